@@ -1,0 +1,34 @@
+import type { TestProject } from "vitest/node";
+import { findDocker } from "../electron/host/docker/docker-status.js";
+import { sandboxImageDir } from "../electron/host/paths.js";
+import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The sandbox image tag, or why Docker tests cannot run here. */
+    sandboxImage: { ok: true; tag: string } | { ok: false; reason: string };
+  }
+}
+
+/**
+ * Builds the sandbox image once per test run (a no-op when the engine already has the
+ * tag), through the same code path as `codemode image build`.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  const status = await findDocker();
+  if (status.state !== "ready") {
+    project.provide("sandboxImage", { ok: false, reason: status.message });
+    return;
+  }
+  const files = readContext(sandboxImageDir());
+  const tag = imageTagFor(files);
+  try {
+    await status.docker.getImage(tag).inspect();
+  } catch {
+    process.stderr.write(`building the sandbox image ${tag} for the tests\n`);
+    await buildSandboxImage(status.docker, files, (event) => {
+      if (event.kind === "step") process.stderr.write(`  ${event.text}\n`);
+    });
+  }
+  project.provide("sandboxImage", { ok: true, tag });
+}

@@ -1,0 +1,68 @@
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { RUN_LIMITS } from "../../../../shared/limits.js";
+import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
+import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { dockerContext, requireImage } from "../sandbox-context.js";
+
+export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] FILE|-
+
+Runs a Python program in a fresh sandbox container, with no wrapped servers, and prints
+the run result as JSON. Exit status 0 when the run happened, even if the code raised.
+
+  --timeout S    stop the run after S seconds (at most ${RUN_LIMITS.defaultDeadlineSeconds})
+  --stdin FILE   text the program reads as standard input`;
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function parseSeconds(value: string, flag: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new UserError(`${flag} takes a positive number of seconds, not ${JSON.stringify(value)}`);
+  }
+  return seconds;
+}
+
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { timeout: { type: "string" }, stdin: { type: "string" }, help: { type: "boolean" } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    writeLine(io.stdout, RUN_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1)
+    throw new UserError("codemode run takes one FILE (or - for standard input)");
+  const file = positionals[0] as string;
+  const code = file === "-" ? await readAll(io.stdin) : await readFile(file, "utf8");
+  const stdin = values.stdin === undefined ? "" : await readFile(values.stdin, "utf8");
+  const timeout =
+    values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout");
+
+  const ctx = await dockerContext(io.env);
+  await requireImage(ctx);
+  await sweepOrphanContainers(ctx.docker, ctx.homeId);
+  // One run, so no warm container: it would only be started to be thrown away.
+  const sandbox = new Sandbox({
+    docker: ctx.docker,
+    image: ctx.tag,
+    owner: { home: ctx.homeId, pid: process.pid },
+    poolSize: 0,
+  });
+  try {
+    const result = await sandbox.run(
+      { code, stdin, deadlineSeconds: timeout },
+      { signal: io.signal },
+    );
+    writeLine(io.stdout, JSON.stringify(result, null, 2));
+    return 0;
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,55 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { dockerOrSkip, leftoverContainers } from "../../../test-support/docker.js";
+import { memoryIO } from "../../../test-support/cli-io.js";
+import { run } from "./run.js";
+import { requireImage } from "./sandbox-context.js";
+
+const fx = await dockerOrSkip();
+
+// Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
+describe.skipIf(!fx)("codemode run on real Docker", () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), "codemode-cli-"));
+
+  it("prints the run result as JSON and exits 0 even when the code raised", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-run-"));
+    const file = path.join(dir, "prog.py");
+    const stdinFile = path.join(dir, "in.txt");
+    writeFileSync(file, "import sys\nprint(sys.stdin.read().strip())\nraise RuntimeError('late')");
+    writeFileSync(stdinFile, "fed\n");
+    const m = memoryIO({ CODEMODE_HOME: home });
+    expect(await run(["run", "--timeout", "30", "--stdin", stdinFile, file], m.io)).toBe(0);
+    const result = JSON.parse(m.out()) as Record<string, unknown>;
+    expect(Object.keys(result).sort()).toEqual([
+      "calls",
+      "duration_ms",
+      "error",
+      "exit_code",
+      "stderr",
+      "stdout",
+      "stopped",
+      "timed_out",
+      "truncated",
+    ]);
+    expect(result.stdout).toBe("fed\n");
+    expect(result.error).toContain("RuntimeError: late");
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("--timeout lowers the deadline", async () => {
+    const m = memoryIO({ CODEMODE_HOME: home }, "while True:\n    pass");
+    expect(await run(["run", "--timeout", "1", "-"], m.io)).toBe(0);
+    expect(JSON.parse(m.out())).toMatchObject({ stopped: "deadline", timed_out: true });
+  });
+
+  it("a missing image gets a one-line message saying how to build it", async () => {
+    await expect(
+      requireImage({
+        docker: fx!.docker,
+        tag: "codemode-sandbox:000000000000",
+      } as Parameters<typeof requireImage>[0]),
+    ).rejects.toThrow(/codemode image build/);
+  });
+});

@@ -1,0 +1,210 @@
+import { BRIDGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import type { RunResult, StopReason } from "../../../shared/run-result.js";
+import { LineSplitter } from "./line-splitter.js";
+import { OutputCapture, tracebackTail } from "./output-capture.js";
+import { encodeHostMessage, parseRunnerLine, type RunnerMessage } from "./runner-messages.js";
+import type { CallOutcome, RunHooks, RunRequest } from "./run-types.js";
+import type { SandboxContainer } from "./sandbox-container.js";
+
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setTimeout(fn, ms) {
+    const timer = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
+
+export function effectiveDeadlineSeconds(requested: number | undefined, ceiling: number): number {
+  if (requested === undefined) return ceiling;
+  return Math.max(RUN_LIMITS.minDeadlineSeconds, Math.min(requested, ceiling));
+}
+
+/**
+ * Drives one run in one claimed container: sends the start line, answers calls through
+ * the hooks, keeps bounded output, and ends the run on the deadline, on too much
+ * output, on anything off-protocol, or on cancel. Every byte from the container is
+ * treated as hostile; the host never trusts the runner to police itself.
+ */
+export function runInContainer(
+  container: SandboxContainer,
+  request: RunRequest,
+  hooks: RunHooks,
+  options: { deadlineCeilingSeconds: number; clock?: Clock },
+): Promise<RunResult> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const stdout = new OutputCapture(RUN_LIMITS.stdoutKeptBytes);
+  const stderr = new OutputCapture(RUN_LIMITS.stderrKeptBytes);
+  const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
+  const seenIds = new Set<number>();
+  let calls = 0;
+  let pending = 0;
+  let finished = false;
+
+  return new Promise<RunResult>((resolve) => {
+    const deadlineSeconds = effectiveDeadlineSeconds(
+      request.deadlineSeconds,
+      options.deadlineCeilingSeconds,
+    );
+    const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
+    const onAbort = (): void => stop("cancelled");
+    hooks.signal?.addEventListener("abort", onAbort, { once: true });
+
+    function result(
+      fields: Pick<RunResult, "error" | "exit_code" | "stopped">,
+      timedOut = false,
+    ): RunResult {
+      return {
+        stdout: stdout.text,
+        stderr: stderr.text,
+        truncated: stdout.truncated || stderr.truncated,
+        timed_out: timedOut,
+        duration_ms: Math.round(clock.now() - started),
+        calls,
+        ...fields,
+      };
+    }
+
+    function settle(value: RunResult): void {
+      if (finished) return;
+      finished = true;
+      timer.cancel();
+      hooks.signal?.removeEventListener("abort", onAbort);
+      resolve(value);
+    }
+
+    function stop(reason: StopReason, detail?: string): void {
+      if (finished) return;
+      const messages: Record<StopReason, string> = {
+        deadline: `the run was stopped at its deadline of ${deadlineSeconds} s`,
+        output_limit: `the run was stopped after writing more than ${RUN_LIMITS.outputStopBytes} bytes of output`,
+        protocol_violation: `the run was stopped: ${detail ?? "the sandbox broke the protocol"}`,
+        memory: "the run was stopped: it used more memory than the sandbox allows",
+        cancelled: "the run was cancelled",
+      };
+      settle(
+        result(
+          { error: messages[reason], exit_code: null, stopped: reason },
+          reason === "deadline",
+        ),
+      );
+    }
+
+    function handle(message: RunnerMessage): void {
+      switch (message.type) {
+        case "output": {
+          const capture = message.stream === "stdout" ? stdout : stderr;
+          capture.append(message.data);
+          if (stdout.total + stderr.total > RUN_LIMITS.outputStopBytes) stop("output_limit");
+          return;
+        }
+        case "call": {
+          if (seenIds.has(message.id)) {
+            stop("protocol_violation", "a call id was used twice");
+            return;
+          }
+          seenIds.add(message.id);
+          calls++;
+          if (++pending > PROTOCOL_LIMITS.maxPendingCalls) {
+            stop("protocol_violation", "too many calls in flight");
+            return;
+          }
+          void answer(message.id, message.tool, message.args);
+          return;
+        }
+        case "done": {
+          const error =
+            message.error === null
+              ? null
+              : tracebackTail(message.error, RUN_LIMITS.errorTailLines, RUN_LIMITS.errorMaxChars);
+          settle(result({ error, exit_code: error === null ? 0 : 1, stopped: null }));
+          return;
+        }
+      }
+    }
+
+    async function answer(id: number, tool: string, args: unknown): Promise<void> {
+      let outcome: CallOutcome;
+      try {
+        outcome = hooks.onCall
+          ? await hooks.onCall(tool, args)
+          : {
+              ok: false,
+              message: `no tool named ${JSON.stringify(tool)}: no tools are configured`,
+            };
+      } catch (error) {
+        // The bridge already turns faults into outcomes; this is the last guard that no
+        // host detail reaches the code.
+        outcome = { ok: false, message: `host error: ${errorTypeName(error)}` };
+      }
+      pending--;
+      if (finished) return;
+      container.write(encodeHostMessage({ type: "result", id, ...outcome }));
+    }
+
+    container.onStdout((chunk) => {
+      if (finished) return;
+      for (const event of lines.push(chunk)) {
+        if (finished) return;
+        if (event.kind === "overflow") {
+          stop(
+            "protocol_violation",
+            `a line from the sandbox exceeded ${PROTOCOL_LIMITS.lineMaxBytes} bytes`,
+          );
+          return;
+        }
+        const parsed = parseRunnerLine(event.text);
+        if (!parsed.ok) {
+          stop("protocol_violation", parsed.reason);
+          return;
+        }
+        handle(parsed.message);
+      }
+    });
+
+    container.ended.then(
+      async () => {
+        if (finished) return;
+        const exit = await container.exit();
+        if (finished) return;
+        if (exit.oomKilled) {
+          stop("memory");
+          return;
+        }
+        settle(
+          result({
+            error: `the sandbox ended without finishing the run (exit status ${exit.exitCode ?? "unknown"})`,
+            exit_code: exit.exitCode,
+            stopped: null,
+          }),
+        );
+      },
+      () => undefined,
+    );
+
+    // The nonce line ends whatever Docker's attach request put in stdin before it.
+    container.write(`\n${container.nonce}\n`);
+    container.write(
+      encodeHostMessage({
+        type: "start",
+        code: request.code,
+        stdin: request.stdin ?? "",
+        tools: (request.tools ?? []).map((t) => ({ name: t.name, stub: t.stub })),
+        limits: {
+          args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
+          output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
+        },
+      }),
+    );
+  });
+}
+
+export function errorTypeName(error: unknown): string {
+  if (error instanceof Error) return error.name || error.constructor.name || "Error";
+  return typeof error;
+}

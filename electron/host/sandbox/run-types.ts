@@ -1,0 +1,19 @@
+/** What a tool call from the code comes back as: a value, or a refusal raised as ToolError. */
+export type CallOutcome = { ok: true; value: string } | { ok: false; message: string };
+
+/** Called for every tool call the code makes; the bridge implements it. */
+export type CallHandler = (tool: string, args: unknown) => Promise<CallOutcome>;
+
+export interface RunRequest {
+  code: string;
+  stdin?: string | undefined;
+  /** Lowers the default deadline, never raises it. */
+  deadlineSeconds?: number | undefined;
+  /** The catalog sent at start: TOOLS and search_tools work on it inside the sandbox. */
+  tools?: readonly { name: string; stub: string }[] | undefined;
+}
+
+export interface RunHooks {
+  onCall?: CallHandler | undefined;
+  signal?: AbortSignal | undefined;
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import type { Duplex } from "node:stream";
+import type Dockerode from "dockerode";
+import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
+import { DockerStreamDemux } from "./docker-stream-demux.js";
+
+export interface ContainerExit {
+  exitCode: number | null;
+  oomKilled: boolean;
+}
+
+/**
+ * One started sandbox container with its attach stream. The runner inside waits for
+ * the nonce before reading its start line, so a container can be started ahead of
+ * time (the warm pool) and claimed later. Never reused: one run, then removed.
+ */
+export class SandboxContainer {
+  private stdoutListener: ((chunk: Buffer) => void) | null = null;
+  private early: Buffer[] = [];
+  private earlyBytes = 0;
+  private removal: Promise<void> | null = null;
+  /** Resolves when the attach stream ends: the runner exited or the container was killed. */
+  readonly ended: Promise<void>;
+  /** Bytes the container wrote to its real stderr (the runner points fd 2 at /dev/null). */
+  strayStderrBytes = 0;
+
+  private constructor(
+    readonly container: Dockerode.Container,
+    readonly nonce: string,
+    private readonly stream: Duplex,
+  ) {
+    const demux = new DockerStreamDemux((kind, data) => {
+      if (kind === "stderr") {
+        this.strayStderrBytes += data.length;
+        return;
+      }
+      if (this.stdoutListener) this.stdoutListener(data);
+      else if (this.earlyBytes < 64 * 1024) {
+        // A runner says nothing before its start line; keep a little in case it does,
+        // so the session can treat it as the protocol violation it is.
+        this.early.push(Buffer.from(data));
+        this.earlyBytes += data.length;
+      }
+    });
+    stream.on("data", (chunk: Buffer) => demux.push(chunk));
+    this.ended = new Promise((resolve) => {
+      stream.once("end", () => resolve());
+      stream.once("close", () => resolve());
+      stream.once("error", () => resolve());
+    });
+  }
+
+  static async start(
+    docker: Dockerode,
+    image: string,
+    owner: ContainerOwner,
+  ): Promise<SandboxContainer> {
+    const nonce = randomBytes(16).toString("hex");
+    const container = await docker.createContainer(sandboxContainerSpec(image, nonce, owner));
+    try {
+      // Attach before start so not a byte of output is missed.
+      const stream = (await container.attach({
+        stream: true,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        hijack: true,
+      })) as Duplex;
+      const started = new SandboxContainer(container, nonce, stream);
+      await container.start();
+      return started;
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  onStdout(listener: (chunk: Buffer) => void): void {
+    this.stdoutListener = listener;
+    for (const chunk of this.early) listener(chunk);
+    this.early = [];
+  }
+
+  write(text: string): void {
+    if (!this.stream.destroyed) this.stream.write(text);
+  }
+
+  /** Waits for the container to stop and reads how it ended. */
+  async exit(): Promise<ContainerExit> {
+    try {
+      const waited = (await this.container.wait()) as { StatusCode?: number };
+      const info = await this.container.inspect();
+      return {
+        exitCode: waited.StatusCode ?? info.State.ExitCode ?? null,
+        oomKilled: info.State.OOMKilled === true,
+      };
+    } catch {
+      return { exitCode: null, oomKilled: false };
+    }
+  }
+
+  /** Kills and removes the container; safe to call more than once. */
+  remove(): Promise<void> {
+    if (!this.removal) {
+      this.stream.destroy();
+      this.removal = this.container
+        .remove({ force: true })
+        .then(() => undefined)
+        .catch((error: unknown) => {
+          // Already gone is fine; anything else is left for the startup sweep.
+          if (isNotFound(error)) return;
+          throw error;
+        });
+    }
+    return this.removal;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  // 404: already gone; 409: Docker is removing it already.
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "statusCode" in error &&
+    (error.statusCode === 404 || error.statusCode === 409)
+  );
+}

@@ -1,0 +1,138 @@
+import type Dockerode from "dockerode";
+import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import type { RunResult } from "../../../shared/run-result.js";
+import {
+  HOME_LABEL,
+  OWNER_PID_LABEL,
+  SANDBOX_LABEL,
+  type ContainerOwner,
+} from "./container-spec.js";
+import { runInContainer, type Clock } from "./run-session.js";
+import type { RunHooks, RunRequest } from "./run-types.js";
+import { SandboxContainer } from "./sandbox-container.js";
+import { WarmPool } from "./warm-pool.js";
+
+export interface SandboxOptions {
+  docker: Dockerode;
+  image: string;
+  owner: ContainerOwner;
+  poolSize?: number;
+  deadlineSeconds?: number;
+  clock?: Clock;
+}
+
+/**
+ * Runs code in fresh, locked-down containers. Owns every container it starts (warm or
+ * in use) so that close() leaves none behind, whatever state the runs are in.
+ */
+export class Sandbox {
+  private readonly pool: WarmPool;
+  private readonly active = new Map<SandboxContainer, AbortController>();
+  private readonly removals = new Set<Promise<void>>();
+  private image: string;
+  private closed = false;
+  deadlineSeconds: number;
+
+  constructor(private readonly options: SandboxOptions) {
+    this.image = options.image;
+    this.deadlineSeconds = options.deadlineSeconds ?? RUN_LIMITS.defaultDeadlineSeconds;
+    const size = options.poolSize ?? POOL_LIMITS.defaultSize;
+    this.pool = new WarmPool(() => this.startContainer(), size);
+    this.pool.fill();
+  }
+
+  private startContainer(): Promise<SandboxContainer> {
+    return SandboxContainer.start(this.options.docker, this.image, this.options.owner);
+  }
+
+  async run(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
+    if (this.closed) throw new Error("the sandbox is shut down");
+    const container = await this.pool.take();
+    const cancel = new AbortController();
+    const onAbort = (): void => cancel.abort();
+    if (hooks.signal?.aborted) cancel.abort();
+    hooks.signal?.addEventListener("abort", onAbort, { once: true });
+    this.active.set(container, cancel);
+    try {
+      return await runInContainer(
+        container,
+        request,
+        { onCall: hooks.onCall, signal: cancel.signal },
+        { deadlineCeilingSeconds: this.deadlineSeconds, clock: this.options.clock },
+      );
+    } finally {
+      hooks.signal?.removeEventListener("abort", onAbort);
+      this.active.delete(container);
+      this.track(container.remove());
+    }
+  }
+
+  setImage(image: string): Promise<void> {
+    this.image = image;
+    return this.pool.flush();
+  }
+
+  setPoolSize(size: number): void {
+    this.pool.resize(size);
+  }
+
+  get idleContainers(): number {
+    return this.pool.idle;
+  }
+
+  /** Ends every run, removes every container this sandbox started. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const cancel of this.active.values()) cancel.abort();
+    await this.pool.drain();
+    await Promise.allSettled([...this.active.keys()].map((c) => c.remove()));
+    await Promise.allSettled([...this.removals]);
+  }
+
+  /** Waits for removals started after finished runs (tests and shutdown use it). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.removals]);
+  }
+
+  private track(removal: Promise<void>): void {
+    const guarded = removal.catch(() => undefined);
+    this.removals.add(guarded);
+    void guarded.finally(() => this.removals.delete(guarded));
+  }
+}
+
+/**
+ * Removes sandbox containers of this install whose host process is gone (a crash or a
+ * kill -9 skips close()). Containers of a live host, or of another install, are left.
+ */
+export async function sweepOrphanContainers(
+  docker: Dockerode,
+  home: string,
+  isAlive: (pid: number) => boolean = processIsAlive,
+): Promise<number> {
+  const list = await docker.listContainers({
+    all: true,
+    filters: { label: [`${SANDBOX_LABEL}=1`, `${HOME_LABEL}=${home}`] },
+  });
+  let removed = 0;
+  for (const info of list) {
+    const pid = Number(info.Labels[OWNER_PID_LABEL]);
+    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue;
+    if (pid === process.pid) continue;
+    await docker
+      .getContainer(info.Id)
+      .remove({ force: true })
+      .then(() => removed++)
+      .catch(() => undefined);
+  }
+  return removed;
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,92 @@
+import type { SandboxContainer } from "./sandbox-container.js";
+
+/**
+ * Started, idle containers waiting for their start line, so a run skips container
+ * start-up. Each is taken once and never returned; taking one starts a replacement in
+ * the background. A container that dies while idle is dropped.
+ */
+export class WarmPool {
+  private ready: SandboxContainer[] = [];
+  private starting = 0;
+  private closed = false;
+  private readonly inflight = new Set<Promise<void>>();
+  /** The last error starting a warm container: the pool retries on the next take. */
+  lastError: unknown = null;
+
+  constructor(
+    private readonly startContainer: () => Promise<SandboxContainer>,
+    private size: number,
+  ) {}
+
+  /** A warm container if one is ready, else a cold one started now. */
+  async take(): Promise<SandboxContainer> {
+    const warm = this.ready.shift();
+    this.fill();
+    if (warm) return warm;
+    return this.startContainer();
+  }
+
+  fill(): void {
+    if (this.closed) return;
+    while (this.ready.length + this.starting < this.size) {
+      this.starting++;
+      const job = this.startContainer().then(
+        (container) => {
+          this.starting--;
+          this.lastError = null;
+          if (this.closed) {
+            void container.remove().catch(() => undefined);
+            return;
+          }
+          this.ready.push(container);
+          void container.ended.then(() => this.drop(container));
+        },
+        (error: unknown) => {
+          // Not retried in a loop: a broken engine or a missing image would spin.
+          this.starting--;
+          this.lastError = error;
+        },
+      );
+      this.inflight.add(job);
+      void job.finally(() => this.inflight.delete(job));
+    }
+  }
+
+  resize(size: number): void {
+    this.size = size;
+    while (this.ready.length > size) {
+      const extra = this.ready.pop();
+      if (extra) void extra.remove().catch(() => undefined);
+    }
+    this.fill();
+  }
+
+  get idle(): number {
+    return this.ready.length;
+  }
+
+  /** Removes every idle container, including ones still starting. */
+  async drain(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inflight]);
+    const idle = this.ready;
+    this.ready = [];
+    await Promise.allSettled(idle.map((c) => c.remove()));
+  }
+
+  /** Starts over with fresh containers, e.g. after the image was rebuilt. */
+  async flush(): Promise<void> {
+    await this.drain();
+    this.closed = false;
+    this.fill();
+  }
+
+  private drop(container: SandboxContainer): void {
+    const index = this.ready.indexOf(container);
+    if (index === -1) return;
+    this.ready.splice(index, 1);
+    void container.remove().catch(() => undefined);
+    // No refill here: a container that dies at once would make this spin; the next
+    // take() refills.
+  }
+}

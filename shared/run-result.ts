@@ -1,0 +1,26 @@
+/** Why a run was stopped before its code finished on its own. */
+export const STOP_REASONS = [
+  "deadline",
+  "output_limit",
+  "protocol_violation",
+  "memory",
+  "cancelled",
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** What a run returns: `codemode run` prints it, `run_python` returns it. */
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  /** The last lines of the traceback when the code raised, else null. */
+  error: string | null;
+  /** 0 when the code finished, 1 when it raised, the container's status when it died. */
+  exit_code: number | null;
+  /** True when stdout or stderr was cut to its kept size. */
+  truncated: boolean;
+  timed_out: boolean;
+  stopped: StopReason | null;
+  duration_ms: number;
+  /** Tool calls the code made (every one the host read, refused or not). */
+  calls: number;
+}

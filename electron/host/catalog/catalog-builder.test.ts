@@ -1,0 +1,268 @@
+import { describe, expect, it } from "vitest";
+import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import { CatalogError, buildCatalog } from "./catalog-builder.js";
+import type { DiscoveredTool, ServerTools } from "./catalog-types.js";
+
+const addTool: DiscoveredTool = {
+  name: "add",
+  description: "Add two integers.",
+  inputSchema: {
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "integer" } },
+    required: ["a", "b"],
+  },
+};
+
+function tool(name: string, extra: Partial<DiscoveredTool> = {}): DiscoveredTool {
+  return { name, description: `The ${name} tool.`, inputSchema: { type: "object" }, ...extra };
+}
+
+function server(name: string, tools: DiscoveredTool[], extra: Partial<ServerTools> = {}) {
+  return { server: name, tools, allow: null, private: false, ...extra } satisfies ServerTools;
+}
+
+function deepSchema(levels: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let i = 1; i < levels; i++) schema = { type: "array", items: schema };
+  return { type: "object", properties: { x: schema } };
+}
+
+function buildError(run: () => unknown): CatalogError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof CatalogError) return error;
+    throw error;
+  }
+  throw new Error("expected a CatalogError");
+}
+
+describe("catalog builder", () => {
+  it("builds the README's add tool", () => {
+    const catalog = buildCatalog([server("toy", [addTool, tool("echo")])], {
+      prefixWithServer: false,
+    });
+    expect(catalog.warnings).toEqual([]);
+    expect(catalog.tools.map((t) => t.pyName)).toEqual(["add", "echo"]);
+    const add = catalog.byPyName.get("add");
+    expect(add).toMatchObject({ server: "toy", tool: "add", private: false });
+    expect(add?.summary).toBe("add(a, b): Add two integers.");
+    expect(add?.stub).toContain("    params: a: int, b: int");
+    expect(add?.validate({ a: 2, b: 3 })).toBe(true);
+  });
+
+  it("keeps only the tools on the allow list", () => {
+    const catalog = buildCatalog(
+      [server("toy", [addTool, tool("echo"), tool("delete")], { allow: ["add", "echo"] })],
+      { prefixWithServer: false },
+    );
+    expect(catalog.tools.map((t) => t.tool)).toEqual(["add", "echo"]);
+  });
+
+  it("names tools server__tool when asked", () => {
+    const catalog = buildCatalog(
+      [server("notes", [tool("search")]), server("issue-tracker", [tool("find-issue")])],
+      { prefixWithServer: true },
+    );
+    expect([...catalog.byPyName.keys()]).toEqual(["notes__search", "issue_tracker__find_issue"]);
+  });
+
+  it("cuts long descriptions at 2 KiB by bytes, multi-byte text included", () => {
+    expect(CATALOG_LIMITS.descriptionMaxBytes).toBe(2048);
+    const long = "Prüfe Grüße 😀 €. ".repeat(500);
+    const catalog = buildCatalog([server("s", [tool("t", { description: long })])], {
+      prefixWithServer: false,
+    });
+    const description = catalog.tools[0]?.description ?? "";
+    expect(Buffer.byteLength(description, "utf8")).toBeLessThanOrEqual(2048);
+    expect(Buffer.byteLength(description, "utf8")).toBeGreaterThan(2048 - 8);
+    expect(description.endsWith("…")).toBe(true);
+    expect(long.startsWith(description.slice(0, -1))).toBe(true);
+    expect(catalog.tools[0]?.stub).toContain(description.slice(0, 100));
+  });
+
+  it("leaves a too-deep schema out, not fatal, with a warning naming server and tool", () => {
+    const catalog = buildCatalog(
+      [
+        server("deep-server", [
+          tool("deep-tool", { inputSchema: deepSchema(CATALOG_LIMITS.schemaMaxDepth + 5) }),
+          addTool,
+        ]),
+      ],
+      { prefixWithServer: false },
+    );
+    expect(catalog.tools.map((t) => t.tool)).toEqual(["add"]);
+    expect(catalog.warnings).toHaveLength(1);
+    expect(catalog.warnings[0]).toContain('"deep-tool"');
+    expect(catalog.warnings[0]).toContain('"deep-server"');
+    expect(catalog.warnings[0]).toContain("deeper than 32 levels");
+  });
+
+  it("leaves out a schema ajv cannot compile, with a warning", () => {
+    const catalog = buildCatalog(
+      [
+        server("s", [
+          tool("broken", { inputSchema: { type: "object", properties: { a: { type: 5 } } } }),
+        ]),
+      ],
+      { prefixWithServer: false },
+    );
+    expect(catalog.tools).toEqual([]);
+    expect(catalog.warnings[0]).toMatch(/^Left out tool "broken" of server "s": /);
+  });
+
+  it("requires labels to name kept tools", () => {
+    const typo = buildError(() =>
+      buildCatalog([server("tracker", [tool("create_issue")], { private: ["create_isue"] })], {
+        prefixWithServer: false,
+      }),
+    );
+    expect(typo.message).toContain('"tracker"');
+    expect(typo.message).toContain('"create_isue"');
+
+    const notAllowed = buildError(() =>
+      buildCatalog([server("t", [tool("a"), tool("b")], { allow: ["a"], private: ["b"] })], {
+        prefixWithServer: false,
+      }),
+    );
+    expect(notAllowed.message).toMatch(/private label "b".*allow list/);
+
+    const leftOut = buildError(() =>
+      buildCatalog(
+        [server("t", [tool("deep", { inputSchema: deepSchema(40) })], { private: ["deep"] })],
+        { prefixWithServer: false },
+      ),
+    );
+    expect(leftOut.message).toMatch(/private label "deep".*left out.*deeper than/);
+  });
+
+  it("requires allow entries to name kept tools", () => {
+    const unknown = buildError(() =>
+      buildCatalog([server("toy", [addTool], { allow: ["add", "ad"] })], {
+        prefixWithServer: false,
+      }),
+    );
+    expect(unknown.message).toMatch(/"toy".*"ad".*lists no such tool/);
+
+    const leftOut = buildError(() =>
+      buildCatalog(
+        [server("toy", [tool("deep", { inputSchema: deepSchema(40) })], { allow: ["deep"] })],
+        { prefixWithServer: false },
+      ),
+    );
+    expect(leftOut.message).toMatch(/"toy".*"deep".*left out/);
+  });
+
+  it("marks private tools: all of a server's, or the listed ones", () => {
+    const catalog = buildCatalog(
+      [
+        server("notes", [tool("search"), tool("read")], { private: true }),
+        server("tracker", [tool("create_issue"), tool("find_issue")], {
+          private: ["create_issue"],
+        }),
+      ],
+      { prefixWithServer: true },
+    );
+    const privateOnes = catalog.tools.filter((t) => t.private).map((t) => t.pyName);
+    expect(privateOnes).toEqual(["notes__search", "notes__read", "tracker__create_issue"]);
+    const created = catalog.byPyName.get("tracker__create_issue");
+    expect(created?.summary).toContain(") [private]: ");
+    expect(created?.stub).toContain('    """\n    [private]\n');
+    expect(catalog.byPyName.get("tracker__find_issue")?.stub).not.toContain("[private]");
+  });
+
+  it("stops building on a name clash across servers, naming both", () => {
+    const error = buildError(() =>
+      buildCatalog([server("one", [tool("search")]), server("two", [tool("search")])], {
+        prefixWithServer: false,
+      }),
+    );
+    expect(error.message).toContain('tool "search" of server "one"');
+    expect(error.message).toContain('tool "search" of server "two"');
+  });
+
+  it("stops building on a name clash through the separator", () => {
+    const error = buildError(() =>
+      buildCatalog([server("a_", [tool("b")]), server("a", [tool("_b")])], {
+        prefixWithServer: true,
+      }),
+    );
+    expect(error.message).toContain('"a___b"');
+    expect(error.message).toContain('tool "b" of server "a_"');
+    expect(error.message).toContain('tool "_b" of server "a"');
+
+    const sanitised = buildError(() =>
+      buildCatalog([server("my-notes", [tool("x")]), server("my_notes", [tool("x")])], {
+        prefixWithServer: true,
+      }),
+    );
+    expect(sanitised.message).toContain('"my_notes__x"');
+  });
+
+  it("stops building when one server's tools meet after renaming", () => {
+    const error = buildError(() =>
+      buildCatalog([server("w", [tool("get-weather"), tool("get_weather")])], {
+        prefixWithServer: false,
+      }),
+    );
+    expect(error.message).toContain('tool "get-weather" of server "w"');
+    expect(error.message).toContain('tool "get_weather" of server "w"');
+  });
+
+  it("refuses additional properties unless the schema allows them", () => {
+    const catalog = buildCatalog(
+      [
+        server("s", [
+          addTool,
+          tool("open", { inputSchema: { type: "object", additionalProperties: true } }),
+        ]),
+      ],
+      { prefixWithServer: false },
+    );
+    const add = catalog.byPyName.get("add");
+    expect(add?.validate({ a: 1, b: 2 })).toBe(true);
+    expect(add?.validate({ a: 1, b: 2, c: 3 })).toBe(false);
+    expect(catalog.byPyName.get("open_")?.validate({ anything: 1 })).toBe(true);
+  });
+
+  it("treats a missing or non-object input schema as {type: object}", () => {
+    const broken = [
+      { name: "none", inputSchema: undefined },
+      { name: "number", inputSchema: 5 },
+      { name: "array", inputSchema: [] },
+    ] as unknown as DiscoveredTool[];
+    const catalog = buildCatalog([server("s", broken)], { prefixWithServer: false });
+    expect(catalog.tools.map((t) => t.inputSchema)).toEqual([
+      { type: "object" },
+      { type: "object" },
+      { type: "object" },
+    ]);
+    expect(catalog.tools[0]?.validate({})).toBe(true);
+    expect(catalog.tools[0]?.validate({ a: 1 })).toBe(false);
+    expect(catalog.tools[0]?.stub).toContain("params: none");
+  });
+
+  it("never throws for hostile schemas, only warns", () => {
+    const cyclic: Record<string, unknown> = { type: "object", properties: {} };
+    (cyclic["properties"] as Record<string, unknown>)["self"] = cyclic;
+    const properties: Record<string, unknown> = {};
+    // Wide enough to overflow the stub; ajv's own stack gives out near 5,000 properties.
+    for (let i = 0; i < 1_000; i++) properties[`p${i}`] = { type: "string" };
+    const catalog = buildCatalog(
+      [
+        server("s", [
+          tool("cyclic", { inputSchema: cyclic }),
+          tool("wide", { inputSchema: { type: "object", properties } }),
+          tool("async", { inputSchema: { $async: true, type: "object" } }),
+        ]),
+      ],
+      { prefixWithServer: false },
+    );
+    expect(catalog.tools.map((t) => t.tool)).toEqual(["wide"]);
+    expect(catalog.warnings).toHaveLength(2);
+    expect(catalog.warnings[0]).toContain('"cyclic"');
+    expect(catalog.warnings[1]).toContain('"async"');
+    expect(catalog.tools[0]?.stub.length).toBeLessThan(1_200);
+    expect(catalog.tools[0]?.summary.length).toBeLessThan(120);
+  });
+});

@@ -1,0 +1,153 @@
+import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import type { Catalog, CatalogTool, DiscoveredTool, ServerTools } from "./catalog-types.js";
+import { pythonNameFor } from "./python-names.js";
+import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
+import { cutUtf8 } from "./text-cut.js";
+import { renderStub, renderSummary } from "./tool-stub.js";
+
+/** A configuration the catalog cannot honour: startup stops with this message. */
+export class CatalogError extends Error {
+  override name = "CatalogError";
+}
+
+export interface BuildCatalogOptions {
+  /** Name every tool `server__tool`: on whenever several servers are wrapped. */
+  prefixWithServer: boolean;
+}
+
+/**
+ * A server-provided name as messages show it: quoted, so it cannot pose as part of the message
+ * or start a new line, and cut, so it cannot flood the user's screen.
+ */
+function shown(name: string): string {
+  return JSON.stringify(name.length > 100 ? `${name.slice(0, 99)}…` : name);
+}
+
+function toolLabel(server: string, tool: string): string {
+  return `tool ${shown(tool)} of server ${shown(server)}`;
+}
+
+interface KeptTools {
+  tools: CatalogTool[];
+  /** Tools the server lists but the catalog leaves out, with the reason. */
+  leftOut: Map<string, string>;
+}
+
+function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: string[]): KeptTools {
+  const allowed = entry.allow === null ? null : new Set(entry.allow);
+  const privateNames = typeof entry.private === "boolean" ? null : new Set(entry.private);
+  const kept: CatalogTool[] = [];
+  const leftOut = new Map<string, string>();
+
+  for (const discovered of entry.tools) {
+    if (allowed !== null && !allowed.has(discovered.name)) continue;
+    const inputSchema = normaliseInputSchema(discovered.inputSchema);
+    const compiled = compileInputSchema(inputSchema);
+    if (!compiled.ok) {
+      const warning = `Left out ${toolLabel(entry.server, discovered.name)}: ${compiled.reason}.`;
+      warnings.push(warning);
+      leftOut.set(discovered.name, compiled.reason);
+      continue;
+    }
+    const isPrivate =
+      privateNames === null ? entry.private === true : privateNames.has(discovered.name);
+    kept.push(
+      catalogTool(
+        entry.server,
+        discovered,
+        inputSchema,
+        compiled.validate,
+        isPrivate,
+        prefixWithServer,
+      ),
+    );
+  }
+  return { tools: kept, leftOut };
+}
+
+function catalogTool(
+  server: string,
+  discovered: DiscoveredTool,
+  inputSchema: Record<string, unknown>,
+  validate: CatalogTool["validate"],
+  isPrivate: boolean,
+  prefixWithServer: boolean,
+): CatalogTool {
+  const source = {
+    pyName: pythonNameFor(server, discovered.name, prefixWithServer),
+    description: cutUtf8(
+      typeof discovered.description === "string" ? discovered.description : "",
+      CATALOG_LIMITS.descriptionMaxBytes,
+    ),
+    private: isPrivate,
+    inputSchema,
+  };
+  return {
+    ...source,
+    server,
+    tool: discovered.name,
+    validate,
+    stub: renderStub(source),
+    summary: renderSummary(source),
+  };
+}
+
+/**
+ * Every allow entry and private label must name a tool the catalog kept: a typo, a tool the
+ * server does not list or one left out for its schema would otherwise quietly drop a tool or,
+ * worse, a private label.
+ */
+function checkNamesKept(entry: ServerTools, kept: KeptTools): void {
+  const keptNames = new Set(kept.tools.map((tool) => tool.tool));
+  const listed = new Set(entry.tools.map((tool) => tool.name));
+  const why = (name: string): string => {
+    const reason = kept.leftOut.get(name);
+    if (reason !== undefined) return `it was left out: ${reason}`;
+    if (!listed.has(name)) return "the server lists no such tool";
+    return "it is not on the server's allow list";
+  };
+  for (const name of entry.allow ?? []) {
+    if (!keptNames.has(name)) {
+      throw new CatalogError(
+        `Server ${shown(entry.server)}: allow names tool ${shown(name)}, but ${why(name)}.`,
+      );
+    }
+  }
+  if (typeof entry.private === "boolean") return;
+  for (const name of entry.private) {
+    if (!keptNames.has(name)) {
+      throw new CatalogError(
+        `Server ${shown(entry.server)}: private label ${shown(name)} names no kept tool: ${why(name)}.`,
+      );
+    }
+  }
+}
+
+/**
+ * The tools the sandbox will see, from what each wrapped server listed. Schemas that cannot be
+ * checked leave their tool out with a warning; configuration mistakes and name clashes throw
+ * CatalogError, since running with them would mean calling the wrong tool or none.
+ */
+export function buildCatalog(servers: ServerTools[], options: BuildCatalogOptions): Catalog {
+  const warnings: string[] = [];
+  const tools: CatalogTool[] = [];
+  const byPyName = new Map<string, CatalogTool>();
+
+  for (const entry of servers) {
+    const kept = keepTools(entry, options.prefixWithServer, warnings);
+    checkNamesKept(entry, kept);
+    for (const tool of kept.tools) {
+      const other = byPyName.get(tool.pyName);
+      if (other !== undefined) {
+        throw new CatalogError(
+          `Two tools would both be called ${shown(tool.pyName)} in Python: ` +
+            `${toolLabel(other.server, other.tool)} and ${toolLabel(tool.server, tool.tool)}. ` +
+            "Leave one out with allow.",
+        );
+      }
+      byPyName.set(tool.pyName, tool);
+      tools.push(tool);
+    }
+  }
+  return { tools, byPyName, warnings };
+}

@@ -1,0 +1,44 @@
+import type { ValidateFunction } from "ajv";
+
+/** A tool as a wrapped server lists it in `tools/list`. */
+export interface DiscoveredTool {
+  name: string;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What the catalog builder needs to know about one wrapped server. */
+export interface ServerTools {
+  server: string;
+  tools: DiscoveredTool[];
+  /** The server's own tool names to keep; null keeps every tool. */
+  allow: readonly string[] | null;
+  /** true marks every tool private; a list marks those tools (server's own names). */
+  private: boolean | readonly string[];
+}
+
+/** One tool as the sandbox and the bridge see it. */
+export interface CatalogTool {
+  /** The Python identifier the code calls, e.g. `notes__search`. */
+  pyName: string;
+  server: string;
+  /** The server's own name for the tool. */
+  tool: string;
+  /** The server's description, cut to CATALOG_LIMITS.descriptionMaxBytes. */
+  description: string;
+  private: boolean;
+  inputSchema: Record<string, unknown>;
+  /** Compiled once, used by the bridge for every call. */
+  validate: ValidateFunction;
+  /** `async def name(params: dict) -> str:` with docstring: what TOOLS[name] shows. */
+  stub: string;
+  /** One line: `name(a, b) [private]: first sentence`. */
+  summary: string;
+}
+
+export interface Catalog {
+  tools: readonly CatalogTool[];
+  byPyName: ReadonlyMap<string, CatalogTool>;
+  /** Tools left out and why (too deep a schema, ...): shown to the user, never fatal. */
+  warnings: readonly string[];
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import {
+  CUT_MARK,
+  cutCodePoints,
+  cutUtf8,
+  firstSentence,
+  oneLine,
+  toWellFormed,
+} from "./text-cut.js";
+
+const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
+describe("cutting text", () => {
+  it("leaves text within the byte limit as it is", () => {
+    expect(cutUtf8("Add two integers.", 2048)).toBe("Add two integers.");
+    const exact = "é".repeat(1024);
+    expect(cutUtf8(exact, 2048)).toBe(exact);
+  });
+
+  it("cuts by UTF-8 bytes, mark included, never inside a character", () => {
+    for (const unit of ["a", "é", "€", "😀"]) {
+      const text = unit.repeat(5000);
+      const cut = cutUtf8(text, 2048);
+      expect(bytes(cut)).toBeLessThanOrEqual(2048);
+      expect(bytes(cut)).toBeGreaterThan(2048 - 3 - 4);
+      expect(cut.endsWith(CUT_MARK)).toBe(true);
+      expect(text.startsWith(cut.slice(0, -CUT_MARK.length))).toBe(true);
+      expect(cut).toBe(toWellFormed(cut));
+    }
+  });
+
+  it("costs the same for a huge text as for a short one", () => {
+    const huge = "x".repeat(20_000_000);
+    const started = performance.now();
+    expect(bytes(cutUtf8(huge, 2048))).toBe(2048);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("replaces lone surrogates, which UTF-8 cannot carry", () => {
+    expect(toWellFormed("a\uD800b\uDC00c😀")).toBe("a\uFFFDb\uFFFDc😀");
+    expect(cutUtf8("\uD800", 10)).toBe("\uFFFD");
+  });
+
+  it("cuts by code points without splitting a pair", () => {
+    expect(cutCodePoints("abc", 3)).toBe("abc");
+    expect(cutCodePoints("abcd", 3)).toBe(`ab${CUT_MARK}`);
+    expect(cutCodePoints("😀😀😀😀", 3)).toBe(`😀😀${CUT_MARK}`);
+  });
+
+  it("takes the first sentence on one line, bounded", () => {
+    expect(firstSentence("Add two integers. Returns the sum.", 160)).toBe("Add two integers.");
+    expect(firstSentence("Search notes\nby keyword", 160)).toBe("Search notes by keyword");
+    expect(firstSentence("First para\n\nSecond para.", 160)).toBe("First para");
+    expect(firstSentence("Version 1.2 is out", 160)).toBe("Version 1.2 is out");
+    expect(firstSentence("x".repeat(1000), 160)).toHaveLength(160);
+    expect(firstSentence("", 160)).toBe("");
+  });
+
+  it("collapses every kind of line break and control character", () => {
+    expect(oneLine("a\u2028b\u2029c\u0085d\re\u0000f\t g")).toBe("a b c d e f g");
+  });
+});

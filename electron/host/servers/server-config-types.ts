@@ -1,0 +1,16 @@
+/** One wrapped stdio server, as validated from an `mcpServers` entry. */
+export interface ServerEntry {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Names of env entries whose values are secrets: never logged, never shown in full. */
+  secretEnv: string[];
+  /** The server's own tool names to keep; null keeps every tool. */
+  allow: string[] | null;
+  private: boolean | string[];
+}
+
+/** A validated config: server name -> entry, in file order. */
+export interface ServersConfig {
+  servers: Map<string, ServerEntry>;
+}

@@ -72,7 +72,7 @@ function dockerRunOnce(image: string): Promise<number> {
       code: CODE,
       stdin: "",
       tools: [],
-      limits: { args_max_bytes: 16384, output_chunk_chars: 4096 },
+      limits: { args_max_bytes: 16384, output_chunk_chars: 4096, error_max_chars: 4096 },
     };
     child.stdin.end(`${nonce}\n${JSON.stringify(start_)}\n`);
   });

@@ -198,6 +198,7 @@ export function runInContainer(
         limits: {
           args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
           output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
+          error_max_chars: RUN_LIMITS.errorMaxChars,
         },
       }),
     );

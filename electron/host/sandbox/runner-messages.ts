@@ -43,7 +43,7 @@ export interface StartMessage {
   code: string;
   stdin: string;
   tools: { name: string; stub: string }[];
-  limits: { args_max_bytes: number; output_chunk_chars: number };
+  limits: { args_max_bytes: number; output_chunk_chars: number; error_max_chars: number };
 }
 
 export type ResultMessage =

@@ -43,6 +43,14 @@ describe.skipIf(!fx)("sandbox on real Docker", () => {
     expect(result.error).not.toContain("runner.py");
   });
 
+  it("a huge exception message is still a normal error, cut to its tail", async () => {
+    const result = await run("raise ValueError('x' * 500_000 + 'END')");
+    expect(result.stopped).toBeNull();
+    expect(result.exit_code).toBe(1);
+    expect(result.error?.endsWith("END")).toBe(true);
+    expect(result.error!.length).toBeLessThanOrEqual(RUN_LIMITS.errorMaxChars);
+  });
+
   it("gives the code its stdin text", async () => {
     const result = await run("print(input().upper())", undefined, "hello\n");
     expect(result.stdout).toBe("HELLO\n");

@@ -1,0 +1,61 @@
+/**
+ * What the bridge reports to the audit log and the live feed. One `call` event per call the
+ * code makes, whatever became of it; one `taint` event when a client becomes tainted.
+ */
+
+export type CallDecision = "allowed" | "refused" | "failed";
+
+export interface BridgeCallEvent {
+  kind: "call";
+  runId: string;
+  client: string;
+  /** Absent when the name matched no tool in the catalog. */
+  server?: string;
+  /** The Python name the code called (cut if absurdly long). */
+  tool: string;
+  /** The server's own name for the tool; absent when the name matched no tool. */
+  serverTool?: string;
+  /**
+   * allowed: the result reached the code. refused: a bridge check said no (before the call
+   * went out, or an oversized result). failed: the call went out and the server or the host
+   * side failed (tool error, timeout, cancellation, fault).
+   */
+  decision: CallDecision;
+  /** For refused and failed calls: the message the code received. */
+  reason?: string;
+  /**
+   * For host faults only: the exception's own message, for the user's log. It never reaches
+   * the code.
+   */
+  detail?: string;
+  /** Size of the arguments as UTF-8 JSON; 0 when they could not be serialised. */
+  argBytes: number;
+  /** Size of the result string in UTF-8 bytes, when a result came back. */
+  resultBytes?: number;
+  /** sha256 hex of the result string, when a result came back. */
+  resultHash?: string;
+  durationMs: number;
+  /** Whether the catalog marks the tool private. */
+  private: boolean;
+  at: Date;
+}
+
+export interface BridgeTaintEvent {
+  kind: "taint";
+  runId: string;
+  client: string;
+  server: string;
+  /** The Python name of the private tool whose call tainted the client. */
+  tool: string;
+  serverTool: string;
+  at: Date;
+}
+
+export type BridgeEvent = BridgeCallEvent | BridgeTaintEvent;
+
+export interface BridgeEventSink {
+  emit(event: BridgeEvent): void;
+}
+
+/** For `serve` and tests that do not look at events. */
+export const discardBridgeEvents: BridgeEventSink = { emit: () => undefined };

@@ -1,0 +1,474 @@
+import { createHash } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BRIDGE_LIMITS } from "../../../shared/limits.js";
+import type { Catalog, CatalogTool } from "../catalog/catalog-types.js";
+import type { BridgeCallEvent, BridgeEventSink } from "./bridge-events.js";
+import {
+  bounded,
+  closeNames,
+  errorTypeName,
+  eventName,
+  formatSeconds,
+  pythonTypeName,
+  quoteName,
+  schemaErrorText,
+} from "./messages.js";
+import { Semaphore, type Release } from "./semaphore.js";
+import type { TaintRegistry } from "./taint.js";
+import type { ToolCaller } from "./tool-caller.js";
+import { errorText, resultToString } from "./tool-result.js";
+
+export type CallOutcome = { ok: true; value: string } | { ok: false; message: string };
+
+export interface BridgeOptions {
+  /** A getter, because the catalog is replaced live when servers or settings change. */
+  catalog: () => Catalog;
+  caller: ToolCaller;
+  taint: TaintRegistry;
+  events: BridgeEventSink;
+  /** Calls one server may have in flight at once, across all runs. */
+  serverConcurrency?: number;
+  callTimeoutMs?: number;
+  /** Milliseconds since the epoch; injected so tests control durations and timestamps. */
+  now?: () => number;
+}
+
+export interface StartRunOptions {
+  runId: string;
+  /** Whose taint applies: one key per MCP client (`serve` uses a fixed one). */
+  client: string;
+  /** Defaults to BRIDGE_LIMITS.defaultMaxCallsPerRun; at most maxCallsPerRunCeiling. */
+  maxCalls?: number;
+  /** Aborted when the run ends: queued and in-flight calls are given up at once. */
+  signal: AbortSignal;
+}
+
+export interface RunCalls {
+  readonly runId: string;
+  readonly client: string;
+  readonly maxCalls: number;
+  /** Calls the code has made in this run, refused ones included. */
+  readonly count: number;
+  call(pyName: string, args: unknown): Promise<CallOutcome>;
+}
+
+interface RunState {
+  runId: string;
+  client: string;
+  maxCalls: number;
+  signal: AbortSignal;
+  count: number;
+}
+
+/** How a call that went out ended, before its result is judged. */
+type SendResult =
+  | { kind: "result"; result: CallToolResult }
+  | { kind: "timeout" }
+  | { kind: "aborted"; error: unknown }
+  | { kind: "fault"; error: unknown };
+
+/** The parts of a call event that depend on the outcome. */
+type Verdict = Pick<
+  BridgeCallEvent,
+  "decision" | "reason" | "detail" | "resultBytes" | "resultHash"
+> & { outcome: CallOutcome };
+
+/**
+ * The one place every tool call from the sandbox is checked. Per call, in this order:
+ * (1) the name is a tool in the catalog (which holds only allowed tools), (2) the arguments
+ * are a JSON object within the size limit, (3) they satisfy the tool's schema, (4) the run
+ * has calls left, (5) the taint rule. Only then does the call reach the server, and its
+ * result is refused when too large. Every call yields exactly one event.
+ */
+export class Bridge {
+  readonly #catalog: () => Catalog;
+  readonly #caller: ToolCaller;
+  readonly #taint: TaintRegistry;
+  readonly #events: BridgeEventSink;
+  readonly #serverConcurrency: number;
+  readonly #callTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #semaphores = new Map<string, Semaphore>();
+
+  constructor(options: BridgeOptions) {
+    this.#catalog = options.catalog;
+    this.#caller = options.caller;
+    this.#taint = options.taint;
+    this.#events = options.events;
+    this.#serverConcurrency = options.serverConcurrency ?? BRIDGE_LIMITS.defaultServerConcurrency;
+    this.#callTimeoutMs = options.callTimeoutMs ?? BRIDGE_LIMITS.callTimeoutMs;
+    this.#now = options.now ?? Date.now;
+    if (!Number.isInteger(this.#serverConcurrency) || this.#serverConcurrency < 1) {
+      throw new RangeError("serverConcurrency must be a positive integer");
+    }
+    if (!(this.#callTimeoutMs > 0)) throw new RangeError("callTimeoutMs must be positive");
+  }
+
+  startRun(options: StartRunOptions): RunCalls {
+    const maxCalls = options.maxCalls ?? BRIDGE_LIMITS.defaultMaxCallsPerRun;
+    if (
+      !Number.isInteger(maxCalls) ||
+      maxCalls < 0 ||
+      maxCalls > BRIDGE_LIMITS.maxCallsPerRunCeiling
+    ) {
+      throw new RangeError(
+        `maxCalls must be an integer from 0 to ${BRIDGE_LIMITS.maxCallsPerRunCeiling}`,
+      );
+    }
+    const state: RunState = {
+      runId: options.runId,
+      client: options.client,
+      maxCalls,
+      signal: options.signal,
+      count: 0,
+    };
+    return {
+      runId: state.runId,
+      client: state.client,
+      maxCalls,
+      get count() {
+        return state.count;
+      },
+      call: (pyName: string, args: unknown) => this.#guarded(state, pyName, args),
+    };
+  }
+
+  /**
+   * The session layer gets an outcome, never an exception: a bug on this side (a catalog
+   * getter that throws, say) reaches the code only by its type name, like any host fault.
+   */
+  async #guarded(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
+    const started = this.#now();
+    try {
+      return await this.#call(run, pyName, args);
+    } catch (error) {
+      const name = typeof pyName === "string" ? pyName : String(pyName);
+      const { outcome, ...rest } = fault(quoteName(name), error);
+      const ended = this.#now();
+      this.#emit({
+        kind: "call",
+        runId: run.runId,
+        client: run.client,
+        tool: eventName(name),
+        ...rest,
+        argBytes: 0,
+        durationMs: Math.max(0, ended - started),
+        private: false,
+        at: new Date(ended),
+      });
+      return outcome;
+    }
+  }
+
+  /**
+   * Everything up to the first `await` (in #send) runs synchronously: the budget count, the
+   * taint check and the taint set cannot interleave with another call of this run or of
+   * another run of the same client. Keep it that way.
+   */
+  async #call(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
+    const started = this.#now();
+    // Every call counts toward the budget, refused ones included, as in the reference
+    // design: a loop that keeps making bad calls still uses the budget up, and the count
+    // the user sees is what the code asked for, not what got through.
+    run.count += 1;
+    const callNumber = run.count;
+
+    const name = typeof pyName === "string" ? pyName : String(pyName);
+    const shown = quoteName(name);
+    const encoded = encodeArgs(args);
+    const tool = typeof pyName === "string" ? this.#catalog().byPyName.get(pyName) : undefined;
+
+    const finish = (verdict: Verdict): CallOutcome => {
+      const { outcome, ...rest } = verdict;
+      const ended = this.#now();
+      this.#emit({
+        kind: "call",
+        runId: run.runId,
+        client: run.client,
+        server: tool?.server,
+        tool: eventName(name),
+        serverTool: tool?.tool,
+        ...rest,
+        argBytes: encoded.bytes,
+        durationMs: Math.max(0, ended - started),
+        private: tool?.private ?? false,
+        at: new Date(ended),
+      });
+      return outcome;
+    };
+    const refuse = (message: string): CallOutcome => finish(refusal("refused", message));
+
+    // (1) Known tool. Nothing about an unknown name reaches any server.
+    if (tool === undefined) {
+      if (typeof pyName !== "string") return refuse("A tool name must be a string.");
+      const near = closeNames(name, this.#catalog().byPyName.keys());
+      const hint = near.length > 0 ? ` Did you mean ${near.join(", ")}?` : "";
+      return refuse(
+        `Unknown tool ${shown}: it is not among the tools this run may call.${hint} ` +
+          `search_tools(query) lists the tools there are.`,
+      );
+    }
+
+    // (2) A plain JSON object within the size limit.
+    if (encoded.kind === "not-json") {
+      return refuse(`Arguments of ${shown} could not be encoded as JSON.`);
+    }
+    if (!isPlainObject(args)) {
+      return refuse(
+        `Arguments of ${shown} must be a dict (a JSON object), not ${pythonTypeName(args)}.`,
+      );
+    }
+    if (encoded.bytes > BRIDGE_LIMITS.argsMaxBytes) {
+      return refuse(
+        `Arguments of ${shown} are ${encoded.bytes} bytes as JSON; ` +
+          `the limit is ${BRIDGE_LIMITS.argsMaxBytes} bytes.`,
+      );
+    }
+
+    // (3) The tool's schema. The copy parsed back from the JSON is what gets checked and
+    // sent, so the server sees exactly the bytes that were measured and validated.
+    const sendArgs = JSON.parse(encoded.json) as Record<string, unknown>;
+    const schemaVerdict = checkSchema(tool, sendArgs);
+    if (schemaVerdict !== undefined) {
+      return refuse(
+        `Arguments of ${shown} do not match its schema: ${schemaVerdict} ` +
+          `(TOOLS[${shown}] shows its parameters).`,
+      );
+    }
+
+    // (4) Budget.
+    if (callNumber > run.maxCalls) {
+      return refuse(
+        `${shown} refused: this run has used its budget of ${run.maxCalls} tool calls ` +
+          `(every call counts, refused ones too).`,
+      );
+    }
+
+    // (5) Taint: once a client has called a private tool, only private tools go out.
+    const tainted = this.#taint.get(run.client);
+    if (tainted !== undefined && !tool.private) {
+      return refuse(
+        `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
+          `so only private tools can be called until the user resets it in Code Mode.`,
+      );
+    }
+
+    // A stopped run sends nothing more, and so taints nothing more.
+    if (run.signal.aborted) return finish(cancelled(shown));
+
+    // The call is now committed to go out: taint before it does, so no non-private call
+    // can pass its check between this point and the private result reaching the code.
+    // If it is then cancelled while queued, the client stays tainted; erring that way
+    // costs availability, never data.
+    if (tool.private) {
+      const record = this.#taint.taint(run.client, {
+        server: tool.server,
+        tool: tool.tool,
+        pyName: tool.pyName,
+      });
+      if (record !== undefined) {
+        this.#emit({
+          kind: "taint",
+          runId: run.runId,
+          client: run.client,
+          server: tool.server,
+          tool: tool.pyName,
+          serverTool: tool.tool,
+          at: record.at,
+        });
+      }
+    }
+
+    const sent = await this.#send(run, tool, sendArgs);
+    switch (sent.kind) {
+      case "timeout":
+        return finish(
+          refusal(
+            "failed",
+            `${shown} timed out after ${formatSeconds(this.#callTimeoutMs)} (TimeoutError).`,
+          ),
+        );
+      case "aborted":
+        return finish(cancelled(shown));
+      case "fault":
+        return finish(fault(shown, sent.error));
+      case "result":
+        return finish(judgeResult(shown, sent.result));
+    }
+  }
+
+  /** Calls the server under its concurrency cap, the run's signal and the call timeout. */
+  async #send(
+    run: RunState,
+    tool: CatalogTool,
+    args: Record<string, unknown>,
+  ): Promise<SendResult> {
+    let release: Release;
+    try {
+      release = await this.#semaphore(tool.server).acquire(run.signal);
+    } catch (error) {
+      return { kind: "aborted", error };
+    }
+
+    // One controller carries both reasons to stop, so the caller sees a single signal.
+    const controller = new AbortController();
+    let timedOut = false;
+    const onRunAbort = (): void => controller.abort(run.signal.reason);
+    run.signal.addEventListener("abort", onRunAbort, { once: true });
+    if (run.signal.aborted) controller.abort(run.signal.reason);
+    // The timeout starts when the call goes out, not while it waits for a slot.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException("The tool call timed out.", "TimeoutError"));
+    }, this.#callTimeoutMs);
+
+    const pending = (async () =>
+      this.#caller.callTool(tool.server, tool.tool, args, {
+        signal: controller.signal,
+        timeoutMs: this.#callTimeoutMs,
+      }))();
+    // The slot is held until the server has really finished with the request, so the cap
+    // counts what the server is doing, not what the code still waits for.
+    void pending.then(release, release);
+
+    try {
+      const settled = await untilAborted(pending, controller.signal);
+      if (settled.ok) return { kind: "result", result: settled.value };
+      if (timedOut && !run.signal.aborted) return { kind: "timeout" };
+      if (run.signal.aborted) return { kind: "aborted", error: settled.error };
+      return { kind: "fault", error: settled.error };
+    } finally {
+      clearTimeout(timer);
+      run.signal.removeEventListener("abort", onRunAbort);
+      if (controller.signal.aborted) {
+        // A caller that ignores its signal must not hold the slot for ever: give it one
+        // more timeout's worth of time, then free the slot anyway.
+        setTimeout(release, this.#callTimeoutMs).unref();
+      }
+    }
+  }
+
+  #semaphore(server: string): Semaphore {
+    let semaphore = this.#semaphores.get(server);
+    if (semaphore === undefined) {
+      semaphore = new Semaphore(this.#serverConcurrency);
+      this.#semaphores.set(server, semaphore);
+    }
+    return semaphore;
+  }
+
+  #emit(event: Parameters<BridgeEventSink["emit"]>[0]): void {
+    try {
+      this.#events.emit(event);
+    } catch {
+      // The decision has been made and, for allowed calls, carried out; a failing sink
+      // must not turn it into a different answer for the code.
+    }
+  }
+}
+
+type Encoded = { kind: "json"; json: string; bytes: number } | { kind: "not-json"; bytes: 0 };
+
+function encodeArgs(args: unknown): Encoded {
+  try {
+    const json = JSON.stringify(args);
+    // JSON.stringify returns undefined for undefined, functions and symbols.
+    if (typeof json !== "string") return { kind: "not-json", bytes: 0 };
+    return { kind: "json", json, bytes: Buffer.byteLength(json, "utf8") };
+  } catch {
+    // Cycles and BigInt; the runner sends parsed JSON, so only a bug gets here.
+    return { kind: "not-json", bytes: 0 };
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Returns undefined when the arguments pass, else what was wrong. */
+function checkSchema(tool: CatalogTool, args: Record<string, unknown>): string | undefined {
+  try {
+    if (tool.validate(args) === true) return undefined;
+    return schemaErrorText(tool.validate.errors);
+  } catch {
+    // A validator that throws cannot vouch for the arguments: refuse rather than send.
+    return "they could not be checked";
+  }
+}
+
+function judgeResult(shown: string, result: CallToolResult): Verdict {
+  let text: string;
+  try {
+    text = result.isError === true ? errorText(result) : resultToString(result);
+  } catch (error) {
+    return fault(shown, error);
+  }
+  const resultBytes = Buffer.byteLength(text, "utf8");
+  const resultHash = createHash("sha256").update(text, "utf8").digest("hex");
+  const measured = { resultBytes, resultHash };
+
+  if (result.isError === true) {
+    const said = text.trim() === "" ? "(no details)" : text;
+    return { ...refusal("failed", `${shown} returned an error: ${said}`), ...measured };
+  }
+  if (resultBytes > BRIDGE_LIMITS.resultMaxBytes) {
+    return {
+      ...refusal(
+        "refused",
+        `The result of ${shown} is ${resultBytes} bytes, over the limit of ` +
+          `${BRIDGE_LIMITS.resultMaxBytes} bytes, so it was refused, not cut. ` +
+          `Ask the tool for less (a narrower query, fewer items, a page).`,
+      ),
+      ...measured,
+    };
+  }
+  return { decision: "allowed", outcome: { ok: true, value: text }, ...measured };
+}
+
+function refusal(decision: "refused" | "failed", message: string): Verdict {
+  const reason = bounded(message);
+  return { decision, reason, outcome: { ok: false, message: reason } };
+}
+
+function cancelled(shown: string): Verdict {
+  return refusal("failed", `${shown} was cancelled because the run was stopped (AbortError).`);
+}
+
+function fault(shown: string, error: unknown): Verdict {
+  const detail =
+    error instanceof Error ? error.message : typeof error === "string" ? error : undefined;
+  return {
+    ...refusal("failed", `${shown} failed on the host side (${errorTypeName(error)}).`),
+    // For the user's own log; never part of the outcome.
+    ...(detail !== undefined ? { detail: bounded(detail) } : {}),
+  };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * Settles with `promise`, or as soon as `signal` aborts, whichever comes first. It never
+ * rejects, so the original exception (whatever it is) survives untouched for its type name.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<Settled<T>> {
+  return new Promise<Settled<T>>((resolve) => {
+    const onAbort = (): void => resolve({ ok: false, error: signal.reason });
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve({ ok: true, value });
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve({ ok: false, error });
+      },
+    );
+  });
+}

@@ -1,0 +1,84 @@
+/** Gives a slot back; calling it more than once is harmless. */
+export type Release = () => void;
+
+interface Waiter {
+  grant: (release: Release) => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal;
+  onAbort: () => void;
+}
+
+/**
+ * A counting semaphore whose waiters can be cancelled. The bridge keeps one per server so a
+ * burst of calls from the code cannot open more requests to a server than the cap, while a
+ * stopped run still gets its queued calls back at once instead of after the queue drains.
+ */
+export class Semaphore {
+  readonly #limit: number;
+  #inUse = 0;
+  readonly #waiters: Waiter[] = [];
+
+  constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
+    }
+    this.#limit = limit;
+  }
+
+  get inUse(): number {
+    return this.#inUse;
+  }
+
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<Release> {
+    if (signal.aborted) return Promise.reject(abortError(signal));
+    if (this.#inUse < this.#limit) {
+      this.#inUse++;
+      return Promise.resolve(this.#makeRelease());
+    }
+    return new Promise<Release>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i !== -1) this.#waiters.splice(i, 1);
+          reject(abortError(signal));
+        },
+      };
+      signal.addEventListener("abort", waiter.onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  #makeRelease(): Release {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#handOver();
+    };
+  }
+
+  /** Passes the freed slot straight to the next waiter, so a newcomer cannot jump the queue. */
+  #handOver(): void {
+    const next = this.#waiters.shift();
+    if (next === undefined) {
+      this.#inUse--;
+      return;
+    }
+    next.signal.removeEventListener("abort", next.onAbort);
+    next.grant(this.#makeRelease());
+  }
+}
+
+/** The signal's reason when it is an Error (it normally is), else a plain AbortError. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("Aborted", "AbortError");
+}

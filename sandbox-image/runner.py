@@ -1,0 +1,583 @@
+"""Code Mode sandbox runner: runs one piece of model-written Python, then exits.
+
+The host starts the container as `python3 -I /opt/codemode/runner.py NONCE` and talks to
+this process over the container's stdin/stdout, one JSON object per line. The contract is
+electron/host/sandbox/runner-protocol.md; read it before changing anything here.
+
+Trust model, because it explains most of the choices below: the code runs in this very
+process, so it can read, patch or replace anything in this file at run time. Nothing here
+is a security boundary. The container is the boundary, and the host treats every line we
+send as hostile and counts every limit itself. This runner therefore only tries to be
+correct and convenient for honest code; it never tries to enforce a limit (deadline,
+output totals, call budget) that the code could simply undo.
+
+Standard library only, and nothing heavy is imported before the code asks for it: a warm
+container idles in this process, and every megabyte imported up front is paid by each one.
+"""
+
+import ast
+import asyncio
+import builtins
+import io
+import itertools
+import json
+import linecache
+import os
+import re
+import sys
+import threading
+import traceback
+import types
+
+# The file name the code is compiled under. Tracebacks are cut so that the first frame the
+# model sees is one of these, and linecache serves its source so the lines show up.
+CODE_FILENAME = "<code>"
+
+# Our own file name, as frames record it, to strip the runner's frames from tracebacks.
+RUNNER_FILENAME = __file__
+
+# Exit statuses. 0 also covers "the host went away": nobody is left to read anything else.
+EXIT_OK = 0
+EXIT_HOST_BUG = 2
+
+# Lone surrogates (e.g. from a file decoded with errors="surrogateescape") cannot be encoded
+# as UTF-8, and a line that is not valid UTF-8 would end the run as a protocol violation.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class ToolError(Exception):
+    """A tool call failed: the host refused it, or the tool reported an error.
+
+    The message is what the host sent (or why the runner refused to send the call)."""
+
+
+# --------------------------------------------------------------------------------------
+# Host I/O
+# --------------------------------------------------------------------------------------
+
+
+def _take_protocol_fds():
+    """Move the protocol pipe to private descriptors and point 0, 1 and 2 at /dev/null.
+
+    Done first thing, so that nothing the code does later (print to sys.__stdout__,
+    os.write(1, ...), a C library's printf, a child process) can put bytes on the host's
+    pipe except through the two descriptors returned here. They are non-inheritable, so a
+    child process never gets them (os.dup already does this; stated again on purpose)."""
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    os.set_inheritable(proto_in, False)
+    os.set_inheritable(proto_out, False)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)  # dup2 keeps 0-2 inheritable: children get /dev/null, as intended
+    if null > 2:
+        os.close(null)
+    return proto_in, proto_out
+
+
+class _LineReader:
+    """Reads the host's byte stream: first past the nonce, then line by line.
+
+    A plain buffer over os.read rather than a file object: the reader thread blocks in
+    os.read without holding the GIL, and there is no hidden buffering to reason about when
+    handing the stream from the start phase to the reader thread."""
+
+    def __init__(self, fd):
+        self._fd = fd
+        self._buf = bytearray()
+
+    def _fill(self):
+        """Read more bytes; False at EOF. A read error is treated as EOF: either way the
+        host can no longer talk to us."""
+        try:
+            data = os.read(self._fd, 65536)
+        except OSError:
+            return False
+        self._buf += data
+        return bool(data)
+
+    def skip_past(self, marker):
+        """Discard everything up to and including `marker`; False if EOF comes first.
+
+        dockerode writes the attach request's options into stdin before our first real
+        byte, so the stream starts with junk. Only a marker-sized tail is kept while
+        searching, so junk of any length costs no memory."""
+        while True:
+            at = self._buf.find(marker)
+            if at >= 0:
+                del self._buf[: at + len(marker)]
+                return True
+            del self._buf[: max(0, len(self._buf) - (len(marker) - 1))]
+            if not self._fill():
+                return False
+
+    def readline(self):
+        """One line without its `\\n`, or None at EOF (a trailing partial line included:
+        a host that dies mid-line has gone away just the same)."""
+        scanned = 0  # never rescan bytes already searched: lines can be long
+        while True:
+            at = self._buf.find(b"\n", scanned)
+            if at >= 0:
+                line = bytes(self._buf[:at])
+                del self._buf[: at + 1]
+                return line
+            scanned = len(self._buf)
+            if not self._fill():
+                return None
+
+
+def _host_bug():
+    """A line from the host that breaks the protocol. The host is the trusted side, so this
+    is a bug there; stop at once with a status the host can recognise."""
+    os._exit(EXIT_HOST_BUG)
+
+
+def _parse_line(line):
+    """Decode one host line into a dict, or exit as a host bug."""
+    try:
+        msg = json.loads(line.decode("utf-8"))
+    except Exception:  # bad UTF-8 or JSON (ValueError), absurd nesting (RecursionError)
+        _host_bug()
+    if type(msg) is not dict:
+        _host_bug()
+    return msg
+
+
+def _is_positive_int(value):
+    return type(value) is int and value > 0  # type() so that True is not a 1
+
+
+class _Host:
+    """Everything the runner sends, plus the calls waiting for their results."""
+
+    def __init__(self, proto_out, args_max_bytes):
+        self.args_max_bytes = args_max_bytes
+        self._out = proto_out
+        # One lock for every write so that lines from several threads never interleave.
+        self._send_lock = threading.Lock()
+        self._pending = {}  # call id -> asyncio.Future awaiting its result
+        self._pending_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self.captures = ()  # set once the output captures exist; flushed before calls
+
+    def send(self, obj, *, last=False):
+        """Write one message as one whole line.
+
+        ensure_ascii=False keeps lines short (a non-ASCII character costs its UTF-8 bytes,
+        not a 6- or 12-byte escape); json escapes every control character, so the only
+        newline written is the one ending the line."""
+        self.send_json(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), last=last)
+
+    def send_json(self, text, *, last=False):
+        """Write an already encoded message. "replace" is a last resort so that what we
+        write is always valid UTF-8, even if a lone surrogate slipped through.
+
+        With last=True the process exits while still holding the lock: no other thread
+        (the code may have started some) can slip a line in after `done`."""
+        data = text.encode("utf-8", "replace") + b"\n"
+        with self._send_lock:
+            try:
+                view = memoryview(data)
+                while view:  # os.write may write part of a line to a pipe
+                    view = view[os.write(self._out, view) :]
+            except OSError:
+                os._exit(EXIT_OK)  # the host closed our output: it has gone away
+            if last:
+                os._exit(EXIT_OK)
+
+    def flush_output(self):
+        for capture in self.captures:
+            capture.flush()
+
+    def register_call(self, future):
+        with self._pending_lock:
+            call_id = next(self._ids)
+            self._pending[call_id] = future
+        return call_id
+
+    def take_call(self, call_id):
+        with self._pending_lock:
+            return self._pending.pop(call_id, None)
+
+
+def _settle(future, ok, payload):
+    """Runs on the future's own event loop (futures are not thread-safe)."""
+    if future.done():
+        return  # the code stopped waiting (cancelled, e.g. by asyncio.wait_for)
+    if ok:
+        future.set_result(payload)
+    else:
+        future.set_exception(ToolError(payload))
+
+
+def _read_results(reader, host):
+    """Body of the reader thread: hand each `result` to the future waiting for it.
+
+    A thread rather than an asyncio reader because the code may run tool calls on any
+    event loop it likes (top-level await, its own asyncio.run, a loop in a thread): the
+    future knows its loop, and call_soon_threadsafe wakes it wherever it is."""
+    try:
+        _read_results_forever(reader, host)
+    except BaseException:
+        # Never let this thread die quietly (its traceback would even land in the code's
+        # captured stderr): with nobody reading results, every call would hang forever.
+        _host_bug()
+
+
+def _read_results_forever(reader, host):
+    while True:
+        line = reader.readline()
+        if line is None:
+            # The host closed our input mid-run: it has stopped listening, so nothing the
+            # code still does can matter. End now rather than run on unobserved.
+            os._exit(EXIT_OK)
+        msg = _parse_line(line)
+        call_id = msg.get("id")
+        ok = msg.get("ok")
+        if msg.get("type") != "result" or type(call_id) is not int or type(ok) is not bool:
+            _host_bug()
+        payload = msg.get("value") if ok else msg.get("message")
+        if type(payload) is not str:
+            _host_bug()
+        future = host.take_call(call_id)
+        if future is None:
+            _host_bug()  # an id we never sent, or answered twice
+        try:
+            future.get_loop().call_soon_threadsafe(_settle, future, ok, payload)
+        except RuntimeError:
+            pass  # that loop is closed: the code finished without waiting for this result
+
+
+# --------------------------------------------------------------------------------------
+# What the code sees
+# --------------------------------------------------------------------------------------
+
+
+def _utf16_prefix(text, start, limit):
+    """The longest piece of text[start:] that is at most `limit` UTF-16 code units.
+
+    The protocol counts "characters". Python counts code points, JavaScript strings count
+    UTF-16 units, where a character outside the BMP (most emoji) is two. Staying within the
+    limit in UTF-16 units is within it under either reading, so the host cannot see a
+    chunk as too long whichever way it counts."""
+    piece = text[start : start + limit]
+    if piece.isascii():
+        return piece
+    while True:
+        over = len(piece.encode("utf-16-le", "surrogatepass")) // 2 - limit
+        if over <= 0:
+            return piece
+        # Dropping k code points drops between k and 2k units: halve the excess each round.
+        shorter = piece[: len(piece) - (over + 1) // 2]
+        if not shorter:
+            return piece[:1]  # limit 1 and an astral character: cannot do better
+        piece = shorter
+
+
+class _Capture(io.TextIOBase):
+    """sys.stdout / sys.stderr: buffers text and sends it as `output` messages.
+
+    Chunks are at most `chunk` characters; text is sent when the buffer fills, on flush(),
+    before every tool call (so output and calls reach the host in the order the code made
+    them) and before `done`. It is never written to a descriptor, so it has no fileno()."""
+
+    def __init__(self, host, stream, chunk):
+        super().__init__()
+        self._host = host
+        self._stream = stream
+        self._chunk = chunk
+        self._parts = []
+        self._size = 0  # code points buffered in _parts
+        self._lock = threading.Lock()  # threads in the code may print concurrently
+
+    # What libraries probe for on a text stream.
+    encoding = "utf-8"
+    errors = "strict"
+    line_buffering = False
+
+    @property
+    def name(self):
+        return "<" + self._stream + ">"
+
+    @property
+    def mode(self):
+        return "w"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def reconfigure(self, **_kwargs):
+        """Accepted and ignored: code written for Windows consoles often calls
+        sys.stdout.reconfigure(encoding="utf-8"), and the capture is UTF-8 already."""
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        written = len(s)
+        if not s.isascii():
+            s = _SURROGATE.sub("\ufffd", s)  # one for one, so character counts hold
+        with self._lock:
+            self._parts.append(s)
+            self._size += len(s)
+            if self._size >= self._chunk:
+                self._send(everything=False)
+        return written
+
+    def flush(self):
+        # Deliberately no closed-check: a stream the code closed still gets its last
+        # buffered text to the host (and anything it prints later is kept too).
+        with self._lock:
+            if self._parts:
+                self._send(everything=True)
+
+    def _send(self, everything):
+        """Send the buffer in chunks; keep a short tail unless `everything`. Walks with an
+        index instead of re-slicing the remainder, so one huge write stays linear."""
+        text = "".join(self._parts)
+        pos = 0
+        while len(text) - pos >= (1 if everything else self._chunk):
+            piece = _utf16_prefix(text, pos, self._chunk)
+            self._host.send({"type": "output", "stream": self._stream, "data": piece})
+            pos += len(piece)
+        rest = text[pos:]
+        self._parts = [rest] if rest else []
+        self._size = len(rest)
+
+
+def _make_tool(host, name, stub):
+    """One `async def NAME(params=None) -> str` for the code, bound to tool `name`."""
+    limit = host.args_max_bytes
+
+    async def tool(params: dict | None = None) -> str:
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise ToolError(
+                f"{name}() takes a dict of arguments (or nothing), not {type(params).__name__}"
+            )
+        # Checked here so that an obviously bad call fails at once, with a clear message,
+        # without costing a round trip. allow_nan=False because NaN is not JSON and would
+        # make the whole line a protocol violation; surrogates would make it bad UTF-8.
+        try:
+            args = json.dumps(params, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            size = len(args.encode("utf-8"))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ToolError(f"{name}() arguments cannot be sent as JSON: {exc}") from None
+        if size > limit:
+            raise ToolError(
+                f"{name}() arguments are {size} bytes, the limit is {limit} bytes"
+            )
+        future = asyncio.get_running_loop().create_future()
+        host.flush_output()
+        # Registered before the line goes out, so the result cannot beat its future.
+        call_id = host.register_call(future)
+        # `args` goes out exactly as measured above.
+        host.send_json(
+            '{"type":"call","id":%d,"tool":%s,"args":%s}'
+            % (call_id, json.dumps(name, ensure_ascii=False), args)
+        )
+        return await future
+
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = stub
+    tool.__module__ = "__main__"
+    return tool
+
+
+def _make_search_tools(catalog):
+    """search_tools for the code, over the catalog as the host sent it at start.
+
+    Works on a private copy: the code can edit TOOLS, but not what search_tools sees."""
+    entries = tuple((name, name.lower(), stub.lower()) for name, stub in catalog)
+
+    def search_tools(query: str) -> list[str]:
+        """Names of the tools matching `query`, best first.
+
+        Each word of the query (case-insensitive) scores 2 if it is in a tool's name and 1
+        if it is in its stub; tools scoring nothing are left out, ties go by name. Local:
+        no call reaches the host."""
+        if not isinstance(query, str):
+            raise TypeError(f"search_tools() takes a str, not {type(query).__name__}")
+        words = query.lower().split()
+        scored = []
+        for name, lname, lstub in entries:
+            score = sum(2 * (w in lname) + (w in lstub) for w in words)
+            if score > 0:
+                scored.append((-score, name))
+        scored.sort()
+        return [name for _, name in scored]
+
+    search_tools.__module__ = "__main__"
+    return search_tools
+
+
+def _code_globals(host, catalog):
+    """The code's __main__ module: only what the protocol promises, nothing of ours.
+
+    A real module installed as sys.modules["__main__"] (rather than a bare dict) so that
+    what the code defines behaves as in a normal script: pickle, dataclasses and
+    typing.get_type_hints all look classes up through sys.modules[cls.__module__]."""
+    module = types.ModuleType("__main__")
+    g = module.__dict__
+    g["__builtins__"] = builtins
+    g["ToolError"] = ToolError
+    g["TOOLS"] = dict(catalog)
+    g["search_tools"] = _make_search_tools(catalog)
+    for name, stub in catalog:
+        # The host's catalog promises unique identifiers that clash with nothing here
+        # (it renames clashes with a trailing `_`); anything else is a bug over there.
+        if not name.isidentifier() or name in g:
+            _host_bug()
+        g[name] = _make_tool(host, name, stub)
+    return module
+
+
+# --------------------------------------------------------------------------------------
+# Running the code and reporting how it ended
+# --------------------------------------------------------------------------------------
+
+
+def _strip_runner_frames(te, seen):
+    """Remove the runner's frames from a TracebackException and everything chained to it.
+
+    Frames from runner.py are dropped wherever they are (the tool stubs sit under the
+    code's frames). If the code appears in a stack at all, everything before its first
+    frame is plumbing (main, asyncio.run, the event loop) and goes too, so the model's
+    traceback starts at its own line. Library frames after that stay: they explain."""
+    if id(te) in seen:  # chains can loop
+        return
+    seen.add(id(te))
+    frames = [f for f in te.stack if f.filename != RUNNER_FILENAME]
+    for i, frame in enumerate(frames):
+        if frame.filename == CODE_FILENAME:
+            frames = frames[i:]
+            break
+    te.stack = traceback.StackSummary.from_list(frames)
+    for sub in (te.__cause__, te.__context__, *(te.exceptions or ())):
+        if sub is not None:
+            _strip_runner_frames(sub, seen)
+
+
+def _format_error(exc):
+    try:
+        te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        _strip_runner_frames(te, set())
+        # An empty stack (a SyntaxError from compile) prints without the "Traceback" header.
+        return "".join(te.format())
+    except BaseException:  # a hostile __str__ or the like must not cost us `done`
+        return f"{type(exc).__name__}: (the traceback could not be formatted)\n"
+
+
+def _run(source, namespace):
+    """Compile and run the code; None if it finished, else the error text for `done`."""
+    # Registered so that traceback lines (ours and any the code prints) show the source.
+    # mtime None tells linecache.checkcache never to drop it.
+    linecache.cache[CODE_FILENAME] = (len(source), None, source.splitlines(True), CODE_FILENAME)
+    try:
+        code = compile(
+            source,
+            CODE_FILENAME,
+            "exec",
+            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+            dont_inherit=True,  # none of the runner's compiler flags leak into the code
+        )
+        # Code without a top-level await runs right here, outside any event loop, so the
+        # common `asyncio.run(main())` works. With one, eval returns a coroutine to drive.
+        result = eval(code, namespace)
+        if asyncio.iscoroutine(result):
+            asyncio.run(result)
+    except SystemExit as exc:
+        # As for a script: exit(), exit(None) and exit(0) are a normal end, anything else
+        # is reported the way Python would, without a traceback.
+        if exc.code is None or (type(exc.code) in (int, bool) and exc.code == 0):
+            return None
+        try:
+            return "".join(traceback.format_exception_only(exc))
+        except BaseException:
+            return "SystemExit\n"
+    except BaseException as exc:  # KeyboardInterrupt included: any way out but success
+        return _format_error(exc)
+    return None
+
+
+def main():
+    proto_in, proto_out = _take_protocol_fds()
+    if len(sys.argv) != 2 or not sys.argv[1]:
+        _host_bug()
+    marker = sys.argv[1].encode("utf-8") + b"\n"
+
+    # A warm container waits here. If its host goes away first, it just ends, quietly.
+    reader = _LineReader(proto_in)
+    if not reader.skip_past(marker):
+        os._exit(EXIT_OK)
+    line = reader.readline()
+    if line is None:
+        os._exit(EXIT_OK)
+
+    start = _parse_line(line)
+    source = start.get("code")
+    stdin = start.get("stdin")
+    tools = start.get("tools")
+    limits = start.get("limits")
+    if not (
+        start.get("type") == "start"
+        and type(source) is str
+        and type(stdin) is str
+        and type(tools) is list
+        and type(limits) is dict
+        and _is_positive_int(limits.get("args_max_bytes"))
+        and _is_positive_int(limits.get("output_chunk_chars"))
+    ):
+        _host_bug()
+    catalog = []
+    for tool in tools:
+        if type(tool) is not dict:
+            _host_bug()
+        name, stub = tool.get("name"), tool.get("stub")
+        if type(name) is not str or type(stub) is not str:
+            _host_bug()
+        catalog.append((name, stub))
+
+    host = _Host(proto_out, limits["args_max_bytes"])
+    chunk = limits["output_chunk_chars"]
+    stdout = _Capture(host, "stdout", chunk)
+    stderr = _Capture(host, "stderr", chunk)
+    host.captures = (stdout, stderr)
+
+    # The __ variants too: `sys.stdout = sys.__stdout__` is a common way to undo a
+    # redirect, and must not send the rest of the output to /dev/null.
+    sys.stdin = sys.__stdin__ = io.StringIO(stdin)
+    sys.stdout = sys.__stdout__ = stdout
+    sys.stderr = sys.__stderr__ = stderr
+    sys.argv = [CODE_FILENAME]  # as `python -c` would; the nonce is nobody's business now
+    sys.dont_write_bytecode = True  # modules the code writes to /tmp: keep the tmpfs for data
+
+    module = _code_globals(host, catalog)
+    # Our functions keep this file's globals alive through __globals__, so replacing the
+    # module entry loses nothing the runner needs.
+    sys.modules["__main__"] = module
+
+    threading.Thread(
+        target=_read_results, args=(reader, host), name="codemode-results", daemon=True
+    ).start()
+
+    error = _run(source, module.__dict__)
+    # The host keeps only the tail of a traceback; cutting it here keeps a huge exception
+    # message from turning a normal error into an over-long (protocol-violating) line.
+    error_max = limits.get("error_max_chars")
+    if error is not None and _is_positive_int(error_max) and len(error) > error_max:
+        error = "..." + error[-error_max:]
+
+    try:
+        host.flush_output()
+    except BaseException:
+        pass  # the code may have broken its streams; `done` must go out regardless
+    # os._exit inside send: no atexit handlers, no waiting for threads the code left running.
+    host.send({"type": "done", "error": error}, last=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@ export default defineConfig({
       "shared/**/*.test.ts",
       "e2e/**/*.test.ts",
       "test-servers/**/*.test.ts",
+      "skills/**/*.test.ts",
     ],
     testTimeout: 60_000,
     hookTimeout: 600_000,

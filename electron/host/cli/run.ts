@@ -1,6 +1,8 @@
 import { UserError, writeLine, type CliIO } from "./cli-io.js";
 import { imageCommand } from "./commands/image-command.js";
+import { configCommand } from "./commands/config-command.js";
 import { runCommand } from "./commands/run-command.js";
+import { serveCommand } from "./commands/serve-command.js";
 
 type Command = { summary: string; run: (argv: string[], io: CliIO) => Promise<number> };
 
@@ -9,6 +11,14 @@ type Command = { summary: string; run: (argv: string[], io: CliIO) => Promise<nu
 const COMMANDS: Record<string, Command> = {
   run: { summary: "run a Python file in the sandbox and print the result", run: runCommand },
   image: { summary: "build the sandbox image or show its status", run: imageCommand },
+  serve: {
+    summary: "serve run_python over stdio for one server or a config file",
+    run: serveCommand,
+  },
+  config: {
+    summary: "check an mcpServers config file without starting anything",
+    run: configCommand,
+  },
 };
 
 export function helpText(): string {

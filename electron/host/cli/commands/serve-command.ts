@@ -1,0 +1,89 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { discardBridgeEvents } from "../../bridge/bridge-events.js";
+import { TaintRegistry } from "../../bridge/taint.js";
+import { CatalogError } from "../../catalog/catalog-builder.js";
+import { CodeModeEngine } from "../../engine/code-mode-engine.js";
+import { createRunPythonServer } from "../../mcp/run-python-server.js";
+import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
+import { ServerSet } from "../../servers/server-set.js";
+import { ServerStartError } from "../../servers/wrapped-server.js";
+import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { dockerContext, requireImage } from "../sandbox-context.js";
+import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
+import { PACKAGE_VERSION } from "../version.js";
+
+/** `serve` has one client, its stdio peer: taint is kept for the life of the process. */
+const SERVE_CLIENT = "stdio";
+
+export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
+  const options = await parseServeOptions(argv, io.env);
+  if (options.help) {
+    writeLine(io.stdout, SERVE_HELP);
+    return 0;
+  }
+  const ctx = await dockerContext(io.env);
+  await requireImage(ctx);
+  await sweepOrphanContainers(ctx.docker, ctx.homeId);
+
+  const servers = new ServerSet(options.config);
+  servers.on("status", (name, state) => {
+    if (state.status === "failed") {
+      writeLine(
+        io.stderr,
+        `codemode serve: server ${name} failed: ${state.lastError ?? "unknown error"}`,
+      );
+    }
+  });
+  try {
+    await servers.open();
+  } catch (error) {
+    if (error instanceof ServerStartError) {
+      const tail = error.stderrTail.length ? `\n  ${error.stderrTail.join("\n  ")}` : "";
+      throw new UserError(`${error.message}${tail}`);
+    }
+    throw error;
+  }
+
+  const sandbox = new Sandbox({
+    docker: ctx.docker,
+    image: ctx.tag,
+    owner: { home: ctx.homeId, pid: process.pid },
+    deadlineSeconds: options.deadlineSeconds,
+  });
+  let engine: CodeModeEngine | null = null;
+  try {
+    try {
+      engine = new CodeModeEngine({
+        servers,
+        sandbox,
+        taint: new TaintRegistry(),
+        // serve writes nothing to disk: decisions reach the code, not a log.
+        events: discardBridgeEvents,
+        prefixWithServer: options.prefixWithServer,
+        settings: { maxCallsPerRun: options.maxCalls },
+      });
+    } catch (error) {
+      if (error instanceof CatalogError) throw new UserError(error.message);
+      throw error;
+    }
+    for (const warning of engine.catalog.warnings)
+      writeLine(io.stderr, `codemode serve: ${warning}`);
+
+    const { server, closed } = createRunPythonServer(engine, {
+      clientKey: () => SERVE_CLIENT,
+      version: PACKAGE_VERSION,
+    });
+    const transport = new StdioServerTransport(io.stdin, io.stdout);
+    await server.connect(transport);
+    // The SDK's stdio transport does not notice the end of its input: close it ourselves.
+    const endOfInput = (): void => void transport.close();
+    io.stdin.once("end", endOfInput);
+    io.stdin.once("close", endOfInput);
+    io.signal.addEventListener("abort", endOfInput, { once: true });
+    await closed;
+    return 0;
+  } finally {
+    engine?.close();
+    await Promise.allSettled([sandbox.close(), servers.close()]);
+  }
+}

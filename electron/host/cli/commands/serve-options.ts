@@ -1,0 +1,141 @@
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
+import {
+  formatConfigIssues,
+  parseServersConfig,
+  singleServerConfig,
+} from "../../servers/server-config.js";
+import type { ServersConfig } from "../../servers/server-config-types.js";
+import { UserError } from "../cli-io.js";
+import { parseSeconds } from "./run-command.js";
+
+export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] -- COMMAND ARGS...
+       codemode serve --config FILE [--deadline S] [--max-calls N]
+
+Serves one MCP tool, run_python, over stdio: the model's Python calls the tools of the
+wrapped server(s) from a locked-down sandbox, and every call is checked on the way.
+
+  --allow T       keep only this tool of the server (repeatable; default: all tools)
+  --private T     mark this tool as one that may see private data (repeatable)
+  --env NAME      pass this variable of this environment to the wrapped server (repeatable)
+  --config FILE   wrap every server of an mcpServers file (tools named server__tool)
+  --deadline S    stop each run after S seconds (at most the default, 90)
+  --max-calls N   tool calls per run (default ${BRIDGE_LIMITS.defaultMaxCallsPerRun})`;
+
+export interface ServeOptions {
+  config: ServersConfig;
+  /** With --config every name is server__tool, so names do not change when a server is added. */
+  prefixWithServer: boolean;
+  deadlineSeconds: number | undefined;
+  maxCalls: number | undefined;
+  help: boolean;
+}
+
+/** Parses `serve` arguments; every mistake is a UserError that names the option. */
+export async function parseServeOptions(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<ServeOptions> {
+  const split = argv.indexOf("--");
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const command = split === -1 ? [] : argv.slice(split + 1);
+  const { values, positionals } = parseArgs({
+    args: own,
+    options: {
+      allow: { type: "string", multiple: true },
+      private: { type: "string", multiple: true },
+      env: { type: "string", multiple: true },
+      config: { type: "string" },
+      deadline: { type: "string" },
+      "max-calls": { type: "string" },
+      help: { type: "boolean" },
+    },
+    allowPositionals: true,
+  });
+  const empty: ServersConfig = { servers: new Map() };
+  if (values.help) {
+    return {
+      config: empty,
+      prefixWithServer: false,
+      deadlineSeconds: undefined,
+      maxCalls: undefined,
+      help: true,
+    };
+  }
+  if (positionals.length > 0) {
+    throw new UserError(
+      `unexpected ${JSON.stringify(positionals[0])}: put the server's command after --, e.g. codemode serve -- npx my-server`,
+    );
+  }
+  const deadlineSeconds =
+    values.deadline === undefined ? undefined : parseSeconds(values.deadline, "--deadline");
+  let maxCalls: number | undefined;
+  if (values["max-calls"] !== undefined) {
+    maxCalls = Number(values["max-calls"]);
+    if (
+      !Number.isInteger(maxCalls) ||
+      maxCalls < 1 ||
+      maxCalls > BRIDGE_LIMITS.maxCallsPerRunCeiling
+    ) {
+      throw new UserError(
+        `--max-calls takes a whole number from 1 to ${BRIDGE_LIMITS.maxCallsPerRunCeiling}, not ${JSON.stringify(values["max-calls"])}`,
+      );
+    }
+  }
+
+  if (values.config !== undefined) {
+    const single = [
+      ["--allow", values.allow],
+      ["--private", values.private],
+      ["--env", values.env],
+    ].filter(([, v]) => v !== undefined);
+    if (single.length > 0 || command.length > 0) {
+      const what = single.map(([flag]) => flag as string);
+      if (command.length > 0) what.push("a server command after --");
+      throw new UserError(
+        `--config cannot be combined with ${what.join(", ")}: put allow, private and env in the config file's entries instead`,
+      );
+    }
+    const text = await readFile(values.config, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new UserError(
+        `cannot read the config file ${values.config}: ${error.code ?? error.message}`,
+      );
+    });
+    const parsed = parseServersConfig(text, values.config);
+    if (!parsed.ok) throw new UserError(`\n${formatConfigIssues(parsed.errors, values.config)}`);
+    if (parsed.config.servers.size === 0) {
+      throw new UserError(`${values.config} has no servers in mcpServers: nothing to serve`);
+    }
+    return {
+      config: parsed.config,
+      prefixWithServer: true,
+      deadlineSeconds,
+      maxCalls,
+      help: false,
+    };
+  }
+
+  const [cmd, ...args] = command;
+  if (cmd === undefined || cmd === "") {
+    throw new UserError("no server to wrap: give --config FILE, or the server's command after --");
+  }
+  const passEnv: Record<string, string> = {};
+  for (const name of values.env ?? []) {
+    const value = env[name];
+    if (value === undefined)
+      throw new UserError(`--env ${name}: ${name} is not set in this environment`);
+    passEnv[name] = value;
+  }
+  return {
+    config: singleServerConfig(cmd, args, {
+      allow: values.allow ?? null,
+      private: values.private ?? [],
+      env: passEnv,
+    }),
+    prefixWithServer: false,
+    deadlineSeconds,
+    maxCalls,
+    help: false,
+  };
+}

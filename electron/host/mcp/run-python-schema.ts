@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { RUN_LIMITS } from "../../../shared/limits.js";
+import { STOP_REASONS } from "../../../shared/run-result.js";
+
+export const RUN_PYTHON_TOOL = "run_python";
+
+/** What a client may send: checked strictly, so a typo'd key is an error, not ignored. */
+export const runPythonInput = z.strictObject({
+  code: z
+    .string()
+    .min(1, "code is empty")
+    .refine((code) => Buffer.byteLength(code) <= RUN_LIMITS.codeMaxBytes, {
+      message: `code is longer than ${RUN_LIMITS.codeMaxBytes} bytes`,
+    }),
+  timeout_s: z
+    .number()
+    .positive("timeout_s must be a positive number of seconds")
+    .max(RUN_LIMITS.maxDeadlineSeconds, `timeout_s can be at most ${RUN_LIMITS.maxDeadlineSeconds}`)
+    .optional(),
+  stdin: z
+    .string()
+    .refine((text) => Buffer.byteLength(text) <= RUN_LIMITS.stdinMaxBytes, {
+      message: `stdin is longer than ${RUN_LIMITS.stdinMaxBytes} bytes`,
+    })
+    .optional(),
+});
+
+export const runPythonInputJsonSchema = {
+  type: "object",
+  properties: {
+    code: { type: "string", description: "The Python program. Top-level await is allowed." },
+    timeout_s: {
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: RUN_LIMITS.maxDeadlineSeconds,
+      description: `Stop the run after this many seconds (default and most: ${RUN_LIMITS.defaultDeadlineSeconds}).`,
+    },
+    stdin: { type: "string", description: "Text the program reads as standard input." },
+  },
+  required: ["code"],
+  additionalProperties: false,
+} as const;
+
+export const runResultJsonSchema = {
+  type: "object",
+  properties: {
+    stdout: { type: "string" },
+    stderr: { type: "string" },
+    error: { type: ["string", "null"] },
+    exit_code: { type: ["integer", "null"] },
+    truncated: { type: "boolean" },
+    timed_out: { type: "boolean" },
+    stopped: { type: ["string", "null"], enum: [...STOP_REASONS, null] },
+    duration_ms: { type: "integer" },
+    calls: { type: "integer" },
+  },
+  required: [
+    "stdout",
+    "stderr",
+    "error",
+    "exit_code",
+    "truncated",
+    "timed_out",
+    "stopped",
+    "duration_ms",
+    "calls",
+  ],
+  additionalProperties: false,
+} as const;

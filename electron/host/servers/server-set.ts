@@ -1,0 +1,284 @@
+// All wrapped servers of one config, started and stopped together.
+//
+// open() is the `serve` behaviour: every server must start, or none stays up.
+// replace() applies a new config live: only added or changed entries (re)start and
+// a failure there is reported, not fatal, so replace() on an empty set doubles as
+// a tolerant open for the app.
+
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerTools } from "../catalog/catalog-types.js";
+import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import {
+  WrappedServer,
+  WrappedServerError,
+  sameLaunch,
+  type CallOptions,
+  type ServerState,
+  type WrappedServerOptions,
+} from "./wrapped-server.js";
+
+/** What the bridge needs from the servers: it depends on this, not on ServerSet. */
+export interface ToolCaller {
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    opts: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult>;
+}
+
+export interface ServerSetEvents {
+  /** A server's status changed. */
+  status: (server: string, state: ServerState) => void;
+  /**
+   * What the catalog is built from changed for one server: its tool list, its
+   * allow/private policy (replace() without a restart), or its removal (tools []).
+   */
+  tools: (server: string, tools: readonly Tool[]) => void;
+  /** Servers were added, removed or replaced (names in config order). */
+  servers: (names: readonly string[]) => void;
+}
+
+export interface ServerSetOptions {
+  /** Passed to every WrappedServer (transport factory, clock, backoff). */
+  serverOptions?: WrappedServerOptions;
+}
+
+export interface ReplaceResult {
+  /** New names, started. */
+  added: string[];
+  /** Entries whose command, args or env changed: stopped, then started again. */
+  restarted: string[];
+  /** Entries whose allow/private/secretEnv changed: updated in place, still running. */
+  updated: string[];
+  unchanged: string[];
+  /** Names no longer in the config: stopped. */
+  removed: string[];
+  /** Added or restarted servers that did not start (they stay "failed"). */
+  failed: { server: string; error: string }[];
+}
+
+function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+function samePolicy(a: ServerEntry, b: ServerEntry): boolean {
+  const samePrivate =
+    typeof a.private === "boolean" || typeof b.private === "boolean"
+      ? a.private === b.private
+      : sameList(a.private, b.private);
+  return sameList(a.allow, b.allow) && samePrivate && sameList(a.secretEnv, b.secretEnv);
+}
+
+export class ServerSet implements ToolCaller {
+  private members = new Map<string, WrappedServer>();
+  private readonly unsubscribers = new Map<WrappedServer, () => void>();
+  private readonly serverOptions: WrappedServerOptions;
+  private closed = false;
+  /** open() and replace() run one at a time, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly listeners: { [K in keyof ServerSetEvents]: Set<ServerSetEvents[K]> } = {
+    status: new Set(),
+    tools: new Set(),
+    servers: new Set(),
+  };
+
+  constructor(config: ServersConfig, options: ServerSetOptions = {}) {
+    this.serverOptions = options.serverOptions ?? {};
+    for (const [name, entry] of config.servers) this.members.set(name, this.create(name, entry));
+  }
+
+  /** The servers, in config order. */
+  get servers(): ReadonlyMap<string, WrappedServer> {
+    return this.members;
+  }
+
+  get(name: string): WrappedServer | undefined {
+    return this.members.get(name);
+  }
+
+  /** The current config (entries as last given to the constructor or replace()). */
+  get config(): ServersConfig {
+    return {
+      servers: new Map([...this.members].map(([name, server]) => [name, server.entry])),
+    };
+  }
+
+  /** Each server's last listed tools, in config order. */
+  get tools(): ReadonlyMap<string, readonly Tool[]> {
+    return new Map([...this.members].map(([name, server]) => [name, server.tools]));
+  }
+
+  /** The catalog builder's input: tools plus each entry's allow/private policy. */
+  serverTools(): ServerTools[] {
+    return [...this.members].map(([name, server]) => ({
+      server: name,
+      tools: [...server.tools],
+      allow: server.entry.allow,
+      private: server.entry.private,
+    }));
+  }
+
+  on<K extends keyof ServerSetEvents>(event: K, listener: ServerSetEvents[K]): () => void {
+    const set = this.listeners[event] as Set<ServerSetEvents[K]>;
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /**
+   * Starts every server. If one fails, all are closed (the set with them) and this
+   * rejects with that server's ServerStartError: its name and last stderr lines.
+   */
+  open(): Promise<void> {
+    return this.serialized(async () => {
+      this.assertOpen();
+      try {
+        await Promise.all([...this.members.values()].map((server) => server.start()));
+      } catch (error) {
+        this.closed = true;
+        await this.closeMembers();
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Applies a new config: unchanged servers keep running, changed ones restart, new
+   * ones start, removed ones stop. Start failures are reported in the result.
+   */
+  replace(config: ServersConfig): Promise<ReplaceResult> {
+    return this.serialized(async () => {
+      this.assertOpen();
+      const result: ReplaceResult = {
+        added: [],
+        restarted: [],
+        updated: [],
+        unchanged: [],
+        removed: [],
+        failed: [],
+      };
+      const previous = this.members;
+      const next = new Map<string, WrappedServer>();
+      const toStop: WrappedServer[] = [];
+      const toStart: WrappedServer[] = [];
+      const updated: WrappedServer[] = [];
+
+      for (const [name, entry] of config.servers) {
+        const existing = previous.get(name);
+        if (existing && sameLaunch(existing.entry, entry)) {
+          if (samePolicy(existing.entry, entry)) {
+            result.unchanged.push(name);
+          } else {
+            existing.updateEntry(entry);
+            result.updated.push(name);
+            updated.push(existing);
+          }
+          next.set(name, existing);
+          continue;
+        }
+        if (existing) {
+          toStop.push(existing);
+          result.restarted.push(name);
+        } else {
+          result.added.push(name);
+        }
+        const server = this.create(name, entry);
+        next.set(name, server);
+        toStart.push(server);
+      }
+      for (const [name, server] of previous) {
+        if (!config.servers.has(name)) {
+          toStop.push(server);
+          result.removed.push(name);
+        }
+      }
+
+      // Swap before any await: callTool and close() see the new set at once.
+      this.members = next;
+      // Stop before starting, so a changed server never runs twice (lock files, ports).
+      await Promise.all(toStop.map((server) => this.retire(server)));
+      if (toStop.length > 0 || toStart.length > 0) this.emit("servers", [...next.keys()]);
+      for (const server of updated) this.emit("tools", server.name, server.tools);
+
+      const outcomes = await Promise.allSettled(toStart.map((server) => server.start()));
+      outcomes.forEach((outcome, i) => {
+        const server = toStart[i];
+        if (outcome.status === "rejected" && server) {
+          const reason: unknown = outcome.reason;
+          result.failed.push({
+            server: server.name,
+            error: reason instanceof Error ? reason.message : String(reason),
+          });
+        }
+      });
+      return result;
+    });
+  }
+
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    opts: CallOptions,
+  ): Promise<CallToolResult> {
+    const member = this.members.get(server);
+    if (!member) {
+      throw new WrappedServerError("unknown-server", server, `No server named "${server}"`);
+    }
+    return member.callTool(tool, args, opts);
+  }
+
+  /** Stops every server for good. Does not wait for a running open()/replace(): it ends them. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.closeMembers();
+  }
+
+  private async closeMembers(): Promise<void> {
+    await Promise.all([...this.members.values()].map((server) => server.close()));
+  }
+
+  /** Stops a server that left the set; its tools leave the catalog. */
+  private async retire(server: WrappedServer): Promise<void> {
+    this.unsubscribers.get(server)?.();
+    this.unsubscribers.delete(server);
+    await server.close();
+    this.emit("tools", server.name, []);
+  }
+
+  private create(name: string, entry: ServerEntry): WrappedServer {
+    const server = new WrappedServer(name, entry, this.serverOptions);
+    const offStatus = server.on("status", (state) => this.emit("status", name, state));
+    const offTools = server.on("tools", (tools) => this.emit("tools", name, tools));
+    this.unsubscribers.set(server, () => {
+      offStatus();
+      offTools();
+    });
+    return server;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("This server set is closed");
+  }
+
+  private serialized<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private emit<K extends keyof ServerSetEvents>(
+    event: K,
+    ...args: Parameters<ServerSetEvents[K]>
+  ): void {
+    for (const listener of [...this.listeners[event]]) {
+      try {
+        (listener as (...a: Parameters<ServerSetEvents[K]>) => void)(...args);
+      } catch (error) {
+        // A faulty listener must not stop the others or a replace() half way.
+        console.error(`ServerSet: ${event} listener threw:`, error);
+      }
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { BRIDGE_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../shared/limits.js";
+
+const skill = readFileSync(new URL("./codemode/SKILL.md", import.meta.url), "utf8");
+
+function row(name: string): string {
+  const line = skill.split("\n").find((l) => l.startsWith(`| ${name} |`));
+  if (!line) throw new Error(`SKILL.md has no row "${name}"`);
+  return line;
+}
+
+// The skill is what an agent reads before writing code: its numbers must be the code's.
+describe("skills/codemode/SKILL.md", () => {
+  it("states the limits the code enforces", () => {
+    expect(row("tool calls per run")).toContain(`| ${BRIDGE_LIMITS.defaultMaxCallsPerRun} |`);
+    expect(row("run deadline")).toContain(`${RUN_LIMITS.defaultDeadlineSeconds} seconds`);
+    expect(row("one call")).toContain(`${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds`);
+    expect(row("arguments per call")).toContain(`${BRIDGE_LIMITS.argsMaxBytes / 1024} KiB`);
+    expect(row("result per call")).toContain(`${BRIDGE_LIMITS.resultMaxBytes / 1024} KiB`);
+    expect(row("output kept")).toContain(`${RUN_LIMITS.stdoutKeptBytes / 1024} KiB stdout`);
+    expect(row("output kept")).toContain(`${RUN_LIMITS.stderrKeptBytes / 1024} KiB stderr`);
+    expect(row("memory")).toContain(`${SANDBOX_LIMITS.memoryBytes / 1024 / 1024} MiB`);
+  });
+
+  it("repeats the same numbers in its prose", () => {
+    expect(skill).toContain(`at most ${RUN_LIMITS.stdoutKeptBytes / 1024} KiB of stdout`);
+    expect(skill).toContain(
+      `a run that writes ${RUN_LIMITS.outputStopBytes / 1024 / 1024} MiB is stopped`,
+    );
+    expect(skill).toContain(
+      `read-only except \`/tmp\` (${SANDBOX_LIMITS.tmpfsBytes / 1024 / 1024} MiB)`,
+    );
+  });
+});

@@ -52,6 +52,18 @@ describe("limits", () => {
         defaultDescriptionBudgetChars: 12_000,
       },
       POOL_LIMITS: { defaultSize: 1, maxSize: 8 },
+      SETTINGS_BOUNDS: {
+        deadlineSeconds: { min: 1, max: 90, default: 90 },
+        maxCallsPerRun: { min: 1, max: 10_000, default: 200 },
+        descriptionBudgetChars: { min: 1_000, max: 100_000, default: 12_000 },
+        warmPoolSize: { min: 0, max: 8, default: 1 },
+        serverConcurrency: { min: 1, max: 64, default: 8 },
+        maxConcurrentRuns: { min: 1, max: 16, default: 4 },
+        auditRetentionDays: { min: 1, max: 3650, default: 30 },
+        auditMaxFileMiB: { min: 1, max: 1024, default: 16 },
+        httpPort: { min: 1024, max: 65_535, default: 7717 },
+      },
+      HOST_LIMITS: { runQueueTimeoutMs: 60_000, shimStartWaitMs: 10_000, clientNameMaxChars: 200 },
     });
   });
 });

@@ -72,3 +72,26 @@ export const POOL_LIMITS = {
   defaultSize: 1,
   maxSize: 8,
 } as const;
+
+/** Settings the user can change, with their defaults and the bounds the host enforces. */
+export const SETTINGS_BOUNDS = {
+  deadlineSeconds: { min: 1, max: 90, default: 90 },
+  maxCallsPerRun: { min: 1, max: 10_000, default: 200 },
+  descriptionBudgetChars: { min: 1_000, max: 100_000, default: 12_000 },
+  warmPoolSize: { min: 0, max: 8, default: 1 },
+  serverConcurrency: { min: 1, max: 64, default: 8 },
+  maxConcurrentRuns: { min: 1, max: 16, default: 4 },
+  auditRetentionDays: { min: 1, max: 3650, default: 30 },
+  auditMaxFileMiB: { min: 1, max: 1024, default: 16 },
+  httpPort: { min: 1024, max: 65_535, default: 7717 },
+} as const;
+
+/** The host: queues, sockets and clients. */
+export const HOST_LIMITS = {
+  /** A run waiting for a free slot longer than this gets a clear "busy" error. */
+  runQueueTimeoutMs: 60_000,
+  /** The shim waits this long for the app it started. */
+  shimStartWaitMs: 10_000,
+  /** A client's self-reported name is cut to this before it keys taint and the audit log. */
+  clientNameMaxChars: 200,
+} as const;

@@ -30,6 +30,11 @@ export interface BridgeCallEvent {
   detail?: string;
   /** Size of the arguments as UTF-8 JSON; 0 when they could not be serialised. */
   argBytes: number;
+  /**
+   * The arguments as the code sent them (when they were an object), for the audit log,
+   * which redacts private tools and secret values before anything is written.
+   */
+  args?: Record<string, unknown> | undefined;
   /** Size of the result string in UTF-8 bytes, when a result came back. */
   resultBytes?: number;
   /** sha256 hex of the result string, when a result came back. */

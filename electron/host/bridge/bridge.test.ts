@@ -718,6 +718,7 @@ describe("events", () => {
       serverTool: "fetch",
       decision: "allowed",
       argBytes: 9,
+      args: { q: "a" },
       resultBytes: 6,
       resultHash: sha,
       durationMs: 7,

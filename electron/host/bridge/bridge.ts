@@ -190,6 +190,7 @@ export class Bridge {
         serverTool: tool?.tool,
         ...rest,
         argBytes: encoded.bytes,
+        args: isPlainObject(args) ? args : undefined,
         durationMs: Math.max(0, ended - started),
         private: tool?.private ?? false,
         at: new Date(ended),

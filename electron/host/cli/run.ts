@@ -1,23 +1,42 @@
 import { UserError, writeLine, type CliIO } from "./cli-io.js";
-import { imageCommand } from "./commands/image-command.js";
-import { configCommand } from "./commands/config-command.js";
-import { runCommand } from "./commands/run-command.js";
-import { serveCommand } from "./commands/serve-command.js";
 
-type Command = { summary: string; run: (argv: string[], io: CliIO) => Promise<number> };
+type Handler = (argv: string[], io: CliIO) => Promise<number>;
+type Command = { summary: string; load: () => Promise<Handler> };
 
-// One table drives both dispatch and --help, so the help can never list a command
-// that does not exist.
+// One table drives both dispatch and --help, so the help can never list a command that
+// does not exist. Commands load on demand: `codemode shim` must start fast, without the
+// Docker client, the MCP SDK or the UI server that other commands need.
 const COMMANDS: Record<string, Command> = {
-  run: { summary: "run a Python file in the sandbox and print the result", run: runCommand },
-  image: { summary: "build the sandbox image or show its status", run: imageCommand },
+  run: {
+    summary: "run a Python file in the sandbox and print the result",
+    load: async () => (await import("./commands/run-command.js")).runCommand,
+  },
+  image: {
+    summary: "build the sandbox image or show its status",
+    load: async () => (await import("./commands/image-command.js")).imageCommand,
+  },
   serve: {
     summary: "serve run_python over stdio for one server or a config file",
-    run: serveCommand,
+    load: async () => (await import("./commands/serve-command.js")).serveCommand,
   },
   config: {
     summary: "check an mcpServers config file without starting anything",
-    run: configCommand,
+    load: async () => (await import("./commands/config-command.js")).configCommand,
+  },
+  daemon: {
+    summary: "start Code Mode headless (--ui adds the browser UI)",
+    load: async () => (await import("./commands/daemon-command.js")).daemonCommand,
+  },
+  shim: {
+    summary: "pipe stdio to the running Code Mode (what MCP clients start)",
+    load: async () => {
+      const { shimCommand } = await import("../shim/shim-command.js");
+      return (argv, io) => shimCommand(argv, io);
+    },
+  },
+  audit: {
+    summary: "tail, verify or export the audit log",
+    load: async () => (await import("./commands/audit-command.js")).auditCommand,
   },
 };
 
@@ -44,13 +63,14 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     writeLine(io.stdout, helpText());
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     writeLine(io.stderr, `codemode: unknown command ${JSON.stringify(name)}\n\n${helpText()}`);
     return 2;
   }
   try {
-    return await command.run(rest, io);
+    const handler = await command.load();
+    return await handler(rest, io);
   } catch (error) {
     if (error instanceof UserError || isParseArgsError(error)) {
       writeLine(io.stderr, `codemode ${name}: ${(error as Error).message}`);

@@ -7,8 +7,24 @@ import type { TaintRegistry } from "../bridge/taint.js";
 import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
+
+function notRun(error: string): RunResult {
+  return {
+    stdout: "",
+    stderr: "",
+    error,
+    exit_code: null,
+    truncated: false,
+    timed_out: false,
+    stopped: null,
+    duration_ms: 0,
+    calls: 0,
+  };
+}
+
+const EMPTY_CATALOG: Catalog = { tools: [], byPyName: new Map(), warnings: [] };
 
 export interface EngineSettings {
   maxCallsPerRun?: number | undefined;
@@ -29,6 +45,12 @@ export interface RunContext {
   signal?: AbortSignal | undefined;
 }
 
+/** What the engine needs of a sandbox: the Sandbox itself, or the host's slot around it. */
+export interface SandboxRunner {
+  run(request: RunRequest, hooks: RunHooks): Promise<RunResult>;
+  readonly deadlineSeconds: number;
+}
+
 export interface RunEvents {
   runStarted?(run: { runId: string; client: string; code: string }): void;
   runFinished?(run: { runId: string; client: string; result: RunResult }): void;
@@ -40,7 +62,8 @@ export interface RunEvents {
  */
 export class CodeModeEngine {
   private current: Catalog;
-  private readonly bridge: Bridge;
+  private bridge: Bridge;
+  settings: EngineSettings;
   private readonly listeners = new Set<() => void>();
   private readonly unsubscribe: () => void;
   /** Problems of the last live catalog rebuild that was refused (the old one stays). */
@@ -49,25 +72,46 @@ export class CodeModeEngine {
   constructor(
     private readonly deps: {
       servers: ServerSet;
-      sandbox: Sandbox;
+      sandbox: SandboxRunner;
       taint: TaintRegistry;
       events: BridgeEventSink;
       runEvents?: RunEvents;
       prefixWithServer: boolean;
       settings?: EngineSettings;
+      /**
+       * serve stops on a catalog error at startup (the default); the app starts anyway
+       * with no tools and shows the error, so the user can fix the config in the UI.
+       */
+      tolerateCatalogErrors?: boolean;
     },
   ) {
-    // Throws CatalogError at startup: a clash or a label naming no tool stops it.
-    this.current = this.build();
-    this.bridge = new Bridge({
-      catalog: () => this.current,
-      caller: deps.servers,
-      taint: deps.taint,
-      events: deps.events,
-      serverConcurrency: deps.settings?.serverConcurrency,
-      callTimeoutMs: deps.settings?.callTimeoutMs,
-    });
+    this.current = EMPTY_CATALOG;
+    if (deps.tolerateCatalogErrors) this.rebuild();
+    // Throws CatalogError: a clash or a label naming no tool stops startup.
+    else this.current = this.build();
+    this.settings = deps.settings ?? {};
+    this.bridge = this.makeBridge();
     this.unsubscribe = deps.servers.on("tools", () => this.rebuild());
+  }
+
+  private makeBridge(): Bridge {
+    return new Bridge({
+      catalog: () => this.current,
+      caller: this.deps.servers,
+      taint: this.deps.taint,
+      events: this.deps.events,
+      serverConcurrency: this.settings.serverConcurrency,
+      callTimeoutMs: this.settings.callTimeoutMs,
+    });
+  }
+
+  /** New limits apply to the next run; the description changes with them. */
+  updateSettings(settings: EngineSettings): void {
+    const concurrencyChanged = settings.serverConcurrency !== this.settings.serverConcurrency;
+    this.settings = settings;
+    // Runs in flight keep the bridge they started with and its per-server slots.
+    if (concurrencyChanged) this.bridge = this.makeBridge();
+    for (const listener of this.listeners) listener();
   }
 
   private build(): Catalog {
@@ -101,9 +145,9 @@ export class CodeModeEngine {
   description(): string {
     return describeRunPython(
       this.current,
-      this.deps.settings?.descriptionBudgetChars ?? CATALOG_LIMITS.defaultDescriptionBudgetChars,
+      this.settings.descriptionBudgetChars ?? CATALOG_LIMITS.defaultDescriptionBudgetChars,
       {
-        maxCallsPerRun: this.deps.settings?.maxCallsPerRun,
+        maxCallsPerRun: this.settings.maxCallsPerRun,
         deadlineSeconds: this.deps.sandbox.deadlineSeconds,
       },
     );
@@ -116,12 +160,13 @@ export class CodeModeEngine {
     const calls_ = this.bridge.startRun({
       runId,
       client: context.client,
-      maxCalls: this.deps.settings?.maxCallsPerRun,
+      maxCalls: this.settings.maxCallsPerRun,
       signal: calls.signal,
     });
     this.deps.runEvents?.runStarted?.({ runId, client: context.client, code: input.code });
+    let result: RunResult;
     try {
-      const result = await this.deps.sandbox.run(
+      result = await this.deps.sandbox.run(
         {
           code: input.code,
           stdin: input.stdin,
@@ -130,12 +175,21 @@ export class CodeModeEngine {
         },
         { onCall: (tool, args) => calls_.call(tool, args), signal: context.signal },
       );
-      this.deps.runEvents?.runFinished?.({ runId, client: context.client, result });
-      return result;
+    } catch (error) {
+      // The log shows every run that started as finished, also one the sandbox refused.
+      const message = error instanceof Error ? error.message : String(error);
+      this.deps.runEvents?.runFinished?.({
+        runId,
+        client: context.client,
+        result: notRun(message),
+      });
+      throw error;
     } finally {
       // Calls still in flight when the run ended are given up at once.
       calls.abort();
     }
+    this.deps.runEvents?.runFinished?.({ runId, client: context.client, result });
+    return result;
   }
 
   close(): void {

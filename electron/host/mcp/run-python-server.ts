@@ -4,7 +4,9 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CodeModeEngine } from "../engine/code-mode-engine.js";
+import type { RunResult } from "../../../shared/run-result.js";
+import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
+import { RunNotStarted } from "../engine/run-not-started.js";
 import {
   RUN_PYTHON_TOOL,
   runPythonInput,
@@ -12,10 +14,19 @@ import {
   runResultJsonSchema,
 } from "./run-python-schema.js";
 
+/** What a run_python server needs: the engine, or the host's wrapper around it. */
+export interface RunPythonService {
+  description(): string;
+  run(input: RunPythonInput, context: RunContext): Promise<RunResult>;
+  onCatalogChange(listener: () => void): () => void;
+}
+
 export interface RunPythonServerOptions {
   /** Whose taint a run uses, from the client's `initialize` (serve: one fixed key). */
   clientKey: (clientInfo: { name: string; version: string } | undefined) => string;
   version: string;
+  /** Aborted when the connection goes away: its runs are cancelled and their containers removed. */
+  signal?: AbortSignal;
 }
 
 function invalid(message: string): CallToolResult {
@@ -28,7 +39,7 @@ function invalid(message: string): CallToolResult {
  * result; only invalid input is a tool error.
  */
 export function createRunPythonServer(
-  engine: CodeModeEngine,
+  engine: RunPythonService,
   options: RunPythonServerOptions,
 ): { server: Server; closed: Promise<void> } {
   const server = new Server(
@@ -60,10 +71,19 @@ export function createRunPythonServer(
       );
       return invalid(`invalid input: ${problems.join("; ")}`);
     }
-    const result = await engine.run(parsed.data, {
-      client: options.clientKey(server.getClientVersion()),
-      signal: extra.signal,
-    });
+    let result: RunResult;
+    try {
+      result = await engine.run(parsed.data, {
+        client: options.clientKey(server.getClientVersion()),
+        signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
+      });
+    } catch (error) {
+      // Our own refusals say what to do; anything else is a host fault, named only by type.
+      if (error instanceof RunNotStarted) return invalid(error.message);
+      return invalid(
+        `the run failed on the host side (${error instanceof Error ? error.name : "Error"})`,
+      );
+    }
     return {
       structuredContent: { ...result },
       content: [{ type: "text", text: JSON.stringify(result) }],

@@ -1,0 +1,58 @@
+import {
+  API_PARAMS,
+  type ApiChannel,
+  type ApiHandlers,
+  type ApiResponse,
+} from "../../../shared/api/api-contract.js";
+import { ApiFailure } from "./api-failure.js";
+
+function isChannel(value: string): value is ApiChannel {
+  return Object.prototype.hasOwnProperty.call(API_PARAMS, value);
+}
+
+/**
+ * The single entry of every request, whatever the transport: the channel must exist, the
+ * params must match its schema, and whatever happens comes back as data, never a throw.
+ */
+export async function dispatchApi(
+  handlers: ApiHandlers,
+  channel: string,
+  params: unknown,
+  onInternalError: (channel: string, error: unknown) => void = () => undefined,
+): Promise<ApiResponse<unknown>> {
+  if (!isChannel(channel)) {
+    return {
+      ok: false,
+      error: { code: "not_found", message: `no API channel named ${JSON.stringify(channel)}` },
+    };
+  }
+  const parsed = API_PARAMS[channel].safeParse(params ?? {});
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => ({
+      path: issue.path.map(String),
+      message: issue.message,
+    }));
+    return {
+      ok: false,
+      error: {
+        code: "invalid",
+        message: `invalid request to ${channel}: ${fields.map((f) => (f.path.length ? `${f.path.join(".")}: ${f.message}` : f.message)).join("; ")}`,
+        fields,
+      },
+    };
+  }
+  try {
+    const handler = handlers[channel] as (p: unknown) => Promise<unknown>;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (error) {
+    if (error instanceof ApiFailure) return { ok: false, error: error.toApiError() };
+    onInternalError(channel, error);
+    return {
+      ok: false,
+      error: {
+        code: "internal",
+        message: `${channel} failed: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    };
+  }
+}

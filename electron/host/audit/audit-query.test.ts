@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuditEntry, AuditFilter } from "../../../shared/audit-entry.js";
+import { AuditLog } from "./audit-log.js";
+import { AUDIT_LIMITS } from "./audit-limits.js";
+import { getAuditRun, queryAudit } from "./audit-query.js";
+import { verifyAudit } from "./audit-verify.js";
+import { callInput, makeTempDir, mixedInput } from "./testing/fixtures.js";
+
+const START = Date.parse("2026-02-01T00:00:00Z");
+
+/** A clock that moves one second per reading, so every entry has its own time. */
+function tickingClock(): () => Date {
+  let ms = START;
+  return () => new Date((ms += 1000));
+}
+
+async function collectAll(dir: string, filter: AuditFilter, limit: number): Promise<number[]> {
+  const seqs: number[] = [];
+  let before: number | undefined;
+  for (;;) {
+    const page = await queryAudit(dir, filter, { limit, before });
+    expect(page.entries.length).toBeLessThanOrEqual(limit);
+    seqs.push(...page.entries.map((entry) => entry.seq));
+    if (page.nextBefore === null) return seqs;
+    expect(page.entries).toHaveLength(limit);
+    before = page.nextBefore;
+  }
+}
+
+describe("queryAudit on ~2,000 entries", () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+  let all: AuditEntry[];
+
+  beforeAll(async () => {
+    ({ dir, remove } = await makeTempDir());
+    const log = await AuditLog.open({
+      dir,
+      now: tickingClock(),
+      fsync: false,
+      maxFileBytes: 64 * 1024,
+    });
+    all = await Promise.all(Array.from({ length: 2000 }, (_, i) => log.append(mixedInput(i))));
+    await log.close();
+  });
+  afterAll(async () => {
+    await remove();
+  });
+
+  /** The expected answer, worked out the slow way from everything appended. */
+  function expected(keep: (entry: AuditEntry & Record<string, unknown>) => boolean): number[] {
+    return all
+      .filter((entry) => keep(entry as AuditEntry & Record<string, unknown>))
+      .map((entry) => entry.seq)
+      .reverse();
+  }
+
+  async function query(filter: AuditFilter): Promise<number[]> {
+    return (await queryAudit(dir, filter, { limit: 1000 })).entries.map((entry) => entry.seq);
+  }
+
+  it("returns the newest entries first without a filter", async () => {
+    const page = await queryAudit(dir, {}, { limit: 10 });
+    expect(page.entries.map((entry) => entry.seq)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 2000 - i),
+    );
+    expect(page.entries[0]).toEqual(all[1999]);
+    expect(page.nextBefore).toBe(1991);
+  });
+
+  it("filters by one kind and by several", async () => {
+    expect(await query({ kinds: ["taint_set"] })).toEqual(expected((e) => e.kind === "taint_set"));
+    expect(await query({ kinds: ["run_started", "config_changed"] })).toEqual(
+      expected((e) => e.kind === "run_started" || e.kind === "config_changed"),
+    );
+    expect(await query({ kinds: [] })).toHaveLength(1000);
+  });
+
+  it("filters by client, server, tool, decision and run", async () => {
+    expect(await query({ client: "cursor" })).toEqual(expected((e) => e.client === "cursor"));
+    expect(await query({ server: "mail" })).toEqual(
+      expected(
+        (e) => e.server === "mail" || (e.kind === "config_changed" && e.servers.includes("mail")),
+      ),
+    );
+    const byServerTool = await query({ tool: "tool_3" });
+    expect(byServerTool).toEqual(
+      expected(
+        (e) =>
+          (e.kind === "call" && e.serverTool === "tool_3") ||
+          (e.kind === "taint_set" && e.tool === "tool_3"),
+      ),
+    );
+    expect(await query({ tool: "files__tool_3" })).toEqual(
+      expected((e) => e.kind === "call" && e.tool === "files__tool_3"),
+    );
+    expect(await query({ decision: "refused" })).toEqual(
+      expected((e) => e.kind === "call" && e.decision === "refused"),
+    );
+    expect(await query({ runId: "run-42" })).toEqual(expected((e) => e.runId === "run-42"));
+    expect(await query({ client: "nobody" })).toEqual([]);
+  });
+
+  it("filters by time, from inclusive and to exclusive", async () => {
+    const from = all[500]?.ts ?? "";
+    const to = all[600]?.ts ?? "";
+    const seqs = await query({ from, to });
+    expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => 600 - i));
+    expect(await query({ from: "2030-01-01T00:00:00Z" })).toEqual([]);
+    await expect(queryAudit(dir, { from: "yesterday" })).rejects.toThrow(RangeError);
+  });
+
+  it("matches text case-insensitively anywhere in the line, quotes and all", async () => {
+    expect(await query({ text: "nEEDLE in a HAYSTACK" })).toEqual(
+      expected((e) => e.kind === "call" && (e.args ?? "").includes("Needle in a haystack")),
+    );
+    // In the line the quote after "City 12" is escaped; the user types it as they see it.
+    expect(await query({ text: 'city 12"' })).toEqual(
+      expected((e) => e.kind === "call" && (e.args ?? "").includes('"City 12"')),
+    );
+    expect(await query({ text: 'city 12"' })).toHaveLength(1);
+  });
+
+  it("combines filters", async () => {
+    const from = all[1000]?.ts ?? "";
+    expect(
+      await query({ client: "claude", decision: "failed", kinds: ["call"], from, text: "weather" }),
+    ).toEqual(
+      expected(
+        (e) =>
+          e.kind === "call" &&
+          e.client === "claude" &&
+          e.decision === "failed" &&
+          e.seq >= 1001 &&
+          JSON.stringify(e).toLowerCase().includes("weather"),
+      ),
+    );
+  });
+
+  it("pages newest first through everything that matches", async () => {
+    expect(await collectAll(dir, {}, 137)).toEqual(expected(() => true));
+    expect(await collectAll(dir, { client: "vscode" }, 50)).toEqual(
+      expected((e) => e.client === "vscode"),
+    );
+    const page = await queryAudit(dir, {}, { limit: 5, before: 3 });
+    expect(page).toEqual({ entries: [all[1], all[0]], nextBefore: null });
+  });
+
+  it("caps the page size", async () => {
+    const page = await queryAudit(dir, {}, { limit: 1_000_000 });
+    expect(page.entries).toHaveLength(AUDIT_LIMITS.queryMaxLimit);
+    expect((await queryAudit(dir)).entries).toHaveLength(AUDIT_LIMITS.queryDefaultLimit);
+  });
+});
+
+describe("getAuditRun", () => {
+  it("returns a run's start, its calls in order and its end, and null for an unknown run", async () => {
+    const { dir, remove } = await makeTempDir();
+    try {
+      const log = await AuditLog.open({ dir, fsync: false });
+      const started = (runId: string) =>
+        ({
+          kind: "run_started",
+          runId,
+          client: "claude",
+          code: "x",
+          codeBytes: 1,
+          codeHash: "0".repeat(64),
+        }) as const;
+      await log.append(started("other"));
+      await log.append(started("mine"));
+      for (let i = 0; i < 6; i += 1) {
+        await log.append(callInput(i, { runId: i % 2 === 0 ? "mine" : "other", tool: `t${i}` }));
+      }
+      await log.append({
+        kind: "run_finished",
+        runId: "mine",
+        client: "claude",
+        durationMs: 10,
+        calls: 3,
+        exitCode: 0,
+        stopped: null,
+        timedOut: false,
+        truncated: false,
+        error: null,
+        stdoutBytes: 0,
+        stderrBytes: 0,
+      });
+      await log.append(callInput(7, { runId: "other", tool: "t7" }));
+
+      const mine = await log.getRun("mine");
+      expect(mine?.started?.seq).toBe(2);
+      expect(mine?.calls.map((call) => call.tool)).toEqual(["t0", "t2", "t4"]);
+      expect(mine?.finished?.calls).toBe(3);
+
+      const other = await getAuditRun(dir, "other");
+      expect(other?.calls.map((call) => call.tool)).toEqual(["t1", "t3", "t5", "t7"]);
+      expect(other?.finished).toBeNull();
+      expect(await getAuditRun(dir, "nope")).toBeNull();
+      await log.close();
+    } finally {
+      await remove();
+    }
+  });
+});
+
+describe("queryAudit on 100,000 entries", () => {
+  it("answers first pages, deep pages and full scans", async () => {
+    const { dir, remove } = await makeTempDir();
+    try {
+      const log = await AuditLog.open({ dir, now: tickingClock(), fsync: false });
+      const started = performance.now();
+      for (let chunk = 0; chunk < 10; chunk += 1) {
+        await Promise.all(
+          Array.from({ length: 10_000 }, (_, i) => log.append(mixedInput(chunk * 10_000 + i))),
+        );
+      }
+      await log.close();
+      const writeMs = performance.now() - started;
+
+      const timed = async (label: string, run: () => Promise<number>): Promise<string> => {
+        const t = performance.now();
+        const count = await run();
+        return `${label}: ${count} in ${Math.round(performance.now() - t)} ms`;
+      };
+      const report = [
+        `wrote 100,000 entries in ${Math.round(writeMs)} ms (no fsync)`,
+        await timed(
+          "first page of 100",
+          async () => (await queryAudit(dir, {}, { limit: 100 })).entries.length,
+        ),
+        await timed("page before seq 50,000", async () => {
+          const page = await queryAudit(dir, {}, { limit: 100, before: 50_000 });
+          expect(page.entries[0]?.seq).toBe(49_999);
+          return page.entries.length;
+        }),
+        await timed("text matching one entry (full scan)", async () => {
+          const page = await queryAudit(dir, { text: 'City 99999"' });
+          expect(page.entries.map((entry) => entry.seq)).toEqual([100_000]);
+          return page.entries.length;
+        }),
+        await timed("text matching nothing (full scan)", async () => {
+          const page = await queryAudit(dir, { text: "no such text anywhere" });
+          return page.entries.length;
+        }),
+        await timed("client + decision, 1000 newest", async () => {
+          const page = await queryAudit(
+            dir,
+            { client: "claude", decision: "failed" },
+            { limit: 1000 },
+          );
+          return page.entries.length;
+        }),
+        await timed("verify", async () => {
+          const result = await verifyAudit(dir);
+          expect(result.ok).toBe(true);
+          return result.entries;
+        }),
+        await timed("run of seq ~1,000 (getRun scans back)", async () => {
+          const run = await getAuditRun(dir, "run-100");
+          expect(run?.started?.seq).toBe(1001);
+          return run?.calls.length ?? 0;
+        }),
+      ];
+      console.log(report.join("\n"));
+    } finally {
+      await remove();
+    }
+  });
+});

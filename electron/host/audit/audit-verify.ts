@@ -1,0 +1,148 @@
+// `codemode audit verify`: walks every line of every file, oldest first, and names the first
+// entry that was edited, removed, reordered or forged. What a hash chain cannot tell: a cut at
+// the very end (the newest entries removed), and a cut at the very start, which looks the same
+// as retention doing its job; both are said in the result rather than hidden.
+import {
+  GENESIS_PREV,
+  auditEntrySchema,
+  type AuditVerifyResult,
+} from "../../../shared/audit-entry.js";
+import { linesForward, listAuditFiles, listTornFiles, sha256Hex } from "./audit-files.js";
+import { AUDIT_LIMITS } from "./audit-limits.js";
+
+type Bad = { file: string; line: number; seq: number | null; problem: string };
+
+interface Checked {
+  file: string;
+  line: number;
+  seq: number;
+  hash: string;
+  tsMs: number;
+}
+
+/**
+ * A `prev` that does not match says that this entry or the one before it changed. Which one
+ * shows at the next line: if it still chains to this one, this one is as written and the one
+ * before was edited.
+ */
+interface Mismatch {
+  here: Bad;
+  before: Bad;
+  hash: string;
+  seq: number;
+}
+
+export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
+  const files = await listAuditFiles(dir);
+  const notes: string[] = [];
+  let entries = 0;
+  let firstSeq: number | null = null;
+  let last: Checked | null = null;
+  let mismatch: Mismatch | null = null;
+  const result = (): string | null => (notes.length > 0 ? notes.join(" ") : null);
+  const fail = (firstBad: Bad, good = entries): AuditVerifyResult => ({
+    ok: false,
+    entries: good,
+    firstBad,
+    note: result(),
+  });
+
+  for (const [index, file] of files.entries()) {
+    const newestFile = index === files.length - 1;
+    for await (const { bytes, line, complete } of linesForward(file.path)) {
+      const at = { file: file.name, line };
+      if (!complete) {
+        if (!newestFile) {
+          return fail({ ...at, seq: null, problem: "the file ends in the middle of a line" });
+        }
+        // A write in progress, or a crash the next start will set aside: not an edit.
+        notes.push(
+          `The last line of ${file.name} is unfinished (${bytes.length} bytes): the app was ` +
+            `writing it or stopped while writing it.`,
+        );
+        break;
+      }
+      const hash = sha256Hex(bytes);
+      let value: unknown;
+      try {
+        value = JSON.parse(bytes.toString("utf8"));
+      } catch {
+        value = undefined;
+      }
+      if (mismatch !== null) {
+        const next = value as { seq?: unknown; prev?: unknown } | undefined;
+        if (next?.prev === mismatch.hash && next.seq === mismatch.seq + 1) {
+          return fail(mismatch.before, entries - 1);
+        }
+        return fail(mismatch.here);
+      }
+      if (value === undefined) return fail({ ...at, seq: null, problem: "not valid JSON" });
+      const parsed = auditEntrySchema.safeParse(value);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue === undefined ? "" : ` (${issue.path.join(".")}: ${issue.message})`;
+        return fail({ ...at, seq: seqOf(value), problem: `not a valid audit entry${where}` });
+      }
+      const { seq, prev, ts } = parsed.data;
+      const tsMs = Date.parse(ts);
+      const here: Bad = { ...at, seq, problem: "" };
+
+      if (last === null) {
+        firstSeq = seq;
+        if (seq === 1 && prev !== GENESIS_PREV) {
+          return fail({ ...here, problem: "the first entry's prev is not the genesis value" });
+        }
+        if (seq > 1) notes.push(`Starts at seq ${seq} (older entries removed by retention).`);
+      } else {
+        const expected: number = last.seq + 1;
+        if (seq !== expected) {
+          const what =
+            seq > expected
+              ? `${seq - expected} entr${seq - expected === 1 ? "y" : "ies"} missing or out of order`
+              : "entries out of order or repeated";
+          return fail({ ...here, problem: `expected seq ${expected} but found ${seq}: ${what}` });
+        }
+        if (prev !== last.hash) {
+          mismatch = {
+            here: {
+              ...here,
+              problem: `prev does not match the hash of seq ${last.seq}: one of the two was changed`,
+            },
+            before: {
+              file: last.file,
+              line: last.line,
+              seq: last.seq,
+              problem: `changed after it was written: its hash no longer matches the prev recorded by seq ${seq}`,
+            },
+            hash,
+            seq,
+          };
+          continue;
+        }
+        if (tsMs < last.tsMs - AUDIT_LIMITS.clockSkewMs) {
+          return fail({
+            ...here,
+            problem: `time goes back from seq ${last.seq} to this entry by more than ${AUDIT_LIMITS.clockSkewMs / 1000} s`,
+          });
+        }
+      }
+      entries += 1;
+      last = { ...at, seq, hash, tsMs };
+    }
+  }
+  if (mismatch !== null) return fail(mismatch.here);
+
+  const torn = await listTornFiles(dir);
+  if (torn.length > 0) {
+    notes.push(
+      `${torn.length} file${torn.length === 1 ? "" : "s"} of bytes set aside after a crash: ${torn.join(", ")}.`,
+    );
+  }
+  return { ok: true, entries, firstSeq, lastSeq: last?.seq ?? null, note: result() };
+}
+
+function seqOf(value: unknown): number | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { seq } = value as { seq?: unknown };
+  return typeof seq === "number" && Number.isSafeInteger(seq) ? seq : null;
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { AUDIT_LIMITS } from "./audit-limits.js";
+import { SECRET_MARK, redactArgs, redactDeep, redactText } from "./redaction.js";
+
+describe("redactArgs", () => {
+  it("logs no arguments at all for a private tool", () => {
+    expect(redactArgs({ path: "/home/me/diary.txt" }, { private: true, secrets: [] })).toBeNull();
+  });
+
+  it("logs the arguments as JSON when nothing is secret", () => {
+    expect(redactArgs({ city: "Oslo", days: 3 }, { private: false, secrets: [] })).toBe(
+      '{"city":"Oslo","days":3}',
+    );
+  });
+
+  it("replaces every value equal to or containing a secret, however deep", () => {
+    const secrets = ["sk-live-abc123", "hunter2"];
+    const args = {
+      token: "sk-live-abc123",
+      header: "Bearer sk-live-abc123",
+      nested: { list: ["ok", ["also ok", "pw=hunter2;"]], n: 1 },
+      plain: "nothing to hide",
+    };
+    const text = redactArgs(args, { private: false, secrets }) ?? "";
+    expect(JSON.parse(text)).toEqual({
+      token: SECRET_MARK,
+      header: SECRET_MARK,
+      nested: { list: ["ok", ["also ok", SECRET_MARK]], n: 1 },
+      plain: "nothing to hide",
+    });
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+
+  it("replaces keys and numbers that spell a secret, and ignores empty secrets", () => {
+    const text = redactArgs(
+      { "sk-1": "a", "x sk-1": "b", pin: 4321, other: 12 },
+      { private: false, secrets: ["", "sk-1", "4321"] },
+    );
+    expect(JSON.parse(text ?? "")).toEqual({
+      [SECRET_MARK]: "a",
+      "[secret 2]": "b",
+      pin: SECRET_MARK,
+      other: 12,
+    });
+    expect(redactArgs({ a: "b" }, { private: false, secrets: [""] })).toBe('{"a":"b"}');
+  });
+
+  it("cuts the JSON text to argsMaxBytes", () => {
+    const text = redactArgs({ blob: "é".repeat(10_000) }, { private: false, secrets: [] }) ?? "";
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(AUDIT_LIMITS.argsMaxBytes);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(AUDIT_LIMITS.argsMaxBytes - 4);
+    expect(text.endsWith("…")).toBe(true);
+  });
+
+  it("stops at argsMaxDepth instead of walking without end", () => {
+    let deep: unknown = "sk-1";
+    for (let i = 0; i < 5000; i += 1) deep = [deep];
+    const text = redactArgs(deep, { private: false, secrets: ["sk-1"] }) ?? "";
+    expect(text).toContain("[too deep]");
+    expect(text).not.toContain("sk-1");
+  });
+});
+
+describe("redactText and redactDeep", () => {
+  it("replace each occurrence, the longest secret first", () => {
+    expect(redactText("key abcdef and abc", ["abc", "abcdef"])).toBe("key [secret] and [secret]");
+    expect(redactDeep({ a: ["x abc"], abc: 1, n: null }, ["abc"])).toEqual({
+      a: ["x [secret]"],
+      [SECRET_MARK]: 1,
+      n: null,
+    });
+  });
+});

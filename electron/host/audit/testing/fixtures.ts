@@ -1,0 +1,104 @@
+// Entries for the audit tests: one of each kind, and a call generator whose fields cycle so
+// that every filter has something to find and something to leave out.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+
+export async function makeTempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const root = await mkdtemp(path.join(os.tmpdir(), "codemode-audit-"));
+  return {
+    dir: path.join(root, "audit"),
+    remove: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+export const HASH = "a".repeat(64);
+
+export function oneOfEachKind(): AuditEntryInput[] {
+  return [
+    { kind: "client_connected", client: "claude", clientVersion: "1.0", connectionId: "c1" },
+    {
+      kind: "run_started",
+      runId: "r1",
+      client: "claude",
+      code: "print(1)",
+      codeBytes: 8,
+      codeHash: HASH,
+    },
+    callInput(0, { runId: "r1" }),
+    {
+      kind: "run_finished",
+      runId: "r1",
+      client: "claude",
+      durationMs: 12,
+      calls: 1,
+      exitCode: 0,
+      stopped: null,
+      timedOut: false,
+      truncated: false,
+      error: null,
+      stdoutBytes: 2,
+      stderrBytes: 0,
+    },
+    { kind: "config_changed", summary: "added weather", servers: ["weather", "files"] },
+    { kind: "settings_changed", changes: { deadlineSeconds: { from: 90, to: 60 } } },
+    { kind: "image_build", tag: "codemode-sandbox:abc", ok: true, error: null, durationMs: 3000 },
+    { kind: "taint_set", client: "claude", server: "files", tool: "read_file" },
+    { kind: "taint_reset", client: "claude", previousTool: "read_file" },
+    { kind: "auth_refused", reason: "bad token", transport: "socket" },
+    { kind: "client_disconnected", client: "claude", clientVersion: null, connectionId: "c1" },
+  ];
+}
+
+const CLIENTS = ["claude", "cursor", "vscode"] as const;
+const SERVERS = ["weather", "files", "mail", "calendar", "notes"] as const;
+const DECISIONS = ["allowed", "allowed", "refused", "failed"] as const;
+
+export function callInput(
+  i: number,
+  overrides: Partial<Extract<AuditEntryInput, { kind: "call" }>> = {},
+): Extract<AuditEntryInput, { kind: "call" }> {
+  const server = SERVERS[i % SERVERS.length] ?? "weather";
+  const tool = `tool_${i % 7}`;
+  const decision = DECISIONS[i % DECISIONS.length] ?? "allowed";
+  return {
+    kind: "call",
+    runId: `run-${Math.floor(i / 10)}`,
+    client: CLIENTS[i % CLIENTS.length] ?? "claude",
+    server,
+    tool: `${server}__${tool}`,
+    serverTool: tool,
+    decision,
+    reason: decision === "allowed" ? null : `reason ${i}`,
+    detail: null,
+    argBytes: 20,
+    args: JSON.stringify({ city: `City ${i}`, note: i % 97 === 0 ? "Needle in a haystack" : "x" }),
+    resultBytes: decision === "refused" ? null : 10,
+    resultHash: decision === "refused" ? null : HASH,
+    durationMs: i % 50,
+    private: false,
+    ...overrides,
+  };
+}
+
+/** Mostly calls, with the other kinds sprinkled in. */
+export function mixedInput(i: number): AuditEntryInput {
+  if (i % 10 === 0) {
+    return {
+      kind: "run_started",
+      runId: `run-${i / 10}`,
+      client: CLIENTS[i % CLIENTS.length] ?? "claude",
+      code: `print(${i})`,
+      codeBytes: 10,
+      codeHash: HASH,
+    };
+  }
+  if (i % 25 === 0) {
+    return { kind: "config_changed", summary: `change ${i}`, servers: ["mail", "notes"] };
+  }
+  if (i % 31 === 0) {
+    return { kind: "taint_set", client: "cursor", server: "files", tool: "tool_3" };
+  }
+  return callInput(i);
+}

@@ -1,0 +1,122 @@
+import { createWriteStream } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { AuditEntry } from "../../../../shared/audit-entry.js";
+import { exportAudit } from "../../audit/audit-export.js";
+import { queryAudit } from "../../audit/audit-query.js";
+import { verifyAudit } from "../../audit/audit-verify.js";
+import { dataDir } from "../../paths.js";
+import { UserError, writeLine, type CliIO } from "../cli-io.js";
+
+export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]
+       codemode audit verify
+       codemode audit export [--format jsonl|csv] [--out FILE]
+
+  tail     prints the last N entries (default 20), then follows new ones
+  verify   checks the hash chain; exits 1 naming the first entry that was edited,
+           removed or reordered
+  export   writes the whole log as JSON Lines (verifiable) or CSV`;
+
+const TAIL_POLL_MS = 500;
+
+export function auditDir(env: NodeJS.ProcessEnv): string {
+  return path.join(dataDir(env), "audit");
+}
+
+function summary(entry: AuditEntry): string {
+  switch (entry.kind) {
+    case "call":
+      return `${entry.client} ${entry.tool} ${entry.decision}${entry.reason ? `: ${entry.reason}` : ""}`;
+    case "run_started":
+      return `${entry.client} run ${entry.runId} (${entry.codeBytes} bytes of code)`;
+    case "run_finished":
+      return `${entry.client} run ${entry.runId} ${entry.stopped ?? (entry.error ? "raised" : "ok")} in ${entry.durationMs} ms, ${entry.calls} calls`;
+    case "client_connected":
+    case "client_disconnected":
+      return `${entry.client} ${entry.clientVersion ?? ""}`.trim();
+    case "taint_set":
+      return `${entry.client} now private-only after ${entry.tool}`;
+    case "taint_reset":
+      return `${entry.client} reset (was ${entry.previousTool})`;
+    case "config_changed":
+      return entry.summary;
+    case "settings_changed":
+      return Object.keys(entry.changes).join(", ");
+    case "image_build":
+      return `${entry.tag} ${entry.ok ? "built" : `failed: ${entry.error ?? ""}`}`;
+    case "auth_refused":
+      return `${entry.transport}: ${entry.reason}`;
+  }
+}
+
+export function formatEntry(entry: AuditEntry): string {
+  return `${entry.ts} #${entry.seq} ${entry.kind.padEnd(19)} ${summary(entry)}`;
+}
+
+export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      n: { type: "string", short: "n" },
+      "no-follow": { type: "boolean" },
+      format: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean" },
+    },
+    allowPositionals: true,
+  });
+  const sub = positionals[0];
+  if (values.help || sub === undefined) {
+    writeLine(io.stdout, AUDIT_HELP);
+    return values.help ? 0 : 2;
+  }
+  const dir = auditDir(io.env);
+  if (sub === "verify") {
+    const result = await verifyAudit(dir);
+    if (result.ok) {
+      writeLine(
+        io.stdout,
+        `ok: ${result.entries} entries${result.lastSeq ? `, seq ${result.firstSeq}-${result.lastSeq}` : ""}${result.note ? ` (${result.note})` : ""}`,
+      );
+      return 0;
+    }
+    const bad = result.firstBad;
+    writeLine(
+      io.stdout,
+      `BROKEN at ${bad.file} line ${bad.line}${bad.seq !== null ? ` (seq ${bad.seq})` : ""}: ${bad.problem}; ${result.entries} entries before it checked out`,
+    );
+    return 1;
+  }
+  if (sub === "export") {
+    const format = values.format ?? "jsonl";
+    if (format !== "jsonl" && format !== "csv")
+      throw new UserError(`--format is jsonl or csv, not ${JSON.stringify(format)}`);
+    const out = values.out ? createWriteStream(values.out) : io.stdout;
+    const count = await exportAudit(dir, format, out);
+    if (values.out)
+      await new Promise<void>((resolve, reject) =>
+        out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
+    writeLine(io.stderr, `exported ${count} entries`);
+    return 0;
+  }
+  if (sub === "tail") {
+    const n = values.n === undefined ? 20 : Number(values.n);
+    if (!Number.isInteger(n) || n < 1 || n > 1000)
+      throw new UserError(`-n takes a number from 1 to 1000`);
+    const first = await queryAudit(dir, {}, { limit: n });
+    let last = first.entries[0]?.seq ?? 0;
+    for (const entry of [...first.entries].reverse()) writeLine(io.stdout, formatEntry(entry));
+    if (values["no-follow"]) return 0;
+    while (!io.signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, TAIL_POLL_MS));
+      const fresh = (await queryAudit(dir, {}, { limit: 1000 })).entries.filter(
+        (e) => e.seq > last,
+      );
+      for (const entry of fresh.reverse()) writeLine(io.stdout, formatEntry(entry));
+      last = Math.max(last, ...fresh.map((e) => e.seq));
+    }
+    return 0;
+  }
+  throw new UserError(`unknown audit command ${JSON.stringify(sub)}: use tail, verify or export`);
+}

@@ -1,0 +1,91 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { CodeModeHost } from "../../host/code-mode-host.js";
+import { AlreadyRunningError } from "../../local-access/instance-lock.js";
+import { dataDir, packageRoot } from "../../paths.js";
+import { UiServer } from "../../ui-server/ui-server.js";
+import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { PACKAGE_VERSION } from "../version.js";
+import type { ShimLaunch } from "../../clients/client-snippets.js";
+
+export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N]
+
+Starts Code Mode without a window: the wrapped servers of the saved config, the sandbox,
+the audit log, and the local socket that \`codemode shim\` connects MCP clients to.
+Logs go to stderr. Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly.
+
+  --ui       also serve the Code Mode UI on 127.0.0.1 and print its URL (with a token)
+  --port N   the UI's port (default: a free one)`;
+
+/** The command an MCP client runs to reach this install through the shim. */
+export function cliShimLaunch(env: NodeJS.ProcessEnv): ShimLaunch {
+  return {
+    command: process.execPath,
+    args: [path.join(packageRoot(), "bin", "codemode.js"), "shim"],
+    env: env.CODEMODE_HOME ? { CODEMODE_HOME: path.resolve(env.CODEMODE_HOME) } : {},
+  };
+}
+
+export async function daemonCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { ui: { type: "boolean" }, port: { type: "string" }, help: { type: "boolean" } },
+  });
+  if (values.help) {
+    writeLine(io.stdout, DAEMON_HELP);
+    return 0;
+  }
+  let port = 0;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+      throw new UserError(
+        `--port takes a port number from 1 to 65535, not ${JSON.stringify(values.port)}`,
+      );
+    }
+    if (!values.ui) throw new UserError("--port goes with --ui");
+  }
+  const log = (line: string): void => writeLine(io.stderr, `codemode daemon: ${line}`);
+  const home = dataDir(io.env);
+  let host: CodeModeHost;
+  try {
+    host = await CodeModeHost.start({
+      dataDir: home,
+      version: PACKAGE_VERSION,
+      shimLaunch: cliShimLaunch(io.env),
+      env: io.env,
+      log,
+    });
+  } catch (error) {
+    if (error instanceof AlreadyRunningError) throw new UserError(error.message);
+    throw error;
+  }
+  let ui: UiServer | null = null;
+  try {
+    log(
+      `ready: data in ${home}, MCP clients connect with \`codemode shim\` (socket ${host.socketPath})`,
+    );
+    log(`docker: ${host.sandbox.dockerView().state}`);
+    if (values.ui) {
+      ui = await UiServer.start({
+        host,
+        staticDir: path.join(packageRoot(), "renderer", "dist"),
+        port,
+        log,
+      });
+      // The URL on stdout alone, so scripts and tests can read it.
+      writeLine(io.stdout, ui.url);
+      log(`UI at ${ui.url}`);
+    }
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    log("shutting down");
+    return 0;
+  } finally {
+    await ui?.close();
+    await host.stop();
+    log("stopped");
+  }
+}

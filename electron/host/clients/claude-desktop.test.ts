@@ -1,0 +1,91 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  applyClaudeDesktop,
+  claudeDesktopConfigPath,
+  claudeDesktopServers,
+  previewClaudeDesktop,
+} from "./claude-desktop.js";
+import { clientSnippets } from "./client-snippets.js";
+
+const launch = {
+  command: "/usr/bin/node",
+  args: ["/opt/codemode/bin/codemode.js", "shim"],
+  env: { CODEMODE_HOME: "/d" },
+};
+
+describe("Claude Desktop config", () => {
+  it("knows the config path on macOS, Windows (incl. the Store build) and Linux", () => {
+    const base = {
+      home: "/Users/u",
+      appData: "C:\\Users\\u\\AppData\\Roaming",
+      localAppData: undefined,
+    };
+    expect(claudeDesktopConfigPath({ ...base, platform: "darwin" })).toBe(
+      "/Users/u/Library/Application Support/Claude/claude_desktop_config.json",
+    );
+    expect(claudeDesktopConfigPath({ ...base, platform: "linux", home: "/home/u" })).toBe(
+      "/home/u/.config/Claude/claude_desktop_config.json",
+    );
+    const local = mkdtempSync(path.join(os.tmpdir(), "codemode-localappdata-"));
+    const packages = path.join(local, "Packages");
+    mkdirSync(path.join(packages, "Claude_pzs8sxrjxfjjc"), { recursive: true });
+    expect(claudeDesktopConfigPath({ ...base, platform: "win32", localAppData: local })).toBe(
+      path.join(
+        packages,
+        "Claude_pzs8sxrjxfjjc",
+        "LocalCache",
+        "Roaming",
+        "Claude",
+        "claude_desktop_config.json",
+      ),
+    );
+  });
+
+  it("merges the entry, keeps everything else, backs up, and refuses a file changed since the preview", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-claude-"));
+    const file = path.join(dir, "claude_desktop_config.json");
+    const original = JSON.stringify(
+      { theme: "dark", mcpServers: { notes: { command: "notes-mcp" } } },
+      null,
+      2,
+    );
+    writeFileSync(file, original);
+    const preview = await previewClaudeDesktop(file, launch);
+    expect(preview.diff).toContain('+     "codemode": {');
+    writeFileSync(file, original + "\n");
+    await expect(applyClaudeDesktop(file, launch, preview.before)).rejects.toThrow(
+      /changed since the preview/,
+    );
+    writeFileSync(file, original);
+    const applied = await applyClaudeDesktop(file, launch, preview.before);
+    const after = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    expect(after).toEqual({
+      theme: "dark",
+      mcpServers: {
+        notes: { command: "notes-mcp" },
+        codemode: { command: launch.command, args: launch.args, env: launch.env },
+      },
+    });
+    expect(readFileSync(applied.backup!, "utf8")).toBe(original);
+    expect(await claudeDesktopServers(file)).toEqual({ notes: { command: "notes-mcp" } });
+  });
+
+  it("never touches a file that is not JSON", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-claude-"));
+    const file = path.join(dir, "claude_desktop_config.json");
+    writeFileSync(file, "{ oops");
+    await expect(previewClaudeDesktop(file, launch)).rejects.toThrow(/not valid JSON/);
+  });
+
+  it("gives snippets for Claude Desktop, Cursor, VS Code and Claude Code that start the shim", () => {
+    const s = clientSnippets(launch);
+    expect(JSON.parse(s.claudeDesktop)).toEqual({ mcpServers: { codemode: { ...launch } } });
+    expect(JSON.parse(s.vscode)).toEqual({ servers: { codemode: { type: "stdio", ...launch } } });
+    expect(s.claudeCode).toBe(
+      "claude mcp add -e CODEMODE_HOME=/d codemode -- /usr/bin/node /opt/codemode/bin/codemode.js shim",
+    );
+  });
+});

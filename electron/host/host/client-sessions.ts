@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import type { Duplex } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { ClientView } from "../../../shared/api/api-views.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { createRunPythonServer, type RunPythonService } from "../mcp/run-python-server.js";
+
+interface Session {
+  view: ClientView;
+  controller: AbortController;
+  transport: StdioServerTransport;
+  socket: Duplex;
+}
+
+export interface ClientSessionEvents {
+  connected(view: ClientView): void;
+  disconnected(view: ClientView): void;
+  changed(views: ClientView[]): void;
+}
+
+/** The taint key of a client: its self-reported name, bounded. */
+export function clientKey(info: { name: string; version: string } | undefined): string {
+  const name = (info?.name ?? "").trim() || "unknown client";
+  return name.slice(0, HOST_LIMITS.clientNameMaxChars);
+}
+
+/**
+ * One MCP session per connection (one SDK Server each), all sharing the host's run_python.
+ * A connection that goes away cancels its runs, so their containers are removed at once.
+ */
+export class ClientSessions {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly service: RunPythonService,
+    private readonly version: string,
+    private readonly events: ClientSessionEvents,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async attach(socket: Duplex, transportKind: ClientView["transport"]): Promise<string> {
+    const connectionId = randomUUID();
+    const controller = new AbortController();
+    const view: ClientView = {
+      connectionId,
+      name: "unknown client",
+      version: "",
+      transport: transportKind,
+      since: this.now().toISOString(),
+      runs: 0,
+      running: 0,
+    };
+    const counted: RunPythonService = {
+      description: () => this.service.description(),
+      onCatalogChange: (listener) => this.service.onCatalogChange(listener),
+      run: async (input, context) => {
+        view.runs++;
+        view.running++;
+        this.changed();
+        try {
+          return await this.service.run(input, context);
+        } finally {
+          view.running--;
+          this.changed();
+        }
+      },
+    };
+    const { server, closed } = createRunPythonServer(counted, {
+      clientKey,
+      version: this.version,
+      signal: controller.signal,
+    });
+    server.oninitialized = () => {
+      const info = server.getClientVersion();
+      view.name = clientKey(info);
+      view.version = (info?.version ?? "").slice(0, 100);
+      this.events.connected({ ...view });
+      this.changed();
+    };
+    const transport = new StdioServerTransport(socket, socket);
+    const session: Session = { view, controller, transport, socket };
+    this.sessions.set(connectionId, session);
+
+    // The SDK's stdio transport does not notice its streams ending: close it ourselves.
+    const end = (): void => {
+      controller.abort();
+      void transport.close();
+    };
+    socket.once("end", end);
+    socket.once("close", end);
+    socket.once("error", end);
+    void closed.then(() => {
+      controller.abort();
+      socket.destroy();
+      if (this.sessions.delete(connectionId)) {
+        this.events.disconnected({ ...view });
+        this.changed();
+      }
+    });
+    await server.connect(transport);
+    return connectionId;
+  }
+
+  list(): ClientView[] {
+    return [...this.sessions.values()].map((s) => ({ ...s.view }));
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    for (const session of all) session.controller.abort();
+    await Promise.allSettled(all.map((s) => s.transport.close()));
+    for (const session of all) session.socket.destroy();
+  }
+
+  private changed(): void {
+    this.events.changed(this.list());
+  }
+}

@@ -1,0 +1,417 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { ApiHandlers } from "../../../shared/api/api-contract.js";
+import type { AppInfoView, ServerView } from "../../../shared/api/api-views.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { AuditLog } from "../audit/audit-log.js";
+import { TaintRegistry } from "../bridge/taint.js";
+import { findDocker, type DockerStatus } from "../docker/docker-status.js";
+import {
+  CodeModeEngine,
+  type RunContext,
+  type RunPythonInput,
+} from "../engine/code-mode-engine.js";
+import { acquireInstanceLock, type InstanceLock } from "../local-access/instance-lock.js";
+import { LocalSocketListener } from "../local-access/socket-listener.js";
+import { ensureToken } from "../local-access/token.js";
+import type { RunPythonService } from "../mcp/run-python-server.js";
+import { homeId, sandboxImageDir } from "../paths.js";
+import { readContext } from "../sandbox/image.js";
+import {
+  parseServersConfig,
+  serializeServersConfig,
+  validateServersConfig,
+} from "../servers/server-config.js";
+import type { ServersConfig } from "../servers/server-config-types.js";
+import { ServerSet } from "../servers/server-set.js";
+import {
+  applySettingsPatch,
+  DEFAULT_SETTINGS,
+  parseSettingsFile,
+  type Settings,
+} from "../settings/settings.js";
+import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
+import { buildApiHandlers } from "../api/api-handlers.js";
+import { ApiFailure } from "../api/api-failure.js";
+import type { ShimLaunch } from "../clients/client-snippets.js";
+import { AuditRecorder } from "./audit-recorder.js";
+import { ClientSessions } from "./client-sessions.js";
+import { EventHub } from "./event-hub.js";
+import { RunGate } from "./run-gate.js";
+import { SandboxSlot } from "./sandbox-slot.js";
+import { serverViews } from "./server-views.js";
+
+export const SERVERS_FILE = "servers.json";
+export const SETTINGS_FILE = "settings.json";
+
+export interface HostOptions {
+  dataDir: string;
+  version: string;
+  /** How MCP clients start the shim of this install (differs for the packaged app). */
+  shimLaunch: ShimLaunch;
+  findDocker?: () => Promise<DockerStatus>;
+  /** The sandbox image's build context (sandbox-image/). */
+  contextDir?: string;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+  /** How often to look for Docker again while it is not ready. */
+  dockerPollMs?: number;
+  now?: () => Date;
+  /** Where Claude Desktop's config is (tests point it at a temporary file). */
+  claudeDesktopConfigPath?: () => string;
+}
+
+/**
+ * The process every face of Code Mode shares: the Electron main process, `codemode daemon`
+ * and the tests each create one. It owns the saved config and settings, the wrapped
+ * servers, the sandbox, the audit log, the local socket and the client sessions, and
+ * exposes the typed API the UI uses.
+ */
+export class CodeModeHost {
+  readonly events = new EventHub();
+  readonly taint = new TaintRegistry();
+  readonly api: ApiHandlers;
+  readonly gate: RunGate;
+  readonly sessions: ClientSessions;
+  readonly engine: CodeModeEngine;
+  readonly startupProblems: string[] = [];
+  private listener: LocalSocketListener | null = null;
+  private dockerTimer: NodeJS.Timeout | null = null;
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly options: HostOptions,
+    private readonly lock: InstanceLock,
+    readonly audit: AuditLog,
+    readonly servers: ServerSet,
+    readonly sandbox: SandboxSlot,
+    public settings: Settings,
+    public config: ServersConfig,
+  ) {
+    const recorder = new AuditRecorder(
+      (entry) => this.record(entry),
+      () => this.secrets(),
+    );
+    this.gate = new RunGate(settings.maxConcurrentRuns);
+    this.engine = new CodeModeEngine({
+      servers,
+      sandbox,
+      taint: this.taint,
+      events: recorder,
+      runEvents: recorder,
+      // Names do not change when a server is added: always server__tool in the app.
+      prefixWithServer: true,
+      settings: this.engineSettings(),
+      tolerateCatalogErrors: true,
+    });
+    const service: RunPythonService = {
+      description: () => this.engine.description(),
+      onCatalogChange: (listener) => this.engine.onCatalogChange(listener),
+      run: (input, context) => this.run(input, context),
+    };
+    this.sessions = new ClientSessions(service, options.version, {
+      connected: (view) =>
+        this.record({
+          kind: "client_connected",
+          client: view.name,
+          clientVersion: view.version || null,
+          connectionId: view.connectionId,
+        }),
+      disconnected: (view) =>
+        this.record({
+          kind: "client_disconnected",
+          client: view.name,
+          clientVersion: view.version || null,
+          connectionId: view.connectionId,
+        }),
+      changed: (views) => this.events.emit("clients.changed", views),
+    });
+    this.taint.onChange((change) => {
+      if (change.type === "reset") {
+        this.record({
+          kind: "taint_reset",
+          client: change.client,
+          previousTool: change.previous.pyName,
+        });
+      }
+      this.events.emit("taint.changed", this.taintViews());
+    });
+    servers.on("status", () => this.emitServers());
+    servers.on("tools", () => this.emitServers());
+    audit.subscribe((entry) => this.events.emit("audit.entry", entry));
+    this.api = buildApiHandlers(this);
+  }
+
+  static async start(options: HostOptions): Promise<CodeModeHost> {
+    const log = options.log ?? (() => undefined);
+    await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+    const lock = await acquireInstanceLock(options.dataDir);
+    const problems: string[] = [];
+    let host: CodeModeHost | null = null;
+    try {
+      await ensureToken(options.dataDir);
+      const settingsFile = await loadFile(
+        path.join(options.dataDir, SETTINGS_FILE),
+        parseSettingsFile,
+        options.now,
+      );
+      let settings = DEFAULT_SETTINGS;
+      if (settingsFile.state === "ok") settings = settingsFile.value;
+      if (settingsFile.state === "invalid") {
+        problems.push(
+          `${settingsFile.problem}. It was kept as ${settingsFile.keptAs}; defaults are in use.`,
+        );
+      }
+      const configFile = await loadFile(
+        path.join(options.dataDir, SERVERS_FILE),
+        (text) => {
+          const parsed = parseServersConfig(text, SERVERS_FILE);
+          return parsed.ok
+            ? { ok: true, value: parsed.config }
+            : {
+                ok: false,
+                problem: `${SERVERS_FILE}: ${parsed.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
+              };
+        },
+        options.now,
+      );
+      let config: ServersConfig = { servers: new Map() };
+      if (configFile.state === "ok") config = configFile.value;
+      if (configFile.state === "invalid") {
+        problems.push(
+          `${configFile.problem}. It was kept as ${configFile.keptAs}; no servers are running until you fix or re-add them.`,
+        );
+      }
+
+      const secrets = { current: [] as string[] };
+      const audit = await AuditLog.open({
+        dir: path.join(options.dataDir, "audit"),
+        now: options.now,
+        retentionDays: settings.auditRetentionDays,
+        maxFileBytes: settings.auditMaxFileMiB * 1024 * 1024,
+        secrets: () => secrets.current,
+        onError: (error) => log(`audit: ${String(error)}`),
+      });
+      if (audit.recovery.tornFile) {
+        problems.push(
+          `The audit log's last line was cut off by a crash; its ${audit.recovery.tornBytes} bytes were kept in ${audit.recovery.tornFile}.`,
+        );
+      }
+
+      const settingsRef = { current: settings };
+      const sandbox = new SandboxSlot({
+        findDocker: options.findDocker ?? (() => findDocker()),
+        files: readContext(options.contextDir ?? sandboxImageDir()),
+        owner: { home: homeId(options.dataDir), pid: process.pid },
+        poolSize: () => settingsRef.current.warmPoolSize,
+        deadlineSeconds: () => settingsRef.current.deadlineSeconds,
+        onDockerChange: (view) => host?.events.emit("docker.changed", view),
+        onBuildEvent: (event) => host?.events.emit("image.build", event),
+        onBuildFinished: (result) => {
+          host?.record({
+            kind: "image_build",
+            tag: result.tag,
+            ok: result.ok,
+            error: result.error,
+            durationMs: result.durationMs,
+          });
+          host?.events.emit("image.build", { kind: "finished", ...result });
+        },
+      });
+      const servers = new ServerSet({ servers: new Map() });
+      host = new CodeModeHost(options, lock, audit, servers, sandbox, settings, config);
+      host.startupProblems.push(...problems);
+      secrets.current = host.secrets();
+      Object.defineProperty(settingsRef, "current", { get: () => host!.settings });
+      const started = host;
+      host.servers.on("servers", () => (secrets.current = started.secrets()));
+
+      await sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`));
+      const replaced = await servers.replace(config);
+      for (const failure of replaced.failed)
+        log(`server ${failure.server} did not start: ${failure.error}`);
+      await host.listen();
+      host.watchDocker();
+      for (const problem of host.startupProblems) log(problem);
+      return host;
+    } catch (error) {
+      if (host) await host.stop();
+      else await lock.release();
+      throw error;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const listener = new LocalSocketListener();
+    await listener.listen({
+      dataDir: this.options.dataDir,
+      env: this.options.env,
+      instanceLock: this.lock,
+      onConnection: (socket) => {
+        void this.sessions.attach(socket, "socket").catch((error: unknown) => {
+          this.options.log?.(`connection failed: ${String(error)}`);
+          socket.destroy();
+        });
+      },
+      onRefused: (refusal) => {
+        this.options.log?.(`refused a socket connection: ${refusal.message}`);
+        this.record({ kind: "auth_refused", reason: refusal.message, transport: "socket" });
+      },
+      onError: (error) => this.options.log?.(`socket: ${error.message}`),
+    });
+    this.listener = listener;
+  }
+
+  get socketPath(): string {
+    return this.listener?.socketPath ?? "";
+  }
+
+  private watchDocker(): void {
+    const every = this.options.dockerPollMs ?? 10_000;
+    this.dockerTimer = setInterval(() => {
+      if (this.sandbox.dockerView().state !== "ready")
+        void this.sandbox.refresh().catch(() => undefined);
+    }, every);
+    this.dockerTimer.unref();
+  }
+
+  /** run_python for every client: the pause switch and the concurrency cap, then the engine. */
+  private async run(input: RunPythonInput, context: RunContext) {
+    const release = await this.gate.enter(context.signal);
+    try {
+      return await this.engine.run(input, context);
+    } finally {
+      release();
+    }
+  }
+
+  record(entry: AuditEntryInput): void {
+    void this.audit
+      .append(entry)
+      .catch((error: unknown) => this.options.log?.(`audit append failed: ${String(error)}`));
+  }
+
+  /** Values of env entries marked secret: scrubbed from every audit entry. */
+  secrets(): string[] {
+    return [...this.config.servers.values()].flatMap((entry) =>
+      entry.secretEnv.map((name) => entry.env[name] ?? "").filter((value) => value.length > 0),
+    );
+  }
+
+  engineSettings() {
+    return {
+      maxCallsPerRun: this.settings.maxCallsPerRun,
+      descriptionBudgetChars: this.settings.descriptionBudgetChars,
+      serverConcurrency: this.settings.serverConcurrency,
+    };
+  }
+
+  taintViews() {
+    return this.taint.list().map((record) => ({
+      client: record.client,
+      server: record.server,
+      tool: record.tool,
+      pyName: record.pyName,
+      at: record.at.toISOString(),
+    }));
+  }
+
+  serverViews(): ServerView[] {
+    return serverViews(this.servers, this.config);
+  }
+
+  private emitServers(): void {
+    this.events.emit("servers.changed", this.serverViews());
+  }
+
+  appInfo(): AppInfoView {
+    return {
+      version: this.options.version,
+      dataDir: this.options.dataDir,
+      socketPath: this.socketPath,
+      paused: this.gate.paused,
+      startupProblems: [
+        ...this.startupProblems,
+        ...(this.engine.lastCatalogError
+          ? [`The tool catalog could not be updated: ${this.engine.lastCatalogError}`]
+          : []),
+      ],
+      shimCommand: this.options.shimLaunch,
+    };
+  }
+
+  setPaused(paused: boolean): void {
+    this.gate.paused = paused;
+    this.events.emit("app.changed", this.appInfo());
+  }
+
+  /** Validates, saves atomically, then applies the config live (clients stay connected). */
+  async saveConfig(value: unknown, summary: string): Promise<ServerView[]> {
+    const validated = validateServersConfig(value);
+    if (!validated.ok) {
+      throw new ApiFailure(
+        "invalid",
+        validated.errors.map((e) => e.message).join("; "),
+        validated.errors,
+      );
+    }
+    await writeFileAtomic(
+      path.join(this.options.dataDir, SERVERS_FILE),
+      serializeServersConfig(validated.config),
+    );
+    this.config = validated.config;
+    const result = await this.servers.replace(validated.config);
+    this.record({ kind: "config_changed", summary, servers: [...validated.config.servers.keys()] });
+    for (const failure of result.failed)
+      this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
+    this.emitServers();
+    return this.serverViews();
+  }
+
+  async saveSettings(patch: Record<string, unknown>): Promise<Settings> {
+    const applied = applySettingsPatch(this.settings, patch);
+    if (!applied.ok) {
+      throw new ApiFailure(
+        "invalid",
+        applied.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; "),
+        applied.errors,
+      );
+    }
+    const next = applied.settings;
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const key of Object.keys(next) as (keyof Settings)[]) {
+      if (next[key] !== this.settings[key])
+        changes[key] = { from: this.settings[key], to: next[key] };
+    }
+    if (Object.keys(changes).length === 0) return this.settings;
+    await writeFileAtomic(
+      path.join(this.options.dataDir, SETTINGS_FILE),
+      JSON.stringify(next, null, 2) + "\n",
+    );
+    this.settings = next;
+    this.gate.setCap(next.maxConcurrentRuns);
+    this.sandbox.setPoolSize(next.warmPoolSize);
+    this.audit.configure({
+      retentionDays: next.auditRetentionDays,
+      maxFileBytes: next.auditMaxFileMiB * 1024 * 1024,
+    });
+    this.engine.updateSettings(this.engineSettings());
+    this.record({ kind: "settings_changed", changes });
+    this.events.emit("settings.changed", next);
+    return next;
+  }
+
+  /** Shuts down cleanly: runs cancelled, containers removed, servers closed, socket removed. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.dockerTimer) clearInterval(this.dockerTimer);
+      await this.listener?.close().catch(() => undefined);
+      await this.sessions.closeAll();
+      this.engine.close();
+      await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
+      await this.audit.close().catch(() => undefined);
+      await this.lock.release();
+    })();
+    return this.stopping;
+  }
+}

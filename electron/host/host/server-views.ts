@@ -1,0 +1,66 @@
+import type { ServerView, ToolView } from "../../../shared/api/api-views.js";
+import type { Catalog } from "../catalog/catalog-types.js";
+import type { ServersConfig } from "../servers/server-config-types.js";
+import type { ServerSet } from "../servers/server-set.js";
+
+/** How a secret value is shown: enough to recognise it, never enough to use it. */
+export function maskSecret(value: string): string {
+  return value.length <= 4 ? "••••" : `••••${value.slice(-2)}`;
+}
+
+export function serverViews(servers: ServerSet, config: ServersConfig): ServerView[] {
+  return [...config.servers].map(([name, entry]) => {
+    const live = servers.get(name);
+    const info = live?.info;
+    return {
+      name,
+      command: entry.command,
+      args: entry.args,
+      env: Object.entries(entry.env).map(([key, value]) => {
+        const secret = entry.secretEnv.includes(key);
+        return { name: key, value: secret ? maskSecret(value) : value, secret };
+      }),
+      allow: entry.allow,
+      private: entry.private,
+      status: info?.status ?? "stopped",
+      lastError: info?.lastError ?? null,
+      stderrTail: live ? [...live.stderrTail] : [],
+      restarting: info?.restarting ?? false,
+      toolCount: live?.tools.length ?? 0,
+    };
+  });
+}
+
+export function toolViews(
+  servers: ServerSet,
+  config: ServersConfig,
+  catalog: Catalog,
+  name: string,
+): ToolView[] {
+  const entry = config.servers.get(name);
+  const live = servers.get(name);
+  if (!entry || !live) return [];
+  return live.tools.map((tool) => {
+    const inCatalog = catalog.tools.find((t) => t.server === name && t.tool === tool.name);
+    const allowed = entry.allow === null || entry.allow.includes(tool.name);
+    const isPrivate =
+      entry.private === true || (Array.isArray(entry.private) && entry.private.includes(tool.name));
+    const warning = catalog.warnings.find(
+      (w) => w.includes(JSON.stringify(tool.name)) && w.includes(JSON.stringify(name)),
+    );
+    return {
+      server: name,
+      name: tool.name,
+      pyName: inCatalog?.pyName ?? null,
+      description: tool.description ?? "",
+      inputSchema: tool.inputSchema,
+      allowed,
+      private: isPrivate,
+      leftOutReason: inCatalog
+        ? null
+        : !allowed
+          ? "not allowed"
+          : (warning ?? "not in the catalog"),
+    };
+  });
+}

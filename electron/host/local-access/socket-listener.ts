@@ -1,0 +1,168 @@
+import { chmod, rm } from "node:fs/promises";
+import net from "node:net";
+import { parseHello, readLine } from "./handshake.js";
+import {
+  AlreadyRunningError,
+  acquireInstanceLock,
+  lockPath,
+  removeStaleSocket,
+  type InstanceLock,
+} from "./instance-lock.js";
+import { HANDSHAKE, LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "./local-access-limits.js";
+import { prepareSocketDir, socketLocationFor, type SocketLocation } from "./socket-path.js";
+import { ensureToken, tokensEqual } from "./token.js";
+
+export interface ConnectionInfo {
+  /** Counts connections (refused ones too) from 1, per listener. */
+  id: number;
+  acceptedAt: Date;
+}
+
+export type RefusalReason = "bad-token" | "malformed" | "too-long" | "timeout" | "closed" | "error";
+
+export interface Refusal {
+  id: number;
+  reason: RefusalReason;
+  /** One line for the audit log; never contains what the client sent. */
+  message: string;
+}
+
+export interface ListenOptions {
+  dataDir: string;
+  /** Gets the socket after a good handshake, positioned at the client's first MCP byte. */
+  onConnection: (socket: net.Socket, info: ConnectionInfo) => void;
+  onRefused?: (refusal: Refusal) => void;
+  /** Errors of the listening server after it started (the connections' own are swallowed). */
+  onError?: (error: Error) => void;
+  /** Where XDG_RUNTIME_DIR comes from; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** A lock the host already holds; without one the listener takes and releases its own. */
+  instanceLock?: InstanceLock;
+  handshakeTimeoutMs?: number;
+}
+
+const REFUSAL_TEXT: Record<RefusalReason, string> = {
+  "bad-token": "bad token",
+  malformed: "malformed handshake",
+  "too-long": "handshake line too long",
+  timeout: "handshake timeout",
+  closed: "closed before the handshake",
+  error: "connection error during the handshake",
+};
+
+/**
+ * The host's end of the local socket: only a client that presents the install's token gets
+ * to speak MCP. Everything else is answered with one `ERR` line and closed.
+ */
+export class LocalSocketListener {
+  #server: net.Server | undefined;
+  #location: SocketLocation | undefined;
+  #ownLock: InstanceLock | undefined;
+  #sockets = new Set<net.Socket>();
+  #nextId = 1;
+  #closing = false;
+
+  /** The socket path or pipe name, once listening. */
+  get socketPath(): string | undefined {
+    return this.#server ? this.#location?.socketPath : undefined;
+  }
+
+  async listen(options: ListenOptions): Promise<void> {
+    if (this.#server || this.#closing) throw new Error("this listener was already started");
+    const { dataDir } = options;
+    const location = socketLocationFor(dataDir, options.env);
+    const lock = options.instanceLock ?? (await acquireInstanceLock(dataDir, { location }));
+    if (!options.instanceLock) this.#ownLock = lock;
+    try {
+      const token = await ensureToken(dataDir);
+      await prepareSocketDir(location);
+      await removeStaleSocket(dataDir, location);
+      const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+        void this.#handshake(socket, token, options);
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(location.socketPath, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      }).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+          throw new AlreadyRunningError(dataDir, undefined, lockPath(dataDir));
+        }
+        throw error;
+      });
+      server.on("error", (error) => options.onError?.(error));
+      this.#server = server;
+      this.#location = location;
+      // The 0700 directory is the real guard (it holds from bind on); the mode is a second one.
+      if (location.kind === "unix") await chmod(location.socketPath, LOCAL_ACCESS_MODES.socket);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  async #handshake(socket: net.Socket, token: string, options: ListenOptions): Promise<void> {
+    const id = this.#nextId++;
+    const acceptedAt = new Date();
+    this.#sockets.add(socket);
+    socket.on("close", () => this.#sockets.delete(socket));
+    // A client that vanishes must never take the host down; consumers add their own handler.
+    socket.on("error", () => undefined);
+
+    const result = await readLine(
+      socket,
+      LOCAL_ACCESS_LIMITS.handshakeMaxBytes,
+      options.handshakeTimeoutMs ?? LOCAL_ACCESS_LIMITS.handshakeTimeoutMs,
+    );
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
+    let reason: RefusalReason;
+    if (result.kind === "line") {
+      const presented = parseHello(result.line);
+      if (presented !== undefined && tokensEqual(presented, token)) {
+        socket.write(`${HANDSHAKE.ok}\n`);
+        // After readLine drops its listener the stream settles on the next tick; handing it
+        // over after that lets the consumer's on("data") or pipe() start it normally.
+        process.nextTick(() => {
+          if (!socket.destroyed) options.onConnection(socket, { id, acceptedAt });
+        });
+        return;
+      }
+      reason = presented === undefined ? "malformed" : "bad-token";
+    } else if (result.kind === "end") {
+      reason = "closed";
+    } else {
+      reason = result.kind;
+    }
+    const message = REFUSAL_TEXT[reason];
+    options.onRefused?.({ id, reason, message });
+    if (socket.writable) {
+      // Drop whatever else the client sends; it is never read.
+      socket.resume();
+      socket.end(`${HANDSHAKE.err} ${message}\n`, () => socket.destroy());
+    } else {
+      socket.destroy();
+    }
+  }
+
+  /** Stops listening, drops every connection, removes the socket file, releases our lock. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const server = this.#server;
+    const location = this.#location;
+    this.#server = undefined;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of this.#sockets) socket.destroy();
+      await closed;
+    }
+    for (const socket of this.#sockets) socket.destroy();
+    if (server && location?.kind === "unix") await rm(location.socketPath, { force: true });
+    await this.#ownLock?.release();
+    this.#ownLock = undefined;
+  }
+}

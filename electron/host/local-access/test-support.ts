@@ -1,0 +1,105 @@
+// Helpers for the local-access and shim tests: temporary data directories that are always
+// removed, and a client that speaks the handshake.
+
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { readLine, type LineResult } from "./handshake.js";
+
+const made: string[] = [];
+
+/** A fresh data directory under os.tmpdir(); removeTempDirs() deletes every one. */
+export async function tempDataDir(label = "cm-la-"): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), label));
+  made.push(dir);
+  return dir;
+}
+
+/** Also removes other paths a test made (say a fallback socket directory). */
+export function alsoRemove(dir: string): void {
+  made.push(dir);
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+export function connect(socketPath: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(socketPath);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+/** Sends `first` in one write and reads the server's one-line answer. */
+export async function handshake(
+  socketPath: string,
+  first: string | Buffer,
+): Promise<{ socket: net.Socket; reply: LineResult }> {
+  const socket = await connect(socketPath);
+  socket.on("error", () => undefined);
+  socket.write(first);
+  const reply = await readLine(socket, 200, 10_000);
+  return { socket, reply };
+}
+
+/** Everything a stream yields until it ends. */
+export function collect(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer | string) =>
+      chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
+    );
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+    stream.on("error", reject);
+  });
+}
+
+export async function waitFor(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The pid of a process that has already exited: a lock holding it is stale. */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  if (child.pid === undefined) throw new Error("no pid");
+  return child.pid;
+}
+
+/**
+ * Leaves a socket file nobody listens on, the way a crashed host does: a child binds it
+ * and is killed with SIGKILL, so it cannot unlink it.
+ */
+export async function leaveStaleSocket(socketPath: string): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      "require('net').createServer().listen(process.argv[1], () => console.log('up'))",
+      socketPath,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`socket child exited early (${code})`)));
+  });
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { applySettingsPatch, DEFAULT_SETTINGS, parseSettingsFile } from "./settings.js";
+
+describe("settings", () => {
+  it("applies values within bounds", () => {
+    const result = applySettingsPatch(DEFAULT_SETTINGS, { deadlineSeconds: 30, httpEnabled: true });
+    expect(result).toEqual({
+      ok: true,
+      settings: { ...DEFAULT_SETTINGS, deadlineSeconds: 30, httpEnabled: true },
+    });
+  });
+
+  it("refuses values out of bounds with an error on the field, applying nothing", () => {
+    const result = applySettingsPatch(DEFAULT_SETTINGS, {
+      deadlineSeconds: 30,
+      maxCallsPerRun: 0,
+      warmPoolSize: 1.5,
+      colour: "red",
+    });
+    expect(result).toEqual({
+      ok: false,
+      errors: [
+        { path: ["maxCallsPerRun"], message: "must be from 1 to 10000" },
+        { path: ["warmPoolSize"], message: "must be a whole number" },
+        { path: ["colour"], message: 'unknown setting "colour"' },
+      ],
+    });
+  });
+
+  it("a settings file with a bad value is invalid, not half-read", () => {
+    expect(parseSettingsFile('{"deadlineSeconds": 900}')).toEqual({
+      ok: false,
+      problem: "settings.json: deadlineSeconds: must be from 1 to 90",
+    });
+    expect(parseSettingsFile("{}")).toEqual({ ok: true, value: DEFAULT_SETTINGS });
+  });
+});

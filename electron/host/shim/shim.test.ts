@@ -1,0 +1,398 @@
+import { spawn } from "node:child_process";
+import { mkdir, readFile, writeFile, chmod } from "node:fs/promises";
+import net, { createConnection } from "node:net";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-limits.js";
+import { LocalSocketListener, type ListenOptions } from "../local-access/socket-listener.js";
+import { collect, removeTempDirs, tempDataDir, waitFor } from "../local-access/test-support.js";
+import { tokenPath } from "../local-access/token.js";
+import { findStartCommand, requestId, runShim, type ShimOptions } from "./shim.js";
+import { shimCommand } from "./shim-command.js";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const listeners: LocalSocketListener[] = [];
+
+afterEach(async () => {
+  await Promise.all(listeners.splice(0).map((l) => l.close()));
+  await removeTempDirs();
+});
+
+const INITIALIZE =
+  '{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n';
+
+async function listen(
+  dataDir: string,
+  onConnection: ListenOptions["onConnection"],
+): Promise<LocalSocketListener> {
+  const listener = new LocalSocketListener();
+  listeners.push(listener);
+  await listener.listen({ dataDir, env: {}, onConnection });
+  return listener;
+}
+
+const echo = (socket: net.Socket): void => {
+  socket.pipe(socket);
+};
+
+function shimIO(): Pick<ShimOptions, "stdin" | "stdout" | "stderr"> & {
+  stdin: PassThrough;
+  stdout: PassThrough;
+  stderr: PassThrough;
+} {
+  return { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
+}
+
+function text(stream: PassThrough): string {
+  const chunks: Buffer[] = [];
+  for (;;) {
+    const chunk = stream.read() as Buffer | null;
+    if (chunk === null) break;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+describe("runShim (in-process)", () => {
+  it("round-trips bytes through an echoing host and exits 0 when the socket ends", async () => {
+    const dataDir = await tempDataDir();
+    await listen(dataDir, echo);
+    const io = shimIO();
+    const out = collect(io.stdout);
+    const exit = runShim({ ...io, dataDir, env: {}, startApp: () => undefined });
+    io.stdin.write(INITIALIZE);
+    io.stdin.write(Buffer.from([0xe2, 0x82]));
+    io.stdin.end(Buffer.from([0xac, 0x0a]));
+    expect(await exit).toBe(SHIM_EXIT.ok);
+    expect((await out).toString("utf8")).toBe(INITIALIZE + "€\n");
+  });
+
+  it("exits 0 when the host ends the connection while the client's stdin is still open", async () => {
+    const dataDir = await tempDataDir();
+    await listen(dataDir, (socket) => {
+      socket.once("data", () => socket.end("bye\n"));
+    });
+    const io = shimIO();
+    const out = collect(io.stdout);
+    const exit = runShim({ ...io, dataDir, env: {} });
+    io.stdin.write("hello\n");
+    expect(await exit).toBe(SHIM_EXIT.ok);
+    expect((await out).toString()).toBe("bye\n");
+  });
+
+  it("passes on bytes the host sends right after OK, before the client says anything", async () => {
+    const dataDir = await tempDataDir();
+    const hello = '{"jsonrpc":"2.0","method":"notifications/hello"}\n';
+    await listen(dataDir, (socket) => {
+      socket.write(hello);
+      socket.pipe(socket);
+    });
+    const io = shimIO();
+    let seen = "";
+    io.stdout.on("data", (chunk: Buffer) => (seen += chunk.toString()));
+    const exit = runShim({ ...io, dataDir, env: {} });
+    await waitFor(() => seen === hello, "the host's first bytes");
+    io.stdin.end("bye\n");
+    expect(await exit).toBe(SHIM_EXIT.ok);
+    expect(seen).toBe(hello + "bye\n");
+  });
+
+  it("exits 1 when the connection breaks instead of ending", async () => {
+    const dataDir = await tempDataDir();
+    await listen(dataDir, echo);
+    const io = shimIO();
+    let client: net.Socket | undefined;
+    const exit = runShim({
+      ...io,
+      dataDir,
+      env: {},
+      connect: (target) => (client = createConnection(target)),
+    });
+    io.stdin.write("hello\n");
+    await waitFor(() => io.stdout.readableLength > 0, "the echo");
+    // What a host crash looks like from here on platforms that report it as a reset.
+    client?.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
+    expect(await exit).toBe(SHIM_EXIT.failed);
+    expect(text(io.stderr)).toContain("lost the connection to Code Mode");
+  });
+
+  it("prints the host's ERR on stderr and exits 1", async () => {
+    const dataDir = await tempDataDir();
+    await listen(dataDir, echo);
+    // A token that changed after the host read it: the host refuses the shim's.
+    await writeFile(tokenPath(dataDir), "f".repeat(64) + "\n", { mode: 0o600 });
+    const io = shimIO();
+    const exit = await runShim({ ...io, dataDir, env: {} });
+    expect(exit).toBe(SHIM_EXIT.failed);
+    expect(text(io.stderr)).toContain("Code Mode refused the connection: bad token");
+    expect(text(io.stdout)).toBe("");
+  });
+
+  it("refuses to use a world-readable token file, saying how to fix it", async () => {
+    const dataDir = await tempDataDir();
+    await listen(dataDir, echo);
+    await chmod(tokenPath(dataDir), 0o644);
+    const io = shimIO();
+    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
+    expect(text(io.stderr)).toContain("chmod 600");
+  });
+
+  it("with no host and a startApp that does nothing, answers initialize with a JSON-RPC error and exits 2", async () => {
+    const dataDir = await tempDataDir();
+    const io = shimIO();
+    let startCalls = 0;
+    io.stdin.write(INITIALIZE);
+    const exit = await runShim({
+      ...io,
+      dataDir,
+      env: {},
+      startApp: () => {
+        startCalls++;
+        return undefined;
+      },
+      timeoutMs: 300,
+    });
+    expect(exit).toBe(SHIM_EXIT.notRunning);
+    expect(startCalls).toBe(1);
+    const answer = JSON.parse(text(io.stdout)) as {
+      jsonrpc: string;
+      id: number;
+      error: { code: number; message: string };
+    };
+    expect(answer.jsonrpc).toBe("2.0");
+    expect(answer.id).toBe(7);
+    expect(answer.error.code).toBe(SHIM_NOT_RUNNING_CODE);
+    expect(answer.error.code).toBe(-32000);
+    expect(answer.error.message).toContain("Code Mode is not running");
+    expect(answer.error.message).toContain("Open the Code Mode app");
+    expect(answer.error.message).toContain("npx codemode daemon");
+    expect(text(io.stderr)).toContain("Code Mode is not running");
+  });
+
+  it("treats a stale socket file (nothing listening) as not running", async () => {
+    const dataDir = await tempDataDir();
+    const listener = await listen(dataDir, echo);
+    const socketPath = listener.socketPath ?? "";
+    await listener.close();
+    // A token and a dead socket file stay behind, as after a crash.
+    await writeFile(tokenPath(dataDir), "a".repeat(64) + "\n", { mode: 0o600 });
+    await mkdir(path.dirname(socketPath), { recursive: true });
+    const { leaveStaleSocket } = await import("../local-access/test-support.js");
+    await leaveStaleSocket(socketPath);
+    const io = shimIO();
+    io.stdin.write('{"jsonrpc":"2.0","id":"abc","method":"initialize"}\n');
+    expect(
+      await runShim({ ...io, dataDir, env: {}, startApp: () => undefined, timeoutMs: 200 }),
+    ).toBe(SHIM_EXIT.notRunning);
+    expect((JSON.parse(text(io.stdout)) as { id: string }).id).toBe("abc");
+  });
+
+  it("with no host and a first line that is not JSON, only explains on stderr and exits 2", async () => {
+    const dataDir = await tempDataDir();
+    const io = shimIO();
+    io.stdin.end("hello there\n");
+    const exit = await runShim({
+      ...io,
+      dataDir,
+      env: {},
+      startApp: () => undefined,
+      timeoutMs: 100,
+    });
+    expect(exit).toBe(SHIM_EXIT.notRunning);
+    expect(text(io.stdout)).toBe("");
+    expect(text(io.stderr)).toMatch(
+      /Code Mode is not running\. Open the Code Mode app, or run `npx codemode daemon`/,
+    );
+  });
+
+  it("does not wait forever for a first line that never comes", async () => {
+    const dataDir = await tempDataDir();
+    const io = shimIO();
+    const exit = await runShim({
+      ...io,
+      dataDir,
+      env: {},
+      startApp: () => undefined,
+      timeoutMs: 50,
+      firstLineWaitMs: 100,
+    });
+    expect(exit).toBe(SHIM_EXIT.notRunning);
+    expect(text(io.stdout)).toBe("");
+  });
+
+  it("connects and works when startApp brings a host up 500 ms later", async () => {
+    const dataDir = await tempDataDir();
+    const io = shimIO();
+    let startedAt = 0;
+    const out = collect(io.stdout);
+    io.stdin.write(INITIALIZE);
+    const exit = runShim({
+      ...io,
+      dataDir,
+      env: {},
+      startApp: () => {
+        startedAt = Date.now();
+        setTimeout(() => void listen(dataDir, echo), 500);
+        return "a test host";
+      },
+    });
+    await waitFor(() => text(io.stderr).length > 0 || startedAt > 0, "startApp");
+    io.stdin.end("second\n");
+    expect(await exit).toBe(SHIM_EXIT.ok);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(500);
+    expect((await out).toString()).toBe(INITIALIZE + "second\n");
+  });
+});
+
+describe("shim as a real subprocess", () => {
+  it("starts, hands over, round-trips and exits 0 when the host ends (start-up printed)", async () => {
+    const dataDir = await tempDataDir();
+    let handshakeAt = 0;
+    await listen(dataDir, (socket) => {
+      handshakeAt = performance.now();
+      socket.once("data", (chunk: Buffer) => socket.end(`echo:${chunk.toString()}`));
+    });
+    const env: NodeJS.ProcessEnv = { ...process.env, CODEMODE_HOME: dataDir };
+    delete env.CODEMODE_APP;
+    const spawnedAt = performance.now();
+    const child = spawn(process.execPath, ["--import", "tsx", "electron/host/shim/shim-main.ts"], {
+      cwd: repoRoot,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const out = collect(child.stdout);
+    const err = collect(child.stderr);
+    child.stdin.write("ping\n");
+    // stdin stays open: the shim must still exit once the host ends the connection.
+    const code = await exited;
+    child.stdin.destroy();
+    console.log(
+      `shim start-up (tsx, spawn -> handshake received by the host): ${(handshakeAt - spawnedAt).toFixed(0)} ms`,
+    );
+    expect((await err).toString()).toBe("");
+    expect(code).toBe(0);
+    expect((await out).toString()).toBe("echo:ping\n");
+    expect(handshakeAt).toBeGreaterThan(spawnedAt);
+  });
+});
+
+describe("shim start-up weight", () => {
+  it("loads only Node built-ins and its own small modules (nothing from node_modules)", async () => {
+    const allowed = new Set([
+      "node:net",
+      "node:fs",
+      "node:fs/promises",
+      "node:path",
+      "node:crypto",
+      "node:child_process",
+      // os.tmpdir() for the socket fallback, url for finding the package; both already
+      // loaded by Node itself before any user code runs.
+      "node:os",
+      "node:url",
+    ]);
+    const seen = new Set<string>();
+    const external = new Set<string>();
+    const visit = async (file: string): Promise<void> => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = await readFile(file, "utf8");
+      // Type-only imports are erased at compile time and cost nothing at start-up.
+      for (const match of source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)) {
+        const [, typeOnly, specifier] = match;
+        if (typeOnly || specifier === undefined) continue;
+        if (specifier.startsWith(".")) {
+          await visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")));
+        } else {
+          external.add(specifier);
+        }
+      }
+    };
+    await visit(path.join(repoRoot, "electron/host/shim/shim-main.ts"));
+    expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
+    const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
+    expect(local).toEqual([
+      "electron/host/local-access/handshake.ts",
+      "electron/host/local-access/local-access-limits.ts",
+      "electron/host/local-access/socket-path.ts",
+      "electron/host/local-access/token.ts",
+      "electron/host/paths.ts",
+      "electron/host/shim/shim-main.ts",
+      "electron/host/shim/shim.ts",
+    ]);
+  });
+});
+
+describe("codemode shim (CLI command)", () => {
+  it("prints help, rejects arguments, and pipes for the data dir in CODEMODE_HOME", async () => {
+    const help = shimIO();
+    const signal = new AbortController().signal;
+    expect(await shimCommand(["--help"], { ...help, env: {}, signal })).toBe(0);
+    expect(text(help.stdout)).toContain("Usage: codemode shim");
+    const bad = shimIO();
+    expect(await shimCommand(["extra"], { ...bad, env: {}, signal })).toBe(2);
+    expect(text(bad.stderr)).toContain("takes no arguments");
+
+    const dataDir = await tempDataDir();
+    await listen(dataDir, echo);
+    const io = shimIO();
+    const out = collect(io.stdout);
+    const exit = shimCommand([], { ...io, env: { CODEMODE_HOME: dataDir }, signal });
+    io.stdin.end("via the CLI\n");
+    expect(await exit).toBe(SHIM_EXIT.ok);
+    expect((await out).toString()).toBe("via the CLI\n");
+  });
+});
+
+describe("shim helpers", () => {
+  it("reads a JSON-RPC request id, or nothing for lines that are not requests", () => {
+    expect(requestId('{"jsonrpc":"2.0","id":1,"method":"initialize"}')).toBe(1);
+    expect(requestId('{"id":"x"}')).toBe("x");
+    expect(requestId('{"id":null}')).toBeUndefined();
+    expect(requestId("[1]")).toBeUndefined();
+    expect(requestId("not json")).toBeUndefined();
+    expect(requestId("")).toBeUndefined();
+  });
+
+  it("starts the app named by CODEMODE_APP, detached, with CODEMODE_HOME passed through", async () => {
+    const dataDir = await tempDataDir();
+    const marker = path.join(dataDir, "started-with");
+    const app = path.join(dataDir, "fake-app.sh");
+    await writeFile(app, `#!/bin/sh\nprintf '%s' "$CODEMODE_HOME" > '${marker}'\n`, {
+      mode: 0o700,
+    });
+    const { defaultStartApp } = await import("./shim.js");
+    expect(defaultStartApp({ dataDir, env: { ...process.env, CODEMODE_APP: app } })).toBe(app);
+    let seen = "";
+    await waitFor(() => {
+      void readFile(marker, "utf8").then(
+        (content) => (seen = content),
+        () => undefined,
+      );
+      return seen !== "";
+    }, "the fake app to run");
+    expect(seen).toBe(dataDir);
+  });
+
+  it("finds `codemode daemon` of the package it sits in, only when it is built", async () => {
+    const root = await tempDataDir();
+    await writeFile(path.join(root, "package.json"), '{"name":"codemode"}');
+    await mkdir(path.join(root, "bin"));
+    await writeFile(path.join(root, "bin", "codemode.js"), "");
+    const from = path.join(root, "dist", "electron", "host", "shim");
+    await mkdir(from, { recursive: true });
+    expect(findStartCommand({}, from)).toBeUndefined();
+    await mkdir(path.join(root, "dist", "electron", "host", "cli"), { recursive: true });
+    await writeFile(path.join(root, "dist", "electron", "host", "cli", "main.js"), "");
+    expect(findStartCommand({}, from)).toEqual({
+      file: process.execPath,
+      args: [path.join(root, "bin", "codemode.js"), "daemon"],
+      description: "codemode daemon",
+    });
+    expect(findStartCommand({ CODEMODE_APP: "/opt/Code Mode/codemode" }, from)?.file).toBe(
+      "/opt/Code Mode/codemode",
+    );
+  });
+});

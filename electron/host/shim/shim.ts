@@ -1,0 +1,292 @@
+// The stdio <-> socket byte pipe MCP clients start. It must start fast and stay dumb: it
+// imports only Node built-ins and the local-access modules, and parses no MCP except the
+// first line in the one case where there is no host to give it to.
+
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { helloLine, parseReply, readLine } from "../local-access/handshake.js";
+import {
+  LOCAL_ACCESS_LIMITS,
+  SHIM_EXIT,
+  SHIM_NOT_RUNNING_CODE,
+} from "../local-access/local-access-limits.js";
+import { socketLocationFor } from "../local-access/socket-path.js";
+import { TokenError, readToken } from "../local-access/token.js";
+
+export interface StartAppContext {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Starts Code Mode if it can; returns what it started (for messages), or undefined. */
+export type StartApp = (
+  context: StartAppContext,
+) => string | undefined | Promise<string | undefined>;
+
+export interface ShimOptions {
+  dataDir: string;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  connect?: (socketPath: string) => net.Socket;
+  startApp?: StartApp;
+  /** How long to keep trying to connect after starting the app. */
+  timeoutMs?: number;
+  retryIntervalMs?: number;
+  /** App not running: how long to wait for the client's first line before giving up on it. */
+  firstLineWaitMs?: number;
+}
+
+type Attempt =
+  | { kind: "connected"; socket: net.Socket }
+  /** Nothing to connect to yet: worth starting the app and trying again. */
+  | { kind: "absent" }
+  | { kind: "failed"; message: string };
+
+export const NOT_RUNNING_HELP =
+  "Open the Code Mode app, or run `npx codemode daemon`, then restart this MCP server.";
+
+export async function runShim(options: ShimOptions): Promise<number> {
+  const { dataDir, env, stderr } = options;
+  const socketPath = socketLocationFor(dataDir, env).socketPath;
+  const connect = options.connect ?? ((target: string) => net.createConnection(target));
+
+  let result = await attempt(dataDir, socketPath, connect);
+  let started: string | undefined;
+  if (result.kind === "absent") {
+    try {
+      started = await (options.startApp ?? defaultStartApp)({ dataDir, env });
+    } catch (error) {
+      stderr.write(`codemode shim: could not start Code Mode: ${errorText(error)}\n`);
+    }
+    if (started !== undefined) {
+      stderr.write(`codemode shim: Code Mode is not running; starting it (${started})\n`);
+    }
+    const deadline = Date.now() + (options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs);
+    const interval = options.retryIntervalMs ?? LOCAL_ACCESS_LIMITS.shimRetryIntervalMs;
+    while (result.kind === "absent" && Date.now() < deadline) {
+      await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
+      result = await attempt(dataDir, socketPath, connect);
+    }
+  }
+  switch (result.kind) {
+    case "connected":
+      return pipe(result.socket, options);
+    case "failed":
+      stderr.write(`codemode shim: ${result.message}\n`);
+      return SHIM_EXIT.failed;
+    case "absent":
+      return notRunning(options, started);
+  }
+}
+
+async function attempt(
+  dataDir: string,
+  socketPath: string,
+  connect: (socketPath: string) => net.Socket,
+): Promise<Attempt> {
+  let token: string;
+  try {
+    token = await readToken(dataDir);
+  } catch (error) {
+    // The host writes the token before it listens: no token means no host yet.
+    if (error instanceof TokenError && error.code === "missing") return { kind: "absent" };
+    return { kind: "failed", message: errorText(error) };
+  }
+  const socket = connect(socketPath);
+  const connectError = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    socket.once("connect", () => resolve(undefined));
+    socket.once("error", resolve);
+  });
+  if (connectError) {
+    socket.destroy();
+    // ENOENT: no socket file (or pipe); ECONNREFUSED: a stale file nobody listens on.
+    if (connectError.code === "ENOENT" || connectError.code === "ECONNREFUSED") {
+      return { kind: "absent" };
+    }
+    return {
+      kind: "failed",
+      message: `cannot connect to Code Mode at ${socketPath}: ${connectError.message}`,
+    };
+  }
+  socket.on("error", () => undefined);
+  socket.write(helloLine(token));
+  const reply = await readLine(
+    socket,
+    LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
+    LOCAL_ACCESS_LIMITS.handshakeTimeoutMs,
+  );
+  if (reply.kind === "line") {
+    const parsed = parseReply(reply.line);
+    if (parsed.kind === "ok") return { kind: "connected", socket };
+    socket.destroy();
+    if (parsed.kind === "err") {
+      return { kind: "failed", message: `Code Mode refused the connection: ${parsed.reason}` };
+    }
+    return { kind: "failed", message: `unexpected handshake answer from ${socketPath}` };
+  }
+  socket.destroy();
+  const why =
+    reply.kind === "timeout"
+      ? `did not answer the handshake within ${LOCAL_ACCESS_LIMITS.handshakeTimeoutMs / 1000} s`
+      : reply.kind === "error"
+        ? `failed during the handshake: ${reply.error.message}`
+        : reply.kind === "end"
+          ? "closed the connection during the handshake"
+          : "sent an over-long handshake answer";
+  return { kind: "failed", message: `Code Mode at ${socketPath} ${why}` };
+}
+
+/** Bytes both ways until the host ends the connection. */
+function pipe(socket: net.Socket, options: ShimOptions): Promise<number> {
+  const { stdin, stdout, stderr } = options;
+  return new Promise((resolve) => {
+    let settled = false;
+    let hostEnded = false;
+    const finish = (code: number): void => {
+      if (settled) return;
+      settled = true;
+      stdin.unpipe(socket);
+      // A paused stdin holds no event-loop reference, so the process can exit.
+      stdin.pause();
+      socket.destroy();
+      resolve(code);
+    };
+    socket.on("end", () => {
+      hostEnded = true;
+      // pipe() never ends process.stdout, so we do; its 'finish' then means all is written.
+      stdout.end();
+    });
+    socket.on("close", () => {
+      if (hostEnded) return;
+      stderr.write("codemode shim: lost the connection to Code Mode\n");
+      finish(SHIM_EXIT.failed);
+    });
+    // Once the host has ended and everything it sent is written out, we are done.
+    stdout.on("finish", () => finish(SHIM_EXIT.ok));
+    // The client closed our stdout: nobody is left to talk to.
+    stdout.on("error", () => finish(SHIM_EXIT.ok));
+    stdin.on("error", () => socket.end());
+    socket.pipe(stdout, { end: false });
+    // On stdin's end this half-closes the socket; the host answers what is in flight, then ends.
+    stdin.pipe(socket);
+  });
+}
+
+async function notRunning(options: ShimOptions, started: string | undefined): Promise<number> {
+  const { stdin, stdout, stderr, dataDir } = options;
+  const waited = (options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs) / 1000;
+  const message =
+    `Code Mode is not running` +
+    (started === undefined
+      ? ""
+      : ` (started ${started}, but it did not answer within ${waited} s)`) +
+    `. ${NOT_RUNNING_HELP}`;
+  stderr.write(`codemode shim: ${message} (data directory: ${dataDir})\n`);
+
+  const first = await readLine(
+    stdin,
+    LOCAL_ACCESS_LIMITS.shimFirstLineMaxBytes,
+    options.firstLineWaitMs ?? LOCAL_ACCESS_LIMITS.shimFirstLineWaitMs,
+  );
+  const text = first.kind === "line" ? first.line : first.kind === "end" ? first.partial : "";
+  const id = requestId(text);
+  if (id !== undefined) {
+    const answer = {
+      jsonrpc: "2.0",
+      id,
+      error: { code: SHIM_NOT_RUNNING_CODE, message, data: { dataDir } },
+    };
+    await new Promise<void>((resolve) => {
+      stdout.write(JSON.stringify(answer) + "\n", () => resolve());
+    });
+  }
+  stdin.pause();
+  return SHIM_EXIT.notRunning;
+}
+
+/** The id of a JSON-RPC request line, or undefined if the line is not one. */
+export function requestId(line: string): string | number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+  const id = (parsed as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+export interface StartCommand {
+  file: string;
+  args: string[];
+  /** For messages: what the user would recognise. */
+  description: string;
+}
+
+/**
+ * What the default startApp would run: the app named by CODEMODE_APP (the user said so),
+ * else `codemode daemon` of this very package when it is built.
+ */
+export function findStartCommand(
+  env: NodeJS.ProcessEnv,
+  from: string = path.dirname(fileURLToPath(import.meta.url)),
+): StartCommand | undefined {
+  const app = env.CODEMODE_APP;
+  if (app) return { file: app, args: [], description: app };
+  const root = findPackageRoot(from);
+  if (root === undefined) return undefined;
+  const bin = path.join(root, "bin", "codemode.js");
+  // bin/codemode.js runs the compiled CLI; without dist/ it would only crash.
+  const compiled = path.join(root, "dist", "electron", "host", "cli", "main.js");
+  if (!existsSync(bin) || !existsSync(compiled)) return undefined;
+  return { file: process.execPath, args: [bin, "daemon"], description: "codemode daemon" };
+}
+
+/** Spawns Code Mode detached, so it outlives this shim and the client that started it. */
+export function defaultStartApp(context: StartAppContext): string | undefined {
+  const command = findStartCommand(context.env);
+  if (command === undefined) return undefined;
+  const child = spawn(command.file, command.args, {
+    detached: true,
+    stdio: "ignore",
+    windowsHide: true,
+    env: { ...context.env, CODEMODE_HOME: context.dataDir },
+  });
+  // A missing executable surfaces here; the wait that follows reports it as "not running".
+  child.on("error", () => undefined);
+  child.unref();
+  return command.description;
+}
+
+function findPackageRoot(from: string): string | undefined {
+  let dir = from;
+  for (;;) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      try {
+        const parsed = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown };
+        if (parsed.name === "codemode") return dir;
+      } catch {
+        // Not ours, or unreadable: keep walking up.
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

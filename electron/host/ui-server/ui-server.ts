@@ -1,0 +1,222 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { WebSocketServer, type WebSocket } from "ws";
+import { API_EVENTS, type ApiEventName } from "../../../shared/api/api-contract.js";
+import {
+  WS_MAX_MESSAGE_BYTES,
+  wsClientMessage,
+  wsHello,
+  type WsServerMessage,
+} from "../../../shared/api/ws-protocol.js";
+import { dispatchApi } from "../api/api-dispatcher.js";
+import type { CodeModeHost } from "../host/code-mode-host.js";
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".json": "application/json",
+  ".map": "application/json",
+  ".ico": "image/x-icon",
+};
+
+const SECURITY_HEADERS = {
+  "Content-Security-Policy":
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "no-store",
+};
+
+export interface UiServerOptions {
+  host: CodeModeHost;
+  /** The built renderer (renderer/dist). */
+  staticDir: string;
+  /** 0 picks a free port. */
+  port: number;
+  log?: (line: string) => void;
+}
+
+function sameToken(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Browser mode: the built UI and its WebSocket on 127.0.0.1 only. A page is served only to a
+ * request whose Host is this address (DNS rebinding), the socket only to this Origin (other
+ * sites), and the API only after the token printed at start; no CORS headers at all.
+ */
+export class UiServer {
+  readonly token = randomBytes(24).toString("hex");
+  private readonly http: http.Server;
+  private readonly wss: WebSocketServer;
+  private port = 0;
+
+  private constructor(private readonly options: UiServerOptions) {
+    this.http = http.createServer((req, res) => void this.serve(req, res));
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_MESSAGE_BYTES });
+    this.http.on("upgrade", (req, socket, head) => {
+      if (
+        new URL(req.url ?? "/", "http://x").pathname !== "/api" ||
+        !this.hostAllowed(req) ||
+        !this.originAllowed(req)
+      ) {
+        options.host.record({
+          kind: "auth_refused",
+          reason: "browser connection from another host or origin",
+          transport: "ws",
+        });
+        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.session(ws));
+    });
+  }
+
+  static async start(options: UiServerOptions): Promise<UiServer> {
+    const server = new UiServer(options);
+    await new Promise<void>((resolve, reject) => {
+      server.http.once("error", reject);
+      server.http.listen(options.port, "127.0.0.1", () => resolve());
+    });
+    server.port = (server.http.address() as AddressInfo).port;
+    return server;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/#token=${this.token}`;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  private allowedHosts(): string[] {
+    return [`127.0.0.1:${this.port}`, `localhost:${this.port}`];
+  }
+
+  private hostAllowed(req: http.IncomingMessage): boolean {
+    return this.allowedHosts().includes(req.headers.host ?? "");
+  }
+
+  private originAllowed(req: http.IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    return origin !== undefined && this.allowedHosts().some((h) => origin === `http://${h}`);
+  }
+
+  private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!this.hostAllowed(req)) {
+      res.writeHead(421, { "Content-Type": "text/plain" }).end("wrong host");
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { Allow: "GET, HEAD" }).end();
+      return;
+    }
+    const urlPath = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    const root = path.resolve(this.options.staticDir);
+    let file = path.resolve(root, "." + (urlPath === "/" ? "/index.html" : urlPath));
+    if (!file.startsWith(root + path.sep)) {
+      res.writeHead(404).end();
+      return;
+    }
+    let info = await stat(file).catch(() => null);
+    if (!info?.isFile()) {
+      file = path.join(root, "index.html");
+      info = await stat(file).catch(() => null);
+      if (!info?.isFile()) {
+        res
+          .writeHead(503, { "Content-Type": "text/plain" })
+          .end("The UI is not built: run `npm run build`.");
+        return;
+      }
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "Content-Type": CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream",
+      "Content-Length": info.size,
+    });
+    if (req.method === "HEAD") res.end();
+    else createReadStream(file).pipe(res);
+  }
+
+  private session(ws: WebSocket): void {
+    const host = this.options.host;
+    let authed = false;
+    const subscriptions = new Map<ApiEventName, () => void>();
+    const send = (message: WsServerMessage): void => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    };
+    const helloTimer = setTimeout(() => ws.close(4401, "no hello"), 10_000);
+    ws.on("close", () => {
+      clearTimeout(helloTimer);
+      for (const off of subscriptions.values()) off();
+      subscriptions.clear();
+    });
+    ws.on("message", (data: Buffer) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(data.toString("utf8"));
+      } catch {
+        ws.close(4400, "not JSON");
+        return;
+      }
+      if (!authed) {
+        const hello = wsHello.safeParse(value);
+        if (!hello.success || !sameToken(hello.data.token, this.token)) {
+          host.record({
+            kind: "auth_refused",
+            reason: "browser UI presented a wrong token",
+            transport: "ws",
+          });
+          ws.close(4401, "bad token");
+          return;
+        }
+        authed = true;
+        clearTimeout(helloTimer);
+        send({ type: "welcome" });
+        return;
+      }
+      const parsed = wsClientMessage.safeParse(value);
+      if (!parsed.success) {
+        ws.close(4400, "unknown message");
+        return;
+      }
+      const message = parsed.data;
+      if (message.type === "request") {
+        void dispatchApi(host.api, message.channel, message.params, (channel, error) =>
+          this.options.log?.(`api ${channel}: ${String(error)}`),
+        ).then((response) => send({ type: "response", id: message.id, response }));
+        return;
+      }
+      const event = message.event as ApiEventName;
+      if (!(API_EVENTS as readonly string[]).includes(event)) return;
+      if (message.type === "subscribe" && !subscriptions.has(event)) {
+        subscriptions.set(
+          event,
+          host.events.on(event, (payload) =>
+            send({ type: "event", event, payload } as WsServerMessage),
+          ),
+        );
+      } else if (message.type === "unsubscribe") {
+        subscriptions.get(event)?.();
+        subscriptions.delete(event);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+  }
+}

@@ -1,0 +1,199 @@
+// The one API contract between the host and every UI face. Channel names, the shape of
+// each request's params (zod, validated in the host on arrival), each result type and each
+// event type are declared here once; the preload, the IPC handlers, the WebSocket
+// transport and the renderer's client are all typed from these maps.
+import { z } from "zod";
+import type { AuditEntry, AuditRunDetail, AuditVerifyResult } from "../audit-entry.js";
+import type {
+  AppInfoView,
+  BuildProgress,
+  ClaudeDesktopPreview,
+  ClientSnippets,
+  ClientView,
+  DockerStatusView,
+  FieldError,
+  ImageStatusView,
+  ServerView,
+  SettingsView,
+  TaintView,
+  ToolView,
+} from "./api-views.js";
+
+const none = z.strictObject({});
+const serverName = z.string().min(1).max(64);
+
+export const serverEntryInput = z.strictObject({
+  command: z.string(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  secret: z.array(z.string()).optional(),
+  allow: z.array(z.string()).nullable().optional(),
+  private: z.union([z.boolean(), z.array(z.string())]).optional(),
+  type: z.string().optional(),
+});
+
+export const auditFilter = z.strictObject({
+  from: z.string().optional(),
+  to: z.string().optional(),
+  client: z.string().optional(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  decision: z.enum(["allowed", "refused", "failed"]).optional(),
+  kinds: z.array(z.string()).optional(),
+  text: z.string().max(1000).optional(),
+  runId: z.string().optional(),
+});
+export type AuditFilter = z.infer<typeof auditFilter>;
+
+const settingsPatch = z.strictObject({
+  deadlineSeconds: z.number().optional(),
+  maxCallsPerRun: z.number().optional(),
+  descriptionBudgetChars: z.number().optional(),
+  warmPoolSize: z.number().optional(),
+  serverConcurrency: z.number().optional(),
+  maxConcurrentRuns: z.number().optional(),
+  auditRetentionDays: z.number().optional(),
+  auditMaxFileMiB: z.number().optional(),
+  httpEnabled: z.boolean().optional(),
+  httpPort: z.number().optional(),
+});
+
+/** Params of every request, validated by the host before a handler sees them. */
+export const API_PARAMS = {
+  "app.info": none,
+  "app.description": none,
+  "app.setPaused": z.strictObject({ paused: z.boolean() }),
+  "docker.status": none,
+  "image.status": none,
+  "image.build": none,
+  "config.get": none,
+  "config.save": z.strictObject({ json: z.string().max(1024 * 1024) }),
+  "config.parseSnippet": z.strictObject({ text: z.string().max(1024 * 1024) }),
+  "config.claudeDesktopServers": none,
+  "servers.list": none,
+  "servers.upsert": z.strictObject({
+    name: z.string().max(200),
+    previousName: serverName.optional(),
+    entry: serverEntryInput,
+  }),
+  "servers.remove": z.strictObject({ name: serverName }),
+  "servers.restart": z.strictObject({ name: serverName }),
+  "servers.tools": z.strictObject({ name: serverName }),
+  "servers.setToolPolicy": z.strictObject({
+    name: serverName,
+    tool: z.string().min(1).max(512),
+    allowed: z.boolean().optional(),
+    private: z.boolean().optional(),
+  }),
+  "clients.list": none,
+  "clients.snippets": none,
+  "clients.claudeDesktopPreview": none,
+  "clients.claudeDesktopApply": z.strictObject({ expectedBefore: z.string() }),
+  "taint.list": none,
+  "taint.reset": z.strictObject({ client: z.string().min(1).max(512) }),
+  "settings.get": none,
+  "settings.save": settingsPatch,
+  "audit.query": z.strictObject({
+    filter: auditFilter,
+    limit: z.number().int().min(1).max(1000),
+    before: z.number().int().positive().optional(),
+  }),
+  "audit.run": z.strictObject({ runId: z.string().min(1).max(100) }),
+  "audit.verify": none,
+  "audit.export": z.strictObject({
+    format: z.enum(["jsonl", "csv"]),
+    filter: auditFilter.optional(),
+  }),
+} as const;
+
+export type ApiChannel = keyof typeof API_PARAMS;
+export const API_CHANNELS = Object.keys(API_PARAMS) as ApiChannel[];
+
+/** The result type of every request. */
+export interface ApiResults {
+  "app.info": AppInfoView;
+  "app.description": { text: string };
+  "app.setPaused": AppInfoView;
+  "docker.status": DockerStatusView;
+  "image.status": ImageStatusView;
+  "image.build": { started: boolean };
+  "config.get": { json: string; servers: ServerView[] };
+  "config.save": ServerView[];
+  "config.parseSnippet": { servers: Record<string, z.infer<typeof serverEntryInput>> };
+  "config.claudeDesktopServers": {
+    path: string;
+    servers: Record<string, z.infer<typeof serverEntryInput>>;
+  };
+  "servers.list": ServerView[];
+  "servers.upsert": ServerView[];
+  "servers.remove": ServerView[];
+  "servers.restart": ServerView[];
+  "servers.tools": ToolView[];
+  "servers.setToolPolicy": ToolView[];
+  "clients.list": ClientView[];
+  "clients.snippets": ClientSnippets;
+  "clients.claudeDesktopPreview": ClaudeDesktopPreview;
+  "clients.claudeDesktopApply": { path: string; backup: string | null };
+  "taint.list": TaintView[];
+  "taint.reset": TaintView[];
+  "settings.get": SettingsView;
+  "settings.save": SettingsView;
+  "audit.query": { entries: AuditEntry[]; nextBefore: number | null };
+  "audit.run": AuditRunDetail;
+  "audit.verify": AuditVerifyResult;
+  "audit.export": { fileName: string; text: string };
+}
+
+export type ApiParams<C extends ApiChannel> = z.input<(typeof API_PARAMS)[C]>;
+export type ApiResult<C extends ApiChannel> = ApiResults[C];
+
+/** Events the host pushes to subscribers. */
+export interface ApiEvents {
+  "audit.entry": AuditEntry;
+  "servers.changed": ServerView[];
+  "clients.changed": ClientView[];
+  "taint.changed": TaintView[];
+  "image.build": BuildProgress;
+  "docker.changed": DockerStatusView;
+  "settings.changed": SettingsView;
+  "app.changed": AppInfoView;
+}
+export type ApiEventName = keyof ApiEvents;
+export const API_EVENTS = [
+  "audit.entry",
+  "servers.changed",
+  "clients.changed",
+  "taint.changed",
+  "image.build",
+  "docker.changed",
+  "settings.changed",
+  "app.changed",
+] as const satisfies readonly ApiEventName[];
+
+/** Errors cross the API as data, never as thrown exceptions. */
+export type ApiErrorCode = "invalid" | "not_found" | "conflict" | "unavailable" | "internal";
+export interface ApiError {
+  code: ApiErrorCode;
+  message: string;
+  fields?: FieldError[];
+}
+export type ApiResponse<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** The host side: one async function per channel. */
+export type ApiHandlers = {
+  [C in ApiChannel]: (
+    params: z.output<(typeof API_PARAMS)[C]>,
+  ) => ApiResult<C> | Promise<ApiResult<C>>;
+};
+
+/** The UI side: what the preload exposes and what the WebSocket client implements. */
+export interface ApiClient {
+  request<C extends ApiChannel>(
+    channel: C,
+    params: ApiParams<C>,
+  ): Promise<ApiResponse<ApiResult<C>>>;
+  subscribe<E extends ApiEventName>(
+    event: E,
+    listener: (payload: ApiEvents[E]) => void,
+  ): () => void;
+}

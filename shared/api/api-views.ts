@@ -1,0 +1,126 @@
+// What the host shows the UI. Plain data only (no Node types): this module is shared by
+// the host, the preload, the WebSocket transport and the React renderer.
+
+export type DockerState = "ready" | "not-running" | "not-installed";
+
+export interface DockerStatusView {
+  state: DockerState;
+  /** The socket or host that answered (when ready). */
+  endpoint: string | null;
+  version: string | null;
+  /** Sockets tried when none answered. */
+  tried: string[];
+  /** What to do, in words a non-developer can follow. */
+  message: string | null;
+}
+
+export interface ImageStatusView {
+  tag: string;
+  present: boolean;
+  stale: string[];
+  sizeBytes: number | null;
+  created: string | null;
+  python: string | null;
+  libraries: Record<string, string>;
+  building: boolean;
+}
+
+export type BuildProgress =
+  | { kind: "step"; step: number; total: number; text: string }
+  | { kind: "log"; text: string }
+  | { kind: "finished"; ok: boolean; tag: string; error: string | null };
+
+export type ServerStatusName = "starting" | "ready" | "failed" | "stopped";
+
+export interface ServerView {
+  name: string;
+  command: string;
+  args: string[];
+  /** Env names; secret values are never sent, only "••••" plus their last 2 characters. */
+  env: { name: string; value: string; secret: boolean }[];
+  allow: string[] | null;
+  private: boolean | string[];
+  status: ServerStatusName;
+  lastError: string | null;
+  stderrTail: string[];
+  restarting: boolean;
+  toolCount: number;
+}
+
+export interface ToolView {
+  server: string;
+  /** The server's own name. */
+  name: string;
+  /** The name the code calls; null when the tool is not in the catalog. */
+  pyName: string | null;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  allowed: boolean;
+  private: boolean;
+  /** Why a listed tool is not callable (disallowed, schema too deep, ...). */
+  leftOutReason: string | null;
+}
+
+export interface ClientView {
+  connectionId: string;
+  name: string;
+  version: string;
+  transport: "socket" | "http";
+  since: string;
+  runs: number;
+  running: number;
+}
+
+export interface TaintView {
+  client: string;
+  server: string;
+  tool: string;
+  pyName: string;
+  at: string;
+}
+
+export interface SettingsView {
+  deadlineSeconds: number;
+  maxCallsPerRun: number;
+  descriptionBudgetChars: number;
+  warmPoolSize: number;
+  serverConcurrency: number;
+  maxConcurrentRuns: number;
+  auditRetentionDays: number;
+  auditMaxFileMiB: number;
+  httpEnabled: boolean;
+  httpPort: number;
+}
+
+export interface AppInfoView {
+  version: string;
+  dataDir: string;
+  socketPath: string;
+  paused: boolean;
+  /** Config or settings that could not be loaded at start (kept aside, not overwritten). */
+  startupProblems: string[];
+  /** The command an MCP client runs to reach this install. */
+  shimCommand: { command: string; args: string[]; env: Record<string, string> };
+}
+
+export interface ClientSnippets {
+  claudeDesktop: string;
+  cursor: string;
+  vscode: string;
+  claudeCode: string;
+}
+
+export interface ClaudeDesktopPreview {
+  path: string;
+  exists: boolean;
+  before: string;
+  after: string;
+  /** Unified diff of before -> after. */
+  diff: string;
+}
+
+export interface FieldError {
+  /** Path of the field, e.g. ["mcpServers", "notes", "command"]. */
+  path: string[];
+  message: string;
+}

@@ -1,0 +1,29 @@
+// Framing of the typed API over the browser-mode WebSocket: one JSON message per frame.
+import { z } from "zod";
+import type { ApiChannel, ApiEventName, ApiEvents, ApiResponse } from "./api-contract.js";
+
+/** The first message on a new connection: nothing else is answered before it. */
+export const wsHello = z.strictObject({ type: z.literal("hello"), token: z.string().max(256) });
+
+export const wsClientMessage = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("request"),
+    id: z.number().int().nonnegative(),
+    channel: z.string().max(64),
+    params: z.unknown(),
+  }),
+  z.strictObject({ type: z.literal("subscribe"), event: z.string().max(64) }),
+  z.strictObject({ type: z.literal("unsubscribe"), event: z.string().max(64) }),
+]);
+export type WsClientMessage =
+  | { type: "request"; id: number; channel: ApiChannel; params: unknown }
+  | { type: "subscribe"; event: ApiEventName }
+  | { type: "unsubscribe"; event: ApiEventName };
+
+export type WsServerMessage =
+  | { type: "welcome" }
+  | { type: "response"; id: number; response: ApiResponse<unknown> }
+  | { [E in ApiEventName]: { type: "event"; event: E; payload: ApiEvents[E] } }[ApiEventName];
+
+/** Largest message the host accepts from a browser (a pasted config is the biggest). */
+export const WS_MAX_MESSAGE_BYTES = 2 * 1024 * 1024;

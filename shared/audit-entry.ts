@@ -1,0 +1,249 @@
+// The audit log's entry: one JSON object per line of an append-only file. Shared by the host
+// (which writes, verifies, queries and exports it) and the UI (which shows it), so this module
+// must stay free of Node imports.
+import { z } from "zod";
+import { STOP_REASONS } from "./run-result.js";
+
+/** `prev` of the very first entry: there is no line before it to hash. */
+export const GENESIS_PREV = "0".repeat(64);
+
+export const AUDIT_KINDS = [
+  "client_connected",
+  "client_disconnected",
+  "run_started",
+  "run_finished",
+  "call",
+  "config_changed",
+  "settings_changed",
+  "image_build",
+  "taint_set",
+  "taint_reset",
+  "auth_refused",
+] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+export const CALL_DECISIONS = ["allowed", "refused", "failed"] as const;
+export type AuditCallDecision = (typeof CALL_DECISIONS)[number];
+
+export const AUTH_TRANSPORTS = ["socket", "http", "ws"] as const;
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+const count = z.number().int().nonnegative();
+const millis = z.number().nonnegative();
+
+// Objects are not strict: a newer app may add a field, and an older one must still be able to
+// verify and show the log. The hash chain, not the schema, is what catches edits.
+const common = {
+  /** 1-based, one more than the entry before it, across all files. */
+  seq: z.number().int().positive(),
+  /** When the entry was written (ISO 8601, UTC); never earlier than the entry before. */
+  ts: z.iso.datetime(),
+  /**
+   * sha256 (hex) of the previous entry's line exactly as written, without its newline;
+   * GENESIS_PREV for the first entry.
+   */
+  prev: sha256Hex,
+};
+
+const clientConnection = {
+  client: z.string(),
+  /** Null when the client did not say. */
+  clientVersion: z.string().nullable(),
+  connectionId: z.string(),
+};
+
+export const clientConnectedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("client_connected"),
+  ...clientConnection,
+});
+
+export const clientDisconnectedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("client_disconnected"),
+  ...clientConnection,
+});
+
+export const runStartedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("run_started"),
+  runId: z.string(),
+  client: z.string(),
+  /** The code as sent, cut to AUDIT_LIMITS.codeMaxBytes; codeBytes and codeHash are of all of it. */
+  code: z.string(),
+  codeBytes: count,
+  codeHash: sha256Hex,
+});
+
+export const runFinishedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("run_finished"),
+  runId: z.string(),
+  client: z.string(),
+  durationMs: millis,
+  calls: count,
+  exitCode: z.number().int().nullable(),
+  stopped: z.enum(STOP_REASONS).nullable(),
+  timedOut: z.boolean(),
+  truncated: z.boolean(),
+  error: z.string().nullable(),
+  stdoutBytes: count,
+  stderrBytes: count,
+});
+
+export const callEntrySchema = z.object({
+  ...common,
+  kind: z.literal("call"),
+  runId: z.string(),
+  client: z.string(),
+  /** Null when the name the code called matched no tool. */
+  server: z.string().nullable(),
+  /** The Python name the code called. */
+  tool: z.string(),
+  /** The server's own name for the tool; null when the name matched no tool. */
+  serverTool: z.string().nullable(),
+  decision: z.enum(CALL_DECISIONS),
+  /** For refused and failed calls: what the code was told. */
+  reason: z.string().nullable(),
+  /** For host faults: the exception's own message, which never reaches the code. */
+  detail: z.string().nullable(),
+  argBytes: count,
+  /** JSON text of the arguments with secrets replaced and cut; null for private tools. */
+  args: z.string().nullable(),
+  /** Null when no result came back. */
+  resultBytes: count.nullable(),
+  resultHash: sha256Hex.nullable(),
+  durationMs: millis,
+  private: z.boolean(),
+});
+
+export const configChangedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("config_changed"),
+  summary: z.string(),
+  /** The server names in the config after the change. */
+  servers: z.array(z.string()),
+});
+
+export const settingsChangedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("settings_changed"),
+  changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
+});
+
+export const imageBuildEntrySchema = z.object({
+  ...common,
+  kind: z.literal("image_build"),
+  tag: z.string(),
+  ok: z.boolean(),
+  error: z.string().nullable(),
+  durationMs: millis,
+});
+
+export const taintSetEntrySchema = z.object({
+  ...common,
+  kind: z.literal("taint_set"),
+  client: z.string(),
+  server: z.string(),
+  tool: z.string(),
+});
+
+export const taintResetEntrySchema = z.object({
+  ...common,
+  kind: z.literal("taint_reset"),
+  client: z.string(),
+  /** The tool whose call had tainted the client. */
+  previousTool: z.string(),
+});
+
+export const authRefusedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("auth_refused"),
+  reason: z.string(),
+  transport: z.enum(AUTH_TRANSPORTS),
+});
+
+export const auditEntrySchema = z.discriminatedUnion("kind", [
+  clientConnectedEntrySchema,
+  clientDisconnectedEntrySchema,
+  runStartedEntrySchema,
+  runFinishedEntrySchema,
+  callEntrySchema,
+  configChangedEntrySchema,
+  settingsChangedEntrySchema,
+  imageBuildEntrySchema,
+  taintSetEntrySchema,
+  taintResetEntrySchema,
+  authRefusedEntrySchema,
+]);
+
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+export type AuditEntryOf<K extends AuditKind> = Extract<AuditEntry, { kind: K }>;
+export type RunStartedEntry = AuditEntryOf<"run_started">;
+export type RunFinishedEntry = AuditEntryOf<"run_finished">;
+export type CallEntry = AuditEntryOf<"call">;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** What a writer supplies: the log adds seq, ts and prev. */
+export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev">;
+
+/**
+ * What the audit view can ask for. Every field narrows the result; an entry without the field
+ * a filter names (a `config_changed` entry for a `client` filter) does not match it.
+ */
+export interface AuditFilter {
+  /** ISO time, inclusive. */
+  from?: string;
+  /** ISO time, exclusive. */
+  to?: string;
+  client?: string;
+  /** Matches `server`, and `servers` of config changes. */
+  server?: string;
+  /** Matches the Python name or the server's name for the tool. */
+  tool?: string;
+  decision?: AuditCallDecision;
+  /** Any of these kinds; an empty list means any kind. */
+  kinds?: readonly string[];
+  /** Case-insensitive substring of the line as written. */
+  text?: string;
+  runId?: string;
+}
+
+export interface AuditPage {
+  limit?: number;
+  /** Only entries with a smaller seq: the `nextBefore` of the previous page. */
+  before?: number;
+}
+
+export interface AuditQueryResult {
+  /** Newest first. */
+  entries: AuditEntry[];
+  /** Pass as `before` for the next page; null when there are no more matches. */
+  nextBefore: number | null;
+}
+
+/** One run for the detail panel. */
+export interface AuditRunDetail {
+  started: RunStartedEntry | null;
+  /** In the order they were logged. */
+  calls: CallEntry[];
+  finished: RunFinishedEntry | null;
+}
+
+export type AuditVerifyResult =
+  | {
+      ok: true;
+      entries: number;
+      firstSeq: number | null;
+      lastSeq: number | null;
+      /** What the user should know though nothing is wrong (a retention cut, a crash). */
+      note: string | null;
+    }
+  | {
+      ok: false;
+      /** Entries that checked out before the first bad one. */
+      entries: number;
+      firstBad: { file: string; line: number; seq: number | null; problem: string };
+      note: string | null;
+    };

@@ -96,6 +96,8 @@ export interface AppInfoView {
   version: string;
   dataDir: string;
   socketPath: string;
+  /** MCP over HTTP (Streamable HTTP at /mcp, SSE at /sse), when turned on in settings. */
+  httpUrl: string | null;
   paused: boolean;
   /** Config or settings that could not be loaded at start (kept aside, not overwritten). */
   startupProblems: string[];

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientView } from "../../../shared/api/api-views.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { createRunPythonServer, type RunPythonService } from "../mcp/run-python-server.js";
@@ -8,8 +9,7 @@ import { createRunPythonServer, type RunPythonService } from "../mcp/run-python-
 interface Session {
   view: ClientView;
   controller: AbortController;
-  transport: StdioServerTransport;
-  socket: Duplex;
+  transport: Transport;
 }
 
 export interface ClientSessionEvents {
@@ -38,7 +38,23 @@ export class ClientSessions {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async attach(socket: Duplex, transportKind: ClientView["transport"]): Promise<string> {
+  /** A local-socket connection: the SDK's stdio transport over the socket's two directions. */
+  async attachSocket(socket: Duplex): Promise<string> {
+    const transport = new StdioServerTransport(socket, socket);
+    // The SDK's stdio transport does not notice its streams ending: close it ourselves.
+    const end = (): void => void transport.close();
+    socket.once("end", end);
+    socket.once("close", end);
+    socket.once("error", end);
+    return this.attach(transport, "socket", () => socket.destroy());
+  }
+
+  /** Any MCP transport (an HTTP session); `dispose` runs once the session has ended. */
+  async attach(
+    transport: Transport,
+    transportKind: ClientView["transport"],
+    dispose: () => void = () => undefined,
+  ): Promise<string> {
     const connectionId = randomUUID();
     const controller = new AbortController();
     const view: ClientView = {
@@ -77,21 +93,11 @@ export class ClientSessions {
       this.events.connected({ ...view });
       this.changed();
     };
-    const transport = new StdioServerTransport(socket, socket);
-    const session: Session = { view, controller, transport, socket };
-    this.sessions.set(connectionId, session);
-
-    // The SDK's stdio transport does not notice its streams ending: close it ourselves.
-    const end = (): void => {
-      controller.abort();
-      void transport.close();
-    };
-    socket.once("end", end);
-    socket.once("close", end);
-    socket.once("error", end);
+    this.sessions.set(connectionId, { view, controller, transport });
     void closed.then(() => {
+      // A connection that goes away takes its runs with it.
       controller.abort();
-      socket.destroy();
+      dispose();
       if (this.sessions.delete(connectionId)) {
         this.events.disconnected({ ...view });
         this.changed();
@@ -109,7 +115,6 @@ export class ClientSessions {
     const all = [...this.sessions.values()];
     for (const session of all) session.controller.abort();
     await Promise.allSettled(all.map((s) => s.transport.close()));
-    for (const session of all) session.socket.destroy();
   }
 
   private changed(): void {

@@ -32,6 +32,7 @@ import {
 } from "../settings/settings.js";
 import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
+import { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import { ApiFailure } from "../api/api-failure.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
 import { AuditRecorder } from "./audit-recorder.js";
@@ -76,6 +77,8 @@ export class CodeModeHost {
   readonly engine: CodeModeEngine;
   readonly startupProblems: string[] = [];
   private listener: LocalSocketListener | null = null;
+  private http: McpHttpServer | null = null;
+  private token = "";
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
 
@@ -149,7 +152,7 @@ export class CodeModeHost {
     const problems: string[] = [];
     let host: CodeModeHost | null = null;
     try {
-      await ensureToken(options.dataDir);
+      const token = await ensureToken(options.dataDir);
       const settingsFile = await loadFile(
         path.join(options.dataDir, SETTINGS_FILE),
         parseSettingsFile,
@@ -221,6 +224,7 @@ export class CodeModeHost {
       const servers = new ServerSet({ servers: new Map() });
       host = new CodeModeHost(options, lock, audit, servers, sandbox, settings, config);
       host.startupProblems.push(...problems);
+      host.token = token;
       secrets.current = host.secrets();
       Object.defineProperty(settingsRef, "current", { get: () => host!.settings });
       const started = host;
@@ -231,6 +235,11 @@ export class CodeModeHost {
       for (const failure of replaced.failed)
         log(`server ${failure.server} did not start: ${failure.error}`);
       await host.listen();
+      await host
+        .applyHttp()
+        .catch((error: unknown) =>
+          host?.startupProblems.push(`MCP over HTTP did not start: ${String(error)}`),
+        );
       host.watchDocker();
       for (const problem of host.startupProblems) log(problem);
       return host;
@@ -248,7 +257,7 @@ export class CodeModeHost {
       env: this.options.env,
       instanceLock: this.lock,
       onConnection: (socket) => {
-        void this.sessions.attach(socket, "socket").catch((error: unknown) => {
+        void this.sessions.attachSocket(socket).catch((error: unknown) => {
           this.options.log?.(`connection failed: ${String(error)}`);
           socket.destroy();
         });
@@ -260,6 +269,30 @@ export class CodeModeHost {
       onError: (error) => this.options.log?.(`socket: ${error.message}`),
     });
     this.listener = listener;
+  }
+
+  /** MCP over HTTP follows the settings: off by default, on 127.0.0.1 only when turned on. */
+  private async applyHttp(): Promise<void> {
+    const want = this.settings.httpEnabled ? this.settings.httpPort : null;
+    const current = this.http;
+    if (current && want !== null && current.url.includes(`:${want}/`)) return;
+    this.http = null;
+    await current?.close();
+    if (want === null) return;
+    this.http = await McpHttpServer.start({
+      sessions: this.sessions,
+      port: want,
+      token: this.token,
+      log: this.options.log,
+      onRefused: (reason) => this.record({ kind: "auth_refused", reason, transport: "http" }),
+    });
+    this.options.log?.(
+      `MCP over HTTP at ${this.http.url} (bearer token: the token file in ${this.options.dataDir})`,
+    );
+  }
+
+  get httpUrl(): string | null {
+    return this.http?.url ?? null;
   }
 
   get socketPath(): string {
@@ -329,6 +362,7 @@ export class CodeModeHost {
       version: this.options.version,
       dataDir: this.options.dataDir,
       socketPath: this.socketPath,
+      httpUrl: this.httpUrl,
       paused: this.gate.paused,
       startupProblems: [
         ...this.startupProblems,
@@ -396,6 +430,15 @@ export class CodeModeHost {
       maxFileBytes: next.auditMaxFileMiB * 1024 * 1024,
     });
     this.engine.updateSettings(this.engineSettings());
+    if ("httpEnabled" in changes || "httpPort" in changes) {
+      await this.applyHttp().catch((error: unknown) => {
+        throw new ApiFailure(
+          "unavailable",
+          `MCP over HTTP could not start on port ${next.httpPort}: ${String(error)}`,
+          [{ path: ["httpPort"], message: "this port could not be used" }],
+        );
+      });
+    }
     this.record({ kind: "settings_changed", changes });
     this.events.emit("settings.changed", next);
     return next;
@@ -406,6 +449,7 @@ export class CodeModeHost {
     this.stopping ??= (async () => {
       if (this.dockerTimer) clearInterval(this.dockerTimer);
       await this.listener?.close().catch(() => undefined);
+      await this.http?.close().catch(() => undefined);
       await this.sessions.closeAll();
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);

@@ -2,7 +2,9 @@ import {
   API_PARAMS,
   type ApiChannel,
   type ApiHandlers,
+  type ApiParams,
   type ApiResponse,
+  type ApiResult,
 } from "../../../shared/api/api-contract.js";
 import { ApiFailure } from "./api-failure.js";
 
@@ -14,6 +16,18 @@ function isChannel(value: string): value is ApiChannel {
  * The single entry of every request, whatever the transport: the channel must exist, the
  * params must match its schema, and whatever happens comes back as data, never a throw.
  */
+export function dispatchApi<C extends ApiChannel>(
+  handlers: ApiHandlers,
+  channel: C,
+  params: ApiParams<C>,
+  onInternalError?: (channel: string, error: unknown) => void,
+): Promise<ApiResponse<ApiResult<C>>>;
+export function dispatchApi(
+  handlers: ApiHandlers,
+  channel: string,
+  params: unknown,
+  onInternalError?: (channel: string, error: unknown) => void,
+): Promise<ApiResponse<unknown>>;
 export async function dispatchApi(
   handlers: ApiHandlers,
   channel: string,

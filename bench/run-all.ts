@@ -1,2 +1,4 @@
 // Runs every benchmark in turn; each prints its own side-by-side ratios.
 await import("./sandbox-latency.js");
+await import("./concurrent-calls.js");
+await import("./shim-round-trip.js");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import { setMaxListeners } from "node:events";
+import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { Bridge } from "../bridge/bridge.js";
 import type { BridgeEventSink } from "../bridge/bridge-events.js";
@@ -65,6 +66,7 @@ export class CodeModeEngine {
   private bridge: Bridge;
   settings: EngineSettings;
   private readonly listeners = new Set<() => void>();
+  private readonly errorListeners = new Set<(message: string) => void>();
   private readonly unsubscribe: () => void;
   /** Problems of the last live catalog rebuild that was refused (the old one stays). */
   lastCatalogError: string | null = null;
@@ -127,6 +129,7 @@ export class CodeModeEngine {
       this.lastCatalogError = null;
     } catch (error) {
       this.lastCatalogError = error instanceof Error ? error.message : String(error);
+      for (const listener of this.errorListeners) listener(this.lastCatalogError);
       return;
     }
     for (const listener of this.listeners) listener();
@@ -140,6 +143,12 @@ export class CodeModeEngine {
   onCatalogChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called when a live rebuild was refused (a clash, a label naming no tool): the old catalog stays. */
+  onCatalogError(listener: (message: string) => void): () => void {
+    this.errorListeners.add(listener);
+    return () => this.errorListeners.delete(listener);
   }
 
   description(): string {
@@ -156,6 +165,8 @@ export class CodeModeEngine {
   async run(input: RunPythonInput, context: RunContext): Promise<RunResult> {
     const runId = randomUUID();
     const calls = new AbortController();
+    // Each call in flight listens on this signal; asyncio.gather can have many at once.
+    setMaxListeners(PROTOCOL_LIMITS.maxPendingCalls + 1, calls.signal);
     const catalog = this.current;
     const calls_ = this.bridge.startRun({
       runId,
@@ -195,5 +206,6 @@ export class CodeModeEngine {
   close(): void {
     this.unsubscribe();
     this.listeners.clear();
+    this.errorListeners.clear();
   }
 }

@@ -139,6 +139,12 @@ export class CodeModeHost {
       }
       this.events.emit("taint.changed", this.taintViews());
     });
+    this.engine.onCatalogError((message) => {
+      options.log?.(
+        `the tools of a server changed but cannot be used: ${message}; keeping the previous tools`,
+      );
+      this.events.emit("app.changed", this.appInfo());
+    });
     servers.on("status", () => this.emitServers());
     servers.on("tools", () => this.emitServers());
     audit.subscribe((entry) => this.events.emit("audit.entry", entry));

@@ -35,8 +35,8 @@ export class WarmPool {
           this.starting--;
           this.lastError = null;
           if (this.closed) {
-            void container.remove().catch(() => undefined);
-            return;
+            // Awaited through `inflight`, so drain() returns only once it is gone.
+            return container.remove().catch(() => undefined);
           }
           this.ready.push(container);
           void container.ended.then(() => this.drop(container));

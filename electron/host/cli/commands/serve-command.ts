@@ -66,8 +66,23 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       if (error instanceof CatalogError) throw new UserError(error.message);
       throw error;
     }
-    for (const warning of engine.catalog.warnings)
+    for (const warning of engine.catalog.warnings) {
       writeLine(io.stderr, `codemode serve: ${warning}`);
+    }
+    const live = engine;
+    let shownWarnings = new Set(live.catalog.warnings);
+    live.onCatalogChange(() => {
+      for (const warning of live.catalog.warnings) {
+        if (!shownWarnings.has(warning)) writeLine(io.stderr, `codemode serve: ${warning}`);
+      }
+      shownWarnings = new Set(live.catalog.warnings);
+    });
+    live.onCatalogError((message) =>
+      writeLine(
+        io.stderr,
+        `codemode serve: the tools of a server changed but cannot be used: ${message}; keeping the previous tools`,
+      ),
+    );
 
     const { server, closed } = createRunPythonServer(engine, {
       clientKey: () => SERVE_CLIENT,

@@ -1,0 +1,124 @@
+// 200 calls to the toy server's `sleep` tool (50 ms each), all in one run_python run,
+// through a real `codemode serve` process and a real MCP client (the SDK's Client over
+// stdio): gathered with asyncio.gather, then one after another in a Python loop. Each is
+// shown next to the serial sum (200 x 50 ms = 10 s). The bridge lets each server have
+// BRIDGE_LIMITS.defaultServerConcurrency calls in flight; serve cannot change that, so a
+// second part runs the same engine in-process with other caps, to show what a different
+// default would buy.
+
+import { BRIDGE_LIMITS } from "../shared/limits.js";
+import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
+import { TaintRegistry } from "../electron/host/bridge/taint.js";
+import { findDocker } from "../electron/host/docker/docker-status.js";
+import { CodeModeEngine } from "../electron/host/engine/code-mode-engine.js";
+import { sandboxImageDir } from "../electron/host/paths.js";
+import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { Sandbox } from "../electron/host/sandbox/sandbox.js";
+import { singleServerConfig } from "../electron/host/servers/server-config.js";
+import { ServerSet } from "../electron/host/servers/server-set.js";
+import type { RunResult } from "../shared/run-result.js";
+import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import { assertServeBuilt, startServe, TOY_COMMAND } from "../test-support/serve-client.js";
+
+const CALLS = 200;
+const SLEEP_MS = 50;
+const SERIAL_MS = CALLS * SLEEP_MS;
+const CAPS = [8, 16, 32, 64];
+
+const GATHERED = `import asyncio
+results = await asyncio.gather(*(sleep({"ms": ${SLEEP_MS}}) for _ in range(${CALLS})))
+print(sum(r == "slept" for r in results))`;
+
+const LOOPED = `ok = 0
+for _ in range(${CALLS}):
+    ok += (await sleep({"ms": ${SLEEP_MS}})) == "slept"
+print(ok)`;
+
+function line(label: string, ms: number): string {
+  return (
+    `${label.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms   serial sum ${SERIAL_MS} ms   ` +
+    `ratio ${(ms / SERIAL_MS).toFixed(2)}`
+  );
+}
+
+function check(result: RunResult, label: string): void {
+  if (result.stdout.trim() !== String(CALLS) || result.error !== null) {
+    throw new Error(`${label}: not every call slept: ${JSON.stringify(result)}`);
+  }
+}
+
+async function throughServe(): Promise<void> {
+  const session = await startServe({ args: ["--allow", "sleep", "--", ...TOY_COMMAND] });
+  try {
+    await session.run("print(1)"); // the first run pays for nothing the others do not
+    for (const [label, code] of [
+      ["asyncio.gather", GATHERED],
+      ["a Python loop, one call after another", LOOPED],
+    ] as const) {
+      const started = performance.now();
+      const result = await session.run(code);
+      const wall = performance.now() - started;
+      check(result, label);
+      console.log(line(`serve, ${label}`, wall));
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+async function inProcess(): Promise<void> {
+  const status = await findDocker();
+  if (status.state !== "ready") throw new Error(status.message);
+  const image = imageTagFor(readContext(sandboxImageDir()));
+  const servers = new ServerSet(
+    singleServerConfig(process.execPath, [TOY_SERVER_JS], {
+      allow: ["sleep"],
+      private: [],
+      env: {},
+    }),
+  );
+  await servers.open();
+  const sandbox = new Sandbox({
+    docker: status.docker,
+    image,
+    owner: { home: "codemode-bench", pid: process.pid },
+  });
+  try {
+    await sandbox.run({ code: "print(1)" }); // as above: warm the engine's caches first
+    for (const cap of CAPS) {
+      const engine = new CodeModeEngine({
+        servers,
+        sandbox,
+        taint: new TaintRegistry(),
+        events: discardBridgeEvents,
+        prefixWithServer: false,
+        settings: { serverConcurrency: cap },
+      });
+      try {
+        const started = performance.now();
+        const result = await engine.run({ code: GATHERED }, { client: "bench" });
+        const wall = performance.now() - started;
+        check(result, `cap ${cap}`);
+        const mark = cap === BRIDGE_LIMITS.defaultServerConcurrency ? " (default)" : "";
+        console.log(line(`in-process engine, asyncio.gather, cap ${cap}${mark}`, wall));
+      } finally {
+        engine.close();
+      }
+    }
+  } finally {
+    await Promise.allSettled([sandbox.close(), servers.close()]);
+  }
+}
+
+async function main(): Promise<void> {
+  assertToyServerBuilt();
+  assertServeBuilt();
+  console.log(
+    `${CALLS} calls to toy sleep(${SLEEP_MS} ms) in one run; per-server cap ` +
+      `${BRIDGE_LIMITS.defaultServerConcurrency} (BRIDGE_LIMITS.defaultServerConcurrency)`,
+  );
+  await throughServe();
+  await inProcess();
+}
+
+await main();

@@ -1,0 +1,431 @@
+// Drives `codemode serve` the way an MCP client does: the SDK's Client over a
+// StdioClientTransport that spawns `node bin/codemode.js serve ...`. The e2e tests and
+// the concurrency bench share it, so spawning, connecting and cleaning up live in one place.
+
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type Dockerode from "dockerode";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { RunResult } from "../shared/run-result.js";
+import { homeId } from "../electron/host/paths.js";
+import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The CLI entry; it imports `dist/`, so the build must be current. */
+export const CODEMODE_BIN = path.join(root, "bin", "codemode.js");
+
+/** The published server-everything, started as `node <bin> stdio`. */
+export const EVERYTHING_BIN = path.join(
+  root,
+  "node_modules",
+  "@modelcontextprotocol",
+  "server-everything",
+  "dist",
+  "index.js",
+);
+
+/** `node toy-server.js`, as a command line for `serve -- ...` or a config entry. */
+export const TOY_COMMAND: readonly string[] = [process.execPath, TOY_SERVER_JS];
+
+const SERVE_SOURCES = [
+  ...["bridge", "catalog", "cli", "docker", "engine", "mcp", "sandbox", "servers"].map((d) =>
+    path.join("electron", "host", d),
+  ),
+  path.join("electron", "host", "paths.ts"),
+  path.join("shared", "limits.ts"),
+  path.join("shared", "run-result.ts"),
+  "test-servers",
+];
+
+/**
+ * serve runs from `dist/`: a missing or stale build would make the tests prove things about
+ * old code. Throws, naming the command to run, when any host source is newer than its build.
+ */
+export function assertServeBuilt(): void {
+  const stale: string[] = [];
+  const walk = (dir: string): void => {
+    const full = path.join(root, dir);
+    const names = statSync(full).isDirectory() ? readdirSync(full) : [""];
+    for (const name of names) {
+      const rel = path.join(dir, name);
+      if (statSync(path.join(root, rel)).isDirectory()) {
+        walk(rel);
+      } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) {
+        const built = path.join(root, "dist", rel.replace(/\.ts$/, ".js"));
+        if (!existsSync(built) || statSync(built).mtimeMs < statSync(path.join(root, rel)).mtimeMs)
+          stale.push(rel);
+      }
+    }
+  };
+  // What serve loads (others' unfinished modules elsewhere in the tree do not matter here).
+  for (const dir of SERVE_SOURCES) walk(dir);
+  if (stale.length > 0) {
+    throw new Error(
+      `dist/ is missing or older than ${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", ..." : ""}: ` +
+        "run `npx tsc -p tsconfig.build.json` first",
+    );
+  }
+}
+
+const tempDirs = new Set<string>();
+
+/** A temporary directory, removed by removeTempDirs() (each test file's last afterAll). */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir() made; call it once nothing uses them any more. */
+export function removeTempDirs(): void {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+/** A fresh CODEMODE_HOME and its home id (the `codemode.home` label of its containers). */
+export function tempHome(prefix = "codemode-serve-"): { home: string; homeId: string } {
+  const home = tempDir(prefix);
+  return { home, homeId: homeId(home) };
+}
+
+/** Only what serve needs of this environment: it must not inherit the test runner's. */
+function serveEnv(home: string, extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = { CODEMODE_HOME: home, ...extra };
+  for (const name of ["PATH", "HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
+    const value = process.env[name];
+    if (value !== undefined && env[name] === undefined) env[name] = value;
+  }
+  return env;
+}
+
+export interface ServeOptions {
+  /** Everything after `serve`. */
+  args: string[];
+  /** Extra environment for the serve process (CODEMODE_HOME is set already). */
+  env?: Record<string, string>;
+  /** Reuse a data directory (default: a fresh temporary one). */
+  home?: string;
+}
+
+export interface ServeSession {
+  client: Client;
+  home: string;
+  homeId: string;
+  /** Pid of the serve process. */
+  pid: number;
+  /** Everything serve wrote to stderr so far. */
+  stderr(): string;
+  /** How many `notifications/tools/list_changed` the client received. */
+  listChangedCount(): number;
+  /** The run_python description as the client lists it now. */
+  description(): Promise<string>;
+  /** Calls run_python and returns its structured result; fails the test on a tool error. */
+  run(code: string, extra?: { timeout_s?: number; stdin?: string }): Promise<RunResult>;
+  /** Calls any tool with any arguments and returns the raw result (for input errors). */
+  callRaw(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Closes the client (which ends serve's stdin) and waits until serve has exited. */
+  close(): Promise<void>;
+}
+
+/** Starts `codemode serve ...` under a real MCP client and connects. */
+export async function startServe(options: ServeOptions): Promise<ServeSession> {
+  const home = options.home ?? tempHome().home;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CODEMODE_BIN, "serve", ...options.args],
+    env: serveEnv(home, options.env ?? {}),
+    cwd: root,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "codemode-e2e", version: "1.0.0" });
+  let listChanged = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged += 1;
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new Error(`serve did not start: ${String(error)}\n${stderr}`);
+  }
+  const pid = transport.pid;
+  if (pid === null) throw new Error("serve has no pid");
+
+  const runPython = async (
+    code: string,
+    extra: { timeout_s?: number; stdin?: string } = {},
+  ): Promise<RunResult> => {
+    const result = (await client.callTool(
+      { name: "run_python", arguments: { code, ...extra } },
+      undefined,
+      // The run's own deadline (at most 90 s) ends it; the client must not give up first.
+      { timeout: 120_000 },
+    )) as CallToolResult;
+    if (result.isError === true) {
+      throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
+    }
+    return result.structuredContent as unknown as RunResult;
+  };
+
+  return {
+    client,
+    home,
+    homeId: homeId(home),
+    pid,
+    stderr: () => stderr,
+    listChangedCount: () => listChanged,
+    async description() {
+      const { tools } = await client.listTools();
+      const tool = tools.find((t: Tool) => t.name === "run_python");
+      if (tool === undefined) throw new Error("serve lists no run_python");
+      return tool.description ?? "";
+    },
+    run: runPython,
+    async callRaw(name, args) {
+      return (await client.callTool({ name, arguments: args })) as CallToolResult;
+    },
+    async close() {
+      await client.close();
+      await waitForExit(pid, 15_000);
+    },
+  };
+}
+
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Resolves once `pid` is gone; rejects after `timeoutMs`. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (processIsAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still runs after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface ServeExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `codemode serve ...` with stdin held open and waits for it to exit on its own: for
+ * startup failures, which must end the process with a message before any MCP traffic.
+ */
+export function serveUntilExit(
+  options: ServeOptions & { timeoutMs?: number },
+): Promise<ServeExit & { pid: number }> {
+  const home = options.home ?? tempHome().home;
+  const child = spawn(process.execPath, [CODEMODE_BIN, "serve", ...options.args], {
+    env: serveEnv(home, options.env ?? {}),
+    cwd: root,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`serve did not exit within ${timeoutMs} ms:\n${stderr}`));
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, pid: child.pid ?? -1 });
+    });
+  });
+}
+
+/** Sandbox containers of one data directory, whoever started them. */
+export async function sandboxContainers(docker: Dockerode, home: string): Promise<string[]> {
+  const list = await docker.listContainers({
+    all: true,
+    filters: { label: ["codemode.sandbox=1", `codemode.home=${homeId(home)}`] },
+  });
+  return list.map((c) => c.Id);
+}
+
+/** Writes an mcpServers file into a new temporary directory; returns its path. */
+export function writeConfig(servers: Record<string, unknown>, raw?: string): string {
+  const dir = tempDir("codemode-config-");
+  const file = path.join(dir, "servers.json");
+  writeFileSync(file, raw ?? JSON.stringify({ mcpServers: servers }, null, 2));
+  return file;
+}
+
+/** A config entry that starts the toy server with the given environment and options. */
+export function toyEntry(
+  env: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const [command, ...args] = TOY_COMMAND;
+  return { command, args, env, ...extra };
+}
+
+/** A fresh TOY_CALL_LOG file (empty) and a reader of its lines. */
+export function callLog(): { file: string; calls(): { tool: string; args: unknown }[] } {
+  const dir = tempDir("codemode-calls-");
+  const file = path.join(dir, "calls.jsonl");
+  writeFileSync(file, "");
+  return {
+    file,
+    calls: () =>
+      readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as { tool: string; args: unknown }),
+  };
+}
+
+const requireHere = createRequire(import.meta.url);
+
+export interface InlineServerOptions {
+  /**
+   * A JavaScript expression over `request` (a tools/call request) for the call's result.
+   * Default: `called <name>` as text.
+   */
+  onCall?: string;
+  /**
+   * Keep running after stdin ends, as many real servers do: only a signal stops it. For
+   * proving that serve itself closes the servers it started, rather than their noticing
+   * serve went away.
+   */
+  lingerAfterStdinEnd?: boolean;
+}
+
+/**
+ * A command line for a small stdio MCP server written inline: `toolsExpression` is a
+ * JavaScript expression (evaluated in the server) for its `tools/list` answer, so tests can
+ * serve hostile or generated tool lists without a file of their own. In its environment,
+ * INLINE_PID_FILE receives its pid at start.
+ */
+export function inlineServerCommand(
+  toolsExpression: string,
+  options: InlineServerOptions = {},
+): string[] {
+  const sdk = (sub: string): string =>
+    pathToFileURL(requireHere.resolve(`@modelcontextprotocol/sdk/${sub}`)).href;
+  const onCall =
+    options.onCall ?? '({ content: [{ type: "text", text: "called " + request.params.name }] })';
+  const end = options.lingerAfterStdinEnd
+    ? "setInterval(() => undefined, 60_000);"
+    : 'process.stdin.on("end", () => process.exit(0));';
+  const script = `
+import { writeFileSync } from "node:fs";
+import { Server } from ${JSON.stringify(sdk("server/index.js"))};
+import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};
+import { CallToolRequestSchema, ListToolsRequestSchema } from ${JSON.stringify(sdk("types.js"))};
+if (process.env.INLINE_PID_FILE) writeFileSync(process.env.INLINE_PID_FILE, String(process.pid));
+const tools = (${toolsExpression});
+const server = new Server({ name: "inline", version: "1.0.0" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+server.setRequestHandler(CallToolRequestSchema, (request) => (${onCall}));
+await server.connect(new StdioServerTransport());
+${end}
+`;
+  return [process.execPath, "--input-type=module", "-e", script];
+}
+
+/**
+ * Python helpers the tests prepend to their code. `attempt` turns a call's outcome into a
+ * string. `forged` and `forged_raw` make calls the runner's own tool functions would never
+ * send (unknown names, oversized or non-object arguments) with the runner's own machinery,
+ * reached through a real tool's globals and closure: code in the sandbox can always do
+ * this, so every check must hold in the bridge on the host, not in the runner.
+ */
+export const PY_PRELUDE = `
+import asyncio, json
+
+async def attempt(call):
+    try:
+        return "ok: " + await call
+    except ToolError as error:
+        return "ToolError: " + str(error)
+
+def _runner_host():
+    tool = globals()[next(iter(TOOLS))]
+    return tool, tool.__closure__[tool.__code__.co_freevars.index("host")].cell_contents
+
+def forged(name, lift_size_check=False):
+    tool, host = _runner_host()
+    if lift_size_check:
+        host.args_max_bytes = 10**9
+    return tool.__globals__["_make_tool"](host, name, "")
+
+async def forged_raw(name, args_json):
+    _, host = _runner_host()
+    future = asyncio.get_running_loop().create_future()
+    call_id = host.register_call(future)
+    host.send_json('{"type":"call","id":%d,"tool":%s,"args":%s}' % (call_id, json.dumps(name), args_json))
+    return await future
+`;
+
+/**
+ * Runs `PY_PRELUDE + code` and returns the JSON the code printed last. Fails, showing the
+ * whole result, when the code raised or printed no JSON.
+ */
+export async function runJson<T = Record<string, unknown>>(
+  session: ServeSession,
+  code: string,
+  extra: { timeout_s?: number; stdin?: string } = {},
+): Promise<{ value: T; result: RunResult }> {
+  const result = await session.run(`${PY_PRELUDE}\n${code}`, extra);
+  const lines = result.stdout.trimEnd().split("\n");
+  const last = lines[lines.length - 1] ?? "";
+  if (result.error !== null || result.exit_code !== 0) {
+    throw new Error(`the code failed: ${JSON.stringify(result, null, 2)}`);
+  }
+  try {
+    return { value: JSON.parse(last) as T, result };
+  } catch {
+    throw new Error(`the code printed no JSON: ${JSON.stringify(result, null, 2)}`);
+  }
+}
+
+/** Polls `check` until it is true; rejects after `timeoutMs`. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,9 +1,20 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { builtinModules } from "node:module";
 import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
-  { ignores: ["dist/", "out/", "node_modules/", "renderer/dist/", "e2e/artifacts/"] },
+  {
+    ignores: [
+      "dist/",
+      "dist-shim/",
+      "out/",
+      ".vite/",
+      "node_modules/",
+      "renderer/dist/",
+      "e2e/artifacts/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -37,8 +48,34 @@ export default tseslint.config(
     },
   },
   {
+    // The renderer runs in a browser page (Electron's sandboxed window or browser mode):
+    // it reaches the host only through the typed API, never through Node.
+    files: ["renderer/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [...builtinModules, "electron"].map((name) => ({
+            name,
+            message: "The renderer has no Node: use the typed API client instead.",
+          })),
+          patterns: [
+            {
+              group: ["node:*"],
+              message: "The renderer has no Node: use the typed API client instead.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ["scripts/**", "bin/**"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },
   prettier,
 );

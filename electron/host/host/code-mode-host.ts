@@ -31,6 +31,7 @@ import {
   type Settings,
 } from "../settings/settings.js";
 import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
+import { decryptSecrets, encryptSecrets, type SecretCodec } from "../store/secret-codec.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import { ApiFailure } from "../api/api-failure.js";
@@ -58,6 +59,8 @@ export interface HostOptions {
   /** How often to look for Docker again while it is not ready. */
   dockerPollMs?: number;
   now?: () => Date;
+  /** Keeps secret env values encrypted at rest (the app's OS keychain); absent: plain, 0600. */
+  secretCodec?: SecretCodec;
   /** Where Claude Desktop's config is (tests point it at a temporary file). */
   claudeDesktopConfigPath?: () => string;
 }
@@ -175,12 +178,17 @@ export class CodeModeHost {
         path.join(options.dataDir, SERVERS_FILE),
         (text) => {
           const parsed = parseServersConfig(text, SERVERS_FILE);
-          return parsed.ok
-            ? { ok: true, value: parsed.config }
-            : {
-                ok: false,
-                problem: `${SERVERS_FILE}: ${parsed.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
-              };
+          if (parsed.ok) {
+            try {
+              return { ok: true, value: decryptSecrets(parsed.config, options.secretCodec) };
+            } catch (error) {
+              return { ok: false, problem: `${SERVERS_FILE}: ${(error as Error).message}` };
+            }
+          }
+          return {
+            ok: false,
+            problem: `${SERVERS_FILE}: ${parsed.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
+          };
         },
         options.now,
       );
@@ -397,7 +405,7 @@ export class CodeModeHost {
     }
     await writeFileAtomic(
       path.join(this.options.dataDir, SERVERS_FILE),
-      serializeServersConfig(validated.config),
+      serializeServersConfig(encryptSecrets(validated.config, this.options.secretCodec)),
     );
     this.config = validated.config;
     const result = await this.servers.replace(validated.config);

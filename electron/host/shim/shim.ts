@@ -240,13 +240,35 @@ export function findStartCommand(
 ): StartCommand | undefined {
   const app = env.CODEMODE_APP;
   if (app) return { file: app, args: [], description: app };
+  // The installed desktop app, where installers put it (the MCPB bundle has no package root).
+  const installed = installedAppPaths(process.platform, env).find((file) => existsSync(file));
+  const installedApp =
+    installed === undefined
+      ? undefined
+      : { file: installed, args: [], description: "the Code Mode app" };
   const root = findPackageRoot(from);
-  if (root === undefined) return undefined;
+  if (root === undefined) return installedApp;
   const bin = path.join(root, "bin", "codemode.js");
   // bin/codemode.js runs the compiled CLI; without dist/ it would only crash.
   const compiled = path.join(root, "dist", "electron", "host", "cli", "main.js");
-  if (!existsSync(bin) || !existsSync(compiled)) return undefined;
+  if (!existsSync(bin) || !existsSync(compiled)) return installedApp;
   return { file: process.execPath, args: [bin, "daemon"], description: "codemode daemon" };
+}
+
+/** Where the Code Mode app's installers put its executable on each platform. */
+export function installedAppPaths(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME ?? env.USERPROFILE ?? "";
+  if (platform === "darwin") {
+    return [
+      "/Applications/Code Mode.app/Contents/MacOS/Code Mode",
+      path.join(home, "Applications", "Code Mode.app", "Contents", "MacOS", "Code Mode"),
+    ];
+  }
+  if (platform === "win32") {
+    const local = env.LOCALAPPDATA ?? path.join(home, "AppData", "Local");
+    return [path.join(local, "Programs", "codemode", "Code Mode.exe")];
+  }
+  return ["/opt/Code Mode/codemode", "/usr/bin/codemode-app"];
 }
 
 /** Spawns Code Mode detached, so it outlives this shim and the client that started it. */

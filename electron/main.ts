@@ -1,0 +1,151 @@
+// The Electron main process: only what needs Electron. The host (servers, sandbox, audit,
+// socket, API) is the same one `codemode daemon` runs; this file wires it to a tray, a
+// window and IPC.
+import path from "node:path";
+import { app, BrowserWindow, dialog, ipcMain } from "electron";
+import { CodeModeHost } from "./host/host/code-mode-host.js";
+import { dataDir as defaultDataDir } from "./host/paths.js";
+import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
+import { registerApiIpc } from "./ipc/register-api-ipc.js";
+import { safeStorageCodec } from "./secrets/safe-storage-codec.js";
+import { AppTray } from "./tray/tray.js";
+import type { TrayAction, TraySnapshot } from "./tray/tray-state.js";
+import { createMainWindow, showPage } from "./window/main-window.js";
+
+let quitting = false;
+let host: CodeModeHost | null = null;
+let window: BrowserWindow | null = null;
+let tray: AppTray | null = null;
+
+const log = (line: string): void => console.error(`codemode: ${line}`);
+
+/** Packaged: resources/ holds the shim and the sandbox image context beside the app. */
+function resource(...parts: string[]): string {
+  return app.isPackaged
+    ? path.join(process.resourcesPath, ...parts)
+    : path.join(app.getAppPath(), ...parts);
+}
+
+/** MCP clients start the shim with this app's own executable running as plain Node. */
+function shimLaunch(dataDir: string) {
+  return {
+    command: process.execPath,
+    args: [resource("shim", "codemode-shim.mjs")],
+    env: { ELECTRON_RUN_AS_NODE: "1", CODEMODE_HOME: dataDir },
+  };
+}
+
+async function snapshot(h: CodeModeHost): Promise<TraySnapshot> {
+  const image = await h.sandbox.imageStatus().catch(() => null);
+  return {
+    dockerReady: h.sandbox.dockerView().state === "ready",
+    imagePresent: image?.present ?? false,
+    failedServers: h
+      .serverViews()
+      .filter((s) => s.status === "failed")
+      .map((s) => s.name),
+    problems: h.appInfo().startupProblems.length,
+    runningRuns: h.gate.active,
+    privateClients: h.taintViews().map((t) => t.client),
+    paused: h.gate.paused,
+    openAtLogin: app.getLoginItemSettings().openAtLogin,
+  };
+}
+
+function openWindow(hash = "#/servers"): void {
+  if (!window) {
+    window = createMainWindow(path.join(__dirname, "preload.cjs"), () => quitting);
+    window.on("closed", () => (window = null));
+  }
+  showPage(window, hash);
+}
+
+function onTrayAction(action: TrayAction): void {
+  switch (action) {
+    case "open":
+      return openWindow();
+    case "audit":
+      return openWindow("#/audit");
+    case "toggle-pause":
+      host?.setPaused(!host.gate.paused);
+      break;
+    case "toggle-login":
+      app.setLoginItemSettings({ openAtLogin: !app.getLoginItemSettings().openAtLogin });
+      break;
+    case "quit":
+      app.quit();
+      return;
+  }
+  void refreshTray();
+}
+
+async function refreshTray(): Promise<void> {
+  if (host && tray) tray.update(await snapshot(host));
+}
+
+async function start(): Promise<void> {
+  // The same directory the daemon and the shim compute, so `codemode shim` finds this app.
+  const dataDir = defaultDataDir(process.env);
+  try {
+    host = await CodeModeHost.start({
+      dataDir,
+      version: app.getVersion(),
+      shimLaunch: shimLaunch(dataDir),
+      contextDir: resource("sandbox-image"),
+      secretCodec: safeStorageCodec(),
+      log,
+    });
+  } catch (error) {
+    if (error instanceof AlreadyRunningError) {
+      dialog.showErrorBox("Code Mode is already running", error.message);
+    } else {
+      dialog.showErrorBox(
+        "Code Mode could not start",
+        error instanceof Error ? error.message : String(error),
+      );
+    }
+    app.exit(1);
+    return;
+  }
+  const trusted = (sender: Electron.WebContents): boolean =>
+    window !== null && sender === window.webContents;
+  registerApiIpc(ipcMain, host, trusted, log);
+  tray = new AppTray(onTrayAction);
+  for (const event of [
+    "servers.changed",
+    "clients.changed",
+    "taint.changed",
+    "docker.changed",
+    "app.changed",
+    "image.build",
+  ] as const) {
+    host.events.on(event, () => void refreshTray());
+  }
+  await refreshTray();
+  const first =
+    host.sandbox.dockerView().state !== "ready" || !(await host.sandbox.imageStatus()).present;
+  // Started at login: stay in the tray unless something needs the user.
+  if (!app.getLoginItemSettings().wasOpenedAtLogin || first)
+    openWindow(first ? "#/first-run" : "#/servers");
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on("second-instance", () => openWindow());
+  // The tray keeps the app alive with no window open.
+  app.on("window-all-closed", () => undefined);
+  app.on("before-quit", (event) => {
+    if (quitting || !host) return;
+    event.preventDefault();
+    quitting = true;
+    const stopping = host;
+    host = null;
+    void stopping.stop().finally(() => {
+      tray?.destroy();
+      app.quit();
+    });
+  });
+  app.on("activate", () => openWindow());
+  void app.whenReady().then(start);
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { statusLine, trayMenu, trayState, type TraySnapshot } from "./tray-state.js";
+
+const ready: TraySnapshot = {
+  dockerReady: true,
+  imagePresent: true,
+  failedServers: [],
+  problems: 0,
+  runningRuns: 0,
+  privateClients: [],
+  paused: false,
+  openAtLogin: false,
+};
+
+describe("tray state", () => {
+  it("shows ready, busy, needs attention and private-data mode", () => {
+    expect(trayState(ready)).toBe("ready");
+    expect(trayState({ ...ready, runningRuns: 2 })).toBe("busy");
+    expect(trayState({ ...ready, dockerReady: false })).toBe("attention");
+    expect(trayState({ ...ready, failedServers: ["notes"] })).toBe("attention");
+    expect(trayState({ ...ready, privateClients: ["claude-ai"], dockerReady: false })).toBe(
+      "private",
+    );
+  });
+
+  it("says in words what needs doing", () => {
+    expect(statusLine({ ...ready, dockerReady: false })).toBe(
+      "Needs attention: Docker is not running",
+    );
+    expect(statusLine({ ...ready, runningRuns: 1 })).toBe("Running 1 run");
+    expect(statusLine({ ...ready, paused: true })).toBe("Paused: new runs are refused");
+  });
+
+  it("has the menu the design names, with the switches reflecting the state", () => {
+    const labels = trayMenu({ ...ready, paused: true }).map((item) =>
+      "label" in item ? item.label : "—",
+    );
+    expect(labels).toEqual([
+      "Paused: new runs are refused",
+      "—",
+      "Open Code Mode",
+      "Audit log",
+      "—",
+      "Pause new runs",
+      "Start at login",
+      "—",
+      "Quit",
+    ]);
+    expect(trayMenu({ ...ready, paused: true })[5]).toMatchObject({
+      kind: "checkbox",
+      checked: true,
+    });
+  });
+});

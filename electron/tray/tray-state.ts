@@ -1,0 +1,57 @@
+// What the tray shows, as plain data computed from the host's state: testable without
+// Electron, and the one place that decides which icon and words the user sees.
+
+export type TrayState = "ready" | "busy" | "attention" | "private";
+
+export interface TraySnapshot {
+  dockerReady: boolean;
+  imagePresent: boolean;
+  failedServers: string[];
+  problems: number;
+  runningRuns: number;
+  privateClients: string[];
+  paused: boolean;
+  openAtLogin: boolean;
+}
+
+export function trayState(s: TraySnapshot): TrayState {
+  // Private-data mode outranks everything: it changes what the agent may do.
+  if (s.privateClients.length > 0) return "private";
+  if (!s.dockerReady || !s.imagePresent || s.failedServers.length > 0 || s.problems > 0)
+    return "attention";
+  if (s.runningRuns > 0) return "busy";
+  return "ready";
+}
+
+export function statusLine(s: TraySnapshot): string {
+  if (s.privateClients.length > 0) return `Private-data mode: ${s.privateClients.join(", ")}`;
+  if (!s.dockerReady) return "Needs attention: Docker is not running";
+  if (!s.imagePresent) return "Needs attention: the sandbox image is not built";
+  if (s.failedServers.length > 0) return `Needs attention: ${s.failedServers.join(", ")} failed`;
+  if (s.problems > 0) return "Needs attention: open Code Mode for details";
+  if (s.paused) return "Paused: new runs are refused";
+  if (s.runningRuns > 0) return `Running ${s.runningRuns} ${s.runningRuns === 1 ? "run" : "runs"}`;
+  return "Ready";
+}
+
+export type TrayAction = "open" | "audit" | "toggle-pause" | "toggle-login" | "quit";
+
+export type TrayItem =
+  | { kind: "label"; label: string }
+  | { kind: "separator" }
+  | { kind: "action"; label: string; action: TrayAction }
+  | { kind: "checkbox"; label: string; action: TrayAction; checked: boolean };
+
+export function trayMenu(s: TraySnapshot): TrayItem[] {
+  return [
+    { kind: "label", label: statusLine(s) },
+    { kind: "separator" },
+    { kind: "action", label: "Open Code Mode", action: "open" },
+    { kind: "action", label: "Audit log", action: "audit" },
+    { kind: "separator" },
+    { kind: "checkbox", label: "Pause new runs", action: "toggle-pause", checked: s.paused },
+    { kind: "checkbox", label: "Start at login", action: "toggle-login", checked: s.openAtLogin },
+    { kind: "separator" },
+    { kind: "action", label: "Quit", action: "quit" },
+  ];
+}

@@ -1,0 +1,11 @@
+// Electron IPC channel names, derived from the API contract so that the preload and the
+// main process can never disagree about them.
+import { API_CHANNELS, API_EVENTS, type ApiChannel, type ApiEventName } from "./api-contract.js";
+
+export const ipcRequestChannel = <C extends ApiChannel>(channel: C) => `codemode:request:${channel}` as const;
+export const ipcEventChannel = <E extends ApiEventName>(event: E) => `codemode:event:${event}` as const;
+export const IPC_SUBSCRIBE = "codemode:subscribe" as const;
+export const IPC_UNSUBSCRIBE = "codemode:unsubscribe" as const;
+
+export const IPC_REQUEST_CHANNELS = API_CHANNELS.map(ipcRequestChannel);
+export const IPC_EVENT_CHANNELS = API_EVENTS.map(ipcEventChannel);

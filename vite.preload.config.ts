@@ -1,0 +1,10 @@
+import { defineConfig } from "vite";
+
+// A sandboxed preload must be one CommonJS file; .cjs because of "type": "module".
+export default defineConfig({
+  build: {
+    rollupOptions: {
+      output: { format: "cjs", entryFileNames: "[name].cjs", inlineDynamicImports: true },
+    },
+  },
+});

@@ -8,6 +8,7 @@ export default defineConfig({
       "e2e/**/*.test.ts",
       "test-servers/**/*.test.ts",
       "skills/**/*.test.ts",
+      "renderer/src/**/*.test.mjs",
     ],
     testTimeout: 60_000,
     hookTimeout: 600_000,

@@ -25,5 +25,11 @@ export type WsServerMessage =
   | { type: "response"; id: number; response: ApiResponse<unknown> }
   | { [E in ApiEventName]: { type: "event"; event: E; payload: ApiEvents[E] } }[ApiEventName];
 
+/** Close codes the host uses; the browser stops reconnecting on a refused token. */
+export const WS_CLOSE = {
+  badToken: 4401,
+  badMessage: 4400,
+} as const;
+
 /** Largest message the host accepts from a browser (a pasted config is the biggest). */
 export const WS_MAX_MESSAGE_BYTES = 2 * 1024 * 1024;

@@ -156,7 +156,7 @@ export class UiServer {
     const send = (message: WsServerMessage): void => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
-    const helloTimer = setTimeout(() => ws.close(4401, "no hello"), 10_000);
+    const helloTimer = setTimeout(() => ws.close(WS_CLOSE.badToken, "no hello"), 10_000);
     ws.on("close", () => {
       clearTimeout(helloTimer);
       for (const off of subscriptions.values()) off();
@@ -167,7 +167,7 @@ export class UiServer {
       try {
         value = JSON.parse(data.toString("utf8"));
       } catch {
-        ws.close(4400, "not JSON");
+        ws.close(WS_CLOSE.badMessage, "not JSON");
         return;
       }
       if (!authed) {
@@ -178,7 +178,7 @@ export class UiServer {
             reason: "browser UI presented a wrong token",
             transport: "ws",
           });
-          ws.close(4401, "bad token");
+          ws.close(WS_CLOSE.badToken, "bad token");
           return;
         }
         authed = true;
@@ -188,7 +188,7 @@ export class UiServer {
       }
       const parsed = wsClientMessage.safeParse(value);
       if (!parsed.success) {
-        ws.close(4400, "unknown message");
+        ws.close(WS_CLOSE.badMessage, "unknown message");
         return;
       }
       const message = parsed.data;

@@ -1,0 +1,375 @@
+// Browser-mode transport: the typed API over a loopback WebSocket, framed as in
+// shared/api/ws-protocol.ts. Errors are data: a request never rejects, it resolves with
+// `{ ok: false, error }` (code "unavailable" when the socket is not there).
+import type {
+  ApiChannel,
+  ApiClient,
+  ApiError,
+  ApiEventName,
+  ApiEvents,
+  ApiParams,
+  ApiResponse,
+  ApiResult,
+} from "../../../shared/api/api-contract.js";
+import type { WsClientMessage, WsServerMessage } from "../../../shared/api/ws-protocol.js";
+
+export type ConnectionState =
+  /** First connection attempt, before any welcome: requests wait for it. */
+  | "connecting"
+  | "open"
+  /** Dropped (or never reached): waiting to try again. */
+  | "reconnecting"
+  /** The host turned the access key down: trying again would not help. */
+  | "refused"
+  | "closed";
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** Why the last connection ended, in words; null while open. */
+  problem: string | null;
+  /** When the next attempt starts (ms since epoch), while reconnecting. */
+  retryAt: number | null;
+}
+
+/** An ApiClient that can also say whether it is connected. */
+export interface ConnectedApiClient extends ApiClient {
+  status(): ConnectionStatus;
+  onStatus(listener: (status: ConnectionStatus) => void): () => void;
+  /** Try to connect now instead of waiting for the backoff timer. */
+  reconnectNow(): void;
+  close(): void;
+}
+
+export interface WsClientOptions {
+  /** How long requests made before the first welcome wait for it. */
+  firstConnectWaitMs?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** For tests: the WebSocket constructor. */
+  WebSocketImpl?: typeof WebSocket;
+}
+
+type AnyListener = (payload: unknown) => void;
+
+interface Pending {
+  resolve: (response: ApiResponse<unknown>) => void;
+}
+
+interface Waiting {
+  send: () => void;
+  fail: (error: ApiError) => void;
+}
+
+function unavailable(message: string): ApiError {
+  return { code: "unavailable", message };
+}
+
+/**
+ * Close codes that mean "wrong token" when they come before the welcome. ws-protocol.ts does
+ * not name one, so the usual ones are all taken to mean it.
+ */
+const AUTH_CLOSE_CODES = new Set([1008, 4001, 4003, 4401, 4403]);
+
+const CLOSE_REASONS: Record<number, string> = {
+  1006: "The connection to Code Mode was lost.",
+  1008: "Code Mode refused this page's access key. Open the UI again from the app.",
+  1009: "A message was too large for Code Mode to accept.",
+  1011: "Code Mode hit an internal error.",
+};
+
+export function createWsClient(
+  url: string,
+  token: string,
+  options: WsClientOptions = {},
+): ConnectedApiClient {
+  const WS = options.WebSocketImpl ?? WebSocket;
+  const firstConnectWaitMs = options.firstConnectWaitMs ?? 10_000;
+  const minBackoff = options.minBackoffMs ?? 500;
+  const maxBackoff = options.maxBackoffMs ?? 15_000;
+
+  let socket: WebSocket | null = null;
+  let welcomed = false;
+  let everWelcomed = false;
+  let closedForGood = false;
+  let attempt = 0;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let nextId = 1;
+  let status: ConnectionStatus = { state: "connecting", problem: null, retryAt: null };
+
+  const pending = new Map<number, Pending>();
+  const waiting = new Set<Waiting>();
+  const listeners = new Map<ApiEventName, Set<AnyListener>>();
+  const statusListeners = new Set<(status: ConnectionStatus) => void>();
+
+  function setStatus(next: ConnectionStatus): void {
+    status = next;
+    for (const listener of [...statusListeners]) {
+      try {
+        listener(status);
+      } catch (error) {
+        console.error("Code Mode: a connection listener failed", error);
+      }
+    }
+  }
+
+  function send(message: WsClientMessage | { type: "hello"; token: string }): boolean {
+    if (!socket || socket.readyState !== WS.OPEN) return false;
+    try {
+      socket.send(JSON.stringify(message));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  function connect(): void {
+    if (closedForGood) return;
+    retryTimer = null;
+    welcomed = false;
+    let ws: WebSocket;
+    try {
+      ws = new WS(url);
+    } catch (error) {
+      scheduleReconnect(error instanceof Error ? error.message : "Could not open the connection.");
+      return;
+    }
+    socket = ws;
+    ws.onopen = () => {
+      if (socket !== ws) return;
+      send({ type: "hello", token });
+    };
+    ws.onmessage = (event: MessageEvent) => {
+      if (socket !== ws) return;
+      if (typeof event.data !== "string") return;
+      let message: WsServerMessage;
+      try {
+        message = JSON.parse(event.data) as WsServerMessage;
+      } catch {
+        return;
+      }
+      handleMessage(message);
+    };
+    ws.onclose = (event: CloseEvent) => {
+      if (socket !== ws) return;
+      socket = null;
+      const wasWelcomed = welcomed;
+      welcomed = false;
+      failPending("The connection to Code Mode was lost before it answered.");
+      if (closedForGood) return;
+      if (!wasWelcomed && AUTH_CLOSE_CODES.has(event.code)) {
+        const problem =
+          "Code Mode did not accept this page's access key. Open the UI again from the Code Mode tray menu.";
+        failWaiting(problem);
+        setStatus({ state: "refused", problem, retryAt: null });
+        return;
+      }
+      const problem =
+        event.reason ||
+        CLOSE_REASONS[event.code] ||
+        (wasWelcomed ? "The connection to Code Mode was lost." : "Could not reach Code Mode.");
+      scheduleReconnect(problem);
+    };
+    ws.onerror = () => {
+      // onclose follows and does the work.
+    };
+  }
+
+  function handleMessage(message: WsServerMessage): void {
+    switch (message.type) {
+      case "welcome": {
+        welcomed = true;
+        everWelcomed = true;
+        attempt = 0;
+        for (const [event, set] of listeners) {
+          if (set.size > 0) send({ type: "subscribe", event });
+        }
+        setStatus({ state: "open", problem: null, retryAt: null });
+        for (const waiter of [...waiting]) {
+          waiting.delete(waiter);
+          waiter.send();
+        }
+        return;
+      }
+      case "response": {
+        const entry = pending.get(message.id);
+        if (!entry) return;
+        pending.delete(message.id);
+        entry.resolve(normaliseResponse(message.response));
+        return;
+      }
+      case "event": {
+        const set = listeners.get(message.event);
+        if (!set) return;
+        for (const listener of [...set]) {
+          try {
+            listener(message.payload);
+          } catch (error) {
+            console.error(`Code Mode: a listener for ${message.event} failed`, error);
+          }
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  function failPending(message: string): void {
+    for (const [id, entry] of pending) {
+      pending.delete(id);
+      entry.resolve({ ok: false, error: unavailable(message) });
+    }
+  }
+
+  function failWaiting(message: string): void {
+    for (const waiter of [...waiting]) {
+      waiting.delete(waiter);
+      waiter.fail(unavailable(message));
+    }
+  }
+
+  function scheduleReconnect(problem: string): void {
+    if (closedForGood) return;
+    // Requests made before the very first welcome wait for it; once that hope is gone, they fail.
+    failWaiting(problem);
+    const base = Math.min(maxBackoff, minBackoff * 2 ** attempt);
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    attempt += 1;
+    const retryAt = Date.now() + delay;
+    setStatus({ state: "reconnecting", problem, retryAt });
+    retryTimer = setTimeout(connect, delay);
+  }
+
+  function request<C extends ApiChannel>(
+    channel: C,
+    params: ApiParams<C>,
+  ): Promise<ApiResponse<ApiResult<C>>> {
+    return new Promise((resolve) => {
+      const resolveAny = resolve as (response: ApiResponse<unknown>) => void;
+      const doSend = () => {
+        const id = nextId++;
+        pending.set(id, { resolve: resolveAny });
+        if (!send({ type: "request", id, channel, params })) {
+          pending.delete(id);
+          resolve({ ok: false, error: unavailable("Code Mode is not connected.") });
+        }
+      };
+      if (welcomed) {
+        doSend();
+        return;
+      }
+      if (closedForGood) {
+        resolve({ ok: false, error: unavailable("The connection to Code Mode is closed.") });
+        return;
+      }
+      if (!everWelcomed && status.state === "connecting") {
+        const waiter: Waiting = {
+          send: () => {
+            clearTimeout(timer);
+            doSend();
+          },
+          fail: (error) => {
+            clearTimeout(timer);
+            resolve({ ok: false, error });
+          },
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(waiter);
+          resolve({ ok: false, error: unavailable("Code Mode did not answer in time.") });
+        }, firstConnectWaitMs);
+        waiting.add(waiter);
+        return;
+      }
+      resolve({
+        ok: false,
+        error: unavailable(
+          status.problem
+            ? `Code Mode is not connected: ${status.problem}`
+            : "Code Mode is not connected.",
+        ),
+      });
+    });
+  }
+
+  function subscribe<E extends ApiEventName>(
+    event: E,
+    listener: (payload: ApiEvents[E]) => void,
+  ): () => void {
+    let set = listeners.get(event);
+    if (!set) {
+      set = new Set();
+      listeners.set(event, set);
+    }
+    // Wrap so that the same function subscribed twice counts twice.
+    const wrapped: AnyListener = (payload) => listener(payload as ApiEvents[E]);
+    set.add(wrapped);
+    if (set.size === 1 && welcomed) send({ type: "subscribe", event });
+    let active = true;
+    return () => {
+      if (!active) return;
+      active = false;
+      const current = listeners.get(event);
+      if (!current) return;
+      current.delete(wrapped);
+      if (current.size === 0) {
+        listeners.delete(event);
+        if (welcomed) send({ type: "unsubscribe", event });
+      }
+    };
+  }
+
+  connect();
+
+  return {
+    request,
+    subscribe,
+    status: () => status,
+    onStatus(listener) {
+      statusListeners.add(listener);
+      return () => {
+        statusListeners.delete(listener);
+      };
+    },
+    reconnectNow() {
+      if (closedForGood || (status.state !== "reconnecting" && status.state !== "refused")) return;
+      if (retryTimer) clearTimeout(retryTimer);
+      attempt = 0;
+      setStatus({ state: "reconnecting", problem: status.problem, retryAt: Date.now() });
+      connect();
+    },
+    close() {
+      closedForGood = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      const ws = socket;
+      socket = null;
+      welcomed = false;
+      ws?.close();
+      failPending("The connection to Code Mode is closed.");
+      failWaiting("The connection to Code Mode is closed.");
+      setStatus({ state: "closed", problem: null, retryAt: null });
+    },
+  };
+}
+
+/** A response that does not have the documented shape becomes an internal error. */
+function normaliseResponse(response: unknown): ApiResponse<unknown> {
+  if (response && typeof response === "object" && "ok" in response) {
+    const r = response as { ok: unknown; value?: unknown; error?: unknown };
+    if (r.ok === true) return { ok: true, value: r.value };
+    if (r.ok === false && r.error && typeof r.error === "object") {
+      const e = r.error as Partial<ApiError>;
+      return {
+        ok: false,
+        error: {
+          code: e.code ?? "internal",
+          message: typeof e.message === "string" ? e.message : "Something went wrong.",
+          ...(Array.isArray(e.fields) ? { fields: e.fields } : {}),
+        },
+      };
+    }
+  }
+  return {
+    ok: false,
+    error: { code: "internal", message: "Code Mode sent an unreadable answer." },
+  };
+}

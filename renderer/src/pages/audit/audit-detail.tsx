@@ -1,0 +1,261 @@
+// The detail panel: a whole run (code, calls in order, result) or one entry's fields.
+import { useEffect, useRef } from "react";
+import type { AuditEntry, AuditRunDetail, CallEntry } from "../../../../shared/audit-entry.js";
+import { useRequest } from "../../api/hooks.js";
+import { Badge, type Tone } from "../../components/badge.js";
+import { ErrorState, Loading } from "../../components/states.js";
+import { kindLabel, runOutcome, summaryOf, targetOf } from "../../lib/audit.js";
+import { formatBytes, formatDateTime, formatDuration } from "../../lib/format.js";
+
+export const DECISION_TONES: Record<CallEntry["decision"], Tone> = {
+  allowed: "ok",
+  refused: "bad",
+  failed: "warn",
+};
+
+const DECISION_LABELS: Record<CallEntry["decision"], string> = {
+  allowed: "Allowed",
+  refused: "Refused",
+  failed: "Failed",
+};
+
+export function DecisionBadge(props: { decision: CallEntry["decision"] }) {
+  return <Badge tone={DECISION_TONES[props.decision]}>{DECISION_LABELS[props.decision]}</Badge>;
+}
+
+export function AuditDetail(props: {
+  entry: AuditEntry | null;
+  runId: string | null;
+  onClose: () => void;
+  onOnlyThisRun: (runId: string) => void;
+  focusKey: number;
+}) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (props.focusKey > 0) headingRef.current?.focus();
+  }, [props.focusKey]);
+
+  const title = props.runId ? "Run" : props.entry ? kindLabel(props.entry.kind) : "Entry";
+  return (
+    <aside className="audit-detail" aria-labelledby="audit-detail-title">
+      <div className="audit-detail-header">
+        <h2 id="audit-detail-title" className="card-title" tabIndex={-1} ref={headingRef}>
+          {title}
+          {props.runId ? <code className="detail-id">{props.runId}</code> : null}
+        </h2>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Close details"
+          title="Close details (Esc)"
+          onClick={props.onClose}
+        >
+          <span aria-hidden="true">✕</span>
+        </button>
+      </div>
+      <div className="audit-detail-body">
+        {props.runId ? (
+          <RunDetail
+            runId={props.runId}
+            selectedSeq={props.entry?.seq ?? null}
+            onOnlyThisRun={props.onOnlyThisRun}
+          />
+        ) : props.entry ? (
+          <EntryFields entry={props.entry} />
+        ) : (
+          <p className="muted">
+            This entry is not loaded. Scroll or change the filters to find it.
+          </p>
+        )}
+      </div>
+    </aside>
+  );
+}
+
+function RunDetail(props: {
+  runId: string;
+  selectedSeq: number | null;
+  onOnlyThisRun: (runId: string) => void;
+}) {
+  const run = useRequest("audit.run", { runId: props.runId });
+  if (run.data === undefined) {
+    return run.error ? (
+      <ErrorState error={run.error} onRetry={run.reload} title="Could not load this run" />
+    ) : (
+      <Loading label="Loading the run…" />
+    );
+  }
+  // A host may answer null for a run that is not in the log (any more).
+  const detail = run.data as AuditRunDetail | null;
+  if (detail === null) {
+    return (
+      <p className="muted">This run is not in the log (it may be older than the log keeps).</p>
+    );
+  }
+  const { started, finished, calls } = detail;
+  const outcome = finished ? runOutcome(finished) : null;
+  const client = started?.client ?? finished?.client ?? calls[0]?.client ?? "—";
+
+  return (
+    <div className="run-detail">
+      <dl className="facts facts-compact">
+        <div>
+          <dt>Client</dt>
+          <dd>{client}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{started ? formatDateTime(started.ts) : "—"}</dd>
+        </div>
+        <div>
+          <dt>Result</dt>
+          <dd>
+            {outcome ? (
+              <Badge tone={outcome.tone}>{outcome.text}</Badge>
+            ) : (
+              <Badge tone="info">Still running</Badge>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{finished ? formatDuration(finished.durationMs) : "—"}</dd>
+        </div>
+      </dl>
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => props.onOnlyThisRun(props.runId)}
+      >
+        Show only this run in the list
+      </button>
+
+      <h3 className="detail-heading">Code</h3>
+      {started ? (
+        <>
+          <pre className="code-block code-block-tall" tabIndex={0} aria-label="Code of the run">
+            {started.code}
+          </pre>
+          {started.code.length < started.codeBytes ? (
+            <p className="muted small">
+              Shortened in the log: the code was {formatBytes(started.codeBytes)}.
+            </p>
+          ) : null}
+        </>
+      ) : (
+        <p className="muted">The start of this run is not in the log any more.</p>
+      )}
+
+      <h3 className="detail-heading">
+        Calls <span className="muted">({calls.length})</span>
+      </h3>
+      {calls.length === 0 ? (
+        <p className="muted">The code called no tools.</p>
+      ) : (
+        <ol className="call-list">
+          {calls.map((call) => (
+            <li
+              key={call.seq}
+              className={`call-item${call.seq === props.selectedSeq ? " is-selected" : ""}`}
+              aria-current={call.seq === props.selectedSeq ? "true" : undefined}
+            >
+              <div className="call-head">
+                <span className="call-target">{targetOf(call)}</span>
+                <DecisionBadge decision={call.decision} />
+                {call.private ? <Badge tone="private">Private</Badge> : null}
+                <span className="muted small call-time">{formatDuration(call.durationMs)}</span>
+              </div>
+              {call.reason ? <p className="call-reason">{call.reason}</p> : null}
+              {call.detail ? <p className="muted small">Host detail: {call.detail}</p> : null}
+              {call.args ? (
+                <details className="disclosure disclosure-small">
+                  <summary>Arguments ({formatBytes(call.argBytes)})</summary>
+                  <pre className="code-block">{prettyJson(call.args)}</pre>
+                </details>
+              ) : call.private ? (
+                <p className="muted small">Arguments of private tools are not logged.</p>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      )}
+
+      <h3 className="detail-heading">Result</h3>
+      {finished ? (
+        <>
+          <dl className="facts facts-compact">
+            <div>
+              <dt>Exit code</dt>
+              <dd>{finished.exitCode ?? "—"}</dd>
+            </div>
+            <div>
+              <dt>Calls</dt>
+              <dd>{finished.calls}</dd>
+            </div>
+            <div>
+              <dt>Output</dt>
+              <dd>
+                {formatBytes(finished.stdoutBytes)} printed
+                {finished.stderrBytes > 0 ? `, ${formatBytes(finished.stderrBytes)} of errors` : ""}
+                {finished.truncated ? " (cut)" : ""}
+              </dd>
+            </div>
+            {finished.stopped ? (
+              <div>
+                <dt>Stopped</dt>
+                <dd>{finished.stopped.replace("_", " ")}</dd>
+              </div>
+            ) : null}
+          </dl>
+          {finished.error ? (
+            <pre className="code-block code-block-bad" tabIndex={0} aria-label="Error">
+              {finished.error}
+            </pre>
+          ) : null}
+        </>
+      ) : (
+        <p className="muted">The run has not finished (or its end is not in the log).</p>
+      )}
+    </div>
+  );
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+const HIDDEN_FIELDS = new Set(["kind", "prev"]);
+
+function EntryFields(props: { entry: AuditEntry }) {
+  const { entry } = props;
+  const rows = Object.entries(entry).filter(([key]) => !HIDDEN_FIELDS.has(key));
+  return (
+    <div>
+      <p className="detail-summary">{summaryOf(entry)}</p>
+      <dl className="facts facts-compact facts-kv">
+        {rows.map(([key, value]) => (
+          <div key={key}>
+            <dt>{key}</dt>
+            <dd>
+              {key === "ts" && typeof value === "string" ? (
+                formatDateTime(value)
+              ) : typeof value === "object" && value !== null ? (
+                <pre className="code-block">{JSON.stringify(value, null, 2)}</pre>
+              ) : (
+                <span className="wrap-anywhere">{value === null ? "—" : String(value)}</span>
+              )}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <details className="disclosure disclosure-small">
+        <summary>As logged (JSON)</summary>
+        <pre className="code-block">{JSON.stringify(entry, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+import { Badge } from "../components/badge.js";
+import { DockerStatusCard, ImageBuildControls } from "../components/sandbox-status.js";
+import { hrefFor } from "../lib/router.js";
+import { useAppState } from "../state/app-state.js";
+
+export function FirstRunPage() {
+  const { docker, image, build } = useAppState();
+  const dockerReady = docker.data?.state === "ready";
+  const imageReady = image.data?.present ?? false;
+
+  return (
+    <div className="page page-narrow">
+      <p className="lead">
+        Code Mode runs the Python your AI assistant writes inside a locked-down Docker container.
+        Three steps get it ready.
+      </p>
+
+      <ol className="steps">
+        <li className={`step${dockerReady ? " is-done" : " is-current"}`}>
+          <span className="step-marker" aria-hidden="true">
+            {dockerReady ? "✓" : "1"}
+          </span>
+          <div className="step-body">
+            <DockerStatusCard />
+          </div>
+        </li>
+
+        <li className={`step${imageReady ? " is-done" : dockerReady ? " is-current" : ""}`}>
+          <span className="step-marker" aria-hidden="true">
+            {imageReady ? "✓" : "2"}
+          </span>
+          <div className="step-body">
+            <section className="card" aria-labelledby="image-heading">
+              <div className="card-header">
+                <h2 id="image-heading" className="card-title">
+                  Sandbox image
+                </h2>
+                {image.data ? (
+                  build.running ? (
+                    <Badge tone="info" dot>
+                      Building
+                    </Badge>
+                  ) : imageReady ? (
+                    <Badge tone="ok" dot>
+                      Ready
+                    </Badge>
+                  ) : (
+                    <Badge tone="warn" dot>
+                      Not built
+                    </Badge>
+                  )
+                ) : null}
+              </div>
+              <p className="card-text">
+                {imageReady
+                  ? "The image with Python and its libraries is built."
+                  : "Code Mode builds a small image with Python and common data libraries. It runs on this computer and needs no account."}
+              </p>
+              <ImageBuildControls />
+            </section>
+          </div>
+        </li>
+
+        <li className={`step${dockerReady && imageReady ? " is-current" : ""}`}>
+          <span className="step-marker" aria-hidden="true">
+            3
+          </span>
+          <div className="step-body">
+            <section className="card" aria-labelledby="next-heading">
+              <div className="card-header">
+                <h2 id="next-heading" className="card-title">
+                  Next steps
+                </h2>
+              </div>
+              <ul className="next-steps">
+                <li>
+                  <a className="next-link" href={hrefFor("servers", { add: "1" })}>
+                    <strong>Add a server</strong>
+                    <span>Wrap the MCP servers whose tools your assistant may use.</span>
+                  </a>
+                </li>
+                <li>
+                  <a className="next-link" href={hrefFor("clients")}>
+                    <strong>Connect a client</strong>
+                    <span>Add Code Mode to Claude Desktop with one button, or copy a config.</span>
+                  </a>
+                </li>
+              </ul>
+            </section>
+          </div>
+        </li>
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,319 @@
+// Sandbox: Docker, the image (build / rebuild), and the run limits.
+import { useEffect, useId, useState, type FormEvent } from "react";
+import type { ApiParams } from "../../../shared/api/api-contract.js";
+import type { SettingsView } from "../../../shared/api/api-views.js";
+import { BRIDGE_LIMITS, POOL_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../../../shared/limits.js";
+import { mapFieldErrors } from "../api/field-errors.js";
+import { useLive, useMutation } from "../api/hooks.js";
+import { Badge } from "../components/badge.js";
+import { TextField } from "../components/field.js";
+import {
+  DockerStatusCard,
+  ImageBuildControls,
+  ImageSummary,
+} from "../components/sandbox-status.js";
+import { ErrorState, Loading } from "../components/states.js";
+import { Switch } from "../components/switch.js";
+import { useAppState } from "../state/app-state.js";
+
+type NumberKey = Exclude<keyof SettingsView, "httpEnabled">;
+
+interface NumberSetting {
+  key: NumberKey;
+  label: string;
+  hint: string;
+  min: number;
+  max?: number;
+  unit?: string;
+}
+
+const RUN_SETTINGS: NumberSetting[] = [
+  {
+    key: "deadlineSeconds",
+    label: "Deadline (seconds)",
+    hint: `A run is stopped after this long. ${RUN_LIMITS.minDeadlineSeconds} to ${RUN_LIMITS.maxDeadlineSeconds}.`,
+    min: RUN_LIMITS.minDeadlineSeconds,
+    max: RUN_LIMITS.maxDeadlineSeconds,
+  },
+  {
+    key: "maxCallsPerRun",
+    label: "Max calls per run",
+    hint: `Tool calls one run may make. 1 to ${BRIDGE_LIMITS.maxCallsPerRunCeiling.toLocaleString()}.`,
+    min: 1,
+    max: BRIDGE_LIMITS.maxCallsPerRunCeiling,
+  },
+  {
+    key: "warmPoolSize",
+    label: "Warm pool size",
+    hint: `Containers kept started and idle so runs begin faster. 0 to ${POOL_LIMITS.maxSize}.`,
+    min: 0,
+    max: POOL_LIMITS.maxSize,
+  },
+  {
+    key: "maxConcurrentRuns",
+    label: "Concurrent runs",
+    hint: "Runs allowed at the same time; more wait their turn.",
+    min: 1,
+  },
+];
+
+const ADVANCED_SETTINGS: NumberSetting[] = [
+  {
+    key: "serverConcurrency",
+    label: "Calls per server at once",
+    hint: "Tool calls sent to one server at the same time.",
+    min: 1,
+  },
+  {
+    key: "descriptionBudgetChars",
+    label: "Tool description budget (characters)",
+    hint: "How much of run_python's description may list tool details.",
+    min: 1,
+  },
+  {
+    key: "auditRetentionDays",
+    label: "Keep audit log (days)",
+    hint: "Older audit files are deleted.",
+    min: 1,
+  },
+  {
+    key: "auditMaxFileMiB",
+    label: "Audit file size (MiB)",
+    hint: "A new audit file is started past this size.",
+    min: 1,
+  },
+  {
+    key: "httpPort",
+    label: "HTTP port",
+    hint: "Port of the local HTTP transport (127.0.0.1 only).",
+    min: 1024,
+    max: 65535,
+  },
+];
+
+const ALL_NUMBER_SETTINGS = [...RUN_SETTINGS, ...ADVANCED_SETTINGS];
+
+export function SandboxPage() {
+  const { image, build } = useAppState();
+  return (
+    <div className="page">
+      <div className="stack">
+        <DockerStatusCard />
+        <section className="card" aria-labelledby="image-card-heading">
+          <div className="card-header">
+            <h2 id="image-card-heading" className="card-title">
+              Sandbox image
+            </h2>
+            {image.data ? (
+              build.running ? (
+                <Badge tone="info" dot>
+                  Building
+                </Badge>
+              ) : image.data.present ? (
+                image.data.stale.length > 0 ? (
+                  <Badge tone="warn" dot>
+                    Out of date
+                  </Badge>
+                ) : (
+                  <Badge tone="ok" dot>
+                    Ready
+                  </Badge>
+                )
+              ) : (
+                <Badge tone="warn" dot>
+                  Not built
+                </Badge>
+              )
+            ) : null}
+          </div>
+          <ImageSummary />
+          <ImageBuildControls />
+        </section>
+      </div>
+      <LimitsCard />
+    </div>
+  );
+}
+
+type FormValues = Record<NumberKey, string> & { httpEnabled: boolean };
+
+function toForm(settings: SettingsView): FormValues {
+  const values = { httpEnabled: settings.httpEnabled } as FormValues;
+  for (const s of ALL_NUMBER_SETTINGS) values[s.key] = String(settings[s.key]);
+  return values;
+}
+
+function LimitsCard() {
+  const settings = useLive("settings.get", {}, "settings.changed");
+  const save = useMutation("settings.save");
+  const [values, setValues] = useState<FormValues | null>(null);
+  const [dirty, setDirty] = useState(false);
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [savedAt, setSavedAt] = useState<number | null>(null);
+  const formId = useId();
+
+  // Follow the host's values until the user starts editing.
+  useEffect(() => {
+    if (settings.data && !dirty) setValues(toForm(settings.data));
+  }, [settings.data, dirty]);
+
+  const hostErrors = mapFieldErrors(save.error, (path) => path[0] ?? null);
+
+  if (!settings.data || !values) {
+    return (
+      <section className="card" aria-labelledby="limits-heading">
+        <h2 id="limits-heading" className="card-title">
+          Limits
+        </h2>
+        {settings.error ? (
+          <ErrorState error={settings.error} onRetry={settings.reload} />
+        ) : (
+          <Loading label="Loading settings…" />
+        )}
+      </section>
+    );
+  }
+
+  const change = (key: keyof FormValues, value: string | boolean) => {
+    setValues({ ...values, [key]: value });
+    setDirty(true);
+    setSavedAt(null);
+    setLocalErrors(({ [key]: _, ...rest }) => rest);
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const base = settings.data!;
+    const patch: ApiParams<"settings.save"> = {};
+    const errors: Record<string, string> = {};
+    for (const s of ALL_NUMBER_SETTINGS) {
+      const raw = values[s.key].trim();
+      const n = Number(raw);
+      if (raw === "" || !Number.isInteger(n)) {
+        errors[s.key] = "Enter a whole number.";
+      } else if (n < s.min || (s.max !== undefined && n > s.max)) {
+        errors[s.key] =
+          s.max !== undefined ? `Between ${s.min} and ${s.max}.` : `At least ${s.min}.`;
+      } else if (n !== base[s.key]) {
+        patch[s.key] = n;
+      }
+    }
+    if (values.httpEnabled !== base.httpEnabled) patch.httpEnabled = values.httpEnabled;
+    setLocalErrors(errors);
+    if (Object.keys(errors).length > 0) return;
+    if (Object.keys(patch).length === 0) {
+      setDirty(false);
+      return;
+    }
+    const response = await save.run(patch);
+    if (response.ok) {
+      settings.setData(response.value);
+      setValues(toForm(response.value));
+      setDirty(false);
+      setSavedAt(Date.now());
+    }
+  };
+
+  const field = (s: NumberSetting) => (
+    <TextField
+      key={s.key}
+      label={s.label}
+      value={values[s.key]}
+      onChange={(v) => change(s.key, v)}
+      error={localErrors[s.key] ?? hostErrors.byField[s.key] ?? null}
+      hint={s.hint}
+      type="number"
+      inputMode="numeric"
+      min={s.min}
+      max={s.max}
+      step={1}
+      className="input input-number"
+    />
+  );
+
+  const unclaimed = hostErrors.rest.filter(() => true);
+  const otherHostErrors = Object.entries(hostErrors.byField)
+    .filter(([key]) => !ALL_NUMBER_SETTINGS.some((s) => s.key === key) && key !== "httpEnabled")
+    .map(([key, message]) => `${key}: ${message}`);
+
+  return (
+    <section className="card" aria-labelledby="limits-heading">
+      <div className="card-header">
+        <h2 id="limits-heading" className="card-title">
+          Limits
+        </h2>
+      </div>
+      <form id={formId} className="form" onSubmit={(e) => void submit(e)} noValidate>
+        {unclaimed.length + otherHostErrors.length > 0 ? (
+          <div className="callout callout-bad callout-compact" role="alert">
+            <div className="callout-text">
+              <strong>Not saved.</strong>
+              {[...unclaimed, ...otherHostErrors].map((m) => (
+                <p key={m}>{m}</p>
+              ))}
+            </div>
+          </div>
+        ) : null}
+        <div className="form-grid">
+          {RUN_SETTINGS.map(field)}
+          <div className="field">
+            <label className="field-label" htmlFor={`${formId}-memory`}>
+              Memory per run
+            </label>
+            <input
+              id={`${formId}-memory`}
+              className="input input-number"
+              value={`${SANDBOX_LIMITS.memoryBytes / (1024 * 1024)} MiB`}
+              readOnly
+              aria-describedby={`${formId}-memory-hint`}
+            />
+            <div id={`${formId}-memory-hint`} className="field-hint">
+              Fixed, with no swap: part of the sandbox&rsquo;s safety limits.
+            </div>
+          </div>
+        </div>
+        <details className="disclosure">
+          <summary>Advanced</summary>
+          <div className="form-grid">
+            {ADVANCED_SETTINGS.map(field)}
+            <div className="field field-switch">
+              <Switch
+                label="Local HTTP transport"
+                checked={values.httpEnabled}
+                onChange={(on) => change("httpEnabled", on)}
+              />
+              <div className="field-hint">
+                Lets MCP clients that speak HTTP connect on 127.0.0.1, with the access key.
+              </div>
+              {hostErrors.byField.httpEnabled ? (
+                <div className="field-error">{hostErrors.byField.httpEnabled}</div>
+              ) : null}
+            </div>
+          </div>
+        </details>
+        <div className="form-actions">
+          <button type="submit" className="button button-primary" disabled={save.busy || !dirty}>
+            {save.busy ? "Saving…" : "Save limits"}
+          </button>
+          {dirty ? (
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                setValues(toForm(settings.data!));
+                setDirty(false);
+                setLocalErrors({});
+                save.clearError();
+              }}
+            >
+              Discard changes
+            </button>
+          ) : null}
+          <span className="muted small" role="status">
+            {savedAt ? "Saved. New runs use these limits." : ""}
+          </span>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,182 @@
+// Servers: the wrapped MCP servers, live, with add / paste / import, and one server's detail.
+import { useEffect, useState } from "react";
+import type { ServerView } from "../../../shared/api/api-views.js";
+import { useLiveList } from "../api/hooks.js";
+import { EmptyState, ErrorState, Loading } from "../components/states.js";
+import { hrefFor, navigate, useRoute } from "../lib/router.js";
+import { plural } from "../lib/format.js";
+import { ImportClaudeDialog, PasteJsonDialog } from "./servers/import-dialogs.js";
+import { ServerDetail } from "./servers/server-detail.js";
+import { ServerFormDialog } from "./servers/server-form-dialog.js";
+import { ServerStatusBadge } from "./servers/server-status-badge.js";
+import { commandLine } from "./servers/server-entry.js";
+
+type OpenDialog =
+  | { kind: "add" }
+  | { kind: "edit"; server: ServerView }
+  | { kind: "paste" }
+  | { kind: "import" }
+  | null;
+
+export function ServersPage() {
+  const servers = useLiveList("servers.list", "servers.changed");
+  const route = useRoute();
+  const selectedName = route.params.get("name");
+  const wantsAdd = route.params.get("add") === "1";
+  const [dialog, setDialog] = useState<OpenDialog>(null);
+
+  // `#/servers?add=1` (from First run) opens the form once.
+  useEffect(() => {
+    if (!wantsAdd) return;
+    setDialog({ kind: "add" });
+    navigate("servers", {}, { replace: true });
+  }, [wantsAdd]);
+
+  const list = servers.data;
+  const selected = selectedName ? (list?.find((s) => s.name === selectedName) ?? null) : null;
+
+  const dialogs = (
+    <>
+      {dialog?.kind === "add" || dialog?.kind === "edit" ? (
+        <ServerFormDialog
+          server={dialog.kind === "edit" ? dialog.server : null}
+          onClose={() => setDialog(null)}
+          onSaved={(next, name) => {
+            servers.setData(next);
+            setDialog(null);
+            navigate("servers", { name });
+          }}
+        />
+      ) : null}
+      {dialog?.kind === "paste" ? (
+        <PasteJsonDialog
+          existing={list ?? []}
+          onClose={() => setDialog(null)}
+          onAdded={(next) => {
+            servers.setData(next);
+            setDialog(null);
+          }}
+        />
+      ) : null}
+      {dialog?.kind === "import" ? (
+        <ImportClaudeDialog
+          existing={list ?? []}
+          onClose={() => setDialog(null)}
+          onAdded={(next) => {
+            servers.setData(next);
+            setDialog(null);
+          }}
+        />
+      ) : null}
+    </>
+  );
+
+  if (selectedName && list) {
+    if (!selected) {
+      return (
+        <div className="page">
+          <a className="back-link" href={hrefFor("servers")}>
+            <span aria-hidden="true">←</span> All servers
+          </a>
+          <EmptyState title={`There is no server called “${selectedName}”`}>
+            It may have been removed or renamed.
+          </EmptyState>
+        </div>
+      );
+    }
+    return (
+      <>
+        <ServerDetail
+          server={selected}
+          onEdit={() => setDialog({ kind: "edit", server: selected })}
+          onChanged={servers.setData}
+          onRemoved={(next) => {
+            servers.setData(next);
+            navigate("servers");
+          }}
+        />
+        {dialogs}
+      </>
+    );
+  }
+
+  return (
+    <div className="page">
+      <div className="page-intro">
+        <p className="lead">
+          The MCP servers whose tools your assistant&rsquo;s code can call. Each one runs on this
+          computer; Code Mode checks every call before it reaches them.
+        </p>
+        <div className="button-row">
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => setDialog({ kind: "add" })}
+          >
+            Add server
+          </button>
+          <button type="button" className="button" onClick={() => setDialog({ kind: "paste" })}>
+            Paste JSON
+          </button>
+          <button type="button" className="button" onClick={() => setDialog({ kind: "import" })}>
+            Import from Claude Desktop
+          </button>
+        </div>
+      </div>
+
+      {!list && servers.error ? (
+        <ErrorState error={servers.error} onRetry={servers.reload} />
+      ) : null}
+      {!list && !servers.error ? <Loading label="Loading servers…" /> : null}
+      {list && servers.error ? (
+        <ErrorState error={servers.error} onRetry={servers.reload} compact />
+      ) : null}
+      {list && list.length === 0 ? (
+        <EmptyState title="No servers yet">
+          Add one with the buttons above: fill in a form, paste the JSON snippet from a
+          server&rsquo;s instructions, or bring over the servers you already use in Claude Desktop.
+        </EmptyState>
+      ) : null}
+      {list && list.length > 0 ? (
+        <ul className="server-list" aria-label="Servers">
+          {list.map((server) => (
+            <ServerRow key={server.name} server={server} />
+          ))}
+        </ul>
+      ) : null}
+      {dialogs}
+    </div>
+  );
+}
+
+function ServerRow(props: { server: ServerView }) {
+  const { server } = props;
+  return (
+    <li className={`server-row${server.status === "failed" ? " is-failed" : ""}`}>
+      <div className="server-row-main">
+        <a className="server-name" href={hrefFor("servers", { name: server.name })}>
+          {server.name}
+        </a>
+        <code className="server-command">{commandLine(server.command, server.args)}</code>
+        {server.status === "failed" ? (
+          <div className="server-failure">
+            {server.lastError ? <p>{server.lastError}</p> : null}
+            {server.stderrTail.length > 0 ? (
+              <pre className="code-block code-block-bad" aria-label={`Output of ${server.name}`}>
+                {server.stderrTail.slice(-5).join("\n")}
+              </pre>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+      <div className="server-row-meta">
+        <ServerStatusBadge server={server} />
+        <span className="muted small">
+          {server.status === "ready" || server.toolCount > 0
+            ? plural(server.toolCount, "tool")
+            : ""}
+        </span>
+      </div>
+    </li>
+  );
+}

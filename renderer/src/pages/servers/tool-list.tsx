@@ -1,0 +1,196 @@
+// The tools of one server, with their Allowed and Private switches.
+import { useEffect, useId, useState } from "react";
+import type { ApiError } from "../../../../shared/api/api-contract.js";
+import type { ServerView, ToolView } from "../../../../shared/api/api-views.js";
+import { useApi, useRequest } from "../../api/hooks.js";
+import { Badge } from "../../components/badge.js";
+import { Switch } from "../../components/switch.js";
+import { EmptyState, ErrorState, Loading } from "../../components/states.js";
+
+export function ToolList(props: { server: ServerView }) {
+  const { server } = props;
+  const tools = useRequest("servers.tools", { name: server.name });
+  const [filter, setFilter] = useState("");
+  const filterId = useId();
+  const reload = tools.reload;
+
+  // The host's list changes when the server (re)starts: ask again then.
+  useEffect(() => {
+    reload();
+  }, [server.status, server.toolCount, reload]);
+
+  const api = useApi();
+  const [pending, setPending] = useState<Record<string, boolean>>({});
+  const [errors, setErrors] = useState<Record<string, ApiError>>({});
+
+  const setPolicy = async (tool: ToolView, patch: { allowed?: boolean; private?: boolean }) => {
+    const current = tools.data ?? [];
+    tools.setData(current.map((t) => (t.name === tool.name ? { ...t, ...patch } : t)));
+    setPending((p) => ({ ...p, [tool.name]: true }));
+    const response = await api.request("servers.setToolPolicy", {
+      name: server.name,
+      tool: tool.name,
+      ...patch,
+    });
+    setPending((p) => ({ ...p, [tool.name]: false }));
+    if (response.ok) {
+      tools.setData(response.value);
+      setErrors(({ [tool.name]: _, ...rest }) => rest);
+    } else {
+      tools.setData(current);
+      setErrors((e) => ({ ...e, [tool.name]: response.error }));
+    }
+  };
+
+  if (!tools.data) {
+    if (tools.error && server.status !== "ready") {
+      return (
+        <EmptyState title="No tools yet">
+          {server.status === "failed"
+            ? "Tools appear here once the server starts. Fix the problem above, then choose Restart."
+            : "Tools appear here once the server has started."}
+        </EmptyState>
+      );
+    }
+    if (tools.error) {
+      return (
+        <ErrorState error={tools.error} onRetry={tools.reload} title="Could not list the tools" />
+      );
+    }
+    return <Loading label="Listing tools…" />;
+  }
+  if (tools.data.length === 0) {
+    return (
+      <EmptyState
+        title={server.status === "ready" ? "This server offers no tools" : "No tools yet"}
+      >
+        {server.status === "ready"
+          ? "The server started but did not list any tools."
+          : "Tools appear here once the server has started."}
+      </EmptyState>
+    );
+  }
+
+  const needle = filter.trim().toLowerCase();
+  const shown = needle
+    ? tools.data.filter(
+        (t) =>
+          t.name.toLowerCase().includes(needle) ||
+          (t.pyName ?? "").toLowerCase().includes(needle) ||
+          t.description.toLowerCase().includes(needle),
+      )
+    : tools.data;
+  const allowedCount = tools.data.filter((t) => t.allowed).length;
+  const privateCount = tools.data.filter((t) => t.private).length;
+
+  return (
+    <div className="tools">
+      <div className="tools-toolbar">
+        <p className="muted small">
+          {allowedCount} of {tools.data.length} allowed
+          {privateCount > 0 ? ` · ${privateCount} private` : ""}
+        </p>
+        {tools.data.length > 6 ? (
+          <div className="inline-field">
+            <label htmlFor={filterId} className="visually-hidden">
+              Find a tool
+            </label>
+            <input
+              id={filterId}
+              type="search"
+              className="input input-small"
+              placeholder="Find a tool"
+              value={filter}
+              onChange={(e) => setFilter(e.target.value)}
+            />
+          </div>
+        ) : null}
+      </div>
+      {tools.error ? <ErrorState error={tools.error} onRetry={tools.reload} compact /> : null}
+      <ul className="tool-list" aria-label={`Tools of ${server.name}`}>
+        {shown.map((tool) => (
+          <ToolItem
+            key={tool.name}
+            tool={tool}
+            busy={pending[tool.name] ?? false}
+            error={errors[tool.name] ?? null}
+            onChange={(patch) => void setPolicy(tool, patch)}
+          />
+        ))}
+      </ul>
+      {shown.length === 0 ? <p className="muted">No tool matches “{filter}”.</p> : null}
+    </div>
+  );
+}
+
+function ToolItem(props: {
+  tool: ToolView;
+  busy: boolean;
+  error: ApiError | null;
+  onChange: (patch: { allowed?: boolean; private?: boolean }) => void;
+}) {
+  const { tool } = props;
+  const nameId = useId();
+  const [expanded, setExpanded] = useState(false);
+  const long = tool.description.length > 220;
+  return (
+    <li className={`tool${tool.allowed ? "" : " is-off"}`} aria-labelledby={nameId}>
+      <div className="tool-main">
+        <div className="tool-head">
+          <h4 id={nameId} className="tool-name">
+            {tool.name}
+          </h4>
+          {tool.pyName && tool.pyName !== tool.name ? (
+            <code className="tool-pyname" title="The name the code calls">
+              {tool.pyName}
+            </code>
+          ) : null}
+          {tool.private ? <Badge tone="private">Private</Badge> : null}
+          {tool.leftOutReason ? <Badge tone="neutral">{tool.leftOutReason}</Badge> : null}
+        </div>
+        {tool.description ? (
+          <p className={`tool-description${long && !expanded ? " is-clamped" : ""}`}>
+            {tool.description}
+          </p>
+        ) : (
+          <p className="tool-description muted">No description.</p>
+        )}
+        <div className="tool-links">
+          {long ? (
+            <button
+              type="button"
+              className="link-button"
+              aria-expanded={expanded}
+              onClick={() => setExpanded((e) => !e)}
+            >
+              {expanded ? "Show less" : "Show full description"}
+            </button>
+          ) : null}
+          <details className="schema">
+            <summary>Input schema</summary>
+            <pre className="code-block" tabIndex={0}>
+              {JSON.stringify(tool.inputSchema, null, 2)}
+            </pre>
+          </details>
+        </div>
+        {props.error ? <div className="field-error">{props.error.message}</div> : null}
+      </div>
+      <div className="tool-switches">
+        <Switch
+          label="Allowed"
+          checked={tool.allowed}
+          disabled={props.busy}
+          description="The code may call this tool."
+          onChange={(allowed) => props.onChange({ allowed })}
+        />
+        <Switch
+          label="Private"
+          checked={tool.private}
+          disabled={props.busy}
+          description="Its results are private: after a call, that client may only call private tools until you reset it."
+          onChange={(value) => props.onChange({ private: value })}
+        />
+      </div>
+    </li>
+  );
+}

@@ -61,11 +61,21 @@ function dockerRunOnce(image: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn("docker", args, { env, stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    let elapsed = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      // The runner exits when its input closes, so stdin stays open until the run is done,
+      // exactly as the app's attach stream does.
+      if (elapsed === 0 && out.includes('"done"')) {
+        elapsed = performance.now() - start;
+        child.stdin.end();
+      }
+    });
     child.on("error", reject);
     child.on("close", () => {
-      if (!out.includes('"done"')) reject(new Error(`docker run gave no result: ${out}`));
-      else resolve(performance.now() - start);
+      if (elapsed === 0) reject(new Error(`docker run gave no result: ${out}`));
+      // Time to the result, as for the app (which removes its container after answering).
+      else resolve(elapsed);
     });
     const start_ = {
       type: "start",
@@ -74,7 +84,7 @@ function dockerRunOnce(image: string): Promise<number> {
       tools: [],
       limits: { args_max_bytes: 16384, output_chunk_chars: 4096, error_max_chars: 4096 },
     };
-    child.stdin.end(`${nonce}\n${JSON.stringify(start_)}\n`);
+    child.stdin.write(`${nonce}\n${JSON.stringify(start_)}\n`);
   });
 }
 

@@ -3,7 +3,7 @@
 // `docker run -i` of the same image with the same flags (the baseline).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { SANDBOX_LIMITS } from "../shared/limits.js";
+import { BRIDGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../shared/limits.js";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { RUNNER_PATH } from "../electron/host/sandbox/container-spec.js";
@@ -82,7 +82,11 @@ function dockerRunOnce(image: string): Promise<number> {
       code: CODE,
       stdin: "",
       tools: [],
-      limits: { args_max_bytes: 16384, output_chunk_chars: 4096, error_max_chars: 4096 },
+      limits: {
+        args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
+        output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
+        error_max_chars: RUN_LIMITS.errorMaxChars,
+      },
     };
     child.stdin.write(`${nonce}\n${JSON.stringify(start_)}\n`);
   });

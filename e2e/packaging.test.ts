@@ -25,7 +25,8 @@ describe("shipped artifacts", () => {
       version: "test",
       shimLaunch: { command: process.execPath, args: [shimBundle], env: {} },
       // No Docker needed: these tests stop at listing tools.
-      findDocker: async () => ({ state: "not-installed", tried: [], message: "not needed here" }),
+      findDocker: () =>
+        Promise.resolve({ state: "not-installed", tried: [], message: "not needed here" }),
     });
   });
 
@@ -40,7 +41,11 @@ describe("shipped artifacts", () => {
     copyFileSync(shimBundle, copy);
     const client = new Client({ name: "bundle-test", version: "1" });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [copy], env: { PATH: process.env.PATH ?? "", CODEMODE_HOME: home } }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [copy],
+        env: { PATH: process.env.PATH ?? "", CODEMODE_HOME: home },
+      }),
     );
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toEqual(["run_python"]);
@@ -49,16 +54,23 @@ describe("shipped artifacts", () => {
   });
 
   it("the MCPB bundle for Claude Desktop packs a valid manifest and the shim", () => {
-    execFileSync(process.execPath, [path.join(root, "scripts", "build-mcpb.mjs")], { cwd: root, stdio: "pipe" });
+    execFileSync(process.execPath, [path.join(root, "scripts", "build-mcpb.mjs")], {
+      cwd: root,
+      stdio: "pipe",
+    });
     const bundle = path.join(root, "out", "codemode.mcpb");
     expect(existsSync(bundle)).toBe(true);
     const require = createRequire(import.meta.url);
     const cli = path.join(path.dirname(require.resolve("@anthropic-ai/mcpb")), "cli", "cli.js");
     const info = execFileSync(process.execPath, [cli, "info", bundle], { encoding: "utf8" });
     expect(info).toContain("codemode");
-    const validated = execFileSync(process.execPath, [cli, "validate", path.join(root, "out", "mcpb", "manifest.json")], {
-      encoding: "utf8",
-    });
+    const validated = execFileSync(
+      process.execPath,
+      [cli, "validate", path.join(root, "out", "mcpb", "manifest.json")],
+      {
+        encoding: "utf8",
+      },
+    );
     expect(validated).toMatch(/valid/i);
   });
 });

@@ -185,24 +185,24 @@ print(json.dumps({
     expect(echoed.map((a) => a.text.length)).toEqual([fits]);
   });
 
-  it("a run has a fixed budget of calls (the default, 200)", async () => {
+  it("a run has a fixed budget of calls (the default, defaultMaxCallsPerRun)", async () => {
+    const budget = BRIDGE_LIMITS.defaultMaxCallsPerRun;
     const before = logged("echo").length;
     const { value, result } = await runJson<{ ok: number; refused: string[] }>(
       serve,
-      `results = await asyncio.gather(*(echo({"text": f"budget-{i}"}) for i in range(205)), return_exceptions=True)
+      `results = await asyncio.gather(*(echo({"text": f"budget-{i}"}) for i in range(${budget + 5})), return_exceptions=True)
 print(json.dumps({
     "ok": sum(isinstance(r, str) for r in results),
     "refused": sorted({str(r) for r in results if not isinstance(r, str)}),
 }))`,
     );
-    expect(BRIDGE_LIMITS.defaultMaxCallsPerRun).toBe(200);
-    expect(value.ok).toBe(200);
+    expect(value.ok).toBe(budget);
     expect(value.refused).toEqual([
-      '"echo" refused: this run has used its budget of 200 tool calls (every call counts, refused ones too).',
+      `"echo" refused: this run has used its budget of ${budget} tool calls (every call counts, refused ones too).`,
     ]);
-    expect(result.calls).toBe(205);
-    expect(logged("echo").length - before).toBe(200);
-    expect(await serve.description()).toContain("Limits per run: 200 tool calls");
+    expect(result.calls).toBe(budget + 5);
+    expect(logged("echo").length - before).toBe(budget);
+    expect(await serve.description()).toContain(`Limits per run: ${budget} tool calls`);
   });
 
   it("many concurrent calls leave no listener-leak warning on serve's stderr", () => {

@@ -34,6 +34,11 @@ export const RUN_LIMITS = {
   stdinMaxBytes: 1 * MiB,
   /** The most code a run can be given. */
   codeMaxBytes: 256 * KiB,
+  /**
+   * The image probe (imports the bundled libraries and prints their versions) is our own
+   * code, not the user's, so it gets a fixed deadline rather than the user's setting.
+   */
+  imageProbeDeadlineSeconds: 60,
 } as const;
 
 /** The runner <-> host pipe. Every line from the runner is hostile. */
@@ -44,6 +49,14 @@ export const PROTOCOL_LIMITS = {
   outputChunkChars: 4 * KiB,
   /** The most calls one run may have in flight before the host stops reading more. */
   maxPendingCalls: 256,
+  /** A call message's tool name longer than this is a protocol violation. */
+  toolNameMaxChars: 1024,
+  /**
+   * A runner says nothing before its start line; stdout that comes early is kept up to about
+   * this much (the chunk that crosses it is still kept), so the session can report it as the
+   * protocol violation it is without buffering a flood.
+   */
+  earlyOutputMaxBytes: 64 * KiB,
 } as const;
 
 /** The bridge: what every tool call must satisfy. */
@@ -55,6 +68,28 @@ export const BRIDGE_LIMITS = {
   resultMaxBytes: 64 * KiB,
   refusalMaxChars: 500,
   defaultServerConcurrency: 8,
+  /** A name the code sent, quoted in a message to it, is cut to this. */
+  nameShownMaxChars: 80,
+  /**
+   * A guessed tool name longer than this gets no "did you mean" suggestions, which bounds the
+   * edit-distance work a hostile name can cause.
+   */
+  suggestMaxNameChars: 100,
+  /** The most "did you mean" names offered. */
+  suggestionsMax: 3,
+  /** Schema errors named in a refusal; the rest are left out. */
+  schemaErrorsShownMax: 5,
+  /** Where in the arguments a schema error is (its JSON pointer), as quoted in a refusal. */
+  argPathShownMaxChars: 80,
+  /**
+   * An exception's type name is shown to the code only if it is a plain identifier at most
+   * this long, so no message text can ride along in it.
+   */
+  errorTypeNameMaxChars: 60,
+  /** A tool name recorded in an event: the whole name unless it is absurdly long. */
+  eventNameMaxChars: 200,
+  /** A server-chosen label in a tool result (MIME type, URI) is cut to this, on one line. */
+  resultLabelMaxChars: 200,
 } as const;
 
 /** The tool catalog and the run_python description. */
@@ -65,6 +100,30 @@ export const CATALOG_LIMITS = {
   /** A schema nested deeper than this is not compiled: the tool is left out. */
   schemaMaxDepth: 32,
   defaultDescriptionBudgetChars: 12_000,
+  // Rendered parameter lists. Schemas come from the wrapped servers and may be hostile (huge
+  // enums, thousands of properties, cycles): every piece is bounded, so the cost of rendering
+  // is bounded by these caps, not by the size or shape of the schema.
+  /** The most characters a whole rendered parameter list may take. */
+  paramListMaxChars: 1_000,
+  /** The most parameter-name characters a summary line's `name(a, b)` may take. */
+  summaryParamsMaxChars: 80,
+  /** Enum values shown before `| ...`. */
+  enumShownMax: 10,
+  /** anyOf/oneOf/allOf/type alternatives shown before `| ...`. */
+  unionShownMax: 8,
+  /** Characters of one string literal (enum or const value) shown. */
+  literalMaxChars: 40,
+  /** A summary line keeps the first sentence of the description, cut to this. */
+  summarySentenceMaxChars: 160,
+  /**
+   * A server or tool name quoted in a catalog warning is cut to this, so it cannot flood the
+   * user's screen.
+   */
+  nameShownMaxChars: 100,
+  /** An unknown `$schema` value quoted in the reason a tool is left out is cut to this. */
+  schemaDialectShownMaxChars: 100,
+  /** The reason a tool is left out reaches the user's terminal and may quote the schema. */
+  schemaReasonMaxChars: 300,
 } as const;
 
 /** The warm pool of started, idle containers. */
@@ -90,8 +149,151 @@ export const SETTINGS_BOUNDS = {
 export const HOST_LIMITS = {
   /** A run waiting for a free slot longer than this gets a clear "busy" error. */
   runQueueTimeoutMs: 60_000,
-  /** The shim waits this long for the app it started. */
-  shimStartWaitMs: 10_000,
   /** A client's self-reported name is cut to this before it keys taint and the audit log. */
   clientNameMaxChars: 200,
+  /** A client's self-reported version is cut to this before it goes into the client's view. */
+  clientVersionMaxChars: 100,
+  /** While Docker is not ready, the host looks for it again this often. */
+  dockerPollMs: 10_000,
+  /** Largest JSON-RPC body accepted over HTTP (run_python's code is at most 256 KiB). */
+  httpBodyMaxBytes: 4 * MiB,
+  /** A web page's Origin, quoted in the refusal the audit log records, is cut to this. */
+  httpOriginShownMaxChars: 100,
+  /** Largest message the host accepts from a browser (a pasted config is the biggest). */
+  wsMessageMaxBytes: 2 * MiB,
+  /** Browser mode: a WebSocket that has not sent its hello (the token) by then is closed. */
+  wsHelloTimeoutMs: 10_000,
+} as const;
+
+/**
+ * The typed API the UI calls (over IPC or the browser WebSocket): the most each request
+ * parameter may carry. The host validates every request against these before a handler runs.
+ * String lengths are counted in UTF-16 code units, as zod counts them.
+ */
+export const API_LIMITS = {
+  /** The name of an existing server (remove, restart, tools, setToolPolicy, previousName). */
+  serverNameMaxChars: 64,
+  /** The name servers.upsert is given; the config check then applies its own rules to it. */
+  upsertNameMaxChars: 200,
+  /** A tool name in servers.setToolPolicy. */
+  toolNameMaxChars: 512,
+  /** A client key in taint.reset. */
+  clientKeyMaxChars: 512,
+  /** The free-text search of an audit query. */
+  auditTextMaxChars: 1_000,
+  /** A run id in audit.run. */
+  runIdMaxChars: 100,
+  /** A whole config file (config.save) or a pasted snippet (config.parseSnippet). */
+  configTextMaxChars: 1 * MiB,
+  /** Browser mode: the token in the hello message. */
+  wsTokenMaxChars: 256,
+  /** Browser mode: a channel or event name in a message. */
+  wsNameMaxChars: 64,
+} as const;
+
+/** The audit log. */
+export const AUDIT_LIMITS = {
+  /** `code` of run_started is cut to this; codeBytes and codeHash still cover all of it. */
+  codeMaxBytes: 16 * KiB,
+  /** `error` of run_finished and image_build. */
+  errorMaxBytes: 2 * KiB,
+  /** `args` of call entries (JSON text). */
+  argsMaxBytes: 2 * KiB,
+  /** Every other free-text field (reason, detail, summary, ...). */
+  textMaxBytes: 2 * KiB,
+  /** Arguments nested deeper than this are logged as a placeholder. */
+  argsMaxDepth: 64,
+  /** A file is closed and a new one started before a line would take it past this size. */
+  defaultMaxFileBytes: 16 * MiB,
+  defaultRetentionDays: 30,
+  /** Entries queued while a sync is in flight are written together, up to this many bytes. */
+  batchMaxBytes: 1 * MiB,
+  /** How far a timestamp may go back before verify calls the order into question. */
+  clockSkewMs: 60_000,
+  queryDefaultLimit: 100,
+  queryMaxLimit: 1000,
+  /** Chunk size for reading files from the end. */
+  readChunkBytes: 256 * KiB,
+  /** `codemode audit tail`: entries printed when -n is not given. */
+  tailDefaultEntries: 20,
+  /** `codemode audit tail`: how often it looks for new entries while following. */
+  tailPollMs: 500,
+} as const;
+
+/**
+ * Local access: the socket (or pipe), its handshake, the token and lock files, and the shim
+ * that MCP clients start. The names and wire values are in local-access-constants.ts.
+ */
+export const LOCAL_ACCESS_LIMITS = {
+  /**
+   * Unix socket paths are capped near 104 bytes (sun_path: 104 on macOS, 108 on Linux);
+   * past this many bytes we use a short fallback directory instead.
+   */
+  socketPathMaxBytes: 100,
+  /** Hex characters of sha256(dataDir) that name the fallback directory and the pipe. */
+  dataDirHashChars: 12,
+  /** Random bytes in the install's token (written as hex). */
+  tokenBytes: 32,
+  /** The whole handshake line `CODEMODE <token>\n`, newline included. */
+  handshakeMaxBytes: 200,
+  /** A client that has not finished its handshake line by then is refused. */
+  handshakeTimeoutMs: 5_000,
+  /** The server's answer to a handshake (`OK\n` or `ERR <reason>\n`). */
+  handshakeReplyMaxBytes: 200,
+  /** How long a start-up check waits for an existing socket to accept a connection. */
+  socketProbeTimeoutMs: 1_000,
+  /**
+   * A token or lock file found empty is re-read for this long before it is judged damaged or
+   * stale: a concurrent starter may be between its O_EXCL create and its write.
+   */
+  emptyFileSettleMs: 1_000,
+  /** Pause between those re-reads: short, since the other starter's write is imminent. */
+  emptyFileRetryMs: 20,
+  /** Shim: pause between connection attempts while the app starts. */
+  shimRetryIntervalMs: 200,
+  /** Shim: how long it waits for the app to come up after trying to start it. */
+  shimStartWaitMs: 10_000,
+  /** Shim, app not running: the longest first line (the client's `initialize`) it reads. */
+  shimFirstLineMaxBytes: 1 * MiB,
+  /** Shim, app not running: how long it waits for that first line. */
+  shimFirstLineWaitMs: 5_000,
+} as const;
+
+/** File modes; enforced on Unix only (Windows has no mode bits; the pipe is guarded by the token). */
+export const LOCAL_ACCESS_MODES = {
+  socketDir: 0o700,
+  socket: 0o600,
+  tokenFile: 0o600,
+  lockFile: 0o600,
+  dataDir: 0o700,
+} as const;
+
+/** Each wrapped MCP server: its start, its restarts and what is kept of its stderr. */
+export const SERVER_LIMITS = {
+  /** First automatic restart waits this long after a crash... */
+  restartBackoffInitialMs: 500,
+  /** ...doubling after every failed attempt, up to this. */
+  restartBackoffMaxMs: 30_000,
+  /** A server that stayed up this long since its last start gets the short delay again. */
+  restartBackoffResetAfterMs: 60_000,
+  /** Last stderr lines kept per process, for "failed with the last lines of its stderr". */
+  stderrTailLines: 40,
+  /** A longer stderr line is cut, so a server writing without newlines cannot grow the tail. */
+  stderrLineMaxChars: 1_000,
+  /**
+   * Bound on `initialize` and each `tools/list` page while starting. Generous because a
+   * first start through a package runner may download the server.
+   */
+  startTimeoutMs: 60_000,
+  /** A server that paginates `tools/list` past this many pages is treated as broken. */
+  toolListMaxPages: 100,
+} as const;
+
+/** The `mcpServers` config file. */
+export const CONFIG_LIMITS = {
+  /**
+   * A real config nests four levels (file, mcpServers, entry, env/args). The cap keeps the
+   * recursive duplicate-key scan far from the stack limit on hostile or broken input.
+   */
+  maxNesting: 64,
 } as const;

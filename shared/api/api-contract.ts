@@ -4,6 +4,7 @@
 // transport and the renderer's client are all typed from these maps.
 import { z } from "zod";
 import type { AuditEntry, AuditRunDetail, AuditVerifyResult } from "../audit-entry.js";
+import { API_LIMITS, AUDIT_LIMITS } from "../limits.js";
 import type {
   AppInfoView,
   BuildProgress,
@@ -20,7 +21,7 @@ import type {
 } from "./api-views.js";
 
 const none = z.strictObject({});
-const serverName = z.string().min(1).max(64);
+const serverName = z.string().min(1).max(API_LIMITS.serverNameMaxChars);
 
 export const serverEntryInput = z.strictObject({
   command: z.string(),
@@ -40,7 +41,7 @@ export const auditFilter = z.strictObject({
   tool: z.string().optional(),
   decision: z.enum(["allowed", "refused", "failed"]).optional(),
   kinds: z.array(z.string()).optional(),
-  text: z.string().max(1000).optional(),
+  text: z.string().max(API_LIMITS.auditTextMaxChars).optional(),
   runId: z.string().optional(),
 });
 export type AuditFilter = z.infer<typeof auditFilter>;
@@ -67,12 +68,14 @@ export const API_PARAMS = {
   "image.status": none,
   "image.build": none,
   "config.get": none,
-  "config.save": z.strictObject({ json: z.string().max(1024 * 1024) }),
-  "config.parseSnippet": z.strictObject({ text: z.string().max(1024 * 1024) }),
+  "config.save": z.strictObject({ json: z.string().max(API_LIMITS.configTextMaxChars) }),
+  "config.parseSnippet": z.strictObject({
+    text: z.string().max(API_LIMITS.configTextMaxChars),
+  }),
   "config.claudeDesktopServers": none,
   "servers.list": none,
   "servers.upsert": z.strictObject({
-    name: z.string().max(200),
+    name: z.string().max(API_LIMITS.upsertNameMaxChars),
     previousName: serverName.optional(),
     entry: serverEntryInput,
   }),
@@ -81,7 +84,7 @@ export const API_PARAMS = {
   "servers.tools": z.strictObject({ name: serverName }),
   "servers.setToolPolicy": z.strictObject({
     name: serverName,
-    tool: z.string().min(1).max(512),
+    tool: z.string().min(1).max(API_LIMITS.toolNameMaxChars),
     allowed: z.boolean().optional(),
     private: z.boolean().optional(),
   }),
@@ -90,15 +93,17 @@ export const API_PARAMS = {
   "clients.claudeDesktopPreview": none,
   "clients.claudeDesktopApply": z.strictObject({ expectedBefore: z.string() }),
   "taint.list": none,
-  "taint.reset": z.strictObject({ client: z.string().min(1).max(512) }),
+  "taint.reset": z.strictObject({
+    client: z.string().min(1).max(API_LIMITS.clientKeyMaxChars),
+  }),
   "settings.get": none,
   "settings.save": settingsPatch,
   "audit.query": z.strictObject({
     filter: auditFilter,
-    limit: z.number().int().min(1).max(1000),
+    limit: z.number().int().min(1).max(AUDIT_LIMITS.queryMaxLimit),
     before: z.number().int().positive().optional(),
   }),
-  "audit.run": z.strictObject({ runId: z.string().min(1).max(100) }),
+  "audit.run": z.strictObject({ runId: z.string().min(1).max(API_LIMITS.runIdMaxChars) }),
   "audit.verify": none,
   "audit.export": z.strictObject({
     format: z.enum(["jsonl", "csv"]),

@@ -2,8 +2,10 @@
 // main process can never disagree about them.
 import { API_CHANNELS, API_EVENTS, type ApiChannel, type ApiEventName } from "./api-contract.js";
 
-export const ipcRequestChannel = <C extends ApiChannel>(channel: C) => `codemode:request:${channel}` as const;
-export const ipcEventChannel = <E extends ApiEventName>(event: E) => `codemode:event:${event}` as const;
+export const ipcRequestChannel = <C extends ApiChannel>(channel: C) =>
+  `codemode:request:${channel}` as const;
+export const ipcEventChannel = <E extends ApiEventName>(event: E) =>
+  `codemode:event:${event}` as const;
 export const IPC_SUBSCRIBE = "codemode:subscribe" as const;
 export const IPC_UNSUBSCRIBE = "codemode:unsubscribe" as const;
 

@@ -1,19 +1,29 @@
 // Framing of the typed API over the browser-mode WebSocket: one JSON message per frame.
 import { z } from "zod";
+import { API_LIMITS } from "../limits.js";
 import type { ApiChannel, ApiEventName, ApiEvents, ApiResponse } from "./api-contract.js";
 
 /** The first message on a new connection: nothing else is answered before it. */
-export const wsHello = z.strictObject({ type: z.literal("hello"), token: z.string().max(256) });
+export const wsHello = z.strictObject({
+  type: z.literal("hello"),
+  token: z.string().max(API_LIMITS.wsTokenMaxChars),
+});
 
 export const wsClientMessage = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("request"),
     id: z.number().int().nonnegative(),
-    channel: z.string().max(64),
+    channel: z.string().max(API_LIMITS.wsNameMaxChars),
     params: z.unknown(),
   }),
-  z.strictObject({ type: z.literal("subscribe"), event: z.string().max(64) }),
-  z.strictObject({ type: z.literal("unsubscribe"), event: z.string().max(64) }),
+  z.strictObject({
+    type: z.literal("subscribe"),
+    event: z.string().max(API_LIMITS.wsNameMaxChars),
+  }),
+  z.strictObject({
+    type: z.literal("unsubscribe"),
+    event: z.string().max(API_LIMITS.wsNameMaxChars),
+  }),
 ]);
 export type WsClientMessage =
   | { type: "request"; id: number; channel: ApiChannel; params: unknown }
@@ -30,6 +40,3 @@ export const WS_CLOSE = {
   badToken: 4401,
   badMessage: 4400,
 } as const;
-
-/** Largest message the host accepts from a browser (a pasted config is the biggest). */
-export const WS_MAX_MESSAGE_BYTES = 2 * 1024 * 1024;

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 
 const NEWLINE = 0x0a;
 const FILE_NAME = /^audit-(\d{8})-(\d{6})-(\d{12,})\.jsonl$/;

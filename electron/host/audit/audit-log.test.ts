@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GENESIS_PREV, type AuditEntry } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
 import { callInput, makeTempDir, oneOfEachKind } from "./testing/fixtures.js";
 

@@ -28,7 +28,7 @@ import {
   sha256Hex,
   type AuditFile,
 } from "./audit-files.js";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import { verifyAudit } from "./audit-verify.js";
 import { redactDeep } from "./redaction.js";

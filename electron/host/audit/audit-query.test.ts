@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry, AuditFilter } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import { verifyAudit } from "./audit-verify.js";
 import { callInput, makeTempDir, mixedInput } from "./testing/fixtures.js";

@@ -12,7 +12,7 @@ import {
   type CallEntry,
 } from "../../../shared/audit-entry.js";
 import { linesBackward, listAuditFiles } from "./audit-files.js";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 
 // The writer puts seq and ts first: reading them needs no parse of the rest.
 const HEADER = /^\{"seq":(\d+),"ts":"([^"]+)"/;

@@ -8,7 +8,7 @@ import {
   type AuditVerifyResult,
 } from "../../../shared/audit-entry.js";
 import { linesForward, listAuditFiles, listTornFiles, sha256Hex } from "./audit-files.js";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 
 type Bad = { file: string; line: number; seq: number | null; problem: string };
 

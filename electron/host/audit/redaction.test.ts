@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { SECRET_MARK, redactArgs, redactDeep, redactText } from "./redaction.js";
 
 describe("redactArgs", () => {

@@ -4,7 +4,7 @@
 // occurrences themselves replaced, as a last line of defence for what the arguments rule
 // cannot see (a server echoing its key in an error, a secret pasted into code).
 import { cutUtf8 } from "../catalog/text-cut.js";
-import { AUDIT_LIMITS } from "./audit-limits.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 
 export const SECRET_MARK = "[secret]";
 const TOO_DEEP_MARK = "[too deep]";

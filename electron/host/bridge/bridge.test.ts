@@ -772,7 +772,7 @@ describe("events", () => {
 });
 
 describe("refusal messages", () => {
-  it("never exceed 500 characters, even for a huge unknown name", async () => {
+  it("never exceed refusalMaxChars, even for a huge unknown name", async () => {
     const s = setup({
       tools: [
         ...DEFAULT_TOOLS,
@@ -796,7 +796,7 @@ describe("refusal messages", () => {
       expect(message.length).toBeLessThanOrEqual(BRIDGE_LIMITS.refusalMaxChars);
     }
     // The event keeps the name bounded too.
-    expect(s.callEvents()[0]?.tool.length).toBeLessThanOrEqual(200);
+    expect(s.callEvents()[0]?.tool.length).toBeLessThanOrEqual(BRIDGE_LIMITS.eventNameMaxChars);
   });
 
   it("quote names so control characters cannot shape the message", async () => {

@@ -4,11 +4,6 @@ import { BRIDGE_LIMITS } from "../../../shared/limits.js";
 // Everything here builds text that reaches the code, i.e. the model. It is written by us,
 // quotes only what the code itself sent or what the catalog already shows, and is bounded.
 
-const NAME_SHOWN_MAX = 80;
-const SUGGEST_MAX_NAME = 100;
-const SUGGESTIONS = 3;
-const TYPE_NAME_MAX = 60;
-
 /** Cuts a message to the refusal limit, on a whole character. */
 export function bounded(message: string, max: number = BRIDGE_LIMITS.refusalMaxChars): string {
   if (message.length <= max) return message;
@@ -21,13 +16,14 @@ export function bounded(message: string, max: number = BRIDGE_LIMITS.refusalMaxC
 
 /** A name as the code should see it in a message: quoted, escaped, short. */
 export function quoteName(name: string): string {
-  const shown = name.length > NAME_SHOWN_MAX ? `${name.slice(0, NAME_SHOWN_MAX)}…` : name;
+  const max = BRIDGE_LIMITS.nameShownMaxChars;
+  const shown = name.length > max ? `${name.slice(0, max)}…` : name;
   return JSON.stringify(shown);
 }
 
 /** The name recorded in an event: the whole name unless it is absurdly long. */
 export function eventName(name: string): string {
-  return bounded(name, 200);
+  return bounded(name, BRIDGE_LIMITS.eventNameMaxChars);
 }
 
 /**
@@ -35,7 +31,7 @@ export function eventName(name: string): string {
  * holds allowed tools, so this reveals nothing the sandbox's TOOLS does not already show.
  */
 export function closeNames(name: string, candidates: Iterable<string>): string[] {
-  if (name.length === 0 || name.length > SUGGEST_MAX_NAME) return [];
+  if (name.length === 0 || name.length > BRIDGE_LIMITS.suggestMaxNameChars) return [];
   const wanted = name.toLowerCase();
   const scored: { name: string; score: number }[] = [];
   for (const candidate of candidates) {
@@ -52,7 +48,7 @@ export function closeNames(name: string, candidates: Iterable<string>): string[]
     }
   }
   scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
-  return scored.slice(0, SUGGESTIONS).map((s) => s.name);
+  return scored.slice(0, BRIDGE_LIMITS.suggestionsMax).map((s) => s.name);
 }
 
 function levenshtein(a: string, b: string): number {
@@ -90,9 +86,12 @@ export function pythonTypeName(value: unknown): string {
 export function schemaErrorText(errors: readonly ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) return "they do not match it";
   return errors
-    .slice(0, 5)
+    .slice(0, BRIDGE_LIMITS.schemaErrorsShownMax)
     .map((error) => {
-      const where = error.instancePath === "" ? "arguments" : bounded(error.instancePath, 80);
+      const where =
+        error.instancePath === ""
+          ? "arguments"
+          : bounded(error.instancePath, BRIDGE_LIMITS.argPathShownMaxChars);
       const params = error.params as Record<string, unknown>;
       const extra =
         error.keyword === "additionalProperties" && typeof params.additionalProperty === "string"
@@ -117,7 +116,7 @@ export function errorTypeName(error: unknown): string {
   for (const candidate of candidates) {
     if (
       typeof candidate === "string" &&
-      candidate.length <= TYPE_NAME_MAX &&
+      candidate.length <= BRIDGE_LIMITS.errorTypeNameMaxChars &&
       /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(candidate)
     ) {
       return candidate;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BRIDGE_LIMITS } from "../../../shared/limits.js";
 import { errorText, resultToString } from "./tool-result.js";
 
 describe("resultToString", () => {
@@ -55,7 +56,8 @@ describe("resultToString", () => {
     };
     const out = resultToString(result);
     expect(out).not.toContain("\n");
-    expect(out.length).toBeLessThan(230);
+    // The label (cut, plus its ellipsis) inside `[image ..., 0 bytes]`.
+    expect(out).toHaveLength(BRIDGE_LIMITS.resultLabelMaxChars + 1 + "[image , 0 bytes]".length);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BRIDGE_LIMITS } from "../../../shared/limits.js";
 
 /**
  * Turns a tool result into the one string the code receives. Structured content wins
@@ -69,5 +70,6 @@ function label(value: unknown): string {
   if (typeof value !== "string" || value === "") return "unknown";
   // eslint-disable-next-line no-control-regex
   const oneLine = value.replace(/[\u0000-\u001f\u007f]/g, " ");
-  return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
+  const max = BRIDGE_LIMITS.resultLabelMaxChars;
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }

@@ -67,15 +67,15 @@ describe("catalog builder", () => {
     expect([...catalog.byPyName.keys()]).toEqual(["notes__search", "issue_tracker__find_issue"]);
   });
 
-  it("cuts long descriptions at 2 KiB by bytes, multi-byte text included", () => {
-    expect(CATALOG_LIMITS.descriptionMaxBytes).toBe(2048);
+  it("cuts long descriptions at descriptionMaxBytes by bytes, multi-byte text included", () => {
+    const max = CATALOG_LIMITS.descriptionMaxBytes;
     const long = "Prüfe Grüße 😀 €. ".repeat(500);
     const catalog = buildCatalog([server("s", [tool("t", { description: long })])], {
       prefixWithServer: false,
     });
     const description = catalog.tools[0]?.description ?? "";
-    expect(Buffer.byteLength(description, "utf8")).toBeLessThanOrEqual(2048);
-    expect(Buffer.byteLength(description, "utf8")).toBeGreaterThan(2048 - 8);
+    expect(Buffer.byteLength(description, "utf8")).toBeLessThanOrEqual(max);
+    expect(Buffer.byteLength(description, "utf8")).toBeGreaterThan(max - 8);
     expect(description.endsWith("…")).toBe(true);
     expect(long.startsWith(description.slice(0, -1))).toBe(true);
     expect(catalog.tools[0]?.stub).toContain(description.slice(0, 100));

@@ -20,7 +20,8 @@ export interface BuildCatalogOptions {
  * or start a new line, and cut, so it cannot flood the user's screen.
  */
 function shown(name: string): string {
-  return JSON.stringify(name.length > 100 ? `${name.slice(0, 99)}…` : name);
+  const max = CATALOG_LIMITS.nameShownMaxChars;
+  return JSON.stringify(name.length > max ? `${name.slice(0, max - 1)}…` : name);
 }
 
 function toolLabel(server: string, tool: string): string {

@@ -192,7 +192,7 @@ function dialectOf(schema: JsonObject): { dialect: Dialect } | { reason: string 
     [/^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, "draft-07"],
   ];
   for (const [pattern, dialect] of known) if (pattern.test(declared)) return { dialect };
-  const shown = JSON.stringify(declared.slice(0, 100));
+  const shown = JSON.stringify(declared.slice(0, CATALOG_LIMITS.schemaDialectShownMaxChars));
   return { reason: `its $schema ${shown} is not draft-07, 2019-09 or 2020-12` };
 }
 
@@ -201,7 +201,7 @@ export type CompiledSchema =
 
 /** Reasons reach the user's terminal and may quote the schema: one line, no controls. */
 function oneLineReason(text: string): string {
-  return cutCodePoints(oneLine(text), 300);
+  return cutCodePoints(oneLine(text), CATALOG_LIMITS.schemaReasonMaxChars);
 }
 
 /**

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
-import {
-  SCHEMA_RENDER_LIMITS,
-  renderParamList,
-  renderParamName,
-  renderParamNames,
-} from "./schema-render.js";
+import { renderParamList, renderParamName, renderParamNames } from "./schema-render.js";
 
 type Schema = Record<string, unknown>;
 
@@ -98,14 +93,17 @@ describe("schema rendering", () => {
   });
 
   it("stops types at stubTypeDepth levels", () => {
-    expect(CATALOG_LIMITS.stubTypeDepth).toBe(5);
     const rendered = renderParamList({
       properties: { deep: nestedArrays(50) },
       required: ["deep"],
     });
-    expect(rendered).toBe("deep: list[list[list[list[list[...]]]]]");
-    const fits = renderParamList({ properties: { deep: nestedArrays(4) }, required: ["deep"] });
-    expect(fits).toBe("deep: list[list[list[list[str]]]]");
+    const depth = CATALOG_LIMITS.stubTypeDepth;
+    expect(rendered).toBe(`deep: ${"list[".repeat(depth)}...${"]".repeat(depth)}`);
+    const fits = renderParamList({
+      properties: { deep: nestedArrays(depth - 1) },
+      required: ["deep"],
+    });
+    expect(fits).toBe(`deep: ${"list[".repeat(depth - 1)}str${"]".repeat(depth - 1)}`);
   });
 
   it("renders hostile schemas bounded: cycles through shared references", () => {
@@ -114,7 +112,7 @@ describe("schema rendering", () => {
     (node["properties"] as Schema)["list"] = { type: "array", items: node };
     const rendered = renderParamList(node);
     expect(rendered).toContain("...");
-    expect(rendered.length).toBeLessThanOrEqual(SCHEMA_RENDER_LIMITS.paramListMaxChars);
+    expect(rendered.length).toBeLessThanOrEqual(CATALOG_LIMITS.paramListMaxChars);
 
     const loop: Schema = {};
     loop["anyOf"] = [loop, loop];
@@ -127,18 +125,18 @@ describe("schema rendering", () => {
     const started = performance.now();
     const rendered = renderParamList({ properties: { x: node, y: node } });
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(rendered.length).toBeLessThanOrEqual(SCHEMA_RENDER_LIMITS.paramListMaxChars);
+    expect(rendered.length).toBeLessThanOrEqual(CATALOG_LIMITS.paramListMaxChars);
   });
 
   it("renders hostile schemas bounded: ten thousand properties", () => {
     const properties: Schema = {};
     for (let i = 0; i < 10_000; i++) properties[`param_${i}`] = { type: "string" };
     const rendered = renderParamList({ type: "object", properties });
-    expect(rendered.length).toBe(SCHEMA_RENDER_LIMITS.paramListMaxChars);
+    expect(rendered.length).toBe(CATALOG_LIMITS.paramListMaxChars);
     expect(rendered.endsWith("…")).toBe(true);
     expect(rendered.startsWith("param_0: str (optional), param_1: str (optional)")).toBe(true);
     expect(renderParamNames({ properties }).length).toBeLessThanOrEqual(
-      SCHEMA_RENDER_LIMITS.summaryParamsMaxChars + 5,
+      CATALOG_LIMITS.summaryParamsMaxChars + 5,
     );
   });
 
@@ -147,12 +145,12 @@ describe("schema rendering", () => {
     const rendered = renderParamList({ properties: { e: { enum: values } }, required: ["e"] });
     expect(rendered).toBe(
       `e: ${values
-        .slice(0, SCHEMA_RENDER_LIMITS.enumShownMax)
+        .slice(0, CATALOG_LIMITS.enumShownMax)
         .map((v) => `"${v}"`)
         .join(" | ")} | ...`,
     );
     const long = renderParamList({ properties: { c: { const: "y".repeat(10_000) } } });
-    expect(long.length).toBeLessThan(SCHEMA_RENDER_LIMITS.literalMaxChars + 30);
+    expect(long.length).toBeLessThan(CATALOG_LIMITS.literalMaxChars + 30);
   });
 
   it("quotes odd or long parameter names and cuts them", () => {

@@ -4,24 +4,8 @@ import { CUT_MARK, cutCodePoints } from "./text-cut.js";
 // Schemas come from the wrapped servers and may be hostile: huge enums, thousands of
 // properties, shared (even cyclic) object references, or not schemas at all. Every piece
 // written here is bounded, and the writer stops all work once the list is full, so the cost
-// of rendering is bounded by the output cap, not by the size or shape of the schema.
-
-/**
- * Bounds of a rendered parameter list. They belong in shared/limits.ts (CATALOG_LIMITS) next
- * to the other catalog limits; they live here until that file is free to edit.
- */
-export const SCHEMA_RENDER_LIMITS = {
-  /** The most characters a whole rendered parameter list may take. */
-  paramListMaxChars: 1_000,
-  /** The most parameter-name characters a summary line's `name(a, b)` may take. */
-  summaryParamsMaxChars: 80,
-  /** Enum values shown before `| ...`. */
-  enumShownMax: 10,
-  /** anyOf/oneOf/allOf/type alternatives shown before `| ...`. */
-  unionShownMax: 8,
-  /** Characters of one string literal (enum or const value) shown. */
-  literalMaxChars: 40,
-} as const;
+// of rendering is bounded by the output cap, not by the size or shape of the schema. The caps
+// are in CATALOG_LIMITS (shared/limits.ts).
 
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -81,7 +65,7 @@ class BoundedWriter {
 
 function renderLiteral(value: unknown): string {
   if (typeof value === "string") {
-    return quote(cutCodePoints(value, SCHEMA_RENDER_LIMITS.literalMaxChars));
+    return quote(cutCodePoints(value, CATALOG_LIMITS.literalMaxChars));
   }
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "float";
   if (value === true) return "True";
@@ -140,7 +124,7 @@ class SchemaRenderer {
     const type = own(node, "type");
     if (typeof type === "string") return this.namedType(type, node, depth);
     if (Array.isArray(type) && type.length > 0) {
-      const shown = type.slice(0, SCHEMA_RENDER_LIMITS.unionShownMax);
+      const shown = type.slice(0, CATALOG_LIMITS.unionShownMax);
       shown.forEach((t, i) => {
         if (i > 0) out.write(" | ");
         if (typeof t === "string") this.namedType(t, node, depth);
@@ -185,7 +169,7 @@ class SchemaRenderer {
   private literals(values: readonly unknown[]): void {
     const out = this.out;
     if (values.length === 0) return out.write("never");
-    const shown = Math.min(values.length, SCHEMA_RENDER_LIMITS.enumShownMax);
+    const shown = Math.min(values.length, CATALOG_LIMITS.enumShownMax);
     for (let i = 0; i < shown && !out.full; i++) {
       if (i > 0) out.write(" | ");
       out.write(renderLiteral(values[i]));
@@ -195,7 +179,7 @@ class SchemaRenderer {
 
   private union(alternatives: readonly unknown[], separator: string, depth: number): void {
     const out = this.out;
-    const shown = Math.min(alternatives.length, SCHEMA_RENDER_LIMITS.unionShownMax);
+    const shown = Math.min(alternatives.length, CATALOG_LIMITS.unionShownMax);
     for (let i = 0; i < shown && !out.full; i++) {
       if (i > 0) out.write(separator);
       this.type(alternatives[i], depth + 1);
@@ -231,11 +215,11 @@ function requiredNames(node: JsonObject): Set<string> {
 /**
  * The parameters of a tool's input schema, e.g.
  * `a: int, b: int, tags: list[str] (optional), mode: "fast" | "slow"`; empty when the schema
- * names none. Never longer than SCHEMA_RENDER_LIMITS.paramListMaxChars.
+ * names none. Never longer than CATALOG_LIMITS.paramListMaxChars.
  */
 export function renderParamList(schema: unknown): string {
   if (!isJsonObject(schema)) return "";
-  const out = new BoundedWriter(SCHEMA_RENDER_LIMITS.paramListMaxChars);
+  const out = new BoundedWriter(CATALOG_LIMITS.paramListMaxChars);
   const renderer = new SchemaRenderer(out);
   const properties = own(schema, "properties");
   const hasProperties = isJsonObject(properties) && Object.keys(properties).length > 0;
@@ -255,7 +239,7 @@ export function renderParamNames(schema: unknown): string {
   if (!isJsonObject(schema)) return "";
   const properties = own(schema, "properties");
   if (!isJsonObject(properties)) return "";
-  const max = SCHEMA_RENDER_LIMITS.summaryParamsMaxChars;
+  const max = CATALOG_LIMITS.summaryParamsMaxChars;
   let text = "";
   for (const name of Object.keys(properties)) {
     const next = (text === "" ? "" : ", ") + renderParamName(name);

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { STUB_LIMITS, docstringLine, renderStub, renderSummary } from "./tool-stub.js";
+import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import { docstringLine, renderStub, renderSummary } from "./tool-stub.js";
 
 const addSchema = {
   type: "object",
@@ -107,7 +108,7 @@ describe("tool stubs", () => {
     });
     expect(summary).not.toMatch(/[\n\r\u2028\u2029]/);
     expect(summary.length).toBeLessThanOrEqual(
-      "t(): ".length + STUB_LIMITS.summarySentenceMaxChars,
+      "t(): ".length + CATALOG_LIMITS.summarySentenceMaxChars,
     );
     expect(renderSummary({ pyName: "t", description: "", private: false, inputSchema: {} })).toBe(
       "t()",

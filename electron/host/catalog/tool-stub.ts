@@ -1,13 +1,6 @@
+import { CATALOG_LIMITS } from "../../../shared/limits.js";
 import { renderParamList, renderParamNames } from "./schema-render.js";
 import { firstSentence, toWellFormed } from "./text-cut.js";
-
-/**
- * Bound of a summary line's sentence. It belongs in shared/limits.ts (CATALOG_LIMITS) with the
- * other catalog limits; it lives here until that file is free to edit.
- */
-export const STUB_LIMITS = {
-  summarySentenceMaxChars: 160,
-} as const;
 
 export const PRIVATE_MARK = "[private]";
 
@@ -66,7 +59,7 @@ export function renderStub(tool: StubSource): string {
 /** `name(a, b) [private]: first sentence`, on one line whatever the server sent. */
 export function renderSummary(tool: StubSource): string {
   const mark = tool.private ? ` ${PRIVATE_MARK}` : "";
-  const sentence = firstSentence(tool.description, STUB_LIMITS.summarySentenceMaxChars);
+  const sentence = firstSentence(tool.description, CATALOG_LIMITS.summarySentenceMaxChars);
   const head = `${tool.pyName}(${renderParamNames(tool.inputSchema)})${mark}`;
   return sentence === "" ? head : `${head}: ${sentence}`;
 }

@@ -89,7 +89,7 @@ export class ClientSessions {
     server.oninitialized = () => {
       const info = server.getClientVersion();
       view.name = clientKey(info);
-      view.version = (info?.version ?? "").slice(0, 100);
+      view.version = (info?.version ?? "").slice(0, HOST_LIMITS.clientVersionMaxChars);
       this.events.connected({ ...view });
       this.changed();
     };

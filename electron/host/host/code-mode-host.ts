@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AppInfoView, ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker, type DockerStatus } from "../docker/docker-status.js";
@@ -56,7 +57,7 @@ export interface HostOptions {
   contextDir?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
-  /** How often to look for Docker again while it is not ready. */
+  /** How often to look for Docker again while it is not ready (default HOST_LIMITS.dockerPollMs). */
   dockerPollMs?: number;
   now?: () => Date;
   /** Keeps secret env values encrypted at rest (the app's OS keychain); absent: plain, 0600. */
@@ -314,7 +315,7 @@ export class CodeModeHost {
   }
 
   private watchDocker(): void {
-    const every = this.options.dockerPollMs ?? 10_000;
+    const every = this.options.dockerPollMs ?? HOST_LIMITS.dockerPollMs;
     this.dockerTimer = setInterval(() => {
       if (this.sandbox.dockerView().state !== "ready")
         void this.sandbox.refresh().catch(() => undefined);
@@ -329,13 +330,25 @@ export class CodeModeHost {
       return await this.engine.run(input, context);
     } finally {
       release();
+      // The client hears of a run (result or refusal) only once its entries are on disk:
+      // nothing it was told about can be missing from the log after a crash.
+      await this.auditDurable();
     }
   }
 
+  private readonly pendingAudit = new Set<Promise<unknown>>();
+
   record(entry: AuditEntryInput): void {
-    void this.audit
+    const pending = this.audit
       .append(entry)
       .catch((error: unknown) => this.options.log?.(`audit append failed: ${String(error)}`));
+    this.pendingAudit.add(pending);
+    void pending.finally(() => this.pendingAudit.delete(pending));
+  }
+
+  /** Resolves when every entry recorded so far is durable (appends are group-committed). */
+  async auditDurable(): Promise<void> {
+    await Promise.allSettled([...this.pendingAudit]);
   }
 
   /** Values of env entries marked secret: scrubbed from every audit entry. */

@@ -4,11 +4,9 @@ import type { AddressInfo } from "node:net";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
 import { tokensEqual } from "../local-access/token.js";
 import type { ClientSessions } from "../host/client-sessions.js";
-
-/** Largest JSON-RPC body accepted over HTTP (run_python's code is at most 256 KiB). */
-export const HTTP_BODY_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface McpHttpOptions {
   sessions: ClientSessions;
@@ -32,7 +30,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > HTTP_BODY_MAX_BYTES) throw new HttpRefusal(413, "request body too large");
+    if (size > HOST_LIMITS.httpBodyMaxBytes) throw new HttpRefusal(413, "request body too large");
     chunks.push(chunk as Buffer);
   }
   try {
@@ -88,7 +86,7 @@ export class McpHttpServer {
     }
     if (req.headers.origin !== undefined) {
       this.options.onRefused?.(
-        `HTTP request from a web page (${req.headers.origin.slice(0, 100)})`,
+        `HTTP request from a web page (${req.headers.origin.slice(0, HOST_LIMITS.httpOriginShownMaxChars)})`,
       );
       throw new HttpRefusal(403, "requests from web pages are not accepted");
     }

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { HANDSHAKE } from "./local-access-limits.js";
+import { HANDSHAKE } from "./local-access-constants.js";
 import { isToken } from "./token.js";
 
 export type LineResult =

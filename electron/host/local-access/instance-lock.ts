@@ -2,11 +2,8 @@ import { randomBytes } from "node:crypto";
 import { link, lstat, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
-import {
-  LOCAL_ACCESS_LIMITS,
-  LOCAL_ACCESS_MODES,
-  LOCAL_ACCESS_NAMES,
-} from "./local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
 import { socketLocationFor, type SocketLocation } from "./socket-path.js";
 
 /** Another host owns this data directory. */
@@ -152,7 +149,7 @@ async function readSettled(file: string): Promise<string | undefined> {
   for (;;) {
     const content = await readFile(file, "utf8").catch(() => undefined);
     if (content !== "" || Date.now() >= deadline) return content;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.emptyFileRetryMs));
   }
 }
 

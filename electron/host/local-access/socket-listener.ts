@@ -8,7 +8,8 @@ import {
   removeStaleSocket,
   type InstanceLock,
 } from "./instance-lock.js";
-import { HANDSHAKE, LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "./local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+import { HANDSHAKE } from "./local-access-constants.js";
 import { prepareSocketDir, socketLocationFor, type SocketLocation } from "./socket-path.js";
 import { ensureToken, tokensEqual } from "./token.js";
 

@@ -1,7 +1,7 @@
 import { lstat, mkdir, chmod, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "./local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import {
   SocketDirError,
   dataDirHash,

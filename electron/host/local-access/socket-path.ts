@@ -2,11 +2,8 @@ import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import {
-  LOCAL_ACCESS_LIMITS,
-  LOCAL_ACCESS_MODES,
-  LOCAL_ACCESS_NAMES,
-} from "./local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
 
 /** The platform facts the socket location depends on, passed in so the choice is testable. */
 export interface SocketPlatform {

@@ -1,6 +1,6 @@
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "./local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { TokenError, ensureToken, readToken, tokenPath, tokensEqual } from "./token.js";
 import { removeTempDirs, tempDataDir } from "./test-support.js";
 
@@ -11,7 +11,6 @@ describe("token", () => {
     const dataDir = await tempDataDir();
     const token = await ensureToken(dataDir);
     expect(token).toMatch(new RegExp(`^[0-9a-f]{${LOCAL_ACCESS_LIMITS.tokenBytes * 2}}$`));
-    expect(LOCAL_ACCESS_LIMITS.tokenBytes).toBe(32);
     expect((await stat(tokenPath(dataDir))).mode & 0o777).toBe(0o600);
     expect(await ensureToken(dataDir)).toBe(token);
     expect(await readToken(dataDir)).toBe(token);

@@ -1,11 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { lstat, mkdir, open, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import {
-  LOCAL_ACCESS_LIMITS,
-  LOCAL_ACCESS_MODES,
-  LOCAL_ACCESS_NAMES,
-} from "./local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
 import { octal } from "./socket-path.js";
 
 const TOKEN_PATTERN = new RegExp(`^[0-9a-f]{${LOCAL_ACCESS_LIMITS.tokenBytes * 2}}$`);
@@ -62,7 +59,7 @@ export async function readToken(
         "malformed",
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.emptyFileRetryMs));
   }
 }
 

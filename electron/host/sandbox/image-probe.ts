@@ -1,3 +1,4 @@
+import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { Sandbox } from "./sandbox.js";
 
 export interface ImageProbe {
@@ -18,7 +19,10 @@ print(json.dumps({"python": sys.version.split()[0], "libraries": libs}))
 `;
 
 export async function probeImage(sandbox: Sandbox): Promise<ImageProbe> {
-  const result = await sandbox.run({ code: PROBE_CODE, deadlineSeconds: 60 });
+  const result = await sandbox.run({
+    code: PROBE_CODE,
+    deadlineSeconds: RUN_LIMITS.imageProbeDeadlineSeconds,
+  });
   if (result.error !== null) throw new Error(`the sandbox image did not start: ${result.error}`);
   return JSON.parse(result.stdout) as ImageProbe;
 }

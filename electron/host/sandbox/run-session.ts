@@ -54,6 +54,11 @@ export function runInContainer(
     const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
     const onAbort = (): void => stop("cancelled");
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
+    // Cancelled while its container was being claimed: the abort event has already fired.
+    if (hooks.signal?.aborted) {
+      stop("cancelled");
+      return;
+    }
 
     function result(
       fields: Pick<RunResult, "error" | "exit_code" | "stopped">,

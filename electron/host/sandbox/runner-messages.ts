@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
 
 // Shapes of what the runner may send (see runner-protocol.md). Objects are strict:
 // an extra key is as much a protocol violation as a missing one.
 const callMessage = z.strictObject({
   type: z.literal("call"),
   id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  tool: z.string().max(1024),
+  tool: z.string().max(PROTOCOL_LIMITS.toolNameMaxChars),
   // The bridge decides whether args are acceptable; here it only has to be JSON.
   args: z.unknown(),
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Dockerode from "dockerode";
+import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
 
@@ -35,7 +36,7 @@ export class SandboxContainer {
         return;
       }
       if (this.stdoutListener) this.stdoutListener(data);
-      else if (this.earlyBytes < 64 * 1024) {
+      else if (this.earlyBytes < PROTOCOL_LIMITS.earlyOutputMaxBytes) {
         // A runner says nothing before its start line; keep a little in case it does,
         // so the session can treat it as the protocol violation it is.
         this.early.push(Buffer.from(data));

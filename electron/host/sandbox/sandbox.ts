@@ -29,6 +29,7 @@ export class Sandbox {
   private readonly pool: WarmPool;
   private readonly active = new Map<SandboxContainer, AbortController>();
   private readonly removals = new Set<Promise<void>>();
+  private readonly acquiring = new Set<Promise<unknown>>();
   private image: string;
   private closed = false;
   deadlineSeconds: number;
@@ -47,10 +48,19 @@ export class Sandbox {
 
   async run(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
     if (this.closed) throw new Error("the sandbox is shut down");
-    const container = await this.pool.take();
+    // A cold start takes a while: close() waits for it, so no container outlives shutdown.
+    const taking = this.pool.take();
+    const guarded = taking.catch(() => undefined);
+    this.acquiring.add(guarded);
+    let container: SandboxContainer;
+    try {
+      container = await taking;
+    } finally {
+      this.acquiring.delete(guarded);
+    }
     const cancel = new AbortController();
     const onAbort = (): void => cancel.abort();
-    if (hooks.signal?.aborted) cancel.abort();
+    if (hooks.signal?.aborted || this.closed) cancel.abort();
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
     try {
@@ -84,6 +94,8 @@ export class Sandbox {
   async close(): Promise<void> {
     this.closed = true;
     for (const cancel of this.active.values()) cancel.abort();
+    // Runs still claiming a container see `closed` once they have it and stop at once.
+    await Promise.allSettled([...this.acquiring]);
     await this.pool.drain();
     await Promise.allSettled([...this.active.keys()].map((c) => c.remove()));
     await Promise.allSettled([...this.removals]);

@@ -5,6 +5,7 @@
 // entry and the key: a server silently started differently from what the file says is worse than
 // one that does not start at all. Every issue is collected so one edit can fix them all.
 
+import { CONFIG_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
 
 export interface ConfigIssue {
@@ -15,13 +16,6 @@ export interface ConfigIssue {
 
 export type ConfigResult =
   { ok: true; config: ServersConfig } | { ok: false; errors: ConfigIssue[] };
-
-/**
- * A real config nests four levels (file, mcpServers, entry, env/args). The cap keeps the
- * recursive duplicate-key scan far from the stack limit on hostile or broken input.
- * Local rather than in shared/limits.ts because nothing outside this file needs it.
- */
-export const CONFIG_MAX_NESTING = 64;
 
 const SERVERS_KEY = "mcpServers";
 /** ASCII only: the name becomes a prefix of Python identifiers and a path in the UI. */
@@ -481,7 +475,8 @@ function scanJson(text: string): ScanResult {
   };
 
   const scanValue = (path: string[]): void => {
-    if (path.length > CONFIG_MAX_NESTING) fail(`nested deeper than ${CONFIG_MAX_NESTING} levels`);
+    if (path.length > CONFIG_LIMITS.maxNesting)
+      fail(`nested deeper than ${CONFIG_LIMITS.maxNesting} levels`);
     skipSpace();
     const char = text.charAt(i);
     if (char === "{") scanObject(path);

@@ -25,27 +25,8 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "./server-config-types.js";
-
-// ---- Limits of this module (to move to shared/limits.ts) ----------------------------
-
-/** First automatic restart waits this long after a crash... */
-export const RESTART_BACKOFF_INITIAL_MS = 500;
-/** ...doubling after every failed attempt, up to this. */
-export const RESTART_BACKOFF_MAX_MS = 30_000;
-/** A server that stayed up this long since its last start gets the short delay again. */
-export const RESTART_BACKOFF_RESET_AFTER_MS = 60_000;
-/** Last stderr lines kept per process, for "failed with the last lines of its stderr". */
-export const STDERR_TAIL_LINES = 40;
-/** A longer stderr line is cut, so a server writing without newlines cannot grow the tail. */
-export const STDERR_LINE_MAX_CHARS = 1_000;
-/**
- * Bound on `initialize` and each `tools/list` page while starting. Generous because a
- * first start through a package runner may download the server.
- */
-export const SERVER_START_TIMEOUT_MS = 60_000;
-/** A server that paginates `tools/list` past this many pages is treated as broken. */
-export const TOOL_LIST_MAX_PAGES = 100;
 
 // ---- Types ---------------------------------------------------------------------------
 
@@ -173,8 +154,8 @@ export class StderrTail {
   private readonly decoder = new StringDecoder("utf8");
 
   constructor(
-    private readonly maxLines = STDERR_TAIL_LINES,
-    private readonly maxChars = STDERR_LINE_MAX_CHARS,
+    private readonly maxLines: number = SERVER_LIMITS.stderrTailLines,
+    private readonly maxChars: number = SERVER_LIMITS.stderrLineMaxChars,
   ) {}
 
   write(chunk: Buffer | string): void {
@@ -281,12 +262,12 @@ export class WrappedServer {
     this.transportFactory = options.transportFactory ?? defaultTransportFactory;
     this.clock = options.clock ?? systemClock;
     this.backoff = {
-      initialMs: options.backoff?.initialMs ?? RESTART_BACKOFF_INITIAL_MS,
-      maxMs: options.backoff?.maxMs ?? RESTART_BACKOFF_MAX_MS,
-      resetAfterMs: options.backoff?.resetAfterMs ?? RESTART_BACKOFF_RESET_AFTER_MS,
+      initialMs: options.backoff?.initialMs ?? SERVER_LIMITS.restartBackoffInitialMs,
+      maxMs: options.backoff?.maxMs ?? SERVER_LIMITS.restartBackoffMaxMs,
+      resetAfterMs: options.backoff?.resetAfterMs ?? SERVER_LIMITS.restartBackoffResetAfterMs,
     };
     this.clientInfo = options.clientInfo ?? { name: "codemode", version: "0.1.0" };
-    this.startTimeoutMs = options.startTimeoutMs ?? SERVER_START_TIMEOUT_MS;
+    this.startTimeoutMs = options.startTimeoutMs ?? SERVER_LIMITS.startTimeoutMs;
   }
 
   get entry(): ServerEntry {
@@ -552,7 +533,7 @@ export class WrappedServer {
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < TOOL_LIST_MAX_PAGES; page++) {
+    for (let page = 0; page < SERVER_LIMITS.toolListMaxPages; page++) {
       const result = await client.request(
         { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
         ListToolsResultSchema,
@@ -564,7 +545,7 @@ export class WrappedServer {
       if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
       seen.add(cursor);
     }
-    throw new Error(`tools/list went on for more than ${TOOL_LIST_MAX_PAGES} pages`);
+    throw new Error(`tools/list went on for more than ${SERVER_LIMITS.toolListMaxPages} pages`);
   }
 
   /** Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-limits.js";
+import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-constants.js";
 import { LocalSocketListener, type ListenOptions } from "../local-access/socket-listener.js";
 import { collect, removeTempDirs, tempDataDir, waitFor } from "../local-access/test-support.js";
 import { tokenPath } from "../local-access/token.js";
@@ -315,12 +315,13 @@ describe("shim start-up weight", () => {
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
       "electron/host/local-access/handshake.ts",
-      "electron/host/local-access/local-access-limits.ts",
+      "electron/host/local-access/local-access-constants.ts",
       "electron/host/local-access/socket-path.ts",
       "electron/host/local-access/token.ts",
       "electron/host/paths.ts",
       "electron/host/shim/shim-main.ts",
       "electron/host/shim/shim.ts",
+      "shared/limits.ts",
     ]);
   });
 });

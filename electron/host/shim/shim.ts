@@ -1,6 +1,6 @@
 // The stdio <-> socket byte pipe MCP clients start. It must start fast and stay dumb: it
-// imports only Node built-ins and the local-access modules, and parses no MCP except the
-// first line in the one case where there is no host to give it to.
+// imports only Node built-ins, the local-access modules and shared/limits.ts, and parses no
+// MCP except the first line in the one case where there is no host to give it to.
 
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -9,11 +9,8 @@ import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { helloLine, parseReply, readLine } from "../local-access/handshake.js";
-import {
-  LOCAL_ACCESS_LIMITS,
-  SHIM_EXIT,
-  SHIM_NOT_RUNNING_CODE,
-} from "../local-access/local-access-limits.js";
+import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
+import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-constants.js";
 import { socketLocationFor } from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
 

@@ -34,6 +34,10 @@ describe("atomic files", () => {
     if (result.state !== "invalid") return;
     expect(readFileSync(result.keptAs, "utf8")).toBe("{ not json");
     expect(readFileSync(file, "utf8")).toBe("{ not json");
+    // Found again at the next start: the copy already kept is reused, not multiplied.
+    const again = await loadFile(file, parseJson, () => new Date("2026-01-02T03:04:06Z"));
+    expect(again).toEqual(result);
+    expect(readdirSync(d).filter((n) => n.includes(".invalid-"))).toHaveLength(1);
   });
 
   it("a missing file is not an error", async () => {

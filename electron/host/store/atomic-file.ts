@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { copyFile, open, readFile, rename, rm } from "node:fs/promises";
+import { copyFile, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 
 /** The previous version of a file written by writeFileAtomic. */
@@ -69,6 +69,18 @@ export async function loadFile<T>(
   }
   const parsed = parse(text);
   if (parsed.ok) return { state: "ok", value: parsed.value };
+  // The same bad file found again at the next start is not copied again.
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.invalid-`;
+  for (const name of (await readdir(dir))
+    .filter((n) => n.startsWith(prefix))
+    .sort()
+    .reverse()) {
+    const kept = path.join(dir, name);
+    if ((await readFile(kept, "utf8").catch(() => null)) === text) {
+      return { state: "invalid", problem: parsed.problem, keptAs: kept };
+    }
+  }
   const stamp = now().toISOString().replace(/[:.]/g, "-");
   const keptAs = `${file}.invalid-${stamp}`;
   await copyFile(file, keptAs, constants.COPYFILE_EXCL);

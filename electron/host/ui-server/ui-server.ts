@@ -7,11 +7,12 @@ import path from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import { API_EVENTS, type ApiEventName } from "../../../shared/api/api-contract.js";
 import {
-  WS_MAX_MESSAGE_BYTES,
+  WS_CLOSE,
   wsClientMessage,
   wsHello,
   type WsServerMessage,
 } from "../../../shared/api/ws-protocol.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import type { CodeModeHost } from "../host/code-mode-host.js";
 
@@ -63,7 +64,7 @@ export class UiServer {
 
   private constructor(private readonly options: UiServerOptions) {
     this.http = http.createServer((req, res) => void this.serve(req, res));
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_MESSAGE_BYTES });
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
     this.http.on("upgrade", (req, socket, head) => {
       if (
         new URL(req.url ?? "/", "http://x").pathname !== "/api" ||
@@ -156,7 +157,10 @@ export class UiServer {
     const send = (message: WsServerMessage): void => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
-    const helloTimer = setTimeout(() => ws.close(WS_CLOSE.badToken, "no hello"), 10_000);
+    const helloTimer = setTimeout(
+      () => ws.close(WS_CLOSE.badToken, "no hello"),
+      HOST_LIMITS.wsHelloTimeoutMs,
+    );
     ws.on("close", () => {
       clearTimeout(helloTimer);
       for (const off of subscriptions.values()) off();

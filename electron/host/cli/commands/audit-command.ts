@@ -2,6 +2,7 @@ import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { AuditEntry } from "../../../../shared/audit-entry.js";
+import { AUDIT_LIMITS } from "../../../../shared/limits.js";
 import { exportAudit } from "../../audit/audit-export.js";
 import { queryAudit } from "../../audit/audit-query.js";
 import { verifyAudit } from "../../audit/audit-verify.js";
@@ -12,12 +13,10 @@ export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]
        codemode audit verify
        codemode audit export [--format jsonl|csv] [--out FILE]
 
-  tail     prints the last N entries (default 20), then follows new ones
+  tail     prints the last N entries (default ${AUDIT_LIMITS.tailDefaultEntries}), then follows new ones
   verify   checks the hash chain; exits 1 naming the first entry that was edited,
            removed or reordered
   export   writes the whole log as JSON Lines (verifiable) or CSV`;
-
-const TAIL_POLL_MS = 500;
 
 export function auditDir(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), "audit");
@@ -101,18 +100,18 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "tail") {
-    const n = values.n === undefined ? 20 : Number(values.n);
-    if (!Number.isInteger(n) || n < 1 || n > 1000)
-      throw new UserError(`-n takes a number from 1 to 1000`);
+    const n = values.n === undefined ? AUDIT_LIMITS.tailDefaultEntries : Number(values.n);
+    if (!Number.isInteger(n) || n < 1 || n > AUDIT_LIMITS.queryMaxLimit)
+      throw new UserError(`-n takes a number from 1 to ${AUDIT_LIMITS.queryMaxLimit}`);
     const first = await queryAudit(dir, {}, { limit: n });
     let last = first.entries[0]?.seq ?? 0;
     for (const entry of [...first.entries].reverse()) writeLine(io.stdout, formatEntry(entry));
     if (values["no-follow"]) return 0;
     while (!io.signal.aborted) {
-      await new Promise((resolve) => setTimeout(resolve, TAIL_POLL_MS));
-      const fresh = (await queryAudit(dir, {}, { limit: 1000 })).entries.filter(
-        (e) => e.seq > last,
-      );
+      await new Promise((resolve) => setTimeout(resolve, AUDIT_LIMITS.tailPollMs));
+      const fresh = (
+        await queryAudit(dir, {}, { limit: AUDIT_LIMITS.queryMaxLimit })
+      ).entries.filter((e) => e.seq > last);
       for (const entry of fresh.reverse()) writeLine(io.stdout, formatEntry(entry));
       last = Math.max(last, ...fresh.map((e) => e.seq));
     }

@@ -1,0 +1,31 @@
+// Every name and wire value of local access (socket, token, lock, handshake, shim) lives here,
+// so the host, the shim and the tests can never disagree about one. Its limits and file modes
+// are in shared/limits.ts (LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES) with every other limit.
+
+export const LOCAL_ACCESS_NAMES = {
+  tokenFile: "token",
+  lockFile: "host.lock",
+  socketDir: "run",
+  socketFile: "codemode.sock",
+  /** Prefix of the fallback directory and of the Windows pipe name. */
+  prefix: "codemode",
+} as const;
+
+/** The handshake wire format: one line each way before any MCP byte. */
+export const HANDSHAKE = {
+  hello: "CODEMODE",
+  ok: "OK",
+  err: "ERR",
+} as const;
+
+/** Shim exit statuses. */
+export const SHIM_EXIT = {
+  ok: 0,
+  /** The host refused us, the token file is unusable, or the connection broke. */
+  failed: 1,
+  /** No host to talk to, even after trying to start one. */
+  notRunning: 2,
+} as const;
+
+/** JSON-RPC error code the shim answers `initialize` with when Code Mode is not running. */
+export const SHIM_NOT_RUNNING_CODE = -32000;

@@ -1,0 +1,513 @@
+// Drives the shared host the way users do: `codemode daemon` as a real process on a
+// temporary CODEMODE_HOME, MCP clients as the SDK's Client over a StdioClientTransport that
+// spawns `codemode shim`, and the CLI (`codemode audit ...`) as more processes. For tests
+// that need the typed API, the same host can run in-process instead (shims stay processes).
+// The host e2e tests and the shim round-trip bench share it.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import Dockerode from "dockerode";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ApiChannel, ApiParams, ApiResult } from "../shared/api/api-contract.js";
+import type { AuditEntry, AuditEntryOf, AuditKind } from "../shared/audit-entry.js";
+import type { RunResult } from "../shared/run-result.js";
+import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
+import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { homeId } from "../electron/host/paths.js";
+import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The CLI entry; it imports `dist/`, so the build must be current. */
+export const CODEMODE_BIN = path.join(root, "bin", "codemode.js");
+
+/** What the shim would start when no host answers: nothing, in tests (see `hostEnv`). */
+const NO_APP = path.join(os.tmpdir(), "codemode-tests-never-start-an-app");
+
+// Everything a test started, so `cleanUpHosts()` can end what a failed test left behind.
+const homes = new Set<string>();
+const daemons = new Set<DaemonProcess>();
+const shims = new Set<ShimClient>();
+const hosts = new Set<CodeModeHost>();
+
+/**
+ * The daemon and the shim run from `dist/`: a missing or stale build would make the tests
+ * prove things about old code. Throws, naming the command to run, when a host source is
+ * newer than its build.
+ */
+export function assertHostBuilt(): void {
+  const stale: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(path.join(root, dir))) {
+      const rel = path.join(dir, name);
+      if (statSync(path.join(root, rel)).isDirectory()) {
+        // Test-only folders are not built (tsconfig.build.json leaves them out).
+        if (name !== "testing") walk(rel);
+      } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) {
+        const built = path.join(root, "dist", rel.replace(/\.ts$/, ".js"));
+        if (!existsSync(built) || statSync(built).mtimeMs < statSync(path.join(root, rel)).mtimeMs)
+          stale.push(rel);
+      }
+    }
+  };
+  // What the daemon and the shim load (the rest of the tree does not matter here).
+  for (const dir of [path.join("electron", "host"), "shared", "test-servers"]) walk(dir);
+  if (stale.length > 0) {
+    throw new Error(
+      `dist/ is missing or older than ${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", ..." : ""}: ` +
+        "run `npx tsc -p tsconfig.build.json` first",
+    );
+  }
+}
+
+/** A fresh, empty CODEMODE_HOME (0700, short enough for the socket path). */
+export function makeHome(prefix = "codemode-host-"): string {
+  const home = mkdtempSync(path.join(os.tmpdir(), prefix));
+  homes.add(home);
+  return home;
+}
+
+/** Writes `<home>/servers.json` as an `mcpServers` file (or `raw` verbatim). */
+export function writeServers(home: string, servers: Record<string, unknown>, raw?: string): void {
+  writeFileSync(
+    path.join(home, "servers.json"),
+    raw ?? JSON.stringify({ mcpServers: servers }, null, 2),
+  );
+}
+
+/** A servers.json entry that starts the built toy server. */
+export function toyServer(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [TOY_SERVER_JS], ...extra };
+}
+
+/**
+ * The environment of every process these helpers start: CODEMODE_HOME and only what Docker
+ * needs of the runner's. CODEMODE_APP names nothing, so a shim never starts a daemon of its
+ * own behind a test's back.
+ */
+export function hostEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { CODEMODE_HOME: home, CODEMODE_APP: NO_APP, ...extra };
+  for (const name of ["PATH", "HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
+    const value = process.env[name];
+    if (value !== undefined && env[name] === undefined) env[name] = value;
+  }
+  return env;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+function exitOf(child: ChildProcess): Promise<Exit> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ code: child.exitCode, signal: child.signalCode });
+      return;
+    }
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export interface DaemonProcess {
+  home: string;
+  pid: number;
+  /** The daemon's "ready: ..." line. */
+  readyLine: string;
+  /** Everything the daemon wrote to stderr so far. */
+  stderr(): string;
+  exited: Promise<Exit>;
+  /** SIGTERM, then waits for the exit (SIGKILL and an error after `timeoutMs`). */
+  stop(timeoutMs?: number): Promise<Exit>;
+  /** SIGKILL: no clean-up at all, as in a crash. */
+  kill(): Promise<Exit>;
+}
+
+/**
+ * Starts `codemode daemon` on `home` and resolves once it printed its "ready" line on
+ * stderr. Rejects with its stderr if it exits first or takes longer than `readyTimeoutMs`.
+ */
+export async function startDaemon(
+  home: string,
+  options: { args?: string[]; env?: Record<string, string>; readyTimeoutMs?: number } = {},
+): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [CODEMODE_BIN, "daemon", ...(options.args ?? [])], {
+    cwd: root,
+    env: hostEnv(home, options.env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stdout.resume();
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exited = exitOf(child);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("codemode daemon did not start");
+  const ready = new Promise<string>((resolve, reject) => {
+    const check = (): void => {
+      const line = stderr.split("\n").find((l) => l.startsWith("codemode daemon: ready"));
+      if (line !== undefined) {
+        child.stderr.off("data", check);
+        resolve(line);
+      }
+    };
+    child.stderr.on("data", check);
+    void exited.then((exit) =>
+      reject(
+        new Error(`codemode daemon exited (${JSON.stringify(exit)}) before ready:\n${stderr}`),
+      ),
+    );
+  });
+  const daemon: DaemonProcess = {
+    home,
+    pid,
+    readyLine: "",
+    stderr: () => stderr,
+    exited,
+    async stop(timeoutMs = 20_000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      try {
+        return await withTimeout(exited, timeoutMs, `codemode daemon ${pid} to stop`);
+      } catch (error) {
+        child.kill("SIGKILL");
+        await exited;
+        throw error;
+      } finally {
+        daemons.delete(daemon);
+      }
+    },
+    async kill() {
+      child.kill("SIGKILL");
+      daemons.delete(daemon);
+      return exited;
+    },
+  };
+  daemons.add(daemon);
+  try {
+    daemon.readyLine = await withTimeout(
+      ready,
+      options.readyTimeoutMs ?? 60_000,
+      `codemode daemon ready:\n${stderr}`,
+    );
+  } catch (error) {
+    await daemon.kill();
+    throw error;
+  }
+  return daemon;
+}
+
+export interface CliResult extends Exit {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `codemode <args>` on `home` to its end (stdin closed). */
+export function runCli(
+  home: string,
+  args: string[],
+  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [CODEMODE_BIN, ...args], {
+    cwd: root,
+    env: hostEnv(home, options.env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(
+        new Error(`codemode ${args.join(" ")} did not exit within ${timeoutMs} ms:\n${stderr}`),
+      );
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export interface ShimClient {
+  client: Client;
+  /** Pid of the `codemode shim` process. */
+  shimPid: number;
+  /** Everything the shim wrote to stderr so far. */
+  stderr(): string;
+  /** How many `notifications/tools/list_changed` this client received. */
+  listChangedCount(): number;
+  /** The run_python description as this client lists it now. */
+  description(): Promise<string>;
+  /** Calls run_python; its structured result. A tool error (isError) rejects with its text. */
+  run(code: string, extra?: { timeout_s?: number; stdin?: string }): Promise<RunResult>;
+  /** Calls run_python and returns the raw result. */
+  callRaw(args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Closes the client (ends the shim's stdin) and waits until the shim has exited. */
+  close(): Promise<void>;
+  /** SIGKILLs the shim: the client vanishes without a goodbye. */
+  killShim(): Promise<void>;
+}
+
+/**
+ * Connects an MCP client the way Claude Desktop does: the SDK's Client spawns
+ * `codemode shim` with CODEMODE_HOME and talks MCP over its stdio.
+ */
+export async function connectShim(
+  home: string,
+  clientInfo: { name: string; version: string } = { name: "codemode-e2e", version: "1.0.0" },
+  options: { env?: Record<string, string> } = {},
+): Promise<ShimClient> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CODEMODE_BIN, "shim"],
+    env: hostEnv(home, options.env),
+    cwd: root,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client(clientInfo);
+  let listChanged = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged += 1;
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new Error(`the shim did not connect: ${String(error)}\n${stderr}`);
+  }
+  const shimPid = transport.pid;
+  if (shimPid === null) throw new Error("the shim has no pid");
+  const shimExited = new Promise<void>((resolve) => {
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      previous?.();
+      resolve();
+    };
+  });
+  const callRaw = async (args: Record<string, unknown>): Promise<CallToolResult> =>
+    (await client.callTool(
+      { name: "run_python", arguments: args },
+      undefined,
+      // The run's own deadline (at most 90 s) ends it; the client must not give up first.
+      { timeout: 120_000 },
+    )) as CallToolResult;
+  const shim: ShimClient = {
+    client,
+    shimPid,
+    stderr: () => stderr,
+    listChangedCount: () => listChanged,
+    async description() {
+      const { tools } = await client.listTools();
+      const tool = tools.find((t: Tool) => t.name === "run_python");
+      if (tool === undefined) throw new Error("the host lists no run_python");
+      return tool.description ?? "";
+    },
+    callRaw,
+    async run(code, extra = {}) {
+      const result = await callRaw({ code, ...extra });
+      if (result.isError === true) {
+        throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
+      }
+      return result.structuredContent as unknown as RunResult;
+    },
+    async close() {
+      shims.delete(shim);
+      await client.close().catch(() => undefined);
+      await withTimeout(shimExited, 15_000, `shim ${shimPid} to exit`);
+    },
+    async killShim() {
+      try {
+        process.kill(shimPid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await withTimeout(shimExited, 15_000, `shim ${shimPid} to exit`);
+    },
+  };
+  shims.add(shim);
+  return shim;
+}
+
+/** Starts the host in this process (the API is then `api(host, ...)`); shims still connect. */
+export async function startHostInProcess(
+  home: string,
+  log: string[] = [],
+): Promise<{ host: CodeModeHost; log: string[] }> {
+  const host = await CodeModeHost.start({
+    dataDir: home,
+    version: "0.0.0-test",
+    shimLaunch: {
+      command: process.execPath,
+      args: [CODEMODE_BIN, "shim"],
+      env: { CODEMODE_HOME: home },
+    },
+    env: hostEnv(home),
+    log: (line) => log.push(line),
+  });
+  hosts.add(host);
+  return { host, log };
+}
+
+export async function stopHostInProcess(host: CodeModeHost): Promise<void> {
+  hosts.delete(host);
+  await host.stop();
+}
+
+/**
+ * One typed API request through `dispatchApi` (what every transport uses): its value, or a
+ * thrown error carrying the API's error code and message.
+ */
+export async function api<C extends ApiChannel>(
+  host: CodeModeHost,
+  channel: C,
+  params: ApiParams<C>,
+): Promise<ApiResult<C>> {
+  const response = await dispatchApi(host.api, channel, params);
+  if (!response.ok) {
+    throw new Error(`${channel}: ${response.error.code}: ${response.error.message}`);
+  }
+  return response.value;
+}
+
+/** Every complete entry of `<home>/audit`, oldest first, read straight from the files. */
+export function readAudit(home: string): AuditEntry[] {
+  const dir = path.join(home, "audit");
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const entries: AuditEntry[] = [];
+  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
+    const lines = readFileSync(path.join(dir, name), "utf8").split("\n");
+    // The last element is "" after a final newline, or an unfinished line: skip it.
+    for (const line of lines.slice(0, -1)) entries.push(JSON.parse(line) as AuditEntry);
+  }
+  return entries.sort((a, b) => a.seq - b.seq);
+}
+
+/** The complete entries of one kind (and one client, if given) in `<home>/audit`. */
+export function auditEntries<K extends AuditKind>(
+  home: string,
+  kind: K,
+  client?: string,
+): AuditEntryOf<K>[] {
+  return readAudit(home).filter(
+    (e): e is AuditEntryOf<K> =>
+      e.kind === kind && (client === undefined || ("client" in e && e.client === client)),
+  );
+}
+
+/** The audit files of `home` (not the `.torn` ones), oldest first, as full paths. */
+export function auditFiles(home: string): string[] {
+  const dir = path.join(home, "audit");
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+/** Sandbox containers of one data directory (any state), whoever started them. */
+export async function homeContainers(
+  docker: Dockerode,
+  home: string,
+): Promise<{ id: string; state: string }[]> {
+  const list = await docker.listContainers({
+    all: true,
+    filters: { label: ["codemode.sandbox=1", `codemode.home=${homeId(home)}`] },
+  });
+  return list.map((c) => ({ id: c.Id, state: c.State }));
+}
+
+/** Pids of the direct children of `pid` (the wrapped servers of a daemon). */
+export function childPids(pid: number): number[] {
+  try {
+    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map(Number);
+  } catch {
+    // pgrep exits 1 when there are none.
+    return [];
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Polls `check` until it is true; rejects after `timeoutMs`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Ends everything these helpers started and is still running (clients, daemons, in-process
+ * hosts), removes their containers and their temporary homes. For afterAll: a test that
+ * failed half-way must not leave processes, containers or files behind.
+ */
+export async function cleanUpHosts(docker?: Dockerode): Promise<void> {
+  await Promise.allSettled([...shims].map((s) => s.close()));
+  await Promise.allSettled([...daemons].map((d) => d.stop()));
+  await Promise.allSettled([...hosts].map((h) => stopHostInProcess(h)));
+  for (const home of homes) {
+    if (docker) {
+      for (const { id } of await homeContainers(docker, home).catch(() => [])) {
+        await docker
+          .getContainer(id)
+          .remove({ force: true })
+          .catch(() => undefined);
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  }
+  homes.clear();
+}

@@ -4,18 +4,9 @@
 // that need the typed API, the same host can run in-process instead (shims stay processes).
 // The host e2e tests and the shim round-trip bench share it.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import {
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -31,11 +22,11 @@ import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
 import { homeId } from "../electron/host/paths.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "./processes.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export { CODEMODE_BIN };
 
-/** The CLI entry; it imports `dist/`, so the build must be current. */
-export const CODEMODE_BIN = path.join(root, "bin", "codemode.js");
+const root = repoRoot;
 
 /** What the shim would start when no host answers: nothing, in tests (see `hostEnv`). */
 const NO_APP = path.join(os.tmpdir(), "codemode-tests-never-start-an-app");
@@ -46,35 +37,7 @@ const daemons = new Set<DaemonProcess>();
 const shims = new Set<ShimClient>();
 const hosts = new Set<CodeModeHost>();
 
-/**
- * The daemon and the shim run from `dist/`: a missing or stale build would make the tests
- * prove things about old code. Throws, naming the command to run, when a host source is
- * newer than its build.
- */
-export function assertHostBuilt(): void {
-  const stale: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(path.join(root, dir))) {
-      const rel = path.join(dir, name);
-      if (statSync(path.join(root, rel)).isDirectory()) {
-        // Test-only folders are not built (tsconfig.build.json leaves them out).
-        if (name !== "testing") walk(rel);
-      } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) {
-        const built = path.join(root, "dist", rel.replace(/\.ts$/, ".js"));
-        if (!existsSync(built) || statSync(built).mtimeMs < statSync(path.join(root, rel)).mtimeMs)
-          stale.push(rel);
-      }
-    }
-  };
-  // What the daemon and the shim load (the rest of the tree does not matter here).
-  for (const dir of [path.join("electron", "host"), "shared", "test-servers"]) walk(dir);
-  if (stale.length > 0) {
-    throw new Error(
-      `dist/ is missing or older than ${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", ..." : ""}: ` +
-        "run `npx tsc -p tsconfig.build.json` first",
-    );
-  }
-}
+export { assertBuilt as assertHostBuilt };
 
 /** A fresh, empty CODEMODE_HOME (0700, short enough for the socket path). */
 export function makeHome(prefix = "codemode-host-"): string {
@@ -102,12 +65,7 @@ export function toyServer(extra: Record<string, unknown> = {}): Record<string, u
  * own behind a test's back.
  */
 export function hostEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { CODEMODE_HOME: home, CODEMODE_APP: NO_APP, ...extra };
-  for (const name of ["PATH", "HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
-    const value = process.env[name];
-    if (value !== undefined && env[name] === undefined) env[name] = value;
-  }
-  return env;
+  return childEnv(home, { CODEMODE_APP: NO_APP, ...extra });
 }
 
 export interface Exit {

@@ -3,19 +3,11 @@
 // the concurrency bench share it, so spawning, connecting and cleaning up live in one place.
 
 import { spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdtempSync,
-  rmSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, rmSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type Dockerode from "dockerode";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -27,11 +19,18 @@ import {
 import type { RunResult } from "../shared/run-result.js";
 import { homeId } from "../electron/host/paths.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import {
+  assertBuilt,
+  childEnv,
+  CODEMODE_BIN,
+  processIsAlive,
+  repoRoot,
+  waitForExit,
+} from "./processes.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export { CODEMODE_BIN };
 
-/** The CLI entry; it imports `dist/`, so the build must be current. */
-export const CODEMODE_BIN = path.join(root, "bin", "codemode.js");
+const root = repoRoot;
 
 /** The published server-everything, started as `node <bin> stdio`. */
 export const EVERYTHING_BIN = path.join(
@@ -46,45 +45,7 @@ export const EVERYTHING_BIN = path.join(
 /** `node toy-server.js`, as a command line for `serve -- ...` or a config entry. */
 export const TOY_COMMAND: readonly string[] = [process.execPath, TOY_SERVER_JS];
 
-const SERVE_SOURCES = [
-  ...["bridge", "catalog", "cli", "docker", "engine", "mcp", "sandbox", "servers"].map((d) =>
-    path.join("electron", "host", d),
-  ),
-  path.join("electron", "host", "paths.ts"),
-  path.join("shared", "limits.ts"),
-  path.join("shared", "run-result.ts"),
-  "test-servers",
-];
-
-/**
- * serve runs from `dist/`: a missing or stale build would make the tests prove things about
- * old code. Throws, naming the command to run, when any host source is newer than its build.
- */
-export function assertServeBuilt(): void {
-  const stale: string[] = [];
-  const walk = (dir: string): void => {
-    const full = path.join(root, dir);
-    const names = statSync(full).isDirectory() ? readdirSync(full) : [""];
-    for (const name of names) {
-      const rel = path.join(dir, name);
-      if (statSync(path.join(root, rel)).isDirectory()) {
-        walk(rel);
-      } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) {
-        const built = path.join(root, "dist", rel.replace(/\.ts$/, ".js"));
-        if (!existsSync(built) || statSync(built).mtimeMs < statSync(path.join(root, rel)).mtimeMs)
-          stale.push(rel);
-      }
-    }
-  };
-  // What serve loads (others' unfinished modules elsewhere in the tree do not matter here).
-  for (const dir of SERVE_SOURCES) walk(dir);
-  if (stale.length > 0) {
-    throw new Error(
-      `dist/ is missing or older than ${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", ..." : ""}: ` +
-        "run `npx tsc -p tsconfig.build.json` first",
-    );
-  }
-}
+export { assertBuilt as assertServeBuilt };
 
 const tempDirs = new Set<string>();
 
@@ -108,14 +69,7 @@ export function tempHome(prefix = "codemode-serve-"): { home: string; homeId: st
 }
 
 /** Only what serve needs of this environment: it must not inherit the test runner's. */
-function serveEnv(home: string, extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = { CODEMODE_HOME: home, ...extra };
-  for (const name of ["PATH", "HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
-    const value = process.env[name];
-    if (value !== undefined && env[name] === undefined) env[name] = value;
-  }
-  return env;
-}
+const serveEnv = childEnv;
 
 export interface ServeOptions {
   /** Everything after `serve`. */
@@ -212,23 +166,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
   };
 }
 
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Resolves once `pid` is gone; rejects after `timeoutMs`. */
-export async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (processIsAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process ${pid} still runs after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { processIsAlive, waitForExit };
 
 export interface ServeExit {
   code: number | null;

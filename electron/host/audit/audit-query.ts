@@ -13,6 +13,7 @@ import {
 } from "../../../shared/audit-entry.js";
 import { linesBackward, listAuditFiles } from "./audit-files.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { entryMatchesFields } from "../../../shared/audit-filter.js";
 
 // The writer puts seq and ts first: reading them needs no parse of the rest.
 const HEADER = /^\{"seq":(\d+),"ts":"([^"]+)"/;
@@ -63,17 +64,7 @@ export function compileFilter(filter: AuditFilter = {}): CompiledFilter {
       return true;
     },
     entry(entry) {
-      const ms = Date.parse(entry.ts);
-      if (ms < fromMs || ms >= toMs) return false;
-      if (kinds !== null && !kinds.includes(entry.kind)) return false;
-      if (filter.client !== undefined && clientOf(entry) !== filter.client) return false;
-      if (filter.server !== undefined && !serversOf(entry).includes(filter.server)) return false;
-      if (filter.tool !== undefined && !toolsOf(entry).includes(filter.tool)) return false;
-      if (filter.decision !== undefined) {
-        if (entry.kind !== "call" || entry.decision !== filter.decision) return false;
-      }
-      if (filter.runId !== undefined && runIdOf(entry) !== filter.runId) return false;
-      return true;
+      return entryMatchesFields(entry, filter, { fromMs, toMs });
     },
   };
 }
@@ -179,37 +170,4 @@ function parseTime(value: string | undefined, fallback: number, name: string): n
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) throw new RangeError(`"${name}" is not a date: ${value}`);
   return ms;
-}
-
-function clientOf(entry: AuditEntry): string | null {
-  return "client" in entry ? entry.client : null;
-}
-
-function runIdOf(entry: AuditEntry): string | null {
-  return "runId" in entry ? entry.runId : null;
-}
-
-function serversOf(entry: AuditEntry): readonly (string | null)[] {
-  switch (entry.kind) {
-    case "call":
-    case "taint_set":
-      return [entry.server];
-    case "config_changed":
-      return entry.servers;
-    default:
-      return [];
-  }
-}
-
-function toolsOf(entry: AuditEntry): readonly (string | null)[] {
-  switch (entry.kind) {
-    case "call":
-      return [entry.tool, entry.serverTool];
-    case "taint_set":
-      return [entry.tool];
-    case "taint_reset":
-      return [entry.previousTool];
-    default:
-      return [];
-  }
 }

@@ -14,11 +14,12 @@ import {
   schemaErrorText,
 } from "./messages.js";
 import { Semaphore, type Release } from "./semaphore.js";
+import type { CallOutcome } from "../sandbox/run-types.js";
+
+export type { CallOutcome };
 import type { TaintRegistry } from "./taint.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { errorText, resultToString } from "./tool-result.js";
-
-export type CallOutcome = { ok: true; value: string } | { ok: false; message: string };
 
 export interface BridgeOptions {
   /** A getter, because the catalog is replaced live when servers or settings change. */

@@ -1,5 +1,6 @@
 import { BRIDGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult, StopReason } from "../../../shared/run-result.js";
+import { errorTypeName } from "../bridge/messages.js";
 import { LineSplitter } from "./line-splitter.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
 import { encodeHostMessage, parseRunnerLine, type RunnerMessage } from "./runner-messages.js";
@@ -208,9 +209,4 @@ export function runInContainer(
       }),
     );
   });
-}
-
-export function errorTypeName(error: unknown): string {
-  if (error instanceof Error) return error.name || error.constructor.name || "Error";
-  return typeof error;
 }

@@ -9,6 +9,7 @@ import {
 } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
 import type { RunHooks, RunRequest } from "./run-types.js";
+import { pidAlive } from "../local-access/instance-lock.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { WarmPool } from "./warm-pool.js";
 
@@ -120,7 +121,7 @@ export class Sandbox {
 export async function sweepOrphanContainers(
   docker: Dockerode,
   home: string,
-  isAlive: (pid: number) => boolean = processIsAlive,
+  isAlive: (pid: number) => boolean = pidAlive,
 ): Promise<number> {
   const list = await docker.listContainers({
     all: true,
@@ -138,13 +139,4 @@ export async function sweepOrphanContainers(
       .catch(() => undefined);
   }
   return removed;
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -4,7 +4,8 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TOY_SERVER_JS, assertToyServerBuilt } from "../../../test-servers/toy-server.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
-import { ServerSet, type ToolCaller } from "./server-set.js";
+import type { ToolCaller } from "../bridge/tool-caller.js";
+import { ServerSet } from "./server-set.js";
 import { ServerStartError, WrappedServerError, type WrappedServer } from "./wrapped-server.js";
 
 const sets: ServerSet[] = [];

@@ -6,6 +6,7 @@
 // a tolerant open for the app.
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolCaller } from "../bridge/tool-caller.js";
 import type { ServerTools } from "../catalog/catalog-types.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
 import {
@@ -16,16 +17,6 @@ import {
   type ServerState,
   type WrappedServerOptions,
 } from "./wrapped-server.js";
-
-/** What the bridge needs from the servers: it depends on this, not on ServerSet. */
-export interface ToolCaller {
-  callTool(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    opts: { signal: AbortSignal; timeoutMs: number },
-  ): Promise<CallToolResult>;
-}
 
 export interface ServerSetEvents {
   /** A server's status changed. */

@@ -2,7 +2,10 @@
 // same filter semantics as the host's query (so live entries match like queried ones).
 import type { AuditFilter } from "../../../shared/api/api-contract.js";
 import type { AuditEntry, AuditKind } from "../../../shared/audit-entry.js";
+import { entryMatchesFields } from "../../../shared/audit-filter.js";
 import { formatBytes, formatDuration } from "./format.js";
+
+export { clientOf, runIdOf } from "../../../shared/audit-filter.js";
 
 export const KIND_LABELS: Record<AuditKind, string> = {
   run_started: "Run started",
@@ -24,52 +27,13 @@ export function kindLabel(kind: string): string {
   return (KIND_LABELS as Record<string, string>)[kind] ?? kind;
 }
 
-export function clientOf(entry: AuditEntry): string | null {
-  return "client" in entry ? entry.client : null;
-}
-
-export function runIdOf(entry: AuditEntry): string | null {
-  return "runId" in entry ? entry.runId : null;
-}
-
-function serversOf(entry: AuditEntry): readonly (string | null)[] {
-  switch (entry.kind) {
-    case "call":
-    case "taint_set":
-      return [entry.server];
-    case "config_changed":
-      return entry.servers;
-    default:
-      return [];
-  }
-}
-
-function toolsOf(entry: AuditEntry): readonly (string | null)[] {
-  switch (entry.kind) {
-    case "call":
-      return [entry.tool, entry.serverTool];
-    case "taint_set":
-      return [entry.tool];
-    case "taint_reset":
-      return [entry.previousTool];
-    default:
-      return [];
-  }
-}
-
-/** Same rules as the host's audit query: exact names, any of the kinds, text anywhere. */
+/** The host's query rules (shared), with `text` matched anywhere in the entry. */
 export function matchesFilter(entry: AuditEntry, filter: AuditFilter): boolean {
-  const ms = Date.parse(entry.ts);
-  if (filter.from && ms < Date.parse(filter.from)) return false;
-  if (filter.to && ms >= Date.parse(filter.to)) return false;
-  if (filter.kinds && filter.kinds.length > 0 && !filter.kinds.includes(entry.kind)) return false;
-  if (filter.client !== undefined && clientOf(entry) !== filter.client) return false;
-  if (filter.server !== undefined && !serversOf(entry).includes(filter.server)) return false;
-  if (filter.tool !== undefined && !toolsOf(entry).includes(filter.tool)) return false;
-  if (filter.decision !== undefined) {
-    if (entry.kind !== "call" || entry.decision !== filter.decision) return false;
-  }
-  if (filter.runId !== undefined && runIdOf(entry) !== filter.runId) return false;
+  const range = {
+    fromMs: filter.from ? Date.parse(filter.from) : Number.NEGATIVE_INFINITY,
+    toMs: filter.to ? Date.parse(filter.to) : Number.POSITIVE_INFINITY,
+  };
+  if (!entryMatchesFields(entry, filter, range)) return false;
   if (filter.text) {
     if (!JSON.stringify(entry).toLowerCase().includes(filter.text.toLowerCase())) return false;
   }

@@ -1,11 +1,14 @@
+import path from "node:path";
 import { defineConfig } from "vite";
 
 // package.json says "type": "module", so Forge's CommonJS bundle must end in .cjs for
-// Electron to load it as CommonJS. dockerode's optional native SSH helpers stay out
-// (Code Mode talks to local sockets and named pipes only).
+// Electron to load it as CommonJS. The app ships no node_modules: everything is bundled,
+// and `ssh2` (which docker-modem loads for ssh:// hosts only) is replaced by a stub.
 export default defineConfig({
   build: {
     lib: { entry: "electron/main.ts", formats: ["cjs"], fileName: () => "[name].cjs" },
-    rollupOptions: { external: ["ssh2", "cpu-features"] },
+  },
+  resolve: {
+    alias: { ssh2: path.resolve(import.meta.dirname, "electron/stubs/ssh2.cjs") },
   },
 });

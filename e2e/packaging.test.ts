@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -51,6 +51,25 @@ describe("shipped artifacts", () => {
     expect(tools.tools.map((t) => t.name)).toEqual(["run_python"]);
     await client.close();
     rmSync(alone, { recursive: true, force: true });
+  });
+
+  it("the Electron main process and preload bundle as Forge builds them, needing no node_modules", () => {
+    execFileSync(process.execPath, [path.join(root, "scripts", "build-electron.mjs")], {
+      cwd: root,
+      stdio: "pipe",
+    });
+    const external = (file: string): string[] => {
+      const code = readFileSync(path.join(root, ".vite", "build", file), "utf8");
+      const names = [...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1] ?? "");
+      // Node built-ins and Electron are there at run time; anything else would be missing.
+      return [...new Set(names)].filter(
+        (name) => name !== "electron" && !builtinModules.includes(name.replace(/^node:/, "")),
+      );
+    };
+    // ajv writes `require("ajv/dist/runtime/...")` into generated code as text, not a call.
+    expect(external("main.cjs").filter((name) => !name.startsWith("ajv"))).toEqual([]);
+    // A sandboxed preload may load nothing but electron.
+    expect(external("preload.cjs")).toEqual([]);
   });
 
   it("the MCPB bundle for Claude Desktop packs a valid manifest and the shim", () => {

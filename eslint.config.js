@@ -70,12 +70,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.js", "**/*.mjs"],
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ["scripts/**", "bin/**"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    files: ["scripts/**", "bin/**", "**/*.cjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable" } },
   },
   prettier,
 );

@@ -44,7 +44,7 @@ async function snapshot(h: CodeModeHost): Promise<TraySnapshot> {
       .serverViews()
       .filter((s) => s.status === "failed")
       .map((s) => s.name),
-    problems: h.appInfo().startupProblems.length,
+    problems: h.appInfo().startupProblems.length + (h.appInfo().catalogError ? 1 : 0),
     runningRuns: h.gate.active,
     privateClients: h.taintViews().map((t) => t.client),
     paused: h.gate.paused,

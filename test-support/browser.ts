@@ -38,8 +38,8 @@ export function assertUiBuilt(): void {
     }
   };
   walk(path.join(root, "renderer", "src"));
-  // What the renderer takes from shared/ (the rest is the host's, and others edit it).
-  walk(path.join(root, "shared", "api"));
+  // The renderer bundles shared/ too (contract, limits, audit entry and filter).
+  walk(path.join(root, "shared"));
   if (stale.length > 0) {
     throw new Error(
       `renderer/dist is older than ${stale.slice(0, 3).join(", ")}: run \`npm run build\` first`,

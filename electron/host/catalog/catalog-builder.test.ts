@@ -136,7 +136,7 @@ describe("catalog builder", () => {
     expect(leftOut.message).toMatch(/private label "deep".*left out.*deeper than/);
   });
 
-  it("requires allow entries to name kept tools", () => {
+  it("requires allow entries to name listed tools; allowing a left-out tool only leaves it out", () => {
     const unknown = buildError(() =>
       buildCatalog([server("toy", [addTool], { allow: ["add", "ad"] })], {
         prefixWithServer: false,
@@ -144,13 +144,24 @@ describe("catalog builder", () => {
     );
     expect(unknown.message).toMatch(/"toy".*"ad".*lists no such tool/);
 
-    const leftOut = buildError(() =>
-      buildCatalog(
-        [server("toy", [tool("deep", { inputSchema: deepSchema(40) })], { allow: ["deep"] })],
-        { prefixWithServer: false },
-      ),
+    const leftOut = buildCatalog(
+      [
+        server("toy", [addTool, tool("deep", { inputSchema: deepSchema(40) })], {
+          allow: ["add", "deep"],
+        }),
+      ],
+      { prefixWithServer: false },
     );
-    expect(leftOut.message).toMatch(/"toy".*"deep".*left out/);
+    expect(leftOut.tools.map((t) => t.tool)).toEqual(["add"]);
+    expect(leftOut.warnings.join("\n")).toMatch(/"deep"/);
+  });
+
+  it("checks a server's labels only once it lists tools (not started yet, or failed)", () => {
+    const catalog = buildCatalog(
+      [server("later", [], { allow: ["x"], private: ["x"] }), server("toy", [addTool])],
+      { prefixWithServer: true },
+    );
+    expect(catalog.tools.map((t) => t.pyName)).toEqual(["toy__add"]);
   });
 
   it("marks private tools: all of a server's, or the listed ones", () => {

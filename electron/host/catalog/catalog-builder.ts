@@ -107,8 +107,13 @@ function checkNamesKept(entry: ServerTools, kept: KeptTools): void {
     if (!listed.has(name)) return "the server lists no such tool";
     return "it is not on the server's allow list";
   };
+  // A server that lists nothing (not started yet, or failed) gives nothing to check against,
+  // and nothing of it can be called: its labels are checked once it lists its tools.
+  if (entry.tools.length === 0) return;
   for (const name of entry.allow ?? []) {
-    if (!keptNames.has(name)) {
+    // Allowing a tool whose schema left it out is harmless (it stays out, with its warning);
+    // allowing one the server does not list is a mistake worth stopping for.
+    if (!keptNames.has(name) && !kept.leftOut.has(name)) {
       throw new CatalogError(
         `Server ${shown(entry.server)}: allow names tool ${shown(name)}, but ${why(name)}.`,
       );

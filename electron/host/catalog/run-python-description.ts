@@ -41,8 +41,8 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   if (catalog.tools.some((tool) => tool.private)) {
     paragraphs.push(
       `Tools marked ${PRIVATE_MARK} may see private data: after the first call to one, only ` +
-        `${PRIVATE_MARK} tools can be called, in this and every later run, until Code Mode ` +
-        "restarts.",
+        `${PRIVATE_MARK} tools can be called, in this and every later run, until the user ` +
+        "resets it in Code Mode (or it restarts).",
     );
   }
   return paragraphs.join("\n\n");

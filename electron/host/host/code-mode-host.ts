@@ -25,6 +25,8 @@ import {
 } from "../servers/server-config.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { ServerSet } from "../servers/server-set.js";
+import { sameLaunch } from "../servers/wrapped-server.js";
+import { buildCatalog, CatalogError } from "../catalog/catalog-builder.js";
 import {
   applySettingsPatch,
   DEFAULT_SETTINGS,
@@ -391,12 +393,8 @@ export class CodeModeHost {
       socketPath: this.socketPath,
       httpUrl: this.httpUrl,
       paused: this.gate.paused,
-      startupProblems: [
-        ...this.startupProblems,
-        ...(this.engine.lastCatalogError
-          ? [`The tool catalog could not be updated: ${this.engine.lastCatalogError}`]
-          : []),
-      ],
+      startupProblems: [...this.startupProblems],
+      catalogError: this.engine.lastCatalogError,
       shimCommand: this.options.shimLaunch,
     };
   }
@@ -416,6 +414,7 @@ export class CodeModeHost {
         validated.errors,
       );
     }
+    this.checkCatalog(validated.config);
     await writeFileAtomic(
       path.join(this.options.dataDir, SERVERS_FILE),
       serializeServersConfig(encryptSecrets(validated.config, this.options.secretCodec)),
@@ -427,6 +426,25 @@ export class CodeModeHost {
       this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
     this.emitServers();
     return this.serverViews();
+  }
+
+  /**
+   * A config the catalog would refuse (a name clash, a private label naming no tool) is
+   * refused before it is saved, in the catalog's words, rather than saved and not applied.
+   * Servers that will restart are checked once they list their tools.
+   */
+  private checkCatalog(config: ServersConfig): void {
+    const trial = [...config.servers].map(([name, entry]) => {
+      const live = this.servers.get(name);
+      const tools = live && sameLaunch(live.entry, entry) ? [...live.tools] : [];
+      return { server: name, tools, allow: entry.allow, private: entry.private };
+    });
+    try {
+      buildCatalog(trial, { prefixWithServer: true });
+    } catch (error) {
+      if (!(error instanceof CatalogError)) throw error;
+      throw new ApiFailure("invalid", error.message, [{ path: [], message: error.message }]);
+    }
   }
 
   async saveSettings(patch: Record<string, unknown>): Promise<Settings> {

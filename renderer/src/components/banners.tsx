@@ -55,19 +55,34 @@ export function PausedBanner() {
 export function StartupProblemsBanner() {
   const { info } = useAppState();
   const problems = info.data?.startupProblems ?? [];
-  if (problems.length === 0) return null;
+  const catalogError = info.data?.catalogError ?? null;
   return (
-    <div className="banner banner-warn" role="alert">
-      <div className="banner-text">
-        <strong>Some settings could not be loaded when Code Mode started.</strong> They were kept
-        aside, not overwritten.
-        <ul className="banner-list">
-          {problems.map((problem) => (
-            <li key={problem}>{problem}</li>
-          ))}
-        </ul>
-      </div>
-    </div>
+    <>
+      {problems.length > 0 ? (
+        <div className="banner banner-warn" role="alert">
+          <div className="banner-text">
+            <strong>Some settings could not be loaded when Code Mode started.</strong> They were
+            kept aside, not overwritten.
+            <ul className="banner-list">
+              {problems.map((problem) => (
+                <li key={problem}>{problem}</li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      ) : null}
+      {catalogError !== null ? (
+        <div className="banner banner-warn" role="alert">
+          <div className="banner-text">
+            <strong>The tools of a server changed, but Code Mode cannot use them.</strong> The
+            previous tools stay in use until this is fixed.
+            <ul className="banner-list">
+              <li>{catalogError}</li>
+            </ul>
+          </div>
+        </div>
+      ) : null}
+    </>
   );
 }
 

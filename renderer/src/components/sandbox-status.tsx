@@ -215,16 +215,17 @@ export function ImageSummary() {
   const libraries = Object.entries(data.libraries).sort(([a], [b]) => a.localeCompare(b));
   return (
     <>
-      {data.present && data.stale.length > 0 ? (
-        <div className="callout callout-warn">
+      {data.stale.length > 0 ? (
+        // Older images of earlier versions: the current one is `tag`; these only take space.
+        <div className="callout callout-info">
           <div className="callout-text">
-            <strong>This image is out of date.</strong>
+            <strong>Older sandbox images are still on this computer.</strong>
             <ul>
-              {data.stale.map((reason) => (
-                <li key={reason}>{reason}</li>
+              {data.stale.map((tag) => (
+                <li key={tag}>{tag}</li>
               ))}
             </ul>
-            <p>Rebuild it to pick up the changes.</p>
+            <p>Code Mode no longer uses them; they are safe to remove with Docker.</p>
           </div>
         </div>
       ) : null}

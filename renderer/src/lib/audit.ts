@@ -46,7 +46,8 @@ export function targetOf(entry: AuditEntry): string {
     case "call":
       return entry.server ? `${entry.server} › ${entry.serverTool ?? entry.tool}` : entry.tool;
     case "taint_set":
-      return `${entry.server} › ${entry.tool}`;
+      // `tool` is already the Python name (server__tool).
+      return entry.tool;
     case "taint_reset":
       return entry.previousTool;
     case "config_changed":

@@ -110,15 +110,9 @@ export function SandboxPage() {
                   Building
                 </Badge>
               ) : image.data.present ? (
-                image.data.stale.length > 0 ? (
-                  <Badge tone="warn" dot>
-                    Out of date
-                  </Badge>
-                ) : (
-                  <Badge tone="ok" dot>
-                    Ready
-                  </Badge>
-                )
+                <Badge tone="ok" dot>
+                  Ready
+                </Badge>
               ) : (
                 <Badge tone="warn" dot>
                   Not built

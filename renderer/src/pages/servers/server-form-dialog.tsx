@@ -65,6 +65,8 @@ export function ServerFormDialog(props: {
   const update = (patch: Partial<ServerFormState>) => {
     setForm((f) => ({ ...f, ...patch }));
     setLocalErrors({});
+    // The host's errors were about what was sent; once the user edits, they no longer apply.
+    upsert.clearError();
   };
   const updateRow = (key: number, patch: Partial<EnvRow>) =>
     update({ env: form.env.map((row) => (row.key === key ? { ...row, ...patch } : row)) });

@@ -1,0 +1,556 @@
+// A user's path through the browser UI, clicked as they would: `codemode daemon --ui` as a
+// real process on a temporary CODEMODE_HOME, Debian's Chromium, real Docker, the real toy
+// server, and a real MCP client (the SDK's Client over `codemode shim`). One daemon and one
+// page serve the whole file; the tests run in order, each starting where the last one left
+// the page. Screenshots of every page, light and dark, go to e2e/artifacts/.
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import {
+  assertHostBuilt,
+  auditEntries,
+  cleanUpHosts,
+  connectShim,
+  homeContainers,
+  makeHome,
+  type ShimClient,
+} from "../test-support/daemon.js";
+import { dockerOrSkip } from "../test-support/docker.js";
+import {
+  ARTIFACTS_DIR,
+  assertUiBuilt,
+  descriptionOf,
+  launchChromium,
+  type PageGlobals,
+  rawGet,
+  screenshotBothThemes,
+  startUiDaemon,
+  themeOf,
+  toggleTheme,
+  UI_TIMEOUT_MS,
+  waitForText,
+  waitForTexts,
+  waitUntil,
+  type UiDaemon,
+} from "../test-support/browser.js";
+
+const fx = await dockerOrSkip();
+
+const CLIENT = "e2e-client";
+
+/**
+ * The run the client sends. `toy__send` is switched off, so the catalog has no function for
+ * it: the code makes one the way the runner does (any code in the sandbox can) and the
+ * bridge refuses it as an unknown tool. read_secret is private, so echo after it is refused.
+ */
+const RUN_CODE = `import json
+
+async def attempt(call):
+    try:
+        return "ok: " + await call
+    except ToolError as error:
+        return "refused: " + str(error)
+
+# toy__send is not allowed, so it is not in the catalog: ask for it by name anyway.
+host = toy__add.__closure__[toy__add.__code__.co_freevars.index("host")].cell_contents
+toy__send = toy__add.__globals__["_make_tool"](host, "toy__send", "")
+
+print(json.dumps({
+    "add": await attempt(toy__add({"a": 2, "b": 3})),
+    "send": await attempt(toy__send({"to": "someone@example.com", "body": "hello"})),
+    "secret": await attempt(toy__read_secret()),
+    "echo": await attempt(toy__echo({"text": "the secret is 42"})),
+}))
+`;
+
+const UNKNOWN_SEND = /Unknown tool .?toy__send.?: it is not among the tools this run may call/;
+const TAINT_ECHO =
+  /toy__echo.? refused: this client called the private tool .?toy__read_secret.?, so only private tools can be called/;
+
+// Skipped only outside CI when no Docker engine runs (dockerOrSkip throws under CI=true):
+// the runs the client makes need the engine and the sandbox image global setup built.
+describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
+  const home = makeHome("codemode-ui-");
+  const serversFile = path.join(home, "servers.json");
+  let daemon: UiDaemon;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let client: ShimClient | undefined;
+
+  const shoot = async (name: string, options: { minHeight?: number } = {}): Promise<void> => {
+    await screenshotBothThemes(page, name, options);
+  };
+  const readServers = (): string => readFileSync(serversFile, "utf8");
+  const savedEntries = (): Record<string, Record<string, unknown>> =>
+    (JSON.parse(readServers()) as { mcpServers: Record<string, Record<string, unknown>> })
+      .mcpServers;
+  const nav = (label: string): Locator =>
+    page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label });
+  const appStatus = (): Locator => page.getByRole("status", { name: "App status" });
+  const auditRows = (): Locator =>
+    page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
+  const serverRow = (name: string): Locator =>
+    page
+      .getByRole("list", { name: "Servers" })
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("link", { name, exact: true }) });
+
+  beforeAll(async () => {
+    assertToyServerBuilt();
+    assertHostBuilt();
+    assertUiBuilt();
+    daemon = await startUiDaemon(home);
+    browser = await launchChromium();
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      colorScheme: "light",
+      locale: "en-US",
+    });
+    page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    try {
+      if (daemon) {
+        const exit = await daemon.stop();
+        expect(exit, daemon.stderr()).toEqual({ code: 0, signal: null });
+        // The URL, and nothing else, on stdout.
+        expect(daemon.stdout()).toBe(`${daemon.url}\n`);
+      }
+      // The daemon took its containers with it (warm pool included).
+      if (fx) expect(await homeContainers(fx.docker, home)).toEqual([]);
+    } finally {
+      await cleanUpHosts(fx?.docker);
+    }
+  });
+
+  it("first run: shows Docker running and the sandbox image built", async () => {
+    await page.goto(daemon.url);
+    // Everything is ready, so the app goes straight to Servers; First run is one link away.
+    await page.waitForURL((url) => url.hash === "#/servers");
+    // The token left the visible URL.
+    expect(page.url()).not.toContain(daemon.token);
+    await waitForText(appStatus(), /^Ready$/, "the app status Ready");
+    await page.goto(`${daemon.origin}/#/first-run`);
+    await page.getByRole("heading", { name: "Docker" }).waitFor();
+
+    const dockerCard = page.getByRole("region", { name: "Docker" });
+    await waitForText(dockerCard, /Running[\s\S]*Docker .* is running/, "Docker running");
+    const imageCard = page.getByRole("region", { name: "Sandbox image" });
+    await waitForText(
+      imageCard,
+      /Ready[\s\S]*The image with Python and its libraries is built\./,
+      "the image built",
+    );
+    // Present, so the button offers a rebuild, not a first build.
+    await imageCard.getByRole("button", { name: "Rebuild image" }).waitFor();
+    expect(await imageCard.getByRole("button", { name: "Build image", exact: true }).count()).toBe(
+      0,
+    );
+
+    // The header's theme button: the choice is kept across a reload.
+    await toggleTheme(page, "dark");
+    await page.reload();
+    await imageCard.waitFor();
+    expect(await themeOf(page)).toBe("dark");
+    await toggleTheme(page, "light");
+    // Back to following the system, so the screenshots can switch it even under a dialog.
+    await page.evaluate(() =>
+      (globalThis as unknown as PageGlobals).localStorage.removeItem("codemode.theme"),
+    );
+    await page.reload();
+    await imageCard.waitFor();
+    await shoot("01-first-run");
+  });
+
+  it("sandbox: the image is the current one (no rebuild asked for)", async () => {
+    await nav("Sandbox").click();
+    await page.getByRole("heading", { name: "Limits" }).waitFor();
+    const imageCard = page.getByRole("region", { name: "Sandbox image" });
+    // The tag global setup built, and "Ready", not "Out of date".
+    await imageCard.getByText(fx!.image, { exact: true }).waitFor();
+    await waitForText(imageCard, /Python\s+3\.\d+/, "the image's Python version");
+    // PRODUCT BUG (shown here, soft so the path goes on): the host's `stale` lists older
+    // sandbox images still on the engine, but the page reads it as "this image is out of
+    // date" and asks for a rebuild, which would not change anything.
+    const card = await imageCard.innerText();
+    expect.soft(card, "the current image is not out of date").toMatch(/^Sandbox image\s+Ready/);
+    expect.soft(card).not.toContain("This image is out of date.");
+    await page.getByRole("button", { name: "Save limits" }).waitFor();
+    await shoot("02-sandbox");
+  });
+
+  it("adds the toy server with the form; it starts and shows its tool count", async () => {
+    await nav("Servers").click();
+    await page.getByText("No servers yet").waitFor();
+    await shoot("03-servers-empty");
+
+    await page.getByRole("button", { name: "Add server" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add server" });
+    await dialog.getByLabel("Name", { exact: true }).fill("toy");
+    await dialog.getByLabel("Command", { exact: true }).fill(process.execPath);
+    await dialog.getByLabel("Arguments", { exact: true }).fill(TOY_SERVER_JS);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+
+    // Saving opens the server's page.
+    await page.getByRole("heading", { name: "toy", level: 2 }).waitFor();
+    const { env, ...entry } = savedEntries().toy!;
+    expect(entry).toEqual({ command: process.execPath, args: [TOY_SERVER_JS] });
+    expect([undefined, {}]).toContainEqual(env);
+
+    await page.getByRole("link", { name: "All servers" }).click();
+    const row = serverRow("toy");
+    await waitForText(row, /Ready[\s\S]*12 tools/, "toy ready with 12 tools");
+  });
+
+  it("lists the toy's tools; send is switched off and read_secret marked private", async () => {
+    await serverRow("toy").getByRole("link", { name: "toy" }).click();
+    const tools = page.getByRole("list", { name: "Tools of toy" });
+    const names = await waitForTexts(
+      tools.getByRole("heading", { level: 4 }),
+      (t) => t.length === 12,
+      "12 tools listed",
+    );
+    expect(names.sort()).toEqual(
+      [
+        "add",
+        "add_tool",
+        "big",
+        "crash",
+        "deep",
+        "echo",
+        "env",
+        "fail",
+        "get-weather",
+        "read_secret",
+        "send",
+        "sleep",
+      ].sort(),
+    );
+    const tool = (name: string): Locator =>
+      tools.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) });
+
+    await tool("send").getByRole("switch", { name: "Allowed" }).click();
+    await tool("send")
+      .getByRole("switch", { name: "Allowed", checked: false, disabled: false })
+      .waitFor();
+    await tool("read_secret").getByRole("switch", { name: "Private" }).click();
+    await tool("read_secret")
+      .getByRole("switch", { name: "Private", checked: true, disabled: false })
+      .waitFor();
+    await waitForText(tool("read_secret"), /Private/, "the Private badge");
+
+    // Saved for the next start: send is no longer allowed, read_secret is private.
+    const saved = savedEntries().toy!;
+    expect(saved.private).toEqual(["read_secret"]);
+    const allow = saved.allow as string[] | undefined;
+    const deny = saved.deny as string[] | undefined;
+    expect(
+      (allow !== undefined && !allow.includes("send") && allow.includes("echo")) ||
+        (deny !== undefined && deny.includes("send")),
+      JSON.stringify(saved),
+    ).toBe(true);
+
+    // A reload shows what was saved, not what the page remembered.
+    await page.reload();
+    await tool("send").getByRole("switch", { name: "Allowed", checked: false }).waitFor();
+    await tool("read_secret").getByRole("switch", { name: "Private", checked: true }).waitFor();
+    await tool("echo").getByRole("switch", { name: "Allowed", checked: true }).waitFor();
+    await waitForText(appStatus(), /^Ready$/, "the app info loaded");
+    await shoot("04-server-tools");
+
+    // PRODUCT BUG (soft, so the rest of the path can still be checked): switching one tool
+    // off writes an allowlist of every listed tool but that one, "deep" included, which the
+    // catalog leaves out for its schema. The catalog then refuses the config and silently
+    // keeps the old tools: send stays callable and read_secret is not private, whatever
+    // the switches and servers.json say. The app info reports it as a "startup problem".
+    const catalogProblem = page.getByText(/The tool catalog could not be updated/);
+    const problems = await catalogProblem.count();
+    expect.soft(problems, "the switches were applied to the live catalog").toBe(0);
+    if (problems > 0) {
+      // What a user who read the banner would do: switch the left-out tool off as well.
+      await tool("deep").getByRole("switch", { name: "Allowed" }).click();
+      await tool("deep")
+        .getByRole("switch", { name: "Allowed", checked: false, disabled: false })
+        .waitFor();
+      await page.reload();
+      await waitForText(appStatus(), /^Ready$/, "the app info loaded");
+      await tool("read_secret").getByRole("switch", { name: "Private", checked: true }).waitFor();
+      expect(await catalogProblem.count()).toBe(0);
+    }
+  });
+
+  it("shows a client's run and its calls live in the audit log, with the refusals' reasons", async () => {
+    await nav("Audit log").click();
+    await page.getByRole("listbox", { name: "Audit entries" }).waitFor();
+    await page.getByText("Live", { exact: true }).waitFor();
+    // Marks this document: if the rows only came with a reload, the mark would be gone.
+    await page.evaluate(() => {
+      (globalThis as unknown as PageGlobals).e2eMark = "no reload";
+    });
+    expect(await auditRows().filter({ hasText: "Tool call" }).count()).toBe(0);
+
+    client = await connectShim(home, { name: CLIENT, version: "1.0.0" });
+    const result = await client.run(RUN_CODE);
+    expect(result.error, JSON.stringify(result)).toBeNull();
+    const outcome = JSON.parse(result.stdout) as Record<string, string>;
+    expect(outcome.add).toBe('ok: {"sum":5}');
+    expect(outcome.send).toMatch(UNKNOWN_SEND);
+    expect(outcome.secret).toBe("ok: the secret is 42");
+    expect(outcome.echo).toMatch(TAINT_ECHO);
+
+    // The rows arrive in the open page: the run, its four calls, private mode on, its end.
+    const rows = await waitForTexts(
+      auditRows(),
+      (texts) =>
+        texts.filter((t) => t.includes("Tool call")).length === 4 &&
+        texts.some((t) => t.includes("Run finished")),
+      "the run's rows to appear live",
+    );
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).e2eMark)).toBe(
+      "no reload",
+    );
+    const calls = rows.filter((t) => t.includes("Tool call")).reverse();
+    expect(calls).toHaveLength(4);
+    expect(calls[0]).toMatch(/e2e-client\s+toy › add\s+Allowed/);
+    expect(calls[1]).toMatch(/e2e-client\s+toy__send\s+Refused/);
+    expect(calls[1]).toMatch(UNKNOWN_SEND);
+    expect(calls[2]).toMatch(/toy › read_secret\s+Allowed[\s\S]*private/);
+    expect(calls[3]).toMatch(/toy › echo\s+Refused/);
+    expect(calls[3]).toMatch(TAINT_ECHO);
+    expect(rows.some((t) => /Private mode on[\s\S]*e2e-client called a private tool/.test(t))).toBe(
+      true,
+    );
+    expect(rows.some((t) => /Run finished[\s\S]*Finished in .* · 4 calls/.test(t))).toBe(true);
+  });
+
+  it("shows the private-data banner with the client, the time and the tool", async () => {
+    const banner = page.getByRole("region", { name: `Private-data mode for ${CLIENT}` });
+    const text = await waitForText(banner, /Private-data mode is on for e2e-client\./);
+    expect(text).toMatch(/when it called read_secret on toy \(a tool marked private\)/);
+    // The time is the moment the client read private data, as the page formats times.
+    const taintAt = auditEntries(home, "taint_set", CLIENT)[0]!.ts;
+    const formatted = await page.evaluate(
+      (iso) =>
+        [0, -60_000, 60_000].map((shift) =>
+          new Intl.DateTimeFormat(undefined, {
+            year: "numeric",
+            month: "short",
+            day: "numeric",
+            hour: "2-digit",
+            minute: "2-digit",
+          }).format(new Date(Date.parse(iso) + shift)),
+        ),
+      taintAt,
+    );
+    expect(
+      formatted.some((f) => text.includes(`Since ${f}`)),
+      `${text} / ${formatted[0]}`,
+    ).toBe(true);
+  });
+
+  it("filters the log by decision and by text", async () => {
+    await page.getByLabel("Decision").selectOption("refused");
+    const refused = await waitForTexts(
+      auditRows(),
+      (texts) => texts.length === 2 && texts.every((t) => t.includes("Refused")),
+      "only the two refused calls",
+    );
+    expect(refused.join("\n")).toMatch(UNKNOWN_SEND);
+    expect(refused.join("\n")).toMatch(TAINT_ECHO);
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await waitForTexts(auditRows(), (texts) => texts.length > 2, "every entry back");
+
+    await page.getByLabel("Search").fill("Unknown tool");
+    const found = await waitForTexts(
+      auditRows(),
+      (texts) => texts.length === 1,
+      "only the call refused as unknown",
+    );
+    expect(found[0]).toMatch(/toy__send\s+Refused/);
+
+    await page.getByLabel("Search").fill("no such text in the log");
+    await page.getByText("No entries match these filters").waitFor();
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await waitForTexts(auditRows(), (texts) => texts.length > 2, "every entry back");
+    await shoot("05-audit-log");
+  });
+
+  it("shows the run in the detail panel: code, calls in order with reasons, result", async () => {
+    await auditRows().filter({ hasText: "toy__send" }).first().click();
+    const detail = page.getByRole("complementary", { name: /^Run/ });
+    await detail.waitFor();
+    const runId = auditEntries(home, "run_started", CLIENT)[0]!.runId;
+    await waitForText(detail.getByRole("heading", { level: 2 }), new RegExp(`Run\\s*${runId}`));
+
+    const code = await waitForText(detail.getByLabel("Code of the run"), /toy__read_secret/);
+    expect(code.trim()).toBe(RUN_CODE.trim());
+
+    const calls = await waitForTexts(
+      detail.locator("ol.call-list > li"),
+      (t) => t.length === 4,
+      "the four calls",
+    );
+    expect(calls[0]).toMatch(/^toy › add\s+Allowed/);
+    expect(calls[1]).toMatch(/^toy__send\s+Refused/);
+    expect(calls[1]).toMatch(UNKNOWN_SEND);
+    expect(calls[2]).toMatch(/^toy › read_secret\s+Allowed\s+Private/);
+    expect(calls[2]).toMatch(/Arguments of private tools are not logged/);
+    expect(calls[3]).toMatch(/^toy › echo\s+Refused/);
+    expect(calls[3]).toMatch(TAINT_ECHO);
+    // The selected row's call is marked in the panel.
+    expect(await detail.locator('ol.call-list > li[aria-current="true"]').innerText()).toMatch(
+      /toy__send/,
+    );
+
+    const text = await detail.innerText();
+    expect(text).toMatch(/Client\s+e2e-client/);
+    expect(text).toMatch(/Result\s+Finished/);
+    expect(text).toMatch(/Exit code\s+0/);
+    expect(text).toMatch(/Calls\s+4/);
+    expect(text).toMatch(/Output\s+\d+ bytes printed/);
+    await shoot("06-audit-detail", { minHeight: 1500 });
+  });
+
+  it("resets private-data mode after a warning, and the client may call every tool again", async () => {
+    const banner = page.getByRole("region", { name: `Private-data mode for ${CLIENT}` });
+    await banner.getByRole("button", { name: "Reset", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: `Reset private-data mode for ${CLIENT}?` });
+    await waitForText(
+      dialog,
+      /e2e-client’s conversation may still hold the private data\.[\s\S]*start a new conversation/,
+      "the warning",
+    );
+    await shoot("07-reset-warning");
+    await dialog.getByRole("button", { name: "Reset private-data mode" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await banner.waitFor({ state: "detached" });
+    await auditRows().filter({ hasText: "Private mode reset" }).first().waitFor();
+
+    const again = await client!.run('print(await toy__echo({"text": "free again"}))');
+    expect(again.stdout).toBe("free again\n");
+  });
+
+  it("clients: shows the connected client", async () => {
+    await nav("Clients").click();
+    const connected = page.getByRole("region", { name: "Connected now" });
+    await waitForText(connected, /e2e-client\s+1\.0\.0/, "the connected client");
+    // The snippets are tabs: one client's config at a time.
+    await page.getByRole("tab", { name: "Cursor" }).click();
+    await page.getByRole("tab", { name: "Cursor", selected: true }).waitFor();
+    await page.getByLabel("Cursor config", { exact: true }).waitFor();
+    // PRODUCT BUG (soft): `.tab-panel { display: flex }` overrides the `hidden` attribute,
+    // so every tab's panel shows at once.
+    expect
+      .soft(
+        await page.getByLabel("Claude Desktop config", { exact: true }).isVisible(),
+        "a hidden tab panel shows",
+      )
+      .toBe(false);
+    await page.getByRole("tab", { name: "Claude Desktop" }).click();
+    await shoot("08-clients");
+  });
+
+  it("keeps an invalid form from saving: the error is on the field, servers.json is untouched", async () => {
+    await nav("Servers").click();
+    await serverRow("toy").waitFor();
+    const before = readServers();
+
+    await page.getByRole("button", { name: "Add server" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add server" });
+    const name = dialog.getByLabel("Name", { exact: true });
+    const command = dialog.getByLabel("Command", { exact: true });
+
+    // A name with a space: the host refuses it, and says so on the Name field.
+    await name.fill("my notes");
+    await command.fill(process.execPath);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.locator('input[aria-invalid="true"]').first().waitFor();
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    expect(await descriptionOf(name)).toMatch(/may only hold ASCII letters, digits, "_" and "-"/);
+    expect(await command.getAttribute("aria-invalid")).toBeNull();
+    await shoot("09-form-error-name");
+
+    // An empty command: the form says so on the Command field before asking the host.
+    await name.fill("notes");
+    await command.fill("");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await waitUntil(
+      () => command.getAttribute("aria-invalid"),
+      (v) => v === "true",
+      "the Command field marked invalid",
+    );
+    expect(await descriptionOf(command)).toMatch(/Say which program starts the server\./);
+    // PRODUCT BUG (soft, so the rest is checked): the host's error about the old name stays
+    // on the Name field after the name was corrected.
+    expect
+      .soft(await descriptionOf(name), "the Name field still shows the error of a name since fixed")
+      .not.toMatch(/may only hold ASCII letters/);
+    expect.soft(await name.getAttribute("aria-invalid")).toBeNull();
+
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(readServers()).toBe(before);
+    await page.reload();
+    await serverRow("toy").waitFor();
+    expect(
+      await page.getByRole("list", { name: "Servers" }).getByRole("link").allInnerTexts(),
+    ).toEqual(["toy"]);
+  });
+
+  it("imports servers from a pasted mcpServers snippet", async () => {
+    await page.getByRole("button", { name: "Paste JSON" }).click();
+    const dialog = page.getByRole("dialog", { name: "Paste JSON" });
+    const snippet = JSON.stringify(
+      { mcpServers: { toy2: { command: process.execPath, args: [TOY_SERVER_JS] } } },
+      null,
+      2,
+    );
+    await dialog.getByLabel("Snippet").fill(snippet);
+    await dialog.getByRole("button", { name: "Preview" }).click();
+    const found = dialog.getByRole("list", { name: "Servers found" });
+    await waitForText(found, /toy2[\s\S]*toy-server\.js/, "toy2 in the preview");
+    await shoot("10-paste-json-preview");
+    await dialog.getByRole("button", { name: "Add these servers" }).click();
+    await dialog.waitFor({ state: "detached" });
+
+    await waitForText(serverRow("toy2"), /Ready[\s\S]*12 tools/, "toy2 ready with 12 tools");
+    expect(Object.keys(savedEntries()).sort()).toEqual(["toy", "toy2"]);
+    await shoot("11-servers");
+  });
+
+  it("refuses a request whose Host header names another host (421)", async () => {
+    expect((await rawGet(daemon.port, "evil.example")).status).toBe(421);
+    expect((await rawGet(daemon.port, `evil.example:${daemon.port}`)).status).toBe(421);
+    // The same request with this address is served.
+    expect((await rawGet(daemon.port, `127.0.0.1:${daemon.port}`)).status).toBe(200);
+  });
+
+  it("says the key was refused when the page is opened with a wrong token", async () => {
+    const stranger = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    try {
+      await stranger.goto(`${daemon.origin}/#token=${"0".repeat(daemon.token.length)}`);
+      const alert = stranger.getByRole("alert").filter({ hasText: "Not connected to Code Mode." });
+      await waitForText(alert, /access key/i, "the refused-key banner");
+      await stranger.screenshot({
+        path: path.join(ARTIFACTS_DIR, "12-wrong-token-light.png"),
+      });
+    } finally {
+      await stranger.close();
+    }
+    // The refusal hurt nothing: the daemon runs and the real page is still connected.
+    expect(daemon.alive(), daemon.stderr()).toBe(true);
+    expect(auditEntries(home, "auth_refused").map((e) => e.reason)).toContain(
+      "browser UI presented a wrong token",
+    );
+    await waitForText(appStatus(), /^Ready$/, "the app status Ready");
+  });
+});

@@ -133,6 +133,7 @@ describe("tool stubs", () => {
     expect(docstringLine("\u0000")).toBe("\\x00");
   });
 
+  // Needs any python3 on the host to parse the stubs; every machine of this project has one.
   it.skipIf(pythonWithAst() === null)(
     "makes docstring break-out impossible, as Python itself parses the stub",
     () => {

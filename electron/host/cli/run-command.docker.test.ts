@@ -44,6 +44,27 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
     expect(JSON.parse(m.out())).toMatchObject({ stopped: "deadline", timed_out: true });
   });
 
+  it("image build is quick when the image is current, and image status says what it is", async () => {
+    const build = memoryIO({ CODEMODE_HOME: home });
+    expect(await run(["image", "build"], build.io)).toBe(0);
+    expect(build.out().trim()).toBe(fx!.image);
+    // Not a terminal: the progress bar prints plain lines ending at 100%.
+    expect(build.err()).toMatch(/\[#+\] 100% done/);
+
+    const status = memoryIO({ CODEMODE_HOME: home });
+    expect(await run(["image", "status"], status.io)).toBe(0);
+    const text = status.out();
+    expect(text).toContain(`tag:      ${fx!.image}`);
+    expect(text).toContain("current:  yes");
+    expect(text).toMatch(/size: +\d+ MiB/);
+    expect(text).toMatch(/created: +\d{4}-\d{2}-\d{2}T/);
+    expect(text).toMatch(/python: +3\.13\./);
+    expect(text).toMatch(
+      /libraries: numpy \S+, pandas \S+, matplotlib \S+, PIL \S+, yaml \S+, jinja2 \S+/,
+    );
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
   it("a missing image gets a one-line message saying how to build it", async () => {
     await expect(
       requireImage({

@@ -35,11 +35,11 @@ function shimLaunch(dataDir: string) {
   };
 }
 
-async function snapshot(h: CodeModeHost): Promise<TraySnapshot> {
-  const image = await h.sandbox.imageStatus().catch(() => null);
+// Cheap on purpose: it runs on every client and server event, so it asks Docker nothing.
+function snapshot(h: CodeModeHost): TraySnapshot {
   return {
     dockerReady: h.sandbox.dockerView().state === "ready",
-    imagePresent: image?.present ?? false,
+    imagePresent: h.sandbox.imagePresent,
     failedServers: h
       .serverViews()
       .filter((s) => s.status === "failed")
@@ -76,11 +76,11 @@ function onTrayAction(action: TrayAction): void {
       app.quit();
       return;
   }
-  void refreshTray();
+  refreshTray();
 }
 
-async function refreshTray(): Promise<void> {
-  if (host && tray) tray.update(await snapshot(host));
+function refreshTray(): void {
+  if (host && tray) tray.update(snapshot(host));
 }
 
 async function start(): Promise<void> {
@@ -119,9 +119,9 @@ async function start(): Promise<void> {
     "app.changed",
     "image.build",
   ] as const) {
-    host.events.on(event, () => void refreshTray());
+    host.events.on(event, () => refreshTray());
   }
-  await refreshTray();
+  refreshTray();
   const first =
     host.sandbox.dockerView().state !== "ready" || !(await host.sandbox.imageStatus()).present;
   // Started at login: stay in the tray unless something needs the user.

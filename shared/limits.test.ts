@@ -152,6 +152,7 @@ describe("limits", () => {
         toolListMaxPages: 100,
       },
       CONFIG_LIMITS: { maxNesting: 64 },
+      DOCKER_LIMITS: { versionTimeoutMs: 5_000 },
     });
   });
 });

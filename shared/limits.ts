@@ -297,3 +297,9 @@ export const CONFIG_LIMITS = {
    */
   maxNesting: 64,
 } as const;
+
+/** Talking to the Docker engine. */
+export const DOCKER_LIMITS = {
+  /** An engine that does not answer its version request within this is taken as not running. */
+  versionTimeoutMs: 5_000,
+} as const;

@@ -18,8 +18,8 @@ export interface IpcMainLike {
 
 /**
  * Thin: each API channel gets one handler that hands its payload to the same dispatcher
- * the WebSocket uses (which validates it against the contract). Requests from any frame
- * but our own window's are refused.
+ * the WebSocket uses (which validates it against the contract). Requests from anything but
+ * our own window are refused.
  */
 export function registerApiIpc(
   ipc: IpcMainLike,

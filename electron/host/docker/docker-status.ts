@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Dockerode from "dockerode";
+import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import { dockerEndpoints, type DockerEndpoint, type EndpointContext } from "./docker-endpoints.js";
 
 export type DockerStatus =
@@ -52,7 +53,13 @@ export async function findDocker(
     anySocketExists = true;
     const docker = client(endpoint);
     try {
-      const version = (await docker.version()) as { Version?: string };
+      // A socket that exists but does not answer (an engine still starting) must not hang us.
+      const version = (await Promise.race([
+        docker.version(),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("no answer")), DOCKER_LIMITS.versionTimeoutMs).unref(),
+        ),
+      ])) as { Version?: string };
       return { state: "ready", docker, endpoint: endpoint.label, version: version.Version ?? "?" };
     } catch {
       // Try the next candidate.

@@ -6,7 +6,7 @@ import { Bridge } from "../bridge/bridge.js";
 import type { BridgeEventSink } from "../bridge/bridge-events.js";
 import type { TaintRegistry } from "../bridge/taint.js";
 import { buildCatalog } from "../catalog/catalog-builder.js";
-import type { Catalog } from "../catalog/catalog-types.js";
+import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
@@ -81,6 +81,12 @@ export class CodeModeEngine {
       prefixWithServer: boolean;
       settings?: EngineSettings;
       /**
+       * What the catalog is built from (tools and each server's allow/private). Default: the
+       * server set's own view. The app passes its saved config's policy, so a changed label
+       * applies at once, not after servers being restarted have stopped.
+       */
+      serverTools?: () => ServerTools[];
+      /**
        * serve stops on a catalog error at startup (the default); the app starts anyway
        * with no tools and shows the error, so the user can fix the config in the UI.
        */
@@ -117,7 +123,7 @@ export class CodeModeEngine {
   }
 
   private build(): Catalog {
-    return buildCatalog(this.deps.servers.serverTools(), {
+    return buildCatalog((this.deps.serverTools ?? (() => this.deps.servers.serverTools()))(), {
       prefixWithServer: this.deps.prefixWithServer,
     });
   }

@@ -16,6 +16,7 @@ import { acquireInstanceLock, type InstanceLock } from "../local-access/instance
 import { LocalSocketListener } from "../local-access/socket-listener.js";
 import { ensureToken } from "../local-access/token.js";
 import type { RunPythonService } from "../mcp/run-python-server.js";
+import { RunNotStarted } from "../engine/run-not-started.js";
 import { homeId, sandboxImageDir } from "../paths.js";
 import { readContext } from "../sandbox/image.js";
 import {
@@ -44,7 +45,7 @@ import { ClientSessions } from "./client-sessions.js";
 import { EventHub } from "./event-hub.js";
 import { RunGate } from "./run-gate.js";
 import { SandboxSlot } from "./sandbox-slot.js";
-import { serverViews } from "./server-views.js";
+import { configSecrets, serverViews } from "./server-views.js";
 
 export const SERVERS_FILE = "servers.json";
 export const SETTINGS_FILE = "settings.json";
@@ -112,6 +113,7 @@ export class CodeModeHost {
       prefixWithServer: true,
       settings: this.engineSettings(),
       tolerateCatalogErrors: true,
+      serverTools: () => this.catalogInput(this.config),
     });
     const service: RunPythonService = {
       description: () => this.engine.description(),
@@ -203,13 +205,13 @@ export class CodeModeHost {
         );
       }
 
-      const secrets = { current: [] as string[] };
       const audit = await AuditLog.open({
         dir: path.join(options.dataDir, "audit"),
         now: options.now,
         retentionDays: settings.auditRetentionDays,
         maxFileBytes: settings.auditMaxFileMiB * 1024 * 1024,
-        secrets: () => secrets.current,
+        // Read live: a value marked secret a moment ago is scrubbed from the next entry.
+        secrets: () => host?.secrets() ?? [],
         onError: (error) => log(`audit: ${String(error)}`),
       });
       if (audit.recovery.tornFile) {
@@ -218,13 +220,12 @@ export class CodeModeHost {
         );
       }
 
-      const settingsRef = { current: settings };
       const sandbox = new SandboxSlot({
         findDocker: options.findDocker ?? (() => findDocker()),
         files: readContext(options.contextDir ?? sandboxImageDir()),
         owner: { home: homeId(options.dataDir), pid: process.pid },
-        poolSize: () => settingsRef.current.warmPoolSize,
-        deadlineSeconds: () => settingsRef.current.deadlineSeconds,
+        poolSize: () => (host?.settings ?? settings).warmPoolSize,
+        deadlineSeconds: () => (host?.settings ?? settings).deadlineSeconds,
         onDockerChange: (view) => host?.events.emit("docker.changed", view),
         onBuildEvent: (event) => host?.events.emit("image.build", event),
         onBuildFinished: (result) => {
@@ -242,10 +243,6 @@ export class CodeModeHost {
       host = new CodeModeHost(options, lock, audit, servers, sandbox, settings, config);
       host.startupProblems.push(...problems);
       host.token = token;
-      secrets.current = host.secrets();
-      Object.defineProperty(settingsRef, "current", { get: () => host!.settings });
-      const started = host;
-      host.servers.on("servers", () => (secrets.current = started.secrets()));
 
       await sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`));
       const replaced = await servers.replace(config);
@@ -289,8 +286,8 @@ export class CodeModeHost {
   }
 
   /** MCP over HTTP follows the settings: off by default, on 127.0.0.1 only when turned on. */
-  private async applyHttp(): Promise<void> {
-    const want = this.settings.httpEnabled ? this.settings.httpPort : null;
+  private async applyHttp(settings: Settings = this.settings): Promise<void> {
+    const want = settings.httpEnabled ? settings.httpPort : null;
     const current = this.http;
     if (current && want !== null && current.url.includes(`:${want}/`)) return;
     this.http = null;
@@ -327,6 +324,12 @@ export class CodeModeHost {
 
   /** run_python for every client: the pause switch and the concurrency cap, then the engine. */
   private async run(input: RunPythonInput, context: RunContext) {
+    if (this.auditFailure !== null) {
+      // Every run must be on the record; without a log, no run.
+      throw new RunNotStarted(
+        `Code Mode is not running code: its audit log cannot be written (${this.auditFailure}). Open Code Mode to see why.`,
+      );
+    }
     const release = await this.gate.enter(context.signal);
     try {
       return await this.engine.run(input, context);
@@ -339,11 +342,16 @@ export class CodeModeHost {
   }
 
   private readonly pendingAudit = new Set<Promise<unknown>>();
+  private auditFailure: string | null = null;
 
   record(entry: AuditEntryInput): void {
-    const pending = this.audit
-      .append(entry)
-      .catch((error: unknown) => this.options.log?.(`audit append failed: ${String(error)}`));
+    const pending = this.audit.append(entry).catch((error: unknown) => {
+      this.options.log?.(`audit append failed: ${String(error)}`);
+      if (this.auditFailure === null) {
+        this.auditFailure = error instanceof Error ? error.message : String(error);
+        this.events.emit("app.changed", this.appInfo());
+      }
+    });
     this.pendingAudit.add(pending);
     void pending.finally(() => this.pendingAudit.delete(pending));
   }
@@ -355,9 +363,7 @@ export class CodeModeHost {
 
   /** Values of env entries marked secret: scrubbed from every audit entry. */
   secrets(): string[] {
-    return [...this.config.servers.values()].flatMap((entry) =>
-      entry.secretEnv.map((name) => entry.env[name] ?? "").filter((value) => value.length > 0),
-    );
+    return configSecrets(this.config);
   }
 
   engineSettings() {
@@ -393,7 +399,12 @@ export class CodeModeHost {
       socketPath: this.socketPath,
       httpUrl: this.httpUrl,
       paused: this.gate.paused,
-      startupProblems: [...this.startupProblems],
+      startupProblems: [
+        ...this.startupProblems,
+        ...(this.auditFailure
+          ? [`The audit log cannot be written, so runs are refused: ${this.auditFailure}`]
+          : []),
+      ],
       catalogError: this.engine.lastCatalogError,
       shimCommand: this.options.shimLaunch,
     };
@@ -404,28 +415,44 @@ export class CodeModeHost {
     this.events.emit("app.changed", this.appInfo());
   }
 
-  /** Validates, saves atomically, then applies the config live (clients stay connected). */
-  async saveConfig(value: unknown, summary: string): Promise<ServerView[]> {
-    const validated = validateServersConfig(value);
-    if (!validated.ok) {
-      throw new ApiFailure(
-        "invalid",
-        validated.errors.map((e) => e.message).join("; "),
-        validated.errors,
+  /**
+   * Changes the config: `change` gets the saved one and returns the new one (the plain
+   * `mcpServers` file shape), which is validated, saved atomically and applied live
+   * (clients stay connected). Changes run one at a time.
+   */
+  updateConfig(
+    change: (current: ServersConfig) => unknown,
+    summary: string,
+  ): Promise<ServerView[]> {
+    return this.serialized(async () => {
+      const value = change(this.config);
+      const validated = validateServersConfig(value);
+      if (!validated.ok) {
+        throw new ApiFailure(
+          "invalid",
+          validated.errors.map((e) => e.message).join("; "),
+          validated.errors,
+        );
+      }
+      this.checkCatalog(validated.config);
+      await writeFileAtomic(
+        path.join(this.options.dataDir, SERVERS_FILE),
+        serializeServersConfig(encryptSecrets(validated.config, this.options.secretCodec)),
       );
-    }
-    this.checkCatalog(validated.config);
-    await writeFileAtomic(
-      path.join(this.options.dataDir, SERVERS_FILE),
-      serializeServersConfig(encryptSecrets(validated.config, this.options.secretCodec)),
-    );
-    this.config = validated.config;
-    const result = await this.servers.replace(validated.config);
-    this.record({ kind: "config_changed", summary, servers: [...validated.config.servers.keys()] });
-    for (const failure of result.failed)
-      this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
-    this.emitServers();
-    return this.serverViews();
+      this.config = validated.config;
+      // Labels and allowlists apply now; servers whose command changed follow as they restart.
+      this.engine.rebuild();
+      const result = await this.servers.replace(validated.config);
+      this.record({
+        kind: "config_changed",
+        summary,
+        servers: [...validated.config.servers.keys()],
+      });
+      for (const failure of result.failed)
+        this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
+      this.emitServers();
+      return this.serverViews();
+    });
   }
 
   /**
@@ -434,59 +461,82 @@ export class CodeModeHost {
    * Servers that will restart are checked once they list their tools.
    */
   private checkCatalog(config: ServersConfig): void {
-    const trial = [...config.servers].map(([name, entry]) => {
-      const live = this.servers.get(name);
-      const tools = live && sameLaunch(live.entry, entry) ? [...live.tools] : [];
-      return { server: name, tools, allow: entry.allow, private: entry.private };
-    });
     try {
-      buildCatalog(trial, { prefixWithServer: true });
+      buildCatalog(this.catalogInput(config), { prefixWithServer: true });
     } catch (error) {
       if (!(error instanceof CatalogError)) throw error;
       throw new ApiFailure("invalid", error.message, [{ path: [], message: error.message }]);
     }
   }
 
-  async saveSettings(patch: Record<string, unknown>): Promise<Settings> {
-    const applied = applySettingsPatch(this.settings, patch);
-    if (!applied.ok) {
-      throw new ApiFailure(
-        "invalid",
-        applied.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; "),
-        applied.errors,
-      );
-    }
-    const next = applied.settings;
-    const changes: Record<string, { from: unknown; to: unknown }> = {};
-    for (const key of Object.keys(next) as (keyof Settings)[]) {
-      if (next[key] !== this.settings[key])
-        changes[key] = { from: this.settings[key], to: next[key] };
-    }
-    if (Object.keys(changes).length === 0) return this.settings;
-    await writeFileAtomic(
-      path.join(this.options.dataDir, SETTINGS_FILE),
-      JSON.stringify(next, null, 2) + "\n",
-    );
-    this.settings = next;
-    this.gate.setCap(next.maxConcurrentRuns);
-    this.sandbox.setPoolSize(next.warmPoolSize);
-    this.audit.configure({
-      retentionDays: next.auditRetentionDays,
-      maxFileBytes: next.auditMaxFileMiB * 1024 * 1024,
+  /**
+   * The catalog's input: each server's listed tools under the config's policy. A server
+   * whose command changes keeps no tools until its new process lists them.
+   */
+  private catalogInput(config: ServersConfig) {
+    return [...config.servers].map(([name, entry]) => {
+      const live = this.servers.get(name);
+      const tools = live && sameLaunch(live.entry, entry) ? [...live.tools] : [];
+      return { server: name, tools, allow: entry.allow, private: entry.private };
     });
-    this.engine.updateSettings(this.engineSettings());
-    if ("httpEnabled" in changes || "httpPort" in changes) {
-      await this.applyHttp().catch((error: unknown) => {
+  }
+
+  saveSettings(patch: Record<string, unknown>): Promise<Settings> {
+    return this.serialized(async () => {
+      const applied = applySettingsPatch(this.settings, patch);
+      if (!applied.ok) {
         throw new ApiFailure(
-          "unavailable",
-          `MCP over HTTP could not start on port ${next.httpPort}: ${String(error)}`,
-          [{ path: ["httpPort"], message: "this port could not be used" }],
+          "invalid",
+          applied.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; "),
+          applied.errors,
         );
+      }
+      const next = applied.settings;
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      for (const key of Object.keys(next) as (keyof Settings)[]) {
+        if (next[key] !== this.settings[key]) {
+          changes[key] = { from: this.settings[key], to: next[key] };
+        }
+      }
+      if (Object.keys(changes).length === 0) return this.settings;
+      // The one change that can fail goes first, so a refused port saves nothing.
+      if ("httpEnabled" in changes || "httpPort" in changes) {
+        await this.applyHttp(next).catch((error: unknown) => {
+          throw new ApiFailure(
+            "unavailable",
+            `MCP over HTTP could not start on port ${next.httpPort}: ${String(error)}`,
+            [{ path: ["httpPort"], message: "this port could not be used" }],
+          );
+        });
+      }
+      await writeFileAtomic(
+        path.join(this.options.dataDir, SETTINGS_FILE),
+        JSON.stringify(next, null, 2) + "\n",
+      );
+      this.settings = next;
+      this.gate.setCap(next.maxConcurrentRuns);
+      this.sandbox.setPoolSize(next.warmPoolSize);
+      this.audit.configure({
+        retentionDays: next.auditRetentionDays,
+        maxFileBytes: next.auditMaxFileMiB * 1024 * 1024,
       });
-    }
-    this.record({ kind: "settings_changed", changes });
-    this.events.emit("settings.changed", next);
-    return next;
+      this.engine.updateSettings(this.engineSettings());
+      this.record({ kind: "settings_changed", changes });
+      this.events.emit("settings.changed", next);
+      return next;
+    });
+  }
+
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Saves happen one at a time, each reading the state the previous one left: two quick
+   * clicks (or two windows) can no longer each start from the old config and undo the other.
+   */
+  private serialized<T>(job: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(job, job);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   /** Shuts down cleanly: runs cancelled, containers removed, servers closed, socket removed. */

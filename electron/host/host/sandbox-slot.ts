@@ -44,7 +44,8 @@ export class SandboxSlot {
   private docker: DockerStatus | null = null;
   private sandbox: Sandbox | null = null;
   private building: Promise<void> | null = null;
-  private probes = new Map<string, ImageProbe>();
+  /** One probe per image tag, shared by every caller (a failed one is retried later). */
+  private probes = new Map<string, Promise<ImageProbe | null>>();
   readonly tag: string;
 
   constructor(private readonly options: SandboxSlotOptions) {
@@ -88,17 +89,35 @@ export class SandboxSlot {
     };
   }
 
-  /** Looks for Docker again and starts the sandbox if the image is there. */
-  async refresh(): Promise<DockerStatusView> {
+  private refreshing: Promise<DockerStatusView> | null = null;
+  /** Whether the current tag was on the engine when last looked at (no Docker call). */
+  imagePresent = false;
+
+  /**
+   * Looks for Docker again and starts the sandbox if the image is there. One look at a time:
+   * while Docker is starting, polls and clicks would otherwise pile up and each make a
+   * sandbox (and its warm containers) of its own.
+   */
+  refresh(): Promise<DockerStatusView> {
+    this.refreshing ??= this.look().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async look(): Promise<DockerStatusView> {
     const before = JSON.stringify(this.dockerView());
     this.docker = await this.options.findDocker();
     if (this.docker.state === "ready") {
       await sweepOrphanContainers(this.docker.docker, this.options.owner.home).catch(() => 0);
       await this.ensureSandbox();
-    } else if (this.sandbox) {
-      const old = this.sandbox;
-      this.sandbox = null;
-      await old.close().catch(() => undefined);
+    } else {
+      this.imagePresent = false;
+      if (this.sandbox) {
+        const old = this.sandbox;
+        this.sandbox = null;
+        await old.close().catch(() => undefined);
+      }
     }
     const view = this.dockerView();
     if (JSON.stringify(view) !== before) this.options.onDockerChange?.(view);
@@ -107,13 +126,18 @@ export class SandboxSlot {
 
   private async ensureSandbox(): Promise<void> {
     if (this.sandbox || this.docker?.state !== "ready") return;
+    const docker = this.docker.docker;
     try {
-      await this.docker.docker.getImage(this.tag).inspect();
+      await docker.getImage(this.tag).inspect();
     } catch {
+      this.imagePresent = false;
       return;
     }
+    this.imagePresent = true;
+    // Another caller may have made it while this one waited for Docker.
+    if (this.sandbox) return;
     this.sandbox = new Sandbox({
-      docker: this.docker.docker,
+      docker,
       image: this.tag,
       owner: this.options.owner,
       poolSize: this.options.poolSize(),
@@ -134,10 +158,19 @@ export class SandboxSlot {
     };
     if (this.docker?.state !== "ready") return empty;
     const status = await sandboxImageStatus(this.docker.docker, this.options.files);
-    let probe = this.probes.get(this.tag) ?? null;
-    if (status.present && !probe && this.sandbox) {
-      probe = await probeImage(this.sandbox).catch(() => null);
-      if (probe) this.probes.set(this.tag, probe);
+    this.imagePresent = status.present;
+    let probe: ImageProbe | null = null;
+    if (status.present && this.sandbox) {
+      const tag = this.tag;
+      let pending = this.probes.get(tag);
+      if (!pending) {
+        pending = probeImage(this.sandbox).catch(() => null);
+        this.probes.set(tag, pending);
+        void pending.then((result) => {
+          if (result === null) this.probes.delete(tag);
+        });
+      }
+      probe = await pending;
     }
     return {
       ...empty,
@@ -211,7 +244,7 @@ export class SandboxSlot {
   }
 
   async close(): Promise<void> {
-    await this.building?.catch(() => undefined);
+    // A build in progress is left to Docker: quitting must not wait minutes for it.
     await this.sandbox?.close();
     this.sandbox = null;
   }

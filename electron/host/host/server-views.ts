@@ -2,13 +2,24 @@ import type { ServerView, ToolView } from "../../../shared/api/api-views.js";
 import type { Catalog } from "../catalog/catalog-types.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
+import { redactText } from "../audit/redaction.js";
 
 /** How a secret value is shown: enough to recognise it, never enough to use it. */
 export function maskSecret(value: string): string {
   return value.length <= 4 ? "••••" : `••••${value.slice(-2)}`;
 }
 
+/** Secret env values of a config: what must never be shown or logged in full. */
+export function configSecrets(config: ServersConfig): string[] {
+  return [...config.servers.values()].flatMap((entry) =>
+    entry.secretEnv.map((name) => entry.env[name] ?? "").filter((value) => value.length > 0),
+  );
+}
+
 export function serverViews(servers: ServerSet, config: ServersConfig): ServerView[] {
+  // A server's own stderr and errors often echo the key it was given.
+  const secrets = configSecrets(config);
+  const scrub = (text: string): string => redactText(text, secrets);
   return [...config.servers].map(([name, entry]) => {
     const live = servers.get(name);
     const info = live?.info;
@@ -23,8 +34,8 @@ export function serverViews(servers: ServerSet, config: ServersConfig): ServerVi
       allow: entry.allow,
       private: entry.private,
       status: info?.status ?? "stopped",
-      lastError: info?.lastError ?? null,
-      stderrTail: live ? [...live.stderrTail] : [],
+      lastError: info?.lastError == null ? null : scrub(info.lastError),
+      stderrTail: live ? live.stderrTail.map(scrub) : [],
       restarting: info?.restarting ?? false,
       toolCount: live?.tools.length ?? 0,
     };

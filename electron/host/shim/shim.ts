@@ -268,6 +268,12 @@ export function installedAppPaths(platform: NodeJS.Platform, env: NodeJS.Process
   return ["/opt/Code Mode/codemode", "/usr/bin/codemode-app"];
 }
 
+function withoutRunAsNode(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  delete copy.ELECTRON_RUN_AS_NODE;
+  return copy;
+}
+
 /** Spawns Code Mode detached, so it outlives this shim and the client that started it. */
 export function defaultStartApp(context: StartAppContext): string | undefined {
   const command = findStartCommand(context.env);
@@ -276,7 +282,9 @@ export function defaultStartApp(context: StartAppContext): string | undefined {
     detached: true,
     stdio: "ignore",
     windowsHide: true,
-    env: { ...context.env, CODEMODE_HOME: context.dataDir },
+    // The packaged shim runs as the app's executable with ELECTRON_RUN_AS_NODE=1; passed on,
+    // it would start the app as plain Node instead of the app.
+    env: { ...withoutRunAsNode(context.env), CODEMODE_HOME: context.dataDir },
   });
   // A missing executable surfaces here; the wait that follows reports it as "not running".
   child.on("error", () => undefined);

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import http from "node:http";
@@ -14,6 +14,7 @@ import {
 } from "../../../shared/api/ws-protocol.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
+import { tokensEqual } from "../local-access/token.js";
 import type { CodeModeHost } from "../host/code-mode-host.js";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -37,18 +38,12 @@ const SECURITY_HEADERS = {
 };
 
 export interface UiServerOptions {
-  host: CodeModeHost;
+  host: Pick<CodeModeHost, "api" | "events" | "record">;
   /** The built renderer (renderer/dist). */
   staticDir: string;
   /** 0 picks a free port. */
   port: number;
   log?: (line: string) => void;
-}
-
-function sameToken(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -63,7 +58,13 @@ export class UiServer {
   private port = 0;
 
   private constructor(private readonly options: UiServerOptions) {
-    this.http = http.createServer((req, res) => void this.serve(req, res));
+    this.http = http.createServer((req, res) => {
+      // A request must never take the daemon down: any failure is this request's 500.
+      this.serve(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
     this.http.on("upgrade", (req, socket, head) => {
       if (
@@ -123,7 +124,13 @@ export class UiServer {
       res.writeHead(405, { Allow: "GET, HEAD" }).end();
       return;
     }
-    const urlPath = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    let urlPath: string;
+    try {
+      urlPath = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    } catch {
+      res.writeHead(400, { "Content-Type": "text/plain" }).end("bad path");
+      return;
+    }
     const root = path.resolve(this.options.staticDir);
     let file = path.resolve(root, "." + (urlPath === "/" ? "/index.html" : urlPath));
     if (!file.startsWith(root + path.sep)) {
@@ -147,7 +154,11 @@ export class UiServer {
       "Content-Length": info.size,
     });
     if (req.method === "HEAD") res.end();
-    else createReadStream(file).pipe(res);
+    else {
+      createReadStream(file)
+        .on("error", () => res.destroy())
+        .pipe(res);
+    }
   }
 
   private session(ws: WebSocket): void {
@@ -176,7 +187,7 @@ export class UiServer {
       }
       if (!authed) {
         const hello = wsHello.safeParse(value);
-        if (!hello.success || !sameToken(hello.data.token, this.token)) {
+        if (!hello.success || !tokensEqual(hello.data.token, this.token)) {
           host.record({
             kind: "auth_refused",
             reason: "browser UI presented a wrong token",

@@ -68,12 +68,20 @@ export function configHandlers(
   | "servers.tools"
   | "servers.setToolPolicy"
 > {
-  const save = async (entries: Entries, summary: string, renamed = new Map<string, string>()) => {
-    restoreSecrets(entries, host.config, renamed);
-    return host.saveConfig({ mcpServers: entries }, summary);
-  };
-  const existing = (name: string): Record<string, unknown> => {
-    const entry = plain(host.config)[name];
+  /**
+   * Every edit reads the config as saved when its turn comes (edits run one at a time), so
+   * two quick edits cannot each start from the old config and undo the other. `change` may
+   * return the renames it made (new name -> old), so secrets follow a renamed server.
+   */
+  const edit = (change: (entries: Entries) => Map<string, string> | void, summary: string) =>
+    host.updateConfig((current) => {
+      const entries = plain(current);
+      const renamed = change(entries) ?? new Map<string, string>();
+      restoreSecrets(entries, current, renamed);
+      return { mcpServers: entries };
+    }, summary);
+  const existing = (entries: Entries, name: string): Record<string, unknown> => {
+    const entry = entries[name];
     if (!entry) throw new ApiFailure("not_found", `no server named ${JSON.stringify(name)}`);
     return entry;
   };
@@ -98,7 +106,10 @@ export function configHandlers(
         const checked = validateServersConfig(value);
         if (!checked.ok) throw invalid(checked.errors);
       }
-      return save(entries as Entries, "config saved");
+      return edit((current) => {
+        for (const key of Object.keys(current)) delete current[key];
+        Object.assign(current, entries as Entries);
+      }, "config saved");
     },
     "config.parseSnippet": ({ text }) => {
       const value = parseJson(text, "The pasted text");
@@ -116,37 +127,34 @@ export function configHandlers(
       return { path: file, servers: (await claudeDesktopServers(file)) as never };
     },
     "servers.list": () => host.serverViews(),
-    "servers.upsert": async ({ name, previousName, entry }) => {
-      const entries = plain(host.config);
-      const renamed = new Map<string, string>();
-      if (previousName !== undefined && previousName !== name) {
-        if (!entries[previousName])
-          throw new ApiFailure("not_found", `no server named ${JSON.stringify(previousName)}`);
-        if (entries[name]) {
-          throw new ApiFailure(
-            "conflict",
-            `a server named ${JSON.stringify(name)} already exists`,
-            [{ path: ["name"], message: "this name is taken" }],
-          );
-        }
-        delete entries[previousName];
-        renamed.set(name, previousName);
-      }
-      entries[name] = entry;
-      return save(
-        entries,
-        previousName === undefined
+    "servers.upsert": ({ name, previousName, entry }) =>
+      edit(
+        (entries) => {
+          const renamed = new Map<string, string>();
+          if (previousName !== undefined && previousName !== name) {
+            existing(entries, previousName);
+            if (entries[name]) {
+              throw new ApiFailure(
+                "conflict",
+                `a server named ${JSON.stringify(name)} already exists`,
+                [{ path: ["name"], message: "this name is taken" }],
+              );
+            }
+            delete entries[previousName];
+            renamed.set(name, previousName);
+          }
+          entries[name] = entry;
+          return renamed;
+        },
+        previousName === undefined || previousName === name
           ? `server ${name} saved`
           : `server ${previousName} saved as ${name}`,
-        renamed,
-      );
-    },
-    "servers.remove": async ({ name }) => {
-      const entries = plain(host.config);
-      existing(name);
-      delete entries[name];
-      return save(entries, `server ${name} removed`);
-    },
+      ),
+    "servers.remove": ({ name }) =>
+      edit((entries) => {
+        existing(entries, name);
+        delete entries[name];
+      }, `server ${name} removed`),
     "servers.restart": async ({ name }) => {
       const server = host.servers.get(name);
       if (!server) throw new ApiFailure("not_found", `no server named ${JSON.stringify(name)}`);
@@ -154,42 +162,47 @@ export function configHandlers(
       return host.serverViews();
     },
     "servers.tools": ({ name }) => {
-      existing(name);
+      existing(plain(host.config), name);
       return toolViews(host.servers, host.config, host.engine.catalog, name);
     },
     "servers.setToolPolicy": async ({ name, tool, allowed, private: isPrivate }) => {
-      const entries = plain(host.config);
-      const entry = existing(name);
-      entries[name] = entry;
       const listed = (host.servers.get(name)?.tools ?? []).map((t) => t.name);
-      if (!listed.includes(tool))
-        throw new ApiFailure("not_found", `server ${name} has no tool ${JSON.stringify(tool)}`);
-      const toggle = (list: string[], on: boolean): string[] =>
-        on ? [...new Set([...list, tool])] : list.filter((t) => t !== tool);
-      if (allowed !== undefined) {
-        const current = Array.isArray(entry.allow) ? (entry.allow as string[]) : listed;
-        const next = toggle(current, allowed);
-        // Every tool allowed again is the same as no allowlist: new tools stay visible.
-        if (listed.every((t) => next.includes(t))) delete entry.allow;
-        else entry.allow = next;
-        // A tool no longer allowed cannot stay labelled private (the label would name no tool).
-        if (!allowed && Array.isArray(entry.private))
-          entry.private = (entry.private as string[]).filter((t) => t !== tool);
-      }
-      if (isPrivate !== undefined) {
-        const current =
-          entry.private === true
-            ? listed
-            : Array.isArray(entry.private)
-              ? (entry.private as string[])
-              : [];
-        const next = toggle(current, isPrivate);
-        entry.private = next.length === 0 ? false : next;
-        if (next.length === 0) delete entry.private;
-      }
-      await save(
-        entries,
-        `tool ${tool} of ${name}: ${allowed === undefined ? "" : allowed ? "allowed" : "not allowed"}${isPrivate === undefined ? "" : isPrivate ? " private" : " not private"}`.trim(),
+      const change = [
+        allowed === undefined ? null : allowed ? "allowed" : "not allowed",
+        isPrivate === undefined ? null : isPrivate ? "private" : "not private",
+      ].filter((part) => part !== null);
+      await edit(
+        (entries) => {
+          const entry = existing(entries, name);
+          if (!listed.includes(tool)) {
+            throw new ApiFailure("not_found", `server ${name} has no tool ${JSON.stringify(tool)}`);
+          }
+          const toggle = (list: string[], on: boolean): string[] =>
+            on ? [...new Set([...list, tool])] : list.filter((t) => t !== tool);
+          if (allowed !== undefined) {
+            const current = Array.isArray(entry.allow) ? (entry.allow as string[]) : listed;
+            const next = toggle(current, allowed);
+            // Every tool allowed again is the same as no allowlist: new tools stay visible.
+            if (listed.every((t) => next.includes(t))) delete entry.allow;
+            else entry.allow = next;
+            // A tool no longer allowed cannot stay labelled private (the label would name no tool).
+            if (!allowed && Array.isArray(entry.private)) {
+              entry.private = (entry.private as string[]).filter((t) => t !== tool);
+            }
+          }
+          if (isPrivate !== undefined) {
+            const current =
+              entry.private === true
+                ? listed
+                : Array.isArray(entry.private)
+                  ? (entry.private as string[])
+                  : [];
+            const next = toggle(current, isPrivate);
+            if (next.length === 0) delete entry.private;
+            else entry.private = next;
+          }
+        },
+        `tool ${tool} of ${name}: ${change.join(", ")}`,
       );
       return toolViews(host.servers, host.config, host.engine.catalog, name);
     },

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
+import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import { assertBuilt } from "../test-support/processes.js";
+
+// No Docker needed: these are about the saved config, the catalog and what the UI is shown.
+describe("the host's config edits", () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), "codemode-config-"));
+  let host: CodeModeHost;
+
+  beforeAll(async () => {
+    assertBuilt();
+    host = await CodeModeHost.start({
+      dataDir: home,
+      version: "test",
+      shimLaunch: { command: "node", args: [], env: {} },
+      findDocker: () =>
+        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
+    });
+    const saved = await dispatchApi(host.api, "servers.upsert", {
+      name: "toy",
+      entry: { command: process.execPath, args: [TOY_SERVER_JS] },
+    });
+    expect(saved.ok).toBe(true);
+  });
+
+  afterAll(async () => {
+    await host.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("two switches flipped at once both stick (edits run one after another)", async () => {
+    const [a, b] = await Promise.all([
+      dispatchApi(host.api, "servers.setToolPolicy", {
+        name: "toy",
+        tool: "read_secret",
+        private: true,
+      }),
+      dispatchApi(host.api, "servers.setToolPolicy", { name: "toy", tool: "echo", private: true }),
+    ]);
+    expect(a.ok && b.ok).toBe(true);
+    expect(host.config.servers.get("toy")?.private).toEqual(["read_secret", "echo"]);
+    const privateInCatalog = host.engine.catalog.tools.filter((t) => t.private).map((t) => t.tool);
+    expect(privateInCatalog.sort()).toEqual(["echo", "read_secret"]);
+  });
+
+  it("a config the catalog would refuse is refused before it is saved", async () => {
+    const before = host.config;
+    const refused = await dispatchApi(host.api, "servers.upsert", {
+      name: "toy",
+      entry: { command: process.execPath, args: [TOY_SERVER_JS], private: ["no_such_tool"] },
+    });
+    expect(refused).toMatchObject({ ok: false, error: { code: "invalid" } });
+    expect(refused.ok ? "" : refused.error.message).toMatch(/no_such_tool/);
+    expect(host.config).toBe(before);
+  });
+
+  it("never shows a secret value in a server's errors or stderr", async () => {
+    const secret = "sk-live-0123456789abcdef";
+    const saved = await dispatchApi(host.api, "servers.upsert", {
+      name: "leaky",
+      entry: {
+        command: process.execPath,
+        args: ["-e", "console.error('bad key ' + process.env.API_KEY); process.exit(1)"],
+        env: { API_KEY: secret },
+        secret: ["API_KEY"],
+      },
+    });
+    expect(saved.ok).toBe(true);
+    const views = await dispatchApi(host.api, "servers.list", {});
+    const shown = JSON.stringify(views);
+    expect(shown).toContain("bad key");
+    expect(shown).not.toContain(secret);
+    const config = await dispatchApi(host.api, "config.get", {});
+    expect(JSON.stringify(config)).not.toContain(secret);
+  });
+});

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { HOST_LIMITS } from "../shared/limits.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { assertBuilt } from "../test-support/processes.js";
 
@@ -77,5 +79,22 @@ describe("the host's config edits", () => {
     expect(shown).not.toContain(secret);
     const config = await dispatchApi(host.api, "config.get", {});
     expect(JSON.stringify(config)).not.toContain(secret);
+  });
+
+  it("logs refused connections one by one only up to a rate, so knocking cannot fill the disk", async () => {
+    const knock = () =>
+      new Promise<void>((resolve) => {
+        const socket = net.connect(host.socketPath, () => socket.write("CODEMODE wrong\n"));
+        socket.on("data", () => socket.destroy());
+        socket.on("close", () => resolve());
+        socket.on("error", () => resolve());
+      });
+    for (let i = 0; i < HOST_LIMITS.authRefusalsPerMinute + 5; i++) await knock();
+    await host.auditDurable();
+    const logged = await dispatchApi(host.api, "audit.query", {
+      filter: { kinds: ["auth_refused"] },
+      limit: 1000,
+    });
+    expect(logged.ok && logged.value.entries.length).toBe(HOST_LIMITS.authRefusalsPerMinute);
   });
 });

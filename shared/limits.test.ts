@@ -92,6 +92,7 @@ describe("limits", () => {
         httpOriginShownMaxChars: 100,
         wsMessageMaxBytes: 2 * MiB,
         wsHelloTimeoutMs: 10_000,
+        authRefusalsPerMinute: 30,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,

@@ -163,6 +163,8 @@ export const HOST_LIMITS = {
   wsMessageMaxBytes: 2 * MiB,
   /** Browser mode: a WebSocket that has not sent its hello (the token) by then is closed. */
   wsHelloTimeoutMs: 10_000,
+  /** Refused connections logged one by one per minute; the rest are counted in the next. */
+  authRefusalsPerMinute: 30,
 } as const;
 
 /**

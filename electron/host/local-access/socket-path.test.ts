@@ -8,6 +8,7 @@ import {
   prepareSocketDir,
   socketLocation,
   type SocketPlatform,
+  socketDirProblem,
 } from "./socket-path.js";
 import { removeTempDirs, tempDataDir } from "./test-support.js";
 
@@ -156,5 +157,24 @@ describe("prepareSocketDir", () => {
       shared: true,
     } as const;
     await expect(prepareSocketDir(location)).rejects.toThrow(/should be a directory/);
+  });
+});
+
+describe("the shim's check before it sends the token", () => {
+  it("accepts our own 0700 directory and refuses one that others can enter or do not own", async () => {
+    const dir = path.join(await tempDataDir(), "run");
+    await mkdir(dir, { mode: 0o700 });
+    const location = {
+      kind: "unix",
+      dir,
+      socketPath: path.join(dir, "s.sock"),
+      shared: true,
+    } as const;
+    expect(await socketDirProblem(location)).toBeNull();
+    await chmod(dir, 0o755);
+    expect(await socketDirProblem(location)).toMatch(/can be entered by other users \(mode 0755\)/);
+    await chmod(dir, 0o700);
+    expect(await socketDirProblem(location, 12345)).toMatch(/belongs to another user/);
+    expect(await socketDirProblem({ ...location, dir: path.join(dir, "absent") })).toBeNull();
   });
 });

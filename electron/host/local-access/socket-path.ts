@@ -136,3 +136,30 @@ export async function prepareSocketDir(
 export function octal(mode: number): string {
   return "0" + (mode & 0o777).toString(8).padStart(3, "0");
 }
+
+/**
+ * The client's side of the same rule: before the shim hands its token to whatever listens
+ * there, the socket's directory must be ours and closed to others, so a socket planted in
+ * a shared place by another user never receives it. Null when it is fine (or absent: then
+ * there is nothing to connect to anyway); else why not. Named pipes have no directory.
+ */
+export async function socketDirProblem(
+  location: SocketLocation,
+  uid: number | undefined = process.getuid?.(),
+): Promise<string | null> {
+  if (location.kind === "pipe") return null;
+  let stat;
+  try {
+    stat = await lstat(location.dir);
+  } catch {
+    return null;
+  }
+  if (!stat.isDirectory()) return `${location.dir} is not a directory`;
+  if (uid !== undefined && stat.uid !== uid) {
+    return `${location.dir} belongs to another user (uid ${stat.uid})`;
+  }
+  if ((stat.mode & 0o077) !== 0) {
+    return `${location.dir} can be entered by other users (mode ${octal(stat.mode)})`;
+  }
+  return null;
+}

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { helloLine, parseReply, readLine } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-constants.js";
-import { socketLocationFor } from "../local-access/socket-path.js";
+import { socketDirProblem, socketLocationFor } from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
 
 export interface StartAppContext {
@@ -50,9 +50,15 @@ export const NOT_RUNNING_HELP =
 
 export async function runShim(options: ShimOptions): Promise<number> {
   const { dataDir, env, stderr } = options;
-  const socketPath = socketLocationFor(dataDir, env).socketPath;
+  const location = socketLocationFor(dataDir, env);
+  const socketPath = location.socketPath;
   const connect = options.connect ?? ((target: string) => net.createConnection(target));
 
+  const unsafe = await socketDirProblem(location);
+  if (unsafe !== null) {
+    stderr.write(`codemode shim: will not send Code Mode's token there: ${unsafe}\n`);
+    return SHIM_EXIT.failed;
+  }
   let result = await attempt(dataDir, socketPath, connect);
   let started: string | undefined;
   if (result.kind === "absent") {

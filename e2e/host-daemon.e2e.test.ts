@@ -4,7 +4,7 @@
 // shuts it down.
 
 import { spawn } from "node:child_process";
-import { lstat, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, readFile, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,12 +141,13 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
     });
     expect(answer).toBe("ERR bad token\n");
 
-    // A shim that reads a wrong token: a second data dir whose run/ is the daemon's.
-    const other = makeHome();
-    await symlink(path.join(home, "run"), path.join(other, "run"));
-    await writeFile(path.join(other, "token"), "f".repeat(64) + "\n", { mode: 0o600 });
+    // A shim that reads a wrong token: the token file changed under the running daemon,
+    // which keeps the one it started with.
+    const tokenFile = path.join(home, "token");
+    const realToken = await readFile(tokenFile, "utf8");
+    await writeFile(tokenFile, "f".repeat(64) + "\n", { mode: 0o600 });
     const child = spawn(process.execPath, [CODEMODE_BIN, "shim"], {
-      env: hostEnv(other),
+      env: hostEnv(home),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -155,6 +156,7 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.stdin.end(INITIALIZE);
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    await writeFile(tokenFile, realToken, { mode: 0o600 });
     expect(code).toBe(1);
     expect(stderr).toContain("Code Mode refused the connection: bad token");
     expect(stdout).toBe("");

@@ -466,7 +466,7 @@ describe("calling the server", () => {
     const run = bridge.startRun({ runId: "r", client: "c", signal: new AbortController().signal });
     expect(refused(await run.call("web__fetch", {}))).toContain("(TypeError)");
 
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a caller rejecting with a non-Error is the case under test
     const s = setup({ handler: () => Promise.reject("a string with /secret") });
     const message = refused(await s.run().call("web__fetch", {}));
     expect(message).toContain("failed on the host side");

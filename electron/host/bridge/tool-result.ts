@@ -68,7 +68,7 @@ function base64Bytes(data: unknown): number {
 /** A server-chosen label (MIME type, URI), kept short and on one line. */
 function label(value: unknown): string {
   if (typeof value !== "string" || value === "") return "unknown";
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
   const oneLine = value.replace(/[\u0000-\u001f\u007f]/g, " ");
   const max = BRIDGE_LIMITS.resultLabelMaxChars;
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;

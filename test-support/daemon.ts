@@ -9,12 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import Dockerode from "dockerode";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiChannel, ApiParams, ApiResult } from "../shared/api/api-contract.js";
 import type { AuditEntry, AuditEntryOf, AuditKind } from "../shared/audit-entry.js";
 import type { RunResult } from "../shared/run-result.js";
@@ -22,6 +17,7 @@ import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
 import { homeId } from "../electron/host/paths.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import { startMcpSession } from "./mcp-session.js";
 import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "./processes.js";
 
 export { CODEMODE_BIN };
@@ -247,65 +243,25 @@ export async function connectShim(
   clientInfo: { name: string; version: string } = { name: "codemode-e2e", version: "1.0.0" },
   options: { env?: Record<string, string> } = {},
 ): Promise<ShimClient> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CODEMODE_BIN, "shim"],
+  const session = await startMcpSession({
+    args: ["shim"],
     env: hostEnv(home, options.env),
-    cwd: root,
-    stderr: "pipe",
+    clientInfo,
+    what: "the shim",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client(clientInfo);
-  let listChanged = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    listChanged += 1;
-  });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await client.close().catch(() => undefined);
-    throw new Error(`the shim did not connect: ${String(error)}\n${stderr}`);
-  }
-  const shimPid = transport.pid;
-  if (shimPid === null) throw new Error("the shim has no pid");
-  const shimExited = new Promise<void>((resolve) => {
-    const previous = transport.onclose;
-    transport.onclose = () => {
-      previous?.();
-      resolve();
-    };
-  });
-  const callRaw = async (args: Record<string, unknown>): Promise<CallToolResult> =>
-    (await client.callTool(
-      { name: "run_python", arguments: args },
-      undefined,
-      // The run's own deadline (at most 90 s) ends it; the client must not give up first.
-      { timeout: 120_000 },
-    )) as CallToolResult;
+  const shimPid = session.pid;
   const shim: ShimClient = {
-    client,
+    client: session.client,
     shimPid,
-    stderr: () => stderr,
-    listChangedCount: () => listChanged,
-    async description() {
-      const { tools } = await client.listTools();
-      const tool = tools.find((t: Tool) => t.name === "run_python");
-      if (tool === undefined) throw new Error("the host lists no run_python");
-      return tool.description ?? "";
-    },
-    callRaw,
-    async run(code, extra = {}) {
-      const result = await callRaw({ code, ...extra });
-      if (result.isError === true) {
-        throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
-      }
-      return result.structuredContent as unknown as RunResult;
-    },
+    stderr: session.stderr,
+    listChangedCount: session.listChangedCount,
+    description: session.description,
+    callRaw: (args) => session.callTool("run_python", args),
+    run: session.run,
     async close() {
       shims.delete(shim);
-      await client.close().catch(() => undefined);
-      await withTimeout(shimExited, 15_000, `shim ${shimPid} to exit`);
+      await session.client.close().catch(() => undefined);
+      await withTimeout(session.exited, 15_000, `shim ${shimPid} to exit`);
     },
     async killShim() {
       try {
@@ -313,7 +269,7 @@ export async function connectShim(
       } catch {
         // Already gone.
       }
-      await withTimeout(shimExited, 15_000, `shim ${shimPid} to exit`);
+      await withTimeout(session.exited, 15_000, `shim ${shimPid} to exit`);
     },
   };
   shims.add(shim);

@@ -10,14 +10,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type Dockerode from "dockerode";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RunResult } from "../shared/run-result.js";
 import { homeId } from "../electron/host/paths.js";
+import { startMcpSession } from "./mcp-session.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import {
   assertBuilt,
@@ -103,64 +99,24 @@ export interface ServeSession {
 /** Starts `codemode serve ...` under a real MCP client and connects. */
 export async function startServe(options: ServeOptions): Promise<ServeSession> {
   const home = options.home ?? tempHome().home;
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CODEMODE_BIN, "serve", ...options.args],
+  const session = await startMcpSession({
+    args: ["serve", ...options.args],
     env: serveEnv(home, options.env ?? {}),
-    cwd: root,
-    stderr: "pipe",
+    what: "serve",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client({ name: "codemode-e2e", version: "1.0.0" });
-  let listChanged = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    listChanged += 1;
-  });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await client.close().catch(() => undefined);
-    throw new Error(`serve did not start: ${String(error)}\n${stderr}`);
-  }
-  const pid = transport.pid;
-  if (pid === null) throw new Error("serve has no pid");
-
-  const runPython = async (
-    code: string,
-    extra: { timeout_s?: number; stdin?: string } = {},
-  ): Promise<RunResult> => {
-    const result = (await client.callTool(
-      { name: "run_python", arguments: { code, ...extra } },
-      undefined,
-      // The run's own deadline (at most 90 s) ends it; the client must not give up first.
-      { timeout: 120_000 },
-    )) as CallToolResult;
-    if (result.isError === true) {
-      throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
-    }
-    return result.structuredContent as unknown as RunResult;
-  };
-
+  const pid = session.pid;
   return {
-    client,
+    client: session.client,
     home,
     homeId: homeId(home),
     pid,
-    stderr: () => stderr,
-    listChangedCount: () => listChanged,
-    async description() {
-      const { tools } = await client.listTools();
-      const tool = tools.find((t: Tool) => t.name === "run_python");
-      if (tool === undefined) throw new Error("serve lists no run_python");
-      return tool.description ?? "";
-    },
-    run: runPython,
-    async callRaw(name, args) {
-      return (await client.callTool({ name, arguments: args })) as CallToolResult;
-    },
+    stderr: session.stderr,
+    listChangedCount: session.listChangedCount,
+    description: session.description,
+    run: session.run,
+    callRaw: session.callTool,
     async close() {
-      await client.close();
+      await session.client.close();
       await waitForExit(pid, 15_000);
     },
   };

@@ -49,7 +49,8 @@ export function FieldShell(props: FieldShellProps) {
   );
 }
 
-type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "value"> & {
+/** What every text-like field takes besides its element's own attributes. */
+type FieldProps<Attributes> = Omit<Attributes, "onChange" | "value"> & {
   label: string;
   value: string;
   onChange: (value: string) => void;
@@ -58,6 +59,8 @@ type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "valu
   aside?: string;
   fieldClassName?: string;
 };
+
+type InputProps = FieldProps<InputHTMLAttributes<HTMLInputElement>>;
 
 export function TextField(props: InputProps) {
   const { label, value, onChange, error, hint, aside, fieldClassName, ...rest } = props;
@@ -78,15 +81,7 @@ export function TextField(props: InputProps) {
   );
 }
 
-type TextAreaProps = Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "onChange" | "value"> & {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  error?: string | null;
-  hint?: ReactNode;
-  aside?: string;
-  fieldClassName?: string;
-};
+type TextAreaProps = FieldProps<TextareaHTMLAttributes<HTMLTextAreaElement>>;
 
 export function TextAreaField(props: TextAreaProps) {
   const { label, value, onChange, error, hint, aside, fieldClassName, ...rest } = props;

@@ -1,0 +1,96 @@
+// A real MCP client (the SDK's Client) on a `codemode` subcommand's stdio: what both the
+// `serve` tests and the shim tests drive, so spawning, listening and calling live once.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { RunResult } from "../shared/run-result.js";
+import { CODEMODE_BIN, repoRoot } from "./processes.js";
+
+export interface McpSession {
+  client: Client;
+  /** Pid of the spawned `codemode` process. */
+  pid: number;
+  /** Everything it wrote to stderr so far. */
+  stderr: () => string;
+  /** How many `notifications/tools/list_changed` the client received. */
+  listChangedCount: () => number;
+  /** The run_python description as the client lists it now. */
+  description: () => Promise<string>;
+  /** Calls a tool with any arguments and returns the raw result (for input errors). */
+  callTool: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+  /** Calls run_python; its structured result. A tool error rejects with its text. */
+  run: (code: string, extra?: { timeout_s?: number; stdin?: string }) => Promise<RunResult>;
+  /** Resolves when the process has gone. */
+  exited: Promise<void>;
+}
+
+export async function startMcpSession(options: {
+  /** Everything after `codemode`. */
+  args: string[];
+  env: Record<string, string>;
+  clientInfo?: { name: string; version: string };
+  /** For the error when it does not start: "serve", "the shim". */
+  what: string;
+}): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CODEMODE_BIN, ...options.args],
+    env: options.env,
+    cwd: repoRoot,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client(options.clientInfo ?? { name: "codemode-e2e", version: "1.0.0" });
+  let listChanged = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged += 1;
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new Error(`${options.what} did not start: ${String(error)}\n${stderr}`);
+  }
+  const pid = transport.pid;
+  if (pid === null) throw new Error(`${options.what} has no pid`);
+  const exited = new Promise<void>((resolve) => {
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      previous?.();
+      resolve();
+    };
+  });
+  const callTool = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
+    (await client.callTool(
+      { name, arguments: args },
+      undefined,
+      // The run's own deadline (at most 90 s) ends it; the client must not give up first.
+      { timeout: 120_000 },
+    )) as CallToolResult;
+  return {
+    client,
+    pid,
+    stderr: () => stderr,
+    listChangedCount: () => listChanged,
+    description: async () => {
+      const { tools } = await client.listTools();
+      const tool = tools.find((t: Tool) => t.name === "run_python");
+      if (tool === undefined) throw new Error(`${options.what} lists no run_python`);
+      return tool.description ?? "";
+    },
+    callTool,
+    run: async (code, extra = {}) => {
+      const result = await callTool("run_python", { code, ...extra });
+      if (result.isError === true) {
+        throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
+      }
+      return result.structuredContent as unknown as RunResult;
+    },
+    exited,
+  };
+}

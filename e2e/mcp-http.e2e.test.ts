@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { HOST_LIMITS } from "../shared/limits.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();
@@ -118,5 +119,21 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
       headers: { Authorization: `Bearer ${token}` },
     });
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("closes a session left idle past the limit, and the host forgets the client", async () => {
+    const client = new Client({ name: "idle-client", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const listed = await dispatchApi(host.api, "clients.list", {});
+    expect(listed.ok && listed.value.some((c) => c.name === "idle-client")).toBe(true);
+    host.mcpHttp!.closeIdle(Date.now() + HOST_LIMITS.httpSessionIdleMs + 1);
+    await expect(client.listTools()).rejects.toThrow();
+    const after = await dispatchApi(host.api, "clients.list", {});
+    expect(after.ok && after.value.some((c) => c.name === "idle-client")).toBe(false);
+    await client.close().catch(() => undefined);
   });
 });

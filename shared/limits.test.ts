@@ -93,6 +93,8 @@ describe("limits", () => {
         wsMessageMaxBytes: 2 * MiB,
         wsHelloTimeoutMs: 10_000,
         authRefusalsPerMinute: 30,
+        httpSessionIdleMs: 30 * 60_000,
+        httpSessionSweepMs: 60_000,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,

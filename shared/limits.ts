@@ -165,6 +165,10 @@ export const HOST_LIMITS = {
   wsHelloTimeoutMs: 10_000,
   /** Refused connections logged one by one per minute; the rest are counted in the next. */
   authRefusalsPerMinute: 30,
+  /** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
+  httpSessionIdleMs: 30 * 60_000,
+  /** How often idle HTTP sessions are looked for. */
+  httpSessionSweepMs: 60_000,
 } as const;
 
 /**

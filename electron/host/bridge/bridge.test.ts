@@ -814,3 +814,21 @@ function flush(): Promise<void> {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+describe("the end of a run", () => {
+  it("settled() resolves once every call, in flight or queued, has its outcome and event", async () => {
+    const s = setup({
+      handler: () => new Promise<CallToolResult>(() => undefined),
+      serverConcurrency: 1,
+    });
+    const controller = new AbortController();
+    const run = s.run({ signal: controller.signal });
+    const first = run.call("web__fetch", { url: "a" });
+    const queued = run.call("web__fetch", { url: "b" });
+    controller.abort();
+    await run.settled();
+    expect(s.callEvents().map((e) => e.decision)).toEqual(["failed", "failed"]);
+    await expect(first).resolves.toMatchObject({ ok: false });
+    await expect(queued).resolves.toMatchObject({ ok: false });
+  });
+});

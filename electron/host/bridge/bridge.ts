@@ -51,6 +51,8 @@ export interface RunCalls {
   /** Calls the code has made in this run, refused ones included. */
   readonly count: number;
   call(pyName: string, args: unknown): Promise<CallOutcome>;
+  /** Resolves once every call made so far has its outcome (and its event). */
+  settled(): Promise<void>;
 }
 
 interface RunState {
@@ -123,6 +125,7 @@ export class Bridge {
       signal: options.signal,
       count: 0,
     };
+    const inFlight = new Set<Promise<CallOutcome>>();
     return {
       runId: state.runId,
       client: state.client,
@@ -130,7 +133,15 @@ export class Bridge {
       get count() {
         return state.count;
       },
-      call: (pyName: string, args: unknown) => this.#guarded(state, pyName, args),
+      call: (pyName: string, args: unknown) => {
+        const call = this.#guarded(state, pyName, args);
+        inFlight.add(call);
+        void call.finally(() => inFlight.delete(call));
+        return call;
+      },
+      settled: async () => {
+        await Promise.allSettled([...inFlight]);
+      },
     };
   }
 

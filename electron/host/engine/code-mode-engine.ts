@@ -193,6 +193,8 @@ export class CodeModeEngine {
         { onCall: (tool, args) => calls_.call(tool, args), signal: context.signal },
       );
     } catch (error) {
+      calls.abort();
+      await calls_.settled();
       // The log shows every run that started as finished, also one the sandbox refused.
       const message = error instanceof Error ? error.message : String(error);
       this.deps.runEvents?.runFinished?.({
@@ -201,10 +203,11 @@ export class CodeModeEngine {
         result: notRun(message),
       });
       throw error;
-    } finally {
-      // Calls still in flight when the run ended are given up at once.
-      calls.abort();
     }
+    // Calls still in flight when the run ended are given up at once; their entries land
+    // before the run's end, so the log reads in order.
+    calls.abort();
+    await calls_.settled();
     this.deps.runEvents?.runFinished?.({ runId, client: context.client, result });
     return result;
   }

@@ -305,6 +305,11 @@ export class CodeModeHost {
     );
   }
 
+  /** The MCP-over-HTTP server while it is on (tests reach its idle sweep through it). */
+  get mcpHttp(): McpHttpServer | null {
+    return this.http;
+  }
+
   get httpUrl(): string | null {
     return this.http?.url ?? null;
   }

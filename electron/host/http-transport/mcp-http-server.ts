@@ -50,9 +50,14 @@ export class McpHttpServer {
   private readonly server: http.Server;
   private readonly streamable = new Map<string, StreamableHTTPServerTransport>();
   private readonly sse = new Map<string, SSEServerTransport>();
+  /** When each session was last used: HTTP clients can vanish without closing anything. */
+  private readonly lastSeen = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
   private port = 0;
 
   private constructor(private readonly options: McpHttpOptions) {
+    this.sweeper = setInterval(() => this.closeIdle(), HOST_LIMITS.httpSessionSweepMs);
+    this.sweeper.unref();
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         const status = error instanceof HttpRefusal ? error.status : 500;
@@ -105,6 +110,7 @@ export class McpHttpServer {
     if (url.pathname === "/sse" && req.method === "GET") {
       const transport = new SSEServerTransport("/messages", res);
       this.sse.set(transport.sessionId, transport);
+      this.touch(transport.sessionId);
       await this.options.sessions.attach(transport, "http", () =>
         this.sse.delete(transport.sessionId),
       );
@@ -113,6 +119,7 @@ export class McpHttpServer {
     if (url.pathname === "/messages" && req.method === "POST") {
       const transport = this.sse.get(url.searchParams.get("sessionId") ?? "");
       if (!transport) throw new HttpRefusal(404, "unknown session");
+      this.touch(transport.sessionId);
       await transport.handlePostMessage(req, res, await readJson(req));
       return;
     }
@@ -125,6 +132,7 @@ export class McpHttpServer {
   ): Promise<void> {
     const sessionId = req.headers["mcp-session-id"];
     const existing = typeof sessionId === "string" ? this.streamable.get(sessionId) : undefined;
+    if (existing) this.touch(existing.sessionId);
     if (req.method === "POST") {
       const body = await readJson(req);
       if (existing) return existing.handleRequest(req, res, body);
@@ -133,10 +141,16 @@ export class McpHttpServer {
       }
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void this.streamable.set(id, transport),
+        onsessioninitialized: (id) => {
+          this.streamable.set(id, transport);
+          this.touch(id);
+        },
       });
       await this.options.sessions.attach(transport, "http", () => {
-        if (transport.sessionId) this.streamable.delete(transport.sessionId);
+        if (transport.sessionId) {
+          this.streamable.delete(transport.sessionId);
+          this.lastSeen.delete(transport.sessionId);
+        }
       });
       return transport.handleRequest(req, res, body);
     }
@@ -144,7 +158,21 @@ export class McpHttpServer {
     return existing.handleRequest(req, res);
   }
 
+  private touch(sessionId: string | undefined): void {
+    if (sessionId) this.lastSeen.set(sessionId, Date.now());
+  }
+
+  /** Ends sessions unused for longer than the idle limit (their runs are cancelled). */
+  closeIdle(now = Date.now()): void {
+    for (const [id, seen] of this.lastSeen) {
+      if (now - seen < HOST_LIMITS.httpSessionIdleMs) continue;
+      this.lastSeen.delete(id);
+      void (this.streamable.get(id) ?? this.sse.get(id))?.close();
+    }
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.allSettled(
       [...this.streamable.values(), ...this.sse.values()].map((t) => t.close()),
     );

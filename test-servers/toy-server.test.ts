@@ -1,6 +1,7 @@
 // The toy server itself, through the SDK's own client: other tests lean on every
 // behaviour pinned here.
 
+import { textOf } from "../test-support/wait.js";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,11 +44,6 @@ async function connect(env: Record<string, string> = {}): Promise<Client> {
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === "text" ? first.text : "";
 }
 
 function depthOf(schema: unknown): number {

@@ -381,15 +381,6 @@ export function childPids(pid: number): number[] {
   }
 }
 
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Polls `check` until it is true; rejects after `timeoutMs`. */
 export async function until(
   check: () => boolean | Promise<boolean>,
@@ -425,3 +416,5 @@ export async function cleanUpHosts(docker?: Dockerode): Promise<void> {
   }
   homes.clear();
 }
+
+export { pidAlive } from "../electron/host/local-access/instance-lock.js";

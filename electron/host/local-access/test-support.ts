@@ -62,18 +62,6 @@ export function collect(stream: Readable): Promise<Buffer> {
   });
 }
 
-export async function waitFor(
-  check: () => boolean,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** The pid of a process that has already exited: a lock holding it is stale. */
 export async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
@@ -103,3 +91,5 @@ export async function leaveStaleSocket(socketPath: string): Promise<void> {
   child.kill("SIGKILL");
   await new Promise((resolve) => child.once("exit", resolve));
 }
+
+export { waitFor } from "../../../test-support/wait.js";

@@ -1,6 +1,8 @@
 // ServerSet against real toy-server subprocesses: all-or-nothing open, routing,
 // aggregated events, live replace and close.
 
+import { textOf, waitFor } from "../../../test-support/wait.js";
+import { pidAlive } from "../local-access/instance-lock.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TOY_SERVER_JS, assertToyServerBuilt } from "../../../test-servers/toy-server.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
@@ -42,28 +44,6 @@ function makeSet(entries: Record<string, ServerEntry>): ServerSet {
 
 function callOpts(): { signal: AbortSignal; timeoutMs: number } {
   return { signal: new AbortController().signal, timeoutMs: 5_000 };
-}
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { type: string; text?: string } | undefined;
-  return first?.type === "text" ? (first.text ?? "") : "";
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 function pidOf(set: ServerSet, name: string): number {

@@ -2,6 +2,8 @@
 // published server-everything. Nothing here is mocked; only the clock is wrapped to
 // record the backoff delays the server asks for (the timers themselves are real).
 
+import { textOf, waitFor } from "../../../test-support/wait.js";
+import { pidAlive } from "../local-access/instance-lock.js";
 import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -81,28 +83,6 @@ function noSignal(): AbortSignal {
 
 function callOpts(timeoutMs = 5_000): { signal: AbortSignal; timeoutMs: number } {
   return { signal: noSignal(), timeoutMs };
-}
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { type: string; text?: string } | undefined;
-  return first?.type === "text" ? (first.text ?? "") : "";
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** Resolves with the first state (current or coming) that matches. */
@@ -399,7 +379,7 @@ describe("WrappedServer with the toy server", () => {
   it("a server that does not answer initialize in time fails to start and its child is killed", async () => {
     const server = toy({ TOY_START_DELAY_MS: "30000" }, { startTimeoutMs: 300 });
     const starting = server.start();
-    await waitFor(() => server.pid !== null, "the child to spawn");
+    await waitFor(() => server.pid !== null, "the child to spawn", 10_000);
     const pid = server.pid!;
     await expect(starting).rejects.toThrow(/failed to start: .*timed out/i);
     // The toy server ignores stdin while it delays: this is the SIGTERM path of close.
@@ -409,7 +389,7 @@ describe("WrappedServer with the toy server", () => {
   it("close during a start rejects that start as closed and kills the child", async () => {
     const server = toy({ TOY_START_DELAY_MS: "30000" });
     const starting = server.start();
-    await waitFor(() => server.pid !== null, "the child to spawn");
+    await waitFor(() => server.pid !== null, "the child to spawn", 10_000);
     const pid = server.pid!;
     await server.close();
     await expectCode(starting, "closed");

@@ -88,6 +88,28 @@ export function DockerStatusCard(props: { headingLevel?: 2 | 3 }) {
 }
 
 /** Build button, progress bar, streamed log and result. */
+/** The image's state in one word: building, ready or not built (nothing while loading). */
+export function ImageBadge() {
+  const { image, build } = useAppState();
+  if (!image.data) return null;
+  if (build.running) {
+    return (
+      <Badge tone="info" dot>
+        Building
+      </Badge>
+    );
+  }
+  return image.data.present ? (
+    <Badge tone="ok" dot>
+      Ready
+    </Badge>
+  ) : (
+    <Badge tone="warn" dot>
+      Not built
+    </Badge>
+  );
+}
+
 export function ImageBuildControls() {
   const { image, docker, build, startBuild } = useAppState();
   const dockerReady = docker.data?.state === "ready";

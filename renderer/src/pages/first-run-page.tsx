@@ -1,10 +1,9 @@
-import { Badge } from "../components/badge.js";
-import { DockerStatusCard, ImageBuildControls } from "../components/sandbox-status.js";
+import { DockerStatusCard, ImageBadge, ImageBuildControls } from "../components/sandbox-status.js";
 import { hrefFor } from "../lib/router.js";
 import { useAppState } from "../state/app-state.js";
 
 export function FirstRunPage() {
-  const { docker, image, build } = useAppState();
+  const { docker, image } = useAppState();
   const dockerReady = docker.data?.state === "ready";
   const imageReady = image.data?.present ?? false;
 
@@ -35,21 +34,7 @@ export function FirstRunPage() {
                 <h2 id="image-heading" className="card-title">
                   Sandbox image
                 </h2>
-                {image.data ? (
-                  build.running ? (
-                    <Badge tone="info" dot>
-                      Building
-                    </Badge>
-                  ) : imageReady ? (
-                    <Badge tone="ok" dot>
-                      Ready
-                    </Badge>
-                  ) : (
-                    <Badge tone="warn" dot>
-                      Not built
-                    </Badge>
-                  )
-                ) : null}
+                <ImageBadge />
               </div>
               <p className="card-text">
                 {imageReady

@@ -5,16 +5,15 @@ import type { SettingsView } from "../../../shared/api/api-views.js";
 import { BRIDGE_LIMITS, POOL_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../../../shared/limits.js";
 import { mapFieldErrors } from "../api/field-errors.js";
 import { useLive, useMutation } from "../api/hooks.js";
-import { Badge } from "../components/badge.js";
 import { TextField } from "../components/field.js";
 import {
   DockerStatusCard,
+  ImageBadge,
   ImageBuildControls,
   ImageSummary,
 } from "../components/sandbox-status.js";
 import { ErrorState, Loading } from "../components/states.js";
 import { Switch } from "../components/switch.js";
-import { useAppState } from "../state/app-state.js";
 
 type NumberKey = Exclude<keyof SettingsView, "httpEnabled">;
 
@@ -94,7 +93,6 @@ const ADVANCED_SETTINGS: NumberSetting[] = [
 const ALL_NUMBER_SETTINGS = [...RUN_SETTINGS, ...ADVANCED_SETTINGS];
 
 export function SandboxPage() {
-  const { image, build } = useAppState();
   return (
     <div className="page">
       <div className="stack">
@@ -104,21 +102,7 @@ export function SandboxPage() {
             <h2 id="image-card-heading" className="card-title">
               Sandbox image
             </h2>
-            {image.data ? (
-              build.running ? (
-                <Badge tone="info" dot>
-                  Building
-                </Badge>
-              ) : image.data.present ? (
-                <Badge tone="ok" dot>
-                  Ready
-                </Badge>
-              ) : (
-                <Badge tone="warn" dot>
-                  Not built
-                </Badge>
-              )
-            ) : null}
+            <ImageBadge />
           </div>
           <ImageSummary />
           <ImageBuildControls />

@@ -155,6 +155,46 @@ describe("verifyAudit", () => {
     });
   });
 
+  it("fails a log whose oldest entries were cut from the start of its first file", async () => {
+    const [name] = await writeLog(10);
+    await editLines(name ?? "", (lines) => lines.slice(3));
+    expect(await verifyAudit(dir)).toMatchObject({
+      ok: false,
+      entries: 0,
+      firstBad: {
+        file: name,
+        line: 1,
+        seq: 4,
+        problem: matching(/name says it starts at seq 1 but its first entry is seq 4: 3 entries/),
+      },
+    });
+  });
+
+  it("fails a log whose oldest file was emptied, and one whose later file lost its start", async () => {
+    const names = await writeLog(30, 2048);
+    const [first, second] = names;
+    await writeFile(path.join(dir, first ?? ""), "");
+    expect(await verifyAudit(dir)).toMatchObject({
+      ok: false,
+      entries: 0,
+      firstBad: { file: first, line: 1, seq: null, problem: matching(/holds no entries/) },
+    });
+    await unlink(path.join(dir, first ?? ""));
+    await editLines(second ?? "", (lines) => lines.slice(1));
+    expect(await verifyAudit(dir)).toMatchObject({
+      ok: false,
+      firstBad: { file: second, line: 1, problem: matching(/name says it starts at seq/) },
+    });
+  });
+
+  it("still passes a log whose oldest whole files were removed, as retention does", async () => {
+    const names = await writeLog(30, 2048);
+    await unlink(path.join(dir, names[0] ?? ""));
+    const result = await verifyAudit(dir);
+    expect(result).toMatchObject({ ok: true, lastSeq: 30 });
+    expect(result.note).toMatch(/older entries removed by retention/);
+  });
+
   it("fails a line that is not JSON or not an entry, and a first entry that is not genesis", async () => {
     const [name] = await writeLog(5);
     const file = path.join(dir, name ?? "");

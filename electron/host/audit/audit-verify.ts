@@ -1,7 +1,8 @@
 // `codemode audit verify`: walks every line of every file, oldest first, and names the first
-// entry that was edited, removed, reordered or forged. What a hash chain cannot tell: a cut at
-// the very end (the newest entries removed), and a cut at the very start, which looks the same
-// as retention doing its job; both are said in the result rather than hidden.
+// entry that was edited, removed, reordered or forged. Each file's name carries the seq of its
+// first entry, so entries cut from the start of a file (the oldest file included) show as a
+// file that no longer starts where its name says. Retention removes whole files only, so a log
+// that starts later than seq 1 at a file boundary is retention doing its job.
 import {
   GENESIS_PREV,
   auditEntrySchema,
@@ -49,6 +50,7 @@ export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
 
   for (const [index, file] of files.entries()) {
     const newestFile = index === files.length - 1;
+    let entriesInFile = 0;
     for await (const { bytes, line, complete } of linesForward(file.path)) {
       const at = { file: file.name, line };
       if (!complete) {
@@ -87,6 +89,13 @@ export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
       const tsMs = Date.parse(ts);
       const here: Bad = { ...at, seq, problem: "" };
 
+      if (entriesInFile === 0 && seq !== file.firstSeq) {
+        const problem =
+          seq > file.firstSeq
+            ? `the file's name says it starts at seq ${file.firstSeq} but its first entry is seq ${seq}: ${seq - file.firstSeq} entr${seq - file.firstSeq === 1 ? "y was" : "ies were"} removed from its start`
+            : `the file's name says it starts at seq ${file.firstSeq} but its first entry is seq ${seq}`;
+        return fail({ ...here, problem });
+      }
       if (last === null) {
         firstSeq = seq;
         if (seq === 1 && prev !== GENESIS_PREV) {
@@ -127,7 +136,23 @@ export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
         }
       }
       entries += 1;
+      entriesInFile += 1;
       last = { ...at, seq, hash, tsMs };
+    }
+    // The log only creates a file to write its first entry into; a crash between the two can
+    // leave the newest one empty, and then it must be the one the next entry would go to.
+    const expectedNext = last === null ? file.firstSeq : last.seq + 1;
+    if (
+      mismatch === null &&
+      entriesInFile === 0 &&
+      (!newestFile || file.firstSeq !== expectedNext)
+    ) {
+      return fail({
+        file: file.name,
+        line: 1,
+        seq: null,
+        problem: `the file holds no entries, but its name says it starts at seq ${file.firstSeq}: its entries were removed`,
+      });
     }
   }
   if (mismatch !== null) return fail(mismatch.here);

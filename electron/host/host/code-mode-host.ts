@@ -19,15 +19,10 @@ import type { RunPythonService } from "../mcp/run-python-server.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import { homeId, sandboxImageDir } from "../paths.js";
 import { readContext } from "../sandbox/image.js";
-import {
-  parseServersConfig,
-  serializeServersConfig,
-  validateServersConfig,
-} from "../servers/server-config.js";
+import { ConfigStore, loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { ServerSet } from "../servers/server-set.js";
 import { sameLaunch } from "../servers/wrapped-server.js";
-import { buildCatalog, CatalogError } from "../catalog/catalog-builder.js";
 import {
   applySettingsPatch,
   DEFAULT_SETTINGS,
@@ -35,11 +30,12 @@ import {
   type Settings,
 } from "../settings/settings.js";
 import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
-import { decryptSecrets, encryptSecrets, type SecretCodec } from "../store/secret-codec.js";
+import type { SecretCodec } from "../store/secret-codec.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import { ApiFailure } from "../api/api-failure.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
+import { SerialQueue } from "../util/serial-queue.js";
 import { AuditRecorder } from "./audit-recorder.js";
 import { ClientSessions } from "./client-sessions.js";
 import { EventHub } from "./event-hub.js";
@@ -47,7 +43,7 @@ import { RunGate } from "./run-gate.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews } from "./server-views.js";
 
-export const SERVERS_FILE = "servers.json";
+export { SERVERS_FILE };
 export const SETTINGS_FILE = "settings.json";
 
 export interface HostOptions {
@@ -82,6 +78,7 @@ export class CodeModeHost {
   readonly gate: RunGate;
   readonly sessions: ClientSessions;
   readonly engine: CodeModeEngine;
+  readonly configStore: ConfigStore;
   readonly startupProblems: string[] = [];
   private listener: LocalSocketListener | null = null;
   private http: McpHttpServer | null = null;
@@ -96,8 +93,15 @@ export class CodeModeHost {
     readonly servers: ServerSet,
     readonly sandbox: SandboxSlot,
     public settings: Settings,
-    public config: ServersConfig,
+    config: ServersConfig,
   ) {
+    this.configStore = new ConfigStore(config, {
+      file: path.join(options.dataDir, SERVERS_FILE),
+      secretCodec: options.secretCodec,
+      catalogInput: (next) => this.catalogInput(next),
+      listedTools: (server) => (servers.get(server)?.tools ?? []).map((t) => t.name),
+      apply: (next, summary) => this.applyConfig(next, summary),
+    });
     const recorder = new AuditRecorder(
       (entry) => this.record(entry),
       () => this.secrets(),
@@ -179,31 +183,13 @@ export class CodeModeHost {
           `${settingsFile.problem}. It was kept as ${settingsFile.keptAs}; defaults are in use.`,
         );
       }
-      const configFile = await loadFile(
+      const loaded = await loadServersConfig(
         path.join(options.dataDir, SERVERS_FILE),
-        (text) => {
-          const parsed = parseServersConfig(text, SERVERS_FILE);
-          if (parsed.ok) {
-            try {
-              return { ok: true, value: decryptSecrets(parsed.config, options.secretCodec) };
-            } catch (error) {
-              return { ok: false, problem: `${SERVERS_FILE}: ${(error as Error).message}` };
-            }
-          }
-          return {
-            ok: false,
-            problem: `${SERVERS_FILE}: ${parsed.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
-          };
-        },
+        options.secretCodec,
         options.now,
       );
-      let config: ServersConfig = { servers: new Map() };
-      if (configFile.state === "ok") config = configFile.value;
-      if (configFile.state === "invalid") {
-        problems.push(
-          `${configFile.problem}. It was kept as ${configFile.keptAs}; no servers are running until you fix or re-add them.`,
-        );
-      }
+      const config = loaded.config;
+      if (loaded.problem !== null) problems.push(loaded.problem);
 
       const audit = await AuditLog.open({
         dir: path.join(options.dataDir, "audit"),
@@ -440,58 +426,20 @@ export class CodeModeHost {
     this.events.emit("app.changed", this.appInfo());
   }
 
-  /**
-   * Changes the config: `change` gets the saved one and returns the new one (the plain
-   * `mcpServers` file shape), which is validated, saved atomically and applied live
-   * (clients stay connected). Changes run one at a time.
-   */
-  updateConfig(
-    change: (current: ServersConfig) => unknown,
-    summary: string,
-  ): Promise<ServerView[]> {
-    return this.serialized(async () => {
-      const value = change(this.config);
-      const validated = validateServersConfig(value);
-      if (!validated.ok) {
-        throw new ApiFailure(
-          "invalid",
-          validated.errors.map((e) => e.message).join("; "),
-          validated.errors,
-        );
-      }
-      this.checkCatalog(validated.config);
-      await writeFileAtomic(
-        path.join(this.options.dataDir, SERVERS_FILE),
-        serializeServersConfig(encryptSecrets(validated.config, this.options.secretCodec)),
-      );
-      this.config = validated.config;
-      // Labels and allowlists apply now; servers whose command changed follow as they restart.
-      this.engine.rebuild();
-      const result = await this.servers.replace(validated.config);
-      this.record({
-        kind: "config_changed",
-        summary,
-        servers: [...validated.config.servers.keys()],
-      });
-      for (const failure of result.failed)
-        this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
-      this.emitServers();
-      return this.serverViews();
-    });
+  /** The config as last saved. */
+  get config(): ServersConfig {
+    return this.configStore.current;
   }
 
-  /**
-   * A config the catalog would refuse (a name clash, a private label naming no tool) is
-   * refused before it is saved, in the catalog's words, rather than saved and not applied.
-   * Servers that will restart are checked once they list their tools.
-   */
-  private checkCatalog(config: ServersConfig): void {
-    try {
-      buildCatalog(this.catalogInput(config), { prefixWithServer: true });
-    } catch (error) {
-      if (!(error instanceof CatalogError)) throw error;
-      throw new ApiFailure("invalid", error.message, [{ path: [], message: error.message }]);
-    }
+  /** Puts a saved config to work; clients stay connected. */
+  private async applyConfig(config: ServersConfig, summary: string): Promise<void> {
+    // Labels and allowlists apply now; servers whose command changed follow as they restart.
+    this.engine.rebuild();
+    const result = await this.servers.replace(config);
+    this.record({ kind: "config_changed", summary, servers: [...config.servers.keys()] });
+    for (const failure of result.failed)
+      this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
+    this.emitServers();
   }
 
   /**
@@ -506,8 +454,11 @@ export class CodeModeHost {
     });
   }
 
+  private readonly settingsQueue = new SerialQueue();
+
   saveSettings(patch: Record<string, unknown>): Promise<Settings> {
-    return this.serialized(async () => {
+    // One save at a time, each reading the settings the previous one left.
+    return this.settingsQueue.run(async () => {
       const applied = applySettingsPatch(this.settings, patch);
       if (!applied.ok) {
         throw new ApiFailure(
@@ -550,18 +501,6 @@ export class CodeModeHost {
       this.events.emit("settings.changed", next);
       return next;
     });
-  }
-
-  private queue: Promise<unknown> = Promise.resolve();
-
-  /**
-   * Saves happen one at a time, each reading the state the previous one left: two quick
-   * clicks (or two windows) can no longer each start from the old config and undo the other.
-   */
-  private serialized<T>(job: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(job, job);
-    this.queue = result.catch(() => undefined);
-    return result;
   }
 
   /** Shuts down cleanly: runs cancelled, containers removed, servers closed, socket removed. */

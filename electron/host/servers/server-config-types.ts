@@ -14,3 +14,13 @@ export interface ServerEntry {
 export interface ServersConfig {
   servers: Map<string, ServerEntry>;
 }
+
+/** One entry as the file (and the API) writes it: `secret` names the secret env keys. */
+export interface ServerEntryFile {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  allow?: string[];
+  private?: boolean | string[];
+  secret?: string[];
+}

@@ -14,7 +14,7 @@ import type { ServerEntry, ServersConfig } from "./server-config-types.js";
 const FILE = "servers.json";
 
 function parse(value: unknown): ConfigResult {
-  return parseServersConfig(JSON.stringify(value), FILE);
+  return parseServersConfig(JSON.stringify(value));
 }
 
 function errorsOf(result: ConfigResult): ConfigIssue[] {
@@ -41,7 +41,6 @@ describe("accepted configs", () => {
     "tracker": {"command": "tracker-mcp", "allow": ["create_issue", "find_issue"], "private": ["create_issue"]}
   }
 }`,
-        FILE,
       ),
     );
     expect([...config.servers.keys()]).toEqual(["notes", "tracker"]);
@@ -96,7 +95,6 @@ describe("accepted configs", () => {
     const config = configOf(
       parseServersConfig(
         '{"mcpServers": {"zeta": {"command": "z"}, "2": {"command": "b"}, "alpha": {"command": "a"}, "1": {"command": "c"}}}',
-        FILE,
       ),
     );
     expect([...config.servers.keys()]).toEqual(["zeta", "2", "alpha", "1"]);
@@ -108,8 +106,7 @@ describe("accepted configs", () => {
 
   it("tolerates a byte order mark written by some editors", () => {
     expect(
-      configOf(parseServersConfig('\uFEFF{"mcpServers": {"s": {"command": "x"}}}', FILE)).servers
-        .size,
+      configOf(parseServersConfig('\uFEFF{"mcpServers": {"s": {"command": "x"}}}')).servers.size,
     ).toBe(1);
   });
 
@@ -219,7 +216,6 @@ describe("server names must be unique words", () => {
     const errors = errorsOf(
       parseServersConfig(
         '{"mcpServers": {"notes": {"command": "a"}, "other": {"command": "b"}, "notes": {"command": "c"}}}',
-        FILE,
       ),
     );
     expect(errors).toEqual([
@@ -230,12 +226,12 @@ describe("server names must be unique words", () => {
   it("reports a name used three times once", () => {
     const text =
       '{"mcpServers": {"n": {"command": "a"}, "n": {"command": "b"}, "n": {"command": "c"}}}';
-    expect(paths(parseServersConfig(text, FILE))).toEqual(["mcpServers.n"]);
+    expect(paths(parseServersConfig(text))).toEqual(["mcpServers.n"]);
   });
 
   it("refuses duplicate keys inside an entry and at the top level too", () => {
     const text = '{"mcpServers": {"s": {"command": "a", "command": "b"}}, "mcpServers": {}}';
-    expect(errorsOf(parseServersConfig(text, FILE))).toEqual([
+    expect(errorsOf(parseServersConfig(text))).toEqual([
       {
         path: ["mcpServers", "s", "command"],
         message: 'server "s": "command" appears more than once; JSON keeps only the last one',
@@ -251,12 +247,12 @@ describe("server names must be unique words", () => {
     const text =
       '{"mcpServers": {"a": {"command": "x", "env": {"K": "1"}}, "b": {"command": "x", "env": {"K": "1"}}, "c\\u0064": {"command": "x"}, "cd ": {"command": "y"}}}';
     // "c\u0064" is "cd"; "cd " differs by a space: one bad name, no duplicates.
-    expect(paths(parseServersConfig(text, FILE))).toEqual(["mcpServers.cd "]);
+    expect(paths(parseServersConfig(text))).toEqual(["mcpServers.cd "]);
   });
 
   it("sees a duplicate spelled once plainly and once with an escape", () => {
     const text = '{"mcpServers": {"cd": {"command": "x"}, "c\\u0064": {"command": "y"}}}';
-    expect(paths(parseServersConfig(text, FILE))).toEqual(["mcpServers.cd"]);
+    expect(paths(parseServersConfig(text))).toEqual(["mcpServers.cd"]);
   });
 
   it.each([
@@ -382,7 +378,7 @@ describe("all issues are collected", () => {
   },
   "extra": 1
 }`;
-    const result = parseServersConfig(text, FILE);
+    const result = parseServersConfig(text);
     expect(paths(result)).toEqual([
       "mcpServers.ok",
       "extra",
@@ -402,7 +398,7 @@ describe("all issues are collected", () => {
 describe("bad JSON", () => {
   it("gives one issue with the line and column of the error", () => {
     const text = '{\n  "mcpServers": {\n    "s": {"command": "x",}\n  }\n}';
-    expect(errorsOf(parseServersConfig(text, FILE))).toEqual([
+    expect(errorsOf(parseServersConfig(text))).toEqual([
       {
         path: [],
         message: "not valid JSON at line 3, column 26: expected a property name in double quotes",
@@ -430,7 +426,7 @@ describe("bad JSON", () => {
     ['\r\n{\r\n  "a" 1}', 3, 7, 'expected ":" after a property name'],
   ])("places the error in %j at line %i, column %i", (text, line, column, what) => {
     expect(() => JSON.parse(text) as unknown).toThrow(SyntaxError);
-    expect(errorsOf(parseServersConfig(text, FILE))).toEqual([
+    expect(errorsOf(parseServersConfig(text))).toEqual([
       { path: [], message: `not valid JSON at line ${line}, column ${column}: ${what}` },
     ]);
   });
@@ -439,19 +435,19 @@ describe("bad JSON", () => {
     const text = `{"mcpServers": {"s": {"command": "x\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9", "args": [], "env": {}}}, "n": [0, -0.5e+10, 1E-2, 12, true, false, null, {}, [[]], "ü😀"]}`;
     expect(JSON.parse(text)).toBeTruthy();
     // Only the unknown top-level key is wrong: the scan itself passed.
-    expect(paths(parseServersConfig(text, FILE))).toEqual(["n"]);
+    expect(paths(parseServersConfig(text))).toEqual(["n"]);
   });
 
   it("never quotes the file's text, which may hold a secret", () => {
     const text = '{"mcpServers": {"s": {"command": "x", "env": {"TOKEN": "hunter2" oops}}}}';
-    const [issue] = errorsOf(parseServersConfig(text, FILE));
+    const [issue] = errorsOf(parseServersConfig(text));
     expect(issue?.message).not.toContain("hunter2");
     expect(issue?.message).toMatch(/^not valid JSON at line 1, column \d+:/);
   });
 
   it("stops at absurd nesting instead of overflowing the stack", () => {
     const text = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    expect(errorsOf(parseServersConfig(text, FILE))[0]?.message).toContain("nested deeper than");
+    expect(errorsOf(parseServersConfig(text))[0]?.message).toContain("nested deeper than");
   });
 });
 
@@ -479,7 +475,7 @@ describe("round trip", () => {
 
   it("parse(serialize(config)) gives the same config, in the same order", () => {
     const text = serializeServersConfig(full);
-    const again = configOf(parseServersConfig(text, FILE));
+    const again = configOf(parseServersConfig(text));
     expect([...again.servers.entries()]).toEqual([...full.servers.entries()]);
     expect(serializeServersConfig(again)).toBe(text);
   });
@@ -513,7 +509,7 @@ describe("round trip", () => {
 
   it("round-trips a file written by hand to the canonical form", () => {
     const config = configOf(
-      parseServersConfig('{"mcpServers":{"s":{"type":"stdio","command":"x","allow":null}}}', FILE),
+      parseServersConfig('{"mcpServers":{"s":{"type":"stdio","command":"x","allow":null}}}'),
     );
     expect(serializeServersConfig(config)).toBe(
       '{\n  "mcpServers": {\n    "s": {\n      "command": "x",\n      "args": [],\n      "env": {}\n    }\n  }\n}\n',
@@ -523,7 +519,7 @@ describe("round trip", () => {
   it("writes an empty server list that reads back empty", () => {
     const text = serializeServersConfig({ servers: new Map() });
     expect(text).toBe(`${JSON.stringify({ mcpServers: {} }, null, 2)}\n`);
-    expect(configOf(parseServersConfig(text, FILE)).servers.size).toBe(0);
+    expect(configOf(parseServersConfig(text)).servers.size).toBe(0);
   });
 
   it("writes the same text JSON.stringify would when no name looks like a number", () => {
@@ -555,7 +551,7 @@ describe("round trip", () => {
         ],
       ]),
     };
-    const again = configOf(parseServersConfig(serializeServersConfig(proto), FILE));
+    const again = configOf(parseServersConfig(serializeServersConfig(proto)));
     expect(again.servers.get("__proto__")?.env).toEqual(Object.fromEntries([["__proto__", "v"]]));
     expect(Object.getPrototypeOf(again.servers.get("__proto__")?.env)).toBe(Object.prototype);
   });
@@ -582,7 +578,7 @@ describe("singleServerConfig for codemode serve -- CMD", () => {
   it("uses the defaults: every tool, nothing private, and survives a round trip", () => {
     const config = singleServerConfig("toy", [], { allow: null, private: [], env: {} });
     expect(config.servers.get("server")).toMatchObject({ allow: null, private: false });
-    const again = configOf(parseServersConfig(serializeServersConfig(config), FILE));
+    const again = configOf(parseServersConfig(serializeServersConfig(config)));
     expect([...again.servers.entries()]).toEqual([...config.servers.entries()]);
   });
 });
@@ -591,7 +587,6 @@ describe("formatConfigIssues", () => {
   it("gives one FILE: path: message line per issue, quoting odd path segments", () => {
     const result = parseServersConfig(
       '{"mcpServers": {"notes": {"command": "x", "url": "u"}, "a b": {"command": "x"}}',
-      FILE,
     );
     expect(formatConfigIssues(errorsOf(result), FILE)).toContain("servers.json: not valid JSON");
     const issues = errorsOf(

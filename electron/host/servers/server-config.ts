@@ -6,7 +6,7 @@
 // one that does not start at all. Every issue is collected so one edit can fix them all.
 
 import { CONFIG_LIMITS } from "../../../shared/limits.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ServerEntry, ServerEntryFile, ServersConfig } from "./server-config-types.js";
 
 export interface ConfigIssue {
   /** Where the problem is, e.g. ["mcpServers", "notes", "url"]; [] for the file as a whole. */
@@ -24,8 +24,8 @@ const ENTRY_KEYS = new Set(["command", "args", "env", "type", "allow", "private"
 const REMOTE_ONLY_KEYS = new Set(["url", "headers"]);
 const STDIO_ONLY = "only stdio servers (command, args, env) can be wrapped";
 
-/** Parses the text of a config file. `source` is not embedded in issues: pass it to formatConfigIssues. */
-export function parseServersConfig(text: string, _source: string): ConfigResult {
+/** Parses the text of a config file. Issues name no file: formatConfigIssues adds it. */
+export function parseServersConfig(text: string): ConfigResult {
   // Editors on Windows like to prepend a byte order mark; JSON.parse rejects it.
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const scan = scanJson(body);
@@ -75,7 +75,7 @@ export function serializeServersConfig(config: ServersConfig): string {
   // Written by hand around JSON.stringify: an object would move integer-like names ("1", "2")
   // to the front, and the user's order of servers is part of what they saved.
   const entries = [...config.servers].map(([name, entry]) => {
-    const body = JSON.stringify(serializeEntry(entry), null, 2).replaceAll("\n", "\n    ");
+    const body = JSON.stringify(entryToFile(entry), null, 2).replaceAll("\n", "\n    ");
     return `    ${quote(name)}: ${body}`;
   });
   return `{\n  "${SERVERS_KEY}": {\n${entries.join(",\n")}\n  }\n}\n`;
@@ -333,8 +333,9 @@ function nameList(
   return ok ? [...seen] : null;
 }
 
-function serializeEntry(entry: ServerEntry): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+/** An entry in the file's shape (what parseServersConfig reads back to an equal entry). */
+export function entryToFile(entry: ServerEntry): ServerEntryFile {
+  const out: ServerEntryFile = {
     command: entry.command,
     args: [...entry.args],
     env: Object.fromEntries(Object.entries(entry.env)),

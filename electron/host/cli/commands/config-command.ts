@@ -23,7 +23,7 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
     throw new UserError(`cannot read ${file}: ${error.code ?? error.message}`);
   });
-  const parsed = parseServersConfig(text, file);
+  const parsed = parseServersConfig(text);
   if (!parsed.ok) {
     writeLine(io.stdout, formatConfigIssues(parsed.errors, file));
     return 1;

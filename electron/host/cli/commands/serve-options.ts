@@ -102,7 +102,7 @@ export async function parseServeOptions(
         `cannot read the config file ${values.config}: ${error.code ?? error.message}`,
       );
     });
-    const parsed = parseServersConfig(text, values.config);
+    const parsed = parseServersConfig(text);
     if (!parsed.ok) throw new UserError(`\n${formatConfigIssues(parsed.errors, values.config)}`);
     if (parsed.config.servers.size === 0) {
       throw new UserError(`${values.config} has no servers in mcpServers: nothing to serve`);

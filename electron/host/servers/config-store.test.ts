@@ -1,0 +1,208 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ApiFailure } from "../api/api-failure.js";
+import type { ServerTools } from "../catalog/catalog-types.js";
+import type { SecretCodec } from "../store/secret-codec.js";
+import {
+  ConfigStore,
+  loadServersConfig,
+  SERVERS_FILE,
+  type ServerEntryEdit,
+} from "./config-store.js";
+import { parseServersConfig } from "./server-config.js";
+import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+
+const schema = { type: "object" };
+const LISTED: Record<string, string[]> = { notes: ["search", "read"], tracker: ["create"] };
+
+function entry(extra: Partial<ServerEntryEdit> = {}): ServerEntryEdit {
+  return {
+    command: "node",
+    args: [],
+    env: {},
+    secretEnv: [],
+    allow: null,
+    private: false,
+    ...extra,
+  };
+}
+
+function configOf(entries: Record<string, ServerEntry>): ServersConfig {
+  return { servers: new Map(Object.entries(entries)) };
+}
+
+describe("ConfigStore", () => {
+  let dir: string;
+  let file: string;
+  let applied: { summary: string; names: string[] }[];
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "codemode-config-store-"));
+    file = path.join(dir, SERVERS_FILE);
+    applied = [];
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function store(config: ServersConfig = { servers: new Map() }, codec?: SecretCodec) {
+    return new ConfigStore(config, {
+      file,
+      secretCodec: codec,
+      listedTools: (server) => LISTED[server] ?? [],
+      catalogInput: (next): ServerTools[] =>
+        [...next.servers].map(([server, e]) => ({
+          server,
+          tools: (LISTED[server] ?? []).map((name) => ({ name, inputSchema: schema })),
+          allow: e.allow,
+          private: e.private,
+        })),
+      apply: (next, summary) => {
+        applied.push({ summary, names: [...next.servers.keys()] });
+        return Promise.resolve();
+      },
+    });
+  }
+
+  const saved = (): ServersConfig => {
+    const parsed = parseServersConfig(readFileSync(file, "utf8"));
+    if (!parsed.ok) throw new Error("the saved file does not parse");
+    return parsed.config;
+  };
+
+  async function failure(promise: Promise<unknown>): Promise<ApiFailure> {
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ApiFailure);
+    return error as ApiFailure;
+  }
+
+  it("adds a server: saved to the file, applied, and current", async () => {
+    const s = store();
+    await s.upsert("notes", entry({ args: ["notes.js"] }));
+    expect([...s.current.servers.keys()]).toEqual(["notes"]);
+    expect(saved().servers.get("notes")?.args).toEqual(["notes.js"]);
+    expect(applied).toEqual([{ summary: "server notes saved", names: ["notes"] }]);
+  });
+
+  it("renames a server in place, keeping its stored secret, and refuses a taken name", async () => {
+    const s = store(
+      configOf({
+        notes: { ...entry(), env: { KEY: "sk-1" }, secretEnv: ["KEY"] },
+        tracker: entry() as ServerEntry,
+      }),
+    );
+    await s.upsert(
+      "jotter",
+      entry({ env: { KEY: { storedSecret: "KEY" } }, secretEnv: ["KEY"] }),
+      "notes",
+    );
+    expect([...s.current.servers.keys()]).toEqual(["jotter", "tracker"]);
+    expect(s.current.servers.get("jotter")?.env).toEqual({ KEY: "sk-1" });
+    expect(applied[0]?.summary).toBe("server notes saved as jotter");
+
+    const taken = await failure(s.upsert("tracker", entry(), "jotter"));
+    expect(taken.code).toBe("conflict");
+    const missing = await failure(s.upsert("x", entry(), "nope"));
+    expect(missing.code).toBe("not_found");
+  });
+
+  it("refuses to keep a stored secret that is not there, naming the env key", async () => {
+    const s = store(configOf({ notes: { ...entry(), env: { KEY: "plain" } } }));
+    const error = await failure(
+      s.upsert("notes", entry({ env: { KEY: { storedSecret: "KEY" } }, secretEnv: ["KEY"] })),
+    );
+    expect(error.code).toBe("invalid");
+    expect(error.fields?.[0]?.path).toEqual(["mcpServers", "notes", "env", "KEY"]);
+    expect(s.current.servers.get("notes")?.env).toEqual({ KEY: "plain" });
+  });
+
+  it("removes a server, and says not_found for one that is not there", async () => {
+    const s = store(configOf({ notes: entry() as ServerEntry }));
+    await s.remove("notes");
+    expect(s.current.servers.size).toBe(0);
+    expect((await failure(s.remove("notes"))).code).toBe("not_found");
+  });
+
+  it("sets a tool policy: disallowing drops its private label; allowing all clears the list", async () => {
+    const s = store(configOf({ notes: entry({ private: ["search"] }) as ServerEntry }));
+    await s.setToolPolicy("notes", "search", { allowed: false });
+    expect(s.current.servers.get("notes")).toMatchObject({ allow: ["read"], private: [] });
+    await s.setToolPolicy("notes", "search", { allowed: true });
+    expect(s.current.servers.get("notes")?.allow).toBeNull();
+    await s.setToolPolicy("notes", "read", { private: true });
+    expect(s.current.servers.get("notes")?.private).toEqual(["read"]);
+    await s.setToolPolicy("notes", "read", { private: false });
+    expect(s.current.servers.get("notes")?.private).toBe(false);
+    expect(applied.at(-1)?.summary).toBe("tool read of notes: not private");
+    expect((await failure(s.setToolPolicy("notes", "nope", { private: true }))).code).toBe(
+      "not_found",
+    );
+  });
+
+  it("runs edits one at a time, each on the config the previous one left", async () => {
+    const s = store(configOf({ notes: entry() as ServerEntry }));
+    await Promise.all([
+      s.setToolPolicy("notes", "search", { private: true }),
+      s.setToolPolicy("notes", "read", { private: true }),
+    ]);
+    expect(s.current.servers.get("notes")?.private).toEqual(["search", "read"]);
+  });
+
+  it("refuses what the catalog would refuse, before saving", async () => {
+    const s = store(configOf({ notes: entry() as ServerEntry }));
+    const error = await failure(s.upsert("notes", entry({ private: ["no_such_tool"] })));
+    expect(error.code).toBe("invalid");
+    expect(error.message).toMatch(/no_such_tool/);
+    expect(s.current.servers.get("notes")?.private).toBe(false);
+    expect(applied).toEqual([]);
+    expect(() => readFileSync(file)).toThrow();
+  });
+
+  it("refuses an entry whose fields disagree, in the file's own words", async () => {
+    const s = store();
+    const error = await failure(s.upsert("notes", entry({ secretEnv: ["MISSING"] })));
+    expect(error.message).toMatch(/secret "MISSING" is not a key of "env"/);
+  });
+
+  it("replaces every server at once, keeping stored secrets that are asked for", async () => {
+    const s = store(configOf({ notes: { ...entry(), env: { K: "v" }, secretEnv: ["K"] } }));
+    await s.replaceAll(
+      new Map([
+        ["notes", entry({ env: { K: { storedSecret: "K" } }, secretEnv: ["K"] })],
+        ["tracker", entry()],
+      ]),
+      "config saved",
+    );
+    expect(s.current.servers.get("notes")?.env).toEqual({ K: "v" });
+    expect([...saved().servers.keys()]).toEqual(["notes", "tracker"]);
+  });
+
+  it("writes secrets through the codec and loads them back", async () => {
+    const codec: SecretCodec = {
+      encrypt: (plain) => Buffer.from(plain).toString("base64"),
+      decrypt: (stored) => Buffer.from(stored, "base64").toString(),
+    };
+    await store(undefined, codec).upsert(
+      "notes",
+      entry({ env: { KEY: "sk-secret" }, secretEnv: ["KEY"] }),
+    );
+    expect(readFileSync(file, "utf8")).not.toContain("sk-secret");
+    const loaded = await loadServersConfig(file, codec);
+    expect(loaded.problem).toBeNull();
+    expect(loaded.config.servers.get("notes")?.env).toEqual({ KEY: "sk-secret" });
+  });
+
+  it("loads a missing file as no servers, and keeps a broken one aside with a problem", async () => {
+    expect(await loadServersConfig(file, undefined)).toEqual({
+      config: { servers: new Map() },
+      problem: null,
+    });
+    writeFileSync(file, "{ not json");
+    const loaded = await loadServersConfig(file, undefined);
+    expect(loaded.config.servers.size).toBe(0);
+    expect(loaded.problem).toMatch(/servers\.json: .*not valid JSON.*It was kept as/);
+  });
+});

@@ -19,6 +19,7 @@ export const AUDIT_KINDS = [
   "taint_set",
   "taint_reset",
   "auth_refused",
+  "calls_not_logged",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -163,6 +164,25 @@ export const authRefusedEntrySchema = z.object({
   transport: z.enum(AUTH_TRANSPORTS),
 });
 
+/** Why a run's calls were counted in one entry instead of logged one by one. */
+export const NOT_LOGGED_CAUSES = ["call_budget"] as const;
+
+/**
+ * One entry for the calls of a run that were not logged one by one, written before its
+ * run_finished: refusals after the call budget was spent cost the log one line, not one each.
+ */
+export const callsNotLoggedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("calls_not_logged"),
+  runId: z.string(),
+  client: z.string(),
+  cause: z.enum(NOT_LOGGED_CAUSES),
+  /** How many calls this entry stands for. */
+  count: count,
+  /** Up to a few distinct tool names among them, as the code called them. */
+  tools: z.array(z.string()),
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -175,6 +195,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   taintSetEntrySchema,
   taintResetEntrySchema,
   authRefusedEntrySchema,
+  callsNotLoggedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -156,6 +156,10 @@ describe("limits", () => {
       },
       CONFIG_LIMITS: { maxNesting: 64 },
       DOCKER_LIMITS: { versionTimeoutMs: 5_000 },
+      RUN_COST_LIMITS: {
+        refusalsPastBudget: 10,
+        notLoggedToolsShown: 5,
+      },
     });
   });
 });

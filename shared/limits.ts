@@ -309,3 +309,17 @@ export const DOCKER_LIMITS = {
   /** An engine that does not answer its version request within this is taken as not running. */
   versionTimeoutMs: 5_000,
 } as const;
+
+/**
+ * What one run may cost the host, whatever its code does: every bound here ends the run
+ * rather than letting it write on, so the audit log and the disk grow by a bounded amount.
+ */
+export const RUN_COST_LIMITS = {
+  /**
+   * Calls refused for a spent budget before the run is stopped (`call_budget`). A few, so a
+   * loop that catches ToolError and checks for "budget" can still finish cleanly.
+   */
+  refusalsPastBudget: 10,
+  /** Distinct tool names kept in the one entry that counts a run's calls not logged singly. */
+  notLoggedToolsShown: 5,
+} as const;

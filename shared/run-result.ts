@@ -5,6 +5,8 @@ export const STOP_REASONS = [
   "protocol_violation",
   "memory",
   "cancelled",
+  /** It kept calling after its call budget was spent (RUN_COST_LIMITS.refusalsPastBudget). */
+  "call_budget",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

@@ -56,7 +56,20 @@ export interface BridgeTaintEvent {
   at: Date;
 }
 
-export type BridgeEvent = BridgeCallEvent | BridgeTaintEvent;
+/**
+ * A call refused because the run's budget was spent. It carries no arguments: such calls are
+ * counted into one audit entry per run, not logged one by one.
+ */
+export interface BridgePastBudgetEvent {
+  kind: "past_budget";
+  runId: string;
+  client: string;
+  /** The Python name the code called (cut if absurdly long). */
+  tool: string;
+  at: Date;
+}
+
+export type BridgeEvent = BridgeCallEvent | BridgeTaintEvent | BridgePastBudgetEvent;
 
 export interface BridgeEventSink {
   emit(event: BridgeEvent): void;

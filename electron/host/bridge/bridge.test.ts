@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { Ajv } from "ajv";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { BRIDGE_LIMITS } from "../../../shared/limits.js";
+import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { Catalog, CatalogTool } from "../catalog/catalog-types.js";
 import { Bridge, type BridgeOptions, type CallOutcome, type RunCalls } from "./bridge.js";
 import type { BridgeCallEvent, BridgeEvent } from "./bridge-events.js";
@@ -113,7 +113,12 @@ interface Setup {
   taint: TaintRegistry;
   events: BridgeEvent[];
   callEvents: () => BridgeCallEvent[];
-  run: (opts?: { client?: string; maxCalls?: number; signal?: AbortSignal }) => RunCalls;
+  run: (opts?: {
+    client?: string;
+    maxCalls?: number;
+    signal?: AbortSignal;
+    onBudgetSpent?: () => void;
+  }) => RunCalls;
 }
 
 const DEFAULT_TOOLS: ToolSpec[] = [
@@ -175,6 +180,7 @@ function setup(
         client: o.client ?? "client-a",
         maxCalls: o.maxCalls,
         signal: o.signal ?? new AbortController().signal,
+        onBudgetSpent: o.onBudgetSpent,
       }),
   };
 }
@@ -347,6 +353,37 @@ describe("budget", () => {
     );
     expect(outcomes.filter((o) => o.ok)).toHaveLength(3);
     expect(s.caller.calls).toHaveLength(3);
+  });
+
+  it("past the budget a call is refused before any other check, logged only as a count", async () => {
+    const s = setup();
+    const run = s.run({ maxCalls: 1 });
+    value(await run.call("web__fetch", {}));
+    // An unknown name, bad arguments: past the budget none of it is even looked at.
+    expect(refused(await run.call("nope", {}))).toContain("budget of 1");
+    expect(refused(await run.call("web__fetch", []))).toContain("budget of 1");
+    expect(s.callEvents()).toHaveLength(1);
+    expect(s.events.filter((e) => e.kind === "past_budget")).toMatchObject([
+      { runId: "run-1", client: "client-a", tool: "nope" },
+      { runId: "run-1", client: "client-a", tool: "web__fetch" },
+    ]);
+    expect(run.pastBudget).toBe(2);
+    expect(run.count).toBe(3);
+  });
+
+  it("a run that keeps calling past its budget is told to stop, once", async () => {
+    const s = setup();
+    let stops = 0;
+    const run = s.run({ maxCalls: 2, onBudgetSpent: () => stops++ });
+    for (let i = 0; i < 2 + RUN_COST_LIMITS.refusalsPastBudget - 1; i++) {
+      await run.call("web__fetch", {});
+    }
+    expect(stops).toBe(0);
+    refused(await run.call("web__fetch", {}));
+    expect(stops).toBe(1);
+    refused(await run.call("web__fetch", {}));
+    expect(stops).toBe(1);
+    expect(s.caller.calls).toHaveLength(2);
   });
 
   it("a maxCalls out of range is a programming error", () => {

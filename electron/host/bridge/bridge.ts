@@ -13,6 +13,7 @@ import {
   quoteName,
   schemaErrorText,
 } from "./messages.js";
+import { CallBudget } from "./call-budget.js";
 import { Semaphore, type Release } from "./semaphore.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 
@@ -42,6 +43,11 @@ export interface StartRunOptions {
   maxCalls?: number;
   /** Aborted when the run ends: queued and in-flight calls are given up at once. */
   signal: AbortSignal;
+  /**
+   * Called once the code has gone on calling after its budget was spent for
+   * RUN_COST_LIMITS.refusalsPastBudget refusals: the run should be stopped.
+   */
+  onBudgetSpent?: () => void;
 }
 
 export interface RunCalls {
@@ -50,6 +56,8 @@ export interface RunCalls {
   readonly maxCalls: number;
   /** Calls the code has made in this run, refused ones included. */
   readonly count: number;
+  /** Calls refused because the budget was spent (summarised, not logged one by one). */
+  readonly pastBudget: number;
   call(pyName: string, args: unknown): Promise<CallOutcome>;
   /** Resolves once every call made so far has its outcome (and its event). */
   settled(): Promise<void>;
@@ -60,7 +68,8 @@ interface RunState {
   client: string;
   maxCalls: number;
   signal: AbortSignal;
-  count: number;
+  budget: CallBudget;
+  onBudgetSpent: () => void;
 }
 
 /** How a call that went out ended, before its result is judged. */
@@ -78,9 +87,9 @@ type Verdict = Pick<
 
 /**
  * The one place every tool call from the sandbox is checked. Per call, in this order:
- * (1) the name is a tool in the catalog (which holds only allowed tools), (2) the arguments
- * are a JSON object within the size limit, (3) they satisfy the tool's schema, (4) the run
- * has calls left, (5) the taint rule. Only then does the call reach the server, and its
+ * (1) the run has calls left (first, so a spent budget costs nothing), (2) the name is a tool
+ * in the catalog (which holds only allowed tools), (3) the arguments are a JSON object within
+ * the size limit, (4) they satisfy the tool's schema, (5) the taint rule. Only then does the call reach the server, and its
  * result is refused when too large. Every call yields exactly one event.
  */
 export class Bridge {
@@ -123,7 +132,8 @@ export class Bridge {
       client: options.client,
       maxCalls,
       signal: options.signal,
-      count: 0,
+      budget: new CallBudget(maxCalls),
+      onBudgetSpent: once(options.onBudgetSpent),
     };
     const inFlight = new Set<Promise<CallOutcome>>();
     return {
@@ -131,7 +141,10 @@ export class Bridge {
       client: state.client,
       maxCalls,
       get count() {
-        return state.count;
+        return state.budget.calls;
+      },
+      get pastBudget() {
+        return state.budget.pastBudget;
       },
       call: (pyName: string, args: unknown) => {
         const call = this.#guarded(state, pyName, args);
@@ -182,11 +195,27 @@ export class Bridge {
     // Every call counts toward the budget, refused ones included, as in the reference
     // design: a loop that keeps making bad calls still uses the budget up, and the count
     // the user sees is what the code asked for, not what got through.
-    run.count += 1;
-    const callNumber = run.count;
-
+    const budget = run.budget.take();
     const name = typeof pyName === "string" ? pyName : String(pyName);
     const shown = quoteName(name);
+
+    // (1) Budget, before anything else: a call past it costs no lookup, no schema check and
+    // no log line of its own (one entry counts them all), and a run that keeps on is stopped.
+    if (budget !== "within") {
+      this.#emit({
+        kind: "past_budget",
+        runId: run.runId,
+        client: run.client,
+        tool: eventName(name),
+        at: new Date(this.#now()),
+      });
+      if (budget === "stop") run.onBudgetSpent();
+      return refusal(
+        "refused",
+        `${shown} refused: this run has used its budget of ${run.maxCalls} tool calls ` +
+          `(every call counts, refused ones too); a run that keeps calling is stopped.`,
+      ).outcome;
+    }
     const encoded = encodeArgs(args);
     const tool = typeof pyName === "string" ? this.#catalog().byPyName.get(pyName) : undefined;
 
@@ -211,7 +240,7 @@ export class Bridge {
     };
     const refuse = (message: string): CallOutcome => finish(refusal("refused", message));
 
-    // (1) Known tool. Nothing about an unknown name reaches any server.
+    // (2) Known tool. Nothing about an unknown name reaches any server.
     if (tool === undefined) {
       if (typeof pyName !== "string") return refuse("A tool name must be a string.");
       const near = closeNames(name, this.#catalog().byPyName.keys());
@@ -222,7 +251,7 @@ export class Bridge {
       );
     }
 
-    // (2) A plain JSON object within the size limit.
+    // (3) A plain JSON object within the size limit.
     if (encoded.kind === "not-json") {
       return refuse(`Arguments of ${shown} could not be encoded as JSON.`);
     }
@@ -238,7 +267,7 @@ export class Bridge {
       );
     }
 
-    // (3) The tool's schema. The copy parsed back from the JSON is what gets checked and
+    // (4) The tool's schema. The copy parsed back from the JSON is what gets checked and
     // sent, so the server sees exactly the bytes that were measured and validated.
     const sendArgs = JSON.parse(encoded.json) as Record<string, unknown>;
     const schemaVerdict = checkSchema(tool, sendArgs);
@@ -246,14 +275,6 @@ export class Bridge {
       return refuse(
         `Arguments of ${shown} do not match its schema: ${schemaVerdict} ` +
           `(TOOLS[${shown}] shows its parameters).`,
-      );
-    }
-
-    // (4) Budget.
-    if (callNumber > run.maxCalls) {
-      return refuse(
-        `${shown} refused: this run has used its budget of ${run.maxCalls} tool calls ` +
-          `(every call counts, refused ones too).`,
       );
     }
 
@@ -378,6 +399,15 @@ export class Bridge {
       // must not turn it into a different answer for the code.
     }
   }
+}
+
+function once(fn: (() => void) | undefined): () => void {
+  let called = false;
+  return () => {
+    if (called || fn === undefined) return;
+    called = true;
+    fn();
+  };
 }
 
 type Encoded = { kind: "json"; json: string; bytes: number } | { kind: "not-json"; bytes: 0 };

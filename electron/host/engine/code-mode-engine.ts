@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
-import type { RunResult } from "../../../shared/run-result.js";
+import type { RunResult, StopReason } from "../../../shared/run-result.js";
 import { Bridge } from "../bridge/bridge.js";
 import type { BridgeEventSink } from "../bridge/bridge-events.js";
 import type { TaintRegistry } from "../bridge/taint.js";
@@ -70,6 +70,8 @@ export class CodeModeEngine {
   private readonly unsubscribe: () => void;
   /** Problems of the last live catalog rebuild that was refused (the old one stays). */
   lastCatalogError: string | null = null;
+  /** Runs in progress, by id: what stops one when a host-side bound says so. */
+  private readonly limits = new Map<string, AbortController>();
 
   constructor(
     private readonly deps: {
@@ -174,11 +176,14 @@ export class CodeModeEngine {
     // Each call in flight listens on this signal; asyncio.gather can have many at once.
     setMaxListeners(PROTOCOL_LIMITS.maxPendingCalls + 1, calls.signal);
     const catalog = this.current;
+    const limit = new AbortController();
+    this.limits.set(runId, limit);
     const calls_ = this.bridge.startRun({
       runId,
       client: context.client,
       maxCalls: this.settings.maxCallsPerRun,
       signal: calls.signal,
+      onBudgetSpent: () => limit.abort("call_budget" satisfies StopReason),
     });
     this.deps.runEvents?.runStarted?.({ runId, client: context.client, code: input.code });
     let result: RunResult;
@@ -190,9 +195,14 @@ export class CodeModeEngine {
           deadlineSeconds: input.timeout_s,
           tools: catalog.tools.map((tool) => ({ name: tool.pyName, stub: tool.stub })),
         },
-        { onCall: (tool, args) => calls_.call(tool, args), signal: context.signal },
+        {
+          onCall: (tool, args) => calls_.call(tool, args),
+          signal: context.signal,
+          limit: limit.signal,
+        },
       );
     } catch (error) {
+      this.limits.delete(runId);
       calls.abort();
       await calls_.settled();
       // The log shows every run that started as finished, also one the sandbox refused.
@@ -206,10 +216,22 @@ export class CodeModeEngine {
     }
     // Calls still in flight when the run ended are given up at once; their entries land
     // before the run's end, so the log reads in order.
+    this.limits.delete(runId);
     calls.abort();
     await calls_.settled();
     this.deps.runEvents?.runFinished?.({ runId, client: context.client, result });
     return result;
+  }
+
+  /**
+   * Stops a run in progress for a bound kept outside the engine (the audit bytes of one run);
+   * returns false when no such run is in progress.
+   */
+  stopRun(runId: string, reason: StopReason): boolean {
+    const limit = this.limits.get(runId);
+    if (limit === undefined) return false;
+    limit.abort(reason);
+    return true;
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { redactArgs } from "../audit/redaction.js";
 import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
@@ -8,7 +9,8 @@ import type { RunEvents } from "../engine/code-mode-engine.js";
 /**
  * Turns what the bridge and the engine report into audit entries. Arguments of private
  * tools never reach the log, and values of secret env entries are replaced wherever they
- * appear.
+ * appear. Calls refused past a run's budget are counted, and written as one entry before the
+ * run's end.
  */
 export class AuditRecorder implements BridgeEventSink, RunEvents {
   constructor(
@@ -16,7 +18,22 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     private readonly secrets: () => readonly string[],
   ) {}
 
+  /** Per run in progress: calls past its budget, and a few of the names they called. */
+  private readonly pastBudget = new Map<string, { count: number; tools: Set<string> }>();
+
   emit(event: BridgeEvent): void {
+    if (event.kind === "past_budget") {
+      let past = this.pastBudget.get(event.runId);
+      if (past === undefined) {
+        past = { count: 0, tools: new Set() };
+        this.pastBudget.set(event.runId, past);
+      }
+      past.count += 1;
+      if (past.tools.size < RUN_COST_LIMITS.notLoggedToolsShown) {
+        past.tools.add(event.tool.slice(0, BRIDGE_LIMITS.eventNameMaxChars));
+      }
+      return;
+    }
     if (event.kind === "taint") {
       this.append({
         kind: "taint_set",
@@ -60,6 +77,18 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   }
 
   runFinished(run: { runId: string; client: string; result: RunResult }): void {
+    const past = this.pastBudget.get(run.runId);
+    this.pastBudget.delete(run.runId);
+    if (past !== undefined) {
+      this.append({
+        kind: "calls_not_logged",
+        runId: run.runId,
+        client: run.client,
+        cause: "call_budget",
+        count: past.count,
+        tools: [...past.tools],
+      });
+    }
     const r = run.result;
     this.append({
       kind: "run_finished",

@@ -1,5 +1,5 @@
 import { BRIDGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
-import type { RunResult, StopReason } from "../../../shared/run-result.js";
+import { STOP_REASONS, type RunResult, type StopReason } from "../../../shared/run-result.js";
 import { errorTypeName } from "../bridge/messages.js";
 import { LineSplitter } from "./line-splitter.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
@@ -55,9 +55,15 @@ export function runInContainer(
     const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
     const onAbort = (): void => stop("cancelled");
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
+    const onLimit = (): void => stop(limitReason(hooks.limit?.reason));
+    hooks.limit?.addEventListener("abort", onLimit, { once: true });
     // Cancelled while its container was being claimed: the abort event has already fired.
     if (hooks.signal?.aborted) {
       stop("cancelled");
+      return;
+    }
+    if (hooks.limit?.aborted) {
+      onLimit();
       return;
     }
 
@@ -81,6 +87,7 @@ export function runInContainer(
       finished = true;
       timer.cancel();
       hooks.signal?.removeEventListener("abort", onAbort);
+      hooks.limit?.removeEventListener("abort", onLimit);
       resolve(value);
     }
 
@@ -92,6 +99,7 @@ export function runInContainer(
         protocol_violation: `the run was stopped: ${detail ?? "the sandbox broke the protocol"}`,
         memory: "the run was stopped: it used more memory than the sandbox allows",
         cancelled: "the run was cancelled",
+        call_budget: `the run was stopped: it kept calling tools after its budget of calls was spent`,
       };
       settle(
         result(
@@ -209,4 +217,11 @@ export function runInContainer(
       }),
     );
   });
+}
+
+/** The reason a limit signal was aborted with; a host bug that gives none reads as a cancel. */
+function limitReason(reason: unknown): StopReason {
+  return (STOP_REASONS as readonly unknown[]).includes(reason)
+    ? (reason as StopReason)
+    : "cancelled";
 }

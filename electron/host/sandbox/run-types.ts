@@ -16,4 +16,9 @@ export interface RunRequest {
 export interface RunHooks {
   onCall?: CallHandler | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Aborted, with a StopReason as its reason, when a bound the host keeps outside the
+   * sandbox (the call budget, the run's audit bytes) says the run must stop.
+   */
+  limit?: AbortSignal | undefined;
 }

@@ -68,7 +68,7 @@ export class Sandbox {
       return await runInContainer(
         container,
         request,
-        { onCall: hooks.onCall, signal: cancel.signal },
+        { onCall: hooks.onCall, signal: cancel.signal, limit: hooks.limit },
         { deadlineCeilingSeconds: this.deadlineSeconds, clock: this.options.clock },
       );
     } finally {

@@ -19,6 +19,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   taint_set: "Private mode on",
   taint_reset: "Private mode reset",
   auth_refused: "Access refused",
+  calls_not_logged: "Calls counted",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -112,7 +113,14 @@ export function summaryOf(entry: AuditEntry): string {
       return `Reset by you`;
     case "auth_refused":
       return `${entry.transport}: ${entry.reason}`;
+    case "calls_not_logged":
+      return notLoggedSummary(entry);
     default:
       return "";
   }
+}
+
+function notLoggedSummary(entry: Extract<AuditEntry, { kind: "calls_not_logged" }>): string {
+  const tools = entry.tools.length > 0 ? ` (${entry.tools.join(", ")})` : "";
+  return `${entry.count} calls after the budget was spent, refused, not logged one by one${tools}`;
 }

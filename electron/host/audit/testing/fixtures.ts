@@ -48,6 +48,14 @@ export function oneOfEachKind(): AuditEntryInput[] {
     { kind: "taint_reset", client: "claude", previousTool: "read_file" },
     { kind: "auth_refused", reason: "bad token", transport: "socket" },
     { kind: "client_disconnected", client: "claude", clientVersion: null, connectionId: "c1" },
+    {
+      kind: "calls_not_logged",
+      runId: "r1",
+      client: "claude",
+      cause: "call_budget",
+      count: 10,
+      tools: ["weather__forecast"],
+    },
   ];
 }
 

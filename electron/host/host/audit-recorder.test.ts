@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { RUN_COST_LIMITS } from "../../../shared/limits.js";
+import type { RunResult } from "../../../shared/run-result.js";
+import { AuditRecorder } from "./audit-recorder.js";
+
+const RESULT: RunResult = {
+  stdout: "",
+  stderr: "",
+  error: "stopped",
+  exit_code: null,
+  truncated: false,
+  timed_out: false,
+  stopped: "call_budget",
+  duration_ms: 5,
+  calls: 20,
+};
+
+describe("AuditRecorder", () => {
+  it("counts calls past the budget into one entry, written before the run's end", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+    );
+    const names = ["a", "b", "c", "d", "e", "f", "g", "a"];
+    for (const tool of names) {
+      recorder.emit({ kind: "past_budget", runId: "r1", client: "c", tool, at: new Date() });
+    }
+    recorder.emit({ kind: "past_budget", runId: "r2", client: "c", tool: "x", at: new Date() });
+    expect(entries).toEqual([]);
+    recorder.runFinished({ runId: "r1", client: "c", result: RESULT });
+    expect(entries.map((e) => e.kind)).toEqual(["calls_not_logged", "run_finished"]);
+    expect(entries[0]).toEqual({
+      kind: "calls_not_logged",
+      runId: "r1",
+      client: "c",
+      cause: "call_budget",
+      count: names.length,
+      tools: names.slice(0, RUN_COST_LIMITS.notLoggedToolsShown),
+    });
+    // A run with no such calls gets no such entry; r2's count is still its own.
+    recorder.runFinished({ runId: "r3", client: "c", result: RESULT });
+    expect(entries.at(-1)?.kind).toBe("run_finished");
+    recorder.runFinished({ runId: "r2", client: "c", result: RESULT });
+    expect(entries.at(-2)).toMatchObject({ kind: "calls_not_logged", runId: "r2", count: 1 });
+  });
+});

@@ -213,7 +213,7 @@ export class Bridge {
       return refusal(
         "refused",
         `${shown} refused: this run has used its budget of ${run.maxCalls} tool calls ` +
-          `(every call counts, refused ones too); a run that keeps calling is stopped.`,
+          `(every call counts, refused ones too).`,
       ).outcome;
     }
     const encoded = encodeArgs(args);

@@ -81,6 +81,58 @@ describe("the host's config edits", () => {
     expect(JSON.stringify(config)).not.toContain(secret);
   });
 
+  it("keeps a stored secret only when told to, across a rename and a save of the whole text", async () => {
+    const secret = "sk-kept-0123456789";
+    const saved = (name: string) => host.config.servers.get(name)?.env.API_KEY;
+    const entry = (value: string | { storedSecret: string }) => ({
+      command: process.execPath,
+      args: [TOY_SERVER_JS],
+      env: { API_KEY: value },
+      secret: ["API_KEY"],
+    });
+    expect(
+      (await dispatchApi(host.api, "servers.upsert", { name: "kept", entry: entry(secret) })).ok,
+    ).toBe(true);
+
+    // Renamed, the secret kept by name: the UI never had it, and does not send it.
+    const renamed = await dispatchApi(host.api, "servers.upsert", {
+      name: "kept2",
+      previousName: "kept",
+      entry: entry({ storedSecret: "API_KEY" }),
+    });
+    expect(renamed.ok).toBe(true);
+    expect(saved("kept2")).toBe(secret);
+
+    // The whole text holds no secret, and saving it unchanged keeps every one.
+    const config = await dispatchApi(host.api, "config.get", {});
+    const json = config.ok ? config.value.json : "";
+    expect(json).not.toContain(secret);
+    expect(JSON.parse(json)).toMatchObject({
+      mcpServers: { kept2: { env: { API_KEY: { storedSecret: "API_KEY" } } } },
+    });
+    expect((await dispatchApi(host.api, "config.save", { json })).ok).toBe(true);
+    expect(saved("kept2")).toBe(secret);
+
+    // The mask is no longer a sentinel: sent back, it is a new value like any other text.
+    const shown = (await dispatchApi(host.api, "servers.list", {})).ok
+      ? host.serverViews().find((s) => s.name === "kept2")?.env[0]?.value
+      : undefined;
+    expect(shown).toMatch(/^••••/);
+    await dispatchApi(host.api, "servers.upsert", { name: "kept2", entry: entry(shown ?? "") });
+    expect(saved("kept2")).toBe(shown);
+
+    // Keeping a secret that is not stored is refused on the field.
+    const missing = await dispatchApi(host.api, "servers.upsert", {
+      name: "kept3",
+      entry: entry({ storedSecret: "API_KEY" }),
+    });
+    expect(missing).toMatchObject({
+      ok: false,
+      error: { code: "invalid", fields: [{ path: ["mcpServers", "kept3", "env", "API_KEY"] }] },
+    });
+    await dispatchApi(host.api, "servers.remove", { name: "kept2" });
+  });
+
   it("logs refused connections one by one only up to a rate, so knocking cannot fill the disk", async () => {
     const knock = () =>
       new Promise<void>((resolve) => {

@@ -527,6 +527,44 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     await shoot("11-servers");
   });
 
+  it("edits a server with a secret: the saved secret is kept by name, never sent back as its mask", async () => {
+    const secret = "sk-ui-0123456789";
+    const editToy2 = async () => {
+      await nav("Servers").click();
+      await serverRow("toy2").getByRole("link", { name: "toy2" }).click();
+      await page.getByRole("button", { name: "Edit", exact: true }).click();
+      return page.getByRole("dialog", { name: "Edit toy2" });
+    };
+    let dialog = await editToy2();
+    await dialog.getByRole("button", { name: "Add variable" }).click();
+    await dialog.getByLabel("Variable 1", { exact: true }).fill("API_KEY");
+    await dialog.getByLabel("Value 1", { exact: true }).fill(secret);
+    await dialog.getByRole("switch", { name: "Secret" }).click();
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(savedEntries().toy2).toMatchObject({ env: { API_KEY: secret }, secret: ["API_KEY"] });
+
+    // Opened again, the field holds only the mask; saving unchanged keeps the secret.
+    dialog = await editToy2();
+    const value = dialog.getByLabel("Value 1", { exact: true });
+    expect(await value.inputValue()).toMatch(/^••••89$/);
+    await dialog.getByText("Saved secret: type a new value to replace it.").waitFor();
+    await dialog.getByLabel("Arguments", { exact: true }).fill(`${TOY_SERVER_JS}\n--quiet`);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(savedEntries().toy2).toMatchObject({
+      args: [TOY_SERVER_JS, "--quiet"],
+      env: { API_KEY: secret },
+    });
+
+    // Typing a new value replaces it.
+    dialog = await editToy2();
+    await dialog.getByLabel("Value 1", { exact: true }).fill("sk-new");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(savedEntries().toy2).toMatchObject({ env: { API_KEY: "sk-new" } });
+  });
+
   it("refuses a request whose Host header names another host (421)", async () => {
     expect((await rawGet(daemon.port, "evil.example")).status).toBe(421);
     expect((await rawGet(daemon.port, `evil.example:${daemon.port}`)).status).toBe(421);

@@ -100,6 +100,7 @@ describe("limits", () => {
         serverNameMaxChars: 64,
         upsertNameMaxChars: 200,
         toolNameMaxChars: 512,
+        envNameMaxChars: 512,
         clientKeyMaxChars: 512,
         auditTextMaxChars: 1_000,
         runIdMaxChars: 100,

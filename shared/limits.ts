@@ -183,6 +183,8 @@ export const API_LIMITS = {
   upsertNameMaxChars: 200,
   /** A tool name in servers.setToolPolicy. */
   toolNameMaxChars: 512,
+  /** The env name a `{storedSecret: NAME}` value points at (servers.upsert, config.save). */
+  envNameMaxChars: 512,
   /** A client key in taint.reset. */
   clientKeyMaxChars: 512,
   /** The free-text search of an audit query. */

@@ -36,7 +36,11 @@ export interface ServerView {
   name: string;
   command: string;
   args: string[];
-  /** Env names; secret values are never sent, only "••••" plus their last 2 characters. */
+  /**
+   * Env names and values. A secret's value is never sent, only "••••" plus its last 2
+   * characters, to recognise it by: it is for display only; an edit that keeps the secret
+   * sends `{storedSecret: name}` (see serverEntryInput), never this text.
+   */
   env: { name: string; value: string; secret: boolean }[];
   allow: string[] | null;
   private: boolean | string[];

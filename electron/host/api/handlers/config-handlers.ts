@@ -5,10 +5,11 @@ import {
   platformFacts,
 } from "../../clients/claude-desktop.js";
 import type { CodeModeHost } from "../../host/code-mode-host.js";
-import { maskSecret, toolViews } from "../../host/server-views.js";
-import { invalidConfig, type ServerEntryEdit } from "../../servers/config-store.js";
+import { toolViews } from "../../host/server-views.js";
+import { editFromEntry, editsFromValue } from "../../servers/config-edits.js";
+import { invalidConfig } from "../../servers/config-store.js";
 import { entryToFile, validateServersConfig } from "../../servers/server-config.js";
-import type { ServerEntry, ServersConfig } from "../../servers/server-config-types.js";
+import type { ServersConfig } from "../../servers/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
 
 function parseJson(text: string, what: string): unknown {
@@ -19,28 +20,6 @@ function parseJson(text: string, what: string): unknown {
       { path: [], message: "not valid JSON" },
     ]);
   }
-}
-
-/** A value checked against the mcpServers shape; invalid when it is not one. */
-function checked(value: unknown): ServersConfig {
-  const result = validateServersConfig(value);
-  if (!result.ok) throw invalidConfig(result.errors);
-  return result.config;
-}
-
-/**
- * The UI only ever sees secret values masked; a secret that comes back as its own mask means
- * "keep the stored one", so editing a server never replaces a secret with its mask.
- */
-function keepMaskedSecrets(entry: ServerEntry, saved: ServerEntry | undefined): ServerEntryEdit {
-  const env: ServerEntryEdit["env"] = { ...entry.env };
-  for (const [key, value] of Object.entries(entry.env)) {
-    const old = saved?.env[key];
-    if (old !== undefined && saved?.secretEnv.includes(key) && value === maskSecret(old)) {
-      env[key] = { storedSecret: key };
-    }
-  }
-  return { ...entry, env };
 }
 
 function fileEntries(config: ServersConfig) {
@@ -65,23 +44,27 @@ export function configHandlers(
   const store = host.configStore;
   const views = () => host.serverViews();
   const tools = (name: string) => toolViews(host.servers, store.current, host.engine.catalog, name);
-  const saved = (name: string) => store.current.servers.get(name);
 
   return {
     "config.get": () => {
-      const masked = fileEntries(store.current);
-      for (const entry of Object.values(masked)) {
-        for (const key of entry.secret ?? [])
-          if (entry.env[key] !== undefined) entry.env[key] = maskSecret(entry.env[key]);
-      }
-      return { json: JSON.stringify({ mcpServers: masked }, null, 2), servers: views() };
+      // Secret values never leave the host: the text says which stored secret each one keeps,
+      // and saving the text unchanged keeps them.
+      const entries = Object.fromEntries(
+        [...store.current.servers].map(([name, entry]) => {
+          const file = entryToFile(entry);
+          const env = Object.fromEntries(
+            Object.entries(file.env).map(([key, value]) => [
+              key,
+              entry.secretEnv.includes(key) ? { storedSecret: key } : value,
+            ]),
+          );
+          return [name, { ...file, env }];
+        }),
+      );
+      return { json: JSON.stringify({ mcpServers: entries }, null, 2), servers: views() };
     },
     "config.save": async ({ json }) => {
-      const config = checked(parseJson(json, "The config"));
-      const entries = new Map(
-        [...config.servers].map(([name, e]) => [name, keepMaskedSecrets(e, saved(name))]),
-      );
-      await store.replaceAll(entries, "config saved");
+      await store.replaceAll(editsFromValue(parseJson(json, "The config")), "config saved");
       return views();
     },
     "config.parseSnippet": ({ text }) => {
@@ -91,7 +74,9 @@ export function configHandlers(
         typeof value === "object" && value !== null && "mcpServers" in value
           ? value
           : { mcpServers: value };
-      return { servers: fileEntries(checked(wrapped)) };
+      const checked = validateServersConfig(wrapped);
+      if (!checked.ok) throw invalidConfig(checked.errors);
+      return { servers: fileEntries(checked.config) };
     },
     "config.claudeDesktopServers": async () => {
       const file = claudeDesktopConfigPath(platformFacts());
@@ -99,10 +84,7 @@ export function configHandlers(
     },
     "servers.list": () => views(),
     "servers.upsert": async ({ name, previousName, entry }) => {
-      const parsed = checked({ mcpServers: { [name]: entry } }).servers.get(name);
-      if (!parsed) throw new ApiFailure("invalid", `server ${JSON.stringify(name)} is not valid`);
-      const edit = keepMaskedSecrets(parsed, saved(previousName ?? name));
-      await store.upsert(name, edit, previousName);
+      await store.upsert(name, editFromEntry(name, entry), previousName);
       return views();
     },
     "servers.remove": async ({ name }) => {

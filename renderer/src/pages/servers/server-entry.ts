@@ -9,8 +9,11 @@ export interface EnvRow {
   name: string;
   value: string;
   secret: boolean;
-  /** The masked value the host sent for an existing secret, while the user has not changed it. */
-  maskedFromHost: boolean;
+  /**
+   * While the user has not typed a new value: the env name of the saved secret this row keeps
+   * (the host shows only its mask and gets `{storedSecret: name}` back). null: `value` is the value.
+   */
+  storedSecret: string | null;
 }
 
 export interface ServerFormState {
@@ -23,7 +26,7 @@ export interface ServerFormState {
 
 let rowKey = 1;
 export function newEnvRow(partial: Partial<EnvRow> = {}): EnvRow {
-  return { key: rowKey++, name: "", value: "", secret: false, maskedFromHost: false, ...partial };
+  return { key: rowKey++, name: "", value: "", secret: false, storedSecret: null, ...partial };
 }
 
 export function emptyForm(): ServerFormState {
@@ -36,7 +39,12 @@ export function formFromServer(server: ServerView): ServerFormState {
     command: server.command,
     args: server.args.join("\n"),
     env: server.env.map((e) =>
-      newEnvRow({ name: e.name, value: e.value, secret: e.secret, maskedFromHost: e.secret }),
+      newEnvRow({
+        name: e.name,
+        value: e.value,
+        secret: e.secret,
+        storedSecret: e.secret ? e.name : null,
+      }),
     ),
   };
 }
@@ -54,12 +62,13 @@ export function entryFromForm(
   form: ServerFormState,
   existing: ServerView | null,
 ): ServerEntryInput {
-  const env: Record<string, string> = {};
+  const env: NonNullable<ServerEntryInput["env"]> = {};
   const secret: string[] = [];
   for (const row of form.env) {
     const name = row.name.trim();
     if (!name) continue;
-    env[name] = row.value;
+    // A saved secret the user did not retype is kept by name, never sent back as its mask.
+    env[name] = row.storedSecret === null ? row.value : { storedSecret: row.storedSecret };
     if (row.secret) secret.push(name);
   }
   const entry: ServerEntryInput = { command: form.command.trim(), args: argsFromText(form.args) };

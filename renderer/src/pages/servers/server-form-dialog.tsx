@@ -242,16 +242,24 @@ function EnvEditor(props: {
                   autoComplete={row.secret ? "new-password" : "off"}
                   onFocus={(e) => {
                     // An unchanged secret shows the host's mask; typing replaces it entirely.
-                    if (row.maskedFromHost) e.target.select();
+                    if (row.storedSecret !== null) e.target.select();
                   }}
                   onChange={(e) =>
-                    props.onChange(row.key, { value: e.target.value, maskedFromHost: false })
+                    props.onChange(row.key, { value: e.target.value, storedSecret: null })
                   }
                 />
                 <Switch
                   label="Secret"
                   checked={row.secret}
-                  onChange={(secret) => props.onChange(row.key, { secret })}
+                  onChange={(secret) =>
+                    // A saved secret made plain must be typed again: it is never shown in full.
+                    props.onChange(
+                      row.key,
+                      row.storedSecret !== null && !secret
+                        ? { secret, storedSecret: null, value: "" }
+                        : { secret },
+                    )
+                  }
                 />
                 <button
                   type="button"
@@ -263,7 +271,7 @@ function EnvEditor(props: {
                   <span aria-hidden="true">✕</span>
                 </button>
                 {error ? <div className="field-error env-error">{error}</div> : null}
-                {row.maskedFromHost ? (
+                {row.storedSecret !== null ? (
                   <div className="field-hint env-note">
                     Saved secret: type a new value to replace it.
                   </div>

@@ -314,6 +314,7 @@ describe("shim start-up weight", () => {
     expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
+      "electron/host/local-access/data-dir-trust.ts",
       "electron/host/local-access/handshake.ts",
       "electron/host/local-access/local-access-constants.ts",
       "electron/host/local-access/socket-path.ts",

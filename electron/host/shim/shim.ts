@@ -10,7 +10,12 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { helloLine, parseReply, readLine } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-constants.js";
+import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
+import {
+  LOCAL_ACCESS_NAMES,
+  SHIM_EXIT,
+  SHIM_NOT_RUNNING_CODE,
+} from "../local-access/local-access-constants.js";
 import { socketDirProblem, socketLocationFor } from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
 
@@ -95,10 +100,13 @@ async function attempt(
 ): Promise<Attempt> {
   let token: string;
   try {
+    // A token another user could have written would let them pose as the host.
+    await checkDataDirTrust(dataDir, [LOCAL_ACCESS_NAMES.tokenFile]);
     token = await readToken(dataDir);
   } catch (error) {
     // The host writes the token before it listens: no token means no host yet.
     if (error instanceof TokenError && error.code === "missing") return { kind: "absent" };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "absent" };
     return { kind: "failed", message: errorText(error) };
   }
   const socket = connect(socketPath);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { CodeModeHost } from "../../host/code-mode-host.js";
+import { DataDirTrustError } from "../../local-access/data-dir-trust.js";
 import { AlreadyRunningError } from "../../local-access/instance-lock.js";
 import { dataDir, packageRoot } from "../../paths.js";
 import { UiServer } from "../../ui-server/ui-server.js";
@@ -57,7 +58,9 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
       log,
     });
   } catch (error) {
-    if (error instanceof AlreadyRunningError) throw new UserError(error.message);
+    if (error instanceof AlreadyRunningError || error instanceof DataDirTrustError) {
+      throw new UserError(error.message);
+    }
     throw error;
   }
   let ui: UiServer | null = null;

@@ -13,6 +13,7 @@ import { findDocker } from "../electron/host/docker/docker-status.js";
 import { CodeModeEngine } from "../electron/host/engine/code-mode-engine.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { singleServerConfig } from "../electron/host/servers/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
@@ -81,7 +82,7 @@ async function inProcess(): Promise<void> {
   const sandbox = new Sandbox({
     docker: status.docker,
     image,
-    owner: { home: "codemode-bench", pid: process.pid },
+    owner: currentOwner("codemode-bench"),
   });
   try {
     await sandbox.run({ code: "print(1)" }); // as above: warm the engine's caches first

@@ -4,6 +4,7 @@
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { dockerRunOnce } from "./docker-run-baseline.js";
 import { median, row, waitFor } from "./stats.js";
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
   const image = imageTagFor(readContext(sandboxImageDir()));
-  const owner = { home: "codemode-bench", pid: process.pid };
+  const owner = currentOwner("codemode-bench");
   const warm = new Sandbox({ docker: status.docker, image, owner, poolSize: 1 });
   const cold = new Sandbox({ docker: status.docker, image, owner, poolSize: 0 });
   const times = { warm: [] as number[], cold: [] as number[], plain: [] as number[] };

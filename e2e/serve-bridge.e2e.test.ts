@@ -11,7 +11,7 @@ import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { singleServerConfig } from "../electron/host/servers/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
-import { dockerOrSkip, leftoverContainers, TEST_HOME_ID } from "../test-support/docker.js";
+import { dockerOrSkip, leftoverContainers, testOwner } from "../test-support/docker.js";
 import {
   assertServeBuilt,
   callLog,
@@ -433,7 +433,7 @@ describe.skipIf(!fx)("the engine behind serve, in-process", () => {
     const sandbox = new Sandbox({
       docker: fx!.docker,
       image: fx!.image,
-      owner: { home: TEST_HOME_ID, pid: process.pid },
+      owner: testOwner(),
     });
     const engine = new CodeModeEngine({
       servers,
@@ -481,7 +481,7 @@ print(await attempt(echo({"text": "same run, next call"})))`,
     const sandbox = new Sandbox({
       docker: fx!.docker,
       image: fx!.image,
-      owner: { home: TEST_HOME_ID, pid: process.pid },
+      owner: testOwner(),
     });
     // The constructor has begun starting the warm container; close at once.
     await sandbox.close();

@@ -128,6 +128,7 @@ describe("limits", () => {
         socketPathMaxBytes: 100,
         dataDirHashChars: 12,
         tokenBytes: 32,
+        installIdBytes: 16,
         handshakeMaxBytes: 200,
         handshakeTimeoutMs: 5_000,
         handshakeReplyMaxBytes: 200,

@@ -242,6 +242,8 @@ export const LOCAL_ACCESS_LIMITS = {
   dataDirHashChars: 12,
   /** Random bytes in the install's token (written as hex). */
   tokenBytes: 32,
+  /** Random bytes in the install's id (written as hex), which labels its sandbox containers. */
+  installIdBytes: 16,
   /** The whole handshake line `CODEMODE <token>\n`, newline included. */
   handshakeMaxBytes: 200,
   /** A client that has not finished its handshake line by then is refused. */

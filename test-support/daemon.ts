@@ -15,7 +15,7 @@ import type { AuditEntry, AuditEntryOf, AuditKind } from "../shared/audit-entry.
 import type { RunResult } from "../shared/run-result.js";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
-import { homeId } from "../electron/host/paths.js";
+import { installContainers } from "./docker.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { startMcpSession } from "./mcp-session.js";
 import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "./processes.js";
@@ -361,10 +361,7 @@ export async function homeContainers(
   docker: Dockerode,
   home: string,
 ): Promise<{ id: string; state: string }[]> {
-  const list = await docker.listContainers({
-    all: true,
-    filters: { label: ["codemode.sandbox=1", `codemode.home=${homeId(home)}`] },
-  });
+  const list = await installContainers(docker, home);
   return list.map((c) => ({ id: c.Id, state: c.State }));
 }
 

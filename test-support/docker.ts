@@ -1,6 +1,9 @@
 import Dockerode from "dockerode";
 import { inject } from "vitest";
 import { findDocker } from "../electron/host/docker/docker-status.js";
+import { currentOwner, type ContainerOwner } from "../electron/host/sandbox/container-owner.js";
+import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";
+import { readInstallId } from "../electron/host/sandbox/install-id.js";
 
 export interface DockerFixture {
   docker: Dockerode;
@@ -25,7 +28,26 @@ export async function dockerOrSkip(): Promise<DockerFixture | null> {
   return { docker: status.docker, image: provided.tag };
 }
 
+/** The install id of containers the tests start directly (not through a daemon or serve). */
 export const TEST_HOME_ID = "codemode-tests";
+
+/** An owner for containers the tests start directly: this test process, install TEST_HOME_ID. */
+export function testOwner(): ContainerOwner {
+  return currentOwner(TEST_HOME_ID);
+}
+
+/** Sandbox containers of one data directory's install (any state), whoever started them. */
+export async function installContainers(
+  docker: Dockerode,
+  home: string,
+): Promise<Dockerode.ContainerInfo[]> {
+  const install = await readInstallId(home).catch(() => null);
+  if (install === null) return [];
+  return docker.listContainers({
+    all: true,
+    filters: { label: ["codemode.sandbox=1", `${OWNER_LABELS.install}=${install}`] },
+  });
+}
 
 /** Sandbox containers this test process left behind: must be none after each test. */
 export async function leftoverContainers(docker: Dockerode): Promise<string[]> {

@@ -12,7 +12,7 @@ import type Dockerode from "dockerode";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RunResult } from "../shared/run-result.js";
-import { homeId } from "../electron/host/paths.js";
+import { installContainers } from "./docker.js";
 import { startMcpSession } from "./mcp-session.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import {
@@ -58,10 +58,9 @@ export function removeTempDirs(): void {
   tempDirs.clear();
 }
 
-/** A fresh CODEMODE_HOME and its home id (the `codemode.home` label of its containers). */
-export function tempHome(prefix = "codemode-serve-"): { home: string; homeId: string } {
-  const home = tempDir(prefix);
-  return { home, homeId: homeId(home) };
+/** A fresh CODEMODE_HOME. */
+export function tempHome(prefix = "codemode-serve-"): { home: string } {
+  return { home: tempDir(prefix) };
 }
 
 /** Only what serve needs of this environment: it must not inherit the test runner's. */
@@ -79,7 +78,6 @@ export interface ServeOptions {
 export interface ServeSession {
   client: Client;
   home: string;
-  homeId: string;
   /** Pid of the serve process. */
   pid: number;
   /** Everything serve wrote to stderr so far. */
@@ -108,7 +106,6 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
   return {
     client: session.client,
     home,
-    homeId: homeId(home),
     pid,
     stderr: session.stderr,
     listChangedCount: session.listChangedCount,
@@ -167,11 +164,7 @@ export function serveUntilExit(
 
 /** Sandbox containers of one data directory, whoever started them. */
 export async function sandboxContainers(docker: Dockerode, home: string): Promise<string[]> {
-  const list = await docker.listContainers({
-    all: true,
-    filters: { label: ["codemode.sandbox=1", `codemode.home=${homeId(home)}`] },
-  });
-  return list.map((c) => c.Id);
+  return (await installContainers(docker, home)).map((c) => c.Id);
 }
 
 /** Writes an mcpServers file into a new temporary directory; returns its path. */

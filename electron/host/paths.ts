@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,11 +16,6 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env, platform = process
     return path.join(env.APPDATA ?? path.join(home, "AppData", "Roaming"), "Code Mode");
   }
   return path.join(env.XDG_CONFIG_HOME ?? path.join(home, ".config"), "codemode");
-}
-
-/** A short, stable id of a data directory, used to label the containers it owns. */
-export function homeId(dir: string): string {
-  return createHash("sha256").update(path.resolve(dir)).digest("hex").slice(0, 12);
 }
 
 /**

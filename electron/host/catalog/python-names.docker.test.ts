@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { dockerOrSkip, TEST_HOME_ID } from "../../../test-support/docker.js";
+import { dockerOrSkip, testOwner } from "../../../test-support/docker.js";
 import { Sandbox } from "../sandbox/sandbox.js";
 import { PYTHON_BUILTINS, PYTHON_KEYWORDS } from "./python-names.js";
 
@@ -11,7 +11,7 @@ describe.skipIf(!fx)("python names against the sandbox's own Python", () => {
     ? new Sandbox({
         docker: fx.docker,
         image: fx.image,
-        owner: { home: TEST_HOME_ID, pid: process.pid },
+        owner: testOwner(),
         poolSize: 0,
       })
     : null;

@@ -1,6 +1,11 @@
 import type Dockerode from "dockerode";
 import { findDocker, endpointContextFromProcess } from "../docker/docker-status.js";
-import { dataDir, homeId, sandboxImageDir } from "../paths.js";
+import { mkdir } from "node:fs/promises";
+import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+import { checkDataDirTrust, DataDirTrustError } from "../local-access/data-dir-trust.js";
+import { dataDir, sandboxImageDir } from "../paths.js";
+import { currentOwner, type ContainerOwner } from "../sandbox/container-owner.js";
+import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";
 import { UserError } from "./cli-io.js";
 
@@ -10,7 +15,8 @@ export interface DockerContext {
   files: ContextFile[];
   tag: string;
   home: string;
-  homeId: string;
+  /** The owner of the containers this command starts. */
+  owner: ContainerOwner;
 }
 
 /** Docker and the image's expected tag, or a UserError saying exactly what to do. */
@@ -23,13 +29,25 @@ export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerConte
   const files = readContext(sandboxImageDir());
   const home = dataDir(env);
   return {
+    owner: currentOwner(await installId(home)),
     docker: status.docker,
     endpoint: status.endpoint,
     files,
     tag: imageTagFor(files),
     home,
-    homeId: homeId(home),
   };
+}
+
+/** The data directory's install id; its folder must be the user's own (issue 8 §5). */
+async function installId(home: string): Promise<string> {
+  await mkdir(home, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
+  try {
+    await checkDataDirTrust(home, [INSTALL_ID_FILE]);
+  } catch (error) {
+    if (error instanceof DataDirTrustError) throw new UserError(error.message);
+    throw error;
+  }
+  return ensureInstallId(home);
 }
 
 export async function requireImage(ctx: DockerContext): Promise<void> {

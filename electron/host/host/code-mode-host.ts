@@ -15,9 +15,13 @@ import {
 import { acquireInstanceLock, type InstanceLock } from "../local-access/instance-lock.js";
 import { LocalSocketListener } from "../local-access/socket-listener.js";
 import { ensureToken } from "../local-access/token.js";
+import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
+import { LOCAL_ACCESS_NAMES } from "../local-access/local-access-constants.js";
 import type { RunPythonService } from "../mcp/run-python-server.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
-import { homeId, sandboxImageDir } from "../paths.js";
+import { sandboxImageDir } from "../paths.js";
+import { currentOwner } from "../sandbox/container-owner.js";
+import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
 import { readContext } from "../sandbox/image.js";
 import { ConfigStore, loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
@@ -45,6 +49,16 @@ import { configSecrets, serverViews } from "./server-views.js";
 
 export { SERVERS_FILE };
 export const SETTINGS_FILE = "settings.json";
+/** What the host reads from its data directory and acts on: each must be the user's own. */
+export const DATA_DIR_TRUSTED_ENTRIES = [
+  SERVERS_FILE,
+  SETTINGS_FILE,
+  LOCAL_ACCESS_NAMES.tokenFile,
+  LOCAL_ACCESS_NAMES.lockFile,
+  LOCAL_ACCESS_NAMES.socketDir,
+  INSTALL_ID_FILE,
+  "audit",
+] as const;
 
 export interface HostOptions {
   dataDir: string;
@@ -166,6 +180,8 @@ export class CodeModeHost {
   static async start(options: HostOptions): Promise<CodeModeHost> {
     const log = options.log ?? (() => undefined);
     await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+    // Before anything in it is read or written: a directory another user can write is theirs.
+    await checkDataDirTrust(options.dataDir, DATA_DIR_TRUSTED_ENTRIES);
     const lock = await acquireInstanceLock(options.dataDir);
     const problems: string[] = [];
     let host: CodeModeHost | null = null;
@@ -209,7 +225,7 @@ export class CodeModeHost {
       const sandbox = new SandboxSlot({
         findDocker: options.findDocker ?? (() => findDocker()),
         files: readContext(options.contextDir ?? sandboxImageDir()),
-        owner: { home: homeId(options.dataDir), pid: process.pid },
+        owner: currentOwner(await ensureInstallId(options.dataDir)),
         poolSize: () => (host?.settings ?? settings).warmPoolSize,
         deadlineSeconds: () => (host?.settings ?? settings).deadlineSeconds,
         onDockerChange: (view) => host?.events.emit("docker.changed", view),

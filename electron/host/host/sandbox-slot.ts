@@ -109,7 +109,7 @@ export class SandboxSlot {
     const before = JSON.stringify(this.dockerView());
     this.docker = await this.options.findDocker();
     if (this.docker.state === "ready") {
-      await sweepOrphanContainers(this.docker.docker, this.options.owner.home).catch(() => 0);
+      await sweepOrphanContainers(this.docker.docker, this.options.owner).catch(() => 0);
       await this.ensureSandbox();
     } else {
       this.imagePresent = false;

@@ -1,16 +1,42 @@
 import type { ContainerCreateOptions } from "dockerode";
 import { SANDBOX_LIMITS } from "../../../shared/limits.js";
+import type { ContainerOwner, LabelledOwner } from "./container-owner.js";
+
+export type { ContainerOwner } from "./container-owner.js";
 
 export const RUNNER_PATH = "/opt/codemode/runner.py";
 /** Label every sandbox container carries, so leftovers of a crashed host can be found. */
 export const SANDBOX_LABEL = "codemode.sandbox";
-export const OWNER_PID_LABEL = "codemode.owner-pid";
-export const HOME_LABEL = "codemode.home";
+/** The labels that say who owns a container (see container-owner.ts for what each means). */
+export const OWNER_LABELS = {
+  install: "codemode.install",
+  host: "codemode.owner-host",
+  boot: "codemode.owner-boot",
+  pidns: "codemode.owner-pidns",
+  pid: "codemode.owner-pid",
+} as const satisfies Record<keyof ContainerOwner, string>;
 
-export interface ContainerOwner {
-  /** A short hash of the data directory: two installs never reap each other's containers. */
-  home: string;
-  pid: number;
+export function ownerLabels(owner: ContainerOwner): Record<string, string> {
+  return {
+    [OWNER_LABELS.install]: owner.install,
+    [OWNER_LABELS.host]: owner.host,
+    [OWNER_LABELS.boot]: owner.boot,
+    [OWNER_LABELS.pidns]: owner.pidns,
+    [OWNER_LABELS.pid]: String(owner.pid),
+  };
+}
+
+/** The owner a container's labels name; a missing or odd label stays undefined. */
+export function labelledOwner(labels: Record<string, string>): LabelledOwner {
+  const pidText = labels[OWNER_LABELS.pid];
+  const pid = pidText === undefined ? undefined : Number(pidText);
+  return {
+    install: labels[OWNER_LABELS.install],
+    host: labels[OWNER_LABELS.host],
+    boot: labels[OWNER_LABELS.boot],
+    pidns: labels[OWNER_LABELS.pidns],
+    pid: pid !== undefined && Number.isSafeInteger(pid) ? pid : undefined,
+  };
 }
 
 /**
@@ -38,8 +64,7 @@ export function sandboxContainerSpec(
     NetworkDisabled: true,
     Labels: {
       [SANDBOX_LABEL]: "1",
-      [HOME_LABEL]: owner.home,
-      [OWNER_PID_LABEL]: String(owner.pid),
+      ...ownerLabels(owner),
     },
     HostConfig: {
       NetworkMode: "none",

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RUN_LIMITS, SANDBOX_LIMITS } from "../../../shared/limits.js";
-import { dockerOrSkip, leftoverContainers, TEST_HOME_ID } from "../../../test-support/docker.js";
+import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { Sandbox, sweepOrphanContainers } from "./sandbox.js";
 
 const fx = await dockerOrSkip();
-const owner = { home: TEST_HOME_ID, pid: process.pid };
+const owner = testOwner();
 
 // Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
 describe.skipIf(!fx)("sandbox on real Docker", () => {
@@ -297,11 +297,8 @@ describe.skipIf(!fx)("sandbox on real Docker", () => {
   });
 
   it("sweeping removes containers whose host is gone, not live ones", async () => {
-    const orphan = await SandboxContainer.start(fx!.docker, fx!.image, {
-      home: TEST_HOME_ID,
-      pid: 999_999,
-    });
-    const removed = await sweepOrphanContainers(fx!.docker, TEST_HOME_ID, (pid) => pid !== 999_999);
+    const orphan = await SandboxContainer.start(fx!.docker, fx!.image, { ...owner, pid: 999_999 });
+    const removed = await sweepOrphanContainers(fx!.docker, owner, (pid) => pid !== 999_999);
     expect(removed).toBe(1);
     await expect(orphan.container.inspect()).rejects.toThrow();
   });

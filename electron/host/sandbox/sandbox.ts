@@ -1,12 +1,8 @@
 import type Dockerode from "dockerode";
 import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
-import {
-  HOME_LABEL,
-  OWNER_PID_LABEL,
-  SANDBOX_LABEL,
-  type ContainerOwner,
-} from "./container-spec.js";
+import { ownerGone, type ContainerOwner } from "./container-owner.js";
+import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
 import type { RunHooks, RunRequest } from "./run-types.js";
 import { pidAlive } from "../local-access/instance-lock.js";
@@ -115,23 +111,22 @@ export class Sandbox {
 }
 
 /**
- * Removes sandbox containers of this install whose host process is gone (a crash or a
- * kill -9 skips close()). Containers of a live host, or of another install, are left.
+ * Removes sandbox containers of this install whose owner is provably gone (a crash or a
+ * kill -9 skips close()). Containers of another install, or whose owner may be alive (in
+ * another pid namespace, on another host), are left: see ownerGone.
  */
 export async function sweepOrphanContainers(
   docker: Dockerode,
-  home: string,
+  self: ContainerOwner,
   isAlive: (pid: number) => boolean = pidAlive,
 ): Promise<number> {
   const list = await docker.listContainers({
     all: true,
-    filters: { label: [`${SANDBOX_LABEL}=1`, `${HOME_LABEL}=${home}`] },
+    filters: { label: [`${SANDBOX_LABEL}=1`, `${OWNER_LABELS.install}=${self.install}`] },
   });
   let removed = 0;
   for (const info of list) {
-    const pid = Number(info.Labels[OWNER_PID_LABEL]);
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue;
-    if (pid === process.pid) continue;
+    if (!ownerGone(labelledOwner(info.Labels), self, isAlive)) continue;
     await docker
       .getContainer(info.Id)
       .remove({ force: true })

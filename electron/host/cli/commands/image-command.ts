@@ -64,7 +64,7 @@ async function status(io: CliIO): Promise<number> {
   const sandbox = new Sandbox({
     docker: ctx.docker,
     image: ctx.tag,
-    owner: { home: ctx.homeId, pid: process.pid },
+    owner: ctx.owner,
     poolSize: 0,
   });
   try {

@@ -47,12 +47,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
 
   const ctx = await dockerContext(io.env);
   await requireImage(ctx);
-  await sweepOrphanContainers(ctx.docker, ctx.homeId);
+  await sweepOrphanContainers(ctx.docker, ctx.owner);
   // One run, so no warm container: it would only be started to be thrown away.
   const sandbox = new Sandbox({
     docker: ctx.docker,
     image: ctx.tag,
-    owner: { home: ctx.homeId, pid: process.pid },
+    owner: ctx.owner,
     poolSize: 0,
   });
   try {

@@ -23,7 +23,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const ctx = await dockerContext(io.env);
   await requireImage(ctx);
-  await sweepOrphanContainers(ctx.docker, ctx.homeId);
+  await sweepOrphanContainers(ctx.docker, ctx.owner);
 
   const servers = new ServerSet(options.config);
   servers.on("status", (name, state) => {
@@ -47,7 +47,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const sandbox = new Sandbox({
     docker: ctx.docker,
     image: ctx.tag,
-    owner: { home: ctx.homeId, pid: process.pid },
+    owner: ctx.owner,
     deadlineSeconds: options.deadlineSeconds,
   });
   let engine: CodeModeEngine | null = null;

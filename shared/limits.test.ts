@@ -162,6 +162,20 @@ describe("limits", () => {
         refusalsPastBudget: 10,
         notLoggedToolsShown: 5,
       },
+      SERVER_CATALOG_LIMITS: {
+        minEntries: 20,
+        valueMaxChars: 4_096,
+        valuesPerSettingMax: 32,
+        settingsMax: 64,
+        descriptionMaxChars: 300,
+        searchMaxChars: 200,
+      },
+      TRY_SERVER_LIMITS: {
+        timeoutMs: 60_000,
+        concurrentMax: 2,
+        descriptionMaxChars: 300,
+        toolsShownMax: 200,
+      },
     });
   });
 });

@@ -327,3 +327,34 @@ export const RUN_COST_LIMITS = {
   /** Distinct tool names kept in the one entry that counts a run's calls not logged singly. */
   notLoggedToolsShown: 5,
 } as const;
+
+/** The catalog of well-known servers shipped with the app, and the values a user gives it. */
+export const SERVER_CATALOG_LIMITS = {
+  /** The shipped catalog holds at least this many entries (the promise). */
+  minEntries: 20,
+  /** One setting's value (a folder, a token, a connection string). */
+  valueMaxChars: 4_096,
+  /** Values one setting may take (the folders a filesystem server may use). */
+  valuesPerSettingMax: 32,
+  /** Settings one request may name (more than any entry has; bounds hostile input). */
+  settingsMax: 64,
+  /** An entry's description, so the gallery stays a gallery. */
+  descriptionMaxChars: 300,
+  /** The gallery's search text. */
+  searchMaxChars: 200,
+} as const;
+
+/** "Try it": start a server once with the user's settings, list its tools, stop it. */
+export const TRY_SERVER_LIMITS = {
+  /**
+   * Bound on the whole try (start + listing). As generous as a real start, since a first
+   * start through npx, uvx or docker may download the server.
+   */
+  timeoutMs: 60_000,
+  /** Tries running at once in one host; each is a child process. */
+  concurrentMax: 2,
+  /** A tool description shown in the result is cut to this. */
+  descriptionMaxChars: 300,
+  /** Tools listed in the result; the count still covers all of them. */
+  toolsShownMax: 200,
+} as const;

@@ -23,6 +23,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "check an mcpServers config file without starting anything",
     load: async () => (await import("./commands/config-command.js")).configCommand,
   },
+  servers: {
+    summary: "list the catalog of well-known servers, or add one from it",
+    load: async () => (await import("./commands/servers-command.js")).serversCommand,
+  },
   daemon: {
     summary: "start Code Mode headless (--ui adds the browser UI)",
     load: async () => (await import("./commands/daemon-command.js")).daemonCommand,

@@ -10,6 +10,7 @@ import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
+import { Emitter } from "../util/emitter.js";
 
 function notRun(error: string): RunResult {
   return {
@@ -65,8 +66,10 @@ export class CodeModeEngine {
   private current: Catalog;
   private bridge: Bridge;
   settings: EngineSettings;
-  private readonly listeners = new Set<() => void>();
-  private readonly errorListeners = new Set<(message: string) => void>();
+  private readonly events = new Emitter<{
+    change: () => void;
+    error: (message: string) => void;
+  }>();
   private readonly unsubscribe: () => void;
   /** Problems of the last live catalog rebuild that was refused (the old one stays). */
   lastCatalogError: string | null = null;
@@ -121,7 +124,7 @@ export class CodeModeEngine {
     this.settings = settings;
     // Runs in flight keep the bridge they started with and its per-server slots.
     if (concurrencyChanged) this.bridge = this.makeBridge();
-    for (const listener of this.listeners) listener();
+    this.events.emit("change");
   }
 
   private build(): Catalog {
@@ -137,10 +140,10 @@ export class CodeModeEngine {
       this.lastCatalogError = null;
     } catch (error) {
       this.lastCatalogError = error instanceof Error ? error.message : String(error);
-      for (const listener of this.errorListeners) listener(this.lastCatalogError);
+      this.events.emit("error", this.lastCatalogError);
       return;
     }
-    for (const listener of this.listeners) listener();
+    this.events.emit("change");
   }
 
   get catalog(): Catalog {
@@ -149,14 +152,12 @@ export class CodeModeEngine {
 
   /** Called whenever the catalog (and so the run_python description) changed. */
   onCatalogChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.on("change", listener);
   }
 
   /** Called when a live rebuild was refused (a clash, a label naming no tool): the old catalog stays. */
   onCatalogError(listener: (message: string) => void): () => void {
-    this.errorListeners.add(listener);
-    return () => this.errorListeners.delete(listener);
+    return this.events.on("error", listener);
   }
 
   description(): string {
@@ -236,7 +237,6 @@ export class CodeModeEngine {
 
   close(): void {
     this.unsubscribe();
-    this.listeners.clear();
-    this.errorListeners.clear();
+    this.events.clear();
   }
 }

@@ -17,6 +17,9 @@ import {
   type ServerState,
   type WrappedServerOptions,
 } from "./wrapped-server.js";
+import { sameList } from "../../../shared/same-list.js";
+import { Emitter } from "../util/emitter.js";
+import { SerialQueue } from "../util/serial-queue.js";
 
 export interface ServerSetEvents {
   /** A server's status changed. */
@@ -49,11 +52,6 @@ export interface ReplaceResult {
   failed: { server: string; error: string }[];
 }
 
-function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((value, i) => value === b[i]);
-}
-
 function samePolicy(a: ServerEntry, b: ServerEntry): boolean {
   const samePrivate =
     typeof a.private === "boolean" || typeof b.private === "boolean"
@@ -68,12 +66,11 @@ export class ServerSet implements ToolCaller {
   private readonly serverOptions: WrappedServerOptions;
   private closed = false;
   /** open() and replace() run one at a time, in call order. */
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly listeners: { [K in keyof ServerSetEvents]: Set<ServerSetEvents[K]> } = {
-    status: new Set(),
-    tools: new Set(),
-    servers: new Set(),
-  };
+  private readonly queue = new SerialQueue();
+  // A faulty listener must not stop the others or a replace() half way.
+  private readonly events = new Emitter<ServerSetEvents>((event, error) =>
+    console.error(`ServerSet: ${String(event)} listener threw:`, error),
+  );
 
   constructor(config: ServersConfig, options: ServerSetOptions = {}) {
     this.serverOptions = options.serverOptions ?? {};
@@ -112,9 +109,7 @@ export class ServerSet implements ToolCaller {
   }
 
   on<K extends keyof ServerSetEvents>(event: K, listener: ServerSetEvents[K]): () => void {
-    const set = this.listeners[event] as Set<ServerSetEvents[K]>;
-    set.add(listener);
-    return () => set.delete(listener);
+    return this.events.on(event, listener);
   }
 
   /**
@@ -254,22 +249,13 @@ export class ServerSet implements ToolCaller {
   }
 
   private serialized<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queue.run(task);
   }
 
   private emit<K extends keyof ServerSetEvents>(
     event: K,
     ...args: Parameters<ServerSetEvents[K]>
   ): void {
-    for (const listener of [...this.listeners[event]]) {
-      try {
-        (listener as (...a: Parameters<ServerSetEvents[K]>) => void)(...args);
-      } catch (error) {
-        // A faulty listener must not stop the others or a replace() half way.
-        console.error(`ServerSet: ${event} listener threw:`, error);
-      }
-    }
+    this.events.emit(event, ...args);
   }
 }

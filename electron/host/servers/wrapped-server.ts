@@ -27,6 +27,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "./server-config-types.js";
+import { sameList } from "../../../shared/same-list.js";
+import { Emitter } from "../util/emitter.js";
 
 // ---- Types ---------------------------------------------------------------------------
 
@@ -180,18 +182,14 @@ export class StderrTail {
   }
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value, i) => value === b[i]);
-}
-
 /** True when two entries start the same process: only then can a running server be kept. */
 export function sameLaunch(a: ServerEntry, b: ServerEntry): boolean {
   const aEnv = Object.keys(a.env).sort();
   const bEnv = Object.keys(b.env).sort();
   return (
     a.command === b.command &&
-    sameStrings(a.args, b.args) &&
-    sameStrings(aEnv, bEnv) &&
+    sameList(a.args, b.args) &&
+    sameList(aEnv, bEnv) &&
     aEnv.every((key) => a.env[key] === b.env[key])
   );
 }
@@ -247,9 +245,10 @@ export class WrappedServer {
   private failures = 0;
   private readyAt: number | null = null;
   private lastStderr: readonly string[] = [];
-  private readonly listeners: {
-    [K in keyof WrappedServerEvents]: Set<WrappedServerEvents[K]>;
-  } = { status: new Set(), tools: new Set() };
+  // A faulty listener must not stop the others or this server's state machine.
+  private readonly events = new Emitter<WrappedServerEvents>((event, error) =>
+    console.error(`WrappedServer "${this.name}": ${String(event)} listener threw:`, error),
+  );
 
   private currentEntry: ServerEntry;
 
@@ -311,9 +310,7 @@ export class WrappedServer {
 
   /** Subscribes to an event; returns the function that unsubscribes. */
   on<K extends keyof WrappedServerEvents>(event: K, listener: WrappedServerEvents[K]): () => void {
-    const set = this.listeners[event] as Set<WrappedServerEvents[K]>;
-    set.add(listener);
-    return () => set.delete(listener);
+    return this.events.on(event, listener);
   }
 
   /** Starts the server if it is not running or starting; resolves once it is ready. */
@@ -635,14 +632,7 @@ export class WrappedServer {
     event: K,
     ...args: Parameters<WrappedServerEvents[K]>
   ): void {
-    for (const listener of [...this.listeners[event]]) {
-      try {
-        (listener as (...a: Parameters<WrappedServerEvents[K]>) => void)(...args);
-      } catch (error) {
-        // A faulty listener must not stop the others or this server's state machine.
-        console.error(`WrappedServer "${this.name}": ${event} listener threw:`, error);
-      }
-    }
+    this.events.emit(event, ...args);
   }
 
   private closedError(): WrappedServerError {

@@ -2,6 +2,7 @@
 import { useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
+import { sameList } from "../../../../shared/same-list.js";
 import { mapFieldErrors } from "../../api/field-errors.js";
 import { useApi, useMutation, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
@@ -247,7 +248,7 @@ export function ImportClaudeDialog(props: {
   const blocked: Record<string, string> = {};
   const shim = info.data?.shimCommand;
   for (const [name, entry] of Object.entries(found.data?.servers ?? {})) {
-    if (shim && entry.command === shim.command && sameArgs(entry.args ?? [], shim.args)) {
+    if (shim && entry.command === shim.command && sameList(entry.args ?? [], shim.args)) {
       blocked[name] = "This is Code Mode itself";
     }
   }
@@ -319,8 +320,4 @@ export function ImportClaudeDialog(props: {
       ) : null}
     </Dialog>
   );
-}
-
-function sameArgs(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

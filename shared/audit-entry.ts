@@ -258,6 +258,8 @@ export type AuditVerifyResult =
       entries: number;
       firstSeq: number | null;
       lastSeq: number | null;
+      /** The newest entry's seq and hash: noted, `codemode audit verify --head` checks against it. */
+      head: { seq: number; hash: string } | null;
       /** What the user should know though nothing is wrong (a retention cut, a crash). */
       note: string | null;
     }

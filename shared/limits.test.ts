@@ -123,6 +123,8 @@ describe("limits", () => {
         readChunkBytes: 256 * KiB,
         tailDefaultEntries: 20,
         tailPollMs: 500,
+        checkpointIntervalMs: 1000,
+        checkpointMaxBytes: 4 * KiB,
       },
       LOCAL_ACCESS_LIMITS: {
         socketPathMaxBytes: 100,

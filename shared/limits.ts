@@ -226,6 +226,10 @@ export const AUDIT_LIMITS = {
   tailDefaultEntries: 20,
   /** `codemode audit tail`: how often it looks for new entries while following. */
   tailPollMs: 500,
+  /** The head is written outside the log at most this often (and at close, and before retention). */
+  checkpointIntervalMs: 1000,
+  /** A checkpoint file larger than this is not read (it holds four short fields). */
+  checkpointMaxBytes: 4 * KiB,
 } as const;
 
 /**

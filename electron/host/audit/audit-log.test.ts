@@ -66,6 +66,7 @@ describe("AuditLog", () => {
       entries: written.length,
       firstSeq: 1,
       lastSeq: written.length,
+      head: { seq: written.length, hash: sha256(lines.at(-1) ?? "") },
       note: null,
     });
   });

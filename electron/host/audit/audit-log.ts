@@ -31,6 +31,9 @@ import {
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import { verifyAudit } from "./audit-verify.js";
+import { CheckpointWriter, type CheckpointSigner } from "./audit-checkpoint.js";
+import { openCheckpoint } from "./audit-checkpoint-open.js";
+import type { VerifyHeadOptions } from "./audit-verify-head.js";
 import { redactDeep } from "./redaction.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -48,6 +51,8 @@ export interface AuditLogOptions {
   secrets?: () => readonly string[];
   /** Where failures that must not stop the log go: a throwing listener, a failed cleanup. */
   onError?: (error: unknown) => void;
+  /** Keeps the head outside the log (audit-checkpoint.ts); absent: no checkpoint. */
+  checkpoint?: { file: string; signer?: CheckpointSigner | null };
 }
 
 export type AuditListener = (entry: AuditEntry) => void;
@@ -66,6 +71,8 @@ export interface AuditRecovery {
   tornBytes: number;
   /** Files deleted because their newest entry was older than the retention period. */
   removedByRetention: string[];
+  /** Why the checkpoint found at start disagreed with the log, and where it was set aside. */
+  checkpointProblem: string | null;
 }
 
 interface Head {
@@ -135,13 +142,21 @@ export class AuditLog {
   /** Set when a failed write could not be undone: appending more would corrupt the chain. */
   #broken: Error | null = null;
   #stats: AuditLogStats = { entries: 0, writes: 0, syncs: 0 };
+  readonly #checkpoint: CheckpointWriter | null;
+  readonly #verifyOptions: VerifyHeadOptions;
 
   private constructor(
     options: AuditLogOptions,
     head: Head,
     current: CurrentFile | null,
     recovery: AuditRecovery,
+    checkpoint: CheckpointWriter | null,
   ) {
+    this.#checkpoint = checkpoint;
+    this.#verifyOptions = {
+      checkpointFile: options.checkpoint?.file,
+      signer: options.checkpoint?.signer ?? null,
+    };
     this.dir = options.dir;
     this.#now = options.now ?? (() => new Date());
     this.#fsync = options.fsync ?? true;
@@ -187,12 +202,24 @@ export class AuditLog {
       break;
     }
 
+    const opened =
+      options.checkpoint === undefined
+        ? null
+        : await openCheckpoint(
+            options.checkpoint.file,
+            options.checkpoint.signer ?? null,
+            { ...head, firstSeq: files[0]?.firstSeq ?? head.seq + 1 },
+            options.onError ?? (() => undefined),
+          );
+    const checkpoint = opened?.writer ?? null;
+
     const retentionDays = positive(options.retentionDays, AUDIT_LIMITS.defaultRetentionDays);
     const { removed, kept } = await pruneOldFiles(
       options.dir,
       files,
       now().getTime() - retentionDays * DAY_MS,
       null,
+      (firstSeq) => checkpoint?.noteRetention(firstSeq ?? head.seq + 1),
     );
 
     let current: CurrentFile | null = null;
@@ -203,7 +230,13 @@ export class AuditLog {
       if (size < maxFileBytes)
         current = { handle: await open(last.path, "a"), path: last.path, size };
     }
-    return new AuditLog(options, head, current, { ...torn, removedByRetention: removed });
+    return new AuditLog(
+      options,
+      head,
+      current,
+      { ...torn, removedByRetention: removed, checkpointProblem: opened?.problem ?? null },
+      checkpoint,
+    );
   }
 
   /** Seq of the newest durable entry; 0 for an empty log. */
@@ -256,6 +289,7 @@ export class AuditLog {
     const current = this.#current;
     this.#current = null;
     await current?.handle.close();
+    await this.#checkpoint?.close();
   }
 
   query(filter: AuditFilter = {}, page: AuditPage = {}): Promise<AuditQueryResult> {
@@ -266,8 +300,8 @@ export class AuditLog {
     return getAuditRun(this.dir, runId);
   }
 
-  verify(): Promise<AuditVerifyResult> {
-    return verifyAudit(this.dir);
+  verify(head?: { seq: number; hash: string }): Promise<AuditVerifyResult> {
+    return verifyAudit(this.dir, { ...this.#verifyOptions, head });
   }
 
   export(format: ExportFormat, out: Writable, filter?: AuditFilter): Promise<number> {
@@ -410,6 +444,7 @@ export class AuditLog {
     }
     current.size += data.length;
     this.#head = last.head;
+    this.#checkpoint?.noteHead(last.head);
     this.#stats.entries += segment.length;
   }
 
@@ -432,6 +467,7 @@ export class AuditLog {
         files,
         this.#now().getTime() - this.#retentionDays * DAY_MS,
         current?.path ?? null,
+        (firstSeq) => this.#checkpoint?.noteRetention(firstSeq ?? this.#head.seq + 1),
       );
     } catch (error) {
       this.#onError(error);
@@ -546,6 +582,8 @@ async function pruneOldFiles(
   files: AuditFile[],
   cutoffMs: number,
   keep: string | null,
+  /** Told the seq the log will start at (null: after the last file) before a file goes. */
+  beforeRemove: (firstSeq: number | null) => Promise<void> | undefined,
 ): Promise<{ removed: string[]; kept: AuditFile[] }> {
   const removed: string[] = [];
   let index = 0;
@@ -554,6 +592,7 @@ async function pruneOldFiles(
     if (file.path === keep) break;
     const newest = await newestEntryMs(file.path);
     if (newest >= cutoffMs) break;
+    await beforeRemove(files[index + 1]?.firstSeq ?? null);
     await unlinkIfPresent(file.path);
     removed.push(file.name);
   }

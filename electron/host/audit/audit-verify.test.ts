@@ -43,6 +43,7 @@ describe("verifyAudit", () => {
       entries: 0,
       firstSeq: null,
       lastSeq: null,
+      head: null,
       note: null,
     });
     await writeLog(10);
@@ -51,6 +52,7 @@ describe("verifyAudit", () => {
       entries: 10,
       firstSeq: 1,
       lastSeq: 10,
+      head: { seq: 10, hash: matching(/^[0-9a-f]{64}$/) },
       note: null,
     });
   });

@@ -10,6 +10,7 @@ import {
 } from "../../../shared/audit-entry.js";
 import { linesForward, listAuditFiles, listTornFiles, sha256Hex } from "./audit-files.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { checkHeads, readHeads, wantedSeqs, type VerifyHeadOptions } from "./audit-verify-head.js";
 
 type Bad = { file: string; line: number; seq: number | null; problem: string };
 
@@ -33,7 +34,13 @@ interface Mismatch {
   seq: number;
 }
 
-export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
+export async function verifyAudit(
+  dir: string,
+  options: VerifyHeadOptions = {},
+): Promise<AuditVerifyResult> {
+  const heads = await readHeads(options);
+  const wanted = wantedSeqs(heads, options);
+  const hashes = new Map<number, string>();
   const files = await listAuditFiles(dir);
   const notes: string[] = [];
   let entries = 0;
@@ -135,6 +142,7 @@ export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
           });
         }
       }
+      if (wanted.has(seq)) hashes.set(seq, hash);
       entries += 1;
       entriesInFile += 1;
       last = { ...at, seq, hash, tsMs };
@@ -163,7 +171,22 @@ export async function verifyAudit(dir: string): Promise<AuditVerifyResult> {
       `${torn.length} file${torn.length === 1 ? "" : "s"} of bytes set aside after a crash: ${torn.join(", ")}.`,
     );
   }
-  return { ok: true, entries, firstSeq, lastSeq: last?.seq ?? null, note: result() };
+  const checked = checkHeads(heads, options, {
+    firstSeq,
+    last,
+    firstFile: files[0]?.name ?? null,
+    hashes,
+  });
+  if ("bad" in checked) return fail(checked.bad);
+  notes.push(...checked.notes);
+  return {
+    ok: true,
+    entries,
+    firstSeq,
+    lastSeq: last?.seq ?? null,
+    head: last === null ? null : { seq: last.seq, hash: last.hash },
+    note: result(),
+  };
 }
 
 function seqOf(value: unknown): number | null {

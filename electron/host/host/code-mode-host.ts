@@ -4,6 +4,7 @@ import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AppInfoView, ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
+import { CHECKPOINT_FILE, type CheckpointSigner } from "../audit/audit-checkpoint.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker, type DockerStatus } from "../docker/docker-status.js";
@@ -77,6 +78,8 @@ export interface HostOptions {
   secretCodec?: SecretCodec;
   /** Where Claude Desktop's config is (tests point it at a temporary file). */
   claudeDesktopConfigPath?: () => string;
+  /** Signs the audit checkpoint with a key in the OS keychain; absent: unsigned (daemon). */
+  checkpointSigner?: CheckpointSigner;
 }
 
 /**
@@ -215,7 +218,12 @@ export class CodeModeHost {
         // Read live: a value marked secret a moment ago is scrubbed from the next entry.
         secrets: () => host?.secrets() ?? [],
         onError: (error) => log(`audit: ${String(error)}`),
+        checkpoint: {
+          file: path.join(options.dataDir, CHECKPOINT_FILE),
+          signer: options.checkpointSigner ?? null,
+        },
       });
+      if (audit.recovery.checkpointProblem) problems.push(audit.recovery.checkpointProblem);
       if (audit.recovery.tornFile) {
         problems.push(
           `The audit log's last line was cut off by a crash; its ${audit.recovery.tornBytes} bytes were kept in ${audit.recovery.tornFile}.`,

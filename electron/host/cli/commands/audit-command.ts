@@ -6,17 +6,35 @@ import { AUDIT_LIMITS } from "../../../../shared/limits.js";
 import { exportAudit } from "../../audit/audit-export.js";
 import { queryAudit } from "../../audit/audit-query.js";
 import { verifyAudit } from "../../audit/audit-verify.js";
+import { CHECKPOINT_FILE } from "../../audit/audit-checkpoint.js";
 import { dataDir } from "../../paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 
 export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]
-       codemode audit verify
+       codemode audit verify [--head SEQ:HASH]
        codemode audit export [--format jsonl|csv] [--out FILE]
 
   tail     prints the last N entries (default ${AUDIT_LIMITS.tailDefaultEntries}), then follows new ones
-  verify   checks the hash chain; exits 1 naming the first entry that was edited,
-           removed or reordered
+  verify   checks the hash chain and the checkpoint kept outside the log; exits 1
+           naming the first entry that was edited, removed or reordered, or saying
+           that the log was cut. Prints the head (head: SEQ:HASH) to note down;
+           --head SEQ:HASH checks the log still holds a head noted earlier
   export   writes the whole log as JSON Lines (verifiable) or CSV`;
+
+/** `--head SEQ:HASH`, as `verify` prints it. Parsed by hand: the text is the user's. */
+export function parseHead(text: string): { seq: number; hash: string } {
+  const colon = text.indexOf(":");
+  const seqText = text.slice(0, colon);
+  const hash = text.slice(colon + 1).toLowerCase();
+  const seq = Number(seqText);
+  const isHex = hash.length === 64 && [...hash].every((c) => "0123456789abcdef".includes(c));
+  if (colon < 1 || !/^\d{1,15}$/.test(seqText) || seq < 1 || !isHex) {
+    throw new UserError(
+      `--head takes SEQ:HASH as "codemode audit verify" prints it (a seq, a colon, 64 hex digits), not ${JSON.stringify(text.slice(0, 100))}`,
+    );
+  }
+  return { seq, hash };
+}
 
 export function auditDir(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), "audit");
@@ -62,6 +80,7 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
       "no-follow": { type: "boolean" },
       format: { type: "string" },
       out: { type: "string" },
+      head: { type: "string" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -73,12 +92,17 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const dir = auditDir(io.env);
   if (sub === "verify") {
-    const result = await verifyAudit(dir);
+    const head = values.head === undefined ? undefined : parseHead(values.head);
+    const result = await verifyAudit(dir, {
+      checkpointFile: path.join(dataDir(io.env), CHECKPOINT_FILE),
+      head,
+    });
     if (result.ok) {
       writeLine(
         io.stdout,
         `ok: ${result.entries} entries${result.lastSeq ? `, seq ${result.firstSeq}-${result.lastSeq}` : ""}${result.note ? ` (${result.note})` : ""}`,
       );
+      if (result.head) writeLine(io.stdout, `head: ${result.head.seq}:${result.head.hash}`);
       return 0;
     }
     const bad = result.firstBad;

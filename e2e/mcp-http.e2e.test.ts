@@ -5,6 +5,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
@@ -27,6 +28,61 @@ function rawRequest(url: string, headers: Record<string, string>): Promise<numbe
     req.end("{}");
   });
 }
+
+interface RawReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One HTTP request as a client with no MCP library would send it. */
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+/** The JSON-RPC error a refusal carries: every refusal has one. */
+function rpcError(reply: RawReply): { code: number; message: string } {
+  expect(reply.headers["content-type"]).toBe("application/json");
+  const parsed = JSON.parse(reply.body) as {
+    jsonrpc: string;
+    error: { code: number; message: string };
+  };
+  expect(parsed.jsonrpc).toBe("2.0");
+  return parsed.error;
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "raw-http", version: "1" },
+  },
+});
 
 // Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
 describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
@@ -111,6 +167,117 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
       limit: 10,
     });
     expect(refused.ok && refused.value.entries.length).toBe(4);
+  });
+
+  it("answers a missing or wrong token with 401, a Bearer challenge and which header to send", async () => {
+    const attempts: Record<string, string>[] = [{}, { Authorization: "Bearer nope" }];
+    for (const headers of attempts) {
+      const reply = await send(url, { headers, body: INITIALIZE });
+      expect(reply.status).toBe(401);
+      expect(reply.headers["www-authenticate"]).toMatch(/^Bearer /);
+      const error = rpcError(reply);
+      expect(error.message).toContain("Authorization: Bearer");
+    }
+  });
+
+  it("answers OAuth discovery and every other unknown path with 404, token or not", async () => {
+    const base = new URL(url).origin;
+    for (const p of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+      "/register",
+    ]) {
+      const reply = await send(base + p, { method: "GET" });
+      expect(reply.status, p).toBe(404);
+      expect(rpcError(reply).message).toContain("/mcp");
+    }
+    const reply = await send(base + "/nope", { headers: { Authorization: `Bearer ${token}` } });
+    expect(reply.status).toBe(404);
+  });
+
+  it("answers a body that is not JSON with -32700 and a Host or Origin refusal with a JSON-RPC error", async () => {
+    const auth = { Authorization: `Bearer ${token}` };
+    const parse = await send(url, { headers: auth, body: "{not json" });
+    expect(parse.status).toBe(400);
+    expect(rpcError(parse).code).toBe(-32700);
+    const host = await send(url, { headers: { ...auth, Host: "evil.example:17717" }, body: "{}" });
+    expect(host.status).toBe(421);
+    expect(rpcError(host).message).toContain("Host");
+    const origin = await send(url, {
+      headers: { ...auth, Origin: "http://evil.example" },
+      body: INITIALIZE,
+    });
+    expect(origin.status).toBe(403);
+    expect(rpcError(origin).message).toContain("web pages");
+  });
+
+  it("answers a request on an unknown or expired session with 404, so the client starts anew", async () => {
+    const auth = { Authorization: `Bearer ${token}` };
+    const reply = await send(url, {
+      headers: { ...auth, "mcp-session-id": "3f1c2a7e-0000-4000-8000-000000000000" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(reply.status).toBe(404);
+    expect(rpcError(reply).code).toBe(-32001);
+    const get = await send(url, {
+      method: "GET",
+      headers: { ...auth, "mcp-session-id": "3f1c2a7e-0000-4000-8000-000000000000" },
+    });
+    expect(get.status).toBe(404);
+    // No session at all and not an initialize: that is the client's mistake, 400.
+    const none = await send(url, {
+      headers: auth,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
+    });
+    expect(none.status).toBe(400);
+    expect(rpcError(none).code).toBe(-32600);
+  });
+
+  it("accepts the server's own loopback origins and refuses any other", async () => {
+    const auth = { Authorization: `Bearer ${token}` };
+    for (const origin of ["http://127.0.0.1:17717", "http://localhost:17717"]) {
+      const reply = await send(url, { headers: { ...auth, Origin: origin }, body: INITIALIZE });
+      expect(reply.status, origin).toBe(200);
+    }
+    for (const origin of ["http://127.0.0.1:1", "https://127.0.0.1:17717", "null"]) {
+      const reply = await send(url, { headers: { ...auth, Origin: origin }, body: INITIALIZE });
+      expect(reply.status, origin).toBe(403);
+    }
+  });
+
+  it("answers tools/call for another tool or with non-object arguments with -32602 in one line", async () => {
+    const client = new Client({ name: "params-client", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const unknown = await client
+      .callTool({ name: "nope", arguments: {} })
+      .catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(-32602);
+    expect((unknown as McpError).message).toContain('unknown tool "nope"');
+    for (const args of [[1], "print(1)", null]) {
+      const bad = await client
+        .request(
+          { method: "tools/call", params: { name: "run_python", arguments: args } },
+          CallToolResultSchema,
+        )
+        .catch((error: unknown) => error);
+      expect(bad).toBeInstanceOf(McpError);
+      expect((bad as McpError).code).toBe(-32602);
+      expect((bad as McpError).message).toMatch(
+        /arguments must be an object, got (an array|a string|null)$/,
+      );
+      expect((bad as McpError).message).not.toContain("\n");
+    }
+    // Arguments a model can fix are still a tool error it sees.
+    const empty = await client.callTool({ name: "run_python", arguments: { code: "" } });
+    expect(empty.isError).toBe(true);
+    await client.close();
   });
 
   it("sends no CORS headers", async () => {

@@ -2,6 +2,7 @@
 // drives `codemode serve`, the model's Python runs in the real sandbox, and the toy server's
 // call log (TOY_CALL_LOG) shows what reached the server.
 
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BRIDGE_LIMITS } from "../shared/limits.js";
 import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
@@ -296,9 +297,15 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
       expect(text(r)).toMatch(message);
       expect(r.structuredContent).toBeUndefined();
     }
-    const unknown = await serve.callRaw("python", { code: "print(1)" });
-    expect(unknown.isError).toBe(true);
-    expect(text(unknown)).toBe('run_python: unknown tool "python": the only tool is run_python');
+    // Another tool's name is a protocol error (-32602), not a result the model could fix.
+    const unknown = await serve
+      .callRaw("python", { code: "print(1)" })
+      .catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(-32602);
+    expect((unknown as McpError).message).toBe(
+      'MCP error -32602: tools/call: unknown tool "python": the only tool is run_python',
+    );
 
     // Code that raises, or does not even compile, is a normal result carrying the error.
     const raised = await serve.callRaw("run_python", {

@@ -95,6 +95,7 @@ describe("limits", () => {
         authRefusalsPerMinute: 30,
         httpSessionIdleMs: 30 * 60_000,
         httpSessionSweepMs: 60_000,
+        socketMessageMaxBytes: 4 * MiB,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,

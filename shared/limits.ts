@@ -169,6 +169,8 @@ export const HOST_LIMITS = {
   httpSessionIdleMs: 30 * 60_000,
   /** How often idle HTTP sessions are looked for. */
   httpSessionSweepMs: 60_000,
+  /** Longest JSON-RPC line accepted from a shim (the same bound as an HTTP body). */
+  socketMessageMaxBytes: 4 * MiB,
 } as const;
 
 /**

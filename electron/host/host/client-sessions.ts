@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientView } from "../../../shared/api/api-views.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
+import { SocketTransport } from "./socket-transport.js";
 import { createRunPythonServer, type RunPythonService } from "../mcp/run-python-server.js";
 
 interface Session {
@@ -38,15 +38,9 @@ export class ClientSessions {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** A local-socket connection: the SDK's stdio transport over the socket's two directions. */
+  /** A local-socket connection (a shim): one JSON-RPC message per line each way. */
   async attachSocket(socket: Duplex): Promise<string> {
-    const transport = new StdioServerTransport(socket, socket);
-    // The SDK's stdio transport does not notice its streams ending: close it ourselves.
-    const end = (): void => void transport.close();
-    socket.once("end", end);
-    socket.once("close", end);
-    socket.once("error", end);
-    return this.attach(transport, "socket", () => socket.destroy());
+    return this.attach(new SocketTransport(socket), "socket", () => socket.destroy());
   }
 
   /** Any MCP transport (an HTTP session); `dispose` runs once the session has ended. */

@@ -16,28 +16,78 @@ export interface McpHttpOptions {
   log?: (line: string) => void;
 }
 
+/** JSON-RPC error codes the HTTP layer answers with (the SDK's own for a missing session). */
+export const HTTP_RPC_ERRORS = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  /** Refusals with no JSON-RPC meaning of their own: token, host, origin, size, path. */
+  refused: -32000,
+  /** What the SDK's own transport answers for a session it does not know. */
+  sessionNotFound: -32001,
+  internal: -32603,
+} as const;
+
 class HttpRefusal extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly rpcCode: number = HTTP_RPC_ERRORS.refused,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
+
+/** The body of every refusal: a JSON-RPC error, so a client can show what went wrong. */
+function sendRefusal(res: http.ServerResponse, refusal: HttpRefusal): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(refusal.status, { "Content-Type": "application/json", ...refusal.headers });
+  res.end(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: refusal.rpcCode, message: refusal.message },
+    }),
+  );
+}
+
+/** The paths that speak MCP; every other path is 404, before the token is even looked at. */
+const MCP_PATHS = new Set(["/mcp", "/sse", "/messages"]);
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > HOST_LIMITS.httpBodyMaxBytes) throw new HttpRefusal(413, "request body too large");
+    if (size > HOST_LIMITS.httpBodyMaxBytes) {
+      throw new HttpRefusal(
+        413,
+        `request body is larger than ${HOST_LIMITS.httpBodyMaxBytes} bytes`,
+        HTTP_RPC_ERRORS.invalidRequest,
+      );
+    }
     chunks.push(chunk as Buffer);
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
-    throw new HttpRefusal(400, "request body is not JSON");
+    throw new HttpRefusal(
+      400,
+      "Parse error: the request body is not JSON",
+      HTTP_RPC_ERRORS.parseError,
+    );
   }
+}
+
+function unknownSession(): HttpRefusal {
+  return new HttpRefusal(
+    404,
+    "Session not found: it expired or Code Mode restarted; send a new initialize request",
+    HTTP_RPC_ERRORS.sessionNotFound,
+  );
 }
 
 /**
@@ -60,11 +110,12 @@ export class McpHttpServer {
     this.sweeper.unref();
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        const status = error instanceof HttpRefusal ? error.status : 500;
-        const message = error instanceof Error ? error.message : "error";
-        if (!res.headersSent) res.writeHead(status, { "Content-Type": "text/plain" });
-        res.end(status === 500 ? "internal error" : message);
-        if (status === 500) options.log?.(`http: ${message}`);
+        if (error instanceof HttpRefusal) {
+          sendRefusal(res, error);
+          return;
+        }
+        options.log?.(`http: ${error instanceof Error ? error.message : String(error)}`);
+        sendRefusal(res, new HttpRefusal(500, "internal error", HTTP_RPC_ERRORS.internal));
       });
     });
   }
@@ -83,29 +134,49 @@ export class McpHttpServer {
     return `http://127.0.0.1:${this.port}/mcp`;
   }
 
-  private check(req: http.IncomingMessage): void {
-    const allowed = [`127.0.0.1:${this.port}`, `localhost:${this.port}`];
-    if (!allowed.includes(req.headers.host ?? "")) {
+  /** Host and Origin: who may talk to us at all (DNS rebinding, web pages). */
+  private checkOrigin(req: http.IncomingMessage): void {
+    const own = [`127.0.0.1:${this.port}`, `localhost:${this.port}`];
+    if (!own.includes(req.headers.host ?? "")) {
       this.options.onRefused?.("HTTP request with a foreign Host header");
-      throw new HttpRefusal(421, "wrong host");
+      throw new HttpRefusal(421, "wrong Host header: this server answers only on loopback");
     }
-    if (req.headers.origin !== undefined) {
+    // Our own loopback origins serve no page, so only a foreign origin is a web page.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !own.some((hostPort) => origin === `http://${hostPort}`)) {
       this.options.onRefused?.(
-        `HTTP request from a web page (${req.headers.origin.slice(0, HOST_LIMITS.httpOriginShownMaxChars)})`,
+        `HTTP request from a web page (${origin.slice(0, HOST_LIMITS.httpOriginShownMaxChars)})`,
       );
       throw new HttpRefusal(403, "requests from web pages are not accepted");
     }
+  }
+
+  private checkToken(req: http.IncomingMessage): void {
     const auth = req.headers.authorization ?? "";
     const presented = auth.startsWith("Bearer ") ? auth.slice("Bearer ".length) : "";
     if (!presented || !tokensEqual(presented, this.options.token)) {
       this.options.onRefused?.("HTTP request without the right bearer token");
-      throw new HttpRefusal(401, "a bearer token is required");
+      // A plain Bearer challenge with no resource metadata: the token is fixed, there is
+      // no OAuth flow to start, and the discovery paths answer 404.
+      throw new HttpRefusal(
+        401,
+        presented
+          ? "wrong bearer token: send the header Authorization: Bearer <token>, with the token shown on Code Mode's Clients page"
+          : "missing bearer token: send the header Authorization: Bearer <token>, with the token shown on Code Mode's Clients page",
+        HTTP_RPC_ERRORS.refused,
+        { "WWW-Authenticate": 'Bearer realm="codemode"' },
+      );
     }
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    this.check(req);
+    this.checkOrigin(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    // OAuth discovery (/.well-known/oauth-*) and any other path: not here, token or not.
+    if (!MCP_PATHS.has(url.pathname)) {
+      throw new HttpRefusal(404, `not found: MCP is served on /mcp (and legacy SSE on /sse)`);
+    }
+    this.checkToken(req);
     if (url.pathname === "/mcp") return this.handleStreamable(req, res);
     if (url.pathname === "/sse" && req.method === "GET") {
       const transport = new SSEServerTransport("/messages", res);
@@ -118,7 +189,13 @@ export class McpHttpServer {
     }
     if (url.pathname === "/messages" && req.method === "POST") {
       const transport = this.sse.get(url.searchParams.get("sessionId") ?? "");
-      if (!transport) throw new HttpRefusal(404, "unknown session");
+      if (!transport) {
+        throw new HttpRefusal(
+          404,
+          "Session not found: connect to /sse again",
+          HTTP_RPC_ERRORS.sessionNotFound,
+        );
+      }
       this.touch(transport.sessionId);
       await transport.handlePostMessage(req, res, await readJson(req));
       return;
@@ -136,8 +213,15 @@ export class McpHttpServer {
     if (req.method === "POST") {
       const body = await readJson(req);
       if (existing) return existing.handleRequest(req, res, body);
-      if (sessionId !== undefined || !isInitializeRequest(body)) {
-        throw new HttpRefusal(400, "no session: start with an initialize request");
+      // An unknown or expired session (after a restart or the idle sweep) is 404, so the
+      // client starts a new session; no session at all is 400 (the spec's two answers).
+      if (sessionId !== undefined) throw unknownSession();
+      if (!isInitializeRequest(body)) {
+        throw new HttpRefusal(
+          400,
+          "Bad Request: no mcp-session-id header: start with an initialize request",
+          HTTP_RPC_ERRORS.invalidRequest,
+        );
       }
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -154,7 +238,16 @@ export class McpHttpServer {
       });
       return transport.handleRequest(req, res, body);
     }
-    if (!existing) throw new HttpRefusal(404, "unknown session");
+    if (!existing) {
+      if (sessionId === undefined) {
+        throw new HttpRefusal(
+          400,
+          "Bad Request: no mcp-session-id header",
+          HTTP_RPC_ERRORS.invalidRequest,
+        );
+      }
+      throw unknownSession();
+    }
     return existing.handleRequest(req, res);
   }
 

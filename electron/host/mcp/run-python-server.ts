@@ -1,9 +1,13 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
@@ -34,6 +38,48 @@ function invalid(message: string): CallToolResult {
 }
 
 /**
+ * tools/call as it arrives, before any check: the SDK's Server checks it against its own
+ * schema first and answers a bad one with a multi-line zod dump, so we take it raw and answer
+ * each wrong shape in one line.
+ */
+const rawToolCall = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+type RawToolCall = z.infer<typeof rawToolCall>;
+type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * A -32602 answer. Not the SDK's McpError: that one puts "MCP error -32602: " into the message
+ * on the wire, and the client's McpError then adds it a second time.
+ */
+class InvalidParams extends Error {
+  readonly code = ErrorCode.InvalidParams;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+/** The run_python arguments of a tools/call, or a -32602 naming what is wrong with it. */
+function toolCallArguments(params: unknown): Record<string, unknown> {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw new InvalidParams("tools/call: params must be an object");
+  }
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (name !== RUN_PYTHON_TOOL) {
+    const shown = typeof name === "string" ? JSON.stringify(name.slice(0, 64)) : describeType(name);
+    throw new InvalidParams(
+      `tools/call: unknown tool ${shown}: the only tool is ${RUN_PYTHON_TOOL}`,
+    );
+  }
+  if (args === undefined) return {};
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new InvalidParams(`tools/call: arguments must be an object, got ${describeType(args)}`);
+  }
+  return args as Record<string, unknown>;
+}
+
+/**
  * One MCP server with one tool, run_python, for one connection (the SDK's Server holds
  * per-connection state, so each connection gets its own). A run that raised is a normal
  * result; only invalid input is a tool error.
@@ -58,37 +104,39 @@ export function createRunPythonServer(
     ],
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (request.params.name !== RUN_PYTHON_TOOL) {
-      return invalid(
-        `unknown tool ${JSON.stringify(request.params.name)}: the only tool is run_python`,
-      );
-    }
-    const parsed = runPythonInput.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) =>
-        issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
-      );
-      return invalid(`invalid input: ${problems.join("; ")}`);
-    }
-    let result: RunResult;
-    try {
-      result = await engine.run(parsed.data, {
-        client: options.clientKey(server.getClientVersion()),
-        signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
-      });
-    } catch (error) {
-      // Our own refusals say what to do; anything else is a host fault, named only by type.
-      if (error instanceof RunNotStarted) return invalid(error.message);
-      return invalid(
-        `the run failed on the host side (${error instanceof Error ? error.name : "Error"})`,
-      );
-    }
-    return {
-      structuredContent: { ...result },
-      content: [{ type: "text", text: JSON.stringify(result) }],
-    };
-  });
+  // Protocol's own registration, not Server's: see rawToolCall. A protocol-level mistake
+  // (unknown tool, arguments not an object) is a -32602 error; arguments a model can fix
+  // (empty code, a typo'd key) stay a tool error, which the model sees and corrects.
+  Protocol.prototype.setRequestHandler.call(
+    server,
+    rawToolCall,
+    async (request: RawToolCall, extra: ToolCallExtra): Promise<CallToolResult> => {
+      const parsed = runPythonInput.safeParse(toolCallArguments(request.params));
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((issue) =>
+          issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
+        );
+        return invalid(`invalid input: ${problems.join("; ")}`);
+      }
+      let result: RunResult;
+      try {
+        result = await engine.run(parsed.data, {
+          client: options.clientKey(server.getClientVersion()),
+          signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
+        });
+      } catch (error) {
+        // Our own refusals say what to do; anything else is a host fault, named only by type.
+        if (error instanceof RunNotStarted) return invalid(error.message);
+        return invalid(
+          `the run failed on the host side (${error instanceof Error ? error.name : "Error"})`,
+        );
+      }
+      return {
+        structuredContent: { ...result },
+        content: [{ type: "text", text: JSON.stringify(result) }],
+      };
+    },
+  );
 
   const unsubscribe = engine.onCatalogChange(() => {
     void server.sendToolListChanged().catch(() => undefined);

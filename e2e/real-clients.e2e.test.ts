@@ -1,0 +1,81 @@
+// MCP clients nobody here wrote, run for real against a real `codemode daemon`: mcp-remote (the
+// stdio-to-HTTP bridge many clients use). Each keeps working through what a user's setup goes
+// through, such as the app restarting under a connected client.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertHostBuilt, cleanUpHosts, makeHome, startDaemon } from "../test-support/daemon.js";
+import { freePort } from "../test-support/free-port.js";
+
+const require = createRequire(import.meta.url);
+const MCP_REMOTE = path.join(
+  path.dirname(require.resolve("mcp-remote/package.json")),
+  "dist",
+  "proxy.js",
+);
+
+describe("real MCP clients against codemode daemon", () => {
+  let home: string;
+  let clientHome: string;
+  let port: number;
+
+  beforeAll(async () => {
+    assertHostBuilt();
+    home = makeHome("codemode-clients-");
+    clientHome = mkdtempSync(path.join(os.tmpdir(), "codemode-client-home-"));
+    port = await freePort();
+    writeFileSync(
+      path.join(home, "settings.json"),
+      JSON.stringify({ httpEnabled: true, httpPort: port }),
+    );
+  });
+
+  afterAll(async () => {
+    await cleanUpHosts();
+    rmSync(clientHome, { recursive: true, force: true });
+  });
+
+  it("mcp-remote starts a new session by itself after the app restarts (404 for the old one)", async () => {
+    let daemon = await startDaemon(home);
+    const token = readFileSync(path.join(home, "token"), "utf8").trim();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        MCP_REMOTE,
+        `http://127.0.0.1:${port}/mcp`,
+        "--transport",
+        "http-only",
+        "--header",
+        `Authorization: Bearer ${token}`,
+      ],
+      env: { PATH: process.env.PATH ?? "", HOME: clientHome, MCP_REMOTE_CONFIG_DIR: clientHome },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const client = new Client({ name: "mcp-remote-e2e", version: "1" });
+    try {
+      await client.connect(transport);
+      const before = await client.listTools();
+      expect(before.tools.map((t) => t.name)).toEqual(["run_python"]);
+
+      // The app restarts (an update, a crash, a reboot): every session it knew is gone.
+      await daemon.stop();
+      daemon = await startDaemon(home);
+
+      const after = await client.listTools();
+      expect(after.tools.map((t) => t.name)).toEqual(["run_python"]);
+      const call = await client.callTool({ name: "nope", arguments: {} }).catch((e: unknown) => e);
+      expect(String(call)).toContain("unknown tool");
+    } catch (error) {
+      throw new Error(`${String(error)}\nmcp-remote stderr:\n${stderr}`);
+    } finally {
+      await client.close().catch(() => undefined);
+      await daemon.stop();
+    }
+  });
+});

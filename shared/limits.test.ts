@@ -37,6 +37,7 @@ describe("limits", () => {
         maxPendingCalls: 256,
         toolNameMaxChars: 1024,
         earlyOutputMaxBytes: 64 * KiB,
+        doneErrorMaxChars: 8 * KiB,
       },
       BRIDGE_LIMITS: {
         argsMaxBytes: 16 * KiB,

@@ -49,7 +49,11 @@ export const PROTOCOL_LIMITS = {
   outputChunkChars: 4 * KiB,
   /** The most calls one run may have in flight before the host stops reading more. */
   maxPendingCalls: 256,
-  /** A call message's tool name longer than this is a protocol violation. */
+  /**
+   * A call message's tool name must be an ASCII Python identifier of at most this many
+   * characters, as every catalog name is (the catalog leaves out a tool whose name would be
+   * longer); any other name is a protocol violation.
+   */
   toolNameMaxChars: 1024,
   /**
    * A runner says nothing before its start line; stdout that comes early is kept up to about
@@ -57,6 +61,12 @@ export const PROTOCOL_LIMITS = {
    * protocol violation it is without buffering a flood.
    */
   earlyOutputMaxBytes: 64 * KiB,
+  /**
+   * A done message's `error` is cut to its last this-many characters before anything else
+   * looks at it. The runner sends at most errorMaxChars code points (plus "..."), which is at
+   * most twice that in UTF-16 units, so an honest traceback is never cut here.
+   */
+  doneErrorMaxChars: 8 * KiB,
 } as const;
 
 /** The bridge: what every tool call must satisfy. */

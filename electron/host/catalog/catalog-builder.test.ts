@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import { CatalogError, buildCatalog } from "./catalog-builder.js";
 import type { DiscoveredTool, ServerTools } from "./catalog-types.js";
 
@@ -109,6 +109,16 @@ describe("catalog builder", () => {
     );
     expect(catalog.tools).toEqual([]);
     expect(catalog.warnings[0]).toMatch(/^Left out tool "broken" of server "s": /);
+  });
+
+  it("leaves out a tool whose Python name would pass the runner's tool name cap", () => {
+    const max = PROTOCOL_LIMITS.toolNameMaxChars;
+    const catalog = buildCatalog(
+      [server("s", [tool("a".repeat(max)), tool("b".repeat(max + 1))])],
+      { prefixWithServer: false },
+    );
+    expect(catalog.tools.map((t) => t.pyName)).toEqual(["a".repeat(max)]);
+    expect(catalog.warnings[0]).toContain(`its name is longer than ${max} characters`);
   });
 
   it("requires labels to name kept tools", () => {

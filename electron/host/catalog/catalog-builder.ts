@@ -1,4 +1,4 @@
-import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import type { Catalog, CatalogTool, DiscoveredTool, ServerTools } from "./catalog-types.js";
 import { pythonNameFor } from "./python-names.js";
 import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
@@ -42,6 +42,17 @@ function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: stri
 
   for (const discovered of entry.tools) {
     if (allowed !== null && !allowed.has(discovered.name)) continue;
+    // The runner may only call names up to this length (a longer one is a protocol violation),
+    // so a tool whose name would be longer could never be called: say so instead.
+    if (
+      pythonNameFor(entry.server, discovered.name, prefixWithServer).length >
+      PROTOCOL_LIMITS.toolNameMaxChars
+    ) {
+      const reason = `its name is longer than ${PROTOCOL_LIMITS.toolNameMaxChars} characters`;
+      warnings.push(`Left out ${toolLabel(entry.server, discovered.name)}: ${reason}.`);
+      leftOut.set(discovered.name, reason);
+      continue;
+    }
     const inputSchema = normaliseInputSchema(discovered.inputSchema);
     const compiled = compileInputSchema(inputSchema);
     if (!compiled.ok) {

@@ -96,7 +96,8 @@ export async function buildSandboxImage(
           failure ??= (event.errorDetail?.message ?? event.error ?? "unknown error").trim();
           return;
         }
-        const text = (event.stream ?? event.status ?? "").replace(/\s+$/, "");
+        // trimEnd, not /\s+$/: build output is text we do not control, and that regex backtracks.
+        const text = (event.stream ?? event.status ?? "").trimEnd();
         if (!text) return;
         const step = /^Step (\d+)\/(\d+) :/.exec(text);
         if (step) onEvent({ kind: "step", step: Number(step[1]), total: Number(step[2]), text });

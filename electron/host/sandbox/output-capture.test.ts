@@ -22,5 +22,7 @@ describe("tracebackTail", () => {
     const text = Array.from({ length: 50 }, (_, i) => `line ${i}`).join("\n");
     expect(tracebackTail(text, 2, 1000)).toBe("line 48\nline 49");
     expect(tracebackTail("x".repeat(100), 5, 10)).toHaveLength(10);
+    expect(tracebackTail("a\nb \t\r\n\u00a0\u2028\n", 5, 100)).toBe("a\nb");
+    expect(tracebackTail(" ".repeat(1000) + "x", 5, 10)).toBe("…" + " ".repeat(8) + "x");
   });
 });

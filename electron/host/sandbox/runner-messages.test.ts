@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PROTOCOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import { encodeHostMessage, parseRunnerLine } from "./runner-messages.js";
 
 describe("runner messages", () => {
@@ -22,6 +23,70 @@ describe("runner messages", () => {
     ]) {
       expect(parseRunnerLine(line).ok, line).toBe(false);
     }
+  });
+
+  it("takes only tool names the catalog could have produced: bounded ASCII identifiers", () => {
+    const call = (tool: string) => JSON.stringify({ type: "call", id: 1, tool, args: {} });
+    const max = PROTOCOL_LIMITS.toolNameMaxChars;
+    for (const tool of ["add", "_x", "toy__add", "A1_b", "a".repeat(max)]) {
+      expect(parseRunnerLine(call(tool)).ok, tool).toBe(true);
+    }
+    for (const tool of [
+      "",
+      "1add",
+      "add\r\n2026-01-01 allowed",
+      "\u001b]52;c;aGk=\u0007",
+      "=HYPERLINK(1)",
+      "caf\u00e9",
+      "a\u202eb",
+      "a b",
+      "a-b",
+    ]) {
+      expect(parseRunnerLine(call(tool)), JSON.stringify(tool)).toEqual({
+        ok: false,
+        reason: "a call's tool name was not an identifier",
+      });
+    }
+    expect(parseRunnerLine(call("a".repeat(max + 1)))).toEqual({
+      ok: false,
+      reason: "a call's tool name was too long",
+    });
+  });
+
+  it("refuses an output chunk over its cap", () => {
+    const output = (data: string) => JSON.stringify({ type: "output", stream: "stdout", data });
+    const max = PROTOCOL_LIMITS.outputChunkChars;
+    expect(parseRunnerLine(output("x".repeat(max))).ok).toBe(true);
+    expect(parseRunnerLine(output("x".repeat(max + 1)))).toEqual({
+      ok: false,
+      reason: "an output chunk was over its size",
+    });
+  });
+
+  it("cuts a done error to its last doneErrorMaxChars before anything reads it", () => {
+    const done = (error: string) => JSON.stringify({ type: "done", error });
+    const max = PROTOCOL_LIMITS.doneErrorMaxChars;
+    const hostile = " ".repeat(130_000) + "x";
+    const parsed = parseRunnerLine(done(hostile));
+    expect(parsed).toEqual({
+      ok: true,
+      message: { type: "done", error: hostile.slice(-max) },
+    });
+    const honest = "Traceback\n" + "e".repeat(RUN_LIMITS.errorMaxChars);
+    expect(parseRunnerLine(done(honest))).toEqual({
+      ok: true,
+      message: { type: "done", error: honest },
+    });
+    // Never starts inside a surrogate pair.
+    const astral = "\u{1F600}".repeat(max);
+    const cut = parseRunnerLine(done(astral));
+    expect(cut.ok && cut.message.type === "done" && cut.message.error).toBe(
+      "\u{1F600}".repeat(max / 2),
+    );
+    const shifted = parseRunnerLine(done("\u{1F600}".repeat(max / 2) + "a"));
+    expect(shifted.ok && shifted.message.type === "done" && shifted.message.error).toBe(
+      "\u{1F600}".repeat(max / 2 - 1) + "a",
+    );
   });
 
   it("encodes one message per line even with line separators inside", () => {

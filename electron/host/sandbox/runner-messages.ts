@@ -3,27 +3,63 @@ import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
 
 // Shapes of what the runner may send (see runner-protocol.md). Objects are strict:
 // an extra key is as much a protocol violation as a missing one.
+//
+// The code in the sandbox can write any line, so every string here is bounded before anything
+// else in the host touches it: a line is at most PROTOCOL_LIMITS.lineMaxBytes (the splitter
+// enforces that before JSON.parse), a tool name is a bounded identifier, an output chunk over
+// its cap is a violation, and a done error is cut to its cap right here. What the rest of the
+// host sees from the runner is therefore small, whatever the code wrote.
+
+const TOOL_TOO_LONG = "a call's tool name was too long";
+const TOOL_NOT_IDENTIFIER = "a call's tool name was not an identifier";
+const CHUNK_TOO_LONG = "an output chunk was over its size";
+const OUR_REASONS: ReadonlySet<string> = new Set([
+  TOOL_TOO_LONG,
+  TOOL_NOT_IDENTIFIER,
+  CHUNK_TOO_LONG,
+]);
+
+/** What the catalog produces: an ASCII Python identifier. Linear: no alternation to retry. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const callMessage = z.strictObject({
   type: z.literal("call"),
   id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  tool: z.string().max(PROTOCOL_LIMITS.toolNameMaxChars),
+  tool: z
+    .string()
+    .max(PROTOCOL_LIMITS.toolNameMaxChars, TOOL_TOO_LONG)
+    .regex(IDENTIFIER, TOOL_NOT_IDENTIFIER),
   // The bridge decides whether args are acceptable; here it only has to be JSON.
   args: z.unknown(),
 });
 const outputMessage = z.strictObject({
   type: z.literal("output"),
   stream: z.enum(["stdout", "stderr"]),
-  data: z.string(),
+  // The runner cuts its chunks to this many UTF-16 units, as String.length counts them.
+  data: z.string().max(PROTOCOL_LIMITS.outputChunkChars, CHUNK_TOO_LONG),
 });
 const doneMessage = z.strictObject({
   type: z.literal("done"),
-  error: z.string().nullable(),
+  error: z.string().transform(keepLastChars).nullable(),
 });
 const runnerMessage = z.discriminatedUnion("type", [callMessage, outputMessage, doneMessage]);
 
 export type RunnerMessage = z.infer<typeof runnerMessage>;
 
 export type ParsedLine = { ok: true; message: RunnerMessage } | { ok: false; reason: string };
+
+/**
+ * A traceback's end is what says what went wrong, so the error keeps its last
+ * PROTOCOL_LIMITS.doneErrorMaxChars characters, never starting in the middle of a surrogate pair.
+ */
+function keepLastChars(text: string): string {
+  const max = PROTOCOL_LIMITS.doneErrorMaxChars;
+  if (text.length <= max) return text;
+  let start = text.length - max;
+  const code = text.charCodeAt(start);
+  if (code >= 0xdc00 && code <= 0xdfff) start++;
+  return text.slice(start);
+}
 
 export function parseRunnerLine(line: string): ParsedLine {
   let value: unknown;
@@ -34,7 +70,13 @@ export function parseRunnerLine(line: string): ParsedLine {
   }
   const parsed = runnerMessage.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, reason: "a line from the sandbox was not a known message" };
+    // Our own messages only (set above), never text from the line: the reason reaches the
+    // audit log and the user.
+    const ours = parsed.error.issues.find((issue) => OUR_REASONS.has(issue.message));
+    return {
+      ok: false,
+      reason: ours ? ours.message : "a line from the sandbox was not a known message",
+    };
   }
   return { ok: true, message: parsed.data };
 }

@@ -18,6 +18,7 @@ import type {
   SettingsView,
   TaintView,
   ToolView,
+  TryServerView,
 } from "./api-views.js";
 
 const none = z.strictObject({});
@@ -89,6 +90,12 @@ export const API_PARAMS = {
     previousName: serverName.optional(),
     entry: serverEntryInput,
   }),
+  "servers.try": z.strictObject({
+    name: z.string().max(API_LIMITS.upsertNameMaxChars),
+    /** The server being edited, whose saved secrets stand in for their masks. */
+    previousName: serverName.optional(),
+    entry: serverEntryInput,
+  }),
   "servers.remove": z.strictObject({ name: serverName }),
   "servers.restart": z.strictObject({ name: serverName }),
   "servers.tools": z.strictObject({ name: serverName }),
@@ -141,6 +148,7 @@ export interface ApiResults {
   };
   "servers.list": ServerView[];
   "servers.upsert": ServerView[];
+  "servers.try": TryServerView;
   "servers.remove": ServerView[];
   "servers.restart": ServerView[];
   "servers.tools": ToolView[];

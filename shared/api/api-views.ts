@@ -132,3 +132,29 @@ export interface FieldError {
   path: string[];
   message: string;
 }
+
+/** A tool a tried server listed, under the name the code will call it by. */
+export interface TriedToolView {
+  name: string;
+  pyName: string;
+  description: string;
+}
+
+/** What "Try it" found: the server's tools, or why it did not start (never an API error). */
+export type TryServerView =
+  | {
+      ok: true;
+      /** All the tools it listed; `tools` may hold fewer (TRY_SERVER_LIMITS.toolsShownMax). */
+      toolCount: number;
+      tools: TriedToolView[];
+      stderrTail: string[];
+      elapsedMs: number;
+    }
+  | {
+      ok: false;
+      error: string;
+      /** The likely cause in plain words (command not found, missing folder, bad token), if known. */
+      hint: string | null;
+      stderrTail: string[];
+      elapsedMs: number;
+    };

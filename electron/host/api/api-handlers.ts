@@ -7,6 +7,7 @@ import { configHandlers } from "./handlers/config-handlers.js";
 import { sandboxHandlers } from "./handlers/sandbox-handlers.js";
 import { settingsHandlers } from "./handlers/settings-handlers.js";
 import { taintHandlers } from "./handlers/taint-handlers.js";
+import { tryHandlers } from "./handlers/try-handlers.js";
 
 /** Every channel of the contract, one file per domain; the type makes a missing one an error. */
 export function buildApiHandlers(host: CodeModeHost): ApiHandlers {
@@ -18,5 +19,6 @@ export function buildApiHandlers(host: CodeModeHost): ApiHandlers {
     ...taintHandlers(host),
     ...settingsHandlers(host),
     ...auditHandlers(host),
+    ...tryHandlers(host),
   };
 }

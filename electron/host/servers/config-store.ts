@@ -230,7 +230,7 @@ export class ConfigStore {
 }
 
 /** The entry with every "keep the stored secret" replaced by the value saved before. */
-function resolveSecrets(
+export function resolveSecrets(
   name: string,
   entry: ServerEntryEdit,
   saved: ServerEntry | undefined,

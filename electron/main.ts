@@ -7,6 +7,7 @@ import { CodeModeHost } from "./host/host/code-mode-host.js";
 import { dataDir as defaultDataDir } from "./host/paths.js";
 import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";
+import { safeStorageCheckpointSigner } from "./secrets/safe-storage-checkpoint-signer.js";
 import { safeStorageCodec } from "./secrets/safe-storage-codec.js";
 import { AppTray } from "./tray/tray.js";
 import type { TrayAction, TraySnapshot } from "./tray/tray-state.js";
@@ -87,12 +88,18 @@ async function start(): Promise<void> {
   // The same directory the daemon and the shim compute, so `codemode shim` finds this app.
   const dataDir = defaultDataDir(process.env);
   try {
+    const checkpointKey = await safeStorageCheckpointSigner(dataDir).catch((error: unknown) => ({
+      signer: undefined,
+      problem: `audit checkpoints are not signed: ${String(error)}`,
+    }));
+    if (checkpointKey.problem !== null) log(checkpointKey.problem);
     host = await CodeModeHost.start({
       dataDir,
       version: app.getVersion(),
       shimLaunch: shimLaunch(dataDir),
       contextDir: resource("sandbox-image"),
       secretCodec: safeStorageCodec(),
+      checkpointSigner: checkpointKey.signer,
       log,
     });
   } catch (error) {

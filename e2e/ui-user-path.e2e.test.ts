@@ -238,6 +238,13 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     const tool = (name: string): Locator =>
       tools.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) });
 
+    // A tool the catalog leaves out says so, with its own reason (read from data, not prose).
+    await waitForText(
+      tool("deep"),
+      /Left out: schema[\s\S]*Not callable: its input schema is nested deeper than/,
+      "deep's left-out reason",
+    );
+
     await tool("send").getByRole("switch", { name: "Allowed" }).click();
     await tool("send")
       .getByRole("switch", { name: "Allowed", checked: false, disabled: false })

@@ -51,6 +51,26 @@ export interface ServerView {
   toolCount: number;
 }
 
+/**
+ * Why a listed tool is not callable, as a code the UI can rely on. A new rule that leaves
+ * tools out adds its code here (the UI's tool list gives each code a short label).
+ */
+export type LeftOutCode =
+  /** The user switched the tool off (it is not on the server's allow list). */
+  | "not_allowed"
+  /** Its input schema cannot be checked (too deep, invalid, a dialect or pattern we cannot run). */
+  | "schema_unusable"
+  /** Its Python name would be longer than the runner lets the code call. */
+  | "name_too_long"
+  /** Anything else, e.g. the catalog refused a change and kept the tools it had. */
+  | "not_in_catalog";
+
+export interface LeftOutReason {
+  code: LeftOutCode;
+  /** One line for this tool, e.g. "its input schema is nested deeper than 8 levels". */
+  text: string;
+}
+
 export interface ToolView {
   server: string;
   /** The server's own name. */
@@ -61,8 +81,8 @@ export interface ToolView {
   inputSchema: Record<string, unknown>;
   allowed: boolean;
   private: boolean;
-  /** Why a listed tool is not callable (disallowed, schema too deep, ...). */
-  leftOutReason: string | null;
+  /** Why a listed tool is not callable (disallowed, schema too deep, ...); null when it is. */
+  leftOut: LeftOutReason | null;
 }
 
 export interface ClientView {

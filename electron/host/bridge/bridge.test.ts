@@ -42,7 +42,12 @@ function makeTool(spec: ToolSpec): CatalogTool {
 
 function makeCatalog(specs: ToolSpec[]): Catalog {
   const tools = specs.map(makeTool);
-  return { tools, byPyName: new Map(tools.map((t) => [t.pyName, t])), warnings: [] };
+  return {
+    tools,
+    byPyName: new Map(tools.map((t) => [t.pyName, t])),
+    warnings: [],
+    leftOut: [],
+  };
 }
 
 interface SeenCall {

@@ -98,6 +98,26 @@ describe("catalog builder", () => {
     expect(catalog.warnings[0]).toContain("deeper than 32 levels");
   });
 
+  it("says why a tool is left out as data, with the full name however long", () => {
+    const long = `t${"x".repeat(CATALOG_LIMITS.nameShownMaxChars + 50)}`;
+    const catalog = buildCatalog(
+      [server("s", [tool(long, { inputSchema: deepSchema(CATALOG_LIMITS.schemaMaxDepth + 5) })])],
+      { prefixWithServer: false },
+    );
+    expect(catalog.leftOut).toEqual([
+      {
+        server: "s",
+        tool: long,
+        reason: {
+          code: "schema_unusable",
+          text: `its input schema is nested deeper than ${CATALOG_LIMITS.schemaMaxDepth} levels`,
+        },
+      },
+    ]);
+    // The prose warning cuts the name; the data does not.
+    expect(catalog.warnings[0]).not.toContain(long);
+  });
+
   it("leaves out a schema ajv cannot compile, with a warning", () => {
     const catalog = buildCatalog(
       [

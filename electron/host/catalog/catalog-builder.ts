@@ -1,5 +1,11 @@
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
-import type { Catalog, CatalogTool, DiscoveredTool, ServerTools } from "./catalog-types.js";
+import type {
+  Catalog,
+  CatalogTool,
+  DiscoveredTool,
+  LeftOutTool,
+  ServerTools,
+} from "./catalog-types.js";
 import { pythonNameFor } from "./python-names.js";
 import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
 import { cutUtf8 } from "./text-cut.js";
@@ -31,14 +37,14 @@ function toolLabel(server: string, tool: string): string {
 interface KeptTools {
   tools: CatalogTool[];
   /** Tools the server lists but the catalog leaves out, with the reason. */
-  leftOut: Map<string, string>;
+  leftOut: Map<string, LeftOutTool["reason"]>;
 }
 
 function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: string[]): KeptTools {
   const allowed = entry.allow === null ? null : new Set(entry.allow);
   const privateNames = typeof entry.private === "boolean" ? null : new Set(entry.private);
   const kept: CatalogTool[] = [];
-  const leftOut = new Map<string, string>();
+  const leftOut = new Map<string, LeftOutTool["reason"]>();
 
   for (const discovered of entry.tools) {
     if (allowed !== null && !allowed.has(discovered.name)) continue;
@@ -50,7 +56,7 @@ function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: stri
     ) {
       const reason = `its name is longer than ${PROTOCOL_LIMITS.toolNameMaxChars} characters`;
       warnings.push(`Left out ${toolLabel(entry.server, discovered.name)}: ${reason}.`);
-      leftOut.set(discovered.name, reason);
+      leftOut.set(discovered.name, { code: "name_too_long", text: reason });
       continue;
     }
     const inputSchema = normaliseInputSchema(discovered.inputSchema);
@@ -58,7 +64,7 @@ function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: stri
     if (!compiled.ok) {
       const warning = `Left out ${toolLabel(entry.server, discovered.name)}: ${compiled.reason}.`;
       warnings.push(warning);
-      leftOut.set(discovered.name, compiled.reason);
+      leftOut.set(discovered.name, { code: "schema_unusable", text: compiled.reason });
       continue;
     }
     const isPrivate =
@@ -114,7 +120,7 @@ function checkNamesKept(entry: ServerTools, kept: KeptTools): void {
   const listed = new Set(entry.tools.map((tool) => tool.name));
   const why = (name: string): string => {
     const reason = kept.leftOut.get(name);
-    if (reason !== undefined) return `it was left out: ${reason}`;
+    if (reason !== undefined) return `it was left out: ${reason.text}`;
     if (!listed.has(name)) return "the server lists no such tool";
     return "it is not on the server's allow list";
   };
@@ -147,12 +153,14 @@ function checkNamesKept(entry: ServerTools, kept: KeptTools): void {
  */
 export function buildCatalog(servers: ServerTools[], options: BuildCatalogOptions): Catalog {
   const warnings: string[] = [];
+  const leftOut: LeftOutTool[] = [];
   const tools: CatalogTool[] = [];
   const byPyName = new Map<string, CatalogTool>();
 
   for (const entry of servers) {
     const kept = keepTools(entry, options.prefixWithServer, warnings);
     checkNamesKept(entry, kept);
+    for (const [tool, reason] of kept.leftOut) leftOut.push({ server: entry.server, tool, reason });
     for (const tool of kept.tools) {
       const other = byPyName.get(tool.pyName);
       if (other !== undefined) {
@@ -166,5 +174,5 @@ export function buildCatalog(servers: ServerTools[], options: BuildCatalogOption
       tools.push(tool);
     }
   }
-  return { tools, byPyName, warnings };
+  return { tools, byPyName, warnings, leftOut };
 }

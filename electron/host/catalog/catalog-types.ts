@@ -1,3 +1,4 @@
+import type { LeftOutCode, LeftOutReason } from "../../../shared/api/api-views.js";
 import type { ValidateFunction } from "ajv";
 
 /** A tool as a wrapped server lists it in `tools/list`. */
@@ -36,9 +37,22 @@ export interface CatalogTool {
   summary: string;
 }
 
+/** A tool a server lists that the catalog could not keep, and why (as data, for the UI). */
+export interface LeftOutTool {
+  server: string;
+  /** The server's own name for the tool. */
+  tool: string;
+  reason: LeftOutReason & { code: CatalogLeftOutCode };
+}
+
+/** The codes the catalog itself gives; the others come from the user's policy. */
+export type CatalogLeftOutCode = Exclude<LeftOutCode, "not_allowed" | "not_in_catalog">;
+
 export interface Catalog {
   tools: readonly CatalogTool[];
   byPyName: ReadonlyMap<string, CatalogTool>;
   /** Tools left out and why (too deep a schema, ...): shown to the user, never fatal. */
   warnings: readonly string[];
+  /** The same tools as data: what the UI shows beside each tool (names are never cut here). */
+  leftOut: readonly LeftOutTool[];
 }

@@ -26,7 +26,7 @@ function notRun(error: string): RunResult {
   };
 }
 
-const EMPTY_CATALOG: Catalog = { tools: [], byPyName: new Map(), warnings: [] };
+const EMPTY_CATALOG: Catalog = { tools: [], byPyName: new Map(), warnings: [], leftOut: [] };
 
 export interface EngineSettings {
   maxCallsPerRun?: number | undefined;

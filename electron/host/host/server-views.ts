@@ -1,6 +1,6 @@
-import type { ServerView, ToolView } from "../../../shared/api/api-views.js";
-import type { Catalog } from "../catalog/catalog-types.js";
-import type { ServersConfig } from "../servers/server-config-types.js";
+import type { LeftOutReason, ServerView, ToolView } from "../../../shared/api/api-views.js";
+import type { Catalog, DiscoveredTool } from "../catalog/catalog-types.js";
+import type { ServerEntry, ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import { redactText } from "../audit/redaction.js";
 
@@ -42,23 +42,20 @@ export function serverViews(servers: ServerSet, config: ServersConfig): ServerVi
   });
 }
 
+/** The tools server `name` lists (none while it is not running), as the UI shows them. */
 export function toolViews(
-  servers: ServerSet,
-  config: ServersConfig,
-  catalog: Catalog,
   name: string,
+  entry: ServerEntry | undefined,
+  listed: readonly DiscoveredTool[] | undefined,
+  catalog: Catalog,
 ): ToolView[] {
-  const entry = config.servers.get(name);
-  const live = servers.get(name);
-  if (!entry || !live) return [];
-  return live.tools.map((tool) => {
+  if (!entry || !listed) return [];
+  return listed.map((tool) => {
     const inCatalog = catalog.tools.find((t) => t.server === name && t.tool === tool.name);
     const allowed = entry.allow === null || entry.allow.includes(tool.name);
     const isPrivate =
       entry.private === true || (Array.isArray(entry.private) && entry.private.includes(tool.name));
-    const warning = catalog.warnings.find(
-      (w) => w.includes(JSON.stringify(tool.name)) && w.includes(JSON.stringify(name)),
-    );
+    const left = catalog.leftOut.find((t) => t.server === name && t.tool === tool.name);
     return {
       server: name,
       name: tool.name,
@@ -67,11 +64,12 @@ export function toolViews(
       inputSchema: tool.inputSchema,
       allowed,
       private: isPrivate,
-      leftOutReason: inCatalog
-        ? null
-        : !allowed
-          ? "not allowed"
-          : (warning ?? "not in the catalog"),
+      leftOut: inCatalog ? null : leftOutReason(allowed, left?.reason),
     };
   });
+}
+
+function leftOutReason(allowed: boolean, fromCatalog: LeftOutReason | undefined): LeftOutReason {
+  if (!allowed) return { code: "not_allowed", text: "switched off: not on the allow list" };
+  return fromCatalog ?? { code: "not_in_catalog", text: "not in the catalog" };
 }

@@ -43,7 +43,13 @@ export function configHandlers(
 > {
   const store = host.configStore;
   const views = () => host.serverViews();
-  const tools = (name: string) => toolViews(host.servers, store.current, host.engine.catalog, name);
+  const tools = (name: string) =>
+    toolViews(
+      name,
+      store.current.servers.get(name),
+      host.servers.get(name)?.tools,
+      host.engine.catalog,
+    );
 
   return {
     "config.get": () => {

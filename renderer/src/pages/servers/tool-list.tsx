@@ -1,11 +1,19 @@
 // The tools of one server, with their Allowed and Private switches.
 import { useEffect, useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
-import type { ServerView, ToolView } from "../../../../shared/api/api-views.js";
+import type { LeftOutCode, ServerView, ToolView } from "../../../../shared/api/api-views.js";
 import { useApi, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { Switch } from "../../components/switch.js";
 import { EmptyState, ErrorState, Loading } from "../../components/states.js";
+
+/** A short label per reason; the full text for this tool is shown under its name. */
+const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
+  not_allowed: "Not allowed",
+  schema_unusable: "Left out: schema",
+  name_too_long: "Left out: name too long",
+  not_in_catalog: "Not available",
+};
 
 export function ToolList(props: { server: ServerView }) {
   const { server } = props;
@@ -146,8 +154,11 @@ function ToolItem(props: {
             </code>
           ) : null}
           {tool.private ? <Badge tone="private">Private</Badge> : null}
-          {tool.leftOutReason ? <Badge tone="neutral">{tool.leftOutReason}</Badge> : null}
+          {tool.leftOut ? <Badge tone="neutral">{LEFT_OUT_LABELS[tool.leftOut.code]}</Badge> : null}
         </div>
+        {tool.leftOut && tool.leftOut.code !== "not_allowed" ? (
+          <p className="tool-left-out muted">Not callable: {tool.leftOut.text}.</p>
+        ) : null}
         {tool.description ? (
           <p className={`tool-description${long && !expanded ? " is-clamped" : ""}`}>
             {tool.description}

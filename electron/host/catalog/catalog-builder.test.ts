@@ -139,6 +139,7 @@ describe("catalog builder", () => {
     );
     expect(catalog.tools.map((t) => t.pyName)).toEqual(["a".repeat(max)]);
     expect(catalog.warnings[0]).toContain(`its name is longer than ${max} characters`);
+    expect(catalog.leftOut.map((t) => t.reason.code)).toEqual(["name_too_long"]);
   });
 
   it("requires labels to name kept tools", () => {

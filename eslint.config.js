@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import { builtinModules } from "node:module";
 import prettier from "eslint-config-prettier";
+import regexp from "eslint-plugin-regexp";
 
 export default tseslint.config(
   {
@@ -28,6 +29,15 @@ export default tseslint.config(
         "error",
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
       ],
+    },
+  },
+  {
+    // No regex that backtracks: the host reads text from the sandbox, wrapped servers and
+    // clients, and one quadratic regex over such text stalls every client (issue 8 §1).
+    plugins: { regexp },
+    rules: {
+      "regexp/no-super-linear-backtracking": "error",
+      "regexp/no-super-linear-move": "error",
     },
   },
   {

@@ -326,7 +326,12 @@ print(json.dumps({
       expect(value.problems).toEqual([]);
       // Description (2 KiB) + parameter list (1,000 characters) + the frame around them.
       expect(value.longest).toBeLessThanOrEqual(CATALOG_LIMITS.descriptionMaxBytes + 1000 + 200);
-      const paramsOf = (stub: string): string => /\n\s*params: (.*)\n/.exec(stub)?.[1] ?? "";
+      const paramsOf = (stub: string): string =>
+        stub
+          .split("\n")
+          .map((line) => line.trimStart())
+          .find((line) => line.startsWith("params: "))
+          ?.slice("params: ".length) ?? "";
       // Odd names are quoted; an overlong one is cut at 64 characters.
       expect(value.odd).toContain('"a b": str');
       expect(value.odd).toContain(`"${"k".repeat(CATALOG_LIMITS.paramNameMaxChars - 1)}`);

@@ -24,10 +24,17 @@ function getHash(): string {
   return window.location.hash;
 }
 
+/** A loop, not /\/+$/: that regex is quadratic on a long run of slashes not at the end. */
+function trimTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+  return text.slice(0, end);
+}
+
 export function parseHash(hash: string): Route {
   const raw = hash.replace(/^#\/?/, "");
   const q = raw.indexOf("?");
-  const path = (q === -1 ? raw : raw.slice(0, q)).replace(/\/+$/, "");
+  const path = trimTrailingSlashes(q === -1 ? raw : raw.slice(0, q));
   const params = new URLSearchParams(q === -1 ? "" : raw.slice(q + 1));
   const page = (PAGE_IDS as readonly string[]).includes(path) ? (path as PageId) : null;
   return { page, params };

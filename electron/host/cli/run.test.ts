@@ -26,6 +26,15 @@ describe("codemode CLI", () => {
     expect(message).toMatch(/Start Docker/);
   });
 
+  it("run names a file it cannot read in one line, not a stack trace", async () => {
+    for (const args of [["missing.py"], ["--stdin", "missing.txt", "-"]]) {
+      const m = memoryIO({}, "print(1)");
+      expect(await run(["run", ...args], m.io)).toBe(1);
+      const missing = args.find((a) => a.startsWith("missing"));
+      expect(m.err()).toBe(`codemode run: cannot read ${missing}: no such file\n`);
+    }
+  });
+
   it("run refuses a timeout that is not a positive number, naming it", async () => {
     const m = memoryIO({}, "print(1)");
     expect(await run(["run", "--timeout", "soon", "-"], m.io)).toBe(1);

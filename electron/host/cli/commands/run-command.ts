@@ -19,6 +19,14 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** A file the user named: one that cannot be read is a one-line error, not a stack trace. */
+function readUserFile(file: string): Promise<string> {
+  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    const why = error.code === "ENOENT" ? "no such file" : (error.code ?? error.message);
+    throw new UserError(`cannot read ${file}: ${why}`);
+  });
+}
+
 export function parseSeconds(value: string, flag: string): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0) {
@@ -40,8 +48,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1)
     throw new UserError("codemode run takes one FILE (or - for standard input)");
   const file = positionals[0] as string;
-  const code = file === "-" ? await readAll(io.stdin) : await readFile(file, "utf8");
-  const stdin = values.stdin === undefined ? "" : await readFile(values.stdin, "utf8");
+  const code = file === "-" ? await readAll(io.stdin) : await readUserFile(file);
+  const stdin = values.stdin === undefined ? "" : await readUserFile(values.stdin);
   const timeout =
     values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout");
 

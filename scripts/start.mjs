@@ -1,0 +1,80 @@
+// `npm start`: the desktop app where Electron can run here; otherwise the same app headless
+// (`codemode daemon --ui`), saying in one line why, printing the UI's URL and opening it in a
+// browser where there is one. Never reports a launch that did not happen.
+import { spawn, spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { electronBinary, whyNoElectron } from "./electron-runnable.mjs";
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Runs a child to its end, passing Ctrl-C and SIGTERM on; exits with its status. */
+function runToEnd(child) {
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+/** The platform's "open this URL" command, if the machine has a way to show one. */
+function browserCommand(url) {
+  if (process.env.CODEMODE_NO_BROWSER) return undefined;
+  if (process.platform === "darwin") return ["open", [url]];
+  if (process.platform === "win32") return ["cmd", ["/c", "start", "", url]];
+  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return undefined;
+  const found = spawnSync("sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
+  return found.status === 0 ? ["xdg-open", [url]] : undefined;
+}
+
+function startHeadless(why) {
+  process.stderr.write(
+    `codemode: cannot open the desktop app: ${why}; running it headless (codemode daemon --ui) with its UI in your browser.\n`,
+  );
+  const daemon = spawn(
+    process.execPath,
+    [path.join(root, "bin", "codemode.js"), "daemon", "--ui"],
+    {
+      cwd: root,
+      stdio: ["inherit", "pipe", "inherit"],
+    },
+  );
+  let buffered = "";
+  let opened = false;
+  daemon.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    if (opened) return;
+    buffered += chunk.toString("utf8");
+    const url = buffered.split("\n").find((line) => line.startsWith("http://127.0.0.1:"));
+    if (url === undefined) return;
+    opened = true;
+    const browser = browserCommand(url.trim());
+    if (browser === undefined) {
+      process.stderr.write(`codemode: open ${url.trim()} in a browser on this machine.\n`);
+      return;
+    }
+    const child = spawn(browser[0], browser[1], { stdio: "ignore", detached: true });
+    child.on("error", () => undefined);
+    child.unref();
+  });
+  runToEnd(daemon);
+}
+
+const binary = electronBinary();
+const why = whyNoElectron({ binary, env: process.env, platform: process.platform });
+if (why === null) {
+  const forge = path.join(
+    path.dirname(require.resolve("@electron-forge/cli/package.json")),
+    "dist",
+    "electron-forge.js",
+  );
+  runToEnd(
+    spawn(process.execPath, [forge, "start", ...process.argv.slice(2)], {
+      cwd: root,
+      stdio: "inherit",
+    }),
+  );
+} else {
+  startHeadless(why);
+}

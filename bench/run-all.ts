@@ -3,3 +3,4 @@ await import("./sandbox-latency.js");
 await import("./concurrent-calls.js");
 await import("./shim-round-trip.js");
 await import("./hostile-done-line.js");
+await import("./schema-pattern.js");

@@ -72,6 +72,12 @@ describe("limits", () => {
         schemaDialectShownMaxChars: 100,
         schemaReasonMaxChars: 300,
       },
+      SCHEMA_LIMITS: {
+        patternMaxChars: 1_000,
+        patternProgramMaxSize: 5_000,
+        patternShownMaxChars: 80,
+        formatCheckMaxChars: 2_048,
+      },
       POOL_LIMITS: { defaultSize: 1, maxSize: 8 },
       SETTINGS_BOUNDS: {
         deadlineSeconds: { min: 1, max: 90, default: 90 },

@@ -136,6 +136,27 @@ export const CATALOG_LIMITS = {
   schemaReasonMaxChars: 300,
 } as const;
 
+/**
+ * Checking arguments against a tool's schema: the schema is the server's, the arguments the
+ * sandbox's, so every check must cost a bounded, linear amount.
+ */
+export const SCHEMA_LIMITS = {
+  /** A longer `pattern` leaves its tool out: compiling it could take the host seconds. */
+  patternMaxChars: 1_000,
+  /**
+   * A pattern whose compiled RE2 program is larger leaves its tool out: matching time is the
+   * text's length times this, at worst (about 0.2 s on the longest argument string).
+   */
+  patternProgramMaxSize: 5_000,
+  /** A pattern quoted in the reason its tool was left out is cut to this. */
+  patternShownMaxChars: 80,
+  /**
+   * `format` checks that have no linear-time form (ajv-formats' functions and its patterns
+   * with lookahead) accept strings up to this long; a longer one fails the format.
+   */
+  formatCheckMaxChars: 2_048,
+} as const;
+
 /** The warm pool of started, idle containers. */
 export const POOL_LIMITS = {
   defaultSize: 1,

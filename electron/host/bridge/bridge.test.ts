@@ -350,6 +350,43 @@ describe("budget", () => {
     expect(s.caller.calls).toHaveLength(2);
   });
 
+  it("a spent budget is checked before anything else: the schema is not run", async () => {
+    const s = setup();
+    const plain = makeTool({ pyName: "web__fetch" });
+    let validations = 0;
+    const counting = ((data: unknown) => {
+      validations += 1;
+      return plain.validate(data);
+    }) as unknown as CatalogTool["validate"];
+    const counted: CatalogTool = { ...plain, validate: counting };
+    const bridge = new Bridge({
+      catalog: () => ({
+        tools: [counted],
+        byPyName: new Map([["web__fetch", counted]]),
+        warnings: [],
+        leftOut: [],
+      }),
+      caller: s.caller,
+      taint: s.taint,
+      events: { emit: () => undefined },
+    });
+    const run = bridge.startRun({
+      runId: "spent",
+      client: "c",
+      maxCalls: 2,
+      signal: new AbortController().signal,
+    });
+    value(await run.call("web__fetch", {}));
+    value(await run.call("web__fetch", {}));
+    expect(validations).toBe(2);
+    for (let i = 0; i < 5; i++) {
+      expect(refused(await run.call("web__fetch", { i }))).toContain("budget of 2");
+    }
+    // Past the budget, not even an unknown name is looked at.
+    expect(refused(await run.call("no_such_tool", {}))).toContain("budget of 2");
+    expect(validations).toBe(2);
+  });
+
   it("calls made at once cannot overrun the budget", async () => {
     const s = setup();
     const run = s.run({ maxCalls: 3 });

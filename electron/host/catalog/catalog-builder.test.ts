@@ -142,6 +142,41 @@ describe("catalog builder", () => {
     expect(catalog.leftOut.map((t) => t.reason.code)).toEqual(["name_too_long"]);
   });
 
+  it("leaves out a tool whose pattern needs backtracking, and says so as data", () => {
+    const catalog = buildCatalog(
+      [
+        server("s", [
+          tool("lookahead", {
+            inputSchema: {
+              type: "object",
+              properties: { q: { type: "string", pattern: "^(?=a)\\w+$" } },
+            },
+          }),
+          tool("fine", {
+            inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^a" } } },
+          }),
+        ]),
+      ],
+      { prefixWithServer: false },
+    );
+    expect(catalog.tools.map((t) => t.tool)).toEqual(["fine"]);
+    expect(catalog.leftOut).toEqual([
+      {
+        server: "s",
+        tool: "lookahead",
+        reason: {
+          code: "schema_unusable",
+          text:
+            'its input schema\'s pattern "^(?=a)\\\\w+$" cannot run on a linear-time engine: ' +
+            "it uses a lookahead",
+        },
+      },
+    ]);
+    expect(catalog.warnings).toEqual([
+      `Left out tool "lookahead" of server "s": ${catalog.leftOut[0]?.reason.text}.`,
+    ]);
+  });
+
   it("requires labels to name kept tools", () => {
     const typo = buildError(() =>
       buildCatalog([server("tracker", [tool("create_issue")], { private: ["create_isue"] })], {

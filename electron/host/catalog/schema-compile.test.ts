@@ -165,4 +165,41 @@ describe("schema checks", () => {
       expect(validate({ a: 1 })).toBe(false);
     }
   });
+
+  it("runs pattern and patternProperties on the linear-time engine (issue 8 §2)", () => {
+    const validate = compiled({
+      type: "object",
+      properties: { q: { type: "string", pattern: "^(\\w+\\s?)*$" } },
+      patternProperties: { "^x_(\\w+\\s?)*$": { type: "string" } },
+    });
+    const evil = `${"a".repeat(34)}!`;
+    // On JavaScript's RegExp, either check would block the host for minutes.
+    expect(validate({ q: evil })).toBe(false);
+    expect(validate({ [`x_${evil}`]: "v" })).toBe(false);
+    expect(validate({ q: "two words", x_ok: "v" })).toBe(true);
+  });
+
+  it("leaves out a tool whose pattern needs backtracking, saying which and why", () => {
+    const result = compileInputSchema({
+      type: "object",
+      properties: { q: { type: "string", pattern: "^(?=.*\\d)\\w+$" } },
+    });
+    expect(result).toEqual({
+      ok: false,
+      reason:
+        'its input schema\'s pattern "^(?=.*\\\\d)\\\\w+$" cannot run on a linear-time engine: ' +
+        "it uses a lookahead",
+    });
+    const backref = compileInputSchema({ patternProperties: { "(a)\\1": true } });
+    expect(backref.ok ? "" : backref.reason).toContain("it uses a backreference");
+  });
+
+  it("enforces format keywords", () => {
+    const validate = compiled({
+      type: "object",
+      properties: { when: { type: "string", format: "date-time" } },
+    });
+    expect(validate({ when: "2026-12-01T21:00:00Z" })).toBe(true);
+    expect(validate({ when: "yesterday" })).toBe(false);
+  });
 });

@@ -2,6 +2,8 @@ import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
+import { SCHEMA_FORMATS } from "./schema-formats.js";
+import { linearRegExpEngine, unsupportedPatternIn } from "./schema-regexp.js";
 import { cutCodePoints, oneLine } from "./text-cut.js";
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
@@ -154,8 +156,21 @@ interface AjvLike {
 
 // `logger: false`: unknown formats and keywords are expected from arbitrary servers and must
 // not print to the host's console. Defaults, coercion and removal stay off: validation must
-// never change the arguments it checks.
-const AJV_OPTIONS: Options = { strict: false, allErrors: false, logger: false };
+// never change the arguments it checks. Patterns run on a linear-time engine
+// (schema-regexp.ts): the strings they are matched against come from the sandbox.
+const AJV_OPTIONS: Options = {
+  strict: false,
+  allErrors: false,
+  logger: false,
+  code: { regExp: linearRegExpEngine },
+};
+
+/** Compiling (not meta-checking) also enforces `format` keywords (schema-formats.ts). */
+const COMPILE_OPTIONS: Options = {
+  ...AJV_OPTIONS,
+  validateSchema: false,
+  formats: { ...SCHEMA_FORMATS },
+};
 
 function newAjv(dialect: Dialect, options: Options): AjvLike {
   switch (dialect) {
@@ -230,13 +245,20 @@ export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
         reason: oneLineReason(`its input schema is invalid: ${checker.errorsText(checker.errors)}`),
       };
     }
-    const ajv = newAjv(dialect, { ...AJV_OPTIONS, validateSchema: false });
+    const ajv = newAjv(dialect, COMPILE_OPTIONS);
     const validate = ajv.compile(closeTopLevel(inputSchema));
     if ((validate as { $async?: unknown }).$async === true) {
       return { ok: false, reason: "its input schema is asynchronous ($async)" };
     }
     return { ok: true, validate };
   } catch (error) {
+    const unsupported = unsupportedPatternIn(error);
+    if (unsupported !== undefined) {
+      return {
+        ok: false,
+        reason: oneLineReason(`its input schema's ${unsupported.message}`),
+      };
+    }
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, reason: oneLineReason(`ajv cannot compile its input schema: ${message}`) };
   }

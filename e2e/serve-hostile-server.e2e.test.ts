@@ -1,0 +1,73 @@
+// Issue 8, against a real hostile MCP server (test-servers/hostile-server.ts): a real MCP
+// client drives `codemode serve`, the code runs in the real sandbox on Docker.
+// - §2: a tool's schema pattern that backtracks catastrophically must not block the host.
+// - §9: a server that echoes its own API key must not hand it to the code.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOSTILE_SERVER_JS } from "../test-servers/hostile-server.js";
+import { dockerOrSkip } from "../test-support/docker.js";
+import { assertBuilt } from "../test-support/processes.js";
+import {
+  removeTempDirs,
+  runJson,
+  sandboxContainers,
+  startServe,
+  tempHome,
+  type ServeSession,
+} from "../test-support/serve-client.js";
+
+const fx = await dockerOrSkip();
+
+afterAll(removeTempDirs);
+
+/** What the server was started with: the code must never see it. */
+const API_KEY = "hk-live-7Qx9TzR2mWv4Lp8N";
+
+describe.skipIf(!fx)("codemode serve with a hostile server", () => {
+  const { home } = tempHome("codemode-hostile-");
+  let serve: ServeSession;
+
+  beforeAll(async () => {
+    assertBuilt();
+    serve = await startServe({
+      home,
+      args: ["--env", "HOSTILE_API_KEY", "--", process.execPath, HOSTILE_SERVER_JS],
+      env: { HOSTILE_API_KEY: API_KEY },
+    });
+  });
+
+  afterAll(async () => {
+    await serve?.close();
+    if (fx) expect(await sandboxContainers(fx.docker, home)).toEqual([]);
+  });
+
+  it("§2 a catastrophic schema pattern is answered at once, not after minutes", async () => {
+    // 35 characters: on JavaScript's RegExp, `^(\w+\s?)*$` would take minutes on this.
+    const { value } = await runJson<{ outcome: string; seconds: number }>(
+      serve,
+      `import time
+started = time.monotonic()
+outcome = await attempt(lookup({"query": "a" * 34 + "!"}))
+print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
+      { timeout_s: 30 },
+    );
+    expect(value.outcome).toMatch(
+      /^ToolError: Arguments of "lookup" do not match its schema: .*must match pattern/,
+    );
+    expect(value.seconds).toBeLessThan(2);
+    // The host stayed itself: a following run is served as usual.
+    const next = await runJson<{ ok: string }>(
+      serve,
+      `print(json.dumps({"ok": await attempt(lookup({"query": "two words"}))}))`,
+    );
+    expect(next.value.ok).toBe("ok: lookup: ok");
+  }, 60_000);
+
+  it("§2 a pattern that needs backtracking leaves its tool out, with the reason", async () => {
+    expect(serve.stderr()).toContain(
+      'codemode serve: Left out tool "serial" of server "server": its input schema\'s pattern ' +
+        '"^(?=.*\\\\d)\\\\w+$" cannot run on a linear-time engine: it uses a lookahead.',
+    );
+    expect(await serve.description()).not.toContain("async def serial(");
+  });
+});

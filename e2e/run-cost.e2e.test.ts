@@ -3,6 +3,8 @@
 // wrapped, a real MCP client over the shim, real Docker; then measures what the data
 // directory grew by and how soon the run was stopped.
 
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../shared/limits.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
@@ -24,6 +26,7 @@ import { dockerOrSkip } from "../test-support/docker.js";
 const fx = await dockerOrSkip();
 
 const KiB = 1024;
+const MiB = 1024 * KiB;
 
 /**
  * The attack of the issue, through the public API alone: calls gathered in a loop, each
@@ -35,6 +38,25 @@ import asyncio
 big = "x" * 2000
 while True:
     await asyncio.gather(*[toy__echo({"text": big}) for _ in range(50)], return_exceptions=True)
+`;
+
+/**
+ * Output chunks written straight to the protocol pipe (the code shares the runner's process,
+ * so it can): empty ones never reach the output cap, yet each costs the host a parse.
+ */
+export const CHUNK_FLOOD = `
+import os
+line = b'{"type":"output","stream":"stdout","data":""}\\n' * 1000
+while True:
+    os.write(4, line)
+`;
+
+/** Calls within a budget raised to its ceiling, each logged with 2 KiB of arguments. */
+export const LOG_FLOOD = `
+import asyncio
+big = "x" * 8000
+while True:
+    await asyncio.gather(*[toy__echo({"text": big}) for _ in range(200)], return_exceptions=True)
 `;
 
 beforeAll(() => {
@@ -102,4 +124,56 @@ describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", (
     );
     expect(result).toMatchObject({ stopped: null, exit_code: 0, stdout: "5\n" });
   }, 60_000);
+
+  it("run-cost: a run that floods the protocol with empty output chunks is stopped at the message cap", async () => {
+    const before = dirBytes(home);
+    const started = Date.now();
+    const result = await shim.run(CHUNK_FLOOD, { timeout_s: 20 });
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.stopped).toBe("message_limit");
+    expect(result.error).toContain(`more than ${RUN_COST_LIMITS.messagesPerRun} messages`);
+    expect(seconds).toBeLessThan(10);
+    expect(dirBytes(home) - before).toBeLessThan(64 * KiB);
+  }, 60_000);
+});
+
+describe.skipIf(!fx)("run cost: what one run may write to the audit log is capped", () => {
+  let home: string;
+  let shim: ShimClient;
+
+  beforeAll(async () => {
+    // Made here, not at collection: the describe above removes every home when it ends.
+    home = makeHome("codemode-cost-");
+    writeServers(home, { toy: toyServer() });
+    // The budget at its ceiling: the calls within it alone would write ~25 MB of entries.
+    writeFileSync(
+      path.join(home, "settings.json"),
+      JSON.stringify({ maxCallsPerRun: BRIDGE_LIMITS.maxCallsPerRunCeiling }),
+    );
+    await startDaemon(home);
+    shim = await connectShim(home, { name: "logger", version: "1" });
+    await shim.run("print(1)");
+  });
+
+  afterAll(async () => {
+    await cleanUpHosts(fx?.docker);
+  });
+
+  it("run-cost: a run whose audit entries reach the per-run cap is stopped, its later calls counted", async () => {
+    const before = dirBytes(home);
+    const result = await shim.run(LOG_FLOOD, { timeout_s: 60 });
+    const grew = dirBytes(home) - before;
+    expect(result.stopped).toBe("audit_limit");
+    expect(result.calls).toBeLessThan(BRIDGE_LIMITS.maxCallsPerRunCeiling);
+    expect(grew).toBeLessThan(RUN_COST_LIMITS.auditBytesPerRun + 256 * KiB);
+    expect(grew).toBeGreaterThan(RUN_COST_LIMITS.auditBytesPerRun - 1 * MiB);
+
+    const runId = auditEntries(home, "run_finished", "logger").at(-1)?.runId;
+    const summary = auditEntries(home, "calls_not_logged", "logger").filter(
+      (e) => e.runId === runId,
+    );
+    expect(summary).toMatchObject([{ cause: "audit_limit", tools: ["toy__echo"] }]);
+    const verify = await runCli(home, ["audit", "verify"]);
+    expect(verify.code).toBe(0);
+  }, 120_000);
 });

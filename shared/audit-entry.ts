@@ -165,7 +165,7 @@ export const authRefusedEntrySchema = z.object({
 });
 
 /** Why a run's calls were counted in one entry instead of logged one by one. */
-export const NOT_LOGGED_CAUSES = ["call_budget"] as const;
+export const NOT_LOGGED_CAUSES = ["call_budget", "audit_limit"] as const;
 
 /**
  * One entry for the calls of a run that were not logged one by one, written before its

@@ -171,6 +171,8 @@ describe("limits", () => {
       RUN_COST_LIMITS: {
         refusalsPastBudget: 10,
         notLoggedToolsShown: 5,
+        messagesPerRun: 100_000,
+        auditBytesPerRun: 8 * MiB,
       },
       SERVER_CATALOG_LIMITS: {
         minEntries: 20,

@@ -363,6 +363,17 @@ export const RUN_COST_LIMITS = {
   refusalsPastBudget: 10,
   /** Distinct tool names kept in the one entry that counts a run's calls not logged singly. */
   notLoggedToolsShown: 5,
+  /**
+   * Messages one run may send (output chunks, empty ones included, and calls): past this the
+   * run is stopped (`message_limit`). Each costs the host a parse however small it is.
+   */
+  messagesPerRun: 100_000,
+  /**
+   * Bytes of audit entries one run may write (its start and its calls, counted before the log
+   * cuts long fields, so an upper bound): past this its calls are counted, not logged, and the
+   * run is stopped (`audit_limit`). Its end is always logged.
+   */
+  auditBytesPerRun: 8 * MiB,
 } as const;
 
 /** The catalog of well-known servers shipped with the app, and the values a user gives it. */

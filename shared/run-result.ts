@@ -7,6 +7,10 @@ export const STOP_REASONS = [
   "cancelled",
   /** It kept calling after its call budget was spent (RUN_COST_LIMITS.refusalsPastBudget). */
   "call_budget",
+  /** It sent more messages (output chunks, calls) than RUN_COST_LIMITS.messagesPerRun. */
+  "message_limit",
+  /** Its audit entries reached RUN_COST_LIMITS.auditBytesPerRun. */
+  "audit_limit",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

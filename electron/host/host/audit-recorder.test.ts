@@ -45,4 +45,47 @@ describe("AuditRecorder", () => {
     recorder.runFinished({ runId: "r2", client: "c", result: RESULT });
     expect(entries.at(-2)).toMatchObject({ kind: "calls_not_logged", runId: "r2", count: 1 });
   });
+
+  it("stops a run whose entries reach the cap, counting its later calls instead", () => {
+    const entries: AuditEntryInput[] = [];
+    const stopped: string[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+      { stopRun: (runId) => stopped.push(runId), auditBytesPerRun: 4_000 },
+    );
+    recorder.runStarted({ runId: "r1", client: "c", code: "x" });
+    const call = (i: number) =>
+      recorder.emit({
+        kind: "call",
+        runId: "r1",
+        client: "c",
+        tool: `t${i % 7}`,
+        decision: "refused",
+        reason: "no",
+        argBytes: 1_000,
+        args: { text: "y".repeat(1_000) },
+        durationMs: 0,
+        private: false,
+        at: new Date(),
+      });
+    for (let i = 0; i < 10; i++) call(i);
+    const calls = entries.filter((e) => e.kind === "call");
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.length).toBeLessThan(4);
+    const written = entries.reduce((sum, e) => sum + JSON.stringify(e).length + 128, 0);
+    expect(written).toBeLessThanOrEqual(4_000);
+    expect(stopped).toEqual(["r1"]);
+    recorder.runFinished({
+      runId: "r1",
+      client: "c",
+      result: { ...RESULT, stopped: "audit_limit" },
+    });
+    expect(entries.at(-2)).toMatchObject({
+      kind: "calls_not_logged",
+      cause: "audit_limit",
+      count: 10 - calls.length,
+    });
+    expect(entries.at(-1)).toMatchObject({ kind: "run_finished", stopped: "audit_limit" });
+  });
 });

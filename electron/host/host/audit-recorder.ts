@@ -1,40 +1,58 @@
 import { createHash } from "node:crypto";
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
 import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { redactArgs } from "../audit/redaction.js";
 import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
 
+type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
+
+/** `seq`, `ts` and `prev` that the log adds to each entry, and its newline. */
+const ENTRY_HEADER_BYTES = 128;
+
+/** What one run in progress has cost the log so far. */
+interface RunLedger {
+  bytes: number;
+  /** Set once the run's entries reached RUN_COST_LIMITS.auditBytesPerRun. */
+  over: boolean;
+  notLogged: Map<NotLoggedCause, { count: number; tools: Set<string> }>;
+}
+
+export interface AuditRecorderOptions {
+  /** Asked to stop a run whose entries reached the per-run cap (at most once per run). */
+  stopRun?: (runId: string) => void;
+  auditBytesPerRun?: number;
+}
+
 /**
  * Turns what the bridge and the engine report into audit entries. Arguments of private
  * tools never reach the log, and values of secret env entries are replaced wherever they
- * appear. Calls refused past a run's budget are counted, and written as one entry before the
- * run's end.
+ * appear. What one run may write is bounded: calls refused past its budget are counted, not
+ * logged one by one, and once its entries reach the per-run cap its further calls are counted
+ * too and the run is stopped. The counts go in one entry each, written before the run's end.
  */
 export class AuditRecorder implements BridgeEventSink, RunEvents {
+  private readonly runs = new Map<string, RunLedger>();
+  private readonly stopRun: (runId: string) => void;
+  private readonly auditBytesPerRun: number;
+
   constructor(
     private readonly append: (entry: AuditEntryInput) => void,
     private readonly secrets: () => readonly string[],
-  ) {}
-
-  /** Per run in progress: calls past its budget, and a few of the names they called. */
-  private readonly pastBudget = new Map<string, { count: number; tools: Set<string> }>();
+    options: AuditRecorderOptions = {},
+  ) {
+    this.stopRun = options.stopRun ?? (() => undefined);
+    this.auditBytesPerRun = options.auditBytesPerRun ?? RUN_COST_LIMITS.auditBytesPerRun;
+  }
 
   emit(event: BridgeEvent): void {
     if (event.kind === "past_budget") {
-      let past = this.pastBudget.get(event.runId);
-      if (past === undefined) {
-        past = { count: 0, tools: new Set() };
-        this.pastBudget.set(event.runId, past);
-      }
-      past.count += 1;
-      if (past.tools.size < RUN_COST_LIMITS.notLoggedToolsShown) {
-        past.tools.add(event.tool.slice(0, BRIDGE_LIMITS.eventNameMaxChars));
-      }
+      this.countNotLogged(this.ledger(event.runId), "call_budget", event.tool);
       return;
     }
     if (event.kind === "taint") {
+      // Never dropped: it says a client may have seen private data. At most once per client.
       this.append({
         kind: "taint_set",
         client: event.client,
@@ -43,7 +61,12 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       });
       return;
     }
-    this.append({
+    const ledger = this.ledger(event.runId);
+    if (ledger.over) {
+      this.countNotLogged(ledger, "audit_limit", event.tool);
+      return;
+    }
+    const entry: AuditEntryInput = {
       kind: "call",
       runId: event.runId,
       client: event.client,
@@ -62,31 +85,39 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       resultHash: event.resultHash ?? null,
       durationMs: event.durationMs,
       private: event.private,
-    });
+    };
+    if (!this.charge(event.runId, ledger, entry)) {
+      this.countNotLogged(ledger, "audit_limit", event.tool);
+      return;
+    }
+    this.append(entry);
   }
 
   runStarted(run: { runId: string; client: string; code: string }): void {
-    this.append({
+    const entry: AuditEntryInput = {
       kind: "run_started",
       runId: run.runId,
       client: run.client,
       code: run.code,
       codeBytes: Buffer.byteLength(run.code),
       codeHash: createHash("sha256").update(run.code).digest("hex"),
-    });
+    };
+    // The start is always logged (its code is cut to AUDIT_LIMITS.codeMaxBytes), and counts.
+    this.charge(run.runId, this.ledger(run.runId), entry);
+    this.append(entry);
   }
 
   runFinished(run: { runId: string; client: string; result: RunResult }): void {
-    const past = this.pastBudget.get(run.runId);
-    this.pastBudget.delete(run.runId);
-    if (past !== undefined) {
+    const ledger = this.runs.get(run.runId);
+    this.runs.delete(run.runId);
+    for (const [cause, counted] of ledger?.notLogged ?? []) {
       this.append({
         kind: "calls_not_logged",
         runId: run.runId,
         client: run.client,
-        cause: "call_budget",
-        count: past.count,
-        tools: [...past.tools],
+        cause,
+        count: counted.count,
+        tools: [...counted.tools],
       });
     }
     const r = run.result;
@@ -104,5 +135,42 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       stdoutBytes: Buffer.byteLength(r.stdout),
       stderrBytes: Buffer.byteLength(r.stderr),
     });
+  }
+
+  private ledger(runId: string): RunLedger {
+    let ledger = this.runs.get(runId);
+    if (ledger === undefined) {
+      ledger = { bytes: 0, over: false, notLogged: new Map() };
+      this.runs.set(runId, ledger);
+    }
+    return ledger;
+  }
+
+  /**
+   * Adds the entry's size to the run's; false (and the run asked to stop) when it would take
+   * the run past its cap. The size is of the entry before the log cuts long fields: an upper
+   * bound, so the cap holds for what is really written.
+   */
+  private charge(runId: string, ledger: RunLedger, entry: AuditEntryInput): boolean {
+    const bytes = Buffer.byteLength(JSON.stringify(entry)) + ENTRY_HEADER_BYTES;
+    if (ledger.bytes + bytes > this.auditBytesPerRun && entry.kind !== "run_started") {
+      ledger.over = true;
+      this.stopRun(runId);
+      return false;
+    }
+    ledger.bytes += bytes;
+    return true;
+  }
+
+  private countNotLogged(ledger: RunLedger, cause: NotLoggedCause, tool: string): void {
+    let counted = ledger.notLogged.get(cause);
+    if (counted === undefined) {
+      counted = { count: 0, tools: new Set() };
+      ledger.notLogged.set(cause, counted);
+    }
+    counted.count += 1;
+    if (counted.tools.size < RUN_COST_LIMITS.notLoggedToolsShown) {
+      counted.tools.add(tool.slice(0, BRIDGE_LIMITS.eventNameMaxChars));
+    }
   }
 }

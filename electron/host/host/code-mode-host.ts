@@ -122,6 +122,8 @@ export class CodeModeHost {
     const recorder = new AuditRecorder(
       (entry) => this.record(entry),
       () => this.secrets(),
+      // A run whose entries reached their cap is stopped; its later calls are only counted.
+      { stopRun: (runId) => this.engine.stopRun(runId, "audit_limit") },
     );
     this.gate = new RunGate(settings.maxConcurrentRuns);
     this.engine = new CodeModeEngine({

@@ -1,4 +1,9 @@
-import { BRIDGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import {
+  BRIDGE_LIMITS,
+  PROTOCOL_LIMITS,
+  RUN_COST_LIMITS,
+  RUN_LIMITS,
+} from "../../../shared/limits.js";
 import { STOP_REASONS, type RunResult, type StopReason } from "../../../shared/run-result.js";
 import { errorTypeName } from "../bridge/messages.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -44,6 +49,7 @@ export function runInContainer(
   const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
   const seenIds = new Set<number>();
   let calls = 0;
+  let messages = 0;
   let pending = 0;
   let finished = false;
 
@@ -100,6 +106,8 @@ export function runInContainer(
         memory: "the run was stopped: it used more memory than the sandbox allows",
         cancelled: "the run was cancelled",
         call_budget: `the run was stopped: it kept calling tools after its budget of calls was spent`,
+        message_limit: `the run was stopped after sending more than ${RUN_COST_LIMITS.messagesPerRun} messages (output chunks and calls)`,
+        audit_limit: `the run was stopped: its audit log entries reached ${RUN_COST_LIMITS.auditBytesPerRun} bytes`,
       };
       settle(
         result(
@@ -110,6 +118,12 @@ export function runInContainer(
     }
 
     function handle(message: RunnerMessage): void {
+      // Every message costs a parse, an empty output chunk too: the count bounds the host's
+      // work for one run whatever the sizes.
+      if (++messages > RUN_COST_LIMITS.messagesPerRun) {
+        stop("message_limit");
+        return;
+      }
       switch (message.type) {
         case "output": {
           const capture = message.stream === "stdout" ? stdout : stderr;

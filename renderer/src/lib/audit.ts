@@ -122,5 +122,9 @@ export function summaryOf(entry: AuditEntry): string {
 
 function notLoggedSummary(entry: Extract<AuditEntry, { kind: "calls_not_logged" }>): string {
   const tools = entry.tools.length > 0 ? ` (${entry.tools.join(", ")})` : "";
-  return `${entry.count} calls after the budget was spent, refused, not logged one by one${tools}`;
+  const what =
+    entry.cause === "call_budget"
+      ? "calls after the budget was spent, refused,"
+      : "calls after the run's log entries reached their cap,";
+  return `${entry.count} ${what} not logged one by one${tools}`;
 }

@@ -49,6 +49,9 @@ export const CSV_COLUMNS = [
   "ok",
   "previousTool",
   "transport",
+  "cause",
+  "count",
+  "tools",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

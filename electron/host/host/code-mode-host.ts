@@ -42,6 +42,7 @@ import { ApiFailure } from "../api/api-failure.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import { AuditRecorder } from "./audit-recorder.js";
+import { RefusalLimiter } from "./refusal-limiter.js";
 import { ClientSessions } from "./client-sessions.js";
 import { EventHub } from "./event-hub.js";
 import { RunGate } from "./run-gate.js";
@@ -361,26 +362,13 @@ export class CodeModeHost {
   private readonly pendingAudit = new Set<Promise<unknown>>();
   private auditFailure: string | null = null;
 
-  private refusals = { windowStart: 0, count: 0, dropped: 0 };
+  private readonly refusals = new RefusalLimiter();
 
   record(entry: AuditEntryInput): void {
-    // Anyone on this machine (a web page too) can knock on the socket or the ports; each
-    // refusal is logged, but only so many a minute, so knocking cannot fill the disk.
     if (entry.kind === "auth_refused") {
-      const now = Date.now();
-      const r = this.refusals;
-      if (now - r.windowStart > 60_000) Object.assign(r, { windowStart: now, count: 0 });
-      if (++r.count > HOST_LIMITS.authRefusalsPerMinute) {
-        r.dropped++;
-        return;
-      }
-      if (r.dropped > 0) {
-        entry = {
-          ...entry,
-          reason: `${entry.reason} (and ${r.dropped} more refused before, not logged one by one)`,
-        };
-        r.dropped = 0;
-      }
+      const admitted = this.refusals.admit(entry);
+      if (admitted === null) return;
+      entry = admitted;
     }
     const pending = this.audit.append(entry).catch((error: unknown) => {
       this.options.log?.(`audit append failed: ${String(error)}`);

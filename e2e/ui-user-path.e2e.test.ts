@@ -193,6 +193,8 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     await shoot("03-servers-empty");
 
     await page.getByRole("button", { name: "Add server" }).click();
+    // Add server opens the gallery of well-known servers; the blank form is one click on.
+    await page.getByRole("button", { name: "Blank form" }).click();
     const dialog = page.getByRole("dialog", { name: "Add server" });
     await dialog.getByLabel("Name", { exact: true }).fill("toy");
     await dialog.getByLabel("Command", { exact: true }).fill(process.execPath);
@@ -472,6 +474,8 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     const before = readServers();
 
     await page.getByRole("button", { name: "Add server" }).click();
+    // Add server opens the gallery of well-known servers; the blank form is one click on.
+    await page.getByRole("button", { name: "Blank form" }).click();
     const dialog = page.getByRole("dialog", { name: "Add server" });
     const name = dialog.getByLabel("Name", { exact: true });
     const command = dialog.getByLabel("Command", { exact: true });

@@ -1,10 +1,13 @@
 // Servers: the wrapped MCP servers, live, with add / paste / import, and one server's detail.
 import { useEffect, useState } from "react";
 import type { ServerView } from "../../../shared/api/api-views.js";
+import type { CatalogEntry } from "../../../shared/server-catalog/catalog-schema.js";
 import { useLiveList } from "../api/hooks.js";
 import { EmptyState, ErrorState, Loading } from "../components/states.js";
 import { hrefFor, navigate, useRoute } from "../lib/router.js";
 import { plural } from "../lib/format.js";
+import { CatalogAddDialog } from "./servers/catalog-add-dialog.js";
+import { CatalogGalleryDialog } from "./servers/catalog-gallery.js";
 import { ImportClaudeDialog, PasteJsonDialog } from "./servers/import-dialogs.js";
 import { ServerDetail } from "./servers/server-detail.js";
 import { ServerFormDialog } from "./servers/server-form-dialog.js";
@@ -12,6 +15,8 @@ import { ServerStatusBadge } from "./servers/server-status-badge.js";
 import { commandLine } from "./servers/server-entry.js";
 
 type OpenDialog =
+  | { kind: "gallery" }
+  | { kind: "catalog"; entry: CatalogEntry }
   | { kind: "add" }
   | { kind: "edit"; server: ServerView }
   | { kind: "paste" }
@@ -25,10 +30,10 @@ export function ServersPage() {
   const wantsAdd = route.params.get("add") === "1";
   const [dialog, setDialog] = useState<OpenDialog>(null);
 
-  // `#/servers?add=1` (from First run) opens the form once.
+  // `#/servers?add=1` (from First run) opens the gallery once.
   useEffect(() => {
     if (!wantsAdd) return;
-    setDialog({ kind: "add" });
+    setDialog({ kind: "gallery" });
     navigate("servers", {}, { replace: true });
   }, [wantsAdd]);
 
@@ -37,6 +42,27 @@ export function ServersPage() {
 
   const dialogs = (
     <>
+      {dialog?.kind === "gallery" ? (
+        <CatalogGalleryDialog
+          onClose={() => setDialog(null)}
+          onChoose={(entry) => setDialog({ kind: "catalog", entry })}
+          onBlankForm={() => setDialog({ kind: "add" })}
+          onPasteJson={() => setDialog({ kind: "paste" })}
+        />
+      ) : null}
+      {dialog?.kind === "catalog" ? (
+        <CatalogAddDialog
+          entry={dialog.entry}
+          existing={list ?? []}
+          onBack={() => setDialog({ kind: "gallery" })}
+          onClose={() => setDialog(null)}
+          onAdded={(next, name) => {
+            servers.setData(next);
+            setDialog(null);
+            navigate("servers", { name });
+          }}
+        />
+      ) : null}
       {dialog?.kind === "add" || dialog?.kind === "edit" ? (
         <ServerFormDialog
           server={dialog.kind === "edit" ? dialog.server : null}
@@ -111,7 +137,7 @@ export function ServersPage() {
           <button
             type="button"
             className="button button-primary"
-            onClick={() => setDialog({ kind: "add" })}
+            onClick={() => setDialog({ kind: "gallery" })}
           >
             Add server
           </button>

@@ -1,0 +1,147 @@
+// Adding a server the way a non-developer does: `codemode daemon --ui` as a real process on a
+// temporary CODEMODE_HOME, Debian's Chromium, the gallery searched, "memory" chosen, tried
+// (the published server-memory, started by npx from this checkout) and added; it becomes
+// ready with its tools. A failing try shows the server's stderr and asks before adding.
+// The gallery's screenshot goes to docs/ for the README.
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SERVER_CATALOG } from "../shared/server-catalog/server-catalog.js";
+import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
+import {
+  assertUiBuilt,
+  launchChromium,
+  startUiDaemon,
+  UI_TIMEOUT_MS,
+  type UiDaemon,
+} from "../test-support/browser.js";
+import { repoRoot } from "../test-support/processes.js";
+
+/** A try may start a server through npx, which takes a few seconds on 2 busy cores. */
+const TRY_TIMEOUT_MS = 60_000;
+
+describe("adding a server from the gallery (browser UI)", () => {
+  const home = makeHome("codemode-gallery-");
+  let daemon: UiDaemon;
+  let browser: Browser;
+  let page: Page;
+
+  const saved = (): Record<string, Record<string, unknown>> =>
+    (
+      JSON.parse(readFileSync(path.join(home, "servers.json"), "utf8")) as {
+        mcpServers: Record<string, Record<string, unknown>>;
+      }
+    ).mcpServers;
+
+  beforeAll(async () => {
+    assertHostBuilt();
+    assertUiBuilt();
+    daemon = await startUiDaemon(home);
+    browser = await launchChromium();
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      colorScheme: "light",
+      locale: "en-US",
+    });
+    page = await context.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+  });
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    try {
+      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    } finally {
+      await cleanUpHosts();
+    }
+  });
+
+  it("opens Add server on a searchable gallery of the catalog", async () => {
+    await page.goto(daemon.url);
+    await page.waitForURL((url) => url.hash.startsWith("#/servers"));
+    await page.getByRole("button", { name: "Add server" }).click();
+    const gallery = page.getByRole("dialog", { name: "Add server" });
+    const cards = gallery.getByRole("list", { name: "Well-known servers" }).getByRole("button");
+    await cards.first().waitFor();
+    expect(await cards.count()).toBe(SERVER_CATALOG.length);
+    await page.mouse.move(1278, 858);
+    mkdirSync(path.join(repoRoot, "docs"), { recursive: true });
+    await page.screenshot({
+      path: path.join(repoRoot, "docs", "server-gallery.png"),
+      animations: "disabled",
+      caret: "hide",
+    });
+
+    await gallery.getByRole("searchbox", { name: "Search servers" }).fill("knowledge graph");
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+        ).document.querySelectorAll(".gallery-card").length === 1,
+    );
+    expect(await cards.allTextContents()).toEqual([expect.stringContaining("Memory")]);
+    // The blank form and Paste JSON stay.
+    await gallery.getByRole("button", { name: "Blank form" }).waitFor();
+    await gallery.getByRole("button", { name: "Paste JSON" }).waitFor();
+  });
+
+  it("chooses memory, tries it, sees its tools, adds it, and it becomes ready", async () => {
+    await page.getByRole("button", { name: "Memory", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Add Memory" });
+    // Only what memory needs: its name and the one optional file (left empty: the default).
+    expect(await dialog.getByRole("textbox").count()).toBe(2);
+    await dialog.getByLabel("Memory file").waitFor();
+
+    await dialog.getByRole("button", { name: "Try it" }).click();
+    const worked = dialog.getByRole("status", { name: "Try it worked" });
+    await worked.waitFor({ timeout: TRY_TIMEOUT_MS });
+    const tools = await worked.getByRole("list", { name: "Tools it offers" }).textContent();
+    expect(tools).toContain("memory__create_entities");
+    expect(tools).toContain("memory__read_graph");
+    await page.mouse.move(1278, 858);
+    await page.screenshot({
+      path: path.join(repoRoot, "docs", "server-try-it.png"),
+      animations: "disabled",
+      caret: "hide",
+    });
+
+    await dialog.getByRole("button", { name: "Add server" }).click();
+    await page.waitForURL((url) => url.hash.includes("name=memory"));
+    await page.getByText("create_entities").first().waitFor({ timeout: TRY_TIMEOUT_MS });
+    expect(saved().memory).toEqual({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-memory"],
+      env: {},
+      private: true,
+    });
+  });
+
+  it("shows a failing try's stderr and a hint, and asks before adding it anyway", async () => {
+    await page.goto(`${daemon.origin}/#/servers`);
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Filesystem", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Add Filesystem" });
+    // Required settings are named before anything starts.
+    await dialog.getByRole("button", { name: "Add server" }).click();
+    await dialog.getByText("Folders it may use is required").waitFor();
+
+    const missing = path.join(home, "no-such-folder");
+    await dialog.getByLabel("Folders it may use").fill(missing);
+    await dialog.getByRole("button", { name: "Try it" }).click();
+    const failedTry = dialog.getByRole("alert", { name: "Try it failed" });
+    await failedTry.waitFor({ timeout: TRY_TIMEOUT_MS });
+    const text = await failedTry.textContent();
+    expect(text).toContain(`This folder or file does not exist: ${missing}`);
+    expect(text).toContain("None of the specified directories are accessible");
+
+    await dialog.getByRole("button", { name: "Add server" }).click();
+    await dialog.getByText("did not start when you tried it. Add it anyway?").waitFor();
+    await dialog.getByRole("button", { name: "Back" }).click();
+    await page
+      .getByRole("dialog", { name: "Add server" })
+      .getByRole("button", { name: "Close" })
+      .click();
+    expect(Object.keys(saved())).toEqual(["memory"]);
+  });
+});

@@ -1,10 +1,9 @@
 // Cuts a hash chain cannot see alone, each made on a real log on disk, and the checkpoint (or
 // a noted head) that catches it.
 import { randomBytes } from "node:crypto";
-import { readFile, readdir, unlink, writeFile } from "node:fs/promises";
+import { unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GENESIS_PREV } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import {
   CHECKPOINT_FILE,
@@ -13,7 +12,12 @@ import {
   signedText,
   type CheckpointSigner,
 } from "./audit-checkpoint.js";
-import { sha256Hex } from "./audit-files.js";
+import {
+  auditLogFiles,
+  fileLines as readLines,
+  rewriteChain as rewrite,
+  writeLines as putLines,
+} from "../../../test-support/audit-tamper.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
 import { callInput, makeTempDir } from "./testing/fixtures.js";
@@ -48,39 +52,15 @@ async function writeLog(
 }
 
 async function logFiles(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
+  return auditLogFiles(dir);
 }
 
-async function fileLines(name: string): Promise<string[]> {
-  return (await readFile(path.join(dir, name), "utf8")).split("\n").slice(0, -1);
-}
-
-async function writeLines(name: string, lines: string[]): Promise<void> {
-  await writeFile(path.join(dir, name), lines.map((line) => `${line}\n`).join(""));
-}
-
-/**
- * What an attacker with write access does: edits one entry, then recomputes every prev after
- * it, so the chain verifies. Returns the new head.
- */
-async function rewriteChain(seqToEdit: number): Promise<{ seq: number; hash: string }> {
-  let prev = GENESIS_PREV;
-  let head = { seq: 0, hash: GENESIS_PREV };
-  for (const name of await logFiles()) {
-    const out: string[] = [];
-    for (const line of await fileLines(name)) {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      if (entry.seq === seqToEdit) entry.decision = "refused";
-      if (entry.seq !== 1) entry.prev = prev;
-      const text = JSON.stringify(entry);
-      prev = sha256Hex(text);
-      head = { seq: entry.seq as number, hash: prev };
-      out.push(text);
-    }
-    await writeLines(name, out);
-  }
-  return head;
-}
+const fileLines = (name: string): Promise<string[]> => readLines(dir, name);
+const writeLines = (name: string, lines: string[]): Promise<void> => putLines(dir, name, lines);
+const rewriteChain = (seq: number): Promise<{ seq: number; hash: string }> =>
+  rewrite(dir, seq, (entry) => {
+    entry.decision = "refused";
+  });
 
 const opts = (): { checkpointFile: string } => ({ checkpointFile });
 

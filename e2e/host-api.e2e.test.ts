@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../shared/audit-entry.js";
-import type { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import type { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import {
   api,

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
-import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { HOST_LIMITS } from "../shared/limits.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { assertBuilt } from "../test-support/processes.js";

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
-import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { HOST_LIMITS } from "../shared/limits.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 

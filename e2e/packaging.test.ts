@@ -6,7 +6,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { packageRoot } from "../electron/host/paths.js";
 
 const root = packageRoot();

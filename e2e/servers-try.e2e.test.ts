@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
-import type { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import type { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import type { TryServerView } from "../shared/api/api-views.js";
 import { buildEntry, findCatalogEntry } from "../shared/server-catalog/server-catalog.js";
 import {

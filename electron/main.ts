@@ -3,7 +3,7 @@
 // window and IPC.
 import path from "node:path";
 import { app, BrowserWindow, dialog, ipcMain } from "electron";
-import { CodeModeHost } from "./host/host/code-mode-host.js";
+import { CodeModeHost } from "./host/app/code-mode-host.js";
 import { dataDir as defaultDataDir } from "./host/paths.js";
 import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";

@@ -14,7 +14,7 @@ import type { ApiChannel, ApiParams, ApiResult } from "../shared/api/api-contrac
 import type { AuditEntry, AuditEntryOf, AuditKind } from "../shared/audit-entry.js";
 import type { RunResult } from "../shared/run-result.js";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
-import { CodeModeHost } from "../electron/host/host/code-mode-host.js";
+import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { installContainers } from "./docker.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { startMcpSession } from "./mcp-session.js";

@@ -7,7 +7,7 @@ import {
   ipcRequestChannel,
 } from "../../shared/api/ipc-channels.js";
 import { dispatchApi } from "../host/api/api-dispatcher.js";
-import type { CodeModeHost } from "../host/host/code-mode-host.js";
+import type { CodeModeHost } from "../host/app/code-mode-host.js";
 
 /** The parts of ipcMain used here, so this wiring stays testable without Electron. */
 export interface IpcMainLike {

@@ -1,5 +1,5 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../host/code-mode-host.js";
+import type { CodeModeHost } from "../app/code-mode-host.js";
 import { appHandlers } from "./handlers/app-handlers.js";
 import { auditHandlers } from "./handlers/audit-handlers.js";
 import { clientsHandlers } from "./handlers/clients-handlers.js";

@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { tokensEqual } from "../local-access/token.js";
-import type { ClientSessions } from "../host/client-sessions.js";
+import type { ClientSessions } from "../app/client-sessions.js";
 
 export interface McpHttpOptions {
   sessions: ClientSessions;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { EventHub } from "../host/event-hub.js";
+import { EventHub } from "../app/event-hub.js";
 import { UiServer } from "./ui-server.js";
 
 function get(port: number, pathName: string, host = `127.0.0.1:${port}`): Promise<number> {

@@ -15,7 +15,7 @@ import {
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { tokensEqual } from "../local-access/token.js";
-import type { CodeModeHost } from "../host/code-mode-host.js";
+import type { CodeModeHost } from "../app/code-mode-host.js";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

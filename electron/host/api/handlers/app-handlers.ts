@@ -1,5 +1,5 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../../host/code-mode-host.js";
+import type { CodeModeHost } from "../../app/code-mode-host.js";
 
 export function appHandlers(
   host: CodeModeHost,

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../../host/code-mode-host.js";
+import type { CodeModeHost } from "../../app/code-mode-host.js";
 import { ApiFailure } from "../api-failure.js";
 
 export function auditHandlers(

@@ -7,7 +7,7 @@ import {
   previewClaudeDesktop,
 } from "../../clients/claude-desktop.js";
 import { clientSnippets } from "../../clients/client-snippets.js";
-import type { CodeModeHost } from "../../host/code-mode-host.js";
+import type { CodeModeHost } from "../../app/code-mode-host.js";
 import { ApiFailure } from "../api-failure.js";
 
 function asApiFailure(error: unknown): never {

@@ -4,8 +4,8 @@ import {
   claudeDesktopServers,
   platformFacts,
 } from "../../clients/claude-desktop.js";
-import type { CodeModeHost } from "../../host/code-mode-host.js";
-import { toolViews } from "../../host/server-views.js";
+import type { CodeModeHost } from "../../app/code-mode-host.js";
+import { toolViews } from "../../app/server-views.js";
 import { editFromEntry, editsFromValue } from "../../servers/config-edits.js";
 import { invalidConfig } from "../../servers/config-store.js";
 import { entryToFile, validateServersConfig } from "../../servers/server-config.js";

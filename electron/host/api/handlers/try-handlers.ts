@@ -1,6 +1,6 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
-import type { CodeModeHost } from "../../host/code-mode-host.js";
+import type { CodeModeHost } from "../../app/code-mode-host.js";
 import { editFromEntry } from "../../servers/config-edits.js";
 import { resolveSecrets } from "../../servers/config-store.js";
 import { tryServer } from "../../servers/try-server.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CodeModeHost } from "../../host/code-mode-host.js";
+import { CodeModeHost } from "../../app/code-mode-host.js";
 import { DataDirTrustError } from "../../local-access/data-dir-trust.js";
 import { AlreadyRunningError } from "../../local-access/instance-lock.js";
 import { dataDir, packageRoot } from "../../paths.js";

@@ -4,3 +4,4 @@ await import("./concurrent-calls.js");
 await import("./shim-round-trip.js");
 await import("./hostile-done-line.js");
 await import("./schema-pattern.js");
+await import("./run-cost-flood.js");

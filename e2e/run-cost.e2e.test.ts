@@ -21,43 +21,13 @@ import {
   type ShimClient,
 } from "../test-support/daemon.js";
 import { dirBytes } from "../test-support/dir-size.js";
+import { BUDGET_FLOOD, CHUNK_FLOOD, LOG_FLOOD } from "../test-support/run-cost-attacks.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-/**
- * The attack of the issue, through the public API alone: calls gathered in a loop, each
- * ToolError caught, so the run goes on after its budget is spent. Every call carries ~2 KiB
- * of arguments, which the old code logged in full for every refusal.
- */
-export const BUDGET_FLOOD = `
-import asyncio
-big = "x" * 2000
-while True:
-    await asyncio.gather(*[toy__echo({"text": big}) for _ in range(50)], return_exceptions=True)
-`;
-
-/**
- * Output chunks written straight to the protocol pipe (the code shares the runner's process,
- * so it can): empty ones never reach the output cap, yet each costs the host a parse.
- */
-export const CHUNK_FLOOD = `
-import os
-line = b'{"type":"output","stream":"stdout","data":""}\\n' * 1000
-while True:
-    os.write(4, line)
-`;
-
-/** Calls within a budget raised to its ceiling, each logged with 2 KiB of arguments. */
-export const LOG_FLOOD = `
-import asyncio
-big = "x" * 8000
-while True:
-    await asyncio.gather(*[toy__echo({"text": big}) for _ in range(200)], return_exceptions=True)
-`;
 
 beforeAll(() => {
   assertToyServerBuilt();

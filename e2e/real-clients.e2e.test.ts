@@ -1,6 +1,8 @@
-// MCP clients nobody here wrote, run for real against a real `codemode daemon`: mcp-remote (the
-// stdio-to-HTTP bridge many clients use). Each keeps working through what a user's setup goes
+// MCP clients nobody here wrote, run for real against a real `codemode daemon`: Claude Code's
+// CLI (`claude mcp add/list`, no API key needed) and mcp-remote (the stdio-to-HTTP bridge
+// many clients use). Each keeps working through what a user's setup goes
 // through, such as the app restarting under a connected client.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -10,6 +12,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertHostBuilt, cleanUpHosts, makeHome, startDaemon } from "../test-support/daemon.js";
 import { freePort } from "../test-support/free-port.js";
+import { repoRoot } from "../test-support/processes.js";
+import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
+import { clientSnippets } from "../electron/host/clients/client-snippets.js";
 
 const require = createRequire(import.meta.url);
 const MCP_REMOTE = path.join(
@@ -37,6 +42,36 @@ describe("real MCP clients against codemode daemon", () => {
   afterAll(async () => {
     await cleanUpHosts();
     rmSync(clientHome, { recursive: true, force: true });
+  });
+
+  it("Claude Code: the Clients page's command registers the shim and `claude mcp list` reports it Connected", async () => {
+    const daemon = await startDaemon(home);
+    try {
+      // What the daemon's Clients page shows (CODEMODE_HOME set, so an -e flag is in it).
+      const snippet = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home })).claudeCode;
+      expect(snippet).toContain("-e CODEMODE_HOME=");
+      const project = mkdtempSync(path.join(clientHome, "project-"));
+      const env = {
+        PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+        HOME: clientHome,
+      };
+      const added = spawnSync("sh", ["-c", snippet], {
+        cwd: project,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(added.status, added.stderr + added.stdout).toBe(0);
+      const listed = spawnSync("claude", ["mcp", "list"], {
+        cwd: project,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(listed.stdout).toMatch(/^codemode: .*codemode\.js shim - [✓✔] Connected$/m);
+    } finally {
+      await daemon.stop();
+    }
   });
 
   it("mcp-remote starts a new session by itself after the app restarts (404 for the old one)", async () => {

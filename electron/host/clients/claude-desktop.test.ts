@@ -85,7 +85,7 @@ describe("Claude Desktop config", () => {
     expect(JSON.parse(s.claudeDesktop)).toEqual({ mcpServers: { codemode: { ...launch } } });
     expect(JSON.parse(s.vscode)).toEqual({ servers: { codemode: { type: "stdio", ...launch } } });
     expect(s.claudeCode).toBe(
-      "claude mcp add -e CODEMODE_HOME=/d codemode -- /usr/bin/node /opt/codemode/bin/codemode.js shim",
+      "claude mcp add codemode -e CODEMODE_HOME=/d -- /usr/bin/node /opt/codemode/bin/codemode.js shim",
     );
   });
 });

@@ -31,12 +31,14 @@ export function clientSnippets(launch: ShimLaunch): ClientSnippets {
     2,
   );
   const envFlags = Object.entries(launch.env).flatMap(([k, v]) => ["-e", shellQuote(`${k}=${v}`)]);
+  // The name goes before any -e: `-e` takes several values, so a name after it is read as
+  // one more K=V and the command fails (tested with the real `claude` CLI).
   const claudeCode = [
     "claude",
     "mcp",
     "add",
-    ...envFlags,
     MCP_ENTRY_NAME,
+    ...envFlags,
     "--",
     shellQuote(launch.command),
     ...launch.args.map(shellQuote),

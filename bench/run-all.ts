@@ -5,3 +5,4 @@ await import("./shim-round-trip.js");
 await import("./hostile-done-line.js");
 await import("./schema-pattern.js");
 await import("./run-cost-flood.js");
+await import("./audit-checkpoint.js");

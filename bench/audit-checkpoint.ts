@@ -1,0 +1,61 @@
+// Issue 8 §8: what keeping the audit head outside the log costs an append. The same appends,
+// synced as the app does, to a log without a checkpoint and to one with it, alternated in one
+// run so both see the same disk: one at a time (each waits for its sync; long enough for the
+// checkpoint to be written more than once) and 2,000 at once.
+//
+//   npx tsx bench/audit-checkpoint.ts
+
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { AuditLog } from "../electron/host/audit/audit-log.js";
+import { callInput } from "../electron/host/audit/testing/fixtures.js";
+import { median, row } from "./stats.js";
+
+const ROUNDS = 5;
+const SEQUENTIAL = 3000;
+const CONCURRENT = 2000;
+
+async function once(withCheckpoint: boolean): Promise<{ sequential: number; concurrent: number }> {
+  const root = await mkdtemp(path.join(os.tmpdir(), "codemode-bench-ckpt-"));
+  try {
+    const log = await AuditLog.open({
+      dir: path.join(root, "audit"),
+      checkpoint: withCheckpoint ? { file: path.join(root, "audit-checkpoint.json") } : undefined,
+    });
+    let started = performance.now();
+    for (let i = 0; i < SEQUENTIAL; i += 1) await log.append(callInput(i));
+    const sequential = performance.now() - started;
+    started = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => log.append(callInput(i))));
+    const concurrent = performance.now() - started;
+    await log.close();
+    return { sequential, concurrent };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+const without: { sequential: number[]; concurrent: number[] } = { sequential: [], concurrent: [] };
+const withIt: { sequential: number[]; concurrent: number[] } = { sequential: [], concurrent: [] };
+await once(false);
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const [runs, flag] of [
+    [without, false],
+    [withIt, true],
+  ] as const) {
+    const r = await once(flag);
+    runs.sequential.push(r.sequential);
+    runs.concurrent.push(r.concurrent);
+  }
+}
+
+const seqBase = median(without.sequential);
+const conBase = median(without.concurrent);
+console.log(`\naudit appends, fsync on, median of ${ROUNDS} rounds`);
+console.log(row(`${SEQUENTIAL} one at a time, no checkpoint`, seqBase, seqBase));
+console.log(
+  row(`${SEQUENTIAL} one at a time, with checkpoint`, median(withIt.sequential), seqBase),
+);
+console.log(row(`${CONCURRENT} at once, no checkpoint`, conBase, conBase));
+console.log(row(`${CONCURRENT} at once, with checkpoint`, median(withIt.concurrent), conBase));

@@ -70,4 +70,22 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     );
     expect(await serve.description()).not.toContain("async def serial(");
   });
+
+  it("§9 a server that echoes its API key does not hand it to the code", async () => {
+    const { value, result } = await runJson<Record<string, string>>(
+      serve,
+      `print(json.dumps({
+    "result": await attempt(whoami({})),
+    "error_result": await attempt(whoami_error({})),
+    "protocol_error": await attempt(whoami_throw({})),
+}))`,
+    );
+    expect(value.result).toBe("ok: You are calling with key [secret]; structured too.");
+    expect(value.error_result).toBe(
+      'ToolError: "whoami_error" returned an error: 401 Unauthorized for key=[secret]',
+    );
+    expect(value.protocol_error).toMatch(/^ToolError: "whoami_throw" failed/);
+    // Nowhere in what the code saw or printed.
+    expect(JSON.stringify(result)).not.toContain(API_KEY);
+  });
 });

@@ -78,6 +78,7 @@ describe("limits", () => {
         patternShownMaxChars: 80,
         formatCheckMaxChars: 2_048,
       },
+      SECRET_LIMITS: { maskMinChars: 8 },
       POOL_LIMITS: { defaultSize: 1, maxSize: 8 },
       SETTINGS_BOUNDS: {
         deadlineSeconds: { min: 1, max: 90, default: 90 },

@@ -157,6 +157,16 @@ export const SCHEMA_LIMITS = {
   formatCheckMaxChars: 2_048,
 } as const;
 
+/** Secret env values (issue 8 §9). */
+export const SECRET_LIMITS = {
+  /**
+   * A secret at least this long is replaced by "[secret]" in every result, error and refusal
+   * before the code sees it; a shorter one would mangle ordinary text (it is still kept out of
+   * the audit log).
+   */
+  maskMinChars: 8,
+} as const;
+
 /** The warm pool of started, idle containers. */
 export const POOL_LIMITS = {
   defaultSize: 1,

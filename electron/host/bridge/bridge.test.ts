@@ -436,6 +436,30 @@ describe("budget", () => {
   });
 });
 
+describe("secrets stay with their server (issue 8 §9)", () => {
+  it("masks secret values in results, error results and refusals before the code sees them", async () => {
+    const key = "sk-live-0123456789";
+    const catalog = makeCatalog(DEFAULT_TOOLS);
+    const caller = new FakeCaller((call) =>
+      call.args["fail"] === true
+        ? { content: [{ type: "text", text: `bad key ${key}` }], isError: true }
+        : text(`your key is ${key}, again ${key}`),
+    );
+    const bridge = new Bridge({
+      catalog: () => catalog,
+      caller,
+      taint: new TaintRegistry(),
+      events: { emit: () => undefined },
+      secrets: () => [key],
+    });
+    const run = bridge.startRun({ runId: "r", client: "c", signal: new AbortController().signal });
+    expect(value(await run.call("web__fetch", {}))).toBe("your key is [secret], again [secret]");
+    expect(refused(await run.call("web__fetch", { fail: true }))).toContain("bad key [secret]");
+    // The code may name the key itself: the refusal quoting it does not echo it back.
+    expect(refused(await run.call(`tool_${key}`, {}))).not.toContain(key);
+  });
+});
+
 describe("calling the server", () => {
   it("a slow tool times out and a later call works", async () => {
     const s = setup({

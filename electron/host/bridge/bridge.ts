@@ -14,6 +14,7 @@ import {
   schemaErrorText,
 } from "./messages.js";
 import { CallBudget } from "./call-budget.js";
+import { maskSecrets } from "./secret-mask.js";
 import { Semaphore, type Release } from "./semaphore.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 
@@ -33,6 +34,11 @@ export interface BridgeOptions {
   callTimeoutMs?: number;
   /** Milliseconds since the epoch; injected so tests control durations and timestamps. */
   now?: () => number;
+  /**
+   * Secret env values (secretValues of the running config), read at each call: every text
+   * that goes back to the code has them replaced by "[secret]" first. Absent: none.
+   */
+  secrets?: () => readonly string[];
 }
 
 export interface StartRunOptions {
@@ -100,6 +106,7 @@ export class Bridge {
   readonly #serverConcurrency: number;
   readonly #callTimeoutMs: number;
   readonly #now: () => number;
+  readonly #secrets: () => readonly string[];
   readonly #semaphores = new Map<string, Semaphore>();
 
   constructor(options: BridgeOptions) {
@@ -110,6 +117,7 @@ export class Bridge {
     this.#serverConcurrency = options.serverConcurrency ?? BRIDGE_LIMITS.defaultServerConcurrency;
     this.#callTimeoutMs = options.callTimeoutMs ?? BRIDGE_LIMITS.callTimeoutMs;
     this.#now = options.now ?? Date.now;
+    this.#secrets = options.secrets ?? (() => []);
     if (!Number.isInteger(this.#serverConcurrency) || this.#serverConcurrency < 1) {
       throw new RangeError("serverConcurrency must be a positive integer");
     }
@@ -163,6 +171,25 @@ export class Bridge {
    * getter that throws, say) reaches the code only by its type name, like any host fault.
    */
   async #guarded(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
+    return this.#masked(await this.#unmasked(run, pyName, args));
+  }
+
+  /** Secrets stay with their server: no result, error or refusal carries one to the code. */
+  #masked(outcome: CallOutcome): CallOutcome {
+    let secrets: readonly string[];
+    try {
+      secrets = this.#secrets();
+    } catch {
+      // Without the list nothing can be vouched for: give the code no text at all.
+      return { ok: false, message: "The call's outcome could not be checked for secrets." };
+    }
+    if (secrets.length === 0) return outcome;
+    return outcome.ok
+      ? { ...outcome, value: maskSecrets(outcome.value, secrets) }
+      : { ...outcome, message: maskSecrets(outcome.message, secrets) };
+  }
+
+  async #unmasked(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
     const started = this.#now();
     try {
       return await this.#call(run, pyName, args);

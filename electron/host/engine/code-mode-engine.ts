@@ -1,3 +1,4 @@
+import { secretValues } from "../bridge/secret-mask.js";
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
@@ -115,6 +116,8 @@ export class CodeModeEngine {
       events: this.deps.events,
       serverConcurrency: this.settings.serverConcurrency,
       callTimeoutMs: this.settings.callTimeoutMs,
+      // Read from the running servers' own config, so what they were started with is masked.
+      secrets: () => secretValues(this.deps.servers.config),
     });
   }
 

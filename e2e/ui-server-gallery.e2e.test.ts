@@ -144,4 +144,22 @@ describe("adding a server from the gallery (browser UI)", () => {
       .click();
     expect(Object.keys(saved())).toEqual(["memory"]);
   });
+
+  it("tries a server from the blank form too, and asks before saving one that failed", async () => {
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add server" });
+    await dialog.getByLabel("Name", { exact: true }).fill("typo");
+    await dialog.getByLabel("Command", { exact: true }).fill("codemode-no-such-program");
+    await dialog.getByRole("button", { name: "Try it" }).click();
+    const failedTry = dialog.getByRole("alert", { name: "Try it failed" });
+    await failedTry.waitFor({ timeout: TRY_TIMEOUT_MS });
+    expect(await failedTry.textContent()).toContain(
+      '"codemode-no-such-program" was not found on the PATH servers get',
+    );
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.getByRole("button", { name: "Save anyway" }).waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect(Object.keys(saved())).toEqual(["memory"]);
+  });
 });

@@ -1,7 +1,7 @@
 // Add or edit one server: name, command, arguments, environment variables.
 import { useId, useState, type FormEvent } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
-import type { ServerView } from "../../../../shared/api/api-views.js";
+import type { ServerView, TryServerView } from "../../../../shared/api/api-views.js";
 import { mapFieldErrors, serverEntryPath } from "../../api/field-errors.js";
 import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
@@ -15,6 +15,7 @@ import {
   type EnvRow,
   type ServerFormState,
 } from "./server-entry.js";
+import { TryButton, TryResult } from "./try-result.js";
 
 /** Which form field a host error path is about. */
 function serverFieldKey(path: string[]): string | null {
@@ -50,6 +51,9 @@ export function ServerFormDialog(props: {
   );
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const upsert = useMutation("servers.upsert");
+  const tryIt = useMutation("servers.try");
+  const [tried, setTried] = useState<TryServerView | null>(null);
+  const [confirmFailed, setConfirmFailed] = useState(false);
   const formId = useId();
 
   const hostErrors = mapFieldErrors(upsert.error, serverFieldKey);
@@ -67,12 +71,16 @@ export function ServerFormDialog(props: {
     setLocalErrors({});
     // The host's errors were about what was sent; once the user edits, they no longer apply.
     upsert.clearError();
+    // So was a try: it answers for what was tried.
+    tryIt.clearError();
+    setTried(null);
+    setConfirmFailed(false);
   };
   const updateRow = (key: number, patch: Partial<EnvRow>) =>
     update({ env: form.env.map((row) => (row.key === key ? { ...row, ...patch } : row)) });
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  /** Shows what is missing in the form; true when it can be sent. */
+  const check = (): boolean => {
     const errors: Record<string, string> = {};
     if (!form.name.trim()) errors.name = "Give the server a name.";
     if (!form.command.trim()) errors.command = "Say which program starts the server.";
@@ -83,8 +91,27 @@ export function ServerFormDialog(props: {
       if (name && seen.has(name)) errors[`env.row.${row.key}`] = "This name is used twice.";
       seen.add(name);
     }
-    if (Object.keys(errors).length > 0) {
-      setLocalErrors(errors);
+    setLocalErrors(errors);
+    return Object.keys(errors).length === 0;
+  };
+
+  const onTry = async () => {
+    if (!check()) return;
+    setTried(null);
+    const response = await tryIt.run({
+      name: form.name.trim(),
+      ...(server ? { previousName: server.name } : {}),
+      entry: entryFromForm(form, server),
+    });
+    setTried(response.ok ? response.value : null);
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!check()) return;
+    // A server whose try failed is saved only once the user says so.
+    if (tried && !tried.ok && !confirmFailed) {
+      setConfirmFailed(true);
       return;
     }
     const name = form.name.trim();
@@ -106,13 +133,14 @@ export function ServerFormDialog(props: {
           <button type="button" className="button" onClick={props.onClose}>
             Cancel
           </button>
+          <TryButton busy={tryIt.busy} onTry={() => void onTry()} />
           <button
             type="submit"
             form={formId}
             className="button button-primary"
             disabled={upsert.busy}
           >
-            {upsert.busy ? "Saving…" : "Save"}
+            {upsert.busy ? "Saving…" : confirmFailed ? "Save anyway" : "Save"}
           </button>
         </>
       }
@@ -169,6 +197,15 @@ export function ServerFormDialog(props: {
           }
           groupErrors={envGroupErrors}
         />
+        <TryResult busy={tryIt.busy} error={tryIt.error} result={tried} />
+        {confirmFailed ? (
+          <div className="callout callout-warn callout-compact" role="alert">
+            <div className="callout-text">
+              This server did not start when you tried it. Save it anyway? Its page will show why it
+              fails.
+            </div>
+          </div>
+        ) : null}
       </form>
     </Dialog>
   );

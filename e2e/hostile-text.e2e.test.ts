@@ -14,17 +14,25 @@ import {
   cleanUpHosts,
   connectShim,
   makeHome,
+  runCli,
   startDaemon,
   toyServer,
   writeServers,
   type ShimClient,
 } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
+import { isUnsafeForTerminal } from "../electron/host/cli/terminal-text.js";
 
 const fx = await dockerOrSkip();
 
-/** What a second client may wait for tools/list while a hostile run is in progress. */
+/** What a second client typically waits for tools/list while a hostile run is in progress. */
 const RESPONSIVE_MS = 200;
+/**
+ * The slowest single answer allowed. The engine and its 2 cores are shared with other test
+ * runs, so one answer may wait for the scheduler; the attack this catches stalled every
+ * answer for 20-50 s (a single-threaded host stuck in a regex), far above this.
+ */
+const STALL_MS = 2_000;
 const DEADLINE_S = 6;
 /** Time on top of the deadline for the container to stop and the result to travel back. */
 const DEADLINE_SLACK_MS = 3_000;
@@ -75,32 +83,44 @@ describe.skipIf(!fx)(
 
     /**
      * Runs `code` as the hostile client while the observer calls tools/list back to back; the
-     * run's result, and the slowest tools/list answer seen while the run was in progress.
+     * run's result, and the median and slowest tools/list answers seen while it was in progress.
      */
     async function runWhileObserving(
       code: string,
-    ): Promise<{ result: RunResult; slowestMs: number }> {
+    ): Promise<{ result: RunResult; slowestMs: number; medianMs: number }> {
       let running = true;
-      let slowestMs = 0;
+      const answers: number[] = [];
       const observing = (async () => {
         while (running) {
           const start = performance.now();
           await observer.client.listTools();
-          slowestMs = Math.max(slowestMs, performance.now() - start);
+          answers.push(performance.now() - start);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       })();
+      let result: RunResult;
       try {
-        const result = await hostile.run(code, { timeout_s: DEADLINE_S });
-        return { result, slowestMs };
+        result = await hostile.run(code, { timeout_s: DEADLINE_S });
       } finally {
         running = false;
+        // The answer in flight when the run ended counts too: a stalled host delays it.
         await observing;
       }
+      const sorted = answers.sort((a, b) => a - b);
+      return {
+        result,
+        slowestMs: sorted.at(-1) ?? 0,
+        medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0,
+      };
     }
 
-    function expectResponsive(outcome: { result: RunResult; slowestMs: number }): void {
-      expect(outcome.slowestMs).toBeLessThan(RESPONSIVE_MS);
+    function expectResponsive(outcome: {
+      result: RunResult;
+      slowestMs: number;
+      medianMs: number;
+    }): void {
+      expect(outcome.medianMs).toBeLessThan(RESPONSIVE_MS);
+      expect(outcome.slowestMs).toBeLessThan(STALL_MS);
       expect(outcome.result.duration_ms).toBeLessThan(DEADLINE_S * 1000 + DEADLINE_SLACK_MS);
     }
 
@@ -177,6 +197,38 @@ describe.skipIf(!fx)(
       expectResponsive(outcome);
       expect(outcome.result.stopped).toBe("deadline");
       expect(outcome.result.duration_ms).toBeGreaterThanOrEqual(DEADLINE_S * 1000 - 100);
+    });
+
+    it("codemode audit tail prints every entry on one line, with nothing a terminal acts on, whatever a client calls itself", async () => {
+      // The client's self-chosen name is free text that lands in every entry of its runs.
+      const forger = await connectShim(home, {
+        name: '=HYPERLINK("http://127.0.0.1/")\r\n2026-01-01T00:00:00.000Z #1 call toy__add allowed\u001b]52;c;aGVsbG8=\u0007\u202e',
+        version: "1\u009b31m",
+      });
+      expect((await forger.run("print(1)")).stdout).toBe("1\n");
+      await forger.close();
+      const tail = await runCli(home, ["audit", "tail", "-n", "200", "--no-follow"]);
+      expect(tail.code).toBe(0);
+      for (const line of tail.stdout.split("\n").filter((l) => l !== "")) {
+        expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+ #\d+ /);
+      }
+      expect(tail.stdout).toContain(
+        '=HYPERLINK("http://127.0.0.1/")\\u000d\\u000a2026-01-01T00:00:00.000Z #1 call',
+      );
+      expect(tail.stdout).toContain("\\u001b]52;c;aGVsbG8=\\u0007\\u202e");
+      const acted = [...tail.stdout].filter(
+        (ch) => ch !== "\n" && isUnsafeForTerminal(ch.charCodeAt(0)),
+      );
+      expect(acted).toEqual([]);
+    });
+
+    it("codemode audit export --format csv neutralises a cell that would run as a formula", async () => {
+      const csv = await runCli(home, ["audit", "export", "--format", "csv"]);
+      expect(csv.code).toBe(0);
+      // The client's name, in the client column of each of its entries, defused by a quote.
+      expect(csv.stdout).toContain(',"\'=HYPERLINK(""http://127.0.0.1/"")');
+      expect(csv.stdout).not.toContain(',"=HYPERLINK');
+      expect(csv.stdout).not.toContain(",=HYPERLINK");
     });
   },
 );

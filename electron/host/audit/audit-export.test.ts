@@ -130,6 +130,7 @@ describe("exportAudit", () => {
     expect(csvCell("-2+3")).toBe("'-2+3");
     expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");
     expect(csvCell("\t=1")).toBe("'\t=1");
+    expect(csvCell("\r=1")).toBe(`"'\r=1"`);
     expect(csvCell("a=1")).toBe("a=1");
     // The log's own numbers are numbers, even negative ones.
     expect(csvCell(-1)).toBe("-1");

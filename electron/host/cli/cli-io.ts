@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { terminalText } from "./terminal-text.js";
 
 /** What a command may touch of its process: passed in, so tests can run commands in-process. */
 export interface CliIO {
@@ -15,6 +16,13 @@ export class UserError extends Error {
   override name = "UserError";
 }
 
+/**
+ * Every line the CLI prints goes through here, and much of it quotes text someone else chose
+ * (a client's name, a server's tool name, a refusal reason, a build log), so nothing in it may
+ * act on the terminal: see terminal-text.ts. Line breaks are the caller's own; text that must
+ * stay on one line (an audit entry) is escaped by the caller first.
+ */
 export function writeLine(stream: Writable, text: string): void {
-  stream.write(text.endsWith("\n") ? text : text + "\n");
+  const safe = terminalText(text, { multiline: true });
+  stream.write(safe.endsWith("\n") ? safe : safe + "\n");
 }

@@ -1,3 +1,4 @@
+import { writeLine } from "./cli-io.js";
 import { run } from "./run.js";
 
 /** Process wiring for the bin entry: signals become an abort, the result an exit status. */
@@ -20,8 +21,9 @@ export async function main(): Promise<void> {
       signal: controller.signal,
     });
   } catch (error) {
-    process.stderr.write(
-      `codemode: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    writeLine(
+      process.stderr,
+      `codemode: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
     process.exitCode = 1;
   } finally {

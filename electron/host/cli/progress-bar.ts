@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { terminalText } from "./terminal-text.js";
 
 /**
  * One line redrawn in place on a terminal; plain lines elsewhere (CI logs, pipes),
@@ -19,7 +20,8 @@ export class ProgressBar {
     const fraction = total > 0 ? Math.min(1, done / total) : 0;
     const filled = Math.round(fraction * this.width);
     const bar = "#".repeat(filled) + "-".repeat(this.width - filled);
-    const text = `[${bar}] ${Math.round(fraction * 100)}% ${label}`;
+    // The label is a build step's text: escaped, so the only CR is the one that redraws.
+    const text = `[${bar}] ${Math.round(fraction * 100)}% ${terminalText(label)}`;
     if (this.tty) {
       const columns = this.out.columns ?? 100;
       this.out.write(`\r${text.slice(0, columns - 1).padEnd(columns - 1)}`);

@@ -9,6 +9,7 @@ import { verifyAudit } from "../../audit/audit-verify.js";
 import { CHECKPOINT_FILE } from "../../audit/audit-checkpoint.js";
 import { dataDir } from "../../paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { terminalText } from "../terminal-text.js";
 
 export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]
        codemode audit verify [--head SEQ:HASH]
@@ -68,8 +69,13 @@ function summary(entry: AuditEntry): string {
   }
 }
 
+/**
+ * One entry on one line. Names, reasons and versions in it were chosen by clients, servers and
+ * the code in the sandbox: escaped, so a CR/LF cannot start a forged entry and no escape
+ * sequence reaches the terminal.
+ */
 export function formatEntry(entry: AuditEntry): string {
-  return `${entry.ts} #${entry.seq} ${entry.kind.padEnd(19)} ${summary(entry)}`;
+  return terminalText(`${entry.ts} #${entry.seq} ${entry.kind.padEnd(19)} ${summary(entry)}`);
 }
 
 export async function auditCommand(argv: string[], io: CliIO): Promise<number> {

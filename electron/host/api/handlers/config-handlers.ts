@@ -4,10 +4,12 @@ import {
   claudeDesktopServers,
   platformFacts,
 } from "../../clients/claude-desktop.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
 import { toolViews } from "../../app/server-views.js";
 import { editFromEntry, editsFromValue } from "../../servers/config-edits.js";
-import { invalidConfig } from "../../servers/config-store.js";
+import { invalidConfig, type ConfigStore } from "../../servers/config-store.js";
+import type { ServerSet } from "../../servers/server-set.js";
+import type { Catalog } from "../../catalog/catalog-types.js";
+import type { ServerView } from "../../../../shared/api/api-views.js";
 import { entryToFile, validateServersConfig } from "../../servers/server-config.js";
 import type { ServersConfig } from "../../servers/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
@@ -26,8 +28,16 @@ function fileEntries(config: ServersConfig) {
   return Object.fromEntries([...config.servers].map(([name, e]) => [name, entryToFile(e)]));
 }
 
+/** What the config handlers use: the store, the running servers, the catalog and the views. */
+export interface ConfigServices {
+  configStore: ConfigStore;
+  servers: Pick<ServerSet, "get">;
+  engine: { readonly catalog: Catalog };
+  serverViews(): ServerView[];
+}
+
 export function configHandlers(
-  host: CodeModeHost,
+  host: ConfigServices,
 ): Pick<
   ApiHandlers,
   | "config.get"

@@ -28,6 +28,7 @@ import {
   writeServers,
   type DaemonProcess,
 } from "../test-support/daemon.js";
+import { authenticate } from "../electron/host/local-access/test-support.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();
@@ -130,7 +131,7 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
 
   it("refuses a wrong token with an ERR line and a close, and logs auth_refused; a shim with a wrong token file exits 1", async () => {
     const refusedBefore = entriesOf("auth_refused").length;
-    // Straight onto the socket: the handshake line with a token that is not the install's.
+    // Straight onto the socket, as a shim from before the challenge-response: told it is outdated.
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(socketPath);
       let text = "";
@@ -139,10 +140,16 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
       socket.on("close", () => resolve(text));
       socket.write(`CODEMODE ${"0".repeat(64)}\n${INITIALIZE}`);
     });
-    expect(answer).toBe("ERR bad token\n");
+    expect(answer).toMatch(/^ERR outdated handshake: .*\n$/);
+
+    // The challenge-response with a token that is not the install's.
+    const wrong = await authenticate(socketPath, "0".repeat(64), INITIALIZE);
+    wrong.socket.destroy();
+    expect(wrong.hostProved).toBe(false);
+    expect(wrong.reply).toEqual({ kind: "line", line: "ERR bad token" });
 
     // A shim that reads a wrong token: the token file changed under the running daemon,
-    // which keeps the one it started with.
+    // which keeps the one it started with. The daemon's proof fails, so the shim gives up.
     const tokenFile = path.join(home, "token");
     const realToken = await readFile(tokenFile, "utf8");
     await writeFile(tokenFile, "f".repeat(64) + "\n", { mode: 0o600 });
@@ -158,17 +165,18 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     await writeFile(tokenFile, realToken, { mode: 0o600 });
     expect(code).toBe(1);
-    expect(stderr).toContain("Code Mode refused the connection: bad token");
+    expect(stderr).toContain("could not prove it knows this install's token");
     expect(stdout).toBe("");
 
-    await until(() => entriesOf("auth_refused").length === refusedBefore + 2, "two auth_refused");
+    await until(() => entriesOf("auth_refused").length === refusedBefore + 3, "three auth_refused");
     expect(
       entriesOf("auth_refused")
         .slice(refusedBefore)
-        .map((e) => [e.transport, e.reason]),
+        .map((e) => [e.transport, e.reason.split(":")[0]]),
     ).toEqual([
+      ["socket", "outdated handshake"],
       ["socket", "bad token"],
-      ["socket", "bad token"],
+      ["socket", "closed before the handshake ended"],
     ]);
   });
 

@@ -152,6 +152,23 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
     await client.close();
   });
 
+  it("matches the Bearer scheme without regard to case (RFC 7235, issue 8 §4)", async () => {
+    for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
+      const client = new Client({ name: `case-${scheme}`, version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `${scheme} ${token}` } },
+        }),
+      );
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name)).toEqual(["run_python"]);
+      await client.close();
+    }
+    // Still only the token: another scheme, or the token alone, is refused.
+    expect(await rawRequest(url, { Authorization: `Basic ${token}` })).toBe(401);
+    expect(await rawRequest(url, { Authorization: token })).toBe(401);
+  });
+
   it("refuses a missing or wrong token, a foreign Host and any web page Origin, and logs it", async () => {
     expect(await rawRequest(url, {})).toBe(401);
     expect(await rawRequest(url, { Authorization: "Bearer nope" })).toBe(401);
@@ -166,7 +183,8 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
       filter: { kinds: ["auth_refused"] },
       limit: 10,
     });
-    expect(refused.ok && refused.value.entries.length).toBe(4);
+    // These four, and the two of the case test above.
+    expect(refused.ok && refused.value.entries.length).toBe(6);
   });
 
   it("answers a missing or wrong token with 401, a Bearer challenge and which header to send", async () => {

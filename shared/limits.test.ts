@@ -143,6 +143,7 @@ describe("limits", () => {
         handshakeMaxBytes: 200,
         handshakeTimeoutMs: 5_000,
         handshakeReplyMaxBytes: 200,
+        handshakeNonceBytes: 32,
         socketProbeTimeoutMs: 1_000,
         emptyFileSettleMs: 1_000,
         emptyFileRetryMs: 20,

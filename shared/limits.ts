@@ -291,12 +291,14 @@ export const LOCAL_ACCESS_LIMITS = {
   tokenBytes: 32,
   /** Random bytes in the install's id (written as hex), which labels its sandbox containers. */
   installIdBytes: 16,
-  /** The whole handshake line `CODEMODE <token>\n`, newline included. */
+  /** Each handshake line the host reads (the shim's HELLO and PROOF), newline included. */
   handshakeMaxBytes: 200,
   /** A client that has not finished its handshake line by then is refused. */
   handshakeTimeoutMs: 5_000,
-  /** The server's answer to a handshake (`OK\n` or `ERR <reason>\n`). */
+  /** Each handshake line the shim reads (the host's PROOF, `OK` or `ERR <reason>`). */
   handshakeReplyMaxBytes: 200,
+  /** Random bytes of each side's challenge-response nonce (written as hex). */
+  handshakeNonceBytes: 32,
   /** How long a start-up check waits for an existing socket to accept a connection. */
   socketProbeTimeoutMs: 1_000,
   /**

@@ -5,7 +5,7 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { tokensEqual } from "../local-access/token.js";
+import { bearerToken, tokensEqual } from "../local-access/token.js";
 import type { ClientSessions } from "../app/client-sessions.js";
 
 export interface McpHttpOptions {
@@ -152,9 +152,8 @@ export class McpHttpServer {
   }
 
   private checkToken(req: http.IncomingMessage): void {
-    const auth = req.headers.authorization ?? "";
-    const presented = auth.startsWith("Bearer ") ? auth.slice("Bearer ".length) : "";
-    if (!presented || !tokensEqual(presented, this.options.token)) {
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined || !tokensEqual(presented, this.options.token)) {
       this.options.onRefused?.("HTTP request without the right bearer token");
       // A plain Bearer challenge with no resource metadata: the token is fixed, there is
       // no OAuth flow to start, and the discovery paths answer 404.

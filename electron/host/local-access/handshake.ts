@@ -1,6 +1,7 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
+import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { HANDSHAKE } from "./local-access-constants.js";
-import { isToken } from "./token.js";
 
 export type LineResult =
   | { kind: "line"; line: string }
@@ -79,26 +80,117 @@ export function readLine(
   });
 }
 
-export function helloLine(token: string): string {
-  return `${HANDSHAKE.hello} ${token}\n`;
+// The challenge-response. Each side sends a fresh random nonce and proves it knows the
+// install's token with an HMAC over both nonces, the host first. The token never crosses the
+// socket, so a listener planted where the shim connects learns nothing it can use, and the
+// shim refuses it; a proof is bound to both nonces, so none can be replayed or reflected.
+//
+//   shim -> host   CODEMODE/2 HELLO <shim nonce>
+//   host -> shim   CODEMODE/2 PROOF <host nonce> <host proof>   (or ERR <reason>)
+//   shim -> host   CODEMODE/2 PROOF <shim proof>
+//   host -> shim   OK                                           (or ERR <reason>)
+
+const NONCE_HEX_CHARS = LOCAL_ACCESS_LIMITS.handshakeNonceBytes * 2;
+const PROOF_HEX_CHARS = 64;
+
+/** Fixed-length lowercase hex, checked without a regular expression. */
+function isHex(text: string, length: number): boolean {
+  if (text.length !== length) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
 }
 
-/** The token of a `CODEMODE <token>` line, or undefined if the line is not one. */
-export function parseHello(line: string): string | undefined {
-  const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-  const prefix = HANDSHAKE.hello + " ";
-  if (!text.startsWith(prefix)) return undefined;
-  const token = text.slice(prefix.length);
-  return isToken(token) ? token : undefined;
+function withoutCr(line: string): string {
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
 
-export type Reply = { kind: "ok" } | { kind: "err"; reason: string } | { kind: "other" };
+export function newNonce(): string {
+  return randomBytes(LOCAL_ACCESS_LIMITS.handshakeNonceBytes).toString("hex");
+}
 
-export function parseReply(line: string): Reply {
-  const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+/** The proof that `role` knows `token`, for this pair of nonces. */
+export function proof(
+  role: "host" | "shim",
+  token: string,
+  shimNonce: string,
+  hostNonce: string,
+): string {
+  // The role is part of what is signed: a host's proof is never a valid shim proof.
+  return createHmac("sha256", token)
+    .update(`${HANDSHAKE.version} ${role}\n${shimNonce}\n${hostNonce}`)
+    .digest("hex");
+}
+
+/** Whether `presented` is `role`'s proof for these nonces, compared in constant time. */
+export function proofValid(
+  presented: string,
+  role: "host" | "shim",
+  token: string,
+  shimNonce: string,
+  hostNonce: string,
+): boolean {
+  if (!isHex(presented, PROOF_HEX_CHARS)) return false;
+  const expected = Buffer.from(proof(role, token, shimNonce, hostNonce), "hex");
+  return timingSafeEqual(Buffer.from(presented, "hex"), expected);
+}
+
+export function helloLine(shimNonce: string): string {
+  return `${HANDSHAKE.version} ${HANDSHAKE.hello} ${shimNonce}\n`;
+}
+
+export function hostProofLine(hostNonce: string, hostProof: string): string {
+  return `${HANDSHAKE.version} ${HANDSHAKE.proof} ${hostNonce} ${hostProof}\n`;
+}
+
+export function shimProofLine(shimProof: string): string {
+  return `${HANDSHAKE.version} ${HANDSHAKE.proof} ${shimProof}\n`;
+}
+
+export type Hello =
+  | { kind: "hello"; shimNonce: string }
+  /** `CODEMODE <token>`: a shim from before the challenge-response, sending its token. */
+  | { kind: "outdated" }
+  | { kind: "malformed" };
+
+export function parseHello(line: string): Hello {
+  const parts = withoutCr(line).split(" ");
+  if (parts.length === 3 && parts[0] === HANDSHAKE.version && parts[1] === HANDSHAKE.hello) {
+    const nonce = parts[2] ?? "";
+    if (isHex(nonce, NONCE_HEX_CHARS)) return { kind: "hello", shimNonce: nonce };
+  }
+  if (parts.length === 2 && parts[0] === HANDSHAKE.legacyHello) return { kind: "outdated" };
+  return { kind: "malformed" };
+}
+
+/** The shim's proof from its second line, or undefined if the line is not one. */
+export function parseShimProof(line: string): string | undefined {
+  const parts = withoutCr(line).split(" ");
+  if (parts.length !== 3 || parts[0] !== HANDSHAKE.version || parts[1] !== HANDSHAKE.proof) {
+    return undefined;
+  }
+  return parts[2];
+}
+
+export type HostReply =
+  | { kind: "proof"; hostNonce: string; hostProof: string }
+  | { kind: "ok" }
+  | { kind: "err"; reason: string }
+  | { kind: "other" };
+
+/** Any line the host may send during the handshake. */
+export function parseHostReply(line: string): HostReply {
+  const text = withoutCr(line);
   if (text === HANDSHAKE.ok) return { kind: "ok" };
   if (text === HANDSHAKE.err || text.startsWith(HANDSHAKE.err + " ")) {
     return { kind: "err", reason: text.slice(HANDSHAKE.err.length + 1) || "refused" };
+  }
+  const parts = text.split(" ");
+  if (parts.length === 4 && parts[0] === HANDSHAKE.version && parts[1] === HANDSHAKE.proof) {
+    const [, , hostNonce = "", hostProof = ""] = parts;
+    if (isHex(hostNonce, NONCE_HEX_CHARS)) return { kind: "proof", hostNonce, hostProof };
   }
   return { kind: "other" };
 }

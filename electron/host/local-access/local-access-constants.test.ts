@@ -18,7 +18,14 @@ describe("local access constants", () => {
       socketFile: "codemode.sock",
       prefix: "codemode",
     });
-    expect(HANDSHAKE).toEqual({ hello: "CODEMODE", ok: "OK", err: "ERR" });
+    expect(HANDSHAKE).toEqual({
+      version: "CODEMODE/2",
+      hello: "HELLO",
+      proof: "PROOF",
+      ok: "OK",
+      err: "ERR",
+      legacyHello: "CODEMODE",
+    });
     expect(SHIM_EXIT).toEqual({ ok: 0, failed: 1, notRunning: 2 });
     expect(SHIM_NOT_RUNNING_CODE).toBe(-32000);
   });

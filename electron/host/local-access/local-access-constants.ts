@@ -11,11 +11,16 @@ export const LOCAL_ACCESS_NAMES = {
   prefix: "codemode",
 } as const;
 
-/** The handshake wire format: one line each way before any MCP byte. */
+/** The handshake's wire words (see handshake.ts): two lines each way before any MCP byte. */
 export const HANDSHAKE = {
-  hello: "CODEMODE",
+  /** Starts every challenge-response line; a new version of it gets a new word. */
+  version: "CODEMODE/2",
+  hello: "HELLO",
+  proof: "PROOF",
   ok: "OK",
   err: "ERR",
+  /** What shims before the challenge-response sent, followed by the token itself. */
+  legacyHello: "CODEMODE",
 } as const;
 
 /** Shim exit statuses. */

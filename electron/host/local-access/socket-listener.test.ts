@@ -1,13 +1,22 @@
-import { lstat, readFile, stat, writeFile } from "node:fs/promises";
+import { lstat, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import type net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  helloLine,
+  newNonce,
+  parseHostReply,
+  proof,
+  readLine,
+  shimProofLine,
+} from "./handshake.js";
 import { lockPath } from "./instance-lock.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { LocalSocketListener, type ListenOptions, type Refusal } from "./socket-listener.js";
 import { prepareSocketDir, socketLocationFor } from "./socket-path.js";
 import {
   alsoRemove,
+  authenticate,
   collect,
   connect,
   deadPid,
@@ -77,11 +86,14 @@ describe("LocalSocketListener", () => {
     const dataDir = await tempDataDir();
     const started = await startEcho(dataDir);
     const wrong = "0".repeat(64) === started.token ? "1".repeat(64) : "0".repeat(64);
-    const { socket, reply } = await handshake(
+    const { socket, reply, hostProved } = await authenticate(
       started.socketPath,
-      `CODEMODE ${wrong}\n{"jsonrpc":"2.0"}\n`,
+      wrong,
+      '{"jsonrpc":"2.0"}\n',
     );
     track(socket);
+    // The host proved itself first, with the real token: a client with another token sees it.
+    expect(hostProved).toBe(false);
     expect(reply).toEqual({ kind: "line", line: "ERR bad token" });
     // The server closes after its one line.
     const rest = await collect(socket);
@@ -132,10 +144,7 @@ describe("LocalSocketListener", () => {
     const dataDir = await tempDataDir();
     const started = await startEcho(dataDir);
     const first = '{"jsonrpc":"2.0","id":1,"method":"initialize"}\n';
-    const { socket, reply } = await handshake(
-      started.socketPath,
-      Buffer.from(`CODEMODE ${started.token}\n${first}`),
-    );
+    const { socket, reply } = await authenticate(started.socketPath, started.token, first);
     track(socket);
     expect(reply).toEqual({ kind: "line", line: "OK" });
     const received = collect(socket);
@@ -155,10 +164,7 @@ describe("LocalSocketListener", () => {
     const dataDir = await tempDataDir();
     const started = await startEcho(dataDir);
     const big = Buffer.alloc(256 * 1024, 0x61);
-    const { socket, reply } = await handshake(
-      started.socketPath,
-      Buffer.concat([Buffer.from(`CODEMODE ${started.token}\n`), big]),
-    );
+    const { socket, reply } = await authenticate(started.socketPath, started.token, big);
     track(socket);
     expect(reply).toEqual({ kind: "line", line: "OK" });
     const received = collect(socket);
@@ -177,7 +183,7 @@ describe("LocalSocketListener", () => {
       onConnection: (socket) => socket.on("data", (chunk: Buffer) => seen.push(chunk)),
     });
     const token = await readToken(dataDir);
-    const { socket } = await handshake(listener.socketPath ?? "", `CODEMODE ${token}\nearly bytes`);
+    const { socket } = await authenticate(listener.socketPath ?? "", token, "early bytes");
     track(socket);
     socket.write(" and later ones");
     await waitFor(
@@ -206,7 +212,7 @@ describe("LocalSocketListener", () => {
     await writeFile(lockPath(dataDir), `${await deadPid()}\n`);
     const started = await startEcho(dataDir);
     expect(await readFile(lockPath(dataDir), "utf8")).toBe(`${process.pid}\n`);
-    const { socket, reply } = await handshake(started.socketPath, `CODEMODE ${started.token}\n`);
+    const { socket, reply } = await authenticate(started.socketPath, started.token);
     track(socket);
     expect(reply).toEqual({ kind: "line", line: "OK" });
   });
@@ -214,7 +220,7 @@ describe("LocalSocketListener", () => {
   it("close() drops open connections, removes the socket file and releases the lock", async () => {
     const dataDir = await tempDataDir();
     const started = await startEcho(dataDir);
-    const { socket } = await handshake(started.socketPath, `CODEMODE ${started.token}\n`);
+    const { socket } = await authenticate(started.socketPath, started.token);
     track(socket);
     const pending = track(await connect(started.socketPath));
     pending.on("error", () => undefined);
@@ -242,8 +248,79 @@ describe("LocalSocketListener", () => {
     expect(Buffer.byteLength(started.socketPath)).toBeLessThanOrEqual(100);
     expect((await stat(location.dir)).mode & 0o777).toBe(0o700);
     expect((await lstat(started.socketPath)).mode & 0o777).toBe(0o600);
-    const { socket, reply } = await handshake(started.socketPath, `CODEMODE ${started.token}\n`);
+    const { socket, reply } = await authenticate(started.socketPath, started.token);
     track(socket);
     expect(reply).toEqual({ kind: "line", line: "OK" });
+  });
+
+  it("proves itself first, and the token never crosses the socket either way", async () => {
+    const dataDir = await tempDataDir();
+    const started = await startEcho(dataDir);
+    const done = await authenticate(started.socketPath, started.token);
+    track(done.socket);
+    expect(done.hostProved).toBe(true);
+    expect(done.reply).toEqual({ kind: "line", line: "OK" });
+    expect(done.sent).not.toContain(started.token);
+    expect(done.received).not.toContain(started.token);
+  });
+
+  it("refuses a shim from before the challenge-response with a clear 'outdated handshake' line", async () => {
+    const dataDir = await tempDataDir();
+    const started = await startEcho(dataDir);
+    const { socket, reply } = await handshake(started.socketPath, `CODEMODE ${started.token}\n`);
+    track(socket);
+    if (reply.kind !== "line") throw new Error(`no answer: ${reply.kind}`);
+    expect(reply.line).toMatch(/^ERR outdated handshake: /);
+    expect(reply.line).toContain("update the MCP client's Code Mode entry");
+    // Old shims read at most this many bytes of the answer.
+    expect(Buffer.byteLength(reply.line + "\n")).toBeLessThanOrEqual(
+      LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
+    );
+    expect(started.refused.map((r) => r.reason)).toEqual(["outdated"]);
+    expect(started.accepted).toHaveLength(0);
+  });
+
+  it("refuses the host's own proof sent back, and a proof replayed from another connection", async () => {
+    const dataDir = await tempDataDir();
+    const started = await startEcho(dataDir);
+    // Reflection: the host's proof for our nonce, returned as ours.
+    const nonce = newNonce();
+    const a = await handshake(started.socketPath, helloLine(nonce));
+    track(a.socket);
+    if (a.reply.kind !== "line") throw new Error("no proof");
+    const host = parseHostReply(a.reply.line);
+    if (host.kind !== "proof") throw new Error(`not a proof: ${a.reply.line}`);
+    a.socket.write(shimProofLine(host.hostProof));
+    expect(await readLine(a.socket, 200, 5_000)).toEqual({ kind: "line", line: "ERR bad token" });
+    // Replay: a good proof from one connection, sent on another with the same shim nonce.
+    const good = proof("shim", started.token, nonce, host.hostNonce);
+    const b = await handshake(started.socketPath, helloLine(nonce));
+    track(b.socket);
+    b.socket.write(shimProofLine(good));
+    expect(await readLine(b.socket, 200, 5_000)).toEqual({ kind: "line", line: "ERR bad token" });
+    expect(started.refused.map((r) => r.reason)).toEqual(["bad-token", "bad-token"]);
+    expect(started.accepted).toHaveLength(0);
+  });
+
+  it("never shows the socket at its real name with a mode wider than 0600", async () => {
+    const dataDir = await tempDataDir();
+    const location = socketLocationFor(dataDir, {});
+    if (location.kind !== "unix") throw new Error("expected a unix socket");
+    await prepareSocketDir(location);
+    const modes: number[] = [];
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const found = await lstat(location.socketPath).catch(() => null);
+        if (found) modes.push(found.mode & 0o777);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await startEcho(dataDir);
+    watching = false;
+    await watch;
+    expect(new Set(modes)).toEqual(new Set([0o600]));
+    // No temporary name is left behind.
+    expect(await readdir(location.dir)).toEqual(["codemode.sock"]);
   });
 });

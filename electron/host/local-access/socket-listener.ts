@@ -1,6 +1,17 @@
-import { chmod, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, link, rm } from "node:fs/promises";
 import net from "node:net";
-import { parseHello, readLine } from "./handshake.js";
+import path from "node:path";
+import {
+  hostProofLine,
+  newNonce,
+  parseHello,
+  parseShimProof,
+  proof,
+  proofValid,
+  readLine,
+  type LineResult,
+} from "./handshake.js";
 import {
   AlreadyRunningError,
   acquireInstanceLock,
@@ -11,7 +22,7 @@ import {
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { HANDSHAKE } from "./local-access-constants.js";
 import { prepareSocketDir, socketLocationFor, type SocketLocation } from "./socket-path.js";
-import { ensureToken, tokensEqual } from "./token.js";
+import { ensureToken } from "./token.js";
 
 export interface ConnectionInfo {
   /** Counts connections (refused ones too) from 1, per listener. */
@@ -19,7 +30,8 @@ export interface ConnectionInfo {
   acceptedAt: Date;
 }
 
-export type RefusalReason = "bad-token" | "malformed" | "too-long" | "timeout" | "closed" | "error";
+export type RefusalReason =
+  "bad-token" | "outdated" | "malformed" | "too-long" | "timeout" | "closed" | "error";
 
 export interface Refusal {
   id: number;
@@ -44,16 +56,19 @@ export interface ListenOptions {
 
 const REFUSAL_TEXT: Record<RefusalReason, string> = {
   "bad-token": "bad token",
+  // An old shim prints this line: it must tell the user what to do, in under 200 bytes.
+  outdated:
+    "outdated handshake: this shim is older than Code Mode and sends its token; update the MCP client's Code Mode entry (or reinstall it from the app)",
   malformed: "malformed handshake",
   "too-long": "handshake line too long",
   timeout: "handshake timeout",
-  closed: "closed before the handshake",
+  closed: "closed before the handshake ended",
   error: "connection error during the handshake",
 };
 
 /**
- * The host's end of the local socket: only a client that presents the install's token gets
- * to speak MCP. Everything else is answered with one `ERR` line and closed.
+ * The host's end of the local socket: only a client that proves it knows the install's token
+ * (handshake.ts) gets to speak MCP. Everything else is answered with one `ERR` line and closed.
  */
 export class LocalSocketListener {
   #server: net.Server | undefined;
@@ -81,9 +96,16 @@ export class LocalSocketListener {
       const server = net.createServer({ allowHalfOpen: true }, (socket) => {
         void this.#handshake(socket, token, options);
       });
+      // A Unix socket is bound under a temporary name, given its mode, then linked into
+      // place: it never appears at its real name with the umask's mode. The 0700 directory
+      // is the real guard; the mode is a second one.
+      const bindPath =
+        location.kind === "unix"
+          ? path.join(location.dir, `.bind-${randomBytes(4).toString("hex")}`)
+          : location.socketPath;
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
-        server.listen(location.socketPath, () => {
+        server.listen(bindPath, () => {
           server.off("error", reject);
           resolve();
         });
@@ -95,9 +117,22 @@ export class LocalSocketListener {
       });
       server.on("error", (error) => options.onError?.(error));
       this.#server = server;
+      if (location.kind === "unix") {
+        try {
+          await chmod(bindPath, LOCAL_ACCESS_MODES.socket);
+          // link, not rename: it fails if a socket is there already, as bind would.
+          await link(bindPath, location.socketPath).catch((error: unknown) => {
+            if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+              throw new AlreadyRunningError(dataDir, undefined, lockPath(dataDir));
+            }
+            throw error;
+          });
+        } finally {
+          await rm(bindPath, { force: true });
+        }
+      }
+      // Only now is the path ours, for close() to remove.
       this.#location = location;
-      // The 0700 directory is the real guard (it holds from bind on); the mode is a second one.
-      if (location.kind === "unix") await chmod(location.socketPath, LOCAL_ACCESS_MODES.socket);
     } catch (error) {
       await this.close();
       throw error;
@@ -112,32 +147,18 @@ export class LocalSocketListener {
     // A client that vanishes must never take the host down; consumers add their own handler.
     socket.on("error", () => undefined);
 
-    const result = await readLine(
-      socket,
-      LOCAL_ACCESS_LIMITS.handshakeMaxBytes,
-      options.handshakeTimeoutMs ?? LOCAL_ACCESS_LIMITS.handshakeTimeoutMs,
-    );
+    const reason = await this.#challenge(socket, token, options);
     if (this.#closing) {
       socket.destroy();
       return;
     }
-    let reason: RefusalReason;
-    if (result.kind === "line") {
-      const presented = parseHello(result.line);
-      if (presented !== undefined && tokensEqual(presented, token)) {
-        socket.write(`${HANDSHAKE.ok}\n`);
-        // After readLine drops its listener the stream settles on the next tick; handing it
-        // over after that lets the consumer's on("data") or pipe() start it normally.
-        process.nextTick(() => {
-          if (!socket.destroyed) options.onConnection(socket, { id, acceptedAt });
-        });
-        return;
-      }
-      reason = presented === undefined ? "malformed" : "bad-token";
-    } else if (result.kind === "end") {
-      reason = "closed";
-    } else {
-      reason = result.kind;
+    if (reason === null) {
+      // After readLine drops its listener the stream settles on the next tick; handing it
+      // over after that lets the consumer's on("data") or pipe() start it normally.
+      process.nextTick(() => {
+        if (!socket.destroyed) options.onConnection(socket, { id, acceptedAt });
+      });
+      return;
     }
     const message = REFUSAL_TEXT[reason];
     options.onRefused?.({ id, reason, message });
@@ -148,6 +169,39 @@ export class LocalSocketListener {
     } else {
       socket.destroy();
     }
+  }
+
+  /**
+   * Runs the host's side of the challenge-response; null when the client proved it knows
+   * the token (OK is sent), else why not. The whole exchange has one deadline.
+   */
+  async #challenge(
+    socket: net.Socket,
+    token: string,
+    options: ListenOptions,
+  ): Promise<RefusalReason | null> {
+    const deadline =
+      Date.now() + (options.handshakeTimeoutMs ?? LOCAL_ACCESS_LIMITS.handshakeTimeoutMs);
+    const next = (): Promise<LineResult> =>
+      readLine(socket, LOCAL_ACCESS_LIMITS.handshakeMaxBytes, Math.max(0, deadline - Date.now()));
+    const failed = (result: Exclude<LineResult, { kind: "line" }>): RefusalReason =>
+      result.kind === "end" ? "closed" : result.kind;
+
+    const first = await next();
+    if (first.kind !== "line") return failed(first);
+    const hello = parseHello(first.line);
+    if (hello.kind !== "hello") return hello.kind;
+    if (this.#closing || !socket.writable) return "closed";
+    const hostNonce = newNonce();
+    socket.write(hostProofLine(hostNonce, proof("host", token, hello.shimNonce, hostNonce)));
+
+    const second = await next();
+    if (second.kind !== "line") return failed(second);
+    const presented = parseShimProof(second.line);
+    if (presented === undefined) return "malformed";
+    if (!proofValid(presented, "shim", token, hello.shimNonce, hostNonce)) return "bad-token";
+    socket.write(`${HANDSHAKE.ok}\n`);
+    return null;
   }
 
   /** Stops listening, drops every connection, removes the socket file, releases our lock. */

@@ -163,3 +163,30 @@ export async function socketDirProblem(
   }
   return null;
 }
+
+/**
+ * socketDirProblem, and the socket file itself: if it is there, it must be a socket of ours
+ * that no one else can write. The shim asks before every connection attempt, not once: while
+ * it waits for the app to start, someone else may make the directory or the socket.
+ */
+export async function socketProblem(
+  location: SocketLocation,
+  uid: number | undefined = process.getuid?.(),
+): Promise<string | null> {
+  const dirProblem = await socketDirProblem(location, uid);
+  if (dirProblem !== null || location.kind === "pipe") return dirProblem;
+  let stat;
+  try {
+    stat = await lstat(location.socketPath);
+  } catch {
+    return null;
+  }
+  if (!stat.isSocket()) return `${location.socketPath} is not a socket`;
+  if (uid !== undefined && stat.uid !== uid) {
+    return `${location.socketPath} belongs to another user (uid ${stat.uid})`;
+  }
+  if ((stat.mode & 0o022) !== 0) {
+    return `${location.socketPath} can be written by other users (mode ${octal(stat.mode)})`;
+  }
+  return null;
+}

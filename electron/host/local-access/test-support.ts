@@ -7,7 +7,16 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { readLine, type LineResult } from "./handshake.js";
+import {
+  helloLine,
+  newNonce,
+  parseHostReply,
+  proof,
+  proofValid,
+  readLine,
+  shimProofLine,
+  type LineResult,
+} from "./handshake.js";
 
 const made: string[] = [];
 
@@ -48,6 +57,46 @@ export async function handshake(
   socket.write(first);
   const reply = await readLine(socket, 200, 10_000);
   return { socket, reply };
+}
+
+export interface Authenticated {
+  socket: net.Socket;
+  /** The host's answer to our proof (`OK` or `ERR ...`), or its first line if it sent no proof. */
+  reply: LineResult;
+  /** Whether the host proved it knows `token`; undefined if it sent no proof. */
+  hostProved: boolean | undefined;
+  /** Every byte each side sent during the handshake. */
+  sent: string;
+  received: string;
+}
+
+/**
+ * The shim's side of the challenge-response, done by hand with `token` (right or wrong) so
+ * tests can see each step; `after` goes in the same write as our proof.
+ */
+export async function authenticate(
+  socketPath: string,
+  token: string,
+  after: string | Buffer = "",
+): Promise<Authenticated> {
+  const socket = await connect(socketPath);
+  socket.on("error", () => undefined);
+  const shimNonce = newNonce();
+  let sent = helloLine(shimNonce);
+  socket.write(sent);
+  const first = await readLine(socket, 200, 10_000);
+  if (first.kind !== "line")
+    return { socket, reply: first, hostProved: undefined, sent, received: "" };
+  let received = first.line + "\n";
+  const host = parseHostReply(first.line);
+  if (host.kind !== "proof") return { socket, reply: first, hostProved: undefined, sent, received };
+  const hostProved = proofValid(host.hostProof, "host", token, shimNonce, host.hostNonce);
+  const mine = shimProofLine(proof("shim", token, shimNonce, host.hostNonce));
+  sent += mine;
+  socket.write(Buffer.concat([Buffer.from(mine), Buffer.from(after)]));
+  const reply = await readLine(socket, 200, 10_000);
+  if (reply.kind === "line") received += reply.line + "\n";
+  return { socket, reply, hostProved, sent, received };
 }
 
 /** Everything a stream yields until it ends. */

@@ -1,7 +1,14 @@
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { TokenError, ensureToken, readToken, tokenPath, tokensEqual } from "./token.js";
+import {
+  TokenError,
+  bearerToken,
+  ensureToken,
+  readToken,
+  tokenPath,
+  tokensEqual,
+} from "./token.js";
 import { removeTempDirs, tempDataDir } from "./test-support.js";
 
 afterEach(removeTempDirs);
@@ -68,5 +75,17 @@ describe("token", () => {
     expect(tokensEqual(token.slice(0, -1) + "c", token)).toBe(false);
     expect(tokensEqual(token.slice(0, 10), token)).toBe(false);
     expect(tokensEqual("", token)).toBe(false);
+  });
+
+  it("reads a bearer token whatever the case of the scheme, and nothing else", () => {
+    for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
+      expect(bearerToken(`${scheme} abc`)).toBe("abc");
+    }
+    expect(bearerToken("Bearer   abc  ")).toBe("abc");
+    expect(bearerToken(undefined)).toBeUndefined();
+    expect(bearerToken("Bearer")).toBeUndefined();
+    expect(bearerToken("Bearer ")).toBeUndefined();
+    expect(bearerToken("Basic abc")).toBeUndefined();
+    expect(bearerToken("abc")).toBeUndefined();
   });
 });

@@ -113,3 +113,15 @@ export function tokensEqual(presented: string, expected: string): boolean {
   const b = createHash("sha256").update(expected, "utf8").digest();
   return timingSafeEqual(a, b);
 }
+
+/**
+ * The token of an `Authorization: Bearer <token>` header, or undefined. The scheme is
+ * matched without regard to case (RFC 7235: `bearer` and `BEARER` are the same scheme).
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const space = header.indexOf(" ");
+  if (space === -1 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
+  const token = header.slice(space + 1).trim();
+  return token === "" ? undefined : token;
+}

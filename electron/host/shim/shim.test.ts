@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdir, readFile, writeFile, chmod } from "node:fs/promises";
+import { chown, mkdir, readFile, writeFile, chmod } from "node:fs/promises";
 import net, { createConnection } from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -7,7 +7,14 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-constants.js";
 import { LocalSocketListener, type ListenOptions } from "../local-access/socket-listener.js";
-import { collect, removeTempDirs, tempDataDir, waitFor } from "../local-access/test-support.js";
+import { socketLocationFor } from "../local-access/socket-path.js";
+import {
+  alsoRemove,
+  collect,
+  removeTempDirs,
+  tempDataDir,
+  waitFor,
+} from "../local-access/test-support.js";
 import { tokenPath } from "../local-access/token.js";
 import { findStartCommand, requestId, runShim, type ShimOptions } from "./shim.js";
 import { shimCommand } from "./shim-command.js";
@@ -15,7 +22,11 @@ import { shimCommand } from "./shim-command.js";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const listeners: LocalSocketListener[] = [];
 
+const servers: net.Server[] = [];
+const NOBODY = 65_534;
+
 afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
   await Promise.all(listeners.splice(0).map((l) => l.close()));
   await removeTempDirs();
 });
@@ -118,16 +129,26 @@ describe("runShim (in-process)", () => {
     expect(text(io.stderr)).toContain("lost the connection to Code Mode");
   });
 
-  it("prints the host's ERR on stderr and exits 1", async () => {
+  it("refuses a host that cannot prove it knows the token, and exits 1", async () => {
     const dataDir = await tempDataDir();
     await listen(dataDir, echo);
-    // A token that changed after the host read it: the host refuses the shim's.
+    // A token that changed after the host read it: the host's proof no longer holds.
     await writeFile(tokenPath(dataDir), "f".repeat(64) + "\n", { mode: 0o600 });
     const io = shimIO();
     const exit = await runShim({ ...io, dataDir, env: {} });
     expect(exit).toBe(SHIM_EXIT.failed);
-    expect(text(io.stderr)).toContain("Code Mode refused the connection: bad token");
+    expect(text(io.stderr)).toContain("could not prove it knows this install's token");
     expect(text(io.stdout)).toBe("");
+  });
+
+  it("prints the host's ERR on stderr and exits 1", async () => {
+    const dataDir = await tempDataDir();
+    const socketPath = socketLocationFor(dataDir, {}).socketPath;
+    await writeFile(tokenPath(dataDir), "a".repeat(64) + "\n", { mode: 0o600 });
+    await impostor(socketPath, (socket) => socket.end("ERR bad token\n"));
+    const io = shimIO();
+    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
+    expect(text(io.stderr)).toContain("Code Mode refused the connection: bad token");
   });
 
   it("refuses to use a world-readable token file, saying how to fix it", async () => {
@@ -243,6 +264,90 @@ describe("runShim (in-process)", () => {
     expect(await exit).toBe(SHIM_EXIT.ok);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(500);
     expect((await out).toString()).toBe(INITIALIZE + "second\n");
+  });
+});
+
+/**
+ * A socket someone else put where the shim connects: it records every byte it receives and
+ * answers as `answer` says (by default, as a host that does not know the token would).
+ */
+async function impostor(
+  socketPath: string,
+  answer: (socket: net.Socket, line: string) => void = (socket) =>
+    socket.write(`CODEMODE/2 PROOF ${"b".repeat(64)} ${"c".repeat(64)}\n`),
+): Promise<{ received: () => string }> {
+  let received = "";
+  const server = net.createServer((socket) => {
+    socket.on("error", () => undefined);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("utf8");
+      answer(socket, chunk.toString("utf8"));
+    });
+  });
+  await mkdir(path.dirname(socketPath), { recursive: true, mode: 0o700 });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  servers.push(server);
+  return { received: () => received };
+}
+
+describe("the install token never goes to a socket that isn't ours (issue 8 §4)", () => {
+  it("sends an impostor listening at the socket path nothing it can use, and refuses it", async () => {
+    const dataDir = await tempDataDir();
+    const token = "d".repeat(64);
+    await writeFile(tokenPath(dataDir), token + "\n", { mode: 0o600 });
+    const fake = await impostor(socketLocationFor(dataDir, {}).socketPath);
+    const io = shimIO();
+    io.stdin.write(INITIALIZE);
+    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
+    expect(fake.received()).not.toContain(token);
+    // It got a nonce and nothing more: no proof from the shim, no MCP byte.
+    expect(fake.received()).toMatch(/^CODEMODE\/2 HELLO [0-9a-f]{64}\n$/);
+    const said = text(io.stderr);
+    expect(said).toContain("could not prove it knows this install's token");
+    expect(said).toContain("Nothing was sent to it");
+  });
+
+  it("refuses a socket directory someone else makes while it waits for the app to start", async () => {
+    // A data directory whose socket path is too long falls back to a directory under /tmp,
+    // which anyone can create first.
+    const parent = await tempDataDir();
+    const dataDir = path.join(parent, "a-rather-long-folder-name-".repeat(4));
+    await mkdir(dataDir, { mode: 0o700 });
+    const token = "e".repeat(64);
+    await writeFile(tokenPath(dataDir), token + "\n", { mode: 0o600 });
+    const location = socketLocationFor(dataDir, {});
+    if (location.kind !== "unix" || !location.shared) throw new Error("expected a shared fallback");
+    alsoRemove(location.dir);
+    let fake: { received: () => string } | undefined;
+    const io = shimIO();
+    const exit = await runShim({
+      ...io,
+      dataDir,
+      env: {},
+      retryIntervalMs: 50,
+      timeoutMs: 3_000,
+      // Instead of the app, another user arrives: their directory, their listening socket.
+      startApp: async () => {
+        fake = await impostor(location.socketPath, (socket) => socket.end("OK\n"));
+        await chown(location.dir, NOBODY, NOBODY);
+        return "nothing (another user made the socket directory)";
+      },
+    });
+    expect(exit).toBe(SHIM_EXIT.failed);
+    expect(fake?.received()).toBe("");
+    expect(text(io.stderr)).toContain(`${location.dir} belongs to another user (uid ${NOBODY})`);
+  });
+
+  it("refuses a socket file of another user in its own directory", async () => {
+    const dataDir = await tempDataDir();
+    await writeFile(tokenPath(dataDir), "f".repeat(64) + "\n", { mode: 0o600 });
+    const socketPath = socketLocationFor(dataDir, {}).socketPath;
+    const fake = await impostor(socketPath, (socket) => socket.end("OK\n"));
+    await chown(socketPath, NOBODY, NOBODY);
+    const io = shimIO();
+    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
+    expect(fake.received()).toBe("");
+    expect(text(io.stderr)).toContain(`${socketPath} belongs to another user (uid ${NOBODY})`);
   });
 });
 

@@ -8,7 +8,16 @@ import net from "node:net";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { helloLine, parseReply, readLine } from "../local-access/handshake.js";
+import {
+  helloLine,
+  newNonce,
+  parseHostReply,
+  proof,
+  proofValid,
+  readLine,
+  shimProofLine,
+  type LineResult,
+} from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
 import {
@@ -16,7 +25,11 @@ import {
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
 } from "../local-access/local-access-constants.js";
-import { socketDirProblem, socketLocationFor } from "../local-access/socket-path.js";
+import {
+  socketLocationFor,
+  socketProblem,
+  type SocketLocation,
+} from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
 
 export interface StartAppContext {
@@ -56,15 +69,9 @@ export const NOT_RUNNING_HELP =
 export async function runShim(options: ShimOptions): Promise<number> {
   const { dataDir, env, stderr } = options;
   const location = socketLocationFor(dataDir, env);
-  const socketPath = location.socketPath;
   const connect = options.connect ?? ((target: string) => net.createConnection(target));
 
-  const unsafe = await socketDirProblem(location);
-  if (unsafe !== null) {
-    stderr.write(`codemode shim: will not send Code Mode's token there: ${unsafe}\n`);
-    return SHIM_EXIT.failed;
-  }
-  let result = await attempt(dataDir, socketPath, connect);
+  let result = await attempt(dataDir, location, connect);
   let started: string | undefined;
   if (result.kind === "absent") {
     try {
@@ -79,7 +86,7 @@ export async function runShim(options: ShimOptions): Promise<number> {
     const interval = options.retryIntervalMs ?? LOCAL_ACCESS_LIMITS.shimRetryIntervalMs;
     while (result.kind === "absent" && Date.now() < deadline) {
       await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
-      result = await attempt(dataDir, socketPath, connect);
+      result = await attempt(dataDir, location, connect);
     }
   }
   switch (result.kind) {
@@ -95,9 +102,19 @@ export async function runShim(options: ShimOptions): Promise<number> {
 
 async function attempt(
   dataDir: string,
-  socketPath: string,
+  location: SocketLocation,
   connect: (socketPath: string) => net.Socket,
 ): Promise<Attempt> {
+  const socketPath = location.socketPath;
+  // Checked again before every attempt: in a shared place (the /tmp fallback) another user
+  // may make the directory or the socket while we wait for the app to start.
+  const unsafe = await socketProblem(location);
+  if (unsafe !== null) {
+    return {
+      kind: "failed",
+      message: `will not connect to ${socketPath}: ${unsafe}. It is not Code Mode's; remove it (or ask whoever made it), then start Code Mode again.`,
+    };
+  }
   let token: string;
   try {
     // A token another user could have written would let them pose as the host.
@@ -126,31 +143,71 @@ async function attempt(
     };
   }
   socket.on("error", () => undefined);
-  socket.write(helloLine(token));
-  const reply = await readLine(
-    socket,
-    LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
-    LOCAL_ACCESS_LIMITS.handshakeTimeoutMs,
-  );
-  if (reply.kind === "line") {
-    const parsed = parseReply(reply.line);
-    if (parsed.kind === "ok") return { kind: "connected", socket };
-    socket.destroy();
-    if (parsed.kind === "err") {
-      return { kind: "failed", message: `Code Mode refused the connection: ${parsed.reason}` };
-    }
-    return { kind: "failed", message: `unexpected handshake answer from ${socketPath}` };
-  }
+  const outcome = await challenge(socket, token);
+  if (outcome.kind === "connected") return { kind: "connected", socket };
   socket.destroy();
+  return { kind: "failed", message: outcome.message(socketPath) };
+}
+
+type Challenge = { kind: "connected" } | { kind: "failed"; message: (at: string) => string };
+
+/**
+ * The shim's side of the challenge-response (handshake.ts): the host must prove it knows the
+ * token before the shim proves it does; the token itself is never sent.
+ */
+async function challenge(socket: net.Socket, token: string): Promise<Challenge> {
+  const deadline = Date.now() + LOCAL_ACCESS_LIMITS.handshakeTimeoutMs;
+  const next = (): Promise<LineResult> =>
+    readLine(
+      socket,
+      LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
+      Math.max(0, deadline - Date.now()),
+    );
+  const failed = (message: (at: string) => string): Challenge => ({ kind: "failed", message });
+
+  const shimNonce = newNonce();
+  socket.write(helloLine(shimNonce));
+  const first = await next();
+  if (first.kind !== "line") return failed(brokenHandshake(first));
+  const reply = parseHostReply(first.line);
+  if (reply.kind === "err") {
+    return failed(
+      () =>
+        `Code Mode refused the connection: ${reply.reason}` +
+        (reply.reason === "malformed handshake"
+          ? " (the running Code Mode is older than this shim: quit it and start it again)"
+          : ""),
+    );
+  }
+  if (reply.kind !== "proof") return failed((at) => `unexpected handshake answer from ${at}`);
+  if (!proofValid(reply.hostProof, "host", token, shimNonce, reply.hostNonce)) {
+    return failed(
+      (at) =>
+        `refusing ${at}: whatever listens there could not prove it knows this install's token, so it is not Code Mode ` +
+        `(or it is Code Mode with another data directory, or one started before the token file changed). Nothing was sent to it. Quit Code Mode, remove ${at}, and start Code Mode again.`,
+    );
+  }
+  socket.write(shimProofLine(proof("shim", token, shimNonce, reply.hostNonce)));
+  const second = await next();
+  if (second.kind !== "line") return failed(brokenHandshake(second));
+  const answer = parseHostReply(second.line);
+  if (answer.kind === "ok") return { kind: "connected" };
+  if (answer.kind === "err") {
+    return failed(() => `Code Mode refused the connection: ${answer.reason}`);
+  }
+  return failed((at) => `unexpected handshake answer from ${at}`);
+}
+
+function brokenHandshake(result: Exclude<LineResult, { kind: "line" }>): (at: string) => string {
   const why =
-    reply.kind === "timeout"
+    result.kind === "timeout"
       ? `did not answer the handshake within ${LOCAL_ACCESS_LIMITS.handshakeTimeoutMs / 1000} s`
-      : reply.kind === "error"
-        ? `failed during the handshake: ${reply.error.message}`
-        : reply.kind === "end"
+      : result.kind === "error"
+        ? `failed during the handshake: ${result.error.message}`
+        : result.kind === "end"
           ? "closed the connection during the handshake"
           : "sent an over-long handshake answer";
-  return { kind: "failed", message: `Code Mode at ${socketPath} ${why}` };
+  return (at) => `Code Mode at ${at} ${why}`;
 }
 
 /** Bytes both ways until the host ends the connection. */

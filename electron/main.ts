@@ -50,6 +50,7 @@ function snapshot(h: CodeModeHost): TraySnapshot {
     privateClients: h.taintViews().map((t) => t.client),
     paused: h.gate.paused,
     openAtLogin: app.getLoginItemSettings().openAtLogin,
+    auditFailing: h.auditFailure !== null,
   };
 }
 

@@ -20,6 +20,7 @@ export const AUDIT_KINDS = [
   "taint_reset",
   "auth_refused",
   "calls_not_logged",
+  "audit_recovered",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -183,6 +184,21 @@ export const callsNotLoggedEntrySchema = z.object({
   tools: z.array(z.string()),
 });
 
+/**
+ * The log could not be written for a while (a full disk, a permission taken away), so runs
+ * were refused; this is the first entry that could be written again.
+ */
+export const auditRecoveredEntrySchema = z.object({
+  ...common,
+  kind: z.literal("audit_recovered"),
+  /** When the first append failed (ISO 8601). */
+  failedSince: z.iso.datetime(),
+  /** Why it failed. */
+  error: z.string(),
+  /** Entries that could not be written meanwhile. */
+  lost: count,
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -196,6 +212,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   taintResetEntrySchema,
   authRefusedEntrySchema,
   callsNotLoggedEntrySchema,
+  auditRecoveredEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -101,6 +101,7 @@ describe("limits", () => {
         wsMessageMaxBytes: 2 * MiB,
         wsHelloTimeoutMs: 10_000,
         authRefusalsPerMinute: 30,
+        auditProbeMs: 5_000,
         httpSessionIdleMs: 30 * 60_000,
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,

@@ -208,6 +208,8 @@ export const HOST_LIMITS = {
   authRefusalsPerMinute: 30,
   /** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
   httpSessionIdleMs: 30 * 60_000,
+  /** While the audit log cannot be written (runs refused), how often writing is tried again. */
+  auditProbeMs: 5_000,
   /** How often idle HTTP sessions are looked for. */
   httpSessionSweepMs: 60_000,
   /** Longest JSON-RPC line accepted from a shim (the same bound as an HTTP body). */

@@ -31,6 +31,14 @@ describe("tray state", () => {
     expect(statusLine({ ...ready, paused: true })).toBe("Paused: new runs are refused");
   });
 
+  it("says runs are refused while the audit log cannot be written, and clears with it", () => {
+    expect(trayState({ ...ready, auditFailing: true })).toBe("attention");
+    expect(statusLine({ ...ready, auditFailing: true })).toBe(
+      "Runs refused: the audit log cannot be written",
+    );
+    expect(statusLine({ ...ready, auditFailing: false })).toBe("Ready");
+  });
+
   it("has the menu the design names, with the switches reflecting the state", () => {
     const labels = trayMenu({ ...ready, paused: true }).map((item) =>
       "label" in item ? item.label : "—",

@@ -12,11 +12,14 @@ export interface TraySnapshot {
   privateClients: string[];
   paused: boolean;
   openAtLogin: boolean;
+  /** Set while the audit log cannot be written: runs are refused until it can. */
+  auditFailing?: boolean;
 }
 
 export function trayState(s: TraySnapshot): TrayState {
   // Private-data mode outranks everything: it changes what the agent may do.
   if (s.privateClients.length > 0) return "private";
+  if (s.auditFailing === true) return "attention";
   if (!s.dockerReady || !s.imagePresent || s.failedServers.length > 0 || s.problems > 0)
     return "attention";
   if (s.runningRuns > 0) return "busy";
@@ -25,6 +28,7 @@ export function trayState(s: TraySnapshot): TrayState {
 
 export function statusLine(s: TraySnapshot): string {
   if (s.privateClients.length > 0) return `Private-data mode: ${s.privateClients.join(", ")}`;
+  if (s.auditFailing === true) return "Runs refused: the audit log cannot be written";
   if (!s.dockerReady) return "Needs attention: Docker is not running";
   if (!s.imagePresent) return "Needs attention: the sandbox image is not built";
   if (s.failedServers.length > 0) return `Needs attention: ${s.failedServers.join(", ")} failed`;

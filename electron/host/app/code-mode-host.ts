@@ -41,6 +41,7 @@ import { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import { ApiFailure } from "../api/api-failure.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
 import { SerialQueue } from "../util/serial-queue.js";
+import { AuditHealth } from "./audit-health.js";
 import { AuditRecorder } from "./audit-recorder.js";
 import { RefusalLimiter } from "./refusal-limiter.js";
 import { ClientSessions } from "./client-sessions.js";
@@ -74,6 +75,8 @@ export interface HostOptions {
   log?: (line: string) => void;
   /** How often to look for Docker again while it is not ready (default HOST_LIMITS.dockerPollMs). */
   dockerPollMs?: number;
+  /** How often to try the audit log again while it cannot be written (default HOST_LIMITS.auditProbeMs). */
+  auditProbeMs?: number;
   now?: () => Date;
   /** Keeps secret env values encrypted at rest (the app's OS keychain); absent: plain, 0600. */
   secretCodec?: SecretCodec;
@@ -102,6 +105,7 @@ export class CodeModeHost {
   private http: McpHttpServer | null = null;
   private token = "";
   private dockerTimer: NodeJS.Timeout | null = null;
+  private auditProbeTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -342,6 +346,8 @@ export class CodeModeHost {
 
   /** run_python for every client: the pause switch and the concurrency cap, then the engine. */
   private async run(input: RunPythonInput, context: RunContext) {
+    // A log that failed may be writable again (space freed, permission back): try first.
+    if (this.auditFailure !== null) await this.auditHealth.probe();
     if (this.auditFailure !== null) {
       // Every run must be on the record; without a log, no run.
       throw new RunNotStarted(
@@ -360,7 +366,32 @@ export class CodeModeHost {
   }
 
   private readonly pendingAudit = new Set<Promise<unknown>>();
-  private auditFailure: string | null = null;
+  readonly auditHealth = new AuditHealth(
+    (entry) => this.audit.append(entry),
+    () => {
+      this.events.emit("app.changed", this.appInfo());
+      this.watchAuditHealth();
+    },
+  );
+
+  /** Why runs are refused because the audit log cannot be written; null while it can. */
+  get auditFailure(): string | null {
+    return this.auditHealth.error;
+  }
+
+  /** While the log is failing, it is tried again on a timer too, not only when a run comes. */
+  private watchAuditHealth(): void {
+    if (this.auditFailure === null || this.stopping !== null) {
+      if (this.auditProbeTimer) clearInterval(this.auditProbeTimer);
+      this.auditProbeTimer = null;
+      return;
+    }
+    this.auditProbeTimer ??= setInterval(
+      () => void this.auditHealth.probe(),
+      this.options.auditProbeMs ?? HOST_LIMITS.auditProbeMs,
+    );
+    this.auditProbeTimer.unref();
+  }
 
   private readonly refusals = new RefusalLimiter();
 
@@ -372,10 +403,7 @@ export class CodeModeHost {
     }
     const pending = this.audit.append(entry).catch((error: unknown) => {
       this.options.log?.(`audit append failed: ${String(error)}`);
-      if (this.auditFailure === null) {
-        this.auditFailure = error instanceof Error ? error.message : String(error);
-        this.events.emit("app.changed", this.appInfo());
-      }
+      this.auditHealth.failed(error);
     });
     this.pendingAudit.add(pending);
     void pending.finally(() => this.pendingAudit.delete(pending));
@@ -521,6 +549,7 @@ export class CodeModeHost {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.dockerTimer) clearInterval(this.dockerTimer);
+      if (this.auditProbeTimer) clearInterval(this.auditProbeTimer);
       await this.listener?.close().catch(() => undefined);
       await this.http?.close().catch(() => undefined);
       await this.sessions.closeAll();

@@ -52,6 +52,8 @@ export const CSV_COLUMNS = [
   "cause",
   "count",
   "tools",
+  "failedSince",
+  "lost",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -20,6 +20,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   taint_reset: "Private mode reset",
   auth_refused: "Access refused",
   calls_not_logged: "Calls counted",
+  audit_recovered: "Log writable again",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -115,6 +116,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `${entry.transport}: ${entry.reason}`;
     case "calls_not_logged":
       return notLoggedSummary(entry);
+    case "audit_recovered":
+      return `${entry.lost} entries lost while the log could not be written: ${firstLine(entry.error)}`;
     default:
       return "";
   }

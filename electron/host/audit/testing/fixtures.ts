@@ -56,6 +56,12 @@ export function oneOfEachKind(): AuditEntryInput[] {
       count: 10,
       tools: ["weather__forecast"],
     },
+    {
+      kind: "audit_recovered",
+      failedSince: new Date(0).toISOString(),
+      error: "ENOSPC: no space left on device",
+      lost: 2,
+    },
   ];
 }
 

@@ -2,7 +2,8 @@
 // temporary CODEMODE_HOME, Debian's Chromium, the gallery searched, "memory" chosen, tried
 // (the published server-memory, started by npx from this checkout) and added; it becomes
 // ready with its tools. A failing try shows the server's stderr and asks before adding.
-// The gallery's screenshot goes to docs/ for the README.
+// Its screenshots go to e2e/artifacts/; with CODEMODE_DOCS_SCREENSHOTS=1 they refresh the
+// README's pictures in docs/ instead (so a plain test run leaves the checkout clean).
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVER_CATALOG } from "../shared/server-catalog/server-catalog.js";
 import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
 import {
+  ARTIFACTS_DIR,
   assertUiBuilt,
   launchChromium,
   startUiDaemon,
@@ -20,6 +22,9 @@ import { repoRoot } from "../test-support/processes.js";
 
 /** A try may start a server through npx, which takes a few seconds on 2 busy cores. */
 const TRY_TIMEOUT_MS = 60_000;
+
+const PICTURES_DIR =
+  process.env.CODEMODE_DOCS_SCREENSHOTS === "1" ? path.join(repoRoot, "docs") : ARTIFACTS_DIR;
 
 describe("adding a server from the gallery (browser UI)", () => {
   const home = makeHome("codemode-gallery-");
@@ -66,9 +71,9 @@ describe("adding a server from the gallery (browser UI)", () => {
     await cards.first().waitFor();
     expect(await cards.count()).toBe(SERVER_CATALOG.length);
     await page.mouse.move(1278, 858);
-    mkdirSync(path.join(repoRoot, "docs"), { recursive: true });
+    mkdirSync(PICTURES_DIR, { recursive: true });
     await page.screenshot({
-      path: path.join(repoRoot, "docs", "server-gallery.png"),
+      path: path.join(PICTURES_DIR, "server-gallery.png"),
       animations: "disabled",
       caret: "hide",
     });
@@ -101,7 +106,7 @@ describe("adding a server from the gallery (browser UI)", () => {
     expect(tools).toContain("memory__read_graph");
     await page.mouse.move(1278, 858);
     await page.screenshot({
-      path: path.join(repoRoot, "docs", "server-try-it.png"),
+      path: path.join(PICTURES_DIR, "server-try-it.png"),
       animations: "disabled",
       caret: "hide",
     });

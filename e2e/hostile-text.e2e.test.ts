@@ -32,7 +32,7 @@ const RESPONSIVE_MS = 200;
  * runs, so one answer may wait for the scheduler; the attack this catches stalled every
  * answer for 20-50 s (a single-threaded host stuck in a regex), far above this.
  */
-const STALL_MS = 2_000;
+const STALL_MS = 5_000;
 const DEADLINE_S = 6;
 /** Time on top of the deadline for the container to stop and the result to travel back. */
 const DEADLINE_SLACK_MS = 3_000;

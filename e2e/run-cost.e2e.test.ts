@@ -60,8 +60,8 @@ describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", (
     expect(result.stopped).toBe("call_budget");
     expect(result.timed_out).toBe(false);
     expect(result.error).toContain("after its budget of calls was spent");
-    // Stopped in moments, not at the 20 s deadline.
-    expect(seconds).toBeLessThan(8);
+    // Stopped well before the 20 s deadline (in 1-3 s here; the margin is for a busy CI machine).
+    expect(seconds).toBeLessThan(15);
     // The budget's calls (~2.5 KiB of entry each) and a few lines: well under 1 MiB.
     expect(grew).toBeLessThan(1024 * KiB);
 
@@ -102,7 +102,7 @@ describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", (
     const seconds = (Date.now() - started) / 1000;
     expect(result.stopped).toBe("message_limit");
     expect(result.error).toContain(`more than ${RUN_COST_LIMITS.messagesPerRun} messages`);
-    expect(seconds).toBeLessThan(10);
+    expect(seconds).toBeLessThan(15);
     expect(dirBytes(home) - before).toBeLessThan(64 * KiB);
   }, 60_000);
 });

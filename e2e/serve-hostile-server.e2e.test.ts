@@ -54,7 +54,8 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     expect(value.outcome).toMatch(
       /^ToolError: Arguments of "lookup" do not match its schema: .*must match pattern/,
     );
-    expect(value.seconds).toBeLessThan(2);
+    // Milliseconds here; the margin is for a busy CI machine, far below the minutes of the attack.
+    expect(value.seconds).toBeLessThan(10);
     // The host stayed itself: a following run is served as usual.
     const next = await runJson<{ ok: string }>(
       serve,

@@ -14,7 +14,7 @@ export function buildApiHandlers(host: CodeModeHost): ApiHandlers {
   return {
     ...appHandlers(host),
     ...sandboxHandlers(host),
-    ...configHandlers(host),
+    ...configHandlers(host, host.options.claudeDesktopConfigPath),
     ...clientsHandlers(host, host.options.claudeDesktopConfigPath),
     ...taintHandlers(host),
     ...settingsHandlers(host),

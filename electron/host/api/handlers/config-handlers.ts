@@ -7,6 +7,7 @@ import {
 import { toolViews } from "../../app/server-views.js";
 import { editFromEntry, editsFromValue } from "../../servers/config-edits.js";
 import { invalidConfig, type ConfigStore } from "../../servers/config-store.js";
+import { importedWithEnvSecret } from "../../servers/imported-secrets.js";
 import type { ServerSet } from "../../servers/server-set.js";
 import type { Catalog } from "../../catalog/catalog-types.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
@@ -38,6 +39,7 @@ export interface ConfigServices {
 
 export function configHandlers(
   host: ConfigServices,
+  claudeConfigPath: () => string = () => claudeDesktopConfigPath(platformFacts()),
 ): Pick<
   ApiHandlers,
   | "config.get"
@@ -92,11 +94,13 @@ export function configHandlers(
           : { mcpServers: value };
       const checked = validateServersConfig(wrapped);
       if (!checked.ok) throw invalidConfig(checked.errors);
-      return { servers: fileEntries(checked.config) };
+      // Saved as the UI gets them: env values copied from instructions are secret until unmarked.
+      return { servers: importedWithEnvSecret(fileEntries(checked.config)) };
     },
     "config.claudeDesktopServers": async () => {
-      const file = claudeDesktopConfigPath(platformFacts());
-      return { path: file, servers: (await claudeDesktopServers(file)) as never };
+      const file = claudeConfigPath();
+      const servers = importedWithEnvSecret(await claudeDesktopServers(file));
+      return { path: file, servers: servers as never };
     },
     "servers.list": () => views(),
     "servers.upsert": async ({ name, previousName, entry }) => {

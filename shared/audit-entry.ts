@@ -21,6 +21,7 @@ export const AUDIT_KINDS = [
   "auth_refused",
   "calls_not_logged",
   "audit_recovered",
+  "audit_pruned",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -199,6 +200,24 @@ export const auditRecoveredEntrySchema = z.object({
   lost: count,
 });
 
+/**
+ * The oldest audit files were deleted to keep the log under its total size cap; the checkpoint
+ * was told first, so verify sees a retention cut, and this entry says what went.
+ */
+export const auditPrunedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("audit_pruned"),
+  /** Names of the deleted files, oldest first. */
+  files: z.array(z.string()),
+  /** Seq range the deleted files held. */
+  fromSeq: count,
+  toSeq: count,
+  /** Bytes freed. */
+  bytes: count,
+  /** The cap that was exceeded. */
+  maxTotalBytes: count,
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -213,6 +232,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   authRefusedEntrySchema,
   callsNotLoggedEntrySchema,
   auditRecoveredEntrySchema,
+  auditPrunedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -89,6 +89,7 @@ describe("limits", () => {
         maxConcurrentRuns: { min: 1, max: 16, default: 4 },
         auditRetentionDays: { min: 1, max: 3650, default: 30 },
         auditMaxFileMiB: { min: 1, max: 1024, default: 16 },
+        auditMaxTotalMiB: { min: 16, max: 1_048_576, default: 256 },
         httpPort: { min: 1024, max: 65_535, default: 7717 },
       },
       HOST_LIMITS: {
@@ -126,6 +127,7 @@ describe("limits", () => {
         argsMaxDepth: 64,
         defaultMaxFileBytes: 16 * MiB,
         defaultRetentionDays: 30,
+        defaultMaxTotalBytes: 256 * MiB,
         batchMaxBytes: 1 * MiB,
         clockSkewMs: 60_000,
         queryDefaultLimit: 100,

@@ -183,6 +183,8 @@ export const SETTINGS_BOUNDS = {
   maxConcurrentRuns: { min: 1, max: 16, default: 4 },
   auditRetentionDays: { min: 1, max: 3650, default: 30 },
   auditMaxFileMiB: { min: 1, max: 1024, default: 16 },
+  /** All audit files together; the oldest files go first past it. */
+  auditMaxTotalMiB: { min: 16, max: 1_048_576, default: 256 },
   httpPort: { min: 1024, max: 65_535, default: 7717 },
 } as const;
 
@@ -259,6 +261,8 @@ export const AUDIT_LIMITS = {
   /** A file is closed and a new one started before a line would take it past this size. */
   defaultMaxFileBytes: 16 * MiB,
   defaultRetentionDays: 30,
+  /** Past this total size of the audit files, the oldest files are removed (never the newest). */
+  defaultMaxTotalBytes: 256 * MiB,
   /** Entries queued while a sync is in flight are written together, up to this many bytes. */
   batchMaxBytes: 1 * MiB,
   /** How far a timestamp may go back before verify calls the order into question. */

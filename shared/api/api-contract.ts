@@ -66,6 +66,7 @@ const settingsPatch = z.strictObject({
   maxConcurrentRuns: z.number().optional(),
   auditRetentionDays: z.number().optional(),
   auditMaxFileMiB: z.number().optional(),
+  auditMaxTotalMiB: z.number().optional(),
   httpEnabled: z.boolean().optional(),
   httpPort: z.number().optional(),
 });

@@ -112,6 +112,7 @@ export interface SettingsView {
   maxConcurrentRuns: number;
   auditRetentionDays: number;
   auditMaxFileMiB: number;
+  auditMaxTotalMiB: number;
   httpEnabled: boolean;
   httpPort: number;
 }

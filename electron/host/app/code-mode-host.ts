@@ -222,6 +222,7 @@ export class CodeModeHost {
         now: options.now,
         retentionDays: settings.auditRetentionDays,
         maxFileBytes: settings.auditMaxFileMiB * 1024 * 1024,
+        maxTotalBytes: settings.auditMaxTotalMiB * 1024 * 1024,
         // Read live: a value marked secret a moment ago is scrubbed from the next entry.
         secrets: () => host?.secrets() ?? [],
         onError: (error) => log(`audit: ${String(error)}`),
@@ -537,6 +538,7 @@ export class CodeModeHost {
       this.audit.configure({
         retentionDays: next.auditRetentionDays,
         maxFileBytes: next.auditMaxFileMiB * 1024 * 1024,
+        maxTotalBytes: next.auditMaxTotalMiB * 1024 * 1024,
       });
       this.engine.updateSettings(this.engineSettings());
       this.record({ kind: "settings_changed", changes });

@@ -35,6 +35,7 @@ import { CheckpointWriter, type CheckpointSigner } from "./audit-checkpoint.js";
 import { openCheckpoint } from "./audit-checkpoint-open.js";
 import type { VerifyHeadOptions } from "./audit-verify-head.js";
 import { redactDeep } from "./redaction.js";
+import { pruneToSize, type SizePruned } from "./audit-size-cap.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -45,6 +46,8 @@ export interface AuditLogOptions {
   maxFileBytes?: number;
   /** Default AUDIT_LIMITS.defaultRetentionDays. */
   retentionDays?: number;
+  /** Default AUDIT_LIMITS.defaultMaxTotalBytes: past it the oldest files are removed. */
+  maxTotalBytes?: number;
   /** Sync each write before acknowledging it. Default true; false only for tests and benches. */
   fsync?: boolean;
   /** The secrets of the moment; every text of every entry is scrubbed of them. */
@@ -71,6 +74,8 @@ export interface AuditRecovery {
   tornBytes: number;
   /** Files deleted because their newest entry was older than the retention period. */
   removedByRetention: string[];
+  /** Files deleted at start because the log was over its total size cap. */
+  removedBySize: SizePruned | null;
   /** Why the checkpoint found at start disagreed with the log, and where it was set aside. */
   checkpointProblem: string | null;
 }
@@ -133,6 +138,7 @@ export class AuditLog {
   readonly #listeners = new Set<AuditListener>();
   #maxFileBytes: number;
   #retentionDays: number;
+  #maxTotalBytes: number;
   #head: Head;
   #current: CurrentFile | null;
   #queue: Pending[] = [];
@@ -164,6 +170,7 @@ export class AuditLog {
     this.#onError = options.onError ?? (() => undefined);
     this.#maxFileBytes = positive(options.maxFileBytes, AUDIT_LIMITS.defaultMaxFileBytes);
     this.#retentionDays = positive(options.retentionDays, AUDIT_LIMITS.defaultRetentionDays);
+    this.#maxTotalBytes = positive(options.maxTotalBytes, AUDIT_LIMITS.defaultMaxTotalBytes);
     this.#head = head;
     this.#current = current;
     this.recovery = recovery;
@@ -214,12 +221,17 @@ export class AuditLog {
     const checkpoint = opened?.writer ?? null;
 
     const retentionDays = positive(options.retentionDays, AUDIT_LIMITS.defaultRetentionDays);
-    const { removed, kept } = await pruneOldFiles(
+    const { removed, kept: young } = await pruneOldFiles(
       options.dir,
       files,
       now().getTime() - retentionDays * DAY_MS,
       null,
       (firstSeq) => checkpoint?.noteRetention(firstSeq ?? head.seq + 1),
+    );
+    const { pruned, kept } = await pruneToSize(
+      young,
+      positive(options.maxTotalBytes, AUDIT_LIMITS.defaultMaxTotalBytes),
+      (firstSeq) => checkpoint?.noteRetention(firstSeq),
     );
 
     let current: CurrentFile | null = null;
@@ -230,13 +242,20 @@ export class AuditLog {
       if (size < maxFileBytes)
         current = { handle: await open(last.path, "a"), path: last.path, size };
     }
-    return new AuditLog(
+    const log = new AuditLog(
       options,
       head,
       current,
-      { ...torn, removedByRetention: removed, checkpointProblem: opened?.problem ?? null },
+      {
+        ...torn,
+        removedByRetention: removed,
+        removedBySize: pruned,
+        checkpointProblem: opened?.problem ?? null,
+      },
       checkpoint,
     );
+    if (pruned !== null) await log.append(log.#prunedEntry(pruned));
+    return log;
   }
 
   /** Seq of the newest durable entry; 0 for an empty log. */
@@ -249,9 +268,14 @@ export class AuditLog {
   }
 
   /** Settings can change while the app runs; the new values apply from the next write. */
-  configure(options: { maxFileBytes?: number; retentionDays?: number }): void {
+  configure(options: {
+    maxFileBytes?: number;
+    retentionDays?: number;
+    maxTotalBytes?: number;
+  }): void {
     this.#maxFileBytes = positive(options.maxFileBytes, this.#maxFileBytes);
     this.#retentionDays = positive(options.retentionDays, this.#retentionDays);
+    this.#maxTotalBytes = positive(options.maxTotalBytes, this.#maxTotalBytes);
   }
 
   /**
@@ -462,16 +486,26 @@ export class AuditLog {
     await current?.handle.close();
     try {
       const files = await listAuditFiles(this.dir);
-      await pruneOldFiles(
+      const { kept } = await pruneOldFiles(
         this.dir,
         files,
         this.#now().getTime() - this.#retentionDays * DAY_MS,
         current?.path ?? null,
         (firstSeq) => this.#checkpoint?.noteRetention(firstSeq ?? this.#head.seq + 1),
       );
+      // The file just closed is the newest, so the size cap never takes it.
+      const { pruned } = await pruneToSize(kept, this.#maxTotalBytes, (firstSeq) =>
+        this.#checkpoint?.noteRetention(firstSeq),
+      );
+      // Not awaited: this runs inside the drain, which picks the entry up after this batch.
+      if (pruned !== null) this.append(this.#prunedEntry(pruned)).catch(this.#onError);
     } catch (error) {
       this.#onError(error);
     }
+  }
+
+  #prunedEntry(pruned: SizePruned): AuditEntryInput {
+    return { kind: "audit_pruned", ...pruned, maxTotalBytes: this.#maxTotalBytes };
   }
 
   #notify(entry: AuditEntry): void {

@@ -6,6 +6,7 @@
 import {
   GENESIS_PREV,
   auditEntrySchema,
+  type AuditEntryOf,
   type AuditVerifyResult,
 } from "../../../shared/audit-entry.js";
 import { linesForward, listAuditFiles, listTornFiles, sha256Hex } from "./audit-files.js";
@@ -47,6 +48,8 @@ export async function verifyAudit(
   let firstSeq: number | null = null;
   let last: Checked | null = null;
   let mismatch: Mismatch | null = null;
+  // The newest size-cap removal the log recorded, named in the result so a cut start is explained.
+  let pruned: AuditEntryOf<"audit_pruned"> | null = null;
   const result = (): string | null => (notes.length > 0 ? notes.join(" ") : null);
   const fail = (firstBad: Bad, good = entries): AuditVerifyResult => ({
     ok: false,
@@ -142,6 +145,7 @@ export async function verifyAudit(
           });
         }
       }
+      if (parsed.data.kind === "audit_pruned") pruned = parsed.data;
       if (wanted.has(seq)) hashes.set(seq, hash);
       entries += 1;
       entriesInFile += 1;
@@ -165,6 +169,11 @@ export async function verifyAudit(
   }
   if (mismatch !== null) return fail(mismatch.here);
 
+  if (pruned !== null) {
+    notes.push(
+      `Seq ${pruned.fromSeq}-${pruned.toSeq} removed by the size cap (${pruned.files.length} file${pruned.files.length === 1 ? "" : "s"}, ${pruned.bytes} bytes: ${pruned.files.join(", ")}), recorded at seq ${pruned.seq}.`,
+    );
+  }
   const torn = await listTornFiles(dir);
   if (torn.length > 0) {
     notes.push(

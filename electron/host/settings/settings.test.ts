@@ -27,6 +27,18 @@ describe("settings", () => {
     });
   });
 
+  it("caps the audit log's total size at 256 MiB by default, and refuses less than 16 MiB", () => {
+    expect(DEFAULT_SETTINGS.auditMaxTotalMiB).toBe(256);
+    expect(applySettingsPatch(DEFAULT_SETTINGS, { auditMaxTotalMiB: 8 })).toEqual({
+      ok: false,
+      errors: [{ path: ["auditMaxTotalMiB"], message: "must be from 16 to 1048576" }],
+    });
+    expect(applySettingsPatch(DEFAULT_SETTINGS, { auditMaxTotalMiB: 16 })).toMatchObject({
+      ok: true,
+      settings: { auditMaxTotalMiB: 16 },
+    });
+  });
+
   it("a settings file with a bad value is invalid, not half-read", () => {
     expect(parseSettingsFile('{"deadlineSeconds": 900}')).toEqual({
       ok: false,

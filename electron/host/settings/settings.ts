@@ -13,6 +13,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxConcurrentRuns: SETTINGS_BOUNDS.maxConcurrentRuns.default,
   auditRetentionDays: SETTINGS_BOUNDS.auditRetentionDays.default,
   auditMaxFileMiB: SETTINGS_BOUNDS.auditMaxFileMiB.default,
+  auditMaxTotalMiB: SETTINGS_BOUNDS.auditMaxTotalMiB.default,
   httpEnabled: false,
   httpPort: SETTINGS_BOUNDS.httpPort.default,
 };

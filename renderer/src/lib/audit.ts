@@ -21,6 +21,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   auth_refused: "Access refused",
   calls_not_logged: "Calls counted",
   audit_recovered: "Log writable again",
+  audit_pruned: "Old entries removed",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -118,6 +119,8 @@ export function summaryOf(entry: AuditEntry): string {
       return notLoggedSummary(entry);
     case "audit_recovered":
       return `${entry.lost} entries lost while the log could not be written: ${firstLine(entry.error)}`;
+    case "audit_pruned":
+      return `Seq ${entry.fromSeq}-${entry.toSeq} (${entry.files.length} files, ${entry.bytes} bytes) removed: the log was over its size cap`;
     default:
       return "";
   }

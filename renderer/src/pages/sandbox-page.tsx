@@ -82,6 +82,12 @@ const ADVANCED_SETTINGS: NumberSetting[] = [
     min: 1,
   },
   {
+    key: "auditMaxTotalMiB",
+    label: "Audit log total size (MiB)",
+    hint: "Past this size the oldest audit files are deleted.",
+    min: 16,
+  },
+  {
     key: "httpPort",
     label: "HTTP port",
     hint: "Port of the local HTTP transport (127.0.0.1 only).",

@@ -62,6 +62,14 @@ export function oneOfEachKind(): AuditEntryInput[] {
       error: "ENOSPC: no space left on device",
       lost: 2,
     },
+    {
+      kind: "audit_pruned",
+      files: ["00000000000000000001-20260101T000000Z.jsonl"],
+      fromSeq: 1,
+      toSeq: 40,
+      bytes: 20_000,
+      maxTotalBytes: 16 * 1024 * 1024,
+    },
   ];
 }
 

@@ -68,6 +68,8 @@ function summary(entry: AuditEntry): string {
       return `log writable again; ${entry.lost} entries lost since ${entry.failedSince}: ${entry.error}`;
     case "calls_not_logged":
       return `${entry.client} run ${entry.runId}: ${entry.count} calls not logged one by one (${entry.cause})`;
+    case "audit_pruned":
+      return `seq ${entry.fromSeq}-${entry.toSeq} removed by the size cap (${entry.files.length} files, ${entry.bytes} bytes)`;
   }
 }
 

@@ -54,6 +54,11 @@ export const CSV_COLUMNS = [
   "tools",
   "failedSince",
   "lost",
+  "files",
+  "fromSeq",
+  "toSeq",
+  "bytes",
+  "maxTotalBytes",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

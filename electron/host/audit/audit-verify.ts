@@ -169,7 +169,8 @@ export async function verifyAudit(
   }
   if (mismatch !== null) return fail(mismatch.here);
 
-  if (pruned !== null) {
+  // Only while the removed entries are indeed gone: a log that still starts before them needs no word.
+  if (pruned !== null && firstSeq !== null && firstSeq > pruned.fromSeq) {
     notes.push(
       `Seq ${pruned.fromSeq}-${pruned.toSeq} removed by the size cap (${pruned.files.length} file${pruned.files.length === 1 ? "" : "s"}, ${pruned.bytes} bytes: ${pruned.files.join(", ")}), recorded at seq ${pruned.seq}.`,
     );

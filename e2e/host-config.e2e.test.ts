@@ -133,6 +133,33 @@ describe("the host's config edits", () => {
     await dispatchApi(host.api, "servers.remove", { name: "kept2" });
   });
 
+  it("refuses to copy a stored secret into a plain env key, so config.get and a try never show it", async () => {
+    const secret = "ghp-stolen-0123456789";
+    const entry = (env: Record<string, string | { storedSecret: string }>) => ({
+      command: process.execPath,
+      args: ["-e", "console.error('leak=' + process.env.LEAK); process.exit(1)"],
+      env,
+      secret: ["TOKEN"],
+    });
+    const first = await dispatchApi(host.api, "servers.upsert", {
+      name: "gh",
+      entry: entry({ TOKEN: secret }),
+    });
+    expect(first.ok).toBe(true);
+    const leak = entry({ TOKEN: { storedSecret: "TOKEN" }, LEAK: { storedSecret: "TOKEN" } });
+    const refused = await dispatchApi(host.api, "servers.upsert", { name: "gh", entry: leak });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: "invalid", fields: [{ path: ["mcpServers", "gh", "env", "LEAK"] }] },
+    });
+    const config = await dispatchApi(host.api, "config.get", {});
+    expect(JSON.stringify(config)).not.toContain(secret);
+    const tried = await dispatchApi(host.api, "servers.try", { name: "gh", entry: leak });
+    expect(tried).toMatchObject({ ok: false, error: { code: "invalid" } });
+    expect(JSON.stringify(tried)).not.toContain(secret);
+    await dispatchApi(host.api, "servers.remove", { name: "gh" });
+  });
+
   it("logs refused connections one by one only up to a rate, so knocking cannot fill the disk", async () => {
     const knock = () =>
       new Promise<void>((resolve) => {

@@ -119,6 +119,45 @@ describe("ConfigStore", () => {
     expect(s.current.servers.get("notes")?.env).toEqual({ KEY: "plain" });
   });
 
+  it("refuses a stored-secret reference on a plain key or naming another key's secret", async () => {
+    const s = store(
+      configOf({ gh: { ...entry(), env: { TOKEN: "ghp-secret" }, secretEnv: ["TOKEN"] } }),
+    );
+    const leak = await failure(
+      s.upsert(
+        "gh",
+        entry({
+          env: { TOKEN: { storedSecret: "TOKEN" }, LEAK: { storedSecret: "TOKEN" } },
+          secretEnv: ["TOKEN"],
+        }),
+      ),
+    );
+    expect(leak.code).toBe("invalid");
+    expect(leak.fields?.[0]?.path).toEqual(["mcpServers", "gh", "env", "LEAK"]);
+    expect(leak.message).toMatch(/env "LEAK" can only keep its own stored secret.*not secret/);
+    // Marked secret but naming another key's secret: refused too.
+    const other = await failure(
+      s.upsert(
+        "gh",
+        entry({
+          env: { TOKEN: { storedSecret: "TOKEN" }, COPY: { storedSecret: "TOKEN" } },
+          secretEnv: ["TOKEN", "COPY"],
+        }),
+      ),
+    );
+    expect(other.fields?.[0]?.path).toEqual(["mcpServers", "gh", "env", "COPY"]);
+    // The whole-file path (config.save) goes through the same rule.
+    const all = await failure(
+      s.replaceAll(
+        new Map([["gh", entry({ env: { LEAK: { storedSecret: "TOKEN" } }, secretEnv: [] })]]),
+        "config saved",
+      ),
+    );
+    expect(all.fields?.[0]?.path).toEqual(["mcpServers", "gh", "env", "LEAK"]);
+    expect(s.current.servers.get("gh")?.env).toEqual({ TOKEN: "ghp-secret" });
+    expect(applied).toEqual([]);
+  });
+
   it("removes a server, and says not_found for one that is not there", async () => {
     const s = store(configOf({ notes: entry() as ServerEntry }));
     await s.remove("notes");

@@ -241,9 +241,17 @@ export function resolveSecrets(
       env[key] = value;
       continue;
     }
-    const stored = saved?.secretEnv.includes(value.storedSecret)
-      ? saved.env[value.storedSecret]
-      : undefined;
+    // A reference keeps a key's own saved secret and nothing else: pointing a plain key (or
+    // another key) at a saved secret would hand its value to config.get or a try in clear.
+    if (!entry.secretEnv.includes(key) || value.storedSecret !== key) {
+      throw invalidConfig([
+        {
+          path: ["mcpServers", name, "env", key],
+          message: `server ${JSON.stringify(name)}: env ${JSON.stringify(key)} can only keep its own stored secret, and only while it is marked secret (it names ${JSON.stringify(value.storedSecret)}${entry.secretEnv.includes(key) ? "" : " and is not secret"}); type its value`,
+        },
+      ]);
+    }
+    const stored = saved?.secretEnv.includes(key) ? saved.env[key] : undefined;
     if (stored === undefined) {
       throw invalidConfig([
         {

@@ -151,6 +151,20 @@ describe("runShim (in-process)", () => {
     expect(text(io.stderr)).toContain("Code Mode refused the connection: bad token");
   });
 
+  it("escapes a fake host's ERR reason: no raw ESC or BEL reaches the terminal", async () => {
+    const dataDir = await tempDataDir();
+    const socketPath = socketLocationFor(dataDir, {}).socketPath;
+    await writeFile(tokenPath(dataDir), "a".repeat(64) + "\n", { mode: 0o600 });
+    // OSC 52 would write "pwned" to the clipboard of the terminal that shows the shim's stderr.
+    await impostor(socketPath, (socket) => socket.end("ERR \u001b]52;c;cHduZWQ=\u0007 ok\n"));
+    const io = shimIO();
+    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
+    const err = text(io.stderr);
+    expect(err).toContain("Code Mode refused the connection: \\u001b]52;c;cHduZWQ=\\u0007 ok");
+    expect(err).not.toContain("\u001b");
+    expect(err).not.toContain("\u0007");
+  });
+
   it("refuses to use a world-readable token file, saying how to fix it", async () => {
     const dataDir = await tempDataDir();
     await listen(dataDir, echo);
@@ -420,6 +434,7 @@ describe("shim start-up weight", () => {
     expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
+      "electron/host/cli/terminal-text.ts",
       "electron/host/local-access/data-dir-trust.ts",
       "electron/host/local-access/handshake.ts",
       "electron/host/local-access/local-access-constants.ts",

@@ -1,6 +1,6 @@
 // The stdio <-> socket byte pipe MCP clients start. It must start fast and stay dumb: it
-// imports only Node built-ins, the local-access modules and shared/limits.ts, and parses no
-// MCP except the first line in the one case where there is no host to give it to.
+// imports only Node built-ins, the local-access modules, shared/limits.ts and the
+// terminal-text escaper, and parses no MCP except the first line in the one case where there is no host to give it to.
 
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -19,6 +19,7 @@ import {
   type LineResult,
 } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
+import { terminalText } from "../cli/terminal-text.js";
 import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
 import {
   LOCAL_ACCESS_NAMES,
@@ -93,7 +94,9 @@ export async function runShim(options: ShimOptions): Promise<number> {
     case "connected":
       return pipe(result.socket, options);
     case "failed":
-      stderr.write(`codemode shim: ${result.message}\n`);
+      // The message may carry a reason whatever listens on the socket chose (an impostor's
+      // "ERR <text>"): escaped, it cannot act on the terminal (OSC 52 clipboard writes, fake lines).
+      stderr.write(`codemode shim: ${terminalText(result.message)}\n`);
       return SHIM_EXIT.failed;
     case "absent":
       return notRunning(options, started);

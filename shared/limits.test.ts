@@ -102,10 +102,12 @@ describe("limits", () => {
         wsMessageMaxBytes: 2 * MiB,
         wsHelloTimeoutMs: 10_000,
         authRefusalsPerMinute: 30,
+        authRefusalWindowMs: 60_000,
         auditProbeMs: 5_000,
         httpSessionIdleMs: 30 * 60_000,
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,
+        unknownToolShownMaxChars: 64,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,
@@ -137,6 +139,7 @@ describe("limits", () => {
         tailPollMs: 500,
         checkpointIntervalMs: 1000,
         checkpointMaxBytes: 4 * KiB,
+        checkpointKeyBytes: 32,
       },
       LOCAL_ACCESS_LIMITS: {
         socketPathMaxBytes: 100,
@@ -178,6 +181,7 @@ describe("limits", () => {
         notLoggedToolsShown: 5,
         messagesPerRun: 100_000,
         auditBytesPerRun: 8 * MiB,
+        auditEntryHeaderBytes: 128,
       },
       SERVER_CATALOG_LIMITS: {
         minEntries: 20,
@@ -186,6 +190,7 @@ describe("limits", () => {
         settingsMax: 64,
         descriptionMaxChars: 300,
         searchMaxChars: 200,
+        settingHelpMaxChars: 400,
       },
       TRY_SERVER_LIMITS: {
         timeoutMs: 60_000,

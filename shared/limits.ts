@@ -208,6 +208,8 @@ export const HOST_LIMITS = {
   wsHelloTimeoutMs: 10_000,
   /** Refused connections logged one by one per minute; the rest are counted in the next. */
   authRefusalsPerMinute: 30,
+  /** The window authRefusalsPerMinute counts over. */
+  authRefusalWindowMs: 60_000,
   /** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
   httpSessionIdleMs: 30 * 60_000,
   /** While the audit log cannot be written (runs refused), how often writing is tried again. */
@@ -216,6 +218,8 @@ export const HOST_LIMITS = {
   httpSessionSweepMs: 60_000,
   /** Longest JSON-RPC line accepted from a shim (the same bound as an HTTP body). */
   socketMessageMaxBytes: 4 * MiB,
+  /** An unknown tool name a client sent to run_python, as quoted back in the error. */
+  unknownToolShownMaxChars: 64,
 } as const;
 
 /**
@@ -279,6 +283,8 @@ export const AUDIT_LIMITS = {
   checkpointIntervalMs: 1000,
   /** A checkpoint file larger than this is not read (it holds four short fields). */
   checkpointMaxBytes: 4 * KiB,
+  /** The HMAC key that signs checkpoints (kept in the OS keychain). */
+  checkpointKeyBytes: 32,
 } as const;
 
 /**
@@ -392,6 +398,8 @@ export const RUN_COST_LIMITS = {
    * run is stopped (`audit_limit`). Its end is always logged.
    */
   auditBytesPerRun: 8 * MiB,
+  /** What the log adds to each entry (`seq`, `ts`, `prev`, newline), counted toward auditBytesPerRun. */
+  auditEntryHeaderBytes: 128,
 } as const;
 
 /** The catalog of well-known servers shipped with the app, and the values a user gives it. */
@@ -408,6 +416,8 @@ export const SERVER_CATALOG_LIMITS = {
   descriptionMaxChars: 300,
   /** The gallery's search text. */
   searchMaxChars: 200,
+  /** A setting's one-line help text. */
+  settingHelpMaxChars: 400,
 } as const;
 
 /** "Try it": start a server once with the user's settings, list its tools, stop it. */

@@ -6,11 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
+import { AUDIT_LIMITS } from "../../shared/limits.js";
 import { hmacSigner, type CheckpointSigner } from "../host/audit/audit-checkpoint.js";
 import { isErrno } from "../host/audit/audit-files.js";
 
 export const CHECKPOINT_KEY_FILE = "audit-checkpoint-key.bin";
-const KEY_BYTES = 32;
 
 /** The part of Electron's safeStorage this needs. */
 export interface KeychainLike {
@@ -60,7 +60,7 @@ export async function checkpointSignerFromKeychain(
       };
     }
     const key = Buffer.from(hex, "hex");
-    if (key.length !== KEY_BYTES || key.toString("hex") !== hex) {
+    if (key.length !== AUDIT_LIMITS.checkpointKeyBytes || key.toString("hex") !== hex) {
       return {
         signer: undefined,
         problem: `the audit checkpoint key in ${file} is not a key: checkpoints are not signed`,
@@ -68,7 +68,7 @@ export async function checkpointSignerFromKeychain(
     }
     return { signer: hmacSigner(key, "OS keychain"), problem: null };
   }
-  const key = randomBytes(KEY_BYTES);
+  const key = randomBytes(AUDIT_LIMITS.checkpointKeyBytes);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const temp = `${file}.tmp`;
   const handle = await open(temp, "w", 0o600);

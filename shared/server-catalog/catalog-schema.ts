@@ -36,7 +36,7 @@ export const catalogSetting = z
     key: z.string().regex(ID).max(40),
     label: z.string().min(1).max(80),
     /** One line: what it is and, for a token, where the user gets it. */
-    help: z.string().min(1).max(400),
+    help: z.string().min(1).max(SERVER_CATALOG_LIMITS.settingHelpMaxChars),
     kind: z.enum(["folder", "file", "text", "secret"]),
     required: z.boolean(),
     /** Takes several values (the folders a filesystem server may use). */

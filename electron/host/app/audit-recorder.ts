@@ -8,9 +8,6 @@ import type { RunEvents } from "../engine/code-mode-engine.js";
 
 type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
 
-/** `seq`, `ts` and `prev` that the log adds to each entry, and its newline. */
-const ENTRY_HEADER_BYTES = 128;
-
 /** What one run in progress has cost the log so far. */
 interface RunLedger {
   bytes: number;
@@ -152,7 +149,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
    * bound, so the cap holds for what is really written.
    */
   private charge(runId: string, ledger: RunLedger, entry: AuditEntryInput): boolean {
-    const bytes = Buffer.byteLength(JSON.stringify(entry)) + ENTRY_HEADER_BYTES;
+    const bytes = Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
     if (ledger.bytes + bytes > this.auditBytesPerRun && entry.kind !== "run_started") {
       ledger.over = true;
       this.stopRun(runId);

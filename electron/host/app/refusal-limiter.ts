@@ -3,8 +3,6 @@ import { HOST_LIMITS } from "../../../shared/limits.js";
 
 type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;
 
-const WINDOW_MS = 60_000;
-
 /**
  * Anyone on this machine (a web page too) can knock on the socket or the ports; each refusal
  * is logged, but only HOST_LIMITS.authRefusalsPerMinute a minute, so knocking cannot fill the
@@ -20,7 +18,7 @@ export class RefusalLimiter {
   /** The entry to log for this refusal, or null when it is one too many this minute. */
   admit(entry: AuthRefused): AuthRefused | null {
     const now = this.now();
-    if (now - this.#windowStart > WINDOW_MS) {
+    if (now - this.#windowStart > HOST_LIMITS.authRefusalWindowMs) {
       this.#windowStart = now;
       this.#count = 0;
     }

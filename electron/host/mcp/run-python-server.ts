@@ -8,6 +8,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { HOST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
@@ -67,7 +68,10 @@ function toolCallArguments(params: unknown): Record<string, unknown> {
   }
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
   if (name !== RUN_PYTHON_TOOL) {
-    const shown = typeof name === "string" ? JSON.stringify(name.slice(0, 64)) : describeType(name);
+    const shown =
+      typeof name === "string"
+        ? JSON.stringify(name.slice(0, HOST_LIMITS.unknownToolShownMaxChars))
+        : describeType(name);
     throw new InvalidParams(
       `tools/call: unknown tool ${shown}: the only tool is ${RUN_PYTHON_TOOL}`,
     );

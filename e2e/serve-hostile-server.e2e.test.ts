@@ -89,4 +89,19 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     // Nowhere in what the code saw or printed.
     expect(JSON.stringify(result)).not.toContain(API_KEY);
   });
+
+  it("§9 a server that puts its API key in its tool list does not hand it to the code", async () => {
+    const description = await serve.description();
+    expect(description).toContain("configure");
+    expect(description).not.toContain(API_KEY);
+    const { value, result } = await runJson<{ stub: string }>(
+      serve,
+      `print(TOOLS)
+print(json.dumps({"stub": TOOLS["configure"]}))`,
+    );
+    expect(value.stub).toContain("Debug: started with key [secret].");
+    // The schema's enum, default and examples are rendered, masked.
+    expect(value.stub.split("[secret]").length).toBeGreaterThan(2);
+    expect(JSON.stringify(result)).not.toContain(API_KEY);
+  });
 });

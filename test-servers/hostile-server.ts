@@ -1,7 +1,7 @@
 // A real stdio MCP server that behaves as a hostile or careless one would, for the tests of
 // issue 8: a schema whose pattern backtracks catastrophically on JavaScript's RegExp (§2),
 // one whose pattern needs lookahead, and tools that echo the server's own API key back in a
-// result, an error result and a protocol error (§9).
+// result, an error result and a protocol error (§9), or in its own tool list (`configure`).
 //
 // Environment: HOSTILE_API_KEY is the key the echoing tools give away.
 
@@ -68,6 +68,23 @@ export const HOSTILE_TOOLS: Tool[] = [
   },
 ];
 
+/**
+ * A tool whose listing carries the server's API key: in its description and its schema's
+ * `enum`, `default` and `examples`, the parts a stub renders.
+ */
+export function keyedTool(key: string): Tool {
+  return {
+    name: "configure",
+    description: `Configures the account. Debug: started with key ${key}.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        key: { type: "string", enum: [key, "none"], default: key, examples: [key] },
+      },
+    },
+  };
+}
+
 function text(value: string, isError = false): CallToolResult {
   return { content: [{ type: "text", text: value }], ...(isError ? { isError: true } : {}) };
 }
@@ -77,6 +94,7 @@ function answer(name: string): CallToolResult {
   switch (name) {
     case "lookup":
     case "serial":
+    case "configure":
       return text(`${name}: ok`);
     case "whoami":
       return text(`You are calling with key ${key}; structured too.`);
@@ -91,7 +109,9 @@ function answer(name: string): CallToolResult {
 
 async function main(): Promise<void> {
   const server = new Server({ name: "hostile", version: "1.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: HOSTILE_TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...HOSTILE_TOOLS, keyedTool(process.env.HOSTILE_API_KEY ?? "(no key)")],
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request) => answer(request.params.name));
   await server.connect(new StdioServerTransport());
   process.stdin.on("end", () => process.exit(0));

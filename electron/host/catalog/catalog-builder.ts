@@ -1,4 +1,5 @@
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
+import { maskJson, maskSecrets } from "../bridge/secret-mask.js";
 import type {
   Catalog,
   CatalogTool,
@@ -19,6 +20,13 @@ export class CatalogError extends Error {
 export interface BuildCatalogOptions {
   /** Name every tool `server__tool`: on whenever several servers are wrapped. */
   prefixWithServer: boolean;
+  /**
+   * Secret values to keep out of what the code reads (see secretValues): a server can put its
+   * own API key in a tool's description or schema, and the stub and the run_python description
+   * would hand it to the code. The catalog is rebuilt whenever a server restarts, so with new
+   * secrets too.
+   */
+  secrets?: readonly string[] | undefined;
 }
 
 /**
@@ -40,7 +48,12 @@ interface KeptTools {
   leftOut: Map<string, LeftOutTool["reason"]>;
 }
 
-function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: string[]): KeptTools {
+function keepTools(
+  entry: ServerTools,
+  options: BuildCatalogOptions,
+  warnings: string[],
+): KeptTools {
+  const { prefixWithServer } = options;
   const allowed = entry.allow === null ? null : new Set(entry.allow);
   const privateNames = typeof entry.private === "boolean" ? null : new Set(entry.private);
   const kept: CatalogTool[] = [];
@@ -70,14 +83,7 @@ function keepTools(entry: ServerTools, prefixWithServer: boolean, warnings: stri
     const isPrivate =
       privateNames === null ? entry.private === true : privateNames.has(discovered.name);
     kept.push(
-      catalogTool(
-        entry.server,
-        discovered,
-        inputSchema,
-        compiled.validate,
-        isPrivate,
-        prefixWithServer,
-      ),
+      catalogTool(entry.server, discovered, inputSchema, compiled.validate, isPrivate, options),
     );
   }
   return { tools: kept, leftOut };
@@ -89,24 +95,32 @@ function catalogTool(
   inputSchema: Record<string, unknown>,
   validate: CatalogTool["validate"],
   isPrivate: boolean,
-  prefixWithServer: boolean,
+  options: BuildCatalogOptions,
 ): CatalogTool {
+  const secrets = options.secrets ?? [];
   const source = {
-    pyName: pythonNameFor(server, discovered.name, prefixWithServer),
+    pyName: pythonNameFor(server, discovered.name, options.prefixWithServer),
+    // Masked before the cut, so a cut cannot leave half a secret that no longer matches.
     description: cutUtf8(
-      typeof discovered.description === "string" ? discovered.description : "",
+      maskSecrets(
+        typeof discovered.description === "string" ? discovered.description : "",
+        secrets,
+      ),
       CATALOG_LIMITS.descriptionMaxBytes,
     ),
     private: isPrivate,
     inputSchema,
   };
+  // The code reads the schema only as the stub renders it; calls are checked against the
+  // server's own schema (validate), which the code never sees.
+  const shown = { ...source, inputSchema: maskJson(inputSchema, secrets) as typeof inputSchema };
   return {
     ...source,
     server,
     tool: discovered.name,
     validate,
-    stub: renderStub(source),
-    summary: renderSummary(source),
+    stub: renderStub(shown),
+    summary: renderSummary(shown),
   };
 }
 
@@ -158,7 +172,7 @@ export function buildCatalog(servers: ServerTools[], options: BuildCatalogOption
   const byPyName = new Map<string, CatalogTool>();
 
   for (const entry of servers) {
-    const kept = keepTools(entry, options.prefixWithServer, warnings);
+    const kept = keepTools(entry, options, warnings);
     checkNamesKept(entry, kept);
     for (const [tool, reason] of kept.leftOut) leftOut.push({ server: entry.server, tool, reason });
     for (const tool of kept.tools) {

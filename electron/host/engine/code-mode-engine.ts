@@ -133,6 +133,9 @@ export class CodeModeEngine {
   private build(): Catalog {
     return buildCatalog((this.deps.serverTools ?? (() => this.deps.servers.serverTools()))(), {
       prefixWithServer: this.deps.prefixWithServer,
+      // A server restarts (and lists its tools again) whenever its env changes: the catalog is
+      // rebuilt then, with the new secrets.
+      secrets: secretValues(this.deps.servers.config),
     });
   }
 

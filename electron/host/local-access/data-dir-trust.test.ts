@@ -10,6 +10,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DATA_DIR_TRUSTED_ENTRIES } from "../app/code-mode-host.js";
 import { checkDataDirTrust, DataDirTrustError } from "./data-dir-trust.js";
 
 const uid = process.getuid?.() ?? 0;
@@ -64,6 +65,21 @@ describe("checkDataDirTrust", () => {
     await expect(checkDataDirTrust(dir, ["servers.json"], facts)).rejects.toThrow(
       "is a symbolic link",
     );
+  });
+
+  it("refuses the audit checkpoint, its key, or a set-aside checkpoint that others can write", async () => {
+    for (const name of [
+      "audit-checkpoint.json",
+      "audit-checkpoint-key.bin",
+      "audit-checkpoint.json.10-1700000000000.cut.json",
+    ]) {
+      const dir = tempDir();
+      writeFileSync(path.join(dir, name), "{}");
+      chmodSync(path.join(dir, name), 0o664);
+      await expect(checkDataDirTrust(dir, DATA_DIR_TRUSTED_ENTRIES, facts)).rejects.toThrow(
+        `chmod go-w '${path.join(dir, name)}'`,
+      );
+    }
   });
 
   it("refuses a folder in it that others can write", async () => {

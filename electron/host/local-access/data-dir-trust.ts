@@ -1,4 +1,4 @@
-import { lstat, realpath, stat } from "node:fs/promises";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { octal } from "./socket-path.js";
 
@@ -118,10 +118,21 @@ async function checkParents(dir: string, uid: number): Promise<void> {
   }
 }
 
+/** `*<suffix>` stands for every name in `dir` that ends with `<suffix>`. */
+async function expandEntries(dir: string, entries: readonly string[]): Promise<string[]> {
+  const suffixes = entries.filter((e) => e.startsWith("*")).map((e) => e.slice(1));
+  const names = entries.filter((e) => !e.startsWith("*"));
+  if (suffixes.length === 0) return names;
+  for (const name of await readdir(dir)) {
+    if (suffixes.some((suffix) => name.endsWith(suffix))) names.push(name);
+  }
+  return names;
+}
+
 /**
  * Refuses a data directory that is not safely the user's own: the directory itself, the
  * directories above it, and each of `entries` in it that exists (files the host reads, or
- * directories it keeps records in). Missing entries are fine: the host makes them itself.
+ * directories it keeps records in; `*<suffix>` names every entry ending so). Missing entries are fine: the host makes them itself.
  * Windows has ACLs instead of modes, and the per-user profile folder; it is not checked.
  */
 export async function checkDataDirTrust(
@@ -139,7 +150,7 @@ export async function checkDataDirTrust(
   }
   checkOwn(dir, "the data directory", info.uid, info.mode, uid);
   await checkParents(dir, uid);
-  for (const name of entries) {
+  for (const name of await expandEntries(dir, entries)) {
     const file = path.join(dir, name);
     let entry;
     try {

@@ -1,9 +1,11 @@
 // The Electron main process: only what needs Electron. The host (servers, sandbox, audit,
 // socket, API) is the same one `codemode daemon` runs; this file wires it to a tray, a
 // window and IPC.
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { app, BrowserWindow, dialog, ipcMain } from "electron";
-import { CodeModeHost } from "./host/app/code-mode-host.js";
+import { CodeModeHost, DATA_DIR_TRUSTED_ENTRIES } from "./host/app/code-mode-host.js";
+import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
 import { dataDir as defaultDataDir } from "./host/paths.js";
 import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";
@@ -89,9 +91,13 @@ async function start(): Promise<void> {
   // The same directory the daemon and the shim compute, so `codemode shim` finds this app.
   const dataDir = defaultDataDir(process.env);
   try {
+    // The key file is read (or created) in the data directory: judge the directory first.
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await checkDataDirTrust(dataDir, DATA_DIR_TRUSTED_ENTRIES);
     const checkpointKey = await safeStorageCheckpointSigner(dataDir).catch((error: unknown) => ({
       signer: undefined,
-      problem: `audit checkpoints are not signed: ${String(error)}`,
+      problem: `the audit checkpoint key could not be read or created (${String(error)}): audit checkpoints are not signed`,
+      keyFileExisted: true,
     }));
     if (checkpointKey.problem !== null) log(checkpointKey.problem);
     host = await CodeModeHost.start({
@@ -101,6 +107,9 @@ async function start(): Promise<void> {
       contextDir: resource("sandbox-image"),
       secretCodec: safeStorageCodec(),
       checkpointSigner: checkpointKey.signer,
+      checkpointExpected: checkpointKey.keyFileExisted,
+      // A key file that was there but cannot be used is reported, not passed over.
+      checkpointKeyProblem: checkpointKey.keyFileExisted ? checkpointKey.problem : null,
       log,
     });
   } catch (error) {

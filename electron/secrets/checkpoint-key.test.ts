@@ -39,11 +39,13 @@ describe("checkpointSignerFromKeychain (with a stand-in for safeStorage)", () =>
   it("creates a key once, stores it only encrypted (0600), and signs the same after a restart", async () => {
     const first = await checkpointSignerFromKeychain(dataDir, fakeKeychain(), "linux");
     if (first.signer === undefined) throw new Error(first.problem);
+    expect(first.keyFileExisted).toBe(false);
     const file = path.join(dataDir, CHECKPOINT_KEY_FILE);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await readFile(file, "utf8")).startsWith("kc1:")).toBe(true);
     const again = await checkpointSignerFromKeychain(dataDir, fakeKeychain(), "linux");
     expect(again.signer?.sign("x")).toBe(first.signer.sign("x"));
+    expect(again.keyFileExisted).toBe(true);
     expect(first.signer.sign("x")).toMatch(/^[0-9a-f]{64}$/);
     expect(first.signer.sign("y")).not.toBe(first.signer.sign("x"));
   });
@@ -51,10 +53,18 @@ describe("checkpointSignerFromKeychain (with a stand-in for safeStorage)", () =>
   it("signs nothing where there is no keychain, or Linux's fixed-key fallback, and says why", async () => {
     expect(
       await checkpointSignerFromKeychain(dataDir, fakeKeychain({ available: false }), "darwin"),
-    ).toEqual({ signer: undefined, problem: expect.stringMatching(/no OS keychain/) as unknown });
+    ).toEqual({
+      signer: undefined,
+      problem: expect.stringMatching(/no OS keychain/) as unknown,
+      keyFileExisted: false,
+    });
     expect(
       await checkpointSignerFromKeychain(dataDir, fakeKeychain({ backend: "basic_text" }), "linux"),
-    ).toEqual({ signer: undefined, problem: expect.stringMatching(/no OS keyring/) as unknown });
+    ).toEqual({
+      signer: undefined,
+      problem: expect.stringMatching(/no OS keyring/) as unknown,
+      keyFileExisted: false,
+    });
   });
 
   it("keeps a key another keychain cannot decrypt, rather than replacing it", async () => {
@@ -64,6 +74,8 @@ describe("checkpointSignerFromKeychain (with a stand-in for safeStorage)", () =>
     const result = await checkpointSignerFromKeychain(dataDir, fakeKeychain(), "linux");
     expect(result.signer).toBeUndefined();
     expect(result.problem).toMatch(/cannot be decrypted/);
+    // Reported as a problem by the host (a marker verify fails on), not passed over.
+    expect(result.keyFileExisted).toBe(true);
     expect(await readFile(file)).toEqual(before);
     await writeFile(file, fakeKeychain().encryptString("not hex"));
     expect((await checkpointSignerFromKeychain(dataDir, fakeKeychain(), "linux")).problem).toMatch(

@@ -21,8 +21,13 @@ export interface KeychainLike {
   getSelectedStorageBackend?(): string;
 }
 
+/**
+ * `keyFileExisted`: the key file was there before this start, so checkpoints were signed
+ * before; a problem with it then is an attack or a broken keychain, never to be passed over.
+ */
 export type CheckpointKeyResult =
-  { signer: CheckpointSigner; problem: null } | { signer: undefined; problem: string };
+  | { signer: CheckpointSigner; problem: null; keyFileExisted: boolean }
+  | { signer: undefined; problem: string; keyFileExisted: boolean };
 
 /**
  * The signer, with the key read from (or, the first time, created in) `dataDir`. Undefined
@@ -35,11 +40,19 @@ export async function checkpointSignerFromKeychain(
   platform: NodeJS.Platform = process.platform,
 ): Promise<CheckpointKeyResult> {
   if (!keychain.isEncryptionAvailable()) {
-    return { signer: undefined, problem: "no OS keychain: audit checkpoints are not signed" };
+    return {
+      signer: undefined,
+      problem: "no OS keychain: audit checkpoints are not signed",
+      keyFileExisted: false,
+    };
   }
   // On Linux without a keyring Electron falls back to a fixed key: no protection at all.
   if (platform === "linux" && keychain.getSelectedStorageBackend?.() === "basic_text") {
-    return { signer: undefined, problem: "no OS keyring: audit checkpoints are not signed" };
+    return {
+      signer: undefined,
+      problem: "no OS keyring: audit checkpoints are not signed",
+      keyFileExisted: false,
+    };
   }
   const file = path.join(dataDir, CHECKPOINT_KEY_FILE);
   let stored: Buffer | null = null;
@@ -57,6 +70,7 @@ export async function checkpointSignerFromKeychain(
       return {
         signer: undefined,
         problem: `the audit checkpoint key in ${file} cannot be decrypted by this keychain (${String(error)}): checkpoints are not signed`,
+        keyFileExisted: true,
       };
     }
     const key = Buffer.from(hex, "hex");
@@ -64,9 +78,10 @@ export async function checkpointSignerFromKeychain(
       return {
         signer: undefined,
         problem: `the audit checkpoint key in ${file} is not a key: checkpoints are not signed`,
+        keyFileExisted: true,
       };
     }
-    return { signer: hmacSigner(key, "OS keychain"), problem: null };
+    return { signer: hmacSigner(key, "OS keychain"), problem: null, keyFileExisted: true };
   }
   const key = randomBytes(AUDIT_LIMITS.checkpointKeyBytes);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -79,5 +94,5 @@ export async function checkpointSignerFromKeychain(
     await handle.close();
   }
   await rename(temp, file);
-  return { signer: hmacSigner(key, "OS keychain"), problem: null };
+  return { signer: hmacSigner(key, "OS keychain"), problem: null, keyFileExisted: false };
 }

@@ -4,7 +4,11 @@ import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AppInfoView, ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { CHECKPOINT_FILE, type CheckpointSigner } from "../audit/audit-checkpoint.js";
+import {
+  CHECKPOINT_FILE,
+  SET_ASIDE_SUFFIX,
+  type CheckpointSigner,
+} from "../audit/audit-checkpoint.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker, type DockerStatus } from "../docker/docker-status.js";
@@ -36,6 +40,7 @@ import {
 } from "../settings/settings.js";
 import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
 import type { SecretCodec } from "../store/secret-codec.js";
+import { CHECKPOINT_KEY_FILE } from "../../secrets/checkpoint-key.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import { ApiFailure } from "../api/api-failure.js";
@@ -61,6 +66,10 @@ export const DATA_DIR_TRUSTED_ENTRIES = [
   LOCAL_ACCESS_NAMES.socketDir,
   INSTALL_ID_FILE,
   "audit",
+  // The audit log's head kept outside it, the key that signs it, and the checkpoints set aside.
+  CHECKPOINT_FILE,
+  CHECKPOINT_KEY_FILE,
+  `*${SET_ASIDE_SUFFIX}`,
 ] as const;
 
 export interface HostOptions {
@@ -84,6 +93,10 @@ export interface HostOptions {
   claudeDesktopConfigPath?: () => string;
   /** Signs the audit checkpoint with a key in the OS keychain; absent: unsigned (daemon). */
   checkpointSigner?: CheckpointSigner;
+  /** The checkpoint key file existed before this start: a missing checkpoint is then a problem. */
+  checkpointExpected?: boolean;
+  /** Why the existing checkpoint key file cannot be used: reported, and verify fails. */
+  checkpointKeyProblem?: string | null;
 }
 
 /**
@@ -229,6 +242,8 @@ export class CodeModeHost {
         checkpoint: {
           file: path.join(options.dataDir, CHECKPOINT_FILE),
           signer: options.checkpointSigner ?? null,
+          expected: options.checkpointExpected,
+          keyProblem: options.checkpointKeyProblem,
         },
       });
       if (audit.recovery.checkpointProblem) problems.push(audit.recovery.checkpointProblem);

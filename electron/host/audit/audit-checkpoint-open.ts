@@ -1,8 +1,14 @@
 // What the log does with the checkpoint it finds at start. One that the log does not reach (a
 // cut while the app was stopped), that it contradicts, that cannot be read, or whose signature
 // does not match, is renamed aside, never overwritten: verify keeps failing on it until the
-// user has looked. The log then goes on from its own head with a fresh checkpoint.
+// user has looked. The log then goes on from its own head with a fresh checkpoint. A checkpoint
+// missing where one must exist (the log holds entries, or the app's key file exists), or a key
+// file the keychain cannot decrypt, leaves a marker that verify reports the same way: deleting
+// the checkpoint must not turn cut detection off.
+import { writeFile } from "node:fs/promises";
 import {
+  MISSING_MARKER,
+  KEY_MARKER,
   CheckpointWriter,
   readCheckpoint,
   setCheckpointAside,
@@ -16,16 +22,44 @@ export interface OpenedCheckpoint {
   problem: string | null;
 }
 
+export interface CheckpointExpectations {
+  /** The app's checkpoint key file existed before this start: it has written checkpoints. */
+  expected?: boolean;
+  /** Why the key file exists but cannot be used (not decrypted, not a key). */
+  keyProblem?: string | null;
+}
+
 export async function openCheckpoint(
   file: string,
   signer: CheckpointSigner | null,
   log: { seq: number; hash: string; firstSeq: number },
   onError: (error: unknown) => void,
+  expectations: CheckpointExpectations = {},
 ): Promise<OpenedCheckpoint> {
   const read = await readCheckpoint(file);
   const fresh = { seq: log.seq, hash: log.hash, firstSeq: log.firstSeq };
+  const problems: string[] = [];
+  if (expectations.keyProblem) {
+    await mark(file, KEY_MARKER, expectations.keyProblem);
+    problems.push(
+      `${expectations.keyProblem}; checkpoints are written unsigned until it is fixed. Run "codemode audit verify".`,
+    );
+  }
   if (read.state === "missing") {
-    return { writer: new CheckpointWriter(file, signer, fresh, onError), problem: null };
+    if (log.seq > 0 || expectations.expected === true) {
+      const why =
+        log.seq > 0
+          ? `the audit checkpoint is missing though the log holds ${log.seq} entries`
+          : "the audit checkpoint is missing though this app has a checkpoint key";
+      const marker = await mark(file, MISSING_MARKER, why);
+      problems.push(
+        `${why}: it was deleted, so entries cut at the end of the log could go unnoticed; this was noted in ${marker}. Run "codemode audit verify".`,
+      );
+    }
+    return {
+      writer: await written(new CheckpointWriter(file, signer, fresh, onError)),
+      problem: problems.length > 0 ? problems.join(" ") : null,
+    };
   }
   const problem =
     read.state === "invalid"
@@ -33,14 +67,27 @@ export async function openCheckpoint(
       : disagreement(read.checkpoint, signer, log);
   if (problem === null && read.state === "ok") {
     const kept = { ...fresh, firstSeq: Math.max(read.checkpoint.firstSeq, 1) };
-    return { writer: new CheckpointWriter(file, signer, kept, onError), problem: null };
+    return {
+      writer: await written(new CheckpointWriter(file, signer, kept, onError)),
+      problem: problems.length > 0 ? problems.join(" ") : null,
+    };
   }
   const seq = read.state === "ok" ? read.checkpoint.seq : 0;
   const aside = await setCheckpointAside(file, seq);
+  problems.push(`${problem ?? ""}; it was kept as ${aside}. Run "codemode audit verify".`);
   return {
-    writer: new CheckpointWriter(file, signer, fresh, onError),
-    problem: `${problem ?? ""}; it was kept as ${aside}. Run "codemode audit verify".`,
+    writer: await written(new CheckpointWriter(file, signer, fresh, onError)),
+    problem: problems.join(" "),
   };
+}
+
+/** Leaves `<file><suffix>` saying why; verify fails until the user removes it. */
+async function mark(file: string, suffix: string, why: string): Promise<string> {
+  const marker = `${file}${suffix}`;
+  await writeFile(marker, `${JSON.stringify({ problem: why, at: new Date().toISOString() })}\n`, {
+    mode: 0o600,
+  });
+  return marker;
 }
 
 function disagreement(
@@ -63,4 +110,13 @@ function disagreement(
     return `the audit log starts at seq ${log.firstSeq} but retention removed only the entries before seq ${c.firstSeq}`;
   }
   return null;
+}
+
+/**
+ * Written at once, not at the first interval: a crash in the first second of a log must leave
+ * a checkpoint behind, or the next start would take it for one that was deleted.
+ */
+async function written(writer: CheckpointWriter): Promise<CheckpointWriter> {
+  await writer.flush();
+  return writer;
 }

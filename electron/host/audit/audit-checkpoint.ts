@@ -14,6 +14,10 @@ import { isErrno } from "./audit-files.js";
 export const CHECKPOINT_FILE = "audit-checkpoint.json";
 /** What a checkpoint that disagreed with the log at start is renamed to end with. */
 export const SET_ASIDE_SUFFIX = ".cut.json";
+/** Left beside a checkpoint found missing where one must exist; verify fails while it exists. */
+export const MISSING_MARKER = `.missing${SET_ASIDE_SUFFIX}`;
+/** Left where the app's checkpoint key file could not be decrypted or is not a key. */
+export const KEY_MARKER = `.key-unusable${SET_ASIDE_SUFFIX}`;
 
 /** Signs checkpoints with a key kept out of the attacker's reach. */
 export interface CheckpointSigner {

@@ -32,7 +32,7 @@ import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import { verifyAudit } from "./audit-verify.js";
 import { CheckpointWriter, type CheckpointSigner } from "./audit-checkpoint.js";
-import { openCheckpoint } from "./audit-checkpoint-open.js";
+import { openCheckpoint, type CheckpointExpectations } from "./audit-checkpoint-open.js";
 import type { VerifyHeadOptions } from "./audit-verify-head.js";
 import { redactDeep } from "./redaction.js";
 import { pruneToSize, type SizePruned } from "./audit-size-cap.js";
@@ -55,7 +55,7 @@ export interface AuditLogOptions {
   /** Where failures that must not stop the log go: a throwing listener, a failed cleanup. */
   onError?: (error: unknown) => void;
   /** Keeps the head outside the log (audit-checkpoint.ts); absent: no checkpoint. */
-  checkpoint?: { file: string; signer?: CheckpointSigner | null };
+  checkpoint?: { file: string; signer?: CheckpointSigner | null } & CheckpointExpectations;
 }
 
 export type AuditListener = (entry: AuditEntry) => void;
@@ -217,6 +217,7 @@ export class AuditLog {
             options.checkpoint.signer ?? null,
             { ...head, firstSeq: files[0]?.firstSeq ?? head.seq + 1 },
             options.onError ?? (() => undefined),
+            options.checkpoint,
           );
     const checkpoint = opened?.writer ?? null;
 

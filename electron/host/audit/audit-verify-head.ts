@@ -6,6 +6,8 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import {
   CHECKPOINT_FILE,
+  KEY_MARKER,
+  MISSING_MARKER,
   SET_ASIDE_SUFFIX,
   readCheckpoint,
   signatureMatches,
@@ -96,17 +98,7 @@ export function checkHeads(
   });
 
   for (const name of before.setAside) {
-    return {
-      bad: {
-        file: name,
-        line: 1,
-        seq: null,
-        problem:
-          "at start the app found the log did not reach this checkpoint, or the checkpoint " +
-          "unreadable or not signed by its key, and set it aside: entries were removed or " +
-          "rewritten while the app was stopped. Remove the file once you have looked into it.",
-      },
-    };
+    return { bad: { file: name, line: 1, seq: null, problem: setAsideProblem(name) } };
   }
 
   const read = before.checkpoint;
@@ -172,4 +164,28 @@ export function checkHeads(
     }
   }
   return { notes };
+}
+
+const ACKNOWLEDGE = "Remove the file once you have looked into it.";
+
+function setAsideProblem(name: string): string {
+  if (name.endsWith(MISSING_MARKER)) {
+    return (
+      "at start the app found no checkpoint, though the log held entries or the app had a " +
+      "checkpoint key: it was deleted, so entries cut from the end of the log before then " +
+      `cannot be detected. ${ACKNOWLEDGE}`
+    );
+  }
+  if (name.endsWith(KEY_MARKER)) {
+    return (
+      "at start the app could not use its checkpoint key (the OS keychain could not decrypt " +
+      "it, or it is not a key): checkpoints were written unsigned, so a rewritten log and " +
+      `checkpoint would not be detected. ${ACKNOWLEDGE}`
+    );
+  }
+  return (
+    "at start the app found the log did not reach this checkpoint, or the checkpoint " +
+    "unreadable or not signed by its key, and set it aside: entries were removed or " +
+    `rewritten while the app was stopped. ${ACKNOWLEDGE}`
+  );
 }

@@ -152,7 +152,7 @@ export const SCHEMA_LIMITS = {
   patternShownMaxChars: 80,
   /**
    * `format` checks that have no linear-time form (ajv-formats' functions and its patterns
-   * with lookahead) accept strings up to this long; a longer one fails the format.
+   * with lookahead) run on strings up to this long; a longer one is accepted unchecked.
    */
   formatCheckMaxChars: 2_048,
 } as const;

@@ -53,7 +53,7 @@ export async function openCheckpoint(
           : "the audit checkpoint is missing though this app has a checkpoint key";
       const marker = await mark(file, MISSING_MARKER, why);
       problems.push(
-        `${why}: it was deleted, so entries cut at the end of the log could go unnoticed; this was noted in ${marker}. Run "codemode audit verify".`,
+        `${why}: it was deleted, so entries cut at the end of the log could go unnoticed (expected once after upgrading from a Code Mode that kept no checkpoint); this was noted in ${marker}. Run "codemode audit verify".`,
       );
     }
     return {

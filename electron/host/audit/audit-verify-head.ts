@@ -173,7 +173,8 @@ function setAsideProblem(name: string): string {
     return (
       "at start the app found no checkpoint, though the log held entries or the app had a " +
       "checkpoint key: it was deleted, so entries cut from the end of the log before then " +
-      `cannot be detected. ${ACKNOWLEDGE}`
+      "cannot be detected (expected once after upgrading from a Code Mode that kept no " +
+      `checkpoint). ${ACKNOWLEDGE}`
     );
   }
   if (name.endsWith(KEY_MARKER)) {

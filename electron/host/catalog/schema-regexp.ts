@@ -1,6 +1,7 @@
 import type { RegExpEngine, RegExpLike } from "ajv/dist/types/index.js";
 import { RE2JS } from "re2js";
 import { SCHEMA_LIMITS } from "../../../shared/limits.js";
+import { withJsSemantics } from "./regexp-js-semantics.js";
 
 // A tool's schema comes from its server, the strings it is checked against from the sandbox.
 // JavaScript's RegExp backtracks: `^(\w+\s?)*$` against 35 characters blocks the host for
@@ -9,8 +10,9 @@ import { SCHEMA_LIMITS } from "../../../shared/limits.js";
 // a pattern that needs one cannot be checked safely, so it fails to compile here and the
 // catalog leaves its tool out, naming the pattern (see UnsupportedPatternError).
 //
-// Known differences from JavaScript, all on the side of checking the same language: RE2's
-// `\s` is ASCII whitespace only, and its `.` excludes only `\n`, not `\r`, U+2028 or U+2029.
+// RE2 reads `.` and `\s`/`\S` differently from JavaScript; withJsSemantics spells them out as
+// JavaScript means them before compiling, so a pattern accepts the same strings as it would in
+// JavaScript (`^.+$` refuses "a\rInjected: x" on both).
 
 /** A schema pattern that a linear-time engine cannot run. */
 export class UnsupportedPatternError extends Error {
@@ -61,7 +63,7 @@ export function compileLinear(pattern: string): LinearRegExp {
   let re: RE2JS;
   try {
     // Captureless lookbehinds are linear in re2js, so they are allowed.
-    re = RE2JS.compile(RE2JS.translateRegExp(pattern), RE2JS.LOOKBEHINDS);
+    re = RE2JS.compile(RE2JS.translateRegExp(withJsSemantics(pattern)), RE2JS.LOOKBEHINDS);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new UnsupportedPatternError(

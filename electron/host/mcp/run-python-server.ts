@@ -142,7 +142,13 @@ export function createRunPythonServer(
     },
   );
 
+  // One change can rebuild the catalog twice (the config applied, then the server's own tools
+  // event): notify only when what tools/list returns differs, so a change is one notification.
+  let listed = engine.description();
   const unsubscribe = engine.onCatalogChange(() => {
+    const now = engine.description();
+    if (now === listed) return;
+    listed = now;
     void server.sendToolListChanged().catch(() => undefined);
   });
   const closed = new Promise<void>((resolve) => {

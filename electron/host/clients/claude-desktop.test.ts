@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -71,6 +71,33 @@ describe("Claude Desktop config", () => {
     });
     expect(readFileSync(applied.backup!, "utf8")).toBe(original);
     expect(await claudeDesktopServers(file)).toEqual({ notes: { command: "notes-mcp" } });
+  });
+
+  it("keeps one backup per write: the dated copy it reports, and no second `.bak` beside it", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-claude-"));
+    const file = path.join(dir, "claude_desktop_config.json");
+    const original = JSON.stringify({ mcpServers: { notes: { command: "notes-mcp" } } });
+    writeFileSync(file, original);
+    const first = await applyClaudeDesktop(
+      file,
+      launch,
+      (await previewClaudeDesktop(file, launch)).before,
+      () => new Date("2026-01-01T00:00:00Z"),
+    );
+    expect(readdirSync(dir).sort()).toEqual(
+      [path.basename(file), path.basename(first.backup!)].sort(),
+    );
+    const relaunch = { ...launch, env: { CODEMODE_HOME: "/e" } };
+    const second = await applyClaudeDesktop(
+      file,
+      relaunch,
+      (await previewClaudeDesktop(file, relaunch)).before,
+      () => new Date("2026-01-02T00:00:00Z"),
+    );
+    expect(readdirSync(dir).sort()).toEqual(
+      [path.basename(file), path.basename(first.backup!), path.basename(second.backup!)].sort(),
+    );
+    expect(readFileSync(first.backup!, "utf8")).toBe(original);
   });
 
   it("never touches a file that is not JSON", async () => {

@@ -138,9 +138,10 @@ export async function applyClaudeDesktop(
   let backup: string | null = null;
   if (before !== null) {
     backup = `${file}.codemode-backup-${now().toISOString().replace(/[:.]/g, "-")}`;
-    await writeFileAtomic(backup, before);
+    await writeFileAtomic(backup, before, undefined, { keepBak: false });
   }
-  await writeFileAtomic(file, after);
+  // The dated backup above is the one backup of this write: no `.bak` beside it as well.
+  await writeFileAtomic(file, after, undefined, { keepBak: false });
   const check = JSON.parse((await readText(file)) ?? "{}") as {
     mcpServers?: Record<string, unknown>;
   };

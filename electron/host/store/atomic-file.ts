@@ -12,7 +12,13 @@ export function backupPath(file: string): string {
  * never a mix: write a temporary file beside it, fsync, keep the old version as `.bak`,
  * rename over, fsync the directory.
  */
-export async function writeFileAtomic(file: string, data: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string,
+  mode = 0o600,
+  // A caller that keeps its own backup (the Claude Desktop writer) asks for no `.bak` too.
+  options: { keepBak?: boolean } = {},
+): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const handle = await open(temp, "wx", mode);
@@ -23,9 +29,11 @@ export async function writeFileAtomic(file: string, data: string, mode = 0o600):
     await handle.close();
   }
   try {
-    await copyFile(file, backupPath(file)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
-    });
+    if (options.keepBak !== false) {
+      await copyFile(file, backupPath(file)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+    }
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });

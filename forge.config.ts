@@ -14,7 +14,9 @@ const config: ForgeConfig = {
     asar: true,
     // resources/shim/codemode-shim.mjs is what MCP clients start; resources/sandbox-image
     // is the context the app builds its sandbox image from.
-    extraResource: ["dist-shim", "sandbox-image"],
+    // resources/codemode/SKILL.md is the guide the run_python server offers as a prompt and
+    // a resource.
+    extraResource: ["dist-shim", "sandbox-image", "skills/codemode"],
   },
   rebuildConfig: {},
   makers: [],

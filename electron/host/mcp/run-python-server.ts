@@ -2,7 +2,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type CallToolResult,
   type ServerNotification,
   type ServerRequest,
@@ -18,6 +22,12 @@ import {
   runPythonInputJsonSchema,
   runResultJsonSchema,
 } from "./run-python-schema.js";
+import {
+  readSkillGuide,
+  SKILL_DESCRIPTION,
+  SKILL_PROMPT_NAME,
+  SKILL_RESOURCE_URI,
+} from "./skill-guide.js";
 
 /** What a run_python server needs: the engine, or the host's wrapper around it. */
 export interface RunPythonService {
@@ -94,8 +104,47 @@ export function createRunPythonServer(
 ): { server: Server; closed: Promise<void> } {
   const server = new Server(
     { name: "codemode", version: options.version },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} } },
   );
+
+  // SKILL.md, offered as a prompt and as a resource, so a client that shows either can load
+  // the guide without copying files.
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [{ name: SKILL_PROMPT_NAME, description: SKILL_DESCRIPTION }],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    if (request.params.name !== SKILL_PROMPT_NAME) {
+      throw new InvalidParams(
+        `prompts/get: unknown prompt ${JSON.stringify(request.params.name.slice(0, HOST_LIMITS.unknownToolShownMaxChars))}: the only prompt is ${SKILL_PROMPT_NAME}`,
+      );
+    }
+    return {
+      description: SKILL_DESCRIPTION,
+      messages: [{ role: "user", content: { type: "text", text: await readSkillGuide() } }],
+    };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      {
+        uri: SKILL_RESOURCE_URI,
+        name: "SKILL.md",
+        description: SKILL_DESCRIPTION,
+        mimeType: "text/markdown",
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (request.params.uri !== SKILL_RESOURCE_URI) {
+      throw new InvalidParams(
+        `resources/read: unknown resource ${JSON.stringify(request.params.uri.slice(0, HOST_LIMITS.unknownToolShownMaxChars))}: the only resource is ${SKILL_RESOURCE_URI}`,
+      );
+    }
+    return {
+      contents: [
+        { uri: SKILL_RESOURCE_URI, mimeType: "text/markdown", text: await readSkillGuide() },
+      ],
+    };
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [

@@ -106,10 +106,19 @@ describe("imported env values are secret (issue 8 §9)", () => {
   });
 
   it("the user can still unmark an imported value", async () => {
+    // Unmarking clears the field in the Servers page: the value is typed again, so a stored
+    // secret is never turned into plain text by reference (that is refused, naming the key).
+    await expect(
+      api(host, "servers.upsert", {
+        name: "pasted",
+        previousName: "pasted",
+        entry: { ...toy, env: { API_KEY: { storedSecret: "API_KEY" } }, secret: [] },
+      }),
+    ).rejects.toThrow(/env "API_KEY" can only keep its own stored secret/);
     await api(host, "servers.upsert", {
       name: "pasted",
       previousName: "pasted",
-      entry: { ...toy, env: { API_KEY: { storedSecret: "API_KEY" } }, secret: [] },
+      entry: { ...toy, env: { API_KEY: SECRET }, secret: [] },
     });
     const view = (await api(host, "servers.list", {})).find((s) => s.name === "pasted");
     expect(view?.env).toEqual([{ name: "API_KEY", value: SECRET, secret: false }]);

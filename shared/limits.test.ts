@@ -157,6 +157,8 @@ describe("limits", () => {
         shimStartWaitMs: 10_000,
         shimFirstLineMaxBytes: 1 * MiB,
         shimFirstLineWaitMs: 5_000,
+        shimTrackedLineMaxBytes: 4 * MiB,
+        shimTrackedRequestsMax: 10_000,
       },
       LOCAL_ACCESS_MODES: {
         socketDir: 0o700,

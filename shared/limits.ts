@@ -328,6 +328,14 @@ export const LOCAL_ACCESS_LIMITS = {
   shimFirstLineMaxBytes: 1 * MiB,
   /** Shim, app not running: how long it waits for that first line. */
   shimFirstLineWaitMs: 5_000,
+  /**
+   * Shim: longest line (either way) it reads the JSON-RPC `id` of, to answer requests in
+   * flight itself if the app goes away; longer lines pass through untracked. The same bound
+   * as the host's socketMessageMaxBytes.
+   */
+  shimTrackedLineMaxBytes: 4 * MiB,
+  /** Shim: most unanswered request ids it remembers; later ones pass through untracked. */
+  shimTrackedRequestsMax: 10_000,
 } as const;
 
 /** File modes; enforced on Unix only (Windows has no mode bits; the pipe is guarded by the token). */

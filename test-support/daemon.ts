@@ -220,6 +220,8 @@ export interface ShimClient {
   shimPid: number;
   /** Everything the shim wrote to stderr so far. */
   stderr(): string;
+  /** The shim's exit status, once it has exited (null if a signal ended it). */
+  exitCode: Promise<number | null>;
   /** How many `notifications/tools/list_changed` this client received. */
   listChangedCount(): number;
   /** The run_python description as this client lists it now. */
@@ -254,6 +256,7 @@ export async function connectShim(
     client: session.client,
     shimPid,
     stderr: session.stderr,
+    exitCode: session.exitCode,
     listChangedCount: session.listChangedCount,
     description: session.description,
     callRaw: (args) => session.callTool("run_python", args),

@@ -1,6 +1,7 @@
 // A real MCP client (the SDK's Client) on a `codemode` subcommand's stdio: what both the
 // `serve` tests and the shim tests drive, so spawning, listening and calling live once.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ChildProcess } from "node:child_process";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   ToolListChangedNotificationSchema,
@@ -26,6 +27,8 @@ export interface McpSession {
   run: (code: string, extra?: { timeout_s?: number; stdin?: string }) => Promise<RunResult>;
   /** Resolves when the process has gone. */
   exited: Promise<void>;
+  /** The process's exit status (null if a signal ended it). */
+  exitCode: Promise<number | null>;
 }
 
 export async function startMcpSession(options: {
@@ -58,6 +61,12 @@ export async function startMcpSession(options: {
   }
   const pid = transport.pid;
   if (pid === null) throw new Error(`${options.what} has no pid`);
+  // The SDK keeps the child to itself; its exit status is how a test sees a clean or failed exit.
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  const exitCode = new Promise<number | null>((resolve) => {
+    if (child === undefined || child.exitCode !== null) resolve(child?.exitCode ?? null);
+    else child.once("exit", (code: number | null) => resolve(code));
+  });
   const exited = new Promise<void>((resolve) => {
     const previous = transport.onclose;
     transport.onclose = () => {
@@ -92,5 +101,6 @@ export async function startMcpSession(options: {
       return result.structuredContent as unknown as RunResult;
     },
     exited,
+    exitCode,
   };
 }

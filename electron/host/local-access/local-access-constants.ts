@@ -34,3 +34,6 @@ export const SHIM_EXIT = {
 
 /** JSON-RPC error code the shim answers `initialize` with when Code Mode is not running. */
 export const SHIM_NOT_RUNNING_CODE = -32000;
+
+/** JSON-RPC error code the shim answers requests in flight with when Code Mode goes away. */
+export const SHIM_STOPPED_CODE = -32000;

@@ -5,7 +5,11 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { SHIM_EXIT, SHIM_NOT_RUNNING_CODE } from "../local-access/local-access-constants.js";
+import {
+  SHIM_EXIT,
+  SHIM_NOT_RUNNING_CODE,
+  SHIM_STOPPED_CODE,
+} from "../local-access/local-access-constants.js";
 import { LocalSocketListener, type ListenOptions } from "../local-access/socket-listener.js";
 import { socketLocationFor } from "../local-access/socket-path.js";
 import {
@@ -127,6 +131,39 @@ describe("runShim (in-process)", () => {
     client?.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
     expect(await exit).toBe(SHIM_EXIT.failed);
     expect(text(io.stderr)).toContain("lost the connection to Code Mode");
+  });
+
+  it("answers the requests the host left unanswered with a 'Code Mode stopped' error when it goes away, and exits 1", async () => {
+    const dataDir = await tempDataDir();
+    // Answers request 1, swallows 2 and "b", then goes away.
+    let host: net.Socket | undefined;
+    await listen(dataDir, (socket) => {
+      host = socket;
+      socket.once("data", () => socket.write('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
+    });
+    const io = shimIO();
+    const exit = runShim({ ...io, dataDir, env: {} });
+    io.stdin.write(
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call"}\n',
+    );
+    io.stdin.write('{"jsonrpc":"2.0","id":"b","method":"tools/call"}\n');
+    await waitFor(() => host !== undefined && io.stdout.readableLength > 0, "the host's answer");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    host?.end();
+    expect(await exit).toBe(SHIM_EXIT.failed);
+    const lines = text(io.stdout)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as unknown);
+    const message = "Code Mode stopped: it went away before answering (the app quit or crashed)";
+    expect(lines).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: 2, error: { code: SHIM_STOPPED_CODE, message } },
+      { jsonrpc: "2.0", id: "b", error: { code: SHIM_STOPPED_CODE, message } },
+    ]);
+    expect(text(io.stderr)).toContain(
+      "codemode shim: Code Mode stopped: it closed the connection; answered 2 request(s) in flight with an error",
+    );
   });
 
   it("refuses a host that cannot prove it knows the token, and exits 1", async () => {
@@ -441,6 +478,7 @@ describe("shim start-up weight", () => {
       "electron/host/local-access/socket-path.ts",
       "electron/host/local-access/token.ts",
       "electron/host/paths.ts",
+      "electron/host/shim/in-flight.ts",
       "electron/host/shim/shim-main.ts",
       "electron/host/shim/shim.ts",
       "shared/limits.ts",

@@ -25,6 +25,7 @@ import {
   LOCAL_ACCESS_NAMES,
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
+  SHIM_STOPPED_CODE,
 } from "../local-access/local-access-constants.js";
 import {
   socketLocationFor,
@@ -32,6 +33,7 @@ import {
   type SocketLocation,
 } from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
+import { InFlight } from "./in-flight.js";
 
 export interface StartAppContext {
   dataDir: string;
@@ -213,12 +215,25 @@ function brokenHandshake(result: Exclude<LineResult, { kind: "line" }>): (at: st
   return (at) => `Code Mode at ${at} ${why}`;
 }
 
-/** Bytes both ways until the host ends the connection. */
+/** Why a request in flight failed: a crash and a quit look the same from here. */
+const GONE = "it went away before answering (the app quit or crashed)";
+
+function answeredText(count: number): string {
+  return `answered ${count} request(s) in flight with an error`;
+}
+
+/**
+ * Bytes both ways until the host ends the connection. If the host goes away with requests
+ * unanswered, the shim answers each with an error, so the client is not left to its timeout.
+ */
 function pipe(socket: net.Socket, options: ShimOptions): Promise<number> {
   const { stdin, stdout, stderr } = options;
+  const inFlight = new InFlight();
   return new Promise((resolve) => {
     let settled = false;
     let hostEnded = false;
+    /** The host went away (broke the connection, or ended it with requests unanswered). */
+    let stopped = false;
     const finish = (code: number): void => {
       if (settled) return;
       settled = true;
@@ -228,21 +243,53 @@ function pipe(socket: net.Socket, options: ShimOptions): Promise<number> {
       socket.destroy();
       resolve(code);
     };
+    /** Answers what the host left unanswered; how many it answered. */
+    let clientEnded = false;
+    const answerInFlight = (why: string): number => {
+      // A client that ended its stdin has said goodbye: nobody waits for these answers.
+      const ids = clientEnded ? [] : inFlight.pending();
+      for (const id of ids) {
+        const error = { code: SHIM_STOPPED_CODE, message: `Code Mode stopped: ${why}` };
+        stdout.write(JSON.stringify({ jsonrpc: "2.0", id, error }) + "\n");
+      }
+      return ids.length;
+    };
     socket.on("end", () => {
       hostEnded = true;
+      // Everything the host sent has been written to stdout by now (pipe writes on 'data').
+      const answered = answerInFlight(GONE);
+      if (answered > 0) {
+        stopped = true;
+        stderr.write(
+          `codemode shim: Code Mode stopped: it closed the connection; ${answeredText(answered)}\n`,
+        );
+      }
       // pipe() never ends process.stdout, so we do; its 'finish' then means all is written.
       stdout.end();
     });
     socket.on("close", () => {
       if (hostEnded) return;
-      stderr.write("codemode shim: lost the connection to Code Mode\n");
-      finish(SHIM_EXIT.failed);
+      stopped = true;
+      const lost = answerInFlight(GONE);
+      stderr.write(
+        `codemode shim: Code Mode stopped: lost the connection to Code Mode` +
+          (lost > 0 ? `; ${answeredText(lost)}` : "") +
+          "\n",
+      );
+      // Exit once the answers are out ('finish' below), or at once if stdout is gone.
+      if (stdout.writableFinished || stdout.destroyed) finish(SHIM_EXIT.failed);
+      else stdout.end();
     });
     // Once the host has ended and everything it sent is written out, we are done.
-    stdout.on("finish", () => finish(SHIM_EXIT.ok));
+    stdout.on("finish", () => finish(stopped ? SHIM_EXIT.failed : SHIM_EXIT.ok));
     // The client closed our stdout: nobody is left to talk to.
-    stdout.on("error", () => finish(SHIM_EXIT.ok));
+    stdout.on("error", () => finish(stopped ? SHIM_EXIT.failed : SHIM_EXIT.ok));
     stdin.on("error", () => socket.end());
+    stdin.on("end", () => (clientEnded = true));
+    socket.on("data", (chunk: Buffer) => inFlight.fromHost.push(chunk));
+    stdin.on("data", (chunk: Buffer | string) =>
+      inFlight.fromClient.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
+    );
     socket.pipe(stdout, { end: false });
     // On stdin's end this half-closes the socket; the host answers what is in flight, then ends.
     stdin.pipe(socket);

@@ -60,8 +60,13 @@ describe.skipIf(!fx)("the app dies mid-run", () => {
     await until(() => !pidAlive(shim.shimPid), "the shim to exit", 5_000);
     expect(await shim.exitCode).toBe(1);
     // A SIGKILLed process's socket ends like a quitting one's: the shim cannot tell them apart.
-    expect(shim.stderr()).toMatch(
-      /codemode shim: Code Mode stopped: .*answered 2 request\(s\) in flight with an error\n/,
+    // The exit can be seen before the last of stderr has been read: wait for it.
+    const why =
+      /codemode shim: Code Mode stopped: .*answered 2 request\(s\) in flight with an error\n/;
+    await until(
+      () => why.test(shim.stderr()),
+      `the shim's stderr to say why:\n${shim.stderr()}`,
+      5_000,
     );
     await shim.close();
     // The SIGKILLed daemon left its run containers behind; afterAll removes them.

@@ -20,7 +20,7 @@ import {
   waitFor,
 } from "../local-access/test-support.js";
 import { tokenPath } from "../local-access/token.js";
-import { findStartCommand, requestId, runShim, type ShimOptions } from "./shim.js";
+import { requestId, runShim, type ShimOptions } from "./shim.js";
 import { shimCommand } from "./shim-command.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -479,8 +479,10 @@ describe("shim start-up weight", () => {
       "electron/host/local-access/token.ts",
       "electron/host/paths.ts",
       "electron/host/shim/in-flight.ts",
+      "electron/host/shim/shim-handshake.ts",
       "electron/host/shim/shim-main.ts",
       "electron/host/shim/shim.ts",
+      "electron/host/shim/start-app.ts",
       "shared/limits.ts",
     ]);
   });
@@ -515,45 +517,5 @@ describe("shim helpers", () => {
     expect(requestId("[1]")).toBeUndefined();
     expect(requestId("not json")).toBeUndefined();
     expect(requestId("")).toBeUndefined();
-  });
-
-  it("starts the app named by CODEMODE_APP, detached, with CODEMODE_HOME passed through", async () => {
-    const dataDir = await tempDataDir();
-    const marker = path.join(dataDir, "started-with");
-    const app = path.join(dataDir, "fake-app.sh");
-    await writeFile(app, `#!/bin/sh\nprintf '%s' "$CODEMODE_HOME" > '${marker}'\n`, {
-      mode: 0o700,
-    });
-    const { defaultStartApp } = await import("./shim.js");
-    expect(defaultStartApp({ dataDir, env: { ...process.env, CODEMODE_APP: app } })).toBe(app);
-    let seen = "";
-    await waitFor(() => {
-      void readFile(marker, "utf8").then(
-        (content) => (seen = content),
-        () => undefined,
-      );
-      return seen !== "";
-    }, "the fake app to run");
-    expect(seen).toBe(dataDir);
-  });
-
-  it("finds `codemode daemon` of the package it sits in, only when it is built", async () => {
-    const root = await tempDataDir();
-    await writeFile(path.join(root, "package.json"), '{"name":"codemode"}');
-    await mkdir(path.join(root, "bin"));
-    await writeFile(path.join(root, "bin", "codemode.js"), "");
-    const from = path.join(root, "dist", "electron", "host", "shim");
-    await mkdir(from, { recursive: true });
-    expect(findStartCommand({}, from)).toBeUndefined();
-    await mkdir(path.join(root, "dist", "electron", "host", "cli"), { recursive: true });
-    await writeFile(path.join(root, "dist", "electron", "host", "cli", "main.js"), "");
-    expect(findStartCommand({}, from)).toEqual({
-      file: process.execPath,
-      args: [path.join(root, "bin", "codemode.js"), "daemon"],
-      description: "codemode daemon",
-    });
-    expect(findStartCommand({ CODEMODE_APP: "/opt/Code Mode/codemode" }, from)?.file).toBe(
-      "/opt/Code Mode/codemode",
-    );
   });
 });

@@ -1,23 +1,11 @@
 // The stdio <-> socket byte pipe MCP clients start. It must start fast and stay dumb: it
 // imports only Node built-ins, the local-access modules, shared/limits.ts and the
 // terminal-text escaper, and parses no MCP except the first line in the one case where there is no host to give it to.
+// Its handshake is in shim-handshake.ts, how it starts the app in start-app.ts.
 
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
-import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
-import {
-  helloLine,
-  newNonce,
-  parseHostReply,
-  proof,
-  proofValid,
-  readLine,
-  shimProofLine,
-  type LineResult,
-} from "../local-access/handshake.js";
+import { readLine } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { terminalText } from "../cli/terminal-text.js";
 import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
@@ -33,17 +21,9 @@ import {
   type SocketLocation,
 } from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
+import { challenge } from "./shim-handshake.js";
+import { defaultStartApp, type StartApp } from "./start-app.js";
 import { InFlight } from "./in-flight.js";
-
-export interface StartAppContext {
-  dataDir: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/** Starts Code Mode if it can; returns what it started (for messages), or undefined. */
-export type StartApp = (
-  context: StartAppContext,
-) => string | undefined | Promise<string | undefined>;
 
 export interface ShimOptions {
   dataDir: string;
@@ -152,67 +132,6 @@ async function attempt(
   if (outcome.kind === "connected") return { kind: "connected", socket };
   socket.destroy();
   return { kind: "failed", message: outcome.message(socketPath) };
-}
-
-type Challenge = { kind: "connected" } | { kind: "failed"; message: (at: string) => string };
-
-/**
- * The shim's side of the challenge-response (handshake.ts): the host must prove it knows the
- * token before the shim proves it does; the token itself is never sent.
- */
-async function challenge(socket: net.Socket, token: string): Promise<Challenge> {
-  const deadline = Date.now() + LOCAL_ACCESS_LIMITS.handshakeTimeoutMs;
-  const next = (): Promise<LineResult> =>
-    readLine(
-      socket,
-      LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
-      Math.max(0, deadline - Date.now()),
-    );
-  const failed = (message: (at: string) => string): Challenge => ({ kind: "failed", message });
-
-  const shimNonce = newNonce();
-  socket.write(helloLine(shimNonce));
-  const first = await next();
-  if (first.kind !== "line") return failed(brokenHandshake(first));
-  const reply = parseHostReply(first.line);
-  if (reply.kind === "err") {
-    return failed(
-      () =>
-        `Code Mode refused the connection: ${reply.reason}` +
-        (reply.reason === "malformed handshake"
-          ? " (the running Code Mode is older than this shim: quit it and start it again)"
-          : ""),
-    );
-  }
-  if (reply.kind !== "proof") return failed((at) => `unexpected handshake answer from ${at}`);
-  if (!proofValid(reply.hostProof, "host", token, shimNonce, reply.hostNonce)) {
-    return failed(
-      (at) =>
-        `refusing ${at}: whatever listens there could not prove it knows this install's token, so it is not Code Mode ` +
-        `(or it is Code Mode with another data directory, or one started before the token file changed). Nothing was sent to it. Quit Code Mode, remove ${at}, and start Code Mode again.`,
-    );
-  }
-  socket.write(shimProofLine(proof("shim", token, shimNonce, reply.hostNonce)));
-  const second = await next();
-  if (second.kind !== "line") return failed(brokenHandshake(second));
-  const answer = parseHostReply(second.line);
-  if (answer.kind === "ok") return { kind: "connected" };
-  if (answer.kind === "err") {
-    return failed(() => `Code Mode refused the connection: ${answer.reason}`);
-  }
-  return failed((at) => `unexpected handshake answer from ${at}`);
-}
-
-function brokenHandshake(result: Exclude<LineResult, { kind: "line" }>): (at: string) => string {
-  const why =
-    result.kind === "timeout"
-      ? `did not answer the handshake within ${LOCAL_ACCESS_LIMITS.handshakeTimeoutMs / 1000} s`
-      : result.kind === "error"
-        ? `failed during the handshake: ${result.error.message}`
-        : result.kind === "end"
-          ? "closed the connection during the handshake"
-          : "sent an over-long handshake answer";
-  return (at) => `Code Mode at ${at} ${why}`;
 }
 
 /** Why a request in flight failed: a crash and a quit look the same from here. */
@@ -339,96 +258,6 @@ export function requestId(line: string): string | number | undefined {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
   const id = (parsed as { id?: unknown }).id;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
-
-export interface StartCommand {
-  file: string;
-  args: string[];
-  /** For messages: what the user would recognise. */
-  description: string;
-}
-
-/**
- * What the default startApp would run: the app named by CODEMODE_APP (the user said so),
- * else `codemode daemon` of this very package when it is built.
- */
-export function findStartCommand(
-  env: NodeJS.ProcessEnv,
-  from: string = path.dirname(fileURLToPath(import.meta.url)),
-): StartCommand | undefined {
-  const app = env.CODEMODE_APP;
-  if (app) return { file: app, args: [], description: app };
-  // The installed desktop app, where installers put it (the MCPB bundle has no package root).
-  const installed = installedAppPaths(process.platform, env).find((file) => existsSync(file));
-  const installedApp =
-    installed === undefined
-      ? undefined
-      : { file: installed, args: [], description: "the Code Mode app" };
-  const root = findPackageRoot(from);
-  if (root === undefined) return installedApp;
-  const bin = path.join(root, "bin", "codemode.js");
-  // bin/codemode.js runs the compiled CLI; without dist/ it would only crash.
-  const compiled = path.join(root, "dist", "electron", "host", "cli", "main.js");
-  if (!existsSync(bin) || !existsSync(compiled)) return installedApp;
-  return { file: process.execPath, args: [bin, "daemon"], description: "codemode daemon" };
-}
-
-/** Where the Code Mode app's installers put its executable on each platform. */
-export function installedAppPaths(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME ?? env.USERPROFILE ?? "";
-  if (platform === "darwin") {
-    return [
-      "/Applications/Code Mode.app/Contents/MacOS/Code Mode",
-      path.join(home, "Applications", "Code Mode.app", "Contents", "MacOS", "Code Mode"),
-    ];
-  }
-  if (platform === "win32") {
-    const local = env.LOCALAPPDATA ?? path.join(home, "AppData", "Local");
-    return [path.join(local, "Programs", "codemode", "Code Mode.exe")];
-  }
-  return ["/opt/Code Mode/codemode", "/usr/bin/codemode-app"];
-}
-
-function withoutRunAsNode(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  delete copy.ELECTRON_RUN_AS_NODE;
-  return copy;
-}
-
-/** Spawns Code Mode detached, so it outlives this shim and the client that started it. */
-export function defaultStartApp(context: StartAppContext): string | undefined {
-  const command = findStartCommand(context.env);
-  if (command === undefined) return undefined;
-  const child = spawn(command.file, command.args, {
-    detached: true,
-    stdio: "ignore",
-    windowsHide: true,
-    // The packaged shim runs as the app's executable with ELECTRON_RUN_AS_NODE=1; passed on,
-    // it would start the app as plain Node instead of the app.
-    env: { ...withoutRunAsNode(context.env), CODEMODE_HOME: context.dataDir },
-  });
-  // A missing executable surfaces here; the wait that follows reports it as "not running".
-  child.on("error", () => undefined);
-  child.unref();
-  return command.description;
-}
-
-function findPackageRoot(from: string): string | undefined {
-  let dir = from;
-  for (;;) {
-    const file = path.join(dir, "package.json");
-    if (existsSync(file)) {
-      try {
-        const parsed = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown };
-        if (parsed.name === "codemode") return dir;
-      } catch {
-        // Not ours, or unreadable: keep walking up.
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,6 +1,6 @@
 // Electron IPC channel names, derived from the API contract so that the preload and the
 // main process can never disagree about them.
-import { API_CHANNELS, API_EVENTS, type ApiChannel, type ApiEventName } from "./api-contract.js";
+import { API_CHANNELS, type ApiChannel, type ApiEventName } from "./api-contract.js";
 
 export const ipcRequestChannel = <C extends ApiChannel>(channel: C) =>
   `codemode:request:${channel}` as const;
@@ -10,4 +10,3 @@ export const IPC_SUBSCRIBE = "codemode:subscribe" as const;
 export const IPC_UNSUBSCRIBE = "codemode:unsubscribe" as const;
 
 export const IPC_REQUEST_CHANNELS = API_CHANNELS.map(ipcRequestChannel);
-export const IPC_EVENT_CHANNELS = API_EVENTS.map(ipcEventChannel);

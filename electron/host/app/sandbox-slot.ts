@@ -217,11 +217,6 @@ export class SandboxSlot {
     return true;
   }
 
-  /** Waits for a running build (tests and shutdown). */
-  async buildDone(): Promise<void> {
-    await this.building;
-  }
-
   run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
     if (!this.sandbox) {
       const docker = this.docker;

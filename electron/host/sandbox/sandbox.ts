@@ -27,7 +27,7 @@ export class Sandbox {
   private readonly active = new Map<SandboxContainer, AbortController>();
   private readonly removals = new Set<Promise<void>>();
   private readonly acquiring = new Set<Promise<unknown>>();
-  private image: string;
+  private readonly image: string;
   private closed = false;
   deadlineSeconds: number;
 
@@ -72,11 +72,6 @@ export class Sandbox {
       this.active.delete(container);
       this.track(container.remove());
     }
-  }
-
-  setImage(image: string): Promise<void> {
-    this.image = image;
-    return this.pool.flush();
   }
 
   setPoolSize(size: number): void {

@@ -74,13 +74,6 @@ export class WarmPool {
     await Promise.allSettled(idle.map((c) => c.remove()));
   }
 
-  /** Starts over with fresh containers, e.g. after the image was rebuilt. */
-  async flush(): Promise<void> {
-    await this.drain();
-    this.closed = false;
-    this.fill();
-  }
-
   private drop(container: SandboxContainer): void {
     const index = this.ready.indexOf(container);
     if (index === -1) return;

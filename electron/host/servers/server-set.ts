@@ -29,8 +29,6 @@ export interface ServerSetEvents {
    * allow/private policy (replace() without a restart), or its removal (tools []).
    */
   tools: (server: string, tools: readonly Tool[]) => void;
-  /** Servers were added, removed or replaced (names in config order). */
-  servers: (names: readonly string[]) => void;
 }
 
 export interface ServerSetOptions {
@@ -184,7 +182,6 @@ export class ServerSet implements ToolCaller {
       this.members = next;
       // Stop before starting, so a changed server never runs twice (lock files, ports).
       await Promise.all(toStop.map((server) => this.retire(server)));
-      if (toStop.length > 0 || toStart.length > 0) this.emit("servers", [...next.keys()]);
       for (const server of updated) this.emit("tools", server.name, server.tools);
 
       const outcomes = await Promise.allSettled(toStart.map((server) => server.start()));

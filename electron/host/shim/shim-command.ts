@@ -2,8 +2,6 @@ import type { CliIO } from "../cli/cli-io.js";
 import { dataDir } from "../paths.js";
 import { runShim, type ShimOptions } from "./shim.js";
 
-export const SHIM_SUMMARY = "pipe stdio to the running Code Mode app (what MCP clients start)";
-
 const HELP = [
   "Usage: codemode shim",
   "",

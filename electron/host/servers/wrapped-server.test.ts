@@ -9,6 +9,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TOY_SERVER_JS, assertToyServerBuilt } from "../../../test-servers/toy-server.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
@@ -460,5 +462,22 @@ describe("WrappedServer with the published server-everything", () => {
     expect(server.tools.map((t) => t.name)).toContain("echo");
     const result = await server.callTool("echo", { message: "hello" }, callOpts());
     expect(textOf(result)).toBe("Echo: hello");
+  });
+});
+
+describe("WrappedServer's client identity", () => {
+  it("tells the server it is codemode at the version in package.json", async () => {
+    const pkg = JSON.parse(
+      readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const mcp = new McpServer({ name: "probe", version: "1" });
+    mcp.registerTool("noop", {}, () => ({ content: [] }));
+    await mcp.connect(serverSide);
+    const server = new WrappedServer("probe", toyEntry(), { transportFactory: () => clientSide });
+    started.push(server);
+    await server.start();
+    expect(mcp.server.getClientVersion()).toEqual({ name: "codemode", version: pkg.version });
+    await mcp.close();
   });
 });

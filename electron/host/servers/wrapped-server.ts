@@ -29,6 +29,7 @@ import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "./server-config-types.js";
 import { sameList } from "../../../shared/same-list.js";
 import { Emitter } from "../util/emitter.js";
+import { packageVersion } from "../package-version.js";
 
 // ---- Types ---------------------------------------------------------------------------
 
@@ -265,7 +266,7 @@ export class WrappedServer {
       maxMs: options.backoff?.maxMs ?? SERVER_LIMITS.restartBackoffMaxMs,
       resetAfterMs: options.backoff?.resetAfterMs ?? SERVER_LIMITS.restartBackoffResetAfterMs,
     };
-    this.clientInfo = options.clientInfo ?? { name: "codemode", version: "0.1.0" };
+    this.clientInfo = options.clientInfo ?? { name: "codemode", version: packageVersion() };
     this.startTimeoutMs = options.startTimeoutMs ?? SERVER_LIMITS.startTimeoutMs;
   }
 

@@ -6,7 +6,7 @@ import { AlreadyRunningError } from "../../local-access/instance-lock.js";
 import { dataDir, packageRoot } from "../../paths.js";
 import { UiServer } from "../../ui-server/ui-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { PACKAGE_VERSION } from "../version.js";
+import { packageVersion } from "../../package-version.js";
 import type { ShimLaunch } from "../../clients/client-snippets.js";
 
 export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N]
@@ -52,7 +52,7 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
   try {
     host = await CodeModeHost.start({
       dataDir: home,
-      version: PACKAGE_VERSION,
+      version: packageVersion(),
       shimLaunch: cliShimLaunch(io.env),
       env: io.env,
       log,

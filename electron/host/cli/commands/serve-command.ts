@@ -10,7 +10,7 @@ import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { dockerContext, requireImage } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
-import { PACKAGE_VERSION } from "../version.js";
+import { packageVersion } from "../../package-version.js";
 
 /** `serve` has one client, its stdio peer: taint is kept for the life of the process. */
 const SERVE_CLIENT = "stdio";
@@ -86,7 +86,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
 
     const { server, closed } = createRunPythonServer(engine, {
       clientKey: () => SERVE_CLIENT,
-      version: PACKAGE_VERSION,
+      version: packageVersion(),
     });
     const transport = new StdioServerTransport(io.stdin, io.stdout);
     await server.connect(transport);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as limits from "./limits.js";
 
-// Each limit is a security or usability promise made in DESIGN.md and the README.
+// Each limit is a security or usability promise (the README and the skill text state many).
 // Changing one must be a deliberate act that also changes this test.
 describe("limits", () => {
   it("pins every limit to its documented value", () => {

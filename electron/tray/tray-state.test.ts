@@ -39,7 +39,7 @@ describe("tray state", () => {
     expect(statusLine({ ...ready, auditFailing: false })).toBe("Ready");
   });
 
-  it("has the menu the design names, with the switches reflecting the state", () => {
+  it("has the tray menu's items in order, with the switches reflecting the state", () => {
     const labels = trayMenu({ ...ready, paused: true }).map((item) =>
       "label" in item ? item.label : "—",
     );

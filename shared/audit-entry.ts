@@ -25,8 +25,13 @@ export const AUDIT_KINDS = [
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
-export const CALL_DECISIONS = ["allowed", "refused", "failed"] as const;
-export type AuditCallDecision = (typeof CALL_DECISIONS)[number];
+/**
+ * What became of a call. allowed: the result reached the code. refused: a bridge check said
+ * no (before the call went out, or an oversized result). failed: the call went out and the
+ * server or the host side failed (tool error, timeout, cancellation, fault).
+ */
+export const callDecisionSchema = z.enum(["allowed", "refused", "failed"]);
+export type AuditCallDecision = z.infer<typeof callDecisionSchema>;
 
 export const AUTH_TRANSPORTS = ["socket", "http", "ws"] as const;
 
@@ -105,7 +110,7 @@ export const callEntrySchema = z.object({
   tool: z.string(),
   /** The server's own name for the tool; null when the name matched no tool. */
   serverTool: z.string().nullable(),
-  decision: z.enum(CALL_DECISIONS),
+  decision: callDecisionSchema,
   /** For refused and failed calls: what the code was told. */
   reason: z.string().nullable(),
   /** For host faults: the exception's own message, which never reaches the code. */

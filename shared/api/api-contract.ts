@@ -3,7 +3,12 @@
 // event type are declared here once; the preload, the IPC handlers, the WebSocket
 // transport and the renderer's client are all typed from these maps.
 import { z } from "zod";
-import type { AuditEntry, AuditRunDetail, AuditVerifyResult } from "../audit-entry.js";
+import {
+  callDecisionSchema,
+  type AuditEntry,
+  type AuditRunDetail,
+  type AuditVerifyResult,
+} from "../audit-entry.js";
 import { API_LIMITS, AUDIT_LIMITS } from "../limits.js";
 import type {
   AppInfoView,
@@ -50,7 +55,7 @@ export const auditFilter = z.strictObject({
   client: z.string().optional(),
   server: z.string().optional(),
   tool: z.string().optional(),
-  decision: z.enum(["allowed", "refused", "failed"]).optional(),
+  decision: callDecisionSchema.optional(),
   kinds: z.array(z.string()).optional(),
   text: z.string().max(API_LIMITS.auditTextMaxChars).optional(),
   runId: z.string().optional(),

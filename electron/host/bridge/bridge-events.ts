@@ -3,7 +3,7 @@
  * code makes, whatever became of it; one `taint` event when a client becomes tainted.
  */
 
-export type CallDecision = "allowed" | "refused" | "failed";
+import type { AuditCallDecision } from "../../../shared/audit-entry.js";
 
 export interface BridgeCallEvent {
   kind: "call";
@@ -15,12 +15,7 @@ export interface BridgeCallEvent {
   tool: string;
   /** The server's own name for the tool; absent when the name matched no tool. */
   serverTool?: string;
-  /**
-   * allowed: the result reached the code. refused: a bridge check said no (before the call
-   * went out, or an oversized result). failed: the call went out and the server or the host
-   * side failed (tool error, timeout, cancellation, fault).
-   */
-  decision: CallDecision;
+  decision: AuditCallDecision;
   /** For refused and failed calls: the message the code received. */
   reason?: string;
   /**

@@ -2,6 +2,7 @@
 // (which writes, verifies, queries and exports it) and the UI (which shows it), so this module
 // must stay free of Node imports.
 import { z } from "zod";
+import { API_LIMITS } from "./limits.js";
 import { STOP_REASONS } from "./run-result.js";
 
 /** `prev` of the very first entry: there is no line before it to hash. */
@@ -255,23 +256,24 @@ export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev"
  * What the audit view can ask for. Every field narrows the result; an entry without the field
  * a filter names (a `config_changed` entry for a `client` filter) does not match it.
  */
-export interface AuditFilter {
+export const auditFilterSchema = z.strictObject({
   /** ISO time, inclusive. */
-  from?: string;
+  from: z.string().optional(),
   /** ISO time, exclusive. */
-  to?: string;
-  client?: string;
+  to: z.string().optional(),
+  client: z.string().optional(),
   /** Matches `server`, and `servers` of config changes. */
-  server?: string;
+  server: z.string().optional(),
   /** Matches the Python name or the server's name for the tool. */
-  tool?: string;
-  decision?: AuditCallDecision;
+  tool: z.string().optional(),
+  decision: callDecisionSchema.optional(),
   /** Any of these kinds; an empty list means any kind. */
-  kinds?: readonly string[];
+  kinds: z.array(z.string()).readonly().optional(),
   /** Case-insensitive substring of the line as written. */
-  text?: string;
-  runId?: string;
-}
+  text: z.string().max(API_LIMITS.auditTextMaxChars).optional(),
+  runId: z.string().optional(),
+});
+export type AuditFilter = z.infer<typeof auditFilterSchema>;
 
 export interface AuditPage {
   limit?: number;

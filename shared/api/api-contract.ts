@@ -4,7 +4,7 @@
 // transport and the renderer's client are all typed from these maps.
 import { z } from "zod";
 import {
-  callDecisionSchema,
+  auditFilterSchema,
   type AuditEntry,
   type AuditRunDetail,
   type AuditVerifyResult,
@@ -49,18 +49,8 @@ export const serverEntryInput = z.strictObject({
   type: z.string().optional(),
 });
 
-export const auditFilter = z.strictObject({
-  from: z.string().optional(),
-  to: z.string().optional(),
-  client: z.string().optional(),
-  server: z.string().optional(),
-  tool: z.string().optional(),
-  decision: callDecisionSchema.optional(),
-  kinds: z.array(z.string()).optional(),
-  text: z.string().max(API_LIMITS.auditTextMaxChars).optional(),
-  runId: z.string().optional(),
-});
-export type AuditFilter = z.infer<typeof auditFilter>;
+// The UI imports the filter's type from here, with the rest of the contract.
+export type { AuditFilter } from "../audit-entry.js";
 
 const settingsPatch = z.strictObject({
   deadlineSeconds: z.number().optional(),
@@ -122,7 +112,7 @@ export const API_PARAMS = {
   "settings.get": none,
   "settings.save": settingsPatch,
   "audit.query": z.strictObject({
-    filter: auditFilter,
+    filter: auditFilterSchema,
     limit: z.number().int().min(1).max(AUDIT_LIMITS.queryMaxLimit),
     before: z.number().int().positive().optional(),
   }),
@@ -130,7 +120,7 @@ export const API_PARAMS = {
   "audit.verify": none,
   "audit.export": z.strictObject({
     format: z.enum(["jsonl", "csv"]),
-    filter: auditFilter.optional(),
+    filter: auditFilterSchema.optional(),
   }),
 } as const;
 

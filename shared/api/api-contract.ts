@@ -10,6 +10,7 @@ import {
   type AuditVerifyResult,
 } from "../audit-entry.js";
 import { API_LIMITS, AUDIT_LIMITS } from "../limits.js";
+import { settingsPatchSchema } from "../settings.js";
 import type {
   AppInfoView,
   BuildProgress,
@@ -51,20 +52,6 @@ export const serverEntryInput = z.strictObject({
 
 // The UI imports the filter's type from here, with the rest of the contract.
 export type { AuditFilter } from "../audit-entry.js";
-
-const settingsPatch = z.strictObject({
-  deadlineSeconds: z.number().optional(),
-  maxCallsPerRun: z.number().optional(),
-  descriptionBudgetChars: z.number().optional(),
-  warmPoolSize: z.number().optional(),
-  serverConcurrency: z.number().optional(),
-  maxConcurrentRuns: z.number().optional(),
-  auditRetentionDays: z.number().optional(),
-  auditMaxFileMiB: z.number().optional(),
-  auditMaxTotalMiB: z.number().optional(),
-  httpEnabled: z.boolean().optional(),
-  httpPort: z.number().optional(),
-});
 
 /** Params of every request, validated by the host before a handler sees them. */
 export const API_PARAMS = {
@@ -110,7 +97,7 @@ export const API_PARAMS = {
     client: z.string().min(1).max(API_LIMITS.clientKeyMaxChars),
   }),
   "settings.get": none,
-  "settings.save": settingsPatch,
+  "settings.save": settingsPatchSchema,
   "audit.query": z.strictObject({
     filter: auditFilterSchema,
     limit: z.number().int().min(1).max(AUDIT_LIMITS.queryMaxLimit),

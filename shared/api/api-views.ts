@@ -103,19 +103,8 @@ export interface TaintView {
   at: string;
 }
 
-export interface SettingsView {
-  deadlineSeconds: number;
-  maxCallsPerRun: number;
-  descriptionBudgetChars: number;
-  warmPoolSize: number;
-  serverConcurrency: number;
-  maxConcurrentRuns: number;
-  auditRetentionDays: number;
-  auditMaxFileMiB: number;
-  auditMaxTotalMiB: number;
-  httpEnabled: boolean;
-  httpPort: number;
-}
+/** The settings as the UI sees them: exactly what the host keeps (one schema, in settings.ts). */
+export type { Settings as SettingsView } from "../settings.js";
 
 export interface AppInfoView {
   version: string;

@@ -1,24 +1,7 @@
-import { SETTINGS_BOUNDS } from "../../../shared/limits.js";
-import type { FieldError, SettingsView } from "../../../shared/api/api-views.js";
+import type { FieldError } from "../../../shared/api/api-views.js";
+import { DEFAULT_SETTINGS, settingsPatchSchema, type Settings } from "../../../shared/settings.js";
 
-export type Settings = SettingsView;
-type NumericKey = keyof typeof SETTINGS_BOUNDS;
-
-export const DEFAULT_SETTINGS: Settings = {
-  deadlineSeconds: SETTINGS_BOUNDS.deadlineSeconds.default,
-  maxCallsPerRun: SETTINGS_BOUNDS.maxCallsPerRun.default,
-  descriptionBudgetChars: SETTINGS_BOUNDS.descriptionBudgetChars.default,
-  warmPoolSize: SETTINGS_BOUNDS.warmPoolSize.default,
-  serverConcurrency: SETTINGS_BOUNDS.serverConcurrency.default,
-  maxConcurrentRuns: SETTINGS_BOUNDS.maxConcurrentRuns.default,
-  auditRetentionDays: SETTINGS_BOUNDS.auditRetentionDays.default,
-  auditMaxFileMiB: SETTINGS_BOUNDS.auditMaxFileMiB.default,
-  auditMaxTotalMiB: SETTINGS_BOUNDS.auditMaxTotalMiB.default,
-  httpEnabled: false,
-  httpPort: SETTINGS_BOUNDS.httpPort.default,
-};
-
-const NUMERIC_KEYS = Object.keys(SETTINGS_BOUNDS) as NumericKey[];
+export { DEFAULT_SETTINGS, type Settings };
 
 /**
  * Applies a patch to settings, refusing any value outside its bounds with an error on
@@ -26,32 +9,27 @@ const NUMERIC_KEYS = Object.keys(SETTINGS_BOUNDS) as NumericKey[];
  */
 export function applySettingsPatch(
   current: Settings,
-  patch: Record<string, unknown>,
+  patch: unknown,
 ): { ok: true; settings: Settings } | { ok: false; errors: FieldError[] } {
-  const errors: FieldError[] = [];
-  const next: Settings = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    if (key === "httpEnabled") {
-      if (typeof value !== "boolean")
-        errors.push({ path: [key], message: "must be true or false" });
-      else next.httpEnabled = value;
-      continue;
-    }
-    if (!(NUMERIC_KEYS as string[]).includes(key)) {
-      errors.push({ path: [key], message: `unknown setting "${key}"` });
-      continue;
-    }
-    const bounds = SETTINGS_BOUNDS[key as NumericKey];
-    if (typeof value !== "number" || !Number.isInteger(value)) {
-      errors.push({ path: [key], message: "must be a whole number" });
-    } else if (value < bounds.min || value > bounds.max) {
-      errors.push({ path: [key], message: `must be from ${bounds.min} to ${bounds.max}` });
-    } else {
-      next[key as NumericKey] = value;
-    }
+  const parsed = settingsPatchSchema.safeParse(patch);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.flatMap((issue): FieldError[] =>
+      // One error per unknown key, on that key, as for every other field.
+      issue.code === "unrecognized_keys"
+        ? issue.keys.map((key) => ({
+            path: [key],
+            message: `unknown setting ${JSON.stringify(key)}`,
+          }))
+        : [{ path: issue.path.map(String), message: issue.message }],
+    );
+    return { ok: false, errors };
   }
-  return errors.length ? { ok: false, errors } : { ok: true, settings: next };
+  const next: Settings = { ...current };
+  for (const [key, value] of Object.entries(parsed.data)) {
+    // An absent (undefined) key leaves the current value.
+    if (value !== undefined) Object.assign(next, { [key]: value });
+  }
+  return { ok: true, settings: next };
 }
 
 /** Reads a saved settings file: unknown or out-of-bounds values make it invalid, not ignored. */
@@ -67,7 +45,7 @@ export function parseSettingsFile(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { ok: false, problem: "settings.json must hold an object" };
   }
-  const applied = applySettingsPatch(DEFAULT_SETTINGS, raw as Record<string, unknown>);
+  const applied = applySettingsPatch(DEFAULT_SETTINGS, raw);
   if (!applied.ok) {
     return {
       ok: false,

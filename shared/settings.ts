@@ -1,0 +1,58 @@
+// The settings the user can change: one zod schema gives the type, the API's patch check, the
+// host's check of a patch against the current settings and the settings file's check, so they
+// can never disagree about a key or a bound. Shared with the UI, so free of Node imports.
+import { z } from "zod";
+import { SETTINGS_BOUNDS } from "./limits.js";
+
+type Bounds = { readonly min: number; readonly max: number };
+
+/** A whole number within its bounds; the messages name the bounds, as the UI shows them. */
+function bounded({ min, max }: Bounds) {
+  const outside = `must be from ${min} to ${max}`;
+  return z
+    .number({ error: "must be a whole number" })
+    .int({ error: "must be a whole number", abort: true })
+    .min(min, { error: outside })
+    .max(max, { error: outside });
+}
+
+export const settingsSchema = z.strictObject(
+  {
+    deadlineSeconds: bounded(SETTINGS_BOUNDS.deadlineSeconds),
+    maxCallsPerRun: bounded(SETTINGS_BOUNDS.maxCallsPerRun),
+    descriptionBudgetChars: bounded(SETTINGS_BOUNDS.descriptionBudgetChars),
+    warmPoolSize: bounded(SETTINGS_BOUNDS.warmPoolSize),
+    serverConcurrency: bounded(SETTINGS_BOUNDS.serverConcurrency),
+    maxConcurrentRuns: bounded(SETTINGS_BOUNDS.maxConcurrentRuns),
+    auditRetentionDays: bounded(SETTINGS_BOUNDS.auditRetentionDays),
+    auditMaxFileMiB: bounded(SETTINGS_BOUNDS.auditMaxFileMiB),
+    auditMaxTotalMiB: bounded(SETTINGS_BOUNDS.auditMaxTotalMiB),
+    httpEnabled: z.boolean({ error: "must be true or false" }),
+    httpPort: bounded(SETTINGS_BOUNDS.httpPort),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? issue.keys.map((key) => `unknown setting ${JSON.stringify(key)}`).join("; ")
+        : undefined,
+  },
+);
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** What settings.save sends: any of the settings, each checked as above. */
+export const settingsPatchSchema = settingsSchema.partial();
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  deadlineSeconds: SETTINGS_BOUNDS.deadlineSeconds.default,
+  maxCallsPerRun: SETTINGS_BOUNDS.maxCallsPerRun.default,
+  descriptionBudgetChars: SETTINGS_BOUNDS.descriptionBudgetChars.default,
+  warmPoolSize: SETTINGS_BOUNDS.warmPoolSize.default,
+  serverConcurrency: SETTINGS_BOUNDS.serverConcurrency.default,
+  maxConcurrentRuns: SETTINGS_BOUNDS.maxConcurrentRuns.default,
+  auditRetentionDays: SETTINGS_BOUNDS.auditRetentionDays.default,
+  auditMaxFileMiB: SETTINGS_BOUNDS.auditMaxFileMiB.default,
+  auditMaxTotalMiB: SETTINGS_BOUNDS.auditMaxTotalMiB.default,
+  httpEnabled: false,
+  httpPort: SETTINGS_BOUNDS.httpPort.default,
+};

@@ -173,21 +173,6 @@ export const POOL_LIMITS = {
   maxSize: 8,
 } as const;
 
-/** Settings the user can change, with their defaults and the bounds the host enforces. */
-export const SETTINGS_BOUNDS = {
-  deadlineSeconds: { min: 1, max: 90, default: 90 },
-  maxCallsPerRun: { min: 1, max: 10_000, default: 200 },
-  descriptionBudgetChars: { min: 1_000, max: 100_000, default: 12_000 },
-  warmPoolSize: { min: 0, max: 8, default: 1 },
-  serverConcurrency: { min: 1, max: 64, default: 8 },
-  maxConcurrentRuns: { min: 1, max: 16, default: 4 },
-  auditRetentionDays: { min: 1, max: 3650, default: 30 },
-  auditMaxFileMiB: { min: 1, max: 1024, default: 16 },
-  /** All audit files together; the oldest files go first past it. */
-  auditMaxTotalMiB: { min: 16, max: 1_048_576, default: 256 },
-  httpPort: { min: 1024, max: 65_535, default: 7717 },
-} as const;
-
 /** The host: queues, sockets and clients. */
 export const HOST_LIMITS = {
   /** A run waiting for a free slot longer than this gets a clear "busy" error. */
@@ -441,4 +426,35 @@ export const TRY_SERVER_LIMITS = {
   descriptionMaxChars: 300,
   /** Tools listed in the result; the count still covers all of them. */
   toolsShownMax: 200,
+} as const;
+
+/**
+ * Settings the user can change, with their defaults and the bounds the host enforces. Where a
+ * bound or default is a limit above, it is that limit, not a copy of its number (so this comes
+ * after them all).
+ */
+export const SETTINGS_BOUNDS = {
+  deadlineSeconds: {
+    min: RUN_LIMITS.minDeadlineSeconds,
+    max: RUN_LIMITS.maxDeadlineSeconds,
+    default: RUN_LIMITS.defaultDeadlineSeconds,
+  },
+  maxCallsPerRun: {
+    min: 1,
+    max: BRIDGE_LIMITS.maxCallsPerRunCeiling,
+    default: BRIDGE_LIMITS.defaultMaxCallsPerRun,
+  },
+  descriptionBudgetChars: {
+    min: 1_000,
+    max: 100_000,
+    default: CATALOG_LIMITS.defaultDescriptionBudgetChars,
+  },
+  warmPoolSize: { min: 0, max: POOL_LIMITS.maxSize, default: POOL_LIMITS.defaultSize },
+  serverConcurrency: { min: 1, max: 64, default: BRIDGE_LIMITS.defaultServerConcurrency },
+  maxConcurrentRuns: { min: 1, max: 16, default: 4 },
+  auditRetentionDays: { min: 1, max: 3650, default: AUDIT_LIMITS.defaultRetentionDays },
+  auditMaxFileMiB: { min: 1, max: 1024, default: AUDIT_LIMITS.defaultMaxFileBytes / MiB },
+  /** All audit files together; the oldest files go first past it. */
+  auditMaxTotalMiB: { min: 16, max: 1_048_576, default: AUDIT_LIMITS.defaultMaxTotalBytes / MiB },
+  httpPort: { min: 1024, max: 65_535, default: 7717 },
 } as const;

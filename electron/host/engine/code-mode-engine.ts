@@ -11,6 +11,7 @@ import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
+import type { RunPythonInput } from "../mcp/run-python-schema.js";
 import { Emitter } from "../util/emitter.js";
 
 function notRun(error: string): RunResult {
@@ -36,11 +37,8 @@ export interface EngineSettings {
   callTimeoutMs?: number | undefined;
 }
 
-export interface RunPythonInput {
-  code: string;
-  stdin?: string | undefined;
-  timeout_s?: number | undefined;
-}
+// The input's one shape is the MCP tool's schema; the engine's callers name it from here.
+export type { RunPythonInput };
 
 export interface RunContext {
   /** Whose taint applies (the MCP client's name; `serve` has one client). */

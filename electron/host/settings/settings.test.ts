@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { ApiHandlers } from "../../../shared/api/api-contract.js";
+import { dispatchApi } from "../api/api-dispatcher.js";
 import { applySettingsPatch, DEFAULT_SETTINGS, parseSettingsFile } from "./settings.js";
 
 describe("settings", () => {
@@ -45,5 +47,25 @@ describe("settings", () => {
       problem: "settings.json: deadlineSeconds: must be from 1 to 90",
     });
     expect(parseSettingsFile("{}")).toEqual({ ok: true, value: DEFAULT_SETTINGS });
+  });
+
+  it("settings.save refuses a bad patch before any handler runs, naming the field and the bound", async () => {
+    // The API checks the same schema as the host: no handler is needed to get the refusal.
+    const response = await dispatchApi({} as ApiHandlers, "settings.save", {
+      maxCallsPerRun: 0,
+      httpEnabled: "yes",
+      colour: "red",
+    } as never);
+    expect(response).toMatchObject({
+      ok: false,
+      error: {
+        code: "invalid",
+        fields: [
+          { path: ["maxCallsPerRun"], message: "must be from 1 to 10000" },
+          { path: ["httpEnabled"], message: "must be true or false" },
+          { path: [], message: 'unknown setting "colour"' },
+        ],
+      },
+    });
   });
 });

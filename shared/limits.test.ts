@@ -200,6 +200,11 @@ describe("limits", () => {
         descriptionMaxChars: 300,
         toolsShownMax: 200,
       },
+      SERVER_PATH_LIMITS: {
+        loginShellTimeoutMs: 5_000,
+        loginShellOutputMaxChars: 256 * KiB,
+        maxEntries: 256,
+      },
     });
   });
 });

@@ -428,6 +428,19 @@ export const TRY_SERVER_LIMITS = {
   toolsShownMax: 200,
 } as const;
 
+/** The PATH wrapped servers start with, read from the user's login shell at start. */
+export const SERVER_PATH_LIMITS = {
+  /**
+   * The login shell (`$SHELL -ilc`) must print its PATH within this; a slow profile (nvm,
+   * conda) takes a second or two. Past it the host goes on with the usual locations.
+   */
+  loginShellTimeoutMs: 5_000,
+  /** What is kept of the login shell's output: a profile that prints without end is cut. */
+  loginShellOutputMaxChars: 256 * KiB,
+  /** PATH entries kept after merging; more is a broken profile, not a real setup. */
+  maxEntries: 256,
+} as const;
+
 /**
  * Settings the user can change, with their defaults and the bounds the host enforces. Where a
  * bound or default is a limit above, it is that limit, not a copy of its number (so this comes

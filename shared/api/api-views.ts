@@ -119,6 +119,15 @@ export interface AppInfoView {
   catalogError: string | null;
   /** The command an MCP client runs to reach this install. */
   shimCommand: { command: string; args: string[]; env: Record<string, string> };
+  /** The PATH wrapped servers start with, and where its entries came from. */
+  serverPath: {
+    path: string;
+    entries: { dir: string; source: "login-shell" | "process" | "well-known" }[];
+    /** The login shell asked for its PATH, or null where none is (Windows). */
+    shell: string | null;
+    /** Why the login shell's PATH is missing, or null when it answered. */
+    shellProblem: string | null;
+  };
 }
 
 export interface ClientSnippets {

@@ -31,6 +31,7 @@ import { readContext } from "../sandbox/image.js";
 import { ConfigStore, loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { ServerSet } from "../servers/server-set.js";
+import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
 import { sameLaunch } from "../servers/wrapped-server.js";
 import {
   applySettingsPatch,
@@ -97,6 +98,8 @@ export interface HostOptions {
   checkpointExpected?: boolean;
   /** Why the existing checkpoint key file cannot be used: reported, and verify fails. */
   checkpointKeyProblem?: string | null;
+  /** The PATH wrapped servers get (default: the login shell's, see server-path.ts). */
+  resolveServerPath?: () => Promise<ServerPath>;
 }
 
 /**
@@ -129,6 +132,8 @@ export class CodeModeHost {
     readonly sandbox: SandboxSlot,
     public settings: Settings,
     config: ServersConfig,
+    /** The PATH wrapped servers start with, resolved once at start. */
+    readonly serverPath: ServerPath,
   ) {
     this.configStore = new ConfigStore(config, {
       file: path.join(options.dataDir, SERVERS_FILE),
@@ -206,6 +211,10 @@ export class CodeModeHost {
     // Before anything in it is read or written: a directory another user can write is theirs.
     await checkDataDirTrust(options.dataDir, DATA_DIR_TRUSTED_ENTRIES);
     const lock = await acquireInstanceLock(options.dataDir);
+    // The login shell takes a moment (nvm, conda): it runs while the rest loads.
+    const serverPath = (
+      options.resolveServerPath ?? (() => resolveServerPath({ env: options.env }))
+    )();
     const problems: string[] = [];
     let host: CodeModeHost | null = null;
     try {
@@ -272,8 +281,24 @@ export class CodeModeHost {
           host?.events.emit("image.build", { kind: "finished", ...result });
         },
       });
-      const servers = new ServerSet({ servers: new Map() });
-      host = new CodeModeHost(options, lock, audit, servers, sandbox, settings, config);
+      const resolvedPath = await serverPath;
+      if (resolvedPath.shellProblem !== null) {
+        log(`servers get PATH without the login shell's: ${resolvedPath.shellProblem}`);
+      }
+      const servers = new ServerSet(
+        { servers: new Map() },
+        { serverOptions: { path: resolvedPath.path } },
+      );
+      host = new CodeModeHost(
+        options,
+        lock,
+        audit,
+        servers,
+        sandbox,
+        settings,
+        config,
+        resolvedPath,
+      );
       host.startupProblems.push(...problems);
       host.token = token;
 
@@ -476,6 +501,7 @@ export class CodeModeHost {
       ],
       catalogError: this.engine.lastCatalogError,
       shimCommand: this.options.shimLaunch,
+      serverPath: this.serverPath,
     };
   }
 

@@ -17,6 +17,8 @@ export interface TryOptions {
   timeoutMs?: number;
   /** For tests: how the child is started. */
   transportFactory?: WrappedServerOptions["transportFactory"];
+  /** The PATH the running servers get, so a try finds what a saved server would. */
+  path?: string;
   now?: () => number;
 }
 
@@ -105,6 +107,7 @@ export async function tryServer(entry: ServerEntry, options: TryOptions): Promis
   const scrub = (text: string): string => redactText(text, secrets);
   const server = new WrappedServer(options.name, entry, {
     startTimeoutMs: timeoutMs,
+    ...(options.path !== undefined ? { path: options.path } : {}),
     ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
   });
   let timer: NodeJS.Timeout | undefined;

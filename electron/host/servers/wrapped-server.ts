@@ -74,6 +74,8 @@ export interface WrappedServerOptions {
   backoff?: Partial<BackoffOptions>;
   clientInfo?: { name: string; version: string };
   startTimeoutMs?: number;
+  /** PATH of the child when its entry sets none (default: this process's PATH). */
+  path?: string;
 }
 
 export interface CallOptions {
@@ -226,6 +228,7 @@ export class WrappedServer {
   private readonly backoff: BackoffOptions;
   private readonly clientInfo: { name: string; version: string };
   private readonly startTimeoutMs: number;
+  private readonly path: string | undefined;
 
   private state: ServerState = {
     status: "stopped",
@@ -268,6 +271,7 @@ export class WrappedServer {
     };
     this.clientInfo = options.clientInfo ?? { name: "codemode", version: packageVersion() };
     this.startTimeoutMs = options.startTimeoutMs ?? SERVER_LIMITS.startTimeoutMs;
+    this.path = options.path;
   }
 
   get entry(): ServerEntry {
@@ -457,7 +461,13 @@ export class WrappedServer {
         args: this.currentEntry.args,
         // Only the SDK's safe defaults (PATH, HOME, ...) and what the entry names:
         // the host's own environment (tokens, keys) never reaches a wrapped server.
-        env: { ...getDefaultEnvironment(), ...this.currentEntry.env },
+        // PATH is the one the host resolved from the user's login shell (server-path.ts), so
+        // `npx` or `uvx` are found as in the user's terminal; the command is looked up in it.
+        env: {
+          ...getDefaultEnvironment(),
+          ...(this.path !== undefined ? { PATH: this.path } : {}),
+          ...this.currentEntry.env,
+        },
         stderr: "pipe",
       });
       transport.stderr?.on("data", (chunk: Buffer | string) => stderr.write(chunk));

@@ -11,6 +11,7 @@ import { CatalogGalleryDialog } from "./servers/catalog-gallery.js";
 import { ImportClaudeDialog, PasteJsonDialog } from "./servers/import-dialogs.js";
 import { ServerDetail } from "./servers/server-detail.js";
 import { ServerFormDialog } from "./servers/server-form-dialog.js";
+import { ServerPathNote } from "./servers/server-path-note.js";
 import { ServerStatusBadge } from "./servers/server-status-badge.js";
 import { commandLine } from "./servers/server-entry.js";
 
@@ -170,6 +171,7 @@ export function ServersPage() {
           ))}
         </ul>
       ) : null}
+      <ServerPathNote />
       {dialogs}
     </div>
   );

@@ -27,7 +27,7 @@ export function tryHandlers(host: CodeModeHost): Pick<ApiHandlers, "servers.try"
       }
       running++;
       try {
-        return await tryServer(resolved, { name });
+        return await tryServer(resolved, { name, path: host.serverPath.path });
       } finally {
         running--;
       }

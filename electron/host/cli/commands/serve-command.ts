@@ -6,6 +6,7 @@ import { CodeModeEngine } from "../../engine/code-mode-engine.js";
 import { createRunPythonServer } from "../../mcp/run-python-server.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { ServerSet } from "../../servers/server-set.js";
+import { resolveServerPath } from "../../servers/server-path.js";
 import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { dockerContext, requireImage } from "../sandbox-context.js";
@@ -25,7 +26,9 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   await requireImage(ctx);
   await sweepOrphanContainers(ctx.docker, ctx.owner);
 
-  const servers = new ServerSet(options.config);
+  // A client starts `serve` with its own, often minimal, PATH: servers get the user's.
+  const serverPath = await resolveServerPath({ env: io.env });
+  const servers = new ServerSet(options.config, { serverOptions: { path: serverPath.path } });
   servers.on("status", (name, state) => {
     if (state.status === "failed") {
       writeLine(

@@ -10,13 +10,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOY_DEEP_SCHEMA_LEVELS, TOY_SERVER_JS, assertToyServerBuilt } from "./toy-server.js";
+import { TOY_SERVER_UNIT_JS } from "../test-support/toy-build.js";
+import { TOY_DEEP_SCHEMA_LEVELS } from "./toy-server.js";
 
 let workDir: string;
 const clients: Client[] = [];
 
 beforeAll(() => {
-  assertToyServerBuilt();
   workDir = mkdtempSync(join(tmpdir(), "toy-server-test-"));
 });
 
@@ -34,7 +34,7 @@ async function connect(env: Record<string, string> = {}): Promise<Client> {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [TOY_SERVER_JS],
+      args: [TOY_SERVER_UNIT_JS],
       env,
       stderr: "pipe",
     }),
@@ -127,7 +127,7 @@ describe("toy server", () => {
   });
 
   it("TOY_FAIL_START=1 exits with status 1 and a stderr line, before reading anything", async () => {
-    const child = spawn(process.execPath, [TOY_SERVER_JS], {
+    const child = spawn(process.execPath, [TOY_SERVER_UNIT_JS], {
       env: { TOY_FAIL_START: "1" },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -142,7 +142,7 @@ describe("toy server", () => {
     const client = new Client({ name: "toy-server-test", version: "1.0.0" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [TOY_SERVER_JS],
+      args: [TOY_SERVER_UNIT_JS],
       stderr: "pipe",
     });
     await client.connect(transport);

@@ -4,7 +4,7 @@
 import { textOf, waitFor } from "../../../test-support/wait.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOY_SERVER_JS, assertToyServerBuilt } from "../../../test-servers/toy-server.js";
+import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
 import type { ToolCaller } from "../bridge/tool-caller.js";
 import { ServerSet } from "./server-set.js";
@@ -12,9 +12,7 @@ import { ServerStartError, WrappedServerError, type WrappedServer } from "./wrap
 
 const sets: ServerSet[] = [];
 
-beforeAll(() => {
-  assertToyServerBuilt();
-});
+beforeAll(() => {});
 
 afterEach(async () => {
   await Promise.all(sets.splice(0).map((set) => set.close()));
@@ -23,7 +21,7 @@ afterEach(async () => {
 function toyEntry(env: Record<string, string> = {}, extra: Partial<ServerEntry> = {}): ServerEntry {
   return {
     command: process.execPath,
-    args: [TOY_SERVER_JS],
+    args: [TOY_SERVER_UNIT_JS],
     env,
     secretEnv: [],
     allow: null,

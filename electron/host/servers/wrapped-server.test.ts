@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOY_SERVER_JS, assertToyServerBuilt } from "../../../test-servers/toy-server.js";
+import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "./server-config-types.js";
 import {
@@ -47,7 +47,6 @@ let workDir: string;
 const started: WrappedServer[] = [];
 
 beforeAll(() => {
-  assertToyServerBuilt();
   workDir = mkdtempSync(join(tmpdir(), "wrapped-server-test-"));
 });
 
@@ -62,7 +61,7 @@ afterAll(() => {
 function toyEntry(env: Record<string, string> = {}): ServerEntry {
   return {
     command: process.execPath,
-    args: [TOY_SERVER_JS],
+    args: [TOY_SERVER_UNIT_JS],
     env,
     secretEnv: [],
     allow: null,

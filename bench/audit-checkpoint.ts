@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { AuditLog } from "../electron/host/audit/audit-log.js";
-import { callInput } from "../electron/host/audit/testing/fixtures.js";
+import { callInput } from "../test-support/audit-fixtures.js";
 import { median, row } from "./stats.js";
 
 const ROUNDS = 5;

@@ -28,7 +28,7 @@ import {
   writeServers,
   type DaemonProcess,
 } from "../test-support/daemon.js";
-import { authenticate } from "../electron/host/local-access/test-support.js";
+import { authenticate } from "../test-support/local-access.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();

@@ -20,8 +20,7 @@ export function assertBuilt(): void {
     for (const name of readdirSync(path.join(repoRoot, dir))) {
       const rel = path.join(dir, name);
       if (statSync(path.join(repoRoot, rel)).isDirectory()) {
-        // Test-only folders are not built (tsconfig.build.json leaves them out).
-        if (name !== "testing") walk(rel);
+        walk(rel);
       } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) {
         const built = path.join(repoRoot, "dist", rel.replace(/\.ts$/, ".js"));
         if (

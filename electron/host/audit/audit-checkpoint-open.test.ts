@@ -16,7 +16,7 @@ import {
 import type { CheckpointExpectations } from "./audit-checkpoint-open.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir } from "./testing/fixtures.js";
+import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
 
 let dir: string;
 let checkpointFile: string;

@@ -20,7 +20,7 @@ import {
 } from "../../../test-support/audit-tamper.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir } from "./testing/fixtures.js";
+import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
 
 const matching = (pattern: RegExp): unknown => expect.stringMatching(pattern);
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import {
   auditEntrySchema,
   type AuditEntry,
 } from "../../../shared/audit-entry.js";
-import { oneOfEachKind } from "./testing/fixtures.js";
+import { oneOfEachKind } from "../../../test-support/audit-fixtures.js";
 
 const header = { seq: 1, ts: "2026-01-01T00:00:00.000Z", prev: GENESIS_PREV };
 

@@ -6,7 +6,7 @@ import { auditEntrySchema } from "../../../shared/audit-entry.js";
 import { CSV_COLUMNS, csvCell, exportAudit } from "./audit-export.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir, oneOfEachKind } from "./testing/fixtures.js";
+import { callInput, makeTempDir, oneOfEachKind } from "../../../test-support/audit-fixtures.js";
 
 let dir: string;
 let remove: () => Promise<void>;

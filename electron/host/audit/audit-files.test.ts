@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditFileName, linesBackward, linesForward, listAuditFiles } from "./audit-files.js";
-import { makeTempDir } from "./testing/fixtures.js";
+import { makeTempDir } from "../../../test-support/audit-fixtures.js";
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -9,7 +9,7 @@ import { GENESIS_PREV, type AuditEntry } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir, oneOfEachKind } from "./testing/fixtures.js";
+import { callInput, makeTempDir, oneOfEachKind } from "../../../test-support/audit-fixtures.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DAY = 24 * 60 * 60 * 1000;
@@ -171,7 +171,12 @@ describe("AuditLog", () => {
   it("loses no acknowledged entry when the writing process is killed with SIGKILL", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", path.join(here, "testing", "append-until-killed.ts"), dir],
+      [
+        "--import",
+        "tsx",
+        path.join(here, "..", "..", "..", "test-support", "audit-append-until-killed.ts"),
+        dir,
+      ],
       // tsx is resolved from the package root, whatever directory the tests run from.
       { stdio: ["ignore", "pipe", "pipe"], cwd: path.resolve(here, "..", "..", "..") },
     );

@@ -4,7 +4,7 @@ import { AuditLog } from "./audit-log.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir, mixedInput } from "./testing/fixtures.js";
+import { callInput, makeTempDir, mixedInput } from "../../../test-support/audit-fixtures.js";
 
 const START = Date.parse("2026-02-01T00:00:00Z");
 

@@ -9,7 +9,12 @@ import {
 } from "./instance-lock.js";
 import { LocalSocketListener } from "./socket-listener.js";
 import { prepareSocketDir, socketLocationFor } from "./socket-path.js";
-import { deadPid, leaveStaleSocket, removeTempDirs, tempDataDir } from "./test-support.js";
+import {
+  deadPid,
+  leaveStaleSocket,
+  removeTempDirs,
+  tempDataDir,
+} from "../../../test-support/local-access.js";
 
 const locks: InstanceLock[] = [];
 const listeners: LocalSocketListener[] = [];

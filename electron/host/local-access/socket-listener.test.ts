@@ -25,7 +25,7 @@ import {
   removeTempDirs,
   tempDataDir,
   waitFor,
-} from "./test-support.js";
+} from "../../../test-support/local-access.js";
 import { readToken } from "./token.js";
 
 const listeners: LocalSocketListener[] = [];

@@ -10,7 +10,7 @@ import {
   type SocketPlatform,
   socketDirProblem,
 } from "./socket-path.js";
-import { removeTempDirs, tempDataDir } from "./test-support.js";
+import { removeTempDirs, tempDataDir } from "../../../test-support/local-access.js";
 
 afterEach(removeTempDirs);
 

@@ -9,7 +9,7 @@ import {
   tokenPath,
   tokensEqual,
 } from "./token.js";
-import { removeTempDirs, tempDataDir } from "./test-support.js";
+import { removeTempDirs, tempDataDir } from "../../../test-support/local-access.js";
 
 afterEach(removeTempDirs);
 

@@ -18,7 +18,7 @@ import {
   removeTempDirs,
   tempDataDir,
   waitFor,
-} from "../local-access/test-support.js";
+} from "../../../test-support/local-access.js";
 import { tokenPath } from "../local-access/token.js";
 import { requestId, runShim, type ShimOptions } from "./shim.js";
 import { shimCommand } from "./shim-command.js";
@@ -251,7 +251,7 @@ describe("runShim (in-process)", () => {
     // A token and a dead socket file stay behind, as after a crash.
     await writeFile(tokenPath(dataDir), "a".repeat(64) + "\n", { mode: 0o600 });
     await mkdir(path.dirname(socketPath), { recursive: true });
-    const { leaveStaleSocket } = await import("../local-access/test-support.js");
+    const { leaveStaleSocket } = await import("../../../test-support/local-access.js");
     await leaveStaleSocket(socketPath);
     const io = shimIO();
     io.stdin.write('{"jsonrpc":"2.0","id":"abc","method":"initialize"}\n');

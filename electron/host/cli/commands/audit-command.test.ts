@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../../shared/audit-entry.js";
-import { callInput, HASH } from "../../audit/testing/fixtures.js";
+import { callInput, HASH } from "../../../../test-support/audit-fixtures.js";
 import { writeLine } from "../cli-io.js";
 import { formatEntry } from "./audit-command.js";
 

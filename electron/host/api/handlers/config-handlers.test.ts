@@ -3,11 +3,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
-import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
-import { HOST_LIMITS } from "../shared/limits.js";
-import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
-import { assertBuilt } from "../test-support/processes.js";
+import { dispatchApi } from "../../../../electron/host/api/api-dispatcher.js";
+import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
+import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 
 // No Docker needed: these are about the saved config, the catalog and what the UI is shown.
 describe("the host's config edits", () => {
@@ -15,7 +14,6 @@ describe("the host's config edits", () => {
   let host: CodeModeHost;
 
   beforeAll(async () => {
-    assertBuilt();
     host = await CodeModeHost.start({
       dataDir: home,
       version: "test",
@@ -25,7 +23,7 @@ describe("the host's config edits", () => {
     });
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name: "toy",
-      entry: { command: process.execPath, args: [TOY_SERVER_JS] },
+      entry: { command: process.execPath, args: [TOY_SERVER_UNIT_JS] },
     });
     expect(saved.ok).toBe(true);
   });
@@ -54,7 +52,7 @@ describe("the host's config edits", () => {
     const before = host.config;
     const refused = await dispatchApi(host.api, "servers.upsert", {
       name: "toy",
-      entry: { command: process.execPath, args: [TOY_SERVER_JS], private: ["no_such_tool"] },
+      entry: { command: process.execPath, args: [TOY_SERVER_UNIT_JS], private: ["no_such_tool"] },
     });
     expect(refused).toMatchObject({ ok: false, error: { code: "invalid" } });
     expect(refused.ok ? "" : refused.error.message).toMatch(/no_such_tool/);
@@ -86,7 +84,7 @@ describe("the host's config edits", () => {
     const saved = (name: string) => host.config.servers.get(name)?.env.API_KEY;
     const entry = (value: string | { storedSecret: string }) => ({
       command: process.execPath,
-      args: [TOY_SERVER_JS],
+      args: [TOY_SERVER_UNIT_JS],
       env: { API_KEY: value },
       secret: ["API_KEY"],
     });

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import type { AuditEntryInput } from "../shared/audit-entry.js";
 
 export async function makeTempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
   const root = await mkdtemp(path.join(os.tmpdir(), "codemode-audit-"));

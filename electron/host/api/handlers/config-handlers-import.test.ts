@@ -2,11 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
-import type { SecretCodec } from "../electron/host/store/secret-codec.js";
-import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
-import { api, until } from "../test-support/daemon.js";
-import { assertBuilt } from "../test-support/processes.js";
+import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
+import type { SecretCodec } from "../../../../electron/host/store/secret-codec.js";
+import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
+import { api, until } from "../../../../test-support/daemon.js";
 
 // Issue 8 §9: servers imported from Claude Desktop or pasted as JSON bring their env (API
 // keys, tokens) in as secrets: encrypted in servers.json, masked in the API, still given to
@@ -22,11 +21,10 @@ const codec: SecretCodec = {
 describe("imported env values are secret (issue 8 §9)", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-import-"));
   const claudeConfig = path.join(home, "claude_desktop_config.json");
-  const toy = { command: process.execPath, args: [TOY_SERVER_JS], env: { API_KEY: SECRET } };
+  const toy = { command: process.execPath, args: [TOY_SERVER_UNIT_JS], env: { API_KEY: SECRET } };
   let host: CodeModeHost;
 
   beforeAll(async () => {
-    assertBuilt();
     writeFileSync(claudeConfig, JSON.stringify({ mcpServers: { desk: toy } }, null, 2));
     host = await CodeModeHost.start({
       dataDir: path.join(home, "data"),

@@ -1,7 +1,7 @@
 // Run by the crash test: appends forever from several concurrent writers, printing each seq
 // once append has acknowledged it, until the test kills the process with SIGKILL.
-import { AuditLog } from "../audit-log.js";
-import { callInput } from "./fixtures.js";
+import { AuditLog } from "../electron/host/audit/audit-log.js";
+import { callInput } from "./audit-fixtures.js";
 
 const dir = process.argv[2];
 if (dir === undefined) throw new Error("usage: append-until-killed <dir>");

@@ -16,7 +16,7 @@ import {
   readLine,
   shimProofLine,
   type LineResult,
-} from "./handshake.js";
+} from "../electron/host/local-access/handshake.js";
 
 const made: string[] = [];
 
@@ -141,4 +141,4 @@ export async function leaveStaleSocket(socketPath: string): Promise<void> {
   await new Promise((resolve) => child.once("exit", resolve));
 }
 
-export { waitFor } from "../../../test-support/wait.js";
+export { waitFor } from "./wait.js";

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { removeTempDirs, tempDataDir, waitFor } from "../local-access/test-support.js";
+import { removeTempDirs, tempDataDir, waitFor } from "../../../test-support/local-access.js";
 import { defaultStartApp, findStartCommand } from "./start-app.js";
 
 afterEach(removeTempDirs);

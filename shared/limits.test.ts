@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as limits from "./limits.js";
+import { HOST_LIMITS, RUN_LIMITS, SETTINGS_BOUNDS } from "./limits.js";
 
 // Each limit is a security or usability promise (the README and the skill text state many).
 // Changing one must be a deliberate act that also changes this test.
@@ -19,7 +20,7 @@ describe("limits", () => {
         user: "65534:65534",
       },
       RUN_LIMITS: {
-        defaultDeadlineSeconds: 90,
+        defaultDeadlineSeconds: 50,
         minDeadlineSeconds: 1,
         maxDeadlineSeconds: 90,
         stdoutKeptBytes: 8 * KiB,
@@ -81,7 +82,7 @@ describe("limits", () => {
       SECRET_LIMITS: { maskMinChars: 8 },
       POOL_LIMITS: { defaultSize: 1, maxSize: 8 },
       SETTINGS_BOUNDS: {
-        deadlineSeconds: { min: 1, max: 90, default: 90 },
+        deadlineSeconds: { min: 1, max: 90, default: 50 },
         maxCallsPerRun: { min: 1, max: 10_000, default: 200 },
         descriptionBudgetChars: { min: 1_000, max: 100_000, default: 12_000 },
         warmPoolSize: { min: 0, max: 8, default: 1 },
@@ -108,6 +109,8 @@ describe("limits", () => {
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,
         unknownToolShownMaxChars: 64,
+        runProgressIntervalMs: 5_000,
+        clientDefaultTimeoutSeconds: 60,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,
@@ -206,5 +209,17 @@ describe("limits", () => {
         maxEntries: 256,
       },
     });
+  });
+
+  it("ends a run at the default deadline before SDK clients stop waiting by default", () => {
+    // A run also waits for its container to start: it needs room under the client's timeout.
+    expect(RUN_LIMITS.defaultDeadlineSeconds).toBe(SETTINGS_BOUNDS.deadlineSeconds.default);
+    expect(RUN_LIMITS.defaultDeadlineSeconds).toBeLessThanOrEqual(
+      HOST_LIMITS.clientDefaultTimeoutSeconds - 10,
+    );
+    // A client resetting its timeout on progress hears from the run well before it expires.
+    expect(HOST_LIMITS.runProgressIntervalMs).toBeLessThan(
+      (HOST_LIMITS.clientDefaultTimeoutSeconds * 1000) / 4,
+    );
   });
 });

@@ -19,7 +19,11 @@ export const SANDBOX_LIMITS = {
 
 /** Run deadline and output handling. */
 export const RUN_LIMITS = {
-  defaultDeadlineSeconds: 90,
+  /**
+   * Below what MCP clients built on the SDK wait for a request by default (60 s, cut then
+   * unless the client resets its timeout on progress), with room for the container's start.
+   */
+  defaultDeadlineSeconds: 50,
   /** A run may ask for less time, never more. */
   minDeadlineSeconds: 1,
   maxDeadlineSeconds: 90,
@@ -205,6 +209,13 @@ export const HOST_LIMITS = {
   socketMessageMaxBytes: 4 * MiB,
   /** An unknown tool name a client sent to run_python, as quoted back in the error. */
   unknownToolShownMaxChars: 64,
+  /** While a run goes, a request that carries a progressToken gets progress this often. */
+  runProgressIntervalMs: 5_000,
+  /**
+   * How long MCP clients built on the SDK wait for a request by default: a run longer than
+   * this needs a client that waits longer or resets its timeout on progress.
+   */
+  clientDefaultTimeoutSeconds: 60,
 } as const;
 
 /**

@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BRIDGE_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../shared/limits.js";
+import {
+  BRIDGE_LIMITS,
+  HOST_LIMITS,
+  RUN_LIMITS,
+  SANDBOX_LIMITS,
+  SETTINGS_BOUNDS,
+} from "../shared/limits.js";
 
 const skill = readFileSync(new URL("./codemode/SKILL.md", import.meta.url), "utf8");
 
@@ -15,6 +21,7 @@ describe("skills/codemode/SKILL.md", () => {
   it("states the limits the code enforces", () => {
     expect(row("tool calls per run")).toContain(`| ${BRIDGE_LIMITS.defaultMaxCallsPerRun} |`);
     expect(row("run deadline")).toContain(`${RUN_LIMITS.defaultDeadlineSeconds} seconds`);
+    expect(row("run deadline")).toContain(`raise it to ${SETTINGS_BOUNDS.deadlineSeconds.max}`);
     expect(row("one call")).toContain(`${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds`);
     expect(row("arguments per call")).toContain(`${BRIDGE_LIMITS.argsMaxBytes / 1024} KiB`);
     expect(row("result per call")).toContain(`${BRIDGE_LIMITS.resultMaxBytes / 1024} KiB`);
@@ -31,5 +38,10 @@ describe("skills/codemode/SKILL.md", () => {
     expect(skill).toContain(
       `read-only except \`/tmp\` (${SANDBOX_LIMITS.tmpfsBytes / 1024 / 1024} MiB)`,
     );
+    expect(skill).toContain(
+      `stop waiting by default (${HOST_LIMITS.clientDefaultTimeoutSeconds} seconds)`,
+    );
+    expect(skill).toContain(`progress every ${HOST_LIMITS.runProgressIntervalMs / 1000} seconds`);
+    expect(skill).toContain(`run over ${HOST_LIMITS.clientDefaultTimeoutSeconds} seconds`);
   });
 });

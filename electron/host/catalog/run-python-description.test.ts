@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { BRIDGE_LIMITS, CATALOG_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import {
+  BRIDGE_LIMITS,
+  CATALOG_LIMITS,
+  HOST_LIMITS,
+  RUN_LIMITS,
+  SETTINGS_BOUNDS,
+} from "../../../shared/limits.js";
 import { buildCatalog } from "./catalog-builder.js";
 import type { Catalog, DiscoveredTool } from "./catalog-types.js";
 import { describeRunPython } from "./run-python-description.js";
@@ -57,6 +63,19 @@ describe("run_python description", () => {
       deadlineSeconds: 30,
     });
     expect(description).toContain("50 tool calls, 30 seconds in all");
+    expect(description).not.toContain("stops waiting");
+  });
+
+  it("warns that a deadline raised past the default can be cut by a client's default timeout", () => {
+    const raised = describeRunPython(catalogOf(1), 12_000, {
+      deadlineSeconds: SETTINGS_BOUNDS.deadlineSeconds.max,
+    });
+    expect(raised).toContain(`${SETTINGS_BOUNDS.deadlineSeconds.max} seconds in all`);
+    expect(raised).toContain(
+      `stops waiting at its default of ${HOST_LIMITS.clientDefaultTimeoutSeconds} seconds`,
+    );
+    expect(raised).toContain(`every ${HOST_LIMITS.runProgressIntervalMs / 1000} seconds`);
+    expect(describeRunPython(catalogOf(1), 12_000)).not.toContain("stops waiting");
   });
 
   it("carries every stub while they fit", () => {

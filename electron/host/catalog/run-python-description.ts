@@ -1,16 +1,30 @@
-import { BRIDGE_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import { BRIDGE_LIMITS, HOST_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { Catalog } from "./catalog-types.js";
 import { PRIVATE_MARK } from "./tool-stub.js";
 
 export interface RunPythonDescriptionOptions {
   /** The run's call budget when configured below or above the default. */
   maxCallsPerRun?: number;
-  /** The run's deadline when configured below the default. */
+  /** The run's deadline when configured other than the default. */
   deadlineSeconds?: number;
 }
 
 function kib(bytes: number): string {
   return `${bytes / 1024} KiB`;
+}
+
+/**
+ * The default deadline ends a run before MCP clients stop waiting by default; a deadline the
+ * user raised past it may not, and the model should know a long run can be cut.
+ */
+function clientTimeoutNote(deadline: number): string {
+  if (deadline <= RUN_LIMITS.defaultDeadlineSeconds) return "";
+  const timeout = HOST_LIMITS.clientDefaultTimeoutSeconds;
+  return (
+    ` A client that stops waiting at its default of ${timeout} seconds can cut a longer run ` +
+    "unless it resets its timeout on progress (sent every " +
+    `${HOST_LIMITS.runProgressIntervalMs / 1000} seconds to a request with a progressToken).`
+  );
 }
 
 function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
@@ -31,7 +45,8 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
     `Limits per run: ${maxCalls} tool calls, ${deadline} seconds in all, ` +
       `${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds per call, arguments up to ` +
       `${kib(BRIDGE_LIMITS.argsMaxBytes)} per call, and a result over ` +
-      `${kib(BRIDGE_LIMITS.resultMaxBytes)} is refused.`,
+      `${kib(BRIDGE_LIMITS.resultMaxBytes)} is refused.` +
+      clientTimeoutNote(deadline),
     "Inside the code, TOOLS[name] is a tool's stub (its signature, description and " +
       "parameters) and search_tools(query) lists the tools whose name or stub holds words of " +
       "the query, best first. Neither reaches a server or uses a call.",

@@ -22,6 +22,7 @@ import {
   runPythonInputJsonSchema,
   runResultJsonSchema,
 } from "./run-python-schema.js";
+import { startRunProgress } from "./run-progress.js";
 import {
   readSkillGuide,
   SKILL_DESCRIPTION,
@@ -172,6 +173,9 @@ export function createRunPythonServer(
         return invalid(`invalid input: ${problems.join("; ")}`);
       }
       let result: RunResult;
+      // From before the run waits for a slot: a client that resets its timeout on progress
+      // waits through the queue too.
+      const stopProgress = startRunProgress(extra._meta, extra);
       try {
         result = await engine.run(parsed.data, {
           client: options.clientKey(server.getClientVersion()),
@@ -183,6 +187,8 @@ export function createRunPythonServer(
         return invalid(
           `the run failed on the host side (${error instanceof Error ? error.name : "Error"})`,
         );
+      } finally {
+        stopProgress();
       }
       return {
         structuredContent: { ...result },

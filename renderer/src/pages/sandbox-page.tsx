@@ -2,7 +2,13 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import type { ApiParams } from "../../../shared/api/api-contract.js";
 import type { SettingsView } from "../../../shared/api/api-views.js";
-import { BRIDGE_LIMITS, POOL_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../../../shared/limits.js";
+import {
+  BRIDGE_LIMITS,
+  HOST_LIMITS,
+  POOL_LIMITS,
+  RUN_LIMITS,
+  SANDBOX_LIMITS,
+} from "../../../shared/limits.js";
 import { mapFieldErrors } from "../api/field-errors.js";
 import { useLive, useMutation } from "../api/hooks.js";
 import { TextField } from "../components/field.js";
@@ -30,7 +36,10 @@ const RUN_SETTINGS: NumberSetting[] = [
   {
     key: "deadlineSeconds",
     label: "Deadline (seconds)",
-    hint: `A run is stopped after this long. ${RUN_LIMITS.minDeadlineSeconds} to ${RUN_LIMITS.maxDeadlineSeconds}.`,
+    hint:
+      `A run is stopped after this long. ${RUN_LIMITS.minDeadlineSeconds} to ${RUN_LIMITS.maxDeadlineSeconds}. ` +
+      `Most MCP clients stop waiting after ${HOST_LIMITS.clientDefaultTimeoutSeconds} s unless they reset ` +
+      `their timeout on progress: over ${RUN_LIMITS.defaultDeadlineSeconds}, a long run may be cut.`,
     min: RUN_LIMITS.minDeadlineSeconds,
     max: RUN_LIMITS.maxDeadlineSeconds,
   },

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
+import { BRIDGE_LIMITS, HOST_LIMITS, RUN_LIMITS } from "../../../../shared/limits.js";
 import {
   formatConfigIssues,
   parseServersConfig,
@@ -20,7 +20,8 @@ wrapped server(s) from a locked-down sandbox, and every call is checked on the w
   --private T     mark this tool as one that may see private data (repeatable)
   --env NAME      pass this variable of this environment to the wrapped server (repeatable)
   --config FILE   wrap every server of an mcpServers file (tools named server__tool)
-  --deadline S    stop each run after S seconds (at most the default, 90)
+  --deadline S    stop each run after S seconds (default ${RUN_LIMITS.defaultDeadlineSeconds}, at most ${RUN_LIMITS.maxDeadlineSeconds}; MCP
+                  clients stop waiting after ${HOST_LIMITS.clientDefaultTimeoutSeconds} s by default unless they reset on progress)
   --max-calls N   tool calls per run (default ${BRIDGE_LIMITS.defaultMaxCallsPerRun})`;
 
 export interface ServeOptions {
@@ -70,6 +71,9 @@ export async function parseServeOptions(
   }
   const deadlineSeconds =
     values.deadline === undefined ? undefined : parseSeconds(values.deadline, "--deadline");
+  if (deadlineSeconds !== undefined && deadlineSeconds > RUN_LIMITS.maxDeadlineSeconds) {
+    throw new UserError(`--deadline can be at most ${RUN_LIMITS.maxDeadlineSeconds} seconds`);
+  }
   let maxCalls: number | undefined;
   if (values["max-calls"] !== undefined) {
     maxCalls = Number(values["max-calls"]);

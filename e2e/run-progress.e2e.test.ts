@@ -57,7 +57,7 @@ async function longRun(client: Client, resetTimeoutOnProgress: boolean): Promise
   );
   expect(reply.isError).not.toBe(true);
   return {
-    result: reply.structuredContent as unknown as RunResult,
+    result: reply.structuredContent as RunResult,
     progress,
     elapsedMs: Date.now() - started,
   };

@@ -58,12 +58,15 @@ describe("startRunProgress", () => {
 
   it("a failed send does not end the run's progress", async () => {
     let calls = 0;
-    const stop = startRunProgress({ progressToken: "t" }, {
-      sendNotification: () => {
-        calls += 1;
-        return Promise.reject(new Error("gone"));
+    const stop = startRunProgress(
+      { progressToken: "t" },
+      {
+        sendNotification: () => {
+          calls += 1;
+          return Promise.reject(new Error("gone"));
+        },
       },
-    });
+    );
     vi.advanceTimersByTime(HOST_LIMITS.runProgressIntervalMs * 2);
     await Promise.resolve();
     stop();

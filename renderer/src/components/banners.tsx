@@ -5,6 +5,7 @@ import { useConnection, useMutation } from "../api/hooks.js";
 import { formatDateTime } from "../lib/format.js";
 import { useAppState } from "../state/app-state.js";
 import { Dialog } from "./dialog.js";
+import { DialogFooter } from "./dialog-footer.js";
 import { ShieldIcon } from "./icons.js";
 import { ErrorState } from "./states.js";
 
@@ -144,23 +145,18 @@ function ResetTaintDialog(props: {
       title={`Reset private-data mode for ${record.client}?`}
       onClose={props.onClose}
       actions={
-        <>
-          <button type="button" className="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={reset.busy}
-            onClick={() => {
-              void reset.run({ client: record.client }).then((r) => {
-                if (r.ok) props.onDone(r.value);
-              });
-            }}
-          >
-            {reset.busy ? "Resetting…" : "Reset private-data mode"}
-          </button>
-        </>
+        <DialogFooter
+          onCancel={props.onClose}
+          tone="danger"
+          confirmLabel="Reset private-data mode"
+          busyLabel="Resetting…"
+          busy={reset.busy}
+          onConfirm={() => {
+            void reset.run({ client: record.client }).then((r) => {
+              if (r.ok) props.onDone(r.value);
+            });
+          }}
+        />
       }
     >
       <div className="callout callout-warn">

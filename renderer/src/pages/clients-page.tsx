@@ -6,6 +6,7 @@ import type { ClientSnippets } from "../../../shared/api/api-views.js";
 import { useLiveList, useMutation, useRequest } from "../api/hooks.js";
 import { CopyButton } from "../components/copy-button.js";
 import { Dialog } from "../components/dialog.js";
+import { DialogFooter } from "../components/dialog-footer.js";
 import { EmptyState, ErrorState, Loading, RequestView } from "../components/states.js";
 import { formatDateTime, formatRelative } from "../lib/format.js";
 import { hrefFor } from "../lib/router.js";
@@ -157,24 +158,19 @@ function ClaudeDesktopDialog(props: {
       title="Add Code Mode to Claude Desktop"
       onClose={props.onClose}
       actions={
-        <>
-          <button type="button" className="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-primary"
-            disabled={!preview.data || apply.busy || unchanged}
-            onClick={() => {
-              if (!preview.data) return;
-              void apply.run({ expectedBefore: preview.data.before }).then((r) => {
-                if (r.ok) props.onApplied(r.value);
-              });
-            }}
-          >
-            {apply.busy ? "Saving…" : "Save changes"}
-          </button>
-        </>
+        <DialogFooter
+          onCancel={props.onClose}
+          confirmLabel="Save changes"
+          busyLabel="Saving…"
+          busy={apply.busy}
+          disabled={!preview.data || unchanged}
+          onConfirm={() => {
+            if (!preview.data) return;
+            void apply.run({ expectedBefore: preview.data.before }).then((r) => {
+              if (r.ok) props.onApplied(r.value);
+            });
+          }}
+        />
       }
     >
       {preview.loading && !preview.data ? <Loading label="Preparing the change…" /> : null}

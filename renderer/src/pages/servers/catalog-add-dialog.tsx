@@ -12,6 +12,7 @@ import {
 } from "../../../../shared/server-catalog/server-catalog.js";
 import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
+import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField, TextField } from "../../components/field.js";
 import { TryButton, TryResult } from "./try-result.js";
 
@@ -124,20 +125,16 @@ export function CatalogAddDialog(props: {
       onClose={props.onClose}
       description={entry.description}
       actions={
-        <>
-          <button type="button" className="button" onClick={props.onBack}>
-            Back
-          </button>
+        <DialogFooter
+          onCancel={props.onBack}
+          cancelLabel="Back"
+          confirmLabel={confirmFailed ? "Add anyway" : "Add server"}
+          busyLabel="Adding…"
+          busy={upsert.busy}
+          submitForm={formId}
+        >
           <TryButton busy={tryIt.busy} onTry={() => void onTry()} />
-          <button
-            type="submit"
-            form={formId}
-            className="button button-primary"
-            disabled={upsert.busy}
-          >
-            {upsert.busy ? "Adding…" : confirmFailed ? "Add anyway" : "Add server"}
-          </button>
-        </>
+        </DialogFooter>
       }
     >
       <form id={formId} className="form" onSubmit={(e) => void submit(e)} noValidate>

@@ -7,6 +7,7 @@ import { mapFieldErrors } from "../../api/field-errors.js";
 import { useApi, useMutation, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { Dialog } from "../../components/dialog.js";
+import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField } from "../../components/field.js";
 import { ErrorState, Loading } from "../../components/states.js";
 import { useAppState } from "../../state/app-state.js";
@@ -148,33 +149,24 @@ export function PasteJsonDialog(props: {
       onClose={props.onClose}
       actions={
         candidates === null ? (
-          <>
-            <button type="button" className="button" onClick={props.onClose}>
-              Cancel
-            </button>
-            <button
-              type="submit"
-              form={formId}
-              className="button button-primary"
-              disabled={parse.busy || !text.trim()}
-            >
-              {parse.busy ? "Checking…" : "Preview"}
-            </button>
-          </>
+          <DialogFooter
+            onCancel={props.onClose}
+            confirmLabel="Preview"
+            busyLabel="Checking…"
+            busy={parse.busy}
+            disabled={!text.trim()}
+            submitForm={formId}
+          />
         ) : (
-          <>
-            <button type="button" className="button" onClick={() => setCandidates(null)}>
-              Back
-            </button>
-            <button
-              type="button"
-              className="button button-primary"
-              disabled={addMany.busy || chosen.length === 0}
-              onClick={() => void addMany.run(chosen)}
-            >
-              {addMany.busy ? "Adding…" : "Add these servers"}
-            </button>
-          </>
+          <DialogFooter
+            onCancel={() => setCandidates(null)}
+            cancelLabel="Back"
+            confirmLabel="Add these servers"
+            busyLabel="Adding…"
+            busy={addMany.busy}
+            disabled={chosen.length === 0}
+            onConfirm={() => void addMany.run(chosen)}
+          />
         )
       }
     >
@@ -267,19 +259,14 @@ export function ImportClaudeDialog(props: {
       title="Import from Claude Desktop"
       onClose={props.onClose}
       actions={
-        <>
-          <button type="button" className="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-primary"
-            disabled={addMany.busy || chosen.length === 0}
-            onClick={() => void addMany.run(chosen)}
-          >
-            {addMany.busy ? "Importing…" : "Import selected"}
-          </button>
-        </>
+        <DialogFooter
+          onCancel={props.onClose}
+          confirmLabel="Import selected"
+          busyLabel="Importing…"
+          busy={addMany.busy}
+          disabled={chosen.length === 0}
+          onConfirm={() => void addMany.run(chosen)}
+        />
       }
     >
       {found.loading && !found.data ? <Loading label="Reading Claude Desktop's settings…" /> : null}

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { ServerView } from "../../../../shared/api/api-views.js";
 import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
+import { DialogFooter } from "../../components/dialog-footer.js";
 import { ErrorState } from "../../components/states.js";
 import { hrefFor } from "../../lib/router.js";
 import { ServerStatusBadge } from "./server-status-badge.js";
@@ -142,23 +143,18 @@ function RemoveDialog(props: {
       title={`Remove ${props.server.name}?`}
       onClose={props.onClose}
       actions={
-        <>
-          <button type="button" className="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={remove.busy}
-            onClick={() => {
-              void remove.run({ name: props.server.name }).then((r) => {
-                if (r.ok) props.onRemoved(r.value);
-              });
-            }}
-          >
-            {remove.busy ? "Removing…" : "Remove server"}
-          </button>
-        </>
+        <DialogFooter
+          onCancel={props.onClose}
+          tone="danger"
+          confirmLabel="Remove server"
+          busyLabel="Removing…"
+          busy={remove.busy}
+          onConfirm={() => {
+            void remove.run({ name: props.server.name }).then((r) => {
+              if (r.ok) props.onRemoved(r.value);
+            });
+          }}
+        />
       }
     >
       <p>

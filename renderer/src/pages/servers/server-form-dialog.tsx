@@ -5,6 +5,7 @@ import type { ServerView, TryServerView } from "../../../../shared/api/api-views
 import { mapFieldErrors, serverEntryPath } from "../../api/field-errors.js";
 import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
+import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField, TextField } from "../../components/field.js";
 import { Switch } from "../../components/switch.js";
 import {
@@ -129,20 +130,15 @@ export function ServerFormDialog(props: {
       title={server ? `Edit ${server.name}` : "Add server"}
       onClose={props.onClose}
       actions={
-        <>
-          <button type="button" className="button" onClick={props.onClose}>
-            Cancel
-          </button>
+        <DialogFooter
+          onCancel={props.onClose}
+          confirmLabel={confirmFailed ? "Save anyway" : "Save"}
+          busyLabel="Saving…"
+          busy={upsert.busy}
+          submitForm={formId}
+        >
           <TryButton busy={tryIt.busy} onTry={() => void onTry()} />
-          <button
-            type="submit"
-            form={formId}
-            className="button button-primary"
-            disabled={upsert.busy}
-          >
-            {upsert.busy ? "Saving…" : confirmFailed ? "Save anyway" : "Save"}
-          </button>
-        </>
+        </DialogFooter>
       }
     >
       <form id={formId} className="form" onSubmit={(e) => void submit(e)} noValidate>

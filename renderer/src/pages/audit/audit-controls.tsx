@@ -1,0 +1,118 @@
+// The audit page's toolbar: the live tail's pause switch, chain verification and export.
+import { memo, useState } from "react";
+import type { AuditFilter } from "../../../../shared/api/api-contract.js";
+import { useMutation, useRequest } from "../../api/hooks.js";
+import { Badge } from "../../components/badge.js";
+import { SelectField } from "../../components/field.js";
+import { Loading } from "../../components/states.js";
+
+export const LiveControl = memo(function LiveControl(props: {
+  paused: boolean;
+  held: number;
+  onPause: () => void;
+  onResume: () => void;
+}) {
+  return (
+    <div className="live-control">
+      <span className={`live-dot${props.paused ? " is-paused" : ""}`} aria-hidden="true" />
+      <span className="live-text" role="status">
+        {props.paused
+          ? props.held > 0
+            ? `Paused · ${props.held.toLocaleString()} new`
+            : "Paused"
+          : "Live"}
+      </span>
+      <button
+        type="button"
+        className="button button-small"
+        onClick={props.paused ? props.onResume : props.onPause}
+      >
+        {props.paused ? "Resume live" : "Pause live"}
+      </button>
+    </div>
+  );
+});
+
+export const VerifyControl = memo(function VerifyControl() {
+  const verify = useRequest("audit.verify", {});
+  const data = verify.data;
+  let status;
+  if (verify.loading) status = <Loading inline label="Verifying the chain…" />;
+  else if (verify.error) status = <Badge tone="bad">{verify.error.message}</Badge>;
+  else if (data?.ok) {
+    status = (
+      <Badge tone="ok" title={data.note ?? undefined}>
+        Chain verified: {data.entries.toLocaleString()} entries
+      </Badge>
+    );
+  } else if (data && !data.ok) {
+    const where =
+      data.firstBad.seq !== null
+        ? `seq ${data.firstBad.seq}`
+        : `line ${data.firstBad.line} of ${data.firstBad.file}`;
+    status = (
+      <Badge tone="bad" title={`${data.firstBad.file}, line ${data.firstBad.line}`}>
+        Chain broken at {where}: {data.firstBad.problem}
+      </Badge>
+    );
+  }
+  return (
+    <div className="verify" role="status" aria-label="Chain verification">
+      {status}
+      {data?.note ? <span className="muted small">{data.note}</span> : null}
+      <button
+        type="button"
+        className="button button-small"
+        onClick={verify.reload}
+        disabled={verify.loading}
+      >
+        Verify
+      </button>
+    </div>
+  );
+});
+
+export const ExportControl = memo(function ExportControl(props: { filter: AuditFilter }) {
+  const [format, setFormat] = useState<"jsonl" | "csv">("jsonl");
+  const exporter = useMutation("audit.export");
+  const run = async () => {
+    const response = await exporter.run({ format, filter: props.filter });
+    if (!response.ok) return;
+    const type = format === "csv" ? "text/csv;charset=utf-8" : "application/x-ndjson;charset=utf-8";
+    const url = URL.createObjectURL(new Blob([response.value.text], { type }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = response.value.fileName;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  return (
+    <div className="export">
+      <SelectField
+        label="Format"
+        value={format}
+        onChange={(v) => setFormat(v === "csv" ? "csv" : "jsonl")}
+        fieldClassName="field-inline"
+        options={[
+          { value: "jsonl", label: "JSONL" },
+          { value: "csv", label: "CSV" },
+        ]}
+      />
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() => void run()}
+        disabled={exporter.busy}
+      >
+        {exporter.busy ? "Exporting…" : "Export"}
+      </button>
+      {exporter.error ? (
+        <span className="field-error" role="alert">
+          {exporter.error.message}
+        </span>
+      ) : null}
+    </div>
+  );
+});

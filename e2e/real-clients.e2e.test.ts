@@ -14,7 +14,7 @@ import { assertHostBuilt, cleanUpHosts, makeHome, startDaemon } from "../test-su
 import { freePort } from "../test-support/free-port.js";
 import { repoRoot } from "../test-support/processes.js";
 import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
-import { clientSnippets } from "../electron/host/clients/client-snippets.js";
+import { clientSnippets, httpClientSnippets } from "../electron/host/clients/client-snippets.js";
 
 const require = createRequire(import.meta.url);
 const MCP_REMOTE = path.join(
@@ -69,6 +69,42 @@ describe("real MCP clients against codemode daemon", () => {
         timeout: 60_000,
       });
       expect(listed.stdout).toMatch(/^codemode: .*codemode\.js shim - [✓✔] Connected$/m);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it("Claude Code: the Clients page's HTTP command registers MCP over HTTP, Connected with the token and not without", async () => {
+    const daemon = await startDaemon(home);
+    try {
+      const token = readFileSync(path.join(home, "token"), "utf8").trim();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      // What the daemon's Clients page shows while MCP over HTTP is on.
+      const http = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home }), { url, token }).http!;
+      const wrong = httpClientSnippets({ url, token: "0".repeat(token.length) }).claudeCode;
+      const project = mkdtempSync(path.join(clientHome, "project-"));
+      const env = {
+        PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+        HOME: clientHome,
+      };
+      const sh = (command: string) =>
+        spawnSync("sh", ["-c", command], { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+      const added = sh(http.claudeCode);
+      expect(added.status, added.stderr + added.stdout).toBe(0);
+      // The same entry under another name with a wrong token: Connected must need the header.
+      const addedWrong = sh(wrong.replace(" codemode ", " codemode-wrong "));
+      expect(addedWrong.status, addedWrong.stderr + addedWrong.stdout).toBe(0);
+      const listed = sh("claude mcp list");
+      const lines = listed.stdout.split("\n");
+      expect(lines, listed.stdout).toContainEqual(
+        expect.stringMatching(
+          /^codemode: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - [✓✔] Connected$/,
+        ),
+      );
+      expect(listed.stdout).toContain(`codemode: ${url} (HTTP)`);
+      const wrongLine = lines.find((l) => l.startsWith("codemode-wrong: "));
+      expect(wrongLine, listed.stdout).toBeDefined();
+      expect(wrongLine).not.toContain("Connected");
     } finally {
       await daemon.stop();
     }

@@ -135,6 +135,18 @@ export interface ClientSnippets {
   cursor: string;
   vscode: string;
   claudeCode: string;
+  /** The HTTP entries while MCP over HTTP is on, else null. */
+  http: HttpClientSnippets | null;
+}
+
+/** Entries that reach MCP over HTTP with the install's token as a bearer token. */
+export interface HttpClientSnippets {
+  url: string;
+  token: string;
+  claudeCode: string;
+  cursor: string;
+  vscode: string;
+  gemini: string;
 }
 
 export interface ClaudeDesktopPreview {

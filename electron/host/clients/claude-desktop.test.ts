@@ -8,7 +8,6 @@ import {
   claudeDesktopServers,
   previewClaudeDesktop,
 } from "./claude-desktop.js";
-import { clientSnippets } from "./client-snippets.js";
 
 const launch = {
   command: "/usr/bin/node",
@@ -105,14 +104,5 @@ describe("Claude Desktop config", () => {
     const file = path.join(dir, "claude_desktop_config.json");
     writeFileSync(file, "{ oops");
     await expect(previewClaudeDesktop(file, launch)).rejects.toThrow(/not valid JSON/);
-  });
-
-  it("gives snippets for Claude Desktop, Cursor, VS Code and Claude Code that start the shim", () => {
-    const s = clientSnippets(launch);
-    expect(JSON.parse(s.claudeDesktop)).toEqual({ mcpServers: { codemode: { ...launch } } });
-    expect(JSON.parse(s.vscode)).toEqual({ servers: { codemode: { type: "stdio", ...launch } } });
-    expect(s.claudeCode).toBe(
-      "claude mcp add codemode -e CODEMODE_HOME=/d -- /usr/bin/node /opt/codemode/bin/codemode.js shim",
-    );
   });
 });

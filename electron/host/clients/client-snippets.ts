@@ -1,4 +1,4 @@
-import type { ClientSnippets } from "../../../shared/api/api-views.js";
+import type { ClientSnippets, HttpClientSnippets } from "../../../shared/api/api-views.js";
 
 /** How an MCP client starts the shim of this install. */
 export interface ShimLaunch {
@@ -21,15 +21,59 @@ function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** Ready-to-paste configuration for the clients people use, all starting the same shim. */
-export function clientSnippets(launch: ShimLaunch): ClientSnippets {
+const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** Where MCP over HTTP listens while it is on, and the token every request must carry. */
+export interface HttpEndpoint {
+  url: string;
+  token: string;
+}
+
+/**
+ * HTTP entries for the clients that connect to a URL instead of starting the shim: the
+ * address and the install's token as an `Authorization: Bearer` header, in the shape each
+ * client reads (keys as each client documents them; the Claude Code command is run with
+ * the real `claude` CLI by e2e/real-clients.e2e.test.ts).
+ */
+export function httpClientSnippets(endpoint: HttpEndpoint): HttpClientSnippets {
+  const headers = { Authorization: `Bearer ${endpoint.token}` };
+  // The name and URL go before --header: it takes several values, so words after it would
+  // be read as more headers (the same trap as `-e` below).
+  const claudeCode = [
+    "claude",
+    "mcp",
+    "add",
+    "--transport",
+    "http",
+    MCP_ENTRY_NAME,
+    shellQuote(endpoint.url),
+    "--header",
+    shellQuote(`Authorization: Bearer ${endpoint.token}`),
+  ].join(" ");
+  return {
+    url: endpoint.url,
+    token: endpoint.token,
+    claudeCode,
+    // Cursor: ~/.cursor/mcp.json or .cursor/mcp.json; an entry with a `url` is remote.
+    cursor: json({ mcpServers: { [MCP_ENTRY_NAME]: { url: endpoint.url, headers } } }),
+    // VS Code: .vscode/mcp.json or the user's mcp.json, under `servers`, with a type.
+    vscode: json({ servers: { [MCP_ENTRY_NAME]: { type: "http", url: endpoint.url, headers } } }),
+    // Gemini CLI: settings.json; `httpUrl` is Streamable HTTP (its `url` means SSE).
+    gemini: json({ mcpServers: { [MCP_ENTRY_NAME]: { httpUrl: endpoint.url, headers } } }),
+  };
+}
+
+/**
+ * Ready-to-paste configuration for the clients people use, all starting the same shim, and
+ * their HTTP entries while MCP over HTTP is on (`http` null when it is off).
+ */
+export function clientSnippets(
+  launch: ShimLaunch,
+  http: HttpEndpoint | null = null,
+): ClientSnippets {
   const entry = mcpServersEntry(launch);
-  const mcpServers = JSON.stringify({ mcpServers: { [MCP_ENTRY_NAME]: entry } }, null, 2);
-  const vscode = JSON.stringify(
-    { servers: { [MCP_ENTRY_NAME]: { type: "stdio", ...entry } } },
-    null,
-    2,
-  );
+  const mcpServers = json({ mcpServers: { [MCP_ENTRY_NAME]: entry } });
+  const vscode = json({ servers: { [MCP_ENTRY_NAME]: { type: "stdio", ...entry } } });
   const envFlags = Object.entries(launch.env).flatMap(([k, v]) => ["-e", shellQuote(`${k}=${v}`)]);
   // The name goes before any -e: `-e` takes several values, so a name after it is read as
   // one more K=V and the command fails (tested with the real `claude` CLI).
@@ -43,5 +87,11 @@ export function clientSnippets(launch: ShimLaunch): ClientSnippets {
     shellQuote(launch.command),
     ...launch.args.map(shellQuote),
   ].join(" ");
-  return { claudeDesktop: mcpServers, cursor: mcpServers, vscode, claudeCode };
+  return {
+    claudeDesktop: mcpServers,
+    cursor: mcpServers,
+    vscode,
+    claudeCode,
+    http: http ? httpClientSnippets(http) : null,
+  };
 }

@@ -134,6 +134,11 @@ export class McpHttpServer {
     return `http://127.0.0.1:${this.port}/mcp`;
   }
 
+  /** The token requests must carry, for the Clients page's ready-made entries. */
+  get bearerToken(): string {
+    return this.options.token;
+  }
+
   /** Host and Origin: who may talk to us at all (DNS rebinding, web pages). */
   private checkOrigin(req: http.IncomingMessage): void {
     const own = [`127.0.0.1:${this.port}`, `localhost:${this.port}`];

@@ -2,22 +2,22 @@
 // and the run_python description as the model sees it.
 import { useEffect, useState } from "react";
 import type { ApiResult } from "../../../shared/api/api-contract.js";
-import type { ClientSnippets } from "../../../shared/api/api-views.js";
 import { useLiveList, useMutation, useRequest } from "../api/hooks.js";
-import { CopyButton } from "../components/copy-button.js";
 import { Dialog } from "../components/dialog.js";
 import { DialogFooter } from "../components/dialog-footer.js";
 import { EmptyState, ErrorState, Loading, RequestView } from "../components/states.js";
 import { formatDateTime, formatRelative } from "../lib/format.js";
-import { hrefFor } from "../lib/router.js";
 import { useAppState } from "../state/app-state.js";
+import { SnippetsCard } from "./clients/snippets-card.js";
 
 export function ClientsPage() {
+  const { info } = useAppState();
   return (
     <div className="page">
       <ConnectedClients />
       <ClaudeDesktopCard />
-      <SnippetsCard />
+      {/* A new request when HTTP is turned on or off: the HTTP entries come and go with it. */}
+      <SnippetsCard key={info.data?.httpUrl ?? "off"} />
       <DescriptionCard />
     </div>
   );
@@ -242,117 +242,6 @@ function Diff(props: { text: string }) {
         );
       })}
     </pre>
-  );
-}
-
-const SNIPPETS: { key: keyof ClientSnippets; title: string; where: string }[] = [
-  {
-    key: "claudeDesktop",
-    title: "Claude Desktop",
-    where: "Settings → Developer → Edit Config, inside claude_desktop_config.json.",
-  },
-  { key: "cursor", title: "Cursor", where: "Cursor Settings → MCP, or ~/.cursor/mcp.json." },
-  {
-    key: "vscode",
-    title: "VS Code",
-    where: "The MCP servers file, .vscode/mcp.json or your user settings.",
-  },
-  { key: "claudeCode", title: "Claude Code", where: "Run this in a terminal." },
-];
-
-function HttpNote() {
-  const { info } = useAppState();
-  const url = info.data?.httpUrl ?? null;
-  if (!url) {
-    return (
-      <p className="muted small">
-        Clients that connect over HTTP instead of starting a program can use Code Mode once the
-        local HTTP transport is turned on in <a href={hrefFor("sandbox")}>Sandbox → Advanced</a>.
-      </p>
-    );
-  }
-  return (
-    <div className="http-note">
-      <span className="small">
-        MCP over HTTP (this computer only): <code className="wrap-anywhere">{url}</code>
-      </span>
-      <CopyButton text={url} ariaLabel="Copy HTTP address" label="Copy" />
-    </div>
-  );
-}
-
-function SnippetsCard() {
-  const snippets = useRequest("clients.snippets", {});
-  const [tab, setTab] = useState<keyof ClientSnippets>("claudeDesktop");
-  return (
-    <section className="card" aria-labelledby="snippets-heading">
-      <div className="card-header">
-        <h2 id="snippets-heading" className="card-title">
-          Other clients
-        </h2>
-      </div>
-      <p className="card-text">Copy the setting for your client and paste it where it says.</p>
-      <RequestView state={snippets} loadingLabel="Loading snippets…">
-        {(data) => (
-          <div className="snippets">
-            <div className="tabs" role="tablist" aria-label="Client">
-              {SNIPPETS.map((s) => (
-                <button
-                  key={s.key}
-                  type="button"
-                  role="tab"
-                  id={`tab-${s.key}`}
-                  aria-selected={tab === s.key}
-                  aria-controls={`panel-${s.key}`}
-                  tabIndex={tab === s.key ? 0 : -1}
-                  className={`tab${tab === s.key ? " is-selected" : ""}`}
-                  onClick={() => setTab(s.key)}
-                  onKeyDown={(e) => {
-                    const i = SNIPPETS.findIndex((x) => x.key === tab);
-                    let next = -1;
-                    if (e.key === "ArrowRight") next = (i + 1) % SNIPPETS.length;
-                    if (e.key === "ArrowLeft") next = (i - 1 + SNIPPETS.length) % SNIPPETS.length;
-                    if (e.key === "Home") next = 0;
-                    if (e.key === "End") next = SNIPPETS.length - 1;
-                    if (next >= 0) {
-                      e.preventDefault();
-                      const key = SNIPPETS[next]!.key;
-                      setTab(key);
-                      document.getElementById(`tab-${key}`)?.focus();
-                    }
-                  }}
-                >
-                  {s.title}
-                </button>
-              ))}
-            </div>
-            {SNIPPETS.map((s) => (
-              <div
-                key={s.key}
-                role="tabpanel"
-                id={`panel-${s.key}`}
-                aria-labelledby={`tab-${s.key}`}
-                hidden={tab !== s.key}
-                className="tab-panel"
-              >
-                <div className="snippet-head">
-                  <p className="muted small">{s.where}</p>
-                  <CopyButton
-                    text={data[s.key]}
-                    ariaLabel={`Copy ${s.title} config`}
-                    label="Copy"
-                  />
-                </div>
-                <pre className="code-block" tabIndex={0} aria-label={`${s.title} config`}>
-                  {data[s.key]}
-                </pre>
-              </div>
-            ))}
-          </div>
-        )}
-      </RequestView>
-      <HttpNote />
-    </section>
   );
 }
 

@@ -27,7 +27,13 @@ export function clientsHandlers(
 > {
   return {
     "clients.list": () => host.sessions.list(),
-    "clients.snippets": () => clientSnippets(host.options.shimLaunch),
+    "clients.snippets": () => {
+      const http = host.mcpHttp;
+      return clientSnippets(
+        host.options.shimLaunch,
+        http ? { url: http.url, token: http.bearerToken } : null,
+      );
+    },
     "clients.claudeDesktopPreview": () =>
       previewClaudeDesktop(claudeConfigPath(), host.options.shimLaunch).catch(asApiFailure),
     "clients.claudeDesktopApply": ({ expectedBefore }) =>

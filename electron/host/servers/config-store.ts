@@ -12,13 +12,13 @@ import { decryptSecrets, encryptSecrets, type SecretCodec } from "../store/secre
 import { writeFileAtomic } from "../store/atomic-file.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import {
-  entryToFile,
   parseServersConfig,
   serializeServersConfig,
   validateServersConfig,
   type ConfigIssue,
 } from "./server-config.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import { entryToFile } from "./server-entry.js";
 
 export const SERVERS_FILE = "servers.json";
 

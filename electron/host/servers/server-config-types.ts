@@ -24,3 +24,13 @@ export interface ServerEntryFile {
   private?: boolean | string[];
   secret?: string[];
 }
+
+/** One problem of a config, named by where it is. */
+export interface ConfigIssue {
+  /** Where the problem is, e.g. ["mcpServers", "notes", "url"]; [] for the file as a whole. */
+  path: string[];
+  message: string;
+}
+
+export type ConfigResult =
+  { ok: true; config: ServersConfig } | { ok: false; errors: ConfigIssue[] };

@@ -55,42 +55,6 @@ describe("accepted configs", () => {
     expect(config.servers.get("tracker")?.private).toEqual(["create_issue"]);
   });
 
-  it("fills defaults: no args, no env, no secrets, every tool, nothing private", () => {
-    const config = configOf(parse({ mcpServers: { s: { command: "x" } } }));
-    expect(config.servers.get("s")).toEqual({
-      command: "x",
-      args: [],
-      env: {},
-      secretEnv: [],
-      allow: null,
-      private: false,
-    });
-  });
-
-  it("reads allow null as every tool and type stdio as the default transport", () => {
-    const config = configOf(
-      parse({ mcpServers: { s: { command: "x", type: "stdio", allow: null, private: false } } }),
-    );
-    expect(config.servers.get("s")?.allow).toBeNull();
-    expect(config.servers.get("s")?.private).toBe(false);
-  });
-
-  it("maps secret to secretEnv and passes env values as written, ${VAR} unexpanded", () => {
-    const config = configOf(
-      parse({
-        mcpServers: {
-          gh: {
-            command: "gh-mcp",
-            env: { TOKEN: "ghp_123", HOME_DIR: "${HOME}" },
-            secret: ["TOKEN"],
-          },
-        },
-      }),
-    );
-    expect(config.servers.get("gh")?.env).toEqual({ TOKEN: "ghp_123", HOME_DIR: "${HOME}" });
-    expect(config.servers.get("gh")?.secretEnv).toEqual(["TOKEN"]);
-  });
-
   it("keeps the file order of servers, even names that look like numbers", () => {
     const config = configOf(
       parseServersConfig(
@@ -134,33 +98,6 @@ describe("config errors name the entry and the key", () => {
     ]);
   });
 
-  it("refuses headers the same way", () => {
-    const errors = errorsOf(
-      parse({ mcpServers: { notes: { command: "x", headers: { Authorization: "t" } } } }),
-    );
-    expect(errors[0]?.path).toEqual(["mcpServers", "notes", "headers"]);
-    expect(errors[0]?.message).toContain('server "notes": "headers" is not supported');
-    expect(errors[0]?.message).toContain("only stdio servers");
-  });
-
-  it("refuses any unknown key, naming it and the entry", () => {
-    const errors = errorsOf(parse({ mcpServers: { notes: { command: "x", cwd: "/tmp" } } }));
-    expect(errors).toHaveLength(1);
-    expect(errors[0]?.path).toEqual(["mcpServers", "notes", "cwd"]);
-    expect(errors[0]?.message).toMatch(/^server "notes": unknown key "cwd"/);
-  });
-
-  it("refuses a type other than stdio, naming the value", () => {
-    const errors = errorsOf(parse({ mcpServers: { notes: { command: "x", type: "sse" } } }));
-    expect(errors[0]?.path).toEqual(["mcpServers", "notes", "type"]);
-    expect(errors[0]?.message).toBe(
-      'server "notes": type "sse" is not supported: only stdio servers (command, args, env) can be wrapped',
-    );
-    expect(
-      errorsOf(parse({ mcpServers: { notes: { command: "x", type: 3 } } }))[0]?.message,
-    ).toContain("type 3 is not supported");
-  });
-
   it("refuses unknown top-level keys, naming them", () => {
     const errors = errorsOf(parse({ mcpServers: {}, servers: {} }));
     expect(errors).toEqual([
@@ -177,37 +114,6 @@ describe("config errors name the entry and the key", () => {
     expect(paths(parse({ mcpServers: [] }))).toEqual(["mcpServers"]);
     expect(paths(parse([]))).toEqual([""]);
     expect(paths(parse(null))).toEqual([""]);
-  });
-
-  it("requires an entry to be an object with a non-empty command", () => {
-    expect(paths(parse({ mcpServers: { s: "uv run" } }))).toEqual(["mcpServers.s"]);
-    expect(paths(parse({ mcpServers: { s: {} } }))).toEqual(["mcpServers.s.command"]);
-    expect(paths(parse({ mcpServers: { s: { command: "  " } } }))).toEqual([
-      "mcpServers.s.command",
-    ]);
-    expect(paths(parse({ mcpServers: { s: { command: ["uv"] } } }))).toEqual([
-      "mcpServers.s.command",
-    ]);
-  });
-
-  it("requires args to be an array of strings, naming the bad item", () => {
-    expect(paths(parse({ mcpServers: { s: { command: "x", args: "run" } } }))).toEqual([
-      "mcpServers.s.args",
-    ]);
-    const errors = errorsOf(parse({ mcpServers: { s: { command: "x", args: ["a", 1, "b"] } } }));
-    expect(errors).toEqual([
-      {
-        path: ["mcpServers", "s", "args", "1"],
-        message: 'server "s": args[1] must be a string, not a number',
-      },
-    ]);
-  });
-
-  it("refuses NUL characters, which no process can receive", () => {
-    expect(paths(parse({ mcpServers: { s: { command: "x\u0000", args: ["a\u0000"] } } }))).toEqual([
-      "mcpServers.s.command",
-      "mcpServers.s.args.0",
-    ]);
   });
 });
 
@@ -280,92 +186,6 @@ describe("server names must be unique words", () => {
   });
 });
 
-describe("env, secret, allow and private", () => {
-  it("requires env values to be strings, saying to quote them", () => {
-    const errors = errorsOf(
-      parse({ mcpServers: { s: { command: "x", env: { PORT: 8080, DEBUG: true, OK: "1" } } } }),
-    );
-    expect(errors.map((e) => e.path.join("."))).toEqual([
-      "mcpServers.s.env.PORT",
-      "mcpServers.s.env.DEBUG",
-    ]);
-    expect(errors[0]?.message).toBe(
-      'server "s": env "PORT" must be a string, not a number (write it in quotes)',
-    );
-  });
-
-  it("requires env to be an object and its names to be usable variable names", () => {
-    expect(paths(parse({ mcpServers: { s: { command: "x", env: ["A=1"] } } }))).toEqual([
-      "mcpServers.s.env",
-    ]);
-    expect(
-      paths(parse({ mcpServers: { s: { command: "x", env: { "A=B": "1", "": "2" } } } })),
-    ).toEqual(["mcpServers.s.env.A=B", "mcpServers.s.env."]);
-  });
-
-  it("requires every secret name to be a key of env", () => {
-    const errors = errorsOf(
-      parse({
-        mcpServers: { s: { command: "x", env: { TOKEN: "t" }, secret: ["TOKEN", "API_KEY"] } },
-      }),
-    );
-    expect(errors).toEqual([
-      {
-        path: ["mcpServers", "s", "secret", "1"],
-        message: 'server "s": secret "API_KEY" is not a key of "env"',
-      },
-    ]);
-    expect(paths(parse({ mcpServers: { s: { command: "x", secret: ["T"] } } }))).toEqual([
-      "mcpServers.s.secret.0",
-    ]);
-  });
-
-  it("requires secret, allow and private lists to hold unique non-empty strings", () => {
-    const result = parse({
-      mcpServers: {
-        s: {
-          command: "x",
-          env: { T: "1" },
-          secret: ["T", "T"],
-          allow: ["a", ""],
-          private: ["b", 3],
-        },
-      },
-    });
-    expect(paths(result)).toEqual([
-      "mcpServers.s.allow.1",
-      "mcpServers.s.private.1",
-      "mcpServers.s.secret.1",
-    ]);
-    expect(errorsOf(result)[2]?.message).toBe('server "s": secret lists "T" more than once');
-    expect(paths(parse({ mcpServers: { s: { command: "x", allow: "search" } } }))).toEqual([
-      "mcpServers.s.allow",
-    ]);
-  });
-
-  it("accepts private as true, false or a list, nothing else", () => {
-    expect(paths(parse({ mcpServers: { s: { command: "x", private: "yes" } } }))).toEqual([
-      "mcpServers.s.private",
-    ]);
-    expect(
-      configOf(parse({ mcpServers: { s: { command: "x", private: ["t"] } } })).servers.get("s")
-        ?.private,
-    ).toEqual(["t"]);
-  });
-
-  it("refuses a private label on a tool that allow leaves out", () => {
-    const errors = errorsOf(
-      parse({ mcpServers: { s: { command: "x", allow: ["read"], private: ["read", "write"] } } }),
-    );
-    expect(errors).toEqual([
-      {
-        path: ["mcpServers", "s", "private", "1"],
-        message: 'server "s": private tool "write" is not in "allow"',
-      },
-    ]);
-  });
-});
-
 describe("all issues are collected", () => {
   it("reports every problem of every entry in one pass, in file order", () => {
     const text = `{
@@ -406,48 +226,11 @@ describe("bad JSON", () => {
     ]);
   });
 
-  it.each([
-    ["", 1, 1, "the text ends too early"],
-    ['{"mcpServers": {}', 1, 18, "the text ends too early"],
-    ['{"mcpServers": }', 1, 16, 'unexpected character "}"'],
-    ['{"mcpServers" {}}', 1, 15, 'expected ":" after a property name'],
-    ['{"a": 1 "b": 2}', 1, 9, 'expected "," or "}" after a property value'],
-    ["[1 2]", 1, 4, 'expected "," or "]" after an array item'],
-    ["[1,]", 1, 4, 'unexpected character "]"'],
-    ["{'a': 1}", 1, 2, "expected a property name in double quotes"],
-    ['{"a": "x\ty"}', 1, 9, "a control character inside a string must be escaped"],
-    ['{"a": "\\x"}', 1, 9, "invalid escape in a string"],
-    ['{"a": "\\u12G4"}', 1, 9, "\\u must be followed by four hex digits"],
-    ['{"a": 01}', 1, 8, 'expected "," or "}" after a property value'],
-    ['{"a": 1.}', 1, 9, "a number needs a digit here"],
-    ['{"a": -}', 1, 8, "a number needs a digit here"],
-    ['{"a": tru}', 1, 7, 'unexpected character "t"'],
-    ["{} {}", 1, 4, "unexpected text after the JSON value"],
-    ['\r\n{\r\n  "a" 1}', 3, 7, 'expected ":" after a property name'],
-  ])("places the error in %j at line %i, column %i", (text, line, column, what) => {
-    expect(() => JSON.parse(text) as unknown).toThrow(SyntaxError);
-    expect(errorsOf(parseServersConfig(text))).toEqual([
-      { path: [], message: `not valid JSON at line ${line}, column ${column}: ${what}` },
-    ]);
-  });
-
-  it("accepts every JSON form the strict scanner might trip on", () => {
-    const text = `{"mcpServers": {"s": {"command": "x\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9", "args": [], "env": {}}}, "n": [0, -0.5e+10, 1E-2, 12, true, false, null, {}, [[]], "ü😀"]}`;
-    expect(JSON.parse(text)).toBeTruthy();
-    // Only the unknown top-level key is wrong: the scan itself passed.
-    expect(paths(parseServersConfig(text))).toEqual(["n"]);
-  });
-
   it("never quotes the file's text, which may hold a secret", () => {
     const text = '{"mcpServers": {"s": {"command": "x", "env": {"TOKEN": "hunter2" oops}}}}';
     const [issue] = errorsOf(parseServersConfig(text));
     expect(issue?.message).not.toContain("hunter2");
     expect(issue?.message).toMatch(/^not valid JSON at line 1, column \d+:/);
-  });
-
-  it("stops at absurd nesting instead of overflowing the stack", () => {
-    const text = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    expect(errorsOf(parseServersConfig(text))[0]?.message).toContain("nested deeper than");
   });
 });
 

@@ -11,7 +11,8 @@ import { importedWithEnvSecret } from "../../servers/imported-secrets.js";
 import type { ServerSet } from "../../servers/server-set.js";
 import type { Catalog } from "../../catalog/catalog-types.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
-import { entryToFile, validateServersConfig } from "../../servers/server-config.js";
+import { validateServersConfig } from "../../servers/server-config.js";
+import { entryToFile } from "../../servers/server-entry.js";
 import type { ServersConfig } from "../../servers/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
 

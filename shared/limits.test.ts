@@ -208,6 +208,15 @@ describe("limits", () => {
         loginShellOutputMaxChars: 256 * KiB,
         maxEntries: 256,
       },
+      MCPB_LIMITS: {
+        bundleMaxBytes: 64 * MiB,
+        uploadMaxBytes: 1 * MiB,
+        entriesMax: 10_000,
+        unpackedMaxBytes: 256 * MiB,
+        entryNameMaxChars: 1_024,
+        manifestMaxBytes: 1 * MiB,
+        userConfigMax: 64,
+      },
     });
   });
 

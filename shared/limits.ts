@@ -453,6 +453,30 @@ export const SERVER_PATH_LIMITS = {
 } as const;
 
 /**
+ * MCP Bundles (.mcpb): a zip from anywhere, unpacked into the data directory. Every number
+ * here bounds what a hostile bundle can make the host read, inflate or write.
+ */
+export const MCPB_LIMITS = {
+  /** A .mcpb file as read from disk (`servers add --from-mcpb`). */
+  bundleMaxBytes: 64 * MiB,
+  /**
+   * A bundle sent by the UI through the API: it travels base64 in one API message, which
+   * in browser mode must fit HOST_LIMITS.wsMessageMaxBytes. Bigger bundles go through the CLI.
+   */
+  uploadMaxBytes: 1 * MiB,
+  /** Files and folders in one bundle. */
+  entriesMax: 10_000,
+  /** All files of a bundle once unpacked, counted as they are inflated (not as declared). */
+  unpackedMaxBytes: 256 * MiB,
+  /** One path inside the bundle. */
+  entryNameMaxChars: 1_024,
+  /** manifest.json, read before anything is unpacked. */
+  manifestMaxBytes: 1 * MiB,
+  /** `user_config` options one manifest may declare. */
+  userConfigMax: 64,
+} as const;
+
+/**
  * Settings the user can change, with their defaults and the bounds the host enforces. Where a
  * bound or default is a limit above, it is that limit, not a copy of its number (so this comes
  * after them all).

@@ -9,11 +9,12 @@ import {
   type AuditRunDetail,
   type AuditVerifyResult,
 } from "../audit-entry.js";
-import { API_LIMITS, AUDIT_LIMITS } from "../limits.js";
+import { API_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
 import { settingsPatchSchema } from "../settings.js";
 import type {
   AppInfoView,
   BuildProgress,
+  BundleView,
   ClaudeDesktopPreview,
   ClientSnippets,
   ClientView,
@@ -53,6 +54,15 @@ export const serverEntryInput = z.strictObject({
 // The UI imports the filter's type from here, with the rest of the contract.
 export type { AuditFilter } from "../audit-entry.js";
 
+/** A .mcpb file as the UI sends it: base64, at most MCPB_LIMITS.uploadMaxBytes once decoded. */
+const bundleBytes = z
+  .string()
+  .min(1)
+  .max(Math.ceil(MCPB_LIMITS.uploadMaxBytes / 3) * 4);
+
+/** The values of a bundle's user_config options (or a catalog entry's settings), by key. */
+const settingValues = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
 /** Params of every request, validated by the host before a handler sees them. */
 export const API_PARAMS = {
   "app.info": none,
@@ -78,6 +88,12 @@ export const API_PARAMS = {
     /** The server being edited, whose saved secrets stand in for their masks. */
     previousName: serverName.optional(),
     entry: serverEntryInput,
+  }),
+  "servers.readBundle": z.strictObject({ bundle: bundleBytes }),
+  "servers.addBundle": z.strictObject({
+    name: z.string().max(API_LIMITS.upsertNameMaxChars),
+    bundle: bundleBytes,
+    values: settingValues,
   }),
   "servers.remove": z.strictObject({ name: serverName }),
   "servers.restart": z.strictObject({ name: serverName }),
@@ -132,6 +148,8 @@ export interface ApiResults {
   "servers.list": ServerView[];
   "servers.upsert": ServerView[];
   "servers.try": TryServerView;
+  "servers.readBundle": { bundle: BundleView; suggestedName: string };
+  "servers.addBundle": ServerView[];
   "servers.remove": ServerView[];
   "servers.restart": ServerView[];
   "servers.tools": ToolView[];

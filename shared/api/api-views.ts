@@ -189,3 +189,28 @@ export type TryServerView =
       stderrTail: string[];
       elapsedMs: number;
     };
+
+/** One `user_config` option of an MCP Bundle, as the "Add from a .mcpb file" form asks it. */
+export interface BundleSettingView {
+  key: string;
+  type: "string" | "number" | "boolean" | "directory" | "file";
+  title: string;
+  description: string;
+  required: boolean;
+  /** Stored as a secret env value, shown masked. */
+  sensitive: boolean;
+  /** Several folders or files. */
+  multiple: boolean;
+  /** The manifest's default, before ${HOME} and the like are put in. */
+  default: string[];
+}
+
+/** An MCP Bundle read from its manifest, before it is added. */
+export interface BundleView {
+  name: string;
+  displayName: string;
+  version: string;
+  description: string;
+  serverType: "node" | "python" | "binary" | "uv";
+  settings: BundleSettingView[];
+}

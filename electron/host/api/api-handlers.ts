@@ -2,6 +2,7 @@ import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { CodeModeHost } from "../app/code-mode-host.js";
 import { appHandlers } from "./handlers/app-handlers.js";
 import { auditHandlers } from "./handlers/audit-handlers.js";
+import { bundleHandlers } from "./handlers/bundle-handlers.js";
 import { clientsHandlers } from "./handlers/clients-handlers.js";
 import { configHandlers } from "./handlers/config-handlers.js";
 import { sandboxHandlers } from "./handlers/sandbox-handlers.js";
@@ -20,5 +21,6 @@ export function buildApiHandlers(host: CodeModeHost): ApiHandlers {
     ...settingsHandlers(host),
     ...auditHandlers(host),
     ...tryHandlers(host),
+    ...bundleHandlers(host),
   };
 }

@@ -1,3 +1,4 @@
+import { BUNDLES_DIR, pruneBundles } from "../servers/mcpb/bundle-store.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
@@ -67,6 +68,8 @@ export const DATA_DIR_TRUSTED_ENTRIES = [
   LOCAL_ACCESS_NAMES.socketDir,
   INSTALL_ID_FILE,
   "audit",
+  // Unpacked MCP Bundles: their code runs as servers.
+  BUNDLES_DIR,
   // The audit log's head kept outside it, the key that signs it, and the checkpoints set aside.
   CHECKPOINT_FILE,
   CHECKPOINT_KEY_FILE,
@@ -117,6 +120,8 @@ export class CodeModeHost {
   readonly engine: CodeModeEngine;
   readonly configStore: ConfigStore;
   readonly startupProblems: string[] = [];
+  /** Bundle folders being installed, not yet named by a saved server: prune leaves them. */
+  readonly pendingBundles = new Set<string>();
   private listener: LocalSocketListener | null = null;
   private http: McpHttpServer | null = null;
   private token = "";
@@ -521,6 +526,10 @@ export class CodeModeHost {
     this.engine.rebuild();
     const result = await this.servers.replace(config);
     this.record({ kind: "config_changed", summary, servers: [...config.servers.keys()] });
+    // A removed bundle server's folder goes with it (its process was stopped just above).
+    await pruneBundles(this.options.dataDir, config, this.pendingBundles).catch((error: unknown) =>
+      this.options.log?.(`bundle folders could not be cleaned up: ${String(error)}`),
+    );
     for (const failure of result.failed)
       this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
     this.emitServers();

@@ -1,15 +1,26 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { MCPB_LIMITS } from "../../../../shared/limits.js";
 import type { CatalogValues } from "../../../../shared/server-catalog/catalog-schema.js";
 import {
   buildEntry,
   findCatalogEntry,
   SERVER_CATALOG,
+  type BuiltEntry,
+  type SettingProblem,
 } from "../../../../shared/server-catalog/server-catalog.js";
 import { acquireInstanceLock, AlreadyRunningError } from "../../local-access/instance-lock.js";
 import { dataDir } from "../../paths.js";
 import { SERVERS_FILE } from "../../servers/config-store.js";
+import {
+  bundleView,
+  discardBundle,
+  installBundle,
+  openBundle,
+} from "../../servers/mcpb/bundle-store.js";
+import { BundleError } from "../../servers/mcpb/zip-reader.js";
+import { resolveServerPath } from "../../servers/server-path.js";
 import {
   formatConfigIssues,
   parseServersConfig,
@@ -25,6 +36,10 @@ export const SERVERS_HELP = `Usage:
   codemode servers add NAME --from-catalog ID [--set KEY=VALUE]...
       Add catalog entry ID to the saved servers under NAME. Give each setting with --set;
       repeat --set for a setting that takes several values (the folders of "filesystem").
+  codemode servers add NAME --from-mcpb FILE [--set KEY=VALUE]...
+      Add an MCP Bundle (.mcpb): it is unpacked into the data directory and its server
+      added under NAME. Give its user_config settings with --set (without a required one,
+      the error lists what the bundle asks for).
 
 The Code Mode app must not be running while servers are added here (add them in its
 Servers page instead). CODEMODE_HOME sets the data directory.`;
@@ -85,6 +100,7 @@ async function addCommand(argv: string[], io: CliIO): Promise<number> {
     args: argv,
     options: {
       "from-catalog": { type: "string" },
+      "from-mcpb": { type: "string" },
       set: { type: "string", multiple: true },
     },
     allowPositionals: true,
@@ -92,9 +108,17 @@ async function addCommand(argv: string[], io: CliIO): Promise<number> {
   const [name, ...extra] = positionals;
   if (name === undefined) throw new UserError("servers add takes the NAME to add the server as");
   if (extra.length > 0) throw new UserError(`unexpected ${JSON.stringify(extra[0])}; see --help`);
+  const settings = parseSetOptions(values.set ?? []);
+  const bundle = values["from-mcpb"];
   const id = values["from-catalog"];
+  if (bundle !== undefined && id !== undefined) {
+    throw new UserError("give --from-catalog or --from-mcpb, not both");
+  }
+  if (bundle !== undefined) return addBundleCommand(name, bundle, settings, io);
   if (id === undefined) {
-    throw new UserError("servers add needs --from-catalog ID (see `codemode servers catalog`)");
+    throw new UserError(
+      "servers add needs --from-catalog ID (see `codemode servers catalog`) or --from-mcpb FILE",
+    );
   }
   const entry = findCatalogEntry(id);
   if (!entry) {
@@ -102,14 +126,100 @@ async function addCommand(argv: string[], io: CliIO): Promise<number> {
       `no catalog entry ${JSON.stringify(id)}; the catalog has: ${SERVER_CATALOG.map((e) => e.id).join(", ")}`,
     );
   }
-  const built = buildEntry(entry, parseSetOptions(values.set ?? []));
-  if (!built.ok) {
+  const built = buildEntry(entry, settings);
+  if (!built.ok) throw new UserError(problemText(built.problems));
+  await addToServersFile(dataDir(io.env), name, built.entry);
+  writeLine(
+    io.stdout,
+    `Added ${name} from the catalog (${entry.name}): ${describeEntry(built.entry)}\n` +
+      "Code Mode starts it the next time it starts.",
+  );
+  return 0;
+}
+
+function problemText(problems: readonly SettingProblem[]): string {
+  return problems.map((p) => (p.key ? `--set ${p.key}: ${p.message}` : p.message)).join("; ");
+}
+
+function describeEntry(entry: BuiltEntry): string {
+  const launch = [entry.command, ...entry.args].join(" ");
+  const secret = entry.secret?.length ? ` (secret: ${entry.secret.join(", ")})` : "";
+  return launch + secret;
+}
+
+async function addBundleCommand(
+  name: string,
+  file: string,
+  settings: CatalogValues,
+  io: CliIO,
+): Promise<number> {
+  const home = dataDir(io.env);
+  const bytes = await readBundleFile(file);
+  const opened = wrapBundleError(() => openBundle(bytes));
+  // The runtime check looks where the app's servers will: the PATH it gives them.
+  const serverPath = await resolveServerPath({ env: io.env });
+  const installed = await addToServersFile(home, name, async () => {
+    const result = await installBundle(opened, settings, {
+      dataDir: home,
+      pathEnv: serverPath.path,
+    }).catch(refused);
+    if (!result.ok) {
+      const asked = bundleView(opened.manifest).settings.map(
+        (s) => `${s.key}${s.required ? "" : "?"} (${s.title})`,
+      );
+      throw new UserError(
+        `${problemText(result.problems)}\nThis bundle takes: ${asked.join(", ") || "no settings"}`,
+      );
+    }
+    return result;
+  });
+  writeLine(
+    io.stdout,
+    `Added ${name} from the bundle ${installed.manifest.display_name ?? installed.manifest.name} ${installed.manifest.version}, unpacked in ${installed.dir}: ${describeEntry(installed.entry)}\n` +
+      "Code Mode starts it the next time it starts.",
+  );
+  return 0;
+}
+
+async function readBundleFile(file: string): Promise<Buffer> {
+  const size = await stat(file).then(
+    (s) => s.size,
+    (error: NodeJS.ErrnoException) => {
+      throw new UserError(`cannot read ${file}: ${error.code ?? error.message}`);
+    },
+  );
+  if (size > MCPB_LIMITS.bundleMaxBytes) {
     throw new UserError(
-      built.problems.map((p) => (p.key ? `--set ${p.key}: ${p.message}` : p.message)).join("; "),
+      `${file} is ${size} bytes; bundles of at most ${MCPB_LIMITS.bundleMaxBytes} bytes are accepted`,
     );
   }
+  return readFile(file);
+}
 
-  const home = dataDir(io.env);
+/** A refused bundle as the CLI reports it: the reason, no stack. */
+function refused(error: unknown): never {
+  if (error instanceof BundleError) throw new UserError(`the bundle was refused: ${error.message}`);
+  throw error;
+}
+
+function wrapBundleError<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    return refused(error);
+  }
+}
+
+/**
+ * Adds one entry to the servers file under the app's lock. `make` gives the entry (or an
+ * installed bundle holding it) once the lock is held and the name is known to be free; an
+ * installed bundle's folder is removed again if the file cannot be written.
+ */
+async function addToServersFile<T extends BuiltEntry | { entry: BuiltEntry; dir: string }>(
+  home: string,
+  name: string,
+  make: T | (() => Promise<T>),
+): Promise<T> {
   // Holding the app's own lock while the file changes: the app cannot start halfway through,
   // and a running app (which would overwrite this edit with its own copy) is named, not raced.
   const lock = await acquireInstanceLock(home).catch((error: unknown) => {
@@ -121,6 +231,7 @@ async function addCommand(argv: string[], io: CliIO): Promise<number> {
     }
     throw error;
   });
+  let installedDir: string | null = null;
   try {
     const file = path.join(home, SERVERS_FILE);
     const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
@@ -137,21 +248,21 @@ async function addCommand(argv: string[], io: CliIO): Promise<number> {
     if (servers.has(name)) {
       throw new UserError(`a server named ${JSON.stringify(name)} already exists in ${file}`);
     }
-    // The new entry meets the same check as the file: a bad NAME is named like any problem.
-    const checked = validateServersConfig({ mcpServers: { [name]: built.entry } });
+    // The name meets the same check as the file before anything is unpacked.
+    const nameCheck = validateServersConfig({ mcpServers: { [name]: { command: "x" } } });
+    if (!nameCheck.ok) throw new UserError(formatConfigIssues(nameCheck.errors, file));
+    const made = typeof make === "function" ? await make() : make;
+    const entry = "dir" in made ? made.entry : made;
+    if ("dir" in made) installedDir = made.dir;
+    const checked = validateServersConfig({ mcpServers: { [name]: entry } });
     if (!checked.ok) throw new UserError(formatConfigIssues(checked.errors, file));
     for (const [key, value] of checked.config.servers) servers.set(key, value);
     // Secrets the app stored encrypted stay as they are: this never decrypts or re-encrypts.
     await writeFileAtomic(file, serializeServersConfig({ servers }));
+    installedDir = null;
+    return made;
   } finally {
+    if (installedDir !== null) await discardBundle(installedDir);
     await lock.release();
   }
-  const launch = [built.entry.command, ...built.entry.args].join(" ");
-  const secret = built.entry.secret?.length ? ` (secret: ${built.entry.secret.join(", ")})` : "";
-  writeLine(
-    io.stdout,
-    `Added ${name} from the catalog (${entry.name}): ${launch}${secret}\n` +
-      "Code Mode starts it the next time it starts.",
-  );
-  return 0;
 }

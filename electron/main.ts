@@ -53,6 +53,7 @@ function snapshot(h: CodeModeHost): TraySnapshot {
     paused: h.gate.paused,
     openAtLogin: app.getLoginItemSettings().openAtLogin,
     auditFailing: h.auditFailure !== null,
+    dockerUnreachable: h.sandbox.dockerView().state === "unreachable",
   };
 }
 

@@ -23,6 +23,9 @@ export const AUDIT_KINDS = [
   "calls_not_logged",
   "audit_recovered",
   "audit_pruned",
+  "docker_lost",
+  "runs_refused",
+  "docker_back",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -224,6 +227,53 @@ export const auditPrunedEntrySchema = z.object({
   maxTotalBytes: count,
 });
 
+/** The Docker engine stopped answering (its event stream ended, or a call to it failed). */
+export const dockerLostEntrySchema = z.object({
+  ...common,
+  kind: z.literal("docker_lost"),
+  /** The engine as the user named it or it was found: `unix:///var/run/docker.sock`. */
+  endpoint: z.string(),
+  /** How the loss was noticed. */
+  reason: z.string(),
+});
+
+/** Why runs were refused before they started, counted in one entry. */
+export const RUN_REFUSAL_CAUSES = ["docker_unreachable"] as const;
+
+/**
+ * Runs refused at once while Docker could not be reached: counted, not logged one by one (a
+ * retrying client would otherwise write thousands of entries a minute). Written when Docker
+ * is back, or when the app stops while it is still away.
+ */
+export const runsRefusedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("runs_refused"),
+  cause: z.enum(RUN_REFUSAL_CAUSES),
+  /** How many runs this entry stands for. */
+  count: count,
+  /** The first and the last refusal it counts (ISO 8601). */
+  firstAt: z.iso.datetime(),
+  lastAt: z.iso.datetime(),
+  /** Up to a few distinct client names among them. */
+  clients: z.array(z.string()),
+});
+
+/**
+ * Docker answers again after a docker_lost: this install's leftover containers were removed and
+ * the warm pool refilled before runs were let through.
+ */
+export const dockerBackEntrySchema = z.object({
+  ...common,
+  kind: z.literal("docker_back"),
+  endpoint: z.string(),
+  /** How long it was away, from the moment the loss was noticed. */
+  downMs: millis,
+  /** Containers of this install left by the outage (runs in flight, warm ones) and removed. */
+  sweptContainers: count,
+  /** Warm containers started again. */
+  warmContainers: count,
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -239,6 +289,9 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   callsNotLoggedEntrySchema,
   auditRecoveredEntrySchema,
   auditPrunedEntrySchema,
+  dockerLostEntrySchema,
+  runsRefusedEntrySchema,
+  dockerBackEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

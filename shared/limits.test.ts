@@ -180,7 +180,13 @@ describe("limits", () => {
         toolListMaxPages: 100,
       },
       CONFIG_LIMITS: { maxNesting: 64 },
-      DOCKER_LIMITS: { versionTimeoutMs: 5_000 },
+      DOCKER_LIMITS: {
+        versionTimeoutMs: 5_000,
+        heartbeatMs: 1_000,
+        reconnectFirstMs: 250,
+        reconnectMaxMs: 5_000,
+        refusedClientsShown: 5,
+      },
       RUN_COST_LIMITS: {
         refusalsPastBudget: 10,
         notLoggedToolsShown: 5,

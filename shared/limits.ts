@@ -377,6 +377,18 @@ export const CONFIG_LIMITS = {
 export const DOCKER_LIMITS = {
   /** An engine that does not answer its version request within this is taken as not running. */
   versionTimeoutMs: 5_000,
+  /**
+   * While the engine answers, it is pinged this often: a socket removed under a live
+   * connection, or an engine that went away without ending its event stream, is noticed
+   * within this plus one failed ping (well inside 2 s).
+   */
+  heartbeatMs: 1_000,
+  /** After Docker was lost, the first try to reach it again waits this long... */
+  reconnectFirstMs: 250,
+  /** ...each next try twice as long as the one before, up to this. */
+  reconnectMaxMs: 5_000,
+  /** Distinct client names kept in the one entry that counts runs refused while it was away. */
+  refusedClientsShown: 5,
 } as const;
 
 /**

@@ -70,6 +70,22 @@ export function oneOfEachKind(): AuditEntryInput[] {
       bytes: 20_000,
       maxTotalBytes: 16 * 1024 * 1024,
     },
+    { kind: "docker_lost", endpoint: "unix:///var/run/docker.sock", reason: "event stream ended" },
+    {
+      kind: "runs_refused",
+      cause: "docker_unreachable",
+      count: 3,
+      firstAt: new Date(0).toISOString(),
+      lastAt: new Date(1000).toISOString(),
+      clients: ["claude"],
+    },
+    {
+      kind: "docker_back",
+      endpoint: "unix:///var/run/docker.sock",
+      downMs: 4000,
+      sweptContainers: 2,
+      warmContainers: 1,
+    },
   ];
 }
 

@@ -96,6 +96,8 @@ export interface DaemonProcess {
   readyLine: string;
   /** Everything the daemon wrote to stderr so far. */
   stderr(): string;
+  /** Everything the daemon wrote to stdout so far (with --ui: the UI's URL). */
+  stdout(): string;
   exited: Promise<Exit>;
   /** SIGTERM, then waits for the exit (SIGKILL and an error after `timeoutMs`). */
   stop(timeoutMs?: number): Promise<Exit>;
@@ -117,7 +119,8 @@ export async function startDaemon(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stdout.resume();
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exited = exitOf(child);
   const pid = child.pid;
@@ -142,6 +145,7 @@ export async function startDaemon(
     pid,
     readyLine: "",
     stderr: () => stderr,
+    stdout: () => stdout,
     exited,
     async stop(timeoutMs = 20_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -39,6 +39,12 @@ describe("tray state", () => {
     expect(statusLine({ ...ready, auditFailing: false })).toBe("Ready");
   });
 
+  it("says Docker is not reachable while a lost engine is away (issue 14 §2)", () => {
+    const away = { ...ready, dockerReady: false, dockerUnreachable: true };
+    expect(trayState(away)).toBe("attention");
+    expect(statusLine(away)).toBe("Runs refused: Docker not reachable");
+  });
+
   it("has the tray menu's items in order, with the switches reflecting the state", () => {
     const labels = trayMenu({ ...ready, paused: true }).map((item) =>
       "label" in item ? item.label : "—",

@@ -14,6 +14,8 @@ export interface TraySnapshot {
   openAtLogin: boolean;
   /** Set while the audit log cannot be written: runs are refused until it can. */
   auditFailing?: boolean;
+  /** Set while an engine that answered is away: runs are refused until it is back. */
+  dockerUnreachable?: boolean;
 }
 
 export function trayState(s: TraySnapshot): TrayState {
@@ -29,6 +31,7 @@ export function trayState(s: TraySnapshot): TrayState {
 export function statusLine(s: TraySnapshot): string {
   if (s.privateClients.length > 0) return `Private-data mode: ${s.privateClients.join(", ")}`;
   if (s.auditFailing === true) return "Runs refused: the audit log cannot be written";
+  if (s.dockerUnreachable === true) return "Runs refused: Docker not reachable";
   if (!s.dockerReady) return "Needs attention: Docker is not running";
   if (!s.imagePresent) return "Needs attention: the sandbox image is not built";
   if (s.failedServers.length > 0) return `Needs attention: ${s.failedServers.join(", ")} failed`;

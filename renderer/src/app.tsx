@@ -224,6 +224,13 @@ function useAppStatus(): { tone: Tone; text: string; detail: string } {
   if (docker.data.state === "not-running") {
     return { tone: "bad", text: "Docker not running", detail: "Runs need Docker." };
   }
+  if (docker.data.state === "unreachable") {
+    return {
+      tone: "bad",
+      text: "Docker not reachable",
+      detail: "Runs are refused until Docker is back; Code Mode reconnects by itself.",
+    };
+  }
   if (build.running) return { tone: "info", text: "Building image…", detail: "" };
   if (image.data && !image.data.present) {
     return {

@@ -1,7 +1,8 @@
 // What the host shows the UI. Plain data only (no Node types): this module is shared by
 // the host, the preload, the WebSocket transport and the React renderer.
 
-export type DockerState = "ready" | "not-running" | "not-installed";
+/** "unreachable": an engine that answered went away; runs are refused until it is back. */
+export type DockerState = "ready" | "not-running" | "not-installed" | "unreachable";
 
 export interface DockerStatusView {
   state: DockerState;
@@ -128,6 +129,8 @@ export interface AppInfoView {
     /** Why the login shell's PATH is missing, or null when it answered. */
     shellProblem: string | null;
   };
+  /** Docker as the host sees it now (as docker.status, asking Docker nothing). */
+  docker: DockerStatusView;
 }
 
 export interface ClientSnippets {

@@ -54,7 +54,8 @@ import { RefusalLimiter } from "./refusal-limiter.js";
 import { ClientSessions } from "./client-sessions.js";
 import { EventHub } from "./event-hub.js";
 import { RunGate } from "./run-gate.js";
-import { SandboxSlot } from "./sandbox-slot.js";
+import { RunRefusals } from "./run-refusals.js";
+import { SandboxSlot, type DockerOutageEvent } from "./sandbox-slot.js";
 import { configSecrets, serverViews } from "./server-views.js";
 
 export { SERVERS_FILE };
@@ -273,7 +274,11 @@ export class CodeModeHost {
         owner: currentOwner(await ensureInstallId(options.dataDir)),
         poolSize: () => (host?.settings ?? settings).warmPoolSize,
         deadlineSeconds: () => (host?.settings ?? settings).deadlineSeconds,
-        onDockerChange: (view) => host?.events.emit("docker.changed", view),
+        onDockerChange: (view) => {
+          host?.events.emit("docker.changed", view);
+          if (host) host.events.emit("app.changed", host.appInfo());
+        },
+        onOutage: (event) => host?.dockerOutage(event),
         onBuildEvent: (event) => host?.events.emit("image.build", event),
         onBuildFinished: (result) => {
           host?.record({
@@ -390,8 +395,39 @@ export class CodeModeHost {
     this.dockerTimer.unref();
   }
 
+  /** Runs refused at once while Docker is away: one audit entry for all of them. */
+  private readonly runRefusals = new RunRefusals(() => this.options.now?.() ?? new Date());
+
+  /** Docker went away or came back: the log and the log lines say so. */
+  dockerOutage(event: DockerOutageEvent): void {
+    if (event.phase === "lost") {
+      this.options.log?.(`docker: not reachable at ${event.endpoint} (${event.reason})`);
+      this.record({ kind: "docker_lost", endpoint: event.endpoint, reason: event.reason });
+      return;
+    }
+    const refused = this.runRefusals.take("docker_unreachable");
+    if (refused) this.record(refused);
+    this.record({
+      kind: "docker_back",
+      endpoint: event.endpoint,
+      downMs: event.downMs,
+      sweptContainers: event.sweptContainers,
+      warmContainers: event.warmContainers,
+    });
+    this.options.log?.(
+      `docker: back at ${event.endpoint} after ${event.downMs} ms; removed ${event.sweptContainers} leftover containers, started ${event.warmContainers} warm`,
+    );
+  }
+
   /** run_python for every client: the pause switch and the concurrency cap, then the engine. */
   private async run(input: RunPythonInput, context: RunContext) {
+    // While Docker is away a run is refused at once, before it costs the log anything: a
+    // client retrying in a loop is counted, not logged try by try.
+    const away = this.sandbox.unreachable;
+    if (away !== null) {
+      this.runRefusals.add(context.client);
+      throw new RunNotStarted(away);
+    }
     // A log that failed may be writable again (space freed, permission back): try first.
     if (this.auditFailure !== null) await this.auditHealth.probe();
     if (this.auditFailure !== null) {
@@ -507,6 +543,7 @@ export class CodeModeHost {
       catalogError: this.engine.lastCatalogError,
       shimCommand: this.options.shimLaunch,
       serverPath: this.serverPath,
+      docker: this.sandbox.dockerView(),
     };
   }
 
@@ -607,6 +644,10 @@ export class CodeModeHost {
       await this.sessions.closeAll();
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
+      // Runs refused while Docker is still away are on the record too.
+      const refused = this.runRefusals.take("docker_unreachable");
+      if (refused) this.record(refused);
+      await this.auditDurable();
       await this.audit.close().catch(() => undefined);
       await this.lock.release();
     })();

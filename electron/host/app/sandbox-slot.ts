@@ -1,6 +1,8 @@
 import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import type { DockerStatus } from "../docker/docker-status.js";
+import { DockerWatch, isDockerUnreachable, reconnectDelayMs } from "../docker/docker-watch.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import {
   buildSandboxImage,
@@ -19,6 +21,22 @@ export class SandboxUnavailable extends RunNotStarted {
   override name = "SandboxUnavailable";
 }
 
+/** What a client is told while the engine it was using cannot be reached. */
+export function dockerUnreachableMessage(endpoint: string): string {
+  return `Docker is not reachable at ${endpoint}; runs resume when it is back.`;
+}
+
+/** Docker went away, or came back after going away. */
+export type DockerOutageEvent =
+  | { phase: "lost"; endpoint: string; reason: string }
+  | {
+      phase: "back";
+      endpoint: string;
+      downMs: number;
+      sweptContainers: number;
+      warmContainers: number;
+    };
+
 export interface SandboxSlotOptions {
   findDocker: () => Promise<DockerStatus>;
   files: ContextFile[];
@@ -26,6 +44,7 @@ export interface SandboxSlotOptions {
   poolSize: () => number;
   deadlineSeconds: () => number;
   onDockerChange?: (view: DockerStatusView) => void;
+  onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
   onBuildFinished?: (result: {
     tag: string;
@@ -47,6 +66,12 @@ export class SandboxSlot {
   /** One probe per image tag, shared by every caller (a failed one is retried later). */
   private probes = new Map<string, Promise<ImageProbe | null>>();
   readonly tag: string;
+  /** Watches the engine that answered, so its going away is noticed while nothing runs. */
+  private watch: DockerWatch | null = null;
+  /** Set from the moment a ready engine is found gone until it answers again. */
+  private outage: { endpoint: string; since: number } | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(private readonly options: SandboxSlotOptions) {
     this.tag = imageTagFor(options.files);
@@ -60,7 +85,21 @@ export class SandboxSlot {
     return this.building !== null;
   }
 
+  /** Why runs are refused at once while a lost engine is away; null otherwise. */
+  get unreachable(): string | null {
+    return this.outage ? dockerUnreachableMessage(this.outage.endpoint) : null;
+  }
+
   dockerView(): DockerStatusView {
+    if (this.outage) {
+      return {
+        state: "unreachable",
+        endpoint: this.outage.endpoint,
+        version: null,
+        tried: [this.outage.endpoint],
+        message: dockerUnreachableMessage(this.outage.endpoint),
+      };
+    }
     const status = this.docker;
     if (status === null) {
       return {
@@ -107,11 +146,22 @@ export class SandboxSlot {
 
   private async look(): Promise<DockerStatusView> {
     const before = JSON.stringify(this.dockerView());
-    this.docker = await this.options.findDocker();
-    if (this.docker.state === "ready") {
-      await sweepOrphanContainers(this.docker.docker, this.options.owner).catch(() => 0);
-      await this.ensureSandbox();
-    } else {
+    const wasReady = this.docker?.state === "ready" ? this.docker.endpoint : null;
+    const status = await this.options.findDocker();
+    if (this.closed) return this.dockerView();
+    if (status.state === "ready") {
+      this.docker = status;
+      if (this.outage) await this.comeBack(status);
+      else {
+        await sweepOrphanContainers(status.docker, this.options.owner).catch(() => 0);
+        await this.ensureSandbox();
+        this.watchEngine(status);
+      }
+    } else if (wasReady !== null && !this.outage) {
+      // A check (the UI's, a poll) found the engine gone before the watch did.
+      this.lost(wasReady, "Docker did not answer a check");
+    } else if (!this.outage) {
+      this.docker = status;
       this.imagePresent = false;
       if (this.sandbox) {
         const old = this.sandbox;
@@ -122,6 +172,77 @@ export class SandboxSlot {
     const view = this.dockerView();
     if (JSON.stringify(view) !== before) this.options.onDockerChange?.(view);
     return view;
+  }
+
+  private watchEngine(status: Extract<DockerStatus, { state: "ready" }>): void {
+    if (this.watch) return;
+    this.watch = new DockerWatch(status.docker, {
+      heartbeatMs: DOCKER_LIMITS.heartbeatMs,
+      onLost: (reason) => this.lost(status.endpoint, reason),
+    });
+    this.watch.start();
+  }
+
+  /**
+   * The engine went away: runs are refused at once from now on, the sandbox is given up (its
+   * containers cannot be removed while the engine is away; they are swept when it is back),
+   * and the engine is looked for again with back-off.
+   */
+  private lost(endpoint: string, reason: string): void {
+    if (this.closed || this.outage) return;
+    this.watch?.stop();
+    this.watch = null;
+    this.outage = { endpoint, since: Date.now() };
+    const old = this.sandbox;
+    this.sandbox = null;
+    void old?.close().catch(() => undefined);
+    this.options.onDockerChange?.(this.dockerView());
+    this.options.onOutage?.({ phase: "lost", endpoint, reason });
+    this.scheduleReconnect(0);
+  }
+
+  private scheduleReconnect(attempt: number): void {
+    if (this.closed || !this.outage) return;
+    const delay = reconnectDelayMs(
+      attempt,
+      DOCKER_LIMITS.reconnectFirstMs,
+      DOCKER_LIMITS.reconnectMaxMs,
+    );
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.refresh()
+        .catch(() => undefined)
+        .then(() => this.scheduleReconnect(attempt + 1));
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  /**
+   * The engine answers again after an outage. Runs stay refused until this install's leftovers
+   * (containers of runs in flight and warm ones when it went away) are removed: the sweep
+   * removes this process's own containers too, so no new one may exist before it is done.
+   */
+  private async comeBack(status: Extract<DockerStatus, { state: "ready" }>): Promise<void> {
+    const outage = this.outage;
+    if (!outage) return;
+    const swept = await sweepOrphanContainers(
+      status.docker,
+      this.options.owner,
+      undefined,
+      true,
+    ).catch(() => 0);
+    await this.ensureSandbox();
+    const warm = this.sandbox ? await this.sandbox.poolFilled() : 0;
+    if (this.closed) return;
+    this.outage = null;
+    this.watchEngine(status);
+    this.options.onOutage?.({
+      phase: "back",
+      endpoint: status.endpoint,
+      downMs: Date.now() - outage.since,
+      sweptContainers: swept,
+      warmContainers: warm,
+    });
   }
 
   private async ensureSandbox(): Promise<void> {
@@ -217,9 +338,11 @@ export class SandboxSlot {
     return true;
   }
 
-  run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
-    if (!this.sandbox) {
-      const docker = this.docker;
+  async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
+    if (this.outage) throw new SandboxUnavailable(dockerUnreachableMessage(this.outage.endpoint));
+    const sandbox = this.sandbox;
+    const docker = this.docker;
+    if (!sandbox || docker?.state !== "ready") {
       if (docker === null) {
         throw new SandboxUnavailable("Code Mode cannot run code: Docker has not been found yet.");
       }
@@ -230,8 +353,25 @@ export class SandboxSlot {
         "Code Mode cannot run code yet: its sandbox image is not built. Open Code Mode and build it (Sandbox page), or run `codemode image build`.",
       );
     }
-    this.sandbox.deadlineSeconds = this.options.deadlineSeconds();
-    return this.sandbox.run(request, hooks);
+    sandbox.deadlineSeconds = this.options.deadlineSeconds();
+    let result: RunResult;
+    try {
+      result = await sandbox.run(request, hooks);
+    } catch (error) {
+      // A failed call is the other way an outage shows: say so, and notice it for every run.
+      const lostMeanwhile = this.outage !== null && this.sandbox !== sandbox;
+      if (!isDockerUnreachable(error) && !lostMeanwhile) throw error;
+      this.lost(docker.endpoint, "a run could not reach Docker");
+      throw new SandboxUnavailable(dockerUnreachableMessage(docker.endpoint));
+    }
+    if (this.sandbox !== sandbox && this.outage && result.error !== null) {
+      // The engine went away under this run: say that, not just that its container ended.
+      result = {
+        ...result,
+        error: `${dockerUnreachableMessage(docker.endpoint)} This run was cut off: ${result.error}`,
+      };
+    }
+    return result;
   }
 
   setPoolSize(size: number): void {
@@ -239,6 +379,11 @@ export class SandboxSlot {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.watch?.stop();
+    this.watch = null;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
     // A build in progress is left to Docker: quitting must not wait minutes for it.
     await this.sandbox?.close();
     this.sandbox = null;

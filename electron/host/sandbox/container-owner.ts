@@ -68,3 +68,14 @@ export function ownerGone(
   if (pid === self.pid) return false;
   return !isAlive(pid);
 }
+
+/** Whether a container's labels name exactly this process of this install as its owner. */
+export function ownedBySelf(owner: LabelledOwner, self: ContainerOwner): boolean {
+  return (
+    owner.install === self.install &&
+    owner.host === self.host &&
+    owner.boot === self.boot &&
+    owner.pidns === self.pidns &&
+    owner.pid === self.pid
+  );
+}

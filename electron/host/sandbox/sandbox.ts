@@ -1,7 +1,7 @@
 import type Dockerode from "dockerode";
 import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
-import { ownerGone, type ContainerOwner } from "./container-owner.js";
+import { ownedBySelf, ownerGone, type ContainerOwner } from "./container-owner.js";
 import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
 import type { RunHooks, RunRequest } from "./run-types.js";
@@ -82,6 +82,12 @@ export class Sandbox {
     return this.pool.idle;
   }
 
+  /** Waits for the warm containers being started now; how many are ready then. */
+  async poolFilled(): Promise<number> {
+    await this.pool.settled();
+    return this.pool.idle;
+  }
+
   /** Ends every run, removes every container this sandbox started. */
   async close(): Promise<void> {
     this.closed = true;
@@ -108,12 +114,15 @@ export class Sandbox {
 /**
  * Removes sandbox containers of this install whose owner is provably gone (a crash or a
  * kill -9 skips close()). Containers of another install, or whose owner may be alive (in
- * another pid namespace, on another host), are left: see ownerGone.
+ * another pid namespace, on another host), are left: see ownerGone. With `includeOwn`, this
+ * process's own containers go too: after Docker came back from an outage, every one of them
+ * is a leftover (the sandbox that started them was given up when the engine went away).
  */
 export async function sweepOrphanContainers(
   docker: Dockerode,
   self: ContainerOwner,
   isAlive: (pid: number) => boolean = pidAlive,
+  includeOwn = false,
 ): Promise<number> {
   const list = await docker.listContainers({
     all: true,
@@ -121,7 +130,8 @@ export async function sweepOrphanContainers(
   });
   let removed = 0;
   for (const info of list) {
-    if (!ownerGone(labelledOwner(info.Labels), self, isAlive)) continue;
+    const owner = labelledOwner(info.Labels);
+    if (!(includeOwn && ownedBySelf(owner, self)) && !ownerGone(owner, self, isAlive)) continue;
     await docker
       .getContainer(info.Id)
       .remove({ force: true })

@@ -65,6 +65,11 @@ export class WarmPool {
     return this.ready.length;
   }
 
+  /** Resolves once every container being started now is ready or has failed. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+
   /** Removes every idle container, including ones still starting. */
   async drain(): Promise<void> {
     this.closed = true;

@@ -12,6 +12,8 @@ const DOCKER_DEFAULT_ADVICE: Record<DockerStatusView["state"], string> = {
     "Docker is installed but not running. Start Docker Desktop (or the Docker service), wait until it says it is running, then choose Check again.",
   "not-installed":
     "Code Mode runs code inside Docker, which is not installed. Install Docker Desktop from docker.com, start it, then choose Check again.",
+  unreachable:
+    "Docker stopped answering. Code Mode tries again by itself and resumes runs when it is back.",
 };
 
 export function DockerStatusCard(props: { headingLevel?: 2 | 3 }) {
@@ -32,6 +34,10 @@ export function DockerStatusCard(props: { headingLevel?: 2 | 3 }) {
           ) : data.state === "not-running" ? (
             <Badge tone="bad" dot>
               Not running
+            </Badge>
+          ) : data.state === "unreachable" ? (
+            <Badge tone="bad" dot>
+              Not reachable
             </Badge>
           ) : (
             <Badge tone="bad" dot>

@@ -22,6 +22,9 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   calls_not_logged: "Calls counted",
   audit_recovered: "Log writable again",
   audit_pruned: "Old entries removed",
+  docker_lost: "Docker lost",
+  runs_refused: "Runs refused",
+  docker_back: "Docker back",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -121,6 +124,12 @@ export function summaryOf(entry: AuditEntry): string {
       return `${entry.lost} entries lost while the log could not be written: ${firstLine(entry.error)}`;
     case "audit_pruned":
       return `Seq ${entry.fromSeq}-${entry.toSeq} (${entry.files.length} files, ${entry.bytes} bytes) removed: the log was over its size cap`;
+    case "docker_lost":
+      return `Docker not reachable at ${entry.endpoint} (${entry.reason}); runs are refused until it is back`;
+    case "runs_refused":
+      return `${entry.count} run${entry.count === 1 ? "" : "s"} refused while Docker was not reachable${entry.clients.length > 0 ? ` (${entry.clients.join(", ")})` : ""}`;
+    case "docker_back":
+      return `Docker back at ${entry.endpoint} after ${formatDuration(entry.downMs)}: ${entry.sweptContainers} leftover container${entry.sweptContainers === 1 ? "" : "s"} removed, ${entry.warmContainers} warm started`;
     default:
       return "";
   }

@@ -70,6 +70,12 @@ function summary(entry: AuditEntry): string {
       return `${entry.client} run ${entry.runId}: ${entry.count} calls not logged one by one (${entry.cause})`;
     case "audit_pruned":
       return `seq ${entry.fromSeq}-${entry.toSeq} removed by the size cap (${entry.files.length} files, ${entry.bytes} bytes)`;
+    case "docker_lost":
+      return `Docker not reachable at ${entry.endpoint}: ${entry.reason}`;
+    case "runs_refused":
+      return `${entry.count} runs refused (${entry.cause}) from ${entry.firstAt} to ${entry.lastAt}`;
+    case "docker_back":
+      return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
   }
 }
 

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { DOCKER_LIMITS } from "../../../shared/limits.js";
+import { RunRefusals } from "./run-refusals.js";
+
+describe("RunRefusals (issue 14 §2)", () => {
+  it("counts any number of refusals into one entry, then starts over", () => {
+    let t = 0;
+    const refusals = new RunRefusals(() => new Date(t));
+    expect(refusals.take("docker_unreachable")).toBeNull();
+    for (let i = 0; i < 5_000; i++) {
+      t = i;
+      refusals.add(`client-${i % (DOCKER_LIMITS.refusedClientsShown + 3)}`);
+    }
+    const entry = refusals.take("docker_unreachable");
+    expect(entry).toMatchObject({
+      kind: "runs_refused",
+      cause: "docker_unreachable",
+      count: 5_000,
+      firstAt: new Date(0).toISOString(),
+      lastAt: new Date(4_999).toISOString(),
+    });
+    expect(entry?.clients).toHaveLength(DOCKER_LIMITS.refusedClientsShown);
+    expect(refusals.count).toBe(0);
+    expect(refusals.take("docker_unreachable")).toBeNull();
+  });
+});

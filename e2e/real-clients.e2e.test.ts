@@ -1,9 +1,9 @@
 // MCP clients nobody here wrote, run for real against a real `codemode daemon`: Claude Code's
-// CLI (`claude mcp add/list`, no API key needed) and mcp-remote (the stdio-to-HTTP bridge
-// many clients use). Each keeps working through what a user's setup goes
-// through, such as the app restarting under a connected client.
+// CLI (`claude mcp add/list`, no API key needed), Gemini CLI (`gemini mcp list`, no key
+// either) and mcp-remote (the stdio-to-HTTP bridge many clients use). Each keeps working
+// through what a user's setup goes through, such as the app restarting under a connected client.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +17,13 @@ import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
 import { clientSnippets, httpClientSnippets } from "../electron/host/clients/client-snippets.js";
 
 const require = createRequire(import.meta.url);
+/** Gemini CLI's command, from this checkout's devDependencies. */
+const GEMINI = path.join(repoRoot, "node_modules", ".bin", "gemini");
+
+interface GeminiSettings {
+  mcpServers: Record<string, unknown>;
+}
+
 const MCP_REMOTE = path.join(
   path.dirname(require.resolve("mcp-remote/package.json")),
   "dist",
@@ -104,6 +111,50 @@ describe("real MCP clients against codemode daemon", () => {
       expect(listed.stdout).toContain(`codemode: ${url} (HTTP)`);
       const wrongLine = lines.find((l) => l.startsWith("codemode-wrong: "));
       expect(wrongLine, listed.stdout).toBeDefined();
+      expect(wrongLine).not.toContain("Connected");
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it("Gemini CLI: the Clients page's HTTP settings.json entry is Connected with the token and not without", async () => {
+    const daemon = await startDaemon(home);
+    try {
+      const token = readFileSync(path.join(home, "token"), "utf8").trim();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const entry = (t: string) =>
+        (JSON.parse(httpClientSnippets({ url, token: t }).gemini) as GeminiSettings).mcpServers;
+      const geminiHome = mkdtempSync(path.join(clientHome, "gemini-"));
+      const project = path.join(geminiHome, "project");
+      mkdirSync(path.join(geminiHome, ".gemini"), { recursive: true });
+      mkdirSync(project);
+      // The entry as pasted into ~/.gemini/settings.json, and one with a wrong token.
+      writeFileSync(
+        path.join(geminiHome, ".gemini", "settings.json"),
+        JSON.stringify({
+          mcpServers: {
+            ...entry(token),
+            "codemode-wrong": entry("0".repeat(token.length)).codemode,
+          },
+        }),
+      );
+      // Gemini CLI runs no MCP server in a folder the user has not trusted.
+      writeFileSync(
+        path.join(geminiHome, ".gemini", "trustedFolders.json"),
+        JSON.stringify({ [project]: "TRUST_FOLDER" }),
+      );
+      const listed = spawnSync(GEMINI, ["mcp", "list"], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", HOME: geminiHome },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      // It writes the list on stderr (this version), so read both.
+      const output = listed.stdout + listed.stderr;
+      const lines = output.split("\n");
+      expect(lines, output).toContain(`✓ codemode: ${url} (http) - Connected`);
+      const wrongLine = lines.find((l) => l.includes(" codemode-wrong: "));
+      expect(wrongLine, output).toBeDefined();
       expect(wrongLine).not.toContain("Connected");
     } finally {
       await daemon.stop();

@@ -414,6 +414,46 @@ def _make_search_tools(catalog):
     return search_tools
 
 
+def _make_down_tool(name, server, reason):
+    """`NAME` of a server that is not running: calling it raises ToolError saying so."""
+
+    async def tool(params: dict | None = None) -> str:
+        raise ToolError(f"{name}: server {server!r} is not running: {reason}")
+
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = f"A tool of server {server!r}, which is not running: {reason}"
+    tool.__module__ = "__main__"
+    return tool
+
+
+def _names_used(code):
+    """Every name the compiled code (and the functions, classes and lambdas in it) looks up."""
+    names = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
+def _add_down_tools(code, namespace, down):
+    """Give every name the code uses that belongs to a server not running a ToolError stub.
+
+    A server that is down lists no tools, so the catalog cannot name them; what the host does
+    know is how their names start (`server__`). Only names the code itself uses get a stub, so
+    globals, TOOLS and search_tools stay the catalog's; a name the code defines wins."""
+    if not down:
+        return
+    for name in sorted(_names_used(code)):
+        if name in namespace or not name.isidentifier():
+            continue
+        for prefix, server, reason in down:
+            if name.startswith(prefix) and len(name) > len(prefix):
+                namespace[name] = _make_down_tool(name, server, reason)
+                break
+
+
 def _code_globals(host, catalog):
     """The code's __main__ module: only what the protocol promises, nothing of ours.
 
@@ -471,7 +511,7 @@ def _format_error(exc):
         return f"{type(exc).__name__}: (the traceback could not be formatted)\n"
 
 
-def _run(source, namespace):
+def _run(source, namespace, down=()):
     """Compile and run the code; None if it finished, else the error text for `done`."""
     # Registered so that traceback lines (ours and any the code prints) show the source.
     # mtime None tells linecache.checkcache never to drop it.
@@ -484,6 +524,7 @@ def _run(source, namespace):
             flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
             dont_inherit=True,  # none of the runner's compiler flags leak into the code
         )
+        _add_down_tools(code, namespace, down)
         # Code without a top-level await runs right here, outside any event loop, so the
         # common `asyncio.run(main())` works. With one, eval returns a coroutine to drive.
         result = eval(code, namespace)
@@ -521,12 +562,14 @@ def main():
     source = start.get("code")
     stdin = start.get("stdin")
     tools = start.get("tools")
+    down = start.get("down", [])
     limits = start.get("limits")
     if not (
         start.get("type") == "start"
         and type(source) is str
         and type(stdin) is str
         and type(tools) is list
+        and type(down) is list
         and type(limits) is dict
         and _is_positive_int(limits.get("args_max_bytes"))
         and _is_positive_int(limits.get("output_chunk_chars"))
@@ -540,6 +583,14 @@ def main():
         if type(name) is not str or type(stub) is not str:
             _host_bug()
         catalog.append((name, stub))
+    down_servers = []
+    for entry in down:
+        if type(entry) is not dict:
+            _host_bug()
+        fields = (entry.get("prefix"), entry.get("server"), entry.get("reason"))
+        if not all(type(field) is str for field in fields) or not fields[0]:
+            _host_bug()
+        down_servers.append(fields)
 
     host = _Host(proto_out, limits["args_max_bytes"])
     chunk = limits["output_chunk_chars"]
@@ -564,7 +615,7 @@ def main():
         target=_read_results, args=(reader, host), name="codemode-results", daemon=True
     ).start()
 
-    error = _run(source, module.__dict__)
+    error = _run(source, module.__dict__, down_servers)
     # The host keeps only the tail of a traceback; cutting it here keeps a huge exception
     # message from turning a normal error into an over-long (protocol-violating) line.
     error_max = limits.get("error_max_chars")

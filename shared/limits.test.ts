@@ -178,6 +178,7 @@ describe("limits", () => {
         stderrLineMaxChars: 1_000,
         startTimeoutMs: 60_000,
         toolListMaxPages: 100,
+        downReasonMaxChars: 300,
       },
       CONFIG_LIMITS: { maxNesting: 64 },
       DOCKER_LIMITS: {

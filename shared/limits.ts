@@ -362,6 +362,11 @@ export const SERVER_LIMITS = {
   startTimeoutMs: 60_000,
   /** A server that paginates `tools/list` past this many pages is treated as broken. */
   toolListMaxPages: 100,
+  /**
+   * Why a server is not running, as the model reads it in the run_python description and in
+   * the ToolError a call to one of its tools raises: one line cut to this many characters.
+   */
+  downReasonMaxChars: 300,
 } as const;
 
 /** The `mcpServers` config file. */

@@ -4,6 +4,7 @@ import {
   RUNNER_NAMES,
   isReservedPythonName,
   pythonNameFor,
+  serverNamePrefix,
   toPythonName,
 } from "./python-names.js";
 
@@ -81,5 +82,15 @@ describe("python names", () => {
     expect(PYTHON_KEYWORDS.size).toBe(35);
     expect(isReservedPythonName("await")).toBe(true);
     expect(isReservedPythonName("weather")).toBe(false);
+  });
+
+  it("a server's name prefix starts every tool name it gets with servers named", () => {
+    for (const server of ["memory", "my-server", "1password", "é", "class", "_", "a.b"]) {
+      for (const tool of ["read", "class", "__init__", "9lives", "x"]) {
+        expect(pythonNameFor(server, tool, true).startsWith(serverNamePrefix(server))).toBe(true);
+      }
+    }
+    expect(serverNamePrefix("my-server")).toBe("my_server__");
+    expect(serverNamePrefix("1password")).toBe("_1password__");
   });
 });

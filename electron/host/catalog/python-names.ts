@@ -256,3 +256,13 @@ export function pythonNameFor(server: string, tool: string, prefixWithServer: bo
     replaceNonIdentifierChars(server) + SERVER_SEPARATOR + replaceNonIdentifierChars(tool),
   );
 }
+
+/**
+ * How every tool name of `server` starts in the catalog when names carry their server: what
+ * the runner matches to tell a down server's tool from a plain undefined name.
+ */
+export function serverNamePrefix(server: string): string {
+  const sanitised = replaceNonIdentifierChars(server);
+  const name = sanitised === "" ? "_" : sanitised;
+  return (/^[0-9]/.test(name) ? `_${name}` : name) + SERVER_SEPARATOR;
+}

@@ -78,6 +78,25 @@ describe("run_python description", () => {
     expect(describeRunPython(catalogOf(1), 12_000)).not.toContain("stops waiting");
   });
 
+  it("names the servers that are not running, with their reasons", () => {
+    const down = [
+      {
+        server: "memory",
+        prefix: "memory__",
+        reason: "failed to start: spawn npx ENOENT",
+        firstStart: false,
+      },
+    ];
+    const withTools = describeRunPython(catalogOf(1), 12_000, { down });
+    expect(withTools).toContain(
+      'Servers not running (their tools are missing; calling one raises ToolError with the reason):\n- "memory": failed to start: spawn npx ENOENT',
+    );
+    const none = describeRunPython(catalogOf(0), 12_000, { down });
+    expect(none).toContain("No tools are available");
+    expect(none).toContain('- "memory": failed to start');
+    expect(describeRunPython(catalogOf(1), 12_000)).not.toContain("not running");
+  });
+
   it("carries every stub while they fit", () => {
     const catalog = catalogOf(3);
     const description = describeRunPython(catalog, CATALOG_LIMITS.defaultDescriptionBudgetChars);

@@ -1,4 +1,5 @@
 import { BRIDGE_LIMITS, HOST_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import type { DownServer } from "../engine/down-servers.js";
 import type { Catalog } from "./catalog-types.js";
 import { PRIVATE_MARK } from "./tool-stub.js";
 
@@ -7,6 +8,8 @@ export interface RunPythonDescriptionOptions {
   maxCallsPerRun?: number;
   /** The run's deadline when configured other than the default. */
   deadlineSeconds?: number;
+  /** Configured servers that are not running: named with their reason. */
+  down?: readonly DownServer[];
 }
 
 function kib(bytes: number): string {
@@ -93,6 +96,19 @@ function toolPart(catalog: Catalog, budgetChars: number): string {
   return lines.join("\n");
 }
 
+/**
+ * The servers that are down, one line each with the reason: the model can tell the user what
+ * to fix instead of guessing why a tool is missing.
+ */
+function downPart(down: readonly DownServer[]): string {
+  if (down.length === 0) return "";
+  const lines = down.map((d) => `- ${JSON.stringify(d.server)}: ${d.reason}`);
+  return (
+    "\n\nServers not running (their tools are missing; calling one raises ToolError with " +
+    `the reason):\n${lines.join("\n")}`
+  );
+}
+
 /** The description of the run_python tool, from the catalog. */
 export function describeRunPython(
   catalog: Catalog,
@@ -100,8 +116,13 @@ export function describeRunPython(
   options: RunPythonDescriptionOptions = {},
 ): string {
   const head = intro(catalog, options);
+  const down = downPart(options.down ?? []);
   if (catalog.tools.length === 0) {
-    return `${head}\n\nNo tools are configured: the code can compute, but has no tool to call.`;
+    const none =
+      options.down !== undefined && options.down.length > 0
+        ? "No tools are available"
+        : "No tools are configured";
+    return `${head}\n\n${none}: the code can compute, but has no tool to call.${down}`;
   }
-  return `${head}\n\nTools:\n\n${toolPart(catalog, budgetChars)}`;
+  return `${head}\n\nTools:\n\n${toolPart(catalog, budgetChars)}${down}`;
 }

@@ -13,6 +13,7 @@ import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import type { RunPythonInput } from "../mcp/run-python-schema.js";
 import { Emitter } from "../util/emitter.js";
+import { downServers, type DownServer } from "./down-servers.js";
 
 function notRun(error: string): RunResult {
   return {
@@ -103,7 +104,13 @@ export class CodeModeEngine {
     else this.current = this.build();
     this.settings = deps.settings ?? {};
     this.bridge = this.makeBridge();
-    this.unsubscribe = deps.servers.on("tools", () => this.rebuild());
+    const offTools = deps.servers.on("tools", () => this.rebuild());
+    // A server going down or coming up changes the description's list of servers not running.
+    const offStatus = deps.servers.on("status", () => this.events.emit("change"));
+    this.unsubscribe = () => {
+      offTools();
+      offStatus();
+    };
   }
 
   private makeBridge(): Bridge {
@@ -164,6 +171,16 @@ export class CodeModeEngine {
     return this.events.on("error", listener);
   }
 
+  /** Configured servers that are not running, with the reason the model is told. */
+  downServers(): DownServer[] {
+    const facts = [...this.deps.servers.servers].map(([name, server]) => ({
+      name,
+      info: server.info,
+      toolCount: server.tools.length,
+    }));
+    return downServers(facts, secretValues(this.deps.servers.config), this.deps.prefixWithServer);
+  }
+
   description(): string {
     return describeRunPython(
       this.current,
@@ -171,6 +188,7 @@ export class CodeModeEngine {
       {
         maxCallsPerRun: this.settings.maxCallsPerRun,
         deadlineSeconds: this.deps.sandbox.deadlineSeconds,
+        down: this.downServers().filter((d) => !d.firstStart),
       },
     );
   }
@@ -199,6 +217,10 @@ export class CodeModeEngine {
           stdin: input.stdin,
           deadlineSeconds: input.timeout_s,
           tools: catalog.tools.map((tool) => ({ name: tool.pyName, stub: tool.stub })),
+          // Their tool names raise ToolError with the reason in the code, not NameError.
+          down: this.downServers().flatMap((d) =>
+            d.prefix === null ? [] : [{ prefix: d.prefix, server: d.server, reason: d.reason }],
+          ),
         },
         {
           onCall: (tool, args) => calls_.call(tool, args),

@@ -223,6 +223,11 @@ export function runInContainer(
         code: request.code,
         stdin: request.stdin ?? "",
         tools: (request.tools ?? []).map((t) => ({ name: t.name, stub: t.stub })),
+        down: (request.down ?? []).map((d) => ({
+          prefix: d.prefix,
+          server: d.server,
+          reason: d.reason,
+        })),
         limits: {
           args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
           output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,

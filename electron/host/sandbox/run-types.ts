@@ -11,6 +11,11 @@ export interface RunRequest {
   deadlineSeconds?: number | undefined;
   /** The catalog sent at start: TOOLS and search_tools work on it inside the sandbox. */
   tools?: readonly { name: string; stub: string }[] | undefined;
+  /**
+   * Servers not running: a name the code uses that starts with `prefix` and is no tool is a
+   * function that raises ToolError with the reason.
+   */
+  down?: readonly { prefix: string; server: string; reason: string }[] | undefined;
 }
 
 export interface RunHooks {

@@ -86,6 +86,8 @@ export interface StartMessage {
   code: string;
   stdin: string;
   tools: { name: string; stub: string }[];
+  /** Servers not running: names starting with `prefix` raise ToolError with the reason. */
+  down: { prefix: string; server: string; reason: string }[];
   limits: { args_max_bytes: number; output_chunk_chars: number; error_max_chars: number };
 }
 

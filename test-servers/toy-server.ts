@@ -10,6 +10,8 @@
 // - TOY_START_DELAY_MS=<n>: wait n ms before anything else (slow starts, and a
 //   failing start that comes after the other servers are up).
 // - TOY_FAIL_START=1: write a line to stderr and exit(1) before connecting.
+// - TOY_FAIL_START_IF=<file>: the same while that file exists (a server that crashes and then
+//   cannot come back, for as long as a test wants).
 // - TOY_TOOL_PREFIX=<p>: prefix for every tool name (name-clash tests).
 // - TOY_PAGE_SIZE=<n>: answer tools/list in pages of n tools with `nextCursor`.
 //
@@ -137,6 +139,11 @@ async function main(): Promise<void> {
 
   if (process.env.TOY_FAIL_START === "1") {
     stderrLine("toy server: TOY_FAIL_START=1, giving up before connecting");
+    process.exit(1);
+  }
+  const failIf = process.env.TOY_FAIL_START_IF;
+  if (failIf !== undefined && existsSync(failIf)) {
+    stderrLine("toy server: TOY_FAIL_START_IF names a file that exists, giving up");
     process.exit(1);
   }
 

@@ -4,7 +4,7 @@
 
 import { textOf, waitFor } from "../../../test-support/wait.js";
 import { pidAlive } from "../local-access/instance-lock.js";
-import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -259,9 +259,10 @@ describe("WrappedServer with the toy server", () => {
     expect(readCallLog(log).map((c) => c.tool)).toEqual(["sleep", "echo"]);
   });
 
-  it("a crash mid-call is reported, calls meanwhile are refused as restarting, and it is back after the backoff", async () => {
+  it("a crash mid-call is reported, a call meanwhile waits for the restart and goes out (issue 14 §4)", async () => {
     const { clock, delays } = recordingClock();
-    const server = toy({}, { clock });
+    const log = join(workDir, `restart-wait-${Date.now()}.jsonl`);
+    const server = toy({ TOY_CALL_LOG: log }, { clock });
     await server.start();
     const firstPid = server.pid;
     expect(firstPid).not.toBeNull();
@@ -272,20 +273,56 @@ describe("WrappedServer with the toy server", () => {
     expect(failed.lastError).toContain("exited unexpectedly");
     expect(failed.lastError).toContain("toy server: crash requested");
 
-    const t0 = Date.now();
-    const refused = await expectCode(
-      server.callTool("echo", { text: "x" }, callOpts()),
-      "restarting",
-    );
-    expect(Date.now() - t0).toBeLessThan(250);
-    expect(refused.message).toContain("restarting");
-
-    const ready = await stateWhere(server, (s) => s.status === "ready");
-    expect(ready.restartCount).toBe(1);
+    // Before: refused at once ("restarting after a failure; try again shortly").
+    const echoed = await server.callTool("echo", { text: "after the restart" }, callOpts());
+    expect(textOf(echoed)).toBe("after the restart");
+    expect(server.info).toMatchObject({ status: "ready", restartCount: 1 });
     expect(delays).toEqual([SERVER_LIMITS.restartBackoffInitialMs]);
-    expect(textOf(await server.callTool("echo", { text: "back" }, callOpts()))).toBe("back");
+    expect(readCallLog(log).map((c) => c.tool)).toEqual(["crash", "echo"]);
     expect(server.pid).not.toBe(firstPid);
     expect(pidAlive(firstPid!)).toBe(false);
+  });
+
+  it("a call to a server that stays down fails at its timeout, with the server's last error (issue 14 §4)", async () => {
+    const down = join(workDir, `stays-down-${Date.now()}`);
+    const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
+    await server.start();
+    writeFileSync(down, "");
+    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
+    await stateWhere(server, (s) => s.status === "failed");
+
+    const t0 = Date.now();
+    const error = await expectCode(
+      server.callTool("echo", { text: "x" }, callOpts(1_500)),
+      "restarting",
+    );
+    const waited = Date.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(1_400);
+    expect(waited).toBeLessThan(5_000);
+    expect(error.message).toContain('Server "toy" did not come back within 1500 ms');
+    expect(error.message).toContain("TOY_FAIL_START_IF names a file that exists");
+
+    // Back once it can start: the next call waits for that and goes out.
+    rmSync(down);
+    const echoed = await server.callTool("echo", { text: "up" }, callOpts(10_000));
+    expect(textOf(echoed)).toBe("up");
+  });
+
+  it("a call waiting for a restart is given up when its caller cancels", async () => {
+    const down = join(workDir, `cancel-wait-${Date.now()}`);
+    const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
+    await server.start();
+    writeFileSync(down, "");
+    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
+    await stateWhere(server, (s) => s.status === "failed");
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 200);
+    const t0 = Date.now();
+    await expectCode(
+      server.callTool("echo", { text: "x" }, { signal: cancel.signal, timeoutMs: 10_000 }),
+      "aborted",
+    );
+    expect(Date.now() - t0).toBeLessThan(2_000);
   });
 
   it("repeated crashes double the delay up to the cap, and staying up long enough resets it", async () => {

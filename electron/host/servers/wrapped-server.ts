@@ -2,8 +2,9 @@
 //
 // It owns the child's whole life: start (connect + list every tool), the tool list
 // as the server changes it, calls with timeout and cancellation, and recovery. A
-// server that dies after it was ready is restarted with exponential backoff; calls
-// made meanwhile fail at once (a queued call would only add to the caller's deadline).
+// server that dies after it was ready is restarted with exponential backoff; a call made
+// meanwhile waits for the restart within its own timeout, then goes out; only a server that
+// stays down past that timeout fails the call, with its last error.
 // A server that fails its first start, or a start asked for by restart(), is not
 // retried automatically: the caller (the `serve` command, the UI) decides.
 
@@ -360,15 +361,14 @@ export class WrappedServer {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallToolResult> {
+    if (this.closed) throw this.closedError();
+    // A crash a moment ago is not the caller's problem: the call waits for the restart, within
+    // its own timeout, and the time waited counts against that timeout.
+    const startedAt = Date.now();
+    if (this.isRestarting()) await this.waitForRestart(tool, options);
+    const timeoutMs = Math.max(1, options.timeoutMs - (Date.now() - startedAt));
     const connection = this.connection;
     if (this.closed) throw this.closedError();
-    if (this.state.restarting || (this.state.status === "ready" && !connection)) {
-      throw new WrappedServerError(
-        "restarting",
-        this.name,
-        `Server "${this.name}" is restarting after a failure; try again shortly`,
-      );
-    }
     if (this.state.status !== "ready" || !connection) {
       throw new WrappedServerError(
         "not-ready",
@@ -387,7 +387,7 @@ export class WrappedServer {
       const result = await connection.client.request(
         { method: "tools/call", params: { name: tool, arguments: args } },
         CallToolResultSchema,
-        { signal: perCall.signal, timeout: options.timeoutMs },
+        { signal: perCall.signal, timeout: timeoutMs },
       );
       return result;
     } catch (error) {
@@ -424,6 +424,50 @@ export class WrappedServer {
   }
 
   // ---- Internals ---------------------------------------------------------------------
+
+  /** Crashed and not back yet: a restart is scheduled or running, or the crash is being handled. */
+  private isRestarting(): boolean {
+    return this.state.restarting || (this.state.status === "ready" && !this.connection);
+  }
+
+  /**
+   * Waits until the server is back (or closed, or no longer restarting by itself). Past the
+   * call's timeout it fails with the server's last error: the one case a caller is told.
+   */
+  private async waitForRestart(tool: string, options: CallOptions): Promise<void> {
+    const { signal, timeoutMs } = options;
+    let timedOut = false;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        offStatus();
+        cancelTimer();
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const offStatus = this.events.on("status", () => {
+        if (this.closed || !this.isRestarting()) done();
+      });
+      // A real timer, as the SDK's own request timeout is: the injectable clock is for the
+      // restart backoff.
+      const timer = setTimeout(() => {
+        timedOut = true;
+        done();
+      }, timeoutMs);
+      const cancelTimer = (): void => clearTimeout(timer);
+      signal.addEventListener("abort", done, { once: true });
+      // The state may have changed between the caller's check and now.
+      if (signal.aborted || this.closed || !this.isRestarting()) done();
+    });
+    if (signal.aborted) throw this.abortedError(tool, signal.reason);
+    if (this.closed) throw this.closedError();
+    if (timedOut && this.isRestarting()) {
+      throw new WrappedServerError(
+        "restarting",
+        this.name,
+        `Server "${this.name}" did not come back within ${timeoutMs} ms after a failure; its last error: ${this.state.lastError ?? "unknown"}`,
+      );
+    }
+  }
 
   /**
    * One start attempt. "manual" failures end in "failed" and reject; "auto" (after a

@@ -163,3 +163,24 @@ export async function* linesForward(
     await handle.close();
   }
 }
+
+/** The seq and time of a line, or null when it is not a readable entry. */
+export function parseHead(line: Buffer): { seq: number; tsMs: number } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const { seq, ts } = value as { seq?: unknown; ts?: unknown };
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1) return null;
+  const tsMs = typeof ts === "string" ? Date.parse(ts) : Number.NaN;
+  if (!Number.isFinite(tsMs)) return null;
+  return { seq, tsMs };
+}
+
+export async function lastCompleteLine(file: string): Promise<Buffer | null> {
+  for await (const line of linesBackward(file)) return line.bytes;
+  return null;
+}

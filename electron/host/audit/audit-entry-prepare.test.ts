@@ -1,0 +1,123 @@
+import { createHash } from "node:crypto";
+import { readFile, readdir } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AuditLog } from "./audit-log.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { verifyAudit } from "./audit-verify.js";
+import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+
+let dir: string;
+let remove: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, remove } = await makeTempDir());
+});
+afterEach(async () => {
+  await remove();
+});
+
+async function logFiles(): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
+}
+
+async function allLines(): Promise<string[]> {
+  const lines: string[] = [];
+  for (const name of await logFiles()) {
+    const text = await readFile(path.join(dir, name), "utf8");
+    lines.push(...text.split("\n").filter((line) => line !== ""));
+  }
+  return lines;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** A clock the test moves by hand. */
+function manualClock(start: number): { now: () => Date; set: (ms: number) => void } {
+  let ms = start;
+  return { now: () => new Date(ms), set: (value) => (ms = value) };
+}
+
+describe("what an entry becomes before it is written", () => {
+  it("scrubs secrets from every text and cuts texts to their limits", async () => {
+    const secret = "sk-live-123456";
+    const log = await AuditLog.open({ dir, secrets: () => [secret, ""] });
+    const code = `key = "${secret}"\n` + "x = 1\n".repeat(5000);
+    const started = await log.append({
+      kind: "run_started",
+      runId: "r1",
+      client: "claude",
+      code,
+      codeBytes: Buffer.byteLength(code),
+      codeHash: sha256(code),
+    });
+    const finished = await log.append({
+      kind: "run_finished",
+      runId: "r1",
+      client: "claude",
+      durationMs: 5,
+      calls: 0,
+      exitCode: 1,
+      stopped: null,
+      timedOut: false,
+      truncated: false,
+      error: `401 for key ${secret}: ` + "e".repeat(10_000),
+      stdoutBytes: 0,
+      stderrBytes: 0,
+    });
+    await log.close();
+
+    expect(started.kind === "run_started" && Buffer.byteLength(started.code)).toBe(
+      AUDIT_LIMITS.codeMaxBytes,
+    );
+    expect(started.kind === "run_started" && started.code.startsWith('key = "[secret]"')).toBe(
+      true,
+    );
+    expect(started.kind === "run_started" && started.codeBytes).toBe(Buffer.byteLength(code));
+    const error = finished.kind === "run_finished" ? (finished.error ?? "") : "";
+    expect(Buffer.byteLength(error)).toBeLessThanOrEqual(AUDIT_LIMITS.errorMaxBytes);
+    expect(error.startsWith("401 for key [secret]: eee")).toBe(true);
+    const onDisk = (await allLines()).join("\n");
+    expect(onDisk).not.toContain(secret);
+  });
+
+  it("does not let a short secret touch hashes or enum values", async () => {
+    const log = await AuditLog.open({ dir, secrets: () => ["a", "allowed"] });
+    const entry = await log.append(callInput(0, { args: '{"x":"abc"}' }));
+    await log.close();
+    expect(entry).toMatchObject({
+      kind: "call",
+      decision: "allowed",
+      resultHash: "a".repeat(64),
+      args: '{"x":"[secret]bc"}',
+    });
+  });
+
+  it("refuses an entry that does not match the schema without using up a seq", async () => {
+    const log = await AuditLog.open({ dir });
+    await log.append(callInput(0));
+    const bad = { ...callInput(1), decision: "maybe" } as unknown as ReturnType<typeof callInput>;
+    await expect(log.append(bad)).rejects.toThrow(/decision/);
+    expect((await log.append(callInput(2))).seq).toBe(2);
+    await log.close();
+    expect(await verifyAudit(dir)).toMatchObject({ ok: true, entries: 2 });
+  });
+
+  it("never stamps an entry earlier than the one before, even when the clock goes back", async () => {
+    const clock = manualClock(Date.parse("2026-03-01T12:00:00Z"));
+    const log = await AuditLog.open({ dir, now: clock.now });
+    const a = await log.append(callInput(0));
+    clock.set(Date.parse("2026-03-01T10:00:00Z"));
+    const b = await log.append(callInput(1));
+    clock.set(Date.parse("2026-03-01T12:00:05Z"));
+    const c = await log.append(callInput(2));
+    await log.close();
+    expect([a.ts, b.ts, c.ts]).toEqual([
+      "2026-03-01T12:00:00.000Z",
+      "2026-03-01T12:00:00.000Z",
+      "2026-03-01T12:00:05.000Z",
+    ]);
+    expect((await verifyAudit(dir)).ok).toBe(true);
+  });
+});

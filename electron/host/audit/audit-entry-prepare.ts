@@ -1,0 +1,53 @@
+// What an entry becomes before it is queued: every text scrubbed of the secrets of the moment
+// and cut to its limit, then checked against the schema verify uses.
+import {
+  GENESIS_PREV,
+  auditEntrySchema,
+  type AuditEntryInput,
+} from "../../../shared/audit-entry.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { cutUtf8 } from "../catalog/text-cut.js";
+import { redactDeep } from "./redaction.js";
+
+// Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
+const FIELD_LIMITS: Record<string, number> = {
+  code: AUDIT_LIMITS.codeMaxBytes,
+  error: AUDIT_LIMITS.errorMaxBytes,
+  args: AUDIT_LIMITS.argsMaxBytes,
+};
+
+// Hashes and enum values: no secret is in them, and a short secret that happened to match
+// part of one would make the entry invalid and lose it.
+const UNSCRUBBED_FIELDS = new Set([
+  "kind",
+  "codeHash",
+  "resultHash",
+  "decision",
+  "stopped",
+  "transport",
+]);
+
+const HEADER_PLACEHOLDER = { seq: 1, ts: new Date(0).toISOString(), prev: GENESIS_PREV };
+
+/** The entry as it will be written, or a TypeError naming what makes it invalid. */
+export function prepareEntry(input: AuditEntryInput, secrets: readonly string[]): AuditEntryInput {
+  const cut: Record<string, unknown> = {};
+  const fields: [string, unknown][] = Object.entries(input);
+  for (const [key, value] of fields) {
+    const clean = UNSCRUBBED_FIELDS.has(key) ? value : redactDeep(value, secrets);
+    cut[key] =
+      typeof clean === "string"
+        ? cutUtf8(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
+        : clean;
+  }
+  // Checked now, against the schema verify will use, so a bad entry is refused to its
+  // caller instead of becoming a line that fails verification forever.
+  const parsed = auditEntrySchema.safeParse({ ...cut, ...HEADER_PLACEHOLDER });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined ? "" : `${issue.path.join(".")}: ${issue.message}`;
+    throw new TypeError(`not a valid audit entry (${where})`);
+  }
+  const { seq: _seq, ts: _ts, prev: _prev, ...body } = parsed.data;
+  return body;
+}

@@ -6,6 +6,7 @@ import { useLiveList } from "../api/hooks.js";
 import { EmptyState, ErrorState, Loading } from "../components/states.js";
 import { hrefFor, navigate, useRoute } from "../lib/router.js";
 import { plural } from "../lib/format.js";
+import { BundleAddDialog } from "./servers/bundle-add-dialog.js";
 import { CatalogAddDialog } from "./servers/catalog-add-dialog.js";
 import { CatalogGalleryDialog } from "./servers/catalog-gallery.js";
 import { ImportClaudeDialog, PasteJsonDialog } from "./servers/import-dialogs.js";
@@ -18,6 +19,7 @@ import { commandLine } from "./servers/server-entry.js";
 type OpenDialog =
   | { kind: "gallery" }
   | { kind: "catalog"; entry: CatalogEntry }
+  | { kind: "bundle" }
   | { kind: "add" }
   | { kind: "edit"; server: ServerView }
   | { kind: "paste" }
@@ -49,6 +51,18 @@ export function ServersPage() {
           onChoose={(entry) => setDialog({ kind: "catalog", entry })}
           onBlankForm={() => setDialog({ kind: "add" })}
           onPasteJson={() => setDialog({ kind: "paste" })}
+          onBundle={() => setDialog({ kind: "bundle" })}
+        />
+      ) : null}
+      {dialog?.kind === "bundle" ? (
+        <BundleAddDialog
+          onBack={() => setDialog({ kind: "gallery" })}
+          onClose={() => setDialog(null)}
+          onAdded={(next, name) => {
+            servers.setData(next);
+            setDialog(null);
+            navigate("servers", { name });
+          }}
         />
       ) : null}
       {dialog?.kind === "catalog" ? (

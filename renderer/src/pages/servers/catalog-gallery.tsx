@@ -1,5 +1,5 @@
 // "Add server" starts here: a searchable gallery of the well-known servers shipped with the
-// app. The blank form and "Paste JSON" stay one click away for everything else.
+// app. The blank form, "Paste JSON" and MCP Bundles stay one click away for everything else.
 import { useState } from "react";
 import type { CatalogEntry } from "../../../../shared/server-catalog/catalog-schema.js";
 import { searchCatalog } from "../../../../shared/server-catalog/server-catalog.js";
@@ -17,6 +17,7 @@ export function CatalogGalleryDialog(props: {
   onChoose: (entry: CatalogEntry) => void;
   onBlankForm: () => void;
   onPasteJson: () => void;
+  onBundle: () => void;
 }) {
   const [query, setQuery] = useState("");
   const found = searchCatalog(query);
@@ -28,6 +29,9 @@ export function CatalogGalleryDialog(props: {
       description="Pick a well-known server: Code Mode knows how to start it and asks only for what it needs."
       actions={
         <>
+          <button type="button" className="button" onClick={props.onBundle}>
+            Add from a .mcpb file
+          </button>
           <button type="button" className="button" onClick={props.onPasteJson}>
             Paste JSON
           </button>

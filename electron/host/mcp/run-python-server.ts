@@ -105,7 +105,9 @@ export function createRunPythonServer(
 ): { server: Server; closed: Promise<void> } {
   const server = new Server(
     { name: "codemode", version: options.version },
-    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} } },
+    // logging: clients (and the conformance suite) set a level with logging/setLevel; the
+    // SDK answers it and keeps the level per session.
+    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} } },
   );
 
   // SKILL.md, offered as a prompt and as a resource, so a client that shows either can load

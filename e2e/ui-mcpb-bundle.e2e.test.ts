@@ -1,7 +1,7 @@
 // "Add from a .mcpb file" the way a non-developer does it: `codemode daemon --ui` as a real
 // process, Debian's Chromium, a real bundle packed by `mcpb pack` chosen in the file field
 // (its bytes read by the page and sent through the API), the bundle's one secret setting
-// typed, and the server added. It becomes ready with its tool, which then runs from
+// typed, tried, and the server added. It becomes ready with its tool, which then runs from
 // run_python in Docker through a real MCP client. A hostile bundle is refused on the page
 // and writes nothing; removing the server on the page deletes its unpacked folder.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -103,6 +103,15 @@ describe.skipIf(!fx)("adding an MCP Bundle (browser UI)", () => {
     await dialog.getByText("API key is required.").waitFor();
     await key.fill("sk-ui-123");
     await dialog.getByLabel("Greeting").fill("Hi");
+
+    // Try it unpacks the bundle, starts it once, lists its tool, and deletes the folder again.
+    await dialog.getByRole("button", { name: "Try it" }).click();
+    const worked = dialog.getByRole("status", { name: "Try it worked" });
+    await worked.waitFor({ timeout: START_TIMEOUT_MS });
+    expect(await worked.getByRole("list", { name: "Tools it offers" }).textContent()).toContain(
+      "greeter__greet",
+    );
+    expect(folders()).toEqual([]);
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "server-mcpb.png"), caret: "hide" });
     await dialog.getByRole("button", { name: "Add server" }).click();

@@ -95,6 +95,11 @@ export const API_PARAMS = {
     bundle: bundleBytes,
     values: settingValues,
   }),
+  "servers.tryBundle": z.strictObject({
+    name: z.string().max(API_LIMITS.upsertNameMaxChars),
+    bundle: bundleBytes,
+    values: settingValues,
+  }),
   "servers.remove": z.strictObject({ name: serverName }),
   "servers.restart": z.strictObject({ name: serverName }),
   "servers.tools": z.strictObject({ name: serverName }),
@@ -150,6 +155,7 @@ export interface ApiResults {
   "servers.try": TryServerView;
   "servers.readBundle": { bundle: BundleView; suggestedName: string };
   "servers.addBundle": ServerView[];
+  "servers.tryBundle": TryServerView;
   "servers.remove": ServerView[];
   "servers.restart": ServerView[];
   "servers.tools": ToolView[];

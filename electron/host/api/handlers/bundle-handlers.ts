@@ -1,5 +1,5 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import { MCPB_LIMITS } from "../../../../shared/limits.js";
+import { MCPB_LIMITS, TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
 import type { CodeModeHost } from "../../app/code-mode-host.js";
 import { editFromEntry } from "../../servers/config-edits.js";
 import {
@@ -11,6 +11,8 @@ import {
   type OpenedBundle,
 } from "../../servers/mcpb/bundle-store.js";
 import { BundleError } from "../../servers/mcpb/zip-reader.js";
+import type { ServerEntry } from "../../servers/server-config-types.js";
+import { tryServer } from "../../servers/try-server.js";
 import { ApiFailure } from "../api-failure.js";
 
 function opened(base64: string): OpenedBundle {
@@ -26,14 +28,45 @@ function opened(base64: string): OpenedBundle {
   }
 }
 
+/** Checks the values and the machine and unpacks the bundle; a refused one is an ApiFailure. */
+async function install(
+  host: CodeModeHost,
+  name: string,
+  bundle: string,
+  values: Record<string, string | string[]>,
+): Promise<{ entry: ServerEntry; dir: string }> {
+  const bundleOpened = opened(bundle);
+  // The name meets the config's rules before anything is unpacked.
+  editFromEntry(name, { command: "x" });
+  const result = await installBundle(bundleOpened, values, {
+    dataDir: host.options.dataDir,
+    pathEnv: host.serverPath.path,
+    pending: host.pendingBundles,
+  }).catch((error: unknown) => {
+    if (error instanceof BundleError) throw new ApiFailure("invalid", error.message);
+    throw error;
+  });
+  if (!result.ok) {
+    throw new ApiFailure(
+      "invalid",
+      result.problems.map((p) => p.message).join("; "),
+      result.problems.map((p) => ({ path: p.key ? ["values", p.key] : [], message: p.message })),
+    );
+  }
+  const edit = editFromEntry(name, result.entry);
+  return { entry: { ...edit, env: result.entry.env }, dir: result.dir };
+}
+
 /**
  * "Add from a .mcpb file": the renderer reads the file and sends its bytes; the host reads
  * the manifest (servers.readBundle, for the form), then checks the values and the machine,
- * unpacks it into the data directory and saves the server (servers.addBundle).
+ * unpacks it into the data directory and saves the server (servers.addBundle). Try it
+ * (servers.tryBundle) unpacks it the same way, starts it once, and deletes the folder again.
  */
 export function bundleHandlers(
   host: CodeModeHost,
-): Pick<ApiHandlers, "servers.readBundle" | "servers.addBundle"> {
+): Pick<ApiHandlers, "servers.readBundle" | "servers.addBundle" | "servers.tryBundle"> {
+  let trying = 0;
   return {
     "servers.readBundle": ({ bundle }) => {
       const { manifest } = opened(bundle);
@@ -43,41 +76,41 @@ export function bundleHandlers(
       return { bundle: bundleView(manifest), suggestedName: name };
     },
     "servers.addBundle": async ({ name, bundle, values }) => {
-      const bundleOpened = opened(bundle);
       if (host.configStore.current.servers.has(name)) {
         throw new ApiFailure("conflict", `a server named ${JSON.stringify(name)} already exists`, [
           { path: ["name"], message: "this name is taken" },
         ]);
       }
-      // The name meets the config's rules before anything is unpacked.
-      editFromEntry(name, { command: "x" });
-      const result = await installBundle(bundleOpened, values, {
-        dataDir: host.options.dataDir,
-        pathEnv: host.serverPath.path,
-        pending: host.pendingBundles,
-      }).catch((error: unknown) => {
-        if (error instanceof BundleError) throw new ApiFailure("invalid", error.message);
-        throw error;
-      });
-      if (!result.ok) {
-        throw new ApiFailure(
-          "invalid",
-          result.problems.map((p) => p.message).join("; "),
-          result.problems.map((p) => ({
-            path: p.key ? ["values", p.key] : [],
-            message: p.message,
-          })),
-        );
-      }
+      const installed = await install(host, name, bundle, values);
       try {
-        await host.configStore.upsert(name, editFromEntry(name, result.entry));
+        await host.configStore.upsert(name, installed.entry);
       } catch (error) {
-        await discardBundle(result.dir);
+        await discardBundle(installed.dir);
         throw error;
       } finally {
-        host.pendingBundles.delete(result.dir);
+        host.pendingBundles.delete(installed.dir);
       }
       return host.serverViews();
+    },
+    "servers.tryBundle": async ({ name, bundle, values }) => {
+      if (trying >= TRY_SERVER_LIMITS.concurrentMax) {
+        throw new ApiFailure(
+          "unavailable",
+          `${trying} tries are already running; wait for one to finish and try again`,
+        );
+      }
+      trying++;
+      try {
+        const installed = await install(host, name, bundle, values);
+        try {
+          return await tryServer(installed.entry, { name, path: host.serverPath.path });
+        } finally {
+          await discardBundle(installed.dir);
+          host.pendingBundles.delete(installed.dir);
+        }
+      } finally {
+        trying--;
+      }
     },
   };
 }

@@ -15,6 +15,7 @@ import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { FieldShell, SelectField, TextAreaField, TextField } from "../../components/field.js";
+import { TryButton, TryResult } from "./try-result.js";
 
 const RUNTIMES: Record<BundleView["serverType"], string> = {
   node: "Node.js",
@@ -112,12 +113,24 @@ export function BundleAddDialog(props: {
   const [problems, setProblems] = useState<Record<string, string>>({});
   const read = useMutation("servers.readBundle");
   const add = useMutation("servers.addBundle");
+  const tryIt = useMutation("servers.tryBundle");
+  const [tried, setTried] = useState<Awaited<ReturnType<typeof tryIt.run>> | null>(null);
+  const [confirmFailed, setConfirmFailed] = useState(false);
+
+  /** After any edit: a try answers for what was tried, and the host's complaint is old. */
+  const edited = () => {
+    setProblems({});
+    setTried(null);
+    setConfirmFailed(false);
+    add.clearError();
+    tryIt.clearError();
+  };
 
   const onFile = async (file: File | undefined) => {
     setChosen(null);
     setFileProblem(null);
     read.clearError();
-    add.clearError();
+    edited();
     if (!file) return;
     if (file.size > MCPB_LIMITS.uploadMaxBytes) {
       setFileProblem(
@@ -135,9 +148,9 @@ export function BundleAddDialog(props: {
     setProblems({});
   };
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (!chosen) return;
+  /** The request to try or add, or null after showing what is missing. */
+  const request = () => {
+    if (!chosen) return null;
     const errors: Record<string, string> = {};
     if (!name.trim()) errors.name = "Give the server a name.";
     for (const setting of chosen.bundle.settings) {
@@ -146,18 +159,37 @@ export function BundleAddDialog(props: {
       }
     }
     setProblems(errors);
-    if (Object.keys(errors).length > 0) return;
+    if (Object.keys(errors).length > 0) return null;
     const values = Object.fromEntries(
       chosen.bundle.settings.map((s) => {
         const text = form[s.key] ?? "";
         return [s.key, s.multiple ? text.split(/\r?\n/) : text];
       }),
     );
-    const response = await add.run({ name: name.trim(), bundle: chosen.bytes, values });
-    if (response.ok) props.onAdded(response.value, name.trim());
+    return { name: name.trim(), bundle: chosen.bytes, values };
   };
 
-  const hostErrors = mapFieldErrors(add.error, (path) =>
+  const onTry = async () => {
+    const params = request();
+    if (!params) return;
+    setTried(null);
+    setTried(await tryIt.run(params));
+  };
+
+  const failedTry = tried?.ok === true && !tried.value.ok;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const params = request();
+    if (!params) return;
+    if (failedTry && !confirmFailed) {
+      setConfirmFailed(true);
+      return;
+    }
+    const response = await add.run(params);
+    if (response.ok) props.onAdded(response.value, params.name);
+  };
+
+  const hostErrors = mapFieldErrors(add.error ?? tryIt.error, (path) =>
     path[0] === "values" && path[1] ? path[1] : path[0] === "name" ? "name" : null,
   );
   const topError =
@@ -173,12 +205,14 @@ export function BundleAddDialog(props: {
         <DialogFooter
           onCancel={props.onBack}
           cancelLabel="Back"
-          confirmLabel="Add server"
+          confirmLabel={confirmFailed ? "Add anyway" : "Add server"}
           busyLabel="Adding…"
           busy={add.busy}
           disabled={chosen === null}
           submitForm={formId}
-        />
+        >
+          {chosen ? <TryButton busy={tryIt.busy} onTry={() => void onTry()} /> : null}
+        </DialogFooter>
       }
     >
       <form id={formId} className="form" onSubmit={(e) => void submit(e)} noValidate>
@@ -224,8 +258,7 @@ export function BundleAddDialog(props: {
               value={name}
               onChange={(value) => {
                 setName(value);
-                setProblems({});
-                add.clearError();
+                edited();
               }}
               error={problems.name ?? hostErrors.byField.name ?? null}
               hint="The code uses it to tell servers apart, as in name__tool."
@@ -241,13 +274,27 @@ export function BundleAddDialog(props: {
                 error={problems[setting.key] ?? hostErrors.byField[setting.key] ?? null}
                 onChange={(value) => {
                   setForm({ ...form, [setting.key]: value });
-                  setProblems({});
-                  add.clearError();
+                  edited();
                 }}
               />
             ))}
             {chosen.bundle.settings.length === 0 ? (
               <p className="muted">This bundle needs no settings.</p>
+            ) : null}
+            <TryResult
+              busy={tryIt.busy}
+              error={
+                tryIt.error && Object.keys(hostErrors.byField).length === 0 ? tryIt.error : null
+              }
+              result={tried && tried.ok ? tried.value : null}
+            />
+            {confirmFailed ? (
+              <div className="callout callout-warn callout-compact" role="alert">
+                <div className="callout-text">
+                  This server did not start when you tried it. Add it anyway? You can fix it later
+                  from its page.
+                </div>
+              </div>
             ) : null}
           </>
         ) : null}

@@ -10,6 +10,7 @@ import {
   type AuditVerifyResult,
 } from "../audit-entry.js";
 import { API_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
+import { serverEntryInput, storedSecretRef, type StoredSecretRef } from "../server-entry-schema.js";
 import { settingsPatchSchema } from "../settings.js";
 import type {
   AppInfoView,
@@ -31,25 +32,8 @@ import type {
 const none = z.strictObject({});
 const serverName = z.string().min(1).max(API_LIMITS.serverNameMaxChars);
 
-/**
- * An env value that keeps the secret already stored under that env name (of the server as
- * saved, i.e. under its previous name when it is renamed). The UI never holds a secret in
- * full, so instead of sending one back it says which one to keep; any string is a new value.
- */
-export const storedSecretRef = z.strictObject({
-  storedSecret: z.string().min(1).max(API_LIMITS.envNameMaxChars),
-});
-export type StoredSecretRef = z.infer<typeof storedSecretRef>;
-
-export const serverEntryInput = z.strictObject({
-  command: z.string(),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.union([z.string(), storedSecretRef])).optional(),
-  secret: z.array(z.string()).optional(),
-  allow: z.array(z.string()).nullable().optional(),
-  private: z.union([z.boolean(), z.array(z.string())]).optional(),
-  type: z.string().optional(),
-});
+// The entry's one schema, also the file's; the UI names these from the contract.
+export { serverEntryInput, storedSecretRef, type StoredSecretRef };
 
 // The UI imports the filter's type from here, with the rest of the contract.
 export type { AuditFilter } from "../audit-entry.js";

@@ -15,16 +15,6 @@ export interface ServersConfig {
   servers: Map<string, ServerEntry>;
 }
 
-/** One entry as the file (and the API) writes it: `secret` names the secret env keys. */
-export interface ServerEntryFile {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  allow?: string[];
-  private?: boolean | string[];
-  secret?: string[];
-}
-
 /** One problem of a config, named by where it is. */
 export interface ConfigIssue {
   /** Where the problem is, e.g. ["mcpServers", "notes", "url"]; [] for the file as a whole. */

@@ -318,25 +318,27 @@ describe("round trip", () => {
     expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
   });
 
-  it("keeps a server and an env name called __proto__", () => {
+  it("keeps a server called __proto__, and refuses an env name __proto__ rather than drop it", () => {
     const proto: ServersConfig = {
       servers: new Map([
         [
           "__proto__",
-          {
-            command: "x",
-            args: [],
-            env: Object.fromEntries([["__proto__", "v"]]),
-            secretEnv: ["__proto__"],
-            allow: null,
-            private: false,
-          },
+          { command: "x", args: [], env: {}, secretEnv: [], allow: null, private: false },
         ],
       ]),
     };
     const again = configOf(parseServersConfig(serializeServersConfig(proto)));
-    expect(again.servers.get("__proto__")?.env).toEqual(Object.fromEntries([["__proto__", "v"]]));
-    expect(Object.getPrototypeOf(again.servers.get("__proto__")?.env)).toBe(Object.prototype);
+    expect([...again.servers.entries()]).toEqual([...proto.servers.entries()]);
+    const text = '{"mcpServers": {"s": {"command": "x", "env": {"__proto__": "v"}}}}';
+    expect(errorsOf(parseServersConfig(text))).toEqual([
+      {
+        path: ["mcpServers", "s", "env", "__proto__"],
+        message: 'server "s": env name "__proto__" is not allowed',
+      },
+    ]);
+    expect(
+      paths(parseServersConfig('{"mcpServers": {"s": {"command": "x", "__proto__": {}}}}')),
+    ).toEqual(["mcpServers.s.__proto__"]);
   });
 });
 

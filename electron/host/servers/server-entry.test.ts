@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 
+import type { ApiHandlers } from "../../../shared/api/api-contract.js";
+import { serverEntryInput } from "../../../shared/server-entry-schema.js";
+import { dispatchApi } from "../api/api-dispatcher.js";
 import type { ConfigIssue, ServerEntry } from "./server-config-types.js";
 import { entryToFile, validateServerEntry, type EntryResult } from "./server-entry.js";
 
@@ -175,5 +178,37 @@ describe("entryToFile", () => {
       secret: ["TOKEN"],
     });
     expect(entryOf(check(entryToFile(entry)))).toEqual(entry);
+  });
+});
+
+describe("the API's entry is the same schema", () => {
+  it("servers.upsert is refused at the door with the file's own message, at the item", async () => {
+    const response = await dispatchApi({} as ApiHandlers, "servers.upsert", {
+      name: "s",
+      entry: { command: "x", args: ["a", 1] },
+    } as never);
+    expect(response).toMatchObject({
+      ok: false,
+      error: {
+        code: "invalid",
+        fields: [
+          { path: ["entry", "args", "1"], message: "args[1] must be a string, not a number" },
+        ],
+      },
+    });
+  });
+
+  it("takes a stored-secret reference as an env value, and checks it like any other", () => {
+    const entry = { command: "x", env: { KEY: { storedSecret: "KEY" } }, secret: ["KEY", "NOPE"] };
+    const parsed = serverEntryInput.safeParse(entry);
+    expect(
+      parsed.success ? [] : parsed.error.issues.map((i) => [i.path.join("."), i.message]),
+    ).toEqual([["secret.1", 'secret "NOPE" is not a key of "env"']]);
+    expect(
+      serverEntryInput.safeParse({ command: "x", env: { KEY: { storedSecret: "KEY" } } }).success,
+    ).toBe(true);
+    expect(validateServerEntry({ command: "x", env: { KEY: { storedSecret: "KEY" } } }).ok).toBe(
+      false,
+    );
   });
 });

@@ -1,182 +1,71 @@
-// One `mcpServers` entry: the keys a stdio server may have, checked one by one so that each
-// issue names the key (and the item) that is wrong, and written back in the file's shape.
+// One `mcpServers` entry, checked by the one entry schema (shared/server-entry-schema.ts) and
+// written back in the file's shape. The schema's issues become config issues, one per key.
 
-import type { ConfigIssue, ServerEntry, ServerEntryFile } from "./server-config-types.js";
+import {
+  serverEntryFileSchema,
+  unknownKeyMessage,
+  type ServerEntryFile,
+} from "../../../shared/server-entry-schema.js";
+import type { ConfigIssue, ServerEntry } from "./server-config-types.js";
 
 export type EntryResult = { ok: true; entry: ServerEntry } | { ok: false; issues: ConfigIssue[] };
 
-const ENTRY_KEYS = new Set(["command", "args", "env", "type", "allow", "private", "secret"]);
-const REMOTE_ONLY_KEYS = new Set(["url", "headers"]);
-const STDIO_ONLY = "only stdio servers (command, args, env) can be wrapped";
+/** An entry as written out: args and env always present, defaults left out. */
+export type WrittenEntry = ServerEntryFile & { args: string[]; env: Record<string, string> };
 
-type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+const hasOwn = (value: unknown, key: string): boolean =>
+  typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, key);
 
 /**
  * Checks one entry as the file (or the UI) wrote it. Issue paths are within the entry; the
- * config adds where the entry is and which server it is.
+ * config adds where the entry is and which server it is. Unknown keys come first, then each
+ * key in the order of the entry's keys.
  */
 export function validateServerEntry(raw: unknown): EntryResult {
-  const issues: ConfigIssue[] = [];
-  const fail = (path: string[], message: string): void => {
-    issues.push({ path, message });
-  };
-
-  if (!isObject(raw)) {
-    fail([], `the entry must be an object with at least "command"`);
-    return { ok: false, issues };
+  // zod passes over an env name "__proto__" without a word (so that it cannot set a
+  // prototype): it is refused here rather than silently dropped.
+  const early: ConfigIssue[] = [];
+  if (hasOwn((raw as { env?: unknown } | null)?.env, "__proto__")) {
+    early.push({ path: ["env", "__proto__"], message: `env name "__proto__" is not allowed` });
   }
-
-  for (const key of Object.keys(raw)) {
-    if (REMOTE_ONLY_KEYS.has(key)) {
-      fail([key], `${quote(key)} is not supported: ${STDIO_ONLY}`);
-    } else if (!ENTRY_KEYS.has(key)) {
-      fail(
-        [key],
-        `unknown key ${quote(key)}: an entry may hold ${[...ENTRY_KEYS].map((k) => `"${k}"`).join(", ")}`,
-      );
-    }
+  const parsed = serverEntryFileSchema.safeParse(raw);
+  if (parsed.success && early.length === 0) {
+    const file = parsed.data;
+    return {
+      ok: true,
+      entry: {
+        command: file.command,
+        args: file.args ?? [],
+        env: file.env ?? {},
+        secretEnv: file.secret ?? [],
+        allow: file.allow ?? null,
+        private: file.private ?? false,
+      },
+    };
   }
-
-  if (raw.type !== undefined && raw.type !== "stdio") {
-    const shown = typeof raw.type === "string" ? quote(raw.type) : JSON.stringify(raw.type);
-    fail(["type"], `type ${shown} is not supported: ${STDIO_ONLY}`);
-  }
-
-  const command = typeof raw.command === "string" ? raw.command : "";
-  if (raw.command === undefined) {
-    fail(["command"], `"command" is missing`);
-  } else if (command.trim() === "") {
-    fail(["command"], `"command" must be a non-empty string`);
-  } else if (command.includes("\0")) {
-    fail(["command"], `"command" holds a NUL character`);
-  }
-
-  const args: string[] = [];
-  if (raw.args !== undefined) {
-    if (!Array.isArray(raw.args)) {
-      fail(["args"], `"args" must be an array of strings`);
-    } else {
-      raw.args.forEach((arg: unknown, index) => {
-        if (typeof arg !== "string") {
-          fail(["args", String(index)], `args[${index}] must be a string, not ${describe(arg)}`);
-        } else if (arg.includes("\0")) {
-          fail(["args", String(index)], `args[${index}] holds a NUL character`);
-        } else {
-          args.push(arg);
-        }
-      });
-    }
-  }
-
-  const env = new Map<string, string>();
-  let envKeys: Set<string> | null = null;
-  if (raw.env !== undefined) {
-    if (!isObject(raw.env)) {
-      fail(["env"], `"env" must be an object of NAME -> string value`);
-    } else {
-      envKeys = new Set(Object.keys(raw.env));
-      for (const [key, value] of Object.entries(raw.env)) {
-        // Names with "=" or NUL cannot be put in a process environment at all.
-        if (key === "" || key.includes("=") || key.includes("\0")) {
-          fail(["env", key], `env name ${quote(key)} is not a valid variable name`);
-        } else if (typeof value !== "string") {
-          // Values are passed as written, never converted: say how to write a number.
-          fail(
-            ["env", key],
-            `env ${quote(key)} must be a string, not ${describe(value)} (write it in quotes)`,
-          );
-        } else if (value.includes("\0")) {
-          fail(["env", key], `env ${quote(key)} holds a NUL character`);
-        } else {
-          env.set(key, value);
-        }
+  const unknown: ConfigIssue[] = [];
+  const rest: ConfigIssue[] = [];
+  for (const issue of parsed.error?.issues ?? []) {
+    const path = issue.path.map(String);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        unknown.push({ path: [...path, key], message: unknownKeyMessage(key) });
       }
-    }
-  } else {
-    envKeys = new Set();
-  }
-
-  const allow =
-    raw.allow === undefined || raw.allow === null ? null : nameList(raw.allow, "allow", fail);
-
-  let privateLabels: boolean | string[] = false;
-  if (raw.private === true || raw.private === false) {
-    privateLabels = raw.private;
-  } else if (raw.private !== undefined) {
-    if (Array.isArray(raw.private)) {
-      privateLabels = nameList(raw.private, "private", fail) ?? false;
-    } else {
-      fail(["private"], `"private" must be true, false or an array of tool names`);
-    }
-  }
-  if (Array.isArray(allow) && Array.isArray(privateLabels)) {
-    const kept = new Set(allow);
-    privateLabels.forEach((tool, index) => {
-      if (!kept.has(tool)) {
-        // A label on a tool that is not kept would stop startup later; say so now.
-        fail(["private", String(index)], `private tool ${quote(tool)} is not in "allow"`);
+    } else if (issue.code === "invalid_union" && issue.errors[1]?.length) {
+      // A private list with a bad item: the item's own issue, at the item.
+      for (const inner of issue.errors[1]) {
+        rest.push({ path: [...path, ...inner.path.map(String)], message: inner.message });
       }
-    });
-  }
-
-  let secretEnv: string[] = [];
-  if (raw.secret !== undefined) {
-    secretEnv = nameList(raw.secret, "secret", fail) ?? [];
-    if (envKeys !== null) {
-      secretEnv.forEach((secret, index) => {
-        if (!envKeys.has(secret)) {
-          fail(["secret", String(index)], `secret ${quote(secret)} is not a key of "env"`);
-        }
-      });
-    }
-  }
-
-  if (issues.length > 0) return { ok: false, issues };
-  const entry: ServerEntry = {
-    command,
-    args,
-    env: Object.fromEntries(env),
-    secretEnv,
-    allow,
-    private: privateLabels,
-  };
-  return { ok: true, entry };
-}
-
-/** An array of non-empty, unique strings, or null after reporting why not. */
-function nameList(
-  raw: unknown,
-  key: string,
-  fail: (path: string[], message: string) => void,
-): string[] | null {
-  if (!Array.isArray(raw)) {
-    fail([key], `${quote(key)} must be an array of names`);
-    return null;
-  }
-  const seen = new Set<string>();
-  let ok = true;
-  raw.forEach((item: unknown, index) => {
-    const path = [key, String(index)];
-    if (typeof item !== "string" || item === "") {
-      fail(path, `${key}[${index}] must be a non-empty string, not ${describe(item)}`);
-      ok = false;
-    } else if (seen.has(item)) {
-      fail(path, `${key} lists ${quote(item)} more than once`);
-      ok = false;
     } else {
-      seen.add(item);
+      rest.push({ path, message: issue.message });
     }
-  });
-  return ok ? [...seen] : null;
+  }
+  return { ok: false, issues: [...early, ...unknown, ...rest] };
 }
 
 /** An entry in the file's shape (what parseServersConfig reads back to an equal entry). */
-export function entryToFile(entry: ServerEntry): ServerEntryFile {
-  const out: ServerEntryFile = {
+export function entryToFile(entry: ServerEntry): WrittenEntry {
+  const out: WrittenEntry = {
     command: entry.command,
     args: [...entry.args],
     env: Object.fromEntries(Object.entries(entry.env)),
@@ -187,16 +76,4 @@ export function entryToFile(entry: ServerEntry): ServerEntryFile {
   }
   if (entry.secretEnv.length > 0) out.secret = [...entry.secretEnv];
   return out;
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "an empty string";
-  return `a ${typeof value}`;
 }

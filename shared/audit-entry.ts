@@ -26,6 +26,7 @@ export const AUDIT_KINDS = [
   "docker_lost",
   "runs_refused",
   "docker_back",
+  "run_abandoned",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -274,6 +275,23 @@ export const dockerBackEntrySchema = z.object({
   warmContainers: count,
 });
 
+/** Why a run that started has no run_finished. */
+export const ABANDON_REASONS = ["the app stopped"] as const;
+
+/**
+ * Written at start for each run that started and never ended because the app stopped under it
+ * (a crash, a kill): the log then says what became of every run.
+ */
+export const runAbandonedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("run_abandoned"),
+  runId: z.string(),
+  client: z.string(),
+  reason: z.enum(ABANDON_REASONS),
+  /** The seq of the run's run_started entry. */
+  startedSeq: count,
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -292,6 +310,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   dockerLostEntrySchema,
   runsRefusedEntrySchema,
   dockerBackEntrySchema,
+  runAbandonedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -143,6 +143,8 @@ describe("limits", () => {
         checkpointIntervalMs: 1000,
         checkpointMaxBytes: 4 * KiB,
         checkpointKeyBytes: 32,
+        abandonedScanWindowMs: 10 * 60_000,
+        abandonedScanMaxEntries: 100_000,
       },
       LOCAL_ACCESS_LIMITS: {
         socketPathMaxBytes: 100,

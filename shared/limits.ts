@@ -281,6 +281,14 @@ export const AUDIT_LIMITS = {
   checkpointMaxBytes: 4 * KiB,
   /** The HMAC key that signs checkpoints (kept in the OS keychain). */
   checkpointKeyBytes: 32,
+  /**
+   * At start, runs started this long before the log's newest entry (or later) with no end are
+   * written off as `run_abandoned`: far over the longest run (a 90 s deadline, a 60 s wait in
+   * the queue), so a run in flight at a crash is always inside it.
+   */
+  abandonedScanWindowMs: 10 * 60_000,
+  /** ...and at most this many of the newest entries are read for it, whatever their times. */
+  abandonedScanMaxEntries: 100_000,
 } as const;
 
 /**

@@ -86,6 +86,13 @@ export function oneOfEachKind(): AuditEntryInput[] {
       sweptContainers: 2,
       warmContainers: 1,
     },
+    {
+      kind: "run_abandoned",
+      runId: "r2",
+      client: "claude",
+      reason: "the app stopped",
+      startedSeq: 3,
+    },
   ];
 }
 

@@ -10,6 +10,7 @@ import {
   SET_ASIDE_SUFFIX,
   type CheckpointSigner,
 } from "../audit/audit-checkpoint.js";
+import { findAbandonedRuns } from "../audit/abandoned-runs.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker, type DockerStatus } from "../docker/docker-status.js";
@@ -266,6 +267,20 @@ export class CodeModeHost {
         problems.push(
           `The audit log's last line was cut off by a crash; its ${audit.recovery.tornBytes} bytes were kept in ${audit.recovery.tornFile}.`,
         );
+      }
+      // Runs in flight when the app last stopped without a goodbye (a crash, a kill) kept a
+      // run_started with no end: the log says what became of them before anything new starts.
+      const abandoned = await findAbandonedRuns(path.join(options.dataDir, "audit")).catch(
+        (error: unknown) => {
+          log(`audit: could not look for abandoned runs: ${String(error)}`);
+          return [];
+        },
+      );
+      for (const entry of abandoned) {
+        await audit.append(entry).catch((error: unknown) => log(`audit: ${String(error)}`));
+      }
+      if (abandoned.length > 0) {
+        log(`audit: ${abandoned.length} run(s) in progress when the app stopped marked abandoned`);
       }
 
       const sandbox = new SandboxSlot({

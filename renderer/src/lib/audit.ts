@@ -25,6 +25,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   docker_lost: "Docker lost",
   runs_refused: "Runs refused",
   docker_back: "Docker back",
+  run_abandoned: "Run abandoned",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -128,6 +129,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `Docker not reachable at ${entry.endpoint} (${entry.reason}); runs are refused until it is back`;
     case "runs_refused":
       return `${entry.count} run${entry.count === 1 ? "" : "s"} refused while Docker was not reachable${entry.clients.length > 0 ? ` (${entry.clients.join(", ")})` : ""}`;
+    case "run_abandoned":
+      return `Never finished: ${entry.reason} (run started at #${entry.startedSeq})`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${formatDuration(entry.downMs)}: ${entry.sweptContainers} leftover container${entry.sweptContainers === 1 ? "" : "s"} removed, ${entry.warmContainers} warm started`;
     default:

@@ -74,6 +74,8 @@ function summary(entry: AuditEntry): string {
       return `Docker not reachable at ${entry.endpoint}: ${entry.reason}`;
     case "runs_refused":
       return `${entry.count} runs refused (${entry.cause}) from ${entry.firstAt} to ${entry.lastAt}`;
+    case "run_abandoned":
+      return `${entry.client} run ${entry.runId} never finished: ${entry.reason} (started at #${entry.startedSeq})`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
   }

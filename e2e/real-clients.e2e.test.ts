@@ -51,30 +51,27 @@ describe("real MCP clients against codemode daemon", () => {
     rmSync(clientHome, { recursive: true, force: true });
   });
 
+  /** A shell command runner in a new project folder, with the temporary HOME and `claude`. */
+  const inNewProject = () => {
+    const project = mkdtempSync(path.join(clientHome, "project-"));
+    const env = {
+      PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+      HOME: clientHome,
+    };
+    return (command: string) =>
+      spawnSync("sh", ["-c", command], { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+  };
+
   it("Claude Code: the Clients page's command registers the shim and `claude mcp list` reports it Connected", async () => {
     const daemon = await startDaemon(home);
     try {
       // What the daemon's Clients page shows (CODEMODE_HOME set, so an -e flag is in it).
       const snippet = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home })).claudeCode;
       expect(snippet).toContain("-e CODEMODE_HOME=");
-      const project = mkdtempSync(path.join(clientHome, "project-"));
-      const env = {
-        PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-        HOME: clientHome,
-      };
-      const added = spawnSync("sh", ["-c", snippet], {
-        cwd: project,
-        env,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+      const sh = inNewProject();
+      const added = sh(snippet);
       expect(added.status, added.stderr + added.stdout).toBe(0);
-      const listed = spawnSync("claude", ["mcp", "list"], {
-        cwd: project,
-        env,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+      const listed = sh("claude mcp list");
       expect(listed.stdout).toMatch(/^codemode: .*codemode\.js shim - [✓✔] Connected$/m);
     } finally {
       await daemon.stop();
@@ -89,13 +86,7 @@ describe("real MCP clients against codemode daemon", () => {
       // What the daemon's Clients page shows while MCP over HTTP is on.
       const http = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home }), { url, token }).http!;
       const wrong = httpClientSnippets({ url, token: "0".repeat(token.length) }).claudeCode;
-      const project = mkdtempSync(path.join(clientHome, "project-"));
-      const env = {
-        PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-        HOME: clientHome,
-      };
-      const sh = (command: string) =>
-        spawnSync("sh", ["-c", command], { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+      const sh = inNewProject();
       const added = sh(http.claudeCode);
       expect(added.status, added.stderr + added.stdout).toBe(0);
       // The same entry under another name with a wrong token: Connected must need the header.

@@ -34,10 +34,8 @@ export function indexOfSeq(entries: AuditEntry[], seq: number): number {
   return -1;
 }
 
-export function AuditList(props: {
-  log: Pick<AuditLog, "list" | "reload" | "loadMore" | "freshFrom" | "addedOnTop">;
-  /** Some filter is set: the empty state says so. */
-  filtered: boolean;
+/** What the rows need to show and move the selection. */
+interface SelectionProps {
   selectedSeq: number | null;
   /** Where `selectedSeq` is in the entries, or -1. */
   selectedIndex: number;
@@ -46,7 +44,15 @@ export function AuditList(props: {
   /** Enter: move the focus into the detail panel. */
   onFocusDetail: () => void;
   scrollRef: RefObject<HTMLDivElement | null>;
-}) {
+}
+
+export function AuditList(
+  props: SelectionProps & {
+    log: Pick<AuditLog, "list" | "reload" | "loadMore" | "freshFrom" | "addedOnTop">;
+    /** Some filter is set: the empty state says so. */
+    filtered: boolean;
+  },
+) {
   const { list } = props.log;
   const { scrollRef, selectedIndex, onSelect } = props;
   const state = (content: ReactNode) => <div className="audit-list-state">{content}</div>;
@@ -90,15 +96,11 @@ export function AuditList(props: {
   );
 }
 
-function AuditRows(props: {
-  log: Pick<AuditLog, "list" | "loadMore" | "freshFrom" | "addedOnTop">;
-  selectedSeq: number | null;
-  selectedIndex: number;
-  selectedRun: string | null;
-  onSelect: (entry: AuditEntry | null) => void;
-  onFocusDetail: () => void;
-  scrollRef: RefObject<HTMLDivElement | null>;
-}) {
+function AuditRows(
+  props: SelectionProps & {
+    log: Pick<AuditLog, "list" | "loadMore" | "freshFrom" | "addedOnTop">;
+  },
+) {
   const { list, loadMore, freshFrom, addedOnTop } = props.log;
   const { scrollRef, selectedSeq, selectedIndex, selectedRun, onSelect } = props;
 

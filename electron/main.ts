@@ -7,6 +7,7 @@ import { app, BrowserWindow, dialog, ipcMain } from "electron";
 import { CodeModeHost, DATA_DIR_TRUSTED_ENTRIES } from "./host/app/code-mode-host.js";
 import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
 import { dataDir as defaultDataDir } from "./host/paths.js";
+import { capAppLogWhileRunning } from "./host/shim/app-log.js";
 import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";
 import { safeStorageCheckpointSigner } from "./secrets/safe-storage-checkpoint-signer.js";
@@ -113,6 +114,8 @@ async function start(): Promise<void> {
       checkpointKeyProblem: checkpointKey.keyFileExisted ? checkpointKey.problem : null,
       log,
     });
+    // Started by a shim, our output is the app log: keep it to its size cap while we run.
+    capAppLogWhileRunning(dataDir);
   } catch (error) {
     if (error instanceof AlreadyRunningError) {
       dialog.showErrorBox("Code Mode is already running", error.message);

@@ -212,6 +212,12 @@ describe("limits", () => {
         descriptionMaxChars: 300,
         toolsShownMax: 200,
       },
+      APP_LOG_LIMITS: {
+        maxBytes: 1 * MiB,
+        files: 3,
+        checkIntervalMs: 60_000,
+        lastLineMaxChars: 300,
+      },
       SERVER_PATH_LIMITS: {
         loginShellTimeoutMs: 5_000,
         loginShellOutputMaxChars: 256 * KiB,

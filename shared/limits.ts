@@ -531,3 +531,15 @@ export const SETTINGS_BOUNDS = {
   auditMaxTotalMiB: { min: 16, max: 1_048_576, default: AUDIT_LIMITS.defaultMaxTotalBytes / MiB },
   httpPort: { min: 1024, max: 65_535, default: 7717 },
 } as const;
+
+/** The log of an app the shim started (its stdout and stderr), in the data directory. */
+export const APP_LOG_LIMITS = {
+  /** Past this size the log is rotated: when the shim starts the app, and while it runs. */
+  maxBytes: 1 * MiB,
+  /** Files kept: app.log and app.log.1 up to app.log.(files - 1), the oldest dropped. */
+  files: 3,
+  /** How often a running app started by the shim checks the size of its log. */
+  checkIntervalMs: 60_000,
+  /** The last line of the log quoted in the shim's "not running" message is cut to this. */
+  lastLineMaxChars: 300,
+} as const;

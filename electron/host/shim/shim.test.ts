@@ -478,6 +478,7 @@ describe("shim start-up weight", () => {
       "electron/host/local-access/socket-path.ts",
       "electron/host/local-access/token.ts",
       "electron/host/paths.ts",
+      "electron/host/shim/app-log.ts",
       "electron/host/shim/in-flight.ts",
       "electron/host/shim/shim-handshake.ts",
       "electron/host/shim/shim-main.ts",

@@ -22,7 +22,8 @@ import {
 } from "../local-access/socket-path.js";
 import { TokenError, readToken } from "../local-access/token.js";
 import { challenge } from "./shim-handshake.js";
-import { defaultStartApp, type StartApp } from "./start-app.js";
+import { lastLogLine } from "./app-log.js";
+import { defaultStartApp, type StartApp, type StartOutcome } from "./start-app.js";
 import { InFlight } from "./in-flight.js";
 
 export interface ShimOptions {
@@ -55,15 +56,21 @@ export async function runShim(options: ShimOptions): Promise<number> {
   const connect = options.connect ?? ((target: string) => net.createConnection(target));
 
   let result = await attempt(dataDir, location, connect);
-  let started: string | undefined;
+  let started: StartOutcome | undefined;
   if (result.kind === "absent") {
     try {
-      started = await (options.startApp ?? defaultStartApp)({ dataDir, env });
+      const outcome = await (options.startApp ?? defaultStartApp)({ dataDir, env });
+      started =
+        typeof outcome === "string" ? { started: outcome, tried: [], logFile: null } : outcome;
     } catch (error) {
       stderr.write(`codemode shim: could not start Code Mode: ${errorText(error)}\n`);
     }
-    if (started !== undefined) {
-      stderr.write(`codemode shim: Code Mode is not running; starting it (${started})\n`);
+    if (started?.started != null) {
+      stderr.write(
+        `codemode shim: Code Mode is not running; starting it (${started.started})` +
+          (started.logFile === null ? "" : `; its output goes to ${started.logFile}`) +
+          "\n",
+      );
     }
     const deadline = Date.now() + (options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs);
     const interval = options.retryIntervalMs ?? LOCAL_ACCESS_LIMITS.shimRetryIntervalMs;
@@ -215,16 +222,45 @@ function pipe(socket: net.Socket, options: ShimOptions): Promise<number> {
   });
 }
 
-async function notRunning(options: ShimOptions, started: string | undefined): Promise<number> {
+/**
+ * What the shim tried, for the "not running" message: the app's path and whether it exists,
+ * and where its output went with the last line there, so the user can see why it did not come up.
+ */
+function triedText(outcome: StartOutcome | undefined, dataDir: string): string {
+  if (outcome === undefined) return "";
+  const exists = (t: { file: string; exists: boolean }): string =>
+    `${t.file} (${t.exists ? "it exists" : "it does not exist"})`;
+  if (outcome.started === null) {
+    return (
+      " Found no app to start: CODEMODE_APP is not set, this shim is not in a built codemode " +
+      `package, and no installed app is at ${outcome.tried.map(exists).join(", ")}.`
+    );
+  }
+  const first = outcome.tried[0];
+  let text = first === undefined ? "" : ` Tried the app at ${exists(first)}.`;
+  if (outcome.logFile !== null) {
+    const last = lastLogLine(dataDir);
+    text +=
+      ` Its output is in ${outcome.logFile}` +
+      (last === null ? " (empty)." : `; its last line: ${JSON.stringify(last)}.`);
+  }
+  return text;
+}
+
+async function notRunning(
+  options: ShimOptions,
+  started: StartOutcome | undefined,
+): Promise<number> {
   const { stdin, stdout, stderr, dataDir } = options;
   const waited = (options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs) / 1000;
   const message =
     `Code Mode is not running` +
-    (started === undefined
+    (started?.started == null
       ? ""
-      : ` (started ${started}, but it did not answer within ${waited} s)`) +
-    `. ${NOT_RUNNING_HELP}`;
-  stderr.write(`codemode shim: ${message} (data directory: ${dataDir})\n`);
+      : ` (started ${started.started}, but it did not answer within ${waited} s)`) +
+    `.${triedText(started, dataDir)} ${NOT_RUNNING_HELP}`;
+  // The log's last line is the app's text: escaped, it cannot act on the terminal.
+  stderr.write(`codemode shim: ${terminalText(message)} (data directory: ${dataDir})\n`);
 
   const first = await readLine(
     stdin,

@@ -14,7 +14,11 @@ describe("how the shim starts Code Mode", () => {
     await writeFile(app, `#!/bin/sh\nprintf '%s' "$CODEMODE_HOME" > '${marker}'\n`, {
       mode: 0o700,
     });
-    expect(defaultStartApp({ dataDir, env: { ...process.env, CODEMODE_APP: app } })).toBe(app);
+    expect(defaultStartApp({ dataDir, env: { ...process.env, CODEMODE_APP: app } })).toEqual({
+      started: app,
+      tried: [{ file: app, exists: true }],
+      logFile: path.join(dataDir, "app.log"),
+    });
     let seen = "";
     await waitFor(() => {
       void readFile(marker, "utf8").then(

@@ -3,19 +3,33 @@
 // the shim must start fast.
 
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { appLogPath, openAppLog } from "./app-log.js";
 
 export interface StartAppContext {
   dataDir: string;
   env: NodeJS.ProcessEnv;
 }
 
-/** Starts Code Mode if it can; returns what it started (for messages), or undefined. */
+/** What the shim tried when it started Code Mode, for the message if it does not answer. */
+export interface StartOutcome {
+  /** What was started, as the user would recognise it; null when nothing was found to start. */
+  started: string | null;
+  /** The executables it tried or looked for, and whether each exists. */
+  tried: { file: string; exists: boolean }[];
+  /** Where the started app's output goes; null when it has no log. */
+  logFile: string | null;
+}
+
+/**
+ * Starts Code Mode if it can; returns what it started (a description, or the whole outcome),
+ * or undefined when it started nothing.
+ */
 export type StartApp = (
   context: StartAppContext,
-) => string | undefined | Promise<string | undefined>;
+) => StartOutcome | string | undefined | Promise<StartOutcome | string | undefined>;
 
 export interface StartCommand {
   file: string;
@@ -71,22 +85,42 @@ function withoutRunAsNode(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return copy;
 }
 
-/** Spawns Code Mode detached, so it outlives this shim and the client that started it. */
-export function defaultStartApp(context: StartAppContext): string | undefined {
+/**
+ * Spawns Code Mode detached, so it outlives this shim and the client that started it, with its
+ * output in the app log of the data directory. Says what it tried either way.
+ */
+export function defaultStartApp(context: StartAppContext): StartOutcome {
   const command = findStartCommand(context.env);
-  if (command === undefined) return undefined;
-  const child = spawn(command.file, command.args, {
-    detached: true,
-    stdio: "ignore",
-    windowsHide: true,
-    // The packaged shim runs as the app's executable with ELECTRON_RUN_AS_NODE=1; passed on,
-    // it would start the app as plain Node instead of the app.
-    env: { ...withoutRunAsNode(context.env), CODEMODE_HOME: context.dataDir },
-  });
-  // A missing executable surfaces here; the wait that follows reports it as "not running".
-  child.on("error", () => undefined);
-  child.unref();
-  return command.description;
+  if (command === undefined) {
+    const tried = installedAppPaths(process.platform, context.env).map((file) => ({
+      file,
+      exists: existsSync(file),
+    }));
+    return { started: null, tried, logFile: null };
+  }
+  const exists = existsSync(command.file);
+  const log = openAppLog(context.dataDir);
+  try {
+    const child = spawn(command.file, command.args, {
+      detached: true,
+      stdio: ["ignore", log ?? "ignore", log ?? "ignore"],
+      windowsHide: true,
+      // The packaged shim runs as the app's executable with ELECTRON_RUN_AS_NODE=1; passed on,
+      // it would start the app as plain Node instead of the app.
+      env: { ...withoutRunAsNode(context.env), CODEMODE_HOME: context.dataDir },
+    });
+    // A missing executable surfaces here; the wait that follows reports it as "not running".
+    child.on("error", () => undefined);
+    child.unref();
+  } finally {
+    // The child has its own copy of the descriptor.
+    if (log !== null) closeSync(log);
+  }
+  return {
+    started: command.description,
+    tried: [{ file: command.file, exists }],
+    logFile: log === null ? null : appLogPath(context.dataDir),
+  };
 }
 
 function findPackageRoot(from: string): string | undefined {

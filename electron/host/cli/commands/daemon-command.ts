@@ -4,6 +4,7 @@ import { CodeModeHost } from "../../app/code-mode-host.js";
 import { DataDirTrustError } from "../../local-access/data-dir-trust.js";
 import { AlreadyRunningError } from "../../local-access/instance-lock.js";
 import { dataDir, packageRoot } from "../../paths.js";
+import { capAppLogWhileRunning } from "../../shim/app-log.js";
 import { UiServer } from "../../ui-server/ui-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { packageVersion } from "../../package-version.js";
@@ -64,6 +65,8 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     throw error;
   }
   let ui: UiServer | null = null;
+  // Started by a shim, our output is the app log: keep it to its size cap while we run.
+  const stopLogCap = capAppLogWhileRunning(home);
   try {
     log(
       `ready: data in ${home}, MCP clients connect with \`codemode shim\` (socket ${host.socketPath})`,
@@ -87,6 +90,7 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     log("shutting down");
     return 0;
   } finally {
+    stopLogCap();
     await ui?.close();
     await host.stop();
     log("stopped");

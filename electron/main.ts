@@ -4,7 +4,13 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { app, BrowserWindow, dialog, ipcMain } from "electron";
-import { CodeModeHost, DATA_DIR_TRUSTED_ENTRIES } from "./host/app/code-mode-host.js";
+import type { ServerView, TaintView } from "../shared/api/api-views.js";
+import type { AppStatus } from "./host/app/app-status.js";
+import { CodeModeHost } from "./host/app/code-mode-host.js";
+import { DATA_DIR_TRUSTED_ENTRIES } from "./host/app/host-options.js";
+import type { RunGate } from "./host/app/run-gate.js";
+import type { SandboxSlot } from "./host/app/sandbox-slot.js";
+import { serverViews, taintViews } from "./host/app/server-views.js";
 import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
 import { dataDir as defaultDataDir } from "./host/paths.js";
 import { capAppLogWhileRunning } from "./host/shim/app-log.js";
@@ -18,6 +24,8 @@ import { createMainWindow, showPage } from "./window/main-window.js";
 
 let quitting = false;
 let host: CodeModeHost | null = null;
+/** What the tray reads and does, from the services that own it (null until the host starts). */
+let traySources: TraySources | null = null;
 let window: BrowserWindow | null = null;
 let tray: AppTray | null = null;
 
@@ -39,22 +47,32 @@ function shimLaunch(dataDir: string) {
   };
 }
 
+interface TraySources {
+  sandbox: Pick<SandboxSlot, "dockerView" | "imagePresent">;
+  gate: Pick<RunGate, "active" | "paused">;
+  status: Pick<AppStatus, "info" | "setPaused">;
+  audit: { readonly failure: string | null };
+  serverViews(): ServerView[];
+  taintViews(): TaintView[];
+}
+
 // Cheap on purpose: it runs on every client and server event, so it asks Docker nothing.
-function snapshot(h: CodeModeHost): TraySnapshot {
+function snapshot(s: TraySources): TraySnapshot {
+  const info = s.status.info();
   return {
-    dockerReady: h.sandbox.dockerView().state === "ready",
-    imagePresent: h.sandbox.imagePresent,
-    failedServers: h
+    dockerReady: s.sandbox.dockerView().state === "ready",
+    imagePresent: s.sandbox.imagePresent,
+    failedServers: s
       .serverViews()
-      .filter((s) => s.status === "failed")
-      .map((s) => s.name),
-    problems: h.appInfo().startupProblems.length + (h.appInfo().catalogError ? 1 : 0),
-    runningRuns: h.gate.active,
-    privateClients: h.taintViews().map((t) => t.client),
-    paused: h.gate.paused,
+      .filter((server) => server.status === "failed")
+      .map((server) => server.name),
+    problems: info.startupProblems.length + (info.catalogError ? 1 : 0),
+    runningRuns: s.gate.active,
+    privateClients: s.taintViews().map((t) => t.client),
+    paused: s.gate.paused,
     openAtLogin: app.getLoginItemSettings().openAtLogin,
-    auditFailing: h.auditFailure !== null,
-    dockerUnreachable: h.sandbox.dockerView().state === "unreachable",
+    auditFailing: s.audit.failure !== null,
+    dockerUnreachable: s.sandbox.dockerView().state === "unreachable",
   };
 }
 
@@ -73,7 +91,7 @@ function onTrayAction(action: TrayAction): void {
     case "audit":
       return openWindow("#/audit");
     case "toggle-pause":
-      host?.setPaused(!host.gate.paused);
+      traySources?.status.setPaused(!traySources.gate.paused);
       break;
     case "toggle-login":
       app.setLoginItemSettings({ openAtLogin: !app.getLoginItemSettings().openAtLogin });
@@ -86,7 +104,7 @@ function onTrayAction(action: TrayAction): void {
 }
 
 function refreshTray(): void {
-  if (host && tray) tray.update(snapshot(host));
+  if (traySources && tray) tray.update(snapshot(traySources));
 }
 
 async function start(): Promise<void> {
@@ -130,7 +148,16 @@ async function start(): Promise<void> {
   }
   const trusted = (sender: Electron.WebContents): boolean =>
     window !== null && sender === window.webContents;
-  registerApiIpc(ipcMain, host, trusted, log);
+  const { api, events, sandbox, gate, status, servers, configStore, taint } = host;
+  traySources = {
+    sandbox,
+    gate,
+    status,
+    audit: host.hostAudit,
+    serverViews: () => serverViews(servers, configStore.current),
+    taintViews: () => taintViews(taint),
+  };
+  registerApiIpc(ipcMain, { api, events }, trusted, log);
   tray = new AppTray(onTrayAction);
   for (const event of [
     "servers.changed",
@@ -140,11 +167,10 @@ async function start(): Promise<void> {
     "app.changed",
     "image.build",
   ] as const) {
-    host.events.on(event, () => refreshTray());
+    events.on(event, () => refreshTray());
   }
   refreshTray();
-  const first =
-    host.sandbox.dockerView().state !== "ready" || !(await host.sandbox.imageStatus()).present;
+  const first = sandbox.dockerView().state !== "ready" || !(await sandbox.imageStatus()).present;
   // Started at login: stay in the tray unless something needs the user.
   if (!app.getLoginItemSettings().wasOpenedAtLogin || first)
     openWindow(first ? "#/first-run" : "#/servers");
@@ -162,6 +188,7 @@ if (!app.requestSingleInstanceLock()) {
     quitting = true;
     const stopping = host;
     host = null;
+    traySources = null;
     void stopping.stop().finally(() => {
       tray?.destroy();
       app.quit();

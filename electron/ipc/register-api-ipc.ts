@@ -1,5 +1,10 @@
 import type { IpcMainEvent, IpcMainInvokeEvent, WebContents } from "electron";
-import { API_CHANNELS, API_EVENTS, type ApiEventName } from "../../shared/api/api-contract.js";
+import {
+  API_CHANNELS,
+  API_EVENTS,
+  type ApiEventName,
+  type ApiHandlers,
+} from "../../shared/api/api-contract.js";
 import {
   IPC_SUBSCRIBE,
   IPC_UNSUBSCRIBE,
@@ -7,7 +12,7 @@ import {
   ipcRequestChannel,
 } from "../../shared/api/ipc-channels.js";
 import { dispatchApi } from "../host/api/api-dispatcher.js";
-import type { CodeModeHost } from "../host/app/code-mode-host.js";
+import type { EventHub } from "../host/app/event-hub.js";
 
 /** The parts of ipcMain used here, so this wiring stays testable without Electron. */
 export interface IpcMainLike {
@@ -23,7 +28,7 @@ export interface IpcMainLike {
  */
 export function registerApiIpc(
   ipc: IpcMainLike,
-  host: Pick<CodeModeHost, "api" | "events">,
+  host: { api: ApiHandlers; events: Pick<EventHub, "on"> },
   isTrusted: (sender: WebContents, frameUrl: string | undefined) => boolean,
   log: (line: string) => void,
 ): () => void {

@@ -1,26 +1,38 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../app/code-mode-host.js";
-import { appHandlers } from "./handlers/app-handlers.js";
-import { auditHandlers } from "./handlers/audit-handlers.js";
-import { bundleHandlers } from "./handlers/bundle-handlers.js";
-import { clientsHandlers } from "./handlers/clients-handlers.js";
-import { configHandlers } from "./handlers/config-handlers.js";
-import { sandboxHandlers } from "./handlers/sandbox-handlers.js";
-import { settingsHandlers } from "./handlers/settings-handlers.js";
-import { taintHandlers } from "./handlers/taint-handlers.js";
-import { tryHandlers } from "./handlers/try-handlers.js";
+import { appHandlers, type AppServices } from "./handlers/app-handlers.js";
+import { auditHandlers, type AuditServices } from "./handlers/audit-handlers.js";
+import { bundleHandlers, type BundleServices } from "./handlers/bundle-handlers.js";
+import { clientsHandlers, type ClientsServices } from "./handlers/clients-handlers.js";
+import { configHandlers, type ConfigServices } from "./handlers/config-handlers.js";
+import { sandboxHandlers, type SandboxServices } from "./handlers/sandbox-handlers.js";
+import { settingsHandlers, type SettingsServices } from "./handlers/settings-handlers.js";
+import { taintHandlers, type TaintServices } from "./handlers/taint-handlers.js";
+import { tryHandlers, type TryServices } from "./handlers/try-handlers.js";
+
+/** The services the API reaches, each handler group given only the ones it uses. */
+export interface ApiServices extends AppServices, ClientsServices {
+  sandbox: SandboxServices;
+  config: ConfigServices;
+  taint: TaintServices;
+  settings: SettingsServices;
+  audit: AuditServices;
+  bundles: BundleServices;
+  try: TryServices;
+  /** Where Claude Desktop's config is (tests point it at a temporary file). */
+  claudeDesktopConfigPath?: (() => string) | undefined;
+}
 
 /** Every channel of the contract, one file per domain; the type makes a missing one an error. */
-export function buildApiHandlers(host: CodeModeHost): ApiHandlers {
+export function buildApiHandlers(services: ApiServices): ApiHandlers {
   return {
-    ...appHandlers(host),
-    ...sandboxHandlers(host),
-    ...configHandlers(host, host.options.claudeDesktopConfigPath),
-    ...clientsHandlers(host, host.options.claudeDesktopConfigPath),
-    ...taintHandlers(host),
-    ...settingsHandlers(host),
-    ...auditHandlers(host),
-    ...tryHandlers(host),
-    ...bundleHandlers(host),
+    ...appHandlers(services),
+    ...sandboxHandlers(services.sandbox),
+    ...configHandlers(services.config, services.claudeDesktopConfigPath),
+    ...clientsHandlers(services, services.claudeDesktopConfigPath),
+    ...taintHandlers(services.taint),
+    ...settingsHandlers(services.settings),
+    ...auditHandlers(services.audit),
+    ...tryHandlers(services.try),
+    ...bundleHandlers(services.bundles),
   };
 }

@@ -52,8 +52,11 @@ describe("AuditRecorder", () => {
     const recorder = new AuditRecorder(
       (entry) => entries.push(entry),
       () => [],
-      { stopRun: (runId) => stopped.push(runId), auditBytesPerRun: 4_000 },
+      {
+        auditBytesPerRun: 4_000,
+      },
     );
+    recorder.onOverCap((runId) => stopped.push(runId));
     recorder.runStarted({ runId: "r1", client: "c", code: "x" });
     const call = (i: number) =>
       recorder.emit({

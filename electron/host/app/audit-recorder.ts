@@ -5,6 +5,7 @@ import type { RunResult } from "../../../shared/run-result.js";
 import { redactArgs } from "../audit/redaction.js";
 import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
+import { Emitter } from "../util/emitter.js";
 
 type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
 
@@ -17,8 +18,6 @@ interface RunLedger {
 }
 
 export interface AuditRecorderOptions {
-  /** Asked to stop a run whose entries reached the per-run cap (at most once per run). */
-  stopRun?: (runId: string) => void;
   auditBytesPerRun?: number;
 }
 
@@ -31,7 +30,7 @@ export interface AuditRecorderOptions {
  */
 export class AuditRecorder implements BridgeEventSink, RunEvents {
   private readonly runs = new Map<string, RunLedger>();
-  private readonly stopRun: (runId: string) => void;
+  private readonly overCap = new Emitter<{ overCap: (runId: string) => void }>();
   private readonly auditBytesPerRun: number;
 
   constructor(
@@ -39,8 +38,12 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     private readonly secrets: () => readonly string[],
     options: AuditRecorderOptions = {},
   ) {
-    this.stopRun = options.stopRun ?? (() => undefined);
     this.auditBytesPerRun = options.auditBytesPerRun ?? RUN_COST_LIMITS.auditBytesPerRun;
+  }
+
+  /** Told of a run whose entries reached the per-run cap (at most once per run): stop it. */
+  onOverCap(listener: (runId: string) => void): () => void {
+    return this.overCap.on("overCap", listener);
   }
 
   emit(event: BridgeEvent): void {
@@ -152,7 +155,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     const bytes = Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
     if (ledger.bytes + bytes > this.auditBytesPerRun && entry.kind !== "run_started") {
       ledger.over = true;
-      this.stopRun(runId);
+      this.overCap.emit("overCap", runId);
       return false;
     }
     ledger.bytes += bytes;

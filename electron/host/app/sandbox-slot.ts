@@ -41,8 +41,10 @@ export interface SandboxSlotOptions {
   findDocker: () => Promise<DockerStatus>;
   files: ContextFile[];
   owner: ContainerOwner;
-  poolSize: () => number;
-  deadlineSeconds: () => number;
+  /** Warm containers to keep; settings change it through setPoolSize. */
+  poolSize: number;
+  /** A run's default deadline; settings change it through setDeadlineSeconds. */
+  deadlineSeconds: number;
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
@@ -65,6 +67,8 @@ export class SandboxSlot {
   private building: Promise<void> | null = null;
   /** One probe per image tag, shared by every caller (a failed one is retried later). */
   private probes = new Map<string, Promise<ImageProbe | null>>();
+  private poolSize: number;
+  private deadline: number;
   readonly tag: string;
   /** Watches the engine that answered, so its going away is noticed while nothing runs. */
   private watch: DockerWatch | null = null;
@@ -75,10 +79,12 @@ export class SandboxSlot {
 
   constructor(private readonly options: SandboxSlotOptions) {
     this.tag = imageTagFor(options.files);
+    this.poolSize = options.poolSize;
+    this.deadline = options.deadlineSeconds;
   }
 
   get deadlineSeconds(): number {
-    return this.options.deadlineSeconds();
+    return this.deadline;
   }
 
   get isBuilding(): boolean {
@@ -261,8 +267,8 @@ export class SandboxSlot {
       docker,
       image: this.tag,
       owner: this.options.owner,
-      poolSize: this.options.poolSize(),
-      deadlineSeconds: this.options.deadlineSeconds(),
+      poolSize: this.poolSize,
+      deadlineSeconds: this.deadline,
     });
   }
 
@@ -353,7 +359,6 @@ export class SandboxSlot {
         "Code Mode cannot run code yet: its sandbox image is not built. Open Code Mode and build it (Sandbox page), or run `codemode image build`.",
       );
     }
-    sandbox.deadlineSeconds = this.options.deadlineSeconds();
     let result: RunResult;
     try {
       result = await sandbox.run(request, hooks);
@@ -375,7 +380,13 @@ export class SandboxSlot {
   }
 
   setPoolSize(size: number): void {
+    this.poolSize = size;
     this.sandbox?.setPoolSize(size);
+  }
+
+  setDeadlineSeconds(seconds: number): void {
+    this.deadline = seconds;
+    if (this.sandbox) this.sandbox.deadlineSeconds = seconds;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,10 @@
-import type { LeftOutReason, ServerView, ToolView } from "../../../shared/api/api-views.js";
+import type {
+  LeftOutReason,
+  ServerView,
+  TaintView,
+  ToolView,
+} from "../../../shared/api/api-views.js";
+import type { TaintRegistry } from "../bridge/taint.js";
 import type { Catalog, DiscoveredTool } from "../catalog/catalog-types.js";
 import type { ServerEntry, ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
@@ -72,4 +78,15 @@ export function toolViews(
 function leftOutReason(allowed: boolean, fromCatalog: LeftOutReason | undefined): LeftOutReason {
   if (!allowed) return { code: "not_allowed", text: "switched off: not on the allow list" };
   return fromCatalog ?? { code: "not_in_catalog", text: "not in the catalog" };
+}
+
+/** The clients in private-data mode, and the tool that put each there. */
+export function taintViews(taint: Pick<TaintRegistry, "list">): TaintView[] {
+  return taint.list().map((record) => ({
+    client: record.client,
+    server: record.server,
+    tool: record.tool,
+    pyName: record.pyName,
+    at: record.at.toISOString(),
+  }));
 }

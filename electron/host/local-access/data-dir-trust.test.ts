@@ -10,7 +10,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATA_DIR_TRUSTED_ENTRIES } from "../app/code-mode-host.js";
+import { DATA_DIR_TRUSTED_ENTRIES } from "../app/host-options.js";
 import { checkDataDirTrust, DataDirTrustError } from "./data-dir-trust.js";
 
 const uid = process.getuid?.() ?? 0;

@@ -46,7 +46,7 @@ describe("ConfigStore", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   function store(config: ServersConfig = { servers: new Map() }, codec?: SecretCodec) {
-    return new ConfigStore(config, {
+    const made = new ConfigStore(config, {
       file,
       secretCodec: codec,
       listedTools: (server) => LISTED[server] ?? [],
@@ -57,11 +57,12 @@ describe("ConfigStore", () => {
           allow: e.allow,
           private: e.private,
         })),
-      apply: (next, summary) => {
-        applied.push({ summary, names: [...next.servers.keys()] });
-        return Promise.resolve();
-      },
     });
+    made.onApply((next, summary) => {
+      applied.push({ summary, names: [...next.servers.keys()] });
+      return Promise.resolve();
+    });
+    return made;
   }
 
   const saved = (): ServersConfig => {

@@ -52,9 +52,10 @@ export interface ConfigStoreOptions {
   catalogInput: (config: ServersConfig) => ServerTools[];
   /** The tools a server lists right now (its own names); a policy names only those. */
   listedTools: (server: string) => string[];
-  /** Puts a saved config to work (engine, servers, audit); runs inside the change's turn. */
-  apply: (config: ServersConfig, summary: string) => Promise<void>;
 }
+
+/** Puts a saved config to work (engine, servers, audit); runs inside the change's turn. */
+export type ConfigApply = (config: ServersConfig, summary: string) => Promise<void>;
 
 export interface LoadedConfig {
   config: ServersConfig;
@@ -106,12 +107,21 @@ function notFound(name: string): ApiFailure {
 export class ConfigStore {
   #config: ServersConfig;
   readonly #queue = new SerialQueue();
+  readonly #appliers: ConfigApply[] = [];
 
   constructor(
     config: ServersConfig,
     private readonly options: ConfigStoreOptions,
   ) {
     this.#config = config;
+  }
+
+  /**
+   * Adds what puts each saved config to work. The store is made before what reads it (the
+   * engine reads the config it applies), so those subscribe here once they are built.
+   */
+  onApply(apply: ConfigApply): void {
+    this.#appliers.push(apply);
   }
 
   /** The config as last saved (secrets in plain text: never send it to the UI as is). */
@@ -215,7 +225,7 @@ export class ConfigStore {
         serializeServersConfig(encryptSecrets(checked.config, this.options.secretCodec)),
       );
       this.#config = checked.config;
-      await this.options.apply(checked.config, summary);
+      for (const apply of this.#appliers) await apply(checked.config, summary);
     });
   }
 

@@ -5,7 +5,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
-import { API_EVENTS, type ApiEventName } from "../../../shared/api/api-contract.js";
+import {
+  API_EVENTS,
+  type ApiEventName,
+  type ApiHandlers,
+} from "../../../shared/api/api-contract.js";
 import {
   WS_CLOSE,
   wsClientMessage,
@@ -15,7 +19,8 @@ import {
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { tokensEqual } from "../local-access/token.js";
-import type { CodeModeHost } from "../app/code-mode-host.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import type { EventHub } from "../app/event-hub.js";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -37,8 +42,15 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-store",
 };
 
+/** What the UI server uses of the host: the API, its events, and the log for refusals. */
+export interface UiServerHost {
+  api: ApiHandlers;
+  events: Pick<EventHub, "on">;
+  record(entry: AuditEntryInput): void;
+}
+
 export interface UiServerOptions {
-  host: Pick<CodeModeHost, "api" | "events" | "record">;
+  host: UiServerHost;
   /** The built renderer (renderer/dist). */
   staticDir: string;
   /** 0 picks a free port. */

@@ -1,15 +1,22 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
+import type { AppInfoView } from "../../../../shared/api/api-views.js";
 
-export function appHandlers(
-  host: CodeModeHost,
-): Pick<ApiHandlers, "app.info" | "app.description" | "app.setPaused"> {
+/** What the app handlers use: what the app says about itself, its pause switch, its description. */
+export interface AppServices {
+  status: { info(): AppInfoView; setPaused(paused: boolean): void };
+  engine: { description(): string };
+}
+
+export function appHandlers({
+  status,
+  engine,
+}: AppServices): Pick<ApiHandlers, "app.info" | "app.description" | "app.setPaused"> {
   return {
-    "app.info": () => host.appInfo(),
-    "app.description": () => ({ text: host.engine.description() }),
+    "app.info": () => status.info(),
+    "app.description": () => ({ text: engine.description() }),
     "app.setPaused": ({ paused }) => {
-      host.setPaused(paused);
-      return host.appInfo();
+      status.setPaused(paused);
+      return status.info();
     },
   };
 }

@@ -1,19 +1,22 @@
 import { Writable } from "node:stream";
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
+import type { AuditLog } from "../../audit/audit-log.js";
 import { ApiFailure } from "../api-failure.js";
 
+/** What the audit handlers use: the log's readers. */
+export type AuditServices = Pick<AuditLog, "query" | "getRun" | "verify" | "export">;
+
 export function auditHandlers(
-  host: CodeModeHost,
+  audit: AuditServices,
 ): Pick<ApiHandlers, "audit.query" | "audit.run" | "audit.verify" | "audit.export"> {
   return {
-    "audit.query": ({ filter, limit, before }) => host.audit.query(filter, { limit, before }),
+    "audit.query": ({ filter, limit, before }) => audit.query(filter, { limit, before }),
     "audit.run": async ({ runId }) => {
-      const detail = await host.audit.getRun(runId);
+      const detail = await audit.getRun(runId);
       if (!detail) throw new ApiFailure("not_found", `no run ${runId} in the audit log`);
       return detail;
     },
-    "audit.verify": () => host.audit.verify(),
+    "audit.verify": () => audit.verify(),
     "audit.export": async ({ format, filter }) => {
       const chunks: string[] = [];
       const sink = new Writable({
@@ -22,7 +25,7 @@ export function auditHandlers(
           done();
         },
       });
-      await host.audit.export(format, sink, filter);
+      await audit.export(format, sink, filter);
       const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
       return { fileName: `codemode-audit-${stamp}.${format}`, text: chunks.join("") };
     },

@@ -1,6 +1,8 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import { MCPB_LIMITS, TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
+import type { ServerView } from "../../../../shared/api/api-views.js";
+import type { ConfigStore } from "../../servers/config-store.js";
+import type { ServerPath } from "../../servers/server-path.js";
 import { editFromEntry } from "../../servers/config-edits.js";
 import {
   bundleView,
@@ -14,6 +16,16 @@ import { BundleError } from "../../servers/mcpb/zip-reader.js";
 import type { ServerEntry } from "../../servers/server-config-types.js";
 import { tryServer } from "../../servers/try-server.js";
 import { ApiFailure } from "../api-failure.js";
+
+/** What the bundle handlers use: the config, where bundles go, and the servers' PATH. */
+export interface BundleServices {
+  configStore: Pick<ConfigStore, "current" | "upsert">;
+  dataDir: string;
+  serverPath: ServerPath;
+  /** Bundle folders being installed, not yet named by a saved server: prune leaves them. */
+  pendingBundles: Set<string>;
+  serverViews(): ServerView[];
+}
 
 function opened(base64: string): OpenedBundle {
   try {
@@ -30,7 +42,7 @@ function opened(base64: string): OpenedBundle {
 
 /** Checks the values and the machine and unpacks the bundle; a refused one is an ApiFailure. */
 async function install(
-  host: CodeModeHost,
+  host: BundleServices,
   name: string,
   bundle: string,
   values: Record<string, string | string[]>,
@@ -39,7 +51,7 @@ async function install(
   // The name meets the config's rules before anything is unpacked.
   editFromEntry(name, { command: "x" });
   const result = await installBundle(bundleOpened, values, {
-    dataDir: host.options.dataDir,
+    dataDir: host.dataDir,
     pathEnv: host.serverPath.path,
     pending: host.pendingBundles,
   }).catch((error: unknown) => {
@@ -64,7 +76,7 @@ async function install(
  * (servers.tryBundle) unpacks it the same way, starts it once, and deletes the folder again.
  */
 export function bundleHandlers(
-  host: CodeModeHost,
+  host: BundleServices,
 ): Pick<ApiHandlers, "servers.readBundle" | "servers.addBundle" | "servers.tryBundle"> {
   let trying = 0;
   return {

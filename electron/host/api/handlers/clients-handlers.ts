@@ -7,7 +7,8 @@ import {
   previewClaudeDesktop,
 } from "../../clients/claude-desktop.js";
 import { clientSnippets } from "../../clients/client-snippets.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
+import type { ClientSessions } from "../../app/client-sessions.js";
+import type { ShimLaunch } from "../../clients/client-snippets.js";
 import { ApiFailure } from "../api-failure.js";
 
 function asApiFailure(error: unknown): never {
@@ -15,8 +16,16 @@ function asApiFailure(error: unknown): never {
   throw error;
 }
 
+/** What the clients handlers use: the sessions and how clients start this install's shim. */
+export interface ClientsServices {
+  sessions: Pick<ClientSessions, "list">;
+  shimLaunch: ShimLaunch;
+  /** The MCP-over-HTTP server while it is on. */
+  mcpHttp: () => { readonly url: string; readonly bearerToken: string } | null;
+}
+
 export function clientsHandlers(
-  host: CodeModeHost,
+  { sessions, shimLaunch, mcpHttp }: ClientsServices,
   claudeConfigPath: () => string = () => claudeDesktopConfigPath(platformFacts()),
 ): Pick<
   ApiHandlers,
@@ -26,19 +35,14 @@ export function clientsHandlers(
   | "clients.claudeDesktopApply"
 > {
   return {
-    "clients.list": () => host.sessions.list(),
+    "clients.list": () => sessions.list(),
     "clients.snippets": () => {
-      const http = host.mcpHttp;
-      return clientSnippets(
-        host.options.shimLaunch,
-        http ? { url: http.url, token: http.bearerToken } : null,
-      );
+      const http = mcpHttp();
+      return clientSnippets(shimLaunch, http ? { url: http.url, token: http.bearerToken } : null);
     },
     "clients.claudeDesktopPreview": () =>
-      previewClaudeDesktop(claudeConfigPath(), host.options.shimLaunch).catch(asApiFailure),
+      previewClaudeDesktop(claudeConfigPath(), shimLaunch).catch(asApiFailure),
     "clients.claudeDesktopApply": ({ expectedBefore }) =>
-      applyClaudeDesktop(claudeConfigPath(), host.options.shimLaunch, expectedBefore).catch(
-        asApiFailure,
-      ),
+      applyClaudeDesktop(claudeConfigPath(), shimLaunch, expectedBefore).catch(asApiFailure),
   };
 }

@@ -1,21 +1,27 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
+import type { SandboxSlot } from "../../app/sandbox-slot.js";
 import { ApiFailure } from "../api-failure.js";
 
+/** What the sandbox handlers use: Docker, the image and its build. */
+export type SandboxServices = Pick<
+  SandboxSlot,
+  "refresh" | "imageStatus" | "dockerView" | "startBuild"
+>;
+
 export function sandboxHandlers(
-  host: CodeModeHost,
+  sandbox: SandboxServices,
 ): Pick<ApiHandlers, "docker.status" | "image.status" | "image.build"> {
   return {
-    "docker.status": () => host.sandbox.refresh(),
-    "image.status": () => host.sandbox.imageStatus(),
+    "docker.status": () => sandbox.refresh(),
+    "image.status": () => sandbox.imageStatus(),
     "image.build": () => {
-      if (host.sandbox.dockerView().state !== "ready") {
+      if (sandbox.dockerView().state !== "ready") {
         throw new ApiFailure(
           "unavailable",
           "Docker is not running, so the image cannot be built. Start Docker and check again.",
         );
       }
-      return { started: host.sandbox.startBuild() };
+      return { started: sandbox.startBuild() };
     },
   };
 }

@@ -1,8 +1,17 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
+import type { TaintView } from "../../../../shared/api/api-views.js";
+import type { TaintRegistry } from "../../bridge/taint.js";
 import { ApiFailure } from "../api-failure.js";
 
-export function taintHandlers(host: CodeModeHost): Pick<ApiHandlers, "taint.list" | "taint.reset"> {
+/** What the taint handlers use: the registry and its views. */
+export interface TaintServices {
+  taint: Pick<TaintRegistry, "reset">;
+  taintViews(): TaintView[];
+}
+
+export function taintHandlers(
+  host: TaintServices,
+): Pick<ApiHandlers, "taint.list" | "taint.reset"> {
   return {
     "taint.list": () => host.taintViews(),
     "taint.reset": ({ client }) => {

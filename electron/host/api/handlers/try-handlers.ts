@@ -1,8 +1,8 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
-import type { CodeModeHost } from "../../app/code-mode-host.js";
 import { editFromEntry } from "../../servers/config-edits.js";
-import { resolveSecrets } from "../../servers/config-store.js";
+import { resolveSecrets, type ConfigStore } from "../../servers/config-store.js";
+import type { ServerPath } from "../../servers/server-path.js";
 import { tryServer } from "../../servers/try-server.js";
 import { ApiFailure } from "../api-failure.js";
 
@@ -11,13 +11,22 @@ import { ApiFailure } from "../api-failure.js";
  * starts what could not be saved), then started once and stopped. A server that fails is
  * a result with its stderr and a hint; only a request that is wrong in itself is an error.
  */
-export function tryHandlers(host: CodeModeHost): Pick<ApiHandlers, "servers.try"> {
+/** What a try uses: the saved config (for kept secrets) and the PATH servers start with. */
+export interface TryServices {
+  configStore: Pick<ConfigStore, "current">;
+  serverPath: ServerPath;
+}
+
+export function tryHandlers({
+  configStore,
+  serverPath,
+}: TryServices): Pick<ApiHandlers, "servers.try"> {
   let running = 0;
   return {
     "servers.try": async ({ name, previousName, entry }) => {
       const edit = editFromEntry(name, entry);
       // Editing a server: the UI holds its secrets only as references to the saved ones.
-      const saved = host.configStore.current.servers.get(previousName ?? name);
+      const saved = configStore.current.servers.get(previousName ?? name);
       const resolved = resolveSecrets(name, edit, saved);
       if (running >= TRY_SERVER_LIMITS.concurrentMax) {
         throw new ApiFailure(
@@ -27,7 +36,7 @@ export function tryHandlers(host: CodeModeHost): Pick<ApiHandlers, "servers.try"
       }
       running++;
       try {
-        return await tryServer(resolved, { name, path: host.serverPath.path });
+        return await tryServer(resolved, { name, path: serverPath.path });
       } finally {
         running--;
       }

@@ -1,0 +1,59 @@
+// What the host is started with, and what of its data directory it trusts.
+import type { CheckpointSigner } from "../audit/audit-checkpoint.js";
+import { CHECKPOINT_FILE, SET_ASIDE_SUFFIX } from "../audit/audit-checkpoint.js";
+import type { ShimLaunch } from "../clients/client-snippets.js";
+import type { DockerStatus } from "../docker/docker-status.js";
+import { LOCAL_ACCESS_NAMES } from "../local-access/local-access-constants.js";
+import { INSTALL_ID_FILE } from "../sandbox/install-id.js";
+import { SERVERS_FILE } from "../servers/config-store.js";
+import { BUNDLES_DIR } from "../servers/mcpb/bundle-store.js";
+import type { ServerPath } from "../servers/server-path.js";
+import type { SecretCodec } from "../store/secret-codec.js";
+import { CHECKPOINT_KEY_FILE } from "../../secrets/checkpoint-key.js";
+import { SETTINGS_FILE } from "./settings-applier.js";
+
+/** What the host reads from its data directory and acts on: each must be the user's own. */
+export const DATA_DIR_TRUSTED_ENTRIES = [
+  SERVERS_FILE,
+  SETTINGS_FILE,
+  LOCAL_ACCESS_NAMES.tokenFile,
+  LOCAL_ACCESS_NAMES.lockFile,
+  LOCAL_ACCESS_NAMES.socketDir,
+  INSTALL_ID_FILE,
+  "audit",
+  // Unpacked MCP Bundles: their code runs as servers.
+  BUNDLES_DIR,
+  // The audit log's head kept outside it, the key that signs it, and the checkpoints set aside.
+  CHECKPOINT_FILE,
+  CHECKPOINT_KEY_FILE,
+  `*${SET_ASIDE_SUFFIX}`,
+] as const;
+
+export interface HostOptions {
+  dataDir: string;
+  version: string;
+  /** How MCP clients start the shim of this install (differs for the packaged app). */
+  shimLaunch: ShimLaunch;
+  findDocker?: () => Promise<DockerStatus>;
+  /** The sandbox image's build context (sandbox-image/). */
+  contextDir?: string;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+  /** How often to look for Docker again while it is not ready (default HOST_LIMITS.dockerPollMs). */
+  dockerPollMs?: number;
+  /** How often to try the audit log again while it cannot be written (default HOST_LIMITS.auditProbeMs). */
+  auditProbeMs?: number;
+  now?: () => Date;
+  /** Keeps secret env values encrypted at rest (the app's OS keychain); absent: plain, 0600. */
+  secretCodec?: SecretCodec;
+  /** Where Claude Desktop's config is (tests point it at a temporary file). */
+  claudeDesktopConfigPath?: () => string;
+  /** Signs the audit checkpoint with a key in the OS keychain; absent: unsigned (daemon). */
+  checkpointSigner?: CheckpointSigner;
+  /** The checkpoint key file existed before this start: a missing checkpoint is then a problem. */
+  checkpointExpected?: boolean;
+  /** Why the existing checkpoint key file cannot be used: reported, and verify fails. */
+  checkpointKeyProblem?: string | null;
+  /** The PATH wrapped servers get (default: the login shell's, see server-path.ts). */
+  resolveServerPath?: () => Promise<ServerPath>;
+}

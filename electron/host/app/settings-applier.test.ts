@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
+import {
+  SETTINGS_FILE,
+  SETTINGS_WITH_REACTIONS,
+  SettingsApplier,
+  type SettingsSubsystems,
+} from "./settings-applier.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function applier(httpFails = false) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "codemode-settings-"));
+  dirs.push(dataDir);
+  const told: string[] = [];
+  const subsystems: SettingsSubsystems = {
+    http: {
+      apply: (s) => {
+        told.push(`http ${s.httpEnabled}:${s.httpPort}`);
+        return httpFails ? Promise.reject(new Error("EADDRINUSE")) : Promise.resolve();
+      },
+    },
+    gate: { setCap: (cap) => told.push(`gate ${cap}`) },
+    sandbox: {
+      setPoolSize: (size) => told.push(`pool ${size}`),
+      setDeadlineSeconds: (seconds) => told.push(`deadline ${seconds}`),
+    },
+    audit: { configure: (o) => told.push(`audit ${o.retentionDays}`) },
+    engine: { updateSettings: (o) => told.push(`engine ${o.maxCallsPerRun}`) },
+  };
+  const changed: Settings[] = [];
+  const made = new SettingsApplier(DEFAULT_SETTINGS, {
+    dataDir,
+    subsystems,
+    changed: (next) => changed.push(next),
+  });
+  return { made, told, changed, file: path.join(dataDir, SETTINGS_FILE) };
+}
+
+describe("SettingsApplier", () => {
+  it("knows a subsystem for every setting", () => {
+    expect([...SETTINGS_WITH_REACTIONS].sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+  });
+
+  it("tells only the subsystems whose settings changed, after saving the file", async () => {
+    const { made, told, changed, file } = applier();
+    await made.save({ warmPoolSize: 3, deadlineSeconds: 45 });
+    expect(told).toEqual(["pool 3", "deadline 45"]);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ warmPoolSize: 3 });
+    expect(changed).toHaveLength(1);
+    await made.save({ warmPoolSize: 3 });
+    expect(changed).toHaveLength(1);
+  });
+
+  it("saves nothing when MCP over HTTP cannot start on the port", async () => {
+    const { made, told, file } = applier(true);
+    await expect(made.save({ httpEnabled: true, maxCallsPerRun: 7 })).rejects.toThrow(
+      /could not start on port/,
+    );
+    expect(told).toEqual([`http true:${DEFAULT_SETTINGS.httpPort}`]);
+    expect(made.current).toBe(DEFAULT_SETTINGS);
+    expect(() => readFileSync(file)).toThrow();
+  });
+});

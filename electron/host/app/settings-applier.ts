@@ -1,0 +1,139 @@
+// The one place that knows which subsystem reacts to which setting. A save is checked, the
+// change that can fail (MCP over HTTP on a port) is tried first so a refused port saves
+// nothing, the file is written, then every subsystem whose settings changed is told.
+import path from "node:path";
+import { ApiFailure } from "../api/api-failure.js";
+import { applySettingsPatch, type Settings } from "../settings/settings.js";
+import { writeFileAtomic } from "../store/atomic-file.js";
+import { SerialQueue } from "../util/serial-queue.js";
+
+export const SETTINGS_FILE = "settings.json";
+
+const MIB = 1024 * 1024;
+
+/** What the engine reads from the settings. */
+export function engineSettings(settings: Settings) {
+  return {
+    maxCallsPerRun: settings.maxCallsPerRun,
+    descriptionBudgetChars: settings.descriptionBudgetChars,
+    serverConcurrency: settings.serverConcurrency,
+  };
+}
+
+/** What the audit log reads from the settings. */
+export function auditSettings(settings: Settings) {
+  return {
+    retentionDays: settings.auditRetentionDays,
+    maxFileBytes: settings.auditMaxFileMiB * MIB,
+    maxTotalBytes: settings.auditMaxTotalMiB * MIB,
+  };
+}
+
+/** The subsystems that follow the settings, each by the one method it offers for it. */
+export interface SettingsSubsystems {
+  http: { apply(settings: Settings): Promise<void> };
+  gate: { setCap(cap: number): void };
+  sandbox: { setPoolSize(size: number): void; setDeadlineSeconds(seconds: number): void };
+  audit: { configure(options: ReturnType<typeof auditSettings>): void };
+  engine: { updateSettings(settings: ReturnType<typeof engineSettings>): void };
+}
+
+interface Reaction {
+  keys: readonly (keyof Settings)[];
+  apply: (subsystems: SettingsSubsystems, next: Settings) => void | Promise<void>;
+}
+
+/** The change that can fail (subsystems.http.apply); it runs before the save. */
+const HTTP_REACTION = { keys: ["httpEnabled", "httpPort"] } as const;
+
+/** The changes that cannot fail; they run after the save. */
+const REACTIONS: readonly Reaction[] = [
+  { keys: ["maxConcurrentRuns"], apply: (s, next) => s.gate.setCap(next.maxConcurrentRuns) },
+  { keys: ["warmPoolSize"], apply: (s, next) => s.sandbox.setPoolSize(next.warmPoolSize) },
+  {
+    keys: ["deadlineSeconds"],
+    apply: (s, next) => s.sandbox.setDeadlineSeconds(next.deadlineSeconds),
+  },
+  {
+    keys: ["auditRetentionDays", "auditMaxFileMiB", "auditMaxTotalMiB"],
+    apply: (s, next) => s.audit.configure(auditSettings(next)),
+  },
+  {
+    keys: ["maxCallsPerRun", "descriptionBudgetChars", "serverConcurrency"],
+    apply: (s, next) => s.engine.updateSettings(engineSettings(next)),
+  },
+];
+
+/** Every setting some subsystem reacts to (a test holds this to the whole of Settings). */
+export const SETTINGS_WITH_REACTIONS: readonly (keyof Settings)[] = [
+  HTTP_REACTION,
+  ...REACTIONS,
+].flatMap((reaction) => reaction.keys);
+
+export type SettingsChanges = Record<string, { from: unknown; to: unknown }>;
+
+export interface SettingsApplierOptions {
+  dataDir: string;
+  subsystems: SettingsSubsystems;
+  /** Told of every change once it is saved and applied. */
+  changed: (next: Settings, changes: SettingsChanges) => void;
+}
+
+export class SettingsApplier {
+  private settings: Settings;
+  private readonly queue = new SerialQueue();
+
+  constructor(
+    initial: Settings,
+    private readonly options: SettingsApplierOptions,
+  ) {
+    this.settings = initial;
+  }
+
+  get current(): Settings {
+    return this.settings;
+  }
+
+  /** One save at a time, each reading the settings the previous one left. */
+  save(patch: Record<string, unknown>): Promise<Settings> {
+    return this.queue.run(async () => {
+      const applied = applySettingsPatch(this.settings, patch);
+      if (!applied.ok) {
+        throw new ApiFailure(
+          "invalid",
+          applied.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; "),
+          applied.errors,
+        );
+      }
+      const next = applied.settings;
+      const changes: SettingsChanges = {};
+      for (const key of Object.keys(next) as (keyof Settings)[]) {
+        if (next[key] !== this.settings[key]) {
+          changes[key] = { from: this.settings[key], to: next[key] };
+        }
+      }
+      if (Object.keys(changes).length === 0) return this.settings;
+      const touched = (reaction: { keys: readonly (keyof Settings)[] }) =>
+        reaction.keys.some((key) => key in changes);
+      const { subsystems } = this.options;
+      if (touched(HTTP_REACTION)) {
+        await subsystems.http.apply(next).catch((error: unknown) => {
+          throw new ApiFailure(
+            "unavailable",
+            `MCP over HTTP could not start on port ${next.httpPort}: ${String(error)}`,
+            [{ path: ["httpPort"], message: "this port could not be used" }],
+          );
+        });
+      }
+      await writeFileAtomic(
+        path.join(this.options.dataDir, SETTINGS_FILE),
+        JSON.stringify(next, null, 2) + "\n",
+      );
+      this.settings = next;
+      for (const reaction of REACTIONS)
+        if (touched(reaction)) await reaction.apply(subsystems, next);
+      this.options.changed(next, changes);
+      return next;
+    });
+  }
+}

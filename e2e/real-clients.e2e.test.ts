@@ -152,6 +152,50 @@ describe("real MCP clients against codemode daemon", () => {
     }
   });
 
+  it("Gemini CLI: the Clients page's `gemini mcp add` command registers the shim and `gemini mcp list` reports it Connected", async () => {
+    const daemon = await startDaemon(home);
+    try {
+      // What the daemon's Clients page shows (CODEMODE_HOME set, so an -e flag is in it).
+      const snippet = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home })).gemini;
+      expect(snippet).toContain("-e CODEMODE_HOME=");
+      const geminiHome = mkdtempSync(path.join(clientHome, "gemini-stdio-"));
+      const project = path.join(geminiHome, "project");
+      mkdirSync(path.join(geminiHome, ".gemini"), { recursive: true });
+      mkdirSync(project);
+      const env = {
+        PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+        HOME: geminiHome,
+      };
+      const added = spawnSync("sh", ["-c", snippet], {
+        cwd: project,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(added.status, added.stderr + added.stdout).toBe(0);
+      // The entry landed in the user's settings, with the env the shim needs.
+      const saved = JSON.parse(
+        readFileSync(path.join(geminiHome, ".gemini", "settings.json"), "utf8"),
+      ) as GeminiSettings;
+      expect(saved.mcpServers.codemode).toMatchObject({ env: { CODEMODE_HOME: home } });
+      // Gemini CLI starts no MCP server in a folder the user has not trusted.
+      writeFileSync(
+        path.join(geminiHome, ".gemini", "trustedFolders.json"),
+        JSON.stringify({ [project]: "TRUST_FOLDER" }),
+      );
+      const listed = spawnSync(GEMINI, ["mcp", "list"], {
+        cwd: project,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      const output = listed.stdout + listed.stderr;
+      expect(output).toMatch(/^✓ codemode: .*codemode\.js shim \(stdio\) - Connected$/m);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
   it("mcp-remote starts a new session by itself after the app restarts (404 for the old one)", async () => {
     let daemon = await startDaemon(home);
     const token = readFileSync(path.join(home, "token"), "utf8").trim();

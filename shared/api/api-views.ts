@@ -138,6 +138,8 @@ export interface ClientSnippets {
   cursor: string;
   vscode: string;
   claudeCode: string;
+  /** `gemini mcp add ...` for Gemini CLI, registering the shim in the user's settings. */
+  gemini: string;
   /** The HTTP entries while MCP over HTTP is on, else null. */
   http: HttpClientSnippets | null;
 }

@@ -30,6 +30,25 @@ describe("client snippets", () => {
     );
   });
 
+  it("gives Gemini CLI a `gemini mcp add` with the -e flags last (it takes several values)", () => {
+    const s = clientSnippets({ ...launch, env: { CODEMODE_HOME: "/my data", A: "b" } });
+    expect(shellWords(s.gemini)).toEqual([
+      "gemini",
+      "mcp",
+      "add",
+      "--scope",
+      "user",
+      "codemode",
+      "/usr/bin/node",
+      "/opt/codemode/bin/codemode.js",
+      "shim",
+      "-e",
+      "CODEMODE_HOME=/my data",
+      "-e",
+      "A=b",
+    ]);
+  });
+
   it("has no HTTP entries while MCP over HTTP is off, and all four when it is on", () => {
     expect(clientSnippets(launch).http).toBeNull();
     expect(clientSnippets(launch, endpoint).http).toEqual(httpClientSnippets(endpoint));

@@ -87,11 +87,26 @@ export function clientSnippets(
     shellQuote(launch.command),
     ...launch.args.map(shellQuote),
   ].join(" ");
+  // Gemini CLI's -e takes several values too, and it has no `--` before the command: the
+  // name, command and args go first, the -e flags last (tested with the real `gemini`).
+  // User scope, so Code Mode is there in every folder the user trusts.
+  const gemini = [
+    "gemini",
+    "mcp",
+    "add",
+    "--scope",
+    "user",
+    MCP_ENTRY_NAME,
+    shellQuote(launch.command),
+    ...launch.args.map(shellQuote),
+    ...envFlags,
+  ].join(" ");
   return {
     claudeDesktop: mcpServers,
     cursor: mcpServers,
     vscode,
     claudeCode,
+    gemini,
     http: http ? httpClientSnippets(http) : null,
   };
 }

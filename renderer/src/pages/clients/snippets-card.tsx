@@ -28,6 +28,7 @@ const SHIM_TABS: { key: Exclude<keyof ClientSnippets, "http">; title: string; wh
     where: "The MCP servers file, .vscode/mcp.json or your user settings.",
   },
   { key: "claudeCode", title: "Claude Code", where: "Run this in a terminal." },
+  { key: "gemini", title: "Gemini CLI", where: "Run this in a terminal." },
 ];
 
 const HTTP_TABS: {

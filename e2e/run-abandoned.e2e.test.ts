@@ -2,7 +2,9 @@
 // with a run in flight; its run_started then had no end, forever. Started again, the daemon
 // writes one run_abandoned entry for it ("the app stopped"), the chain still verifies, and a
 // further start writes nothing more.
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getAuditRun } from "../electron/host/audit/audit-query.js";
 import {
   assertHostBuilt,
   auditEntries,
@@ -56,6 +58,10 @@ describe.skipIf(!fx)("a run in flight when the app is killed (issue 14 §3)", ()
         startedSeq: open[0]!.seq,
       }),
     ]);
+    // The Audit page's run detail reads it (it said "Still running" forever before).
+    const detail = await getAuditRun(path.join(home, "audit"), open[0]!.runId);
+    expect(detail?.finished).toBeNull();
+    expect(detail?.abandoned).toMatchObject({ reason: "the app stopped" });
     await again.stop();
 
     // Written once: the next start finds the run ended.

@@ -366,6 +366,8 @@ export interface AuditRunDetail {
   /** In the order they were logged. */
   calls: CallEntry[];
   finished: RunFinishedEntry | null;
+  /** Set when the run never finished because the app stopped under it. */
+  abandoned: AuditEntryOf<"run_abandoned"> | null;
 }
 
 export type AuditVerifyResult =

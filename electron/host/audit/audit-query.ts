@@ -99,20 +99,25 @@ export async function queryAudit(
  * the log (never ran, or removed by retention).
  */
 export async function getAuditRun(dir: string, runId: string): Promise<AuditRunDetail | null> {
-  const compiled = compileFilter({ runId, kinds: ["run_started", "call", "run_finished"] });
+  const compiled = compileFilter({
+    runId,
+    kinds: ["run_started", "call", "run_finished", "run_abandoned"],
+  });
   let started: AuditRunDetail["started"] = null;
   let finished: AuditRunDetail["finished"] = null;
+  let abandoned: AuditRunDetail["abandoned"] = null;
   const calls: CallEntry[] = [];
   for await (const entry of newestFirst(dir, compiled, Number.POSITIVE_INFINITY)) {
     if (entry.kind === "call") calls.push(entry);
     else if (entry.kind === "run_finished") finished ??= entry;
+    else if (entry.kind === "run_abandoned") abandoned ??= entry;
     else if (entry.kind === "run_started") {
       started = entry;
       break;
     }
   }
   if (started === null && finished === null && calls.length === 0) return null;
-  return { started, calls: calls.reverse(), finished };
+  return { started, calls: calls.reverse(), finished, abandoned };
 }
 
 async function* newestFirst(

@@ -93,6 +93,8 @@ function RunDetail(props: {
     );
   }
   const { started, finished, calls } = detail;
+  // A host from before run_abandoned answers without the field.
+  const abandoned = detail.abandoned ?? null;
   const outcome = finished ? runOutcome(finished) : null;
   const client = started?.client ?? finished?.client ?? calls[0]?.client ?? "—";
 
@@ -112,6 +114,8 @@ function RunDetail(props: {
           <dd>
             {outcome ? (
               <Badge tone={outcome.tone}>{outcome.text}</Badge>
+            ) : abandoned ? (
+              <Badge tone="warn">Abandoned: {abandoned.reason}</Badge>
             ) : (
               <Badge tone="info">Still running</Badge>
             )}

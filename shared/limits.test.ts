@@ -181,6 +181,7 @@ describe("limits", () => {
         startTimeoutMs: 60_000,
         toolListMaxPages: 100,
         downReasonMaxChars: 300,
+        restartWaitReserveMs: 250,
       },
       CONFIG_LIMITS: { maxNesting: 64 },
       DOCKER_LIMITS: {

@@ -375,6 +375,12 @@ export const SERVER_LIMITS = {
    * the ToolError a call to one of its tools raises: one line cut to this many characters.
    */
   downReasonMaxChars: 300,
+  /**
+   * A call waiting for a restart gives up this long before its timeout: the bridge's own timer
+   * of the same length would otherwise end it first as a bare timeout, and the server's last
+   * error (what the user needs) would never reach the log.
+   */
+  restartWaitReserveMs: 250,
 } as const;
 
 /** The `mcpServers` config file. */

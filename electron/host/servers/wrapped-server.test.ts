@@ -297,7 +297,7 @@ describe("WrappedServer with the toy server", () => {
       "restarting",
     );
     const waited = Date.now() - t0;
-    expect(waited).toBeGreaterThanOrEqual(1_400);
+    expect(waited).toBeGreaterThanOrEqual(1_400 - SERVER_LIMITS.restartWaitReserveMs);
     expect(waited).toBeLessThan(5_000);
     expect(error.message).toContain('Server "toy" did not come back within 1500 ms');
     expect(error.message).toContain("TOY_FAIL_START_IF names a file that exists");
@@ -306,6 +306,33 @@ describe("WrappedServer with the toy server", () => {
     rmSync(down);
     const echoed = await server.callTool("echo", { text: "up" }, callOpts(10_000));
     expect(textOf(echoed)).toBe("up");
+  });
+
+  it("a server that stays down fails the call with its last error even when the caller times the call too (as the bridge does)", async () => {
+    const down = join(workDir, `stays-down-timed-${Date.now()}`);
+    const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
+    await server.start();
+    writeFileSync(down, "");
+    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
+    await stateWhere(server, (s) => s.status === "failed");
+
+    // The bridge starts its own timer of the call's timeout just before the call: before the
+    // fix it always fired first, so the call ended as "aborted" (a bare timeout in the log).
+    const timeoutMs = 1_500;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("The tool call timed out.", "TimeoutError")),
+      timeoutMs,
+    );
+    try {
+      const error = await expectCode(
+        server.callTool("echo", { text: "x" }, { signal: controller.signal, timeoutMs }),
+        "restarting",
+      );
+      expect(error.message).toContain("TOY_FAIL_START_IF names a file that exists");
+    } finally {
+      clearTimeout(timer);
+    }
   });
 
   it("a call waiting for a restart is given up when its caller cancels", async () => {

@@ -435,7 +435,10 @@ export class WrappedServer {
    * call's timeout it fails with the server's last error: the one case a caller is told.
    */
   private async waitForRestart(tool: string, options: CallOptions): Promise<void> {
-    const { signal, timeoutMs } = options;
+    const { signal } = options;
+    // Ends a little before the call's timeout: a caller timing the call itself (the bridge)
+    // would otherwise cut it first, and its "timed out" would hide the server's last error.
+    const timeoutMs = Math.max(1, options.timeoutMs - SERVER_LIMITS.restartWaitReserveMs);
     let timedOut = false;
     await new Promise<void>((resolve) => {
       const done = (): void => {
@@ -464,7 +467,7 @@ export class WrappedServer {
       throw new WrappedServerError(
         "restarting",
         this.name,
-        `Server "${this.name}" did not come back within ${timeoutMs} ms after a failure; its last error: ${this.state.lastError ?? "unknown"}`,
+        `Server "${this.name}" did not come back within ${options.timeoutMs} ms after a failure; its last error: ${this.state.lastError ?? "unknown"}`,
       );
     }
   }

@@ -46,6 +46,34 @@ describe("AuditRecorder", () => {
     expect(entries.at(-2)).toMatchObject({ kind: "calls_not_logged", runId: "r2", count: 1 });
   });
 
+  it("masks secrets in a call's detail (a server's last error carries its stderr)", () => {
+    const entries: AuditEntryInput[] = [];
+    const secret = "sk-live-0123456789abcdef";
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [secret],
+    );
+    recorder.emit({
+      kind: "call",
+      runId: "r1",
+      client: "c",
+      tool: "t",
+      decision: "failed",
+      reason: "t failed on the host side (WrappedServerError).",
+      detail: `Server "s" did not come back; its last error: bad key ${secret}`,
+      argBytes: 2,
+      durationMs: 0,
+      private: false,
+      at: new Date(),
+    });
+    const call = entries.find(
+      (e): e is Extract<AuditEntryInput, { kind: "call" }> => e.kind === "call",
+    );
+    const detail = call?.detail ?? "";
+    expect(detail).toContain("bad key");
+    expect(detail).not.toContain(secret);
+  });
+
   it("stops a run whose entries reach the cap, counting its later calls instead", () => {
     const entries: AuditEntryInput[] = [];
     const stopped: string[] = [];

@@ -4,6 +4,7 @@ import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { redactArgs } from "../audit/redaction.js";
 import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
+import { maskSecrets } from "../bridge/secret-mask.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
 import { Emitter } from "../util/emitter.js";
 
@@ -75,7 +76,9 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       serverTool: event.serverTool ?? null,
       decision: event.decision,
       reason: event.reason ?? null,
-      detail: event.detail ?? null,
+      // A host fault's message can carry a server's stderr (a restart's last error): the log
+      // keeps secrets out of it as it does of the arguments.
+      detail: event.detail == null ? null : maskSecrets(event.detail, this.secrets()),
       argBytes: event.argBytes,
       args:
         event.args === undefined

@@ -12,9 +12,9 @@ import {
   homeContainers,
   makeHome,
   startDaemon,
-  until,
   writeServers,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 import { dockerRunOnce } from "./docker-run-baseline.js";
 import { median, row } from "./stats.js";
 

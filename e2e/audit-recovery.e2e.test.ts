@@ -17,10 +17,10 @@ import {
   toyServer,
   writeServers,
   type DaemonProcess,
-  type ShimClient,
 } from "../test-support/daemon.js";
 import { dirBytes } from "../test-support/dir-size.js";
 import { dockerOrSkip } from "../test-support/docker.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -32,7 +32,7 @@ beforeAll(() => {
 describe.skipIf(!fx)("audit log append failure", () => {
   const home = makeHome("codemode-recover-");
   let daemon: DaemonProcess;
-  let shim: ShimClient;
+  let shim: McpSession;
 
   beforeAll(async () => {
     writeServers(home, { toy: toyServer() });

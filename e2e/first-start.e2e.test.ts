@@ -2,8 +2,6 @@
 // our CI machines are): `npm install` must not fail, `npm start` must run the app headless and
 // say why, and the CLI must answer a wrong file name in one line.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { electronBinary, whyNoElectron } from "../scripts/electron-runnable.mjs";
@@ -15,17 +13,11 @@ import {
   cleanUpHosts,
 } from "../test-support/daemon.js";
 import { repoRoot } from "../test-support/processes.js";
-
-const temps: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
+import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
 
 afterAll(async () => {
   await cleanUpHosts();
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe("first start", () => {

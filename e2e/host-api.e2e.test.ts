@@ -20,9 +20,9 @@ import {
   startHostInProcess,
   stopHostInProcess,
   toyServer,
-  until,
   writeServers,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { PY_PRELUDE } from "../test-support/serve-client.js";
 
@@ -141,7 +141,7 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
     // Never dropped: the same connection, the same shim process, all along.
     const [after] = await api(host, "clients.list", {});
     expect(after?.connectionId).toBe(session?.connectionId);
-    expect(pidAlive(shim.shimPid)).toBe(true);
+    expect(pidAlive(shim.pid)).toBe(true);
     const changes = (await allEntries(host)).filter((e) => e.kind === "config_changed");
     expect(changes.map((e) => e.kind === "config_changed" && e.summary)).toEqual([
       "server toy2 saved",

@@ -14,9 +14,9 @@ import {
   pidAlive,
   startDaemon,
   toyServer,
-  until,
   writeServers,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { SHIM_STOPPED_CODE } from "../electron/host/local-access/local-access-constants.js";
 
@@ -57,7 +57,7 @@ describe.skipIf(!fx)("the app dies mid-run", () => {
     expect(Date.now() - killedAt).toBeLessThan(5_000);
     await first.catch((error: { code?: unknown }) => expect(error.code).toBe(SHIM_STOPPED_CODE));
 
-    await until(() => !pidAlive(shim.shimPid), "the shim to exit", 5_000);
+    await until(() => !pidAlive(shim.pid), "the shim to exit", 5_000);
     expect(await shim.exitCode).toBe(1);
     // A SIGKILLed process's socket ends like a quitting one's: the shim cannot tell them apart.
     // The exit can be seen before the last of stderr has been read: wait for it.

@@ -24,10 +24,10 @@ import {
   runCli,
   startDaemon,
   toyServer,
-  until,
   writeServers,
   type DaemonProcess,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 import { authenticate } from "../test-support/local-access.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
@@ -106,7 +106,7 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
     await until(() => entriesOf("call", "disconnector").length === 1, "the busy run's first call");
     const runId = entriesOf("run_started", "disconnector")[0]?.runId;
     const killedAt = Date.now();
-    await shim.killShim();
+    await shim.kill();
     await expect(run).rejects.toThrow();
     await until(
       async () => {
@@ -225,7 +225,7 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
     expect(await homeContainers(docker, home)).toEqual([]);
     await until(() => servers.every((pid) => !pidAlive(pid)), "the servers' processes to exit");
     // The connected client's shim saw the host go and exited; the busy run never answered.
-    await until(() => !pidAlive(shim.shimPid), "the shim to exit");
+    await until(() => !pidAlive(shim.pid), "the shim to exit");
     await expect(busy).rejects.toThrow();
     await shim.close();
     expect(entriesOf("run_finished", "at-shutdown").map((e) => e.stopped)).toEqual([
@@ -267,7 +267,7 @@ describe.skipIf(!fx)(
       run.catch(() => undefined);
       await until(() => auditEntries(home, "run_started").length === 1, "run_started");
       // The container is still starting: the client goes away now.
-      await shim.killShim();
+      await shim.kill();
       await until(
         () => auditEntries(home, "run_finished").length === 1,
         "the run to end once its client left (it ran on to its 8 s deadline instead)",

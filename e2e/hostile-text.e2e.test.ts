@@ -18,10 +18,10 @@ import {
   startDaemon,
   toyServer,
   writeServers,
-  type ShimClient,
 } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { isUnsafeForTerminal } from "../electron/host/cli/terminal-text.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -67,8 +67,8 @@ describe.skipIf(!fx)(
   "hostile text from the sandbox costs the host linear time (issue 8 §1, §7)",
   () => {
     const home = makeHome();
-    let hostile: ShimClient;
-    let observer: ShimClient;
+    let hostile: McpSession;
+    let observer: McpSession;
 
     beforeAll(async () => {
       writeServers(home, { toy: toyServer() });

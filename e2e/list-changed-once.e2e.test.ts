@@ -14,9 +14,9 @@ import {
   startHostInProcess,
   stopHostInProcess,
   toyServer,
-  until,
   writeServers,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();

@@ -18,11 +18,11 @@ import {
   startDaemon,
   toyServer,
   writeServers,
-  type ShimClient,
 } from "../test-support/daemon.js";
 import { dirBytes } from "../test-support/dir-size.js";
 import { BUDGET_FLOOD, CHUNK_FLOOD, LOG_FLOOD } from "../test-support/run-cost-attacks.js";
 import { dockerOrSkip } from "../test-support/docker.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -36,7 +36,7 @@ beforeAll(() => {
 
 describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", () => {
   const home = makeHome("codemode-cost-");
-  let shim: ShimClient;
+  let shim: McpSession;
 
   beforeAll(async () => {
     writeServers(home, { toy: toyServer() });
@@ -109,7 +109,7 @@ describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", (
 
 describe.skipIf(!fx)("run cost: what one run may write to the audit log is capped", () => {
   let home: string;
-  let shim: ShimClient;
+  let shim: McpSession;
 
   beforeAll(async () => {
     // Made here, not at collection: the describe above removes every home when it ends.

@@ -16,17 +16,17 @@ import { dockerOrSkip, leftoverContainers, testOwner } from "../test-support/doc
 import {
   assertServeBuilt,
   callLog,
-  eventually,
   EVERYTHING_BIN,
   PY_PRELUDE,
   runJson,
-  removeTempDirs,
   sandboxContainers,
   startServe,
   tempHome,
   TOY_COMMAND,
-  type ServeSession,
 } from "../test-support/serve-client.js";
+import { until } from "../test-support/wait.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -45,7 +45,7 @@ describe.skipIf(!fx)("codemode serve: the bridge checks every call", () => {
   // call log being as the earlier ones left it.
   const { home } = tempHome();
   const log = callLog();
-  let serve: ServeSession;
+  let serve: McpSession;
   /** The arguments of every call to `tool` that reached the toy server. */
   const logged = (tool: string): unknown[] =>
     log
@@ -292,14 +292,14 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
       [{ code: "print(1)", extra: true }, /invalid input: .*extra/],
     ];
     for (const [args, message] of cases) {
-      const r = await serve.callRaw("run_python", args);
+      const r = await serve.callTool("run_python", args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
       expect(text(r)).toMatch(message);
       expect(r.structuredContent).toBeUndefined();
     }
     // Another tool's name is a protocol error (-32602), not a result the model could fix.
     const unknown = await serve
-      .callRaw("python", { code: "print(1)" })
+      .callTool("python", { code: "print(1)" })
       .catch((error: unknown) => error);
     expect(unknown).toBeInstanceOf(McpError);
     expect((unknown as McpError).code).toBe(-32602);
@@ -308,7 +308,7 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
     );
 
     // Code that raises, or does not even compile, is a normal result carrying the error.
-    const raised = await serve.callRaw("run_python", {
+    const raised = await serve.callTool("run_python", {
       code: "print('before')\nraise ValueError('boom')",
     });
     expect(raised.isError).toBeFalsy();
@@ -318,7 +318,7 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
       stopped: null,
     });
     expect((raised.structuredContent as { error: string }).error).toContain("ValueError: boom");
-    const syntax = await serve.callRaw("run_python", { code: "def (:" });
+    const syntax = await serve.callTool("run_python", { code: "def (:" });
     expect(syntax.isError).toBeFalsy();
     expect((syntax.structuredContent as { error: string }).error).toContain("SyntaxError");
   });
@@ -328,7 +328,7 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
 describe.skipIf(!fx)("codemode serve --max-calls", () => {
   const { home } = tempHome();
   const log = callLog();
-  let serve: ServeSession;
+  let serve: McpSession;
 
   beforeAll(async () => {
     assertServeBuilt();
@@ -475,7 +475,7 @@ print(await attempt(echo({"text": "same run, next call"})))`,
     }
     // Eventually, not at once: close() can resolve while the pool's replacement container
     // is still being removed (the bug the next test pins).
-    await eventually(
+    await until(
       async () => (await leftoverContainers(fx!.docker)).length === 0,
       "the sandbox's containers to be removed",
     );
@@ -494,7 +494,7 @@ print(await attempt(echo({"text": "same run, next call"})))`,
     await sandbox.close();
     const leftAtClose = await leftoverContainers(fx!.docker);
     // Clean up whatever the bug left, so nothing outlives this test either way.
-    await eventually(
+    await until(
       async () => (await leftoverContainers(fx!.docker)).length === 0,
       "the late removal",
     );

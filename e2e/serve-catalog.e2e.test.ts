@@ -9,16 +9,16 @@ import { dockerOrSkip } from "../test-support/docker.js";
 import {
   assertServeBuilt,
   callLog,
-  eventually,
   inlineServerCommand,
   runJson,
-  removeTempDirs,
   sandboxContainers,
   startServe,
   tempHome,
   TOY_COMMAND,
-  type ServeSession,
 } from "../test-support/serve-client.js";
+import { until } from "../test-support/wait.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -98,7 +98,7 @@ describe.skipIf(!fx)("codemode serve: the catalog", () => {
   describe("the toy server, every tool kept", () => {
     // Shared in order: discovery first, while the call log is still empty.
     const log = callLog();
-    let serve: ServeSession;
+    let serve: McpSession;
 
     beforeAll(async () => {
       serve = await startServe({
@@ -175,7 +175,7 @@ print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": ad
       );
       expect(added.value).toEqual({ added: "added fresh_tool", now: false });
       // The wrapped server told serve; serve tells its own client.
-      await eventually(
+      await until(
         () => serve.listChangedCount() > before,
         "notifications/tools/list_changed from serve",
       );
@@ -213,7 +213,7 @@ print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": ad
       expect(serve.listChangedCount()).toBe(before);
       // Bug: nothing tells the user. The refused rebuild (engine.lastCatalogError) is never
       // printed, so this and every later tool change of every server is dropped in silence.
-      await eventually(
+      await until(
         () => serve.stderr().includes('"get_weather"'),
         "serve to report the refused tool change on stderr",
         2000,
@@ -222,7 +222,7 @@ print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": ad
   });
 
   describe("a hostile server", () => {
-    let serve: ServeSession;
+    let serve: McpSession;
     const total = FILLER_TOOLS + 7;
 
     beforeAll(async () => {

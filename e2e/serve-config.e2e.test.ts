@@ -11,11 +11,9 @@ import {
   inlineServerCommand,
   processIsAlive,
   runJson,
-  removeTempDirs,
   sandboxContainers,
   serveUntilExit,
   startServe,
-  tempDir,
   tempHome,
   toyEntry,
   TOY_COMMAND,
@@ -23,6 +21,7 @@ import {
   writeConfig,
   type ServeExit,
 } from "../test-support/serve-client.js";
+import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
 
 const fx = await dockerOrSkip();
 

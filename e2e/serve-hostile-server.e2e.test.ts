@@ -7,14 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_SERVER_JS } from "../test-servers/hostile-server.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { assertBuilt } from "../test-support/processes.js";
-import {
-  removeTempDirs,
-  runJson,
-  sandboxContainers,
-  startServe,
-  tempHome,
-  type ServeSession,
-} from "../test-support/serve-client.js";
+import { runJson, sandboxContainers, startServe, tempHome } from "../test-support/serve-client.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -25,7 +20,7 @@ const API_KEY = "hk-live-7Qx9TzR2mWv4Lp8N";
 
 describe.skipIf(!fx)("codemode serve with a hostile server", () => {
   const { home } = tempHome("codemode-hostile-");
-  let serve: ServeSession;
+  let serve: McpSession;
 
   beforeAll(async () => {
     assertBuilt();

@@ -8,7 +8,6 @@ import {
   assertServeBuilt,
   callLog,
   runJson,
-  removeTempDirs,
   sandboxContainers,
   startServe,
   tempHome,
@@ -16,8 +15,9 @@ import {
   TOY_COMMAND,
   writeConfig,
   type ServeOptions,
-  type ServeSession,
 } from "../test-support/serve-client.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -35,14 +35,14 @@ const refusedFor = (tool: string, privateTool: string): string =>
 describe.skipIf(!fx)("codemode serve: private tools taint the client", () => {
   // All serve processes of this file share one data directory, so one label check covers them.
   const { home } = tempHome();
-  const open = new Set<ServeSession>();
+  const open = new Set<McpSession>();
 
-  const serve = async (options: Omit<ServeOptions, "home">): Promise<ServeSession> => {
+  const serve = async (options: Omit<ServeOptions, "home">): Promise<McpSession> => {
     const session = await startServe({ ...options, home });
     open.add(session);
     return session;
   };
-  const close = async (session: ServeSession): Promise<void> => {
+  const close = async (session: McpSession): Promise<void> => {
     open.delete(session);
     await session.close();
   };
@@ -64,7 +64,7 @@ describe.skipIf(!fx)("codemode serve: private tools taint the client", () => {
   describe("one serve process with --private read_secret", () => {
     // Shared by the two tests below, in order: the second one checks what the first left.
     const log = callLog();
-    let session: ServeSession;
+    let session: McpSession;
 
     beforeAll(async () => {
       session = await startServe({

@@ -16,7 +16,6 @@ import {
   connectShim,
   homeContainers,
   makeHome,
-  type ShimClient,
 } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import {
@@ -36,6 +35,7 @@ import {
   waitUntil,
   type UiDaemon,
 } from "../test-support/browser.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -79,7 +79,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let client: ShimClient | undefined;
+  let client: McpSession | undefined;
 
   const shoot = async (name: string, options: { minHeight?: number } = {}): Promise<void> => {
     await screenshotBothThemes(page, name, options);

@@ -1,16 +1,17 @@
 // Entries for the audit tests: one of each kind, and a call generator whose fields cycle so
 // that every filter has something to find and something to leave out.
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { AuditEntryInput } from "../shared/audit-entry.js";
+import { tempDir } from "./temp-dir.js";
 
-export async function makeTempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const root = await mkdtemp(path.join(os.tmpdir(), "codemode-audit-"));
-  return {
+/** An audit directory (not yet made: the log makes it) inside a fresh temporary directory. */
+export function makeTempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const root = tempDir("codemode-audit-");
+  return Promise.resolve({
     dir: path.join(root, "audit"),
     remove: () => rm(root, { recursive: true, force: true }),
-  };
+  });
 }
 
 export const HASH = "a".repeat(64);

@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { CODEMODE_BIN, hostEnv } from "./daemon.js";
+import { until } from "./wait.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -87,14 +88,18 @@ export async function startUiDaemon(home: string, timeoutMs = 60_000): Promise<U
   void exited.then(() => (gone = true));
   const pid = child.pid;
   if (pid === undefined) throw new Error("codemode daemon --ui did not start");
-  const deadline = Date.now() + timeoutMs;
-  while (!(stdout.includes("\n") && stderr.includes("codemode daemon: ready"))) {
-    if (gone) throw new Error(`codemode daemon --ui exited before printing its URL:\n${stderr}`);
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`codemode daemon --ui printed no URL within ${timeoutMs} ms:\n${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  try {
+    await until(
+      () => {
+        if (gone) throw new Error("codemode daemon --ui exited before printing its URL");
+        return stdout.includes("\n") && stderr.includes("codemode daemon: ready");
+      },
+      "codemode daemon --ui to print its URL",
+      timeoutMs,
+    );
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${stderr}`);
   }
   const url = stdout.split("\n")[0]!;
   const match = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]+)$/.exec(url);
@@ -179,23 +184,25 @@ export async function waitUntil<T>(
   what: string,
   timeoutMs = UI_TIMEOUT_MS,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let lastError: unknown;
-  for (;;) {
+  const holds = async (): Promise<boolean> => {
     try {
       last = await read();
-      if (ok(last)) return last;
+      return ok(last);
     } catch (error) {
       lastError = error;
+      return false;
     }
-    if (Date.now() > deadline) {
-      const seen =
-        last === undefined ? `error: ${String(lastError)}` : `last seen: ${JSON.stringify(last)}`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${seen})`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  try {
+    await until(holds, what, timeoutMs);
+  } catch (error) {
+    const seen =
+      last === undefined ? `error: ${String(lastError)}` : `last seen: ${JSON.stringify(last)}`;
+    throw new Error(`${String(error instanceof Error ? error.message : error)} (${seen})`);
   }
+  return last as T;
 }
 
 /** Waits until the locator's visible text matches `pattern`; returns the text. */

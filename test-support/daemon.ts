@@ -4,21 +4,19 @@
 // that need the typed API, the same host can run in-process instead (shims stay processes).
 // The host e2e tests and the shim round-trip bench share it.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Dockerode from "dockerode";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiChannel, ApiParams, ApiResult } from "../shared/api/api-contract.js";
 import type { AuditEntry, AuditEntryOf, AuditKind } from "../shared/audit-entry.js";
-import type { RunResult } from "../shared/run-result.js";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { installContainers } from "./docker.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
-import { startMcpSession } from "./mcp-session.js";
+import { startMcpSession, type McpSession } from "./mcp-session.js";
 import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "./processes.js";
+import { tempDir } from "./temp-dir.js";
 
 export { CODEMODE_BIN };
 
@@ -30,14 +28,14 @@ const NO_APP = path.join(os.tmpdir(), "codemode-tests-never-start-an-app");
 // Everything a test started, so `cleanUpHosts()` can end what a failed test left behind.
 const homes = new Set<string>();
 const daemons = new Set<DaemonProcess>();
-const shims = new Set<ShimClient>();
+const shims = new Set<McpSession>();
 const hosts = new Set<CodeModeHost>();
 
 export { assertBuilt as assertHostBuilt };
 
 /** A fresh, empty CODEMODE_HOME (0700, short enough for the socket path). */
 export function makeHome(prefix = "codemode-host-"): string {
-  const home = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const home = tempDir(prefix);
   homes.add(home);
   return home;
 }
@@ -218,28 +216,6 @@ export function runCli(
   });
 }
 
-export interface ShimClient {
-  client: Client;
-  /** Pid of the `codemode shim` process. */
-  shimPid: number;
-  /** Everything the shim wrote to stderr so far. */
-  stderr(): string;
-  /** The shim's exit status, once it has exited (null if a signal ended it). */
-  exitCode: Promise<number | null>;
-  /** How many `notifications/tools/list_changed` this client received. */
-  listChangedCount(): number;
-  /** The run_python description as this client lists it now. */
-  description(): Promise<string>;
-  /** Calls run_python; its structured result. A tool error (isError) rejects with its text. */
-  run(code: string, extra?: { timeout_s?: number; stdin?: string }): Promise<RunResult>;
-  /** Calls run_python and returns the raw result. */
-  callRaw(args: Record<string, unknown>): Promise<CallToolResult>;
-  /** Closes the client (ends the shim's stdin) and waits until the shim has exited. */
-  close(): Promise<void>;
-  /** SIGKILLs the shim: the client vanishes without a goodbye. */
-  killShim(): Promise<void>;
-}
-
 /**
  * Connects an MCP client the way Claude Desktop does: the SDK's Client spawns
  * `codemode shim` with CODEMODE_HOME and talks MCP over its stdio.
@@ -248,35 +224,19 @@ export async function connectShim(
   home: string,
   clientInfo: { name: string; version: string } = { name: "codemode-e2e", version: "1.0.0" },
   options: { env?: Record<string, string> } = {},
-): Promise<ShimClient> {
+): Promise<McpSession> {
   const session = await startMcpSession({
     args: ["shim"],
+    home,
     env: hostEnv(home, options.env),
     clientInfo,
     what: "the shim",
   });
-  const shimPid = session.pid;
-  const shim: ShimClient = {
-    client: session.client,
-    shimPid,
-    stderr: session.stderr,
-    exitCode: session.exitCode,
-    listChangedCount: session.listChangedCount,
-    description: session.description,
-    callRaw: (args) => session.callTool("run_python", args),
-    run: session.run,
+  const shim: McpSession = {
+    ...session,
     async close() {
       shims.delete(shim);
-      await session.client.close().catch(() => undefined);
-      await withTimeout(session.exited, 15_000, `shim ${shimPid} to exit`);
-    },
-    async killShim() {
-      try {
-        process.kill(shimPid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-      await withTimeout(session.exited, 15_000, `shim ${shimPid} to exit`);
+      await session.close();
     },
   };
   shims.add(shim);
@@ -382,19 +342,6 @@ export function childPids(pid: number): number[] {
   } catch {
     // pgrep exits 1 when there are none.
     return [];
-  }
-}
-
-/** Polls `check` until it is true; rejects after `timeoutMs`. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 

@@ -1,11 +1,8 @@
-// Helpers for the local-access and shim tests: temporary data directories that are always
-// removed, and a client that speaks the handshake.
+// Helpers for the local-access and shim tests: a client that speaks the handshake, and the
+// leftovers of a crashed host (a dead pid, a stale socket).
 
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import type { Readable } from "node:stream";
 import {
   helloLine,
@@ -17,24 +14,6 @@ import {
   shimProofLine,
   type LineResult,
 } from "../electron/host/local-access/handshake.js";
-
-const made: string[] = [];
-
-/** A fresh data directory under os.tmpdir(); removeTempDirs() deletes every one. */
-export async function tempDataDir(label = "cm-la-"): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), label));
-  made.push(dir);
-  return dir;
-}
-
-/** Also removes other paths a test made (say a fallback socket directory). */
-export function alsoRemove(dir: string): void {
-  made.push(dir);
-}
-
-export async function removeTempDirs(): Promise<void> {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
 
 export function connect(socketPath: string): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
@@ -140,5 +119,3 @@ export async function leaveStaleSocket(socketPath: string): Promise<void> {
   child.kill("SIGKILL");
   await new Promise((resolve) => child.once("exit", resolve));
 }
-
-export { waitFor } from "./wait.js";

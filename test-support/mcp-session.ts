@@ -1,5 +1,6 @@
-// A real MCP client (the SDK's Client) on a `codemode` subcommand's stdio: what both the
-// `serve` tests and the shim tests drive, so spawning, listening and calling live once.
+// A real MCP client (the SDK's Client) on a `codemode` subcommand's stdio: the one client
+// session of the tests. The `serve` tests and the shim tests both drive it, so spawning,
+// listening, calling and ending live once.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ChildProcess } from "node:child_process";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -9,10 +10,12 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RunResult } from "../shared/run-result.js";
-import { CODEMODE_BIN, repoRoot } from "./processes.js";
+import { CODEMODE_BIN, repoRoot, waitForExit } from "./processes.js";
 
 export interface McpSession {
   client: Client;
+  /** The CODEMODE_HOME the process runs with. */
+  home: string;
   /** Pid of the spawned `codemode` process. */
   pid: number;
   /** Everything it wrote to stderr so far. */
@@ -29,11 +32,33 @@ export interface McpSession {
   exited: Promise<void>;
   /** The process's exit status (null if a signal ended it). */
   exitCode: Promise<number | null>;
+  /** Closes the client (which ends the process's stdin) and waits until the process has exited. */
+  close: () => Promise<void>;
+  /** SIGKILLs the process: the client vanishes without a goodbye. */
+  kill: () => Promise<void>;
+}
+
+/** How long close() and kill() wait for the process to go. */
+const EXIT_TIMEOUT_MS = 15_000;
+
+function withinExitTimeout(exited: Promise<void>, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    exited,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`timed out after ${EXIT_TIMEOUT_MS} ms: ${what} to exit`)),
+        EXIT_TIMEOUT_MS,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export async function startMcpSession(options: {
   /** Everything after `codemode`. */
   args: string[];
+  /** The CODEMODE_HOME that `env` names. */
+  home: string;
   env: Record<string, string>;
   clientInfo?: { name: string; version: string };
   /** For the error when it does not start: "serve", "the shim". */
@@ -83,6 +108,7 @@ export async function startMcpSession(options: {
     )) as CallToolResult;
   return {
     client,
+    home: options.home,
     pid,
     stderr: () => stderr,
     listChangedCount: () => listChanged,
@@ -102,5 +128,18 @@ export async function startMcpSession(options: {
     },
     exited,
     exitCode,
+    close: async () => {
+      await client.close().catch(() => undefined);
+      await withinExitTimeout(exited, `${options.what} (pid ${pid})`);
+      await waitForExit(pid, EXIT_TIMEOUT_MS);
+    },
+    kill: async () => {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await withinExitTimeout(exited, `${options.what} (pid ${pid})`);
+    },
   };
 }

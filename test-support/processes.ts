@@ -4,6 +4,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { pidAlive } from "../electron/host/local-access/instance-lock.js";
+import { until } from "./wait.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -55,9 +56,5 @@ export const processIsAlive = pidAlive;
 
 /** Resolves once `pid` is gone; rejects after `timeoutMs`. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (processIsAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process ${pid} still runs after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await until(() => !processIsAlive(pid), `process ${pid} to exit`, timeoutMs);
 }

@@ -3,17 +3,14 @@
 // the concurrency bench share it, so spawning, connecting and cleaning up live in one place.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type Dockerode from "dockerode";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RunResult } from "../shared/run-result.js";
 import { installContainers } from "./docker.js";
-import { startMcpSession } from "./mcp-session.js";
+import { startMcpSession, type McpSession } from "./mcp-session.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import {
   assertBuilt,
@@ -23,6 +20,7 @@ import {
   repoRoot,
   waitForExit,
 } from "./processes.js";
+import { tempDir } from "./temp-dir.js";
 
 export { CODEMODE_BIN };
 
@@ -43,21 +41,6 @@ export const TOY_COMMAND: readonly string[] = [process.execPath, TOY_SERVER_JS];
 
 export { assertBuilt as assertServeBuilt };
 
-const tempDirs = new Set<string>();
-
-/** A temporary directory, removed by removeTempDirs() (each test file's last afterAll). */
-export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
-}
-
-/** Removes every directory tempDir() made; call it once nothing uses them any more. */
-export function removeTempDirs(): void {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
-}
-
 /** A fresh CODEMODE_HOME. */
 export function tempHome(prefix = "codemode-serve-"): { home: string } {
   return { home: tempDir(prefix) };
@@ -75,48 +58,15 @@ export interface ServeOptions {
   home?: string;
 }
 
-export interface ServeSession {
-  client: Client;
-  home: string;
-  /** Pid of the serve process. */
-  pid: number;
-  /** Everything serve wrote to stderr so far. */
-  stderr(): string;
-  /** How many `notifications/tools/list_changed` the client received. */
-  listChangedCount(): number;
-  /** The run_python description as the client lists it now. */
-  description(): Promise<string>;
-  /** Calls run_python and returns its structured result; fails the test on a tool error. */
-  run(code: string, extra?: { timeout_s?: number; stdin?: string }): Promise<RunResult>;
-  /** Calls any tool with any arguments and returns the raw result (for input errors). */
-  callRaw(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
-  /** Closes the client (which ends serve's stdin) and waits until serve has exited. */
-  close(): Promise<void>;
-}
-
 /** Starts `codemode serve ...` under a real MCP client and connects. */
-export async function startServe(options: ServeOptions): Promise<ServeSession> {
+export async function startServe(options: ServeOptions): Promise<McpSession> {
   const home = options.home ?? tempHome().home;
-  const session = await startMcpSession({
+  return startMcpSession({
     args: ["serve", ...options.args],
+    home,
     env: serveEnv(home, options.env ?? {}),
     what: "serve",
   });
-  const pid = session.pid;
-  return {
-    client: session.client,
-    home,
-    pid,
-    stderr: session.stderr,
-    listChangedCount: session.listChangedCount,
-    description: session.description,
-    run: session.run,
-    callRaw: session.callTool,
-    async close() {
-      await session.client.close();
-      await waitForExit(pid, 15_000);
-    },
-  };
 }
 
 export { processIsAlive, waitForExit };
@@ -287,7 +237,7 @@ async def forged_raw(name, args_json):
  * whole result, when the code raised or printed no JSON.
  */
 export async function runJson<T = Record<string, unknown>>(
-  session: ServeSession,
+  session: McpSession,
   code: string,
   extra: { timeout_s?: number; stdin?: string } = {},
 ): Promise<{ value: T; result: RunResult }> {
@@ -301,18 +251,5 @@ export async function runJson<T = Record<string, unknown>>(
     return { value: JSON.parse(last) as T, result };
   } catch {
     throw new Error(`the code printed no JSON: ${JSON.stringify(result, null, 2)}`);
-  }
-}
-
-/** Polls `check` until it is true; rejects after `timeoutMs`. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

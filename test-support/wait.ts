@@ -1,15 +1,22 @@
 // Small things many tests need: polling for a condition, and the text of a tool result.
 
-/** Polls `check` every 10 ms until it is true; rejects naming `what` after `timeoutMs`. */
-export async function waitFor(
-  check: () => boolean,
+/** How often `until` looks again. */
+const POLL_MS = 10;
+
+/**
+ * Polls `check` until it is true; rejects naming `what` after `timeoutMs`. The one polling
+ * helper of the tests: anything that waits for a state builds on it.
+ */
+export async function until(
+  check: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  while (!(await check())) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

@@ -9,12 +9,8 @@ import {
 } from "./instance-lock.js";
 import { LocalSocketListener } from "./socket-listener.js";
 import { prepareSocketDir, socketLocationFor } from "./socket-path.js";
-import {
-  deadPid,
-  leaveStaleSocket,
-  removeTempDirs,
-  tempDataDir,
-} from "../../../test-support/local-access.js";
+import { deadPid, leaveStaleSocket } from "../../../test-support/local-access.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 const locks: InstanceLock[] = [];
 const listeners: LocalSocketListener[] = [];
@@ -22,7 +18,7 @@ const listeners: LocalSocketListener[] = [];
 afterEach(async () => {
   await Promise.all(listeners.splice(0).map((l) => l.close()));
   await Promise.all(locks.splice(0).map((l) => l.release()));
-  await removeTempDirs();
+  removeTempDirs();
 });
 
 async function lock(dataDir: string, options: Parameters<typeof acquireInstanceLock>[1] = {}) {
@@ -33,7 +29,7 @@ async function lock(dataDir: string, options: Parameters<typeof acquireInstanceL
 
 describe("instance lock", () => {
   it("holds our pid in <dataDir>/host.lock, 0600, and is gone after release", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const taken = await lock(dataDir);
     expect(taken.path).toBe(lockPath(dataDir));
     expect(await readFile(taken.path, "utf8")).toBe(`${process.pid}\n`);
@@ -44,7 +40,7 @@ describe("instance lock", () => {
   });
 
   it("refuses a second host with 'Code Mode is already running for <dataDir> (pid N)'", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await lock(dataDir);
     const error = await acquireInstanceLock(dataDir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AlreadyRunningError);
@@ -54,7 +50,7 @@ describe("instance lock", () => {
   });
 
   it("refuses when another live process holds the lock", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     // pid 1 is always alive.
     await writeFile(lockPath(dataDir), "1\n");
     await expect(acquireInstanceLock(dataDir)).rejects.toThrow(
@@ -63,27 +59,27 @@ describe("instance lock", () => {
   });
 
   it("takes over a stale lock whose pid is dead", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await writeFile(lockPath(dataDir), `${await deadPid()}\n`);
     const taken = await lock(dataDir);
     expect(await readFile(taken.path, "utf8")).toBe(`${process.pid}\n`);
   });
 
   it("takes over a lock with our own pid that this process never took (pid reuse)", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await writeFile(lockPath(dataDir), `${process.pid}\n`);
     const taken = await lock(dataDir);
     expect(taken.pid).toBe(process.pid);
   });
 
   it("takes over a garbage lock file", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await writeFile(lockPath(dataDir), "garbage");
     await lock(dataDir);
   });
 
   it("refuses when the lock looks stale but the socket answers", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const listener = new LocalSocketListener();
     listeners.push(listener);
     await listener.listen({ dataDir, onConnection: (socket) => socket.destroy() });
@@ -98,7 +94,7 @@ describe("instance lock", () => {
   });
 
   it("removes a stale socket file nothing listens on", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const location = socketLocationFor(dataDir);
     await prepareSocketDir(location);
     await leaveStaleSocket(location.socketPath);

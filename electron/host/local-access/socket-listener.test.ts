@@ -15,18 +15,16 @@ import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { LocalSocketListener, type ListenOptions, type Refusal } from "./socket-listener.js";
 import { prepareSocketDir, socketLocationFor } from "./socket-path.js";
 import {
-  alsoRemove,
   authenticate,
   collect,
   connect,
   deadPid,
   handshake,
   leaveStaleSocket,
-  removeTempDirs,
-  tempDataDir,
-  waitFor,
 } from "../../../test-support/local-access.js";
+import { until } from "../../../test-support/wait.js";
 import { readToken } from "./token.js";
+import { alsoRemove, removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 const listeners: LocalSocketListener[] = [];
 const sockets: net.Socket[] = [];
@@ -34,7 +32,7 @@ const sockets: net.Socket[] = [];
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
   await Promise.all(listeners.splice(0).map((l) => l.close()));
-  await removeTempDirs();
+  removeTempDirs();
 });
 
 interface Started {
@@ -73,7 +71,7 @@ function track(socket: net.Socket): net.Socket {
 
 describe("LocalSocketListener", () => {
   it("listens in a 0700 run/ directory on a 0600 socket", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const { socketPath } = await startEcho(dataDir);
     expect(socketPath).toBe(path.join(dataDir, "run", "codemode.sock"));
     expect((await stat(path.dirname(socketPath))).mode & 0o777).toBe(0o700);
@@ -83,7 +81,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("refuses a bad token with ERR, calls onRefused, and no byte reaches onConnection", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const wrong = "0".repeat(64) === started.token ? "1".repeat(64) : "0".repeat(64);
     const { socket, reply, hostProved } = await authenticate(
@@ -103,7 +101,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("refuses a line that is not a handshake, and a missing one", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const a = await handshake(
       started.socketPath,
@@ -114,13 +112,13 @@ describe("LocalSocketListener", () => {
     const b = await handshake(started.socketPath, `CODEMODE\n`);
     track(b.socket);
     expect(b.reply).toEqual({ kind: "line", line: "ERR malformed handshake" });
-    await waitFor(() => started.refused.length === 2, "two refusals");
+    await until(() => started.refused.length === 2, "two refusals");
     expect(started.refused.map((r) => r.reason)).toEqual(["malformed", "malformed"]);
     expect(started.accepted).toHaveLength(0);
   });
 
   it(`refuses a handshake line over ${LOCAL_ACCESS_LIMITS.handshakeMaxBytes} bytes without waiting for its end`, async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const { socket, reply } = await handshake(
       started.socketPath,
@@ -132,7 +130,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("refuses a client that says nothing once the handshake time is up", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir, { handshakeTimeoutMs: 200 });
     const { socket, reply } = await handshake(started.socketPath, "");
     track(socket);
@@ -141,7 +139,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("passes bytes both ways after OK, including bytes sent in the same packet as the handshake", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const first = '{"jsonrpc":"2.0","id":1,"method":"initialize"}\n';
     const { socket, reply } = await authenticate(started.socketPath, started.token, first);
@@ -161,7 +159,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("keeps a large first MCP message that arrives in the handshake's packet whole", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const big = Buffer.alloc(256 * 1024, 0x61);
     const { socket, reply } = await authenticate(started.socketPath, started.token, big);
@@ -173,7 +171,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("hands over a stream that a plain on('data') consumer can read", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const seen: Buffer[] = [];
     const listener = new LocalSocketListener();
     listeners.push(listener);
@@ -186,14 +184,14 @@ describe("LocalSocketListener", () => {
     const { socket } = await authenticate(listener.socketPath ?? "", token, "early bytes");
     track(socket);
     socket.write(" and later ones");
-    await waitFor(
+    await until(
       () => Buffer.concat(seen).toString() === "early bytes and later ones",
       "both writes",
     );
   });
 
   it("refuses a second listener on the same data dir with a clear message", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await startEcho(dataDir);
     const second = new LocalSocketListener();
     listeners.push(second);
@@ -205,7 +203,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("cleans up a stale socket file and a stale lock (dead pid) before listening", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const location = socketLocationFor(dataDir, {});
     await prepareSocketDir(location);
     await leaveStaleSocket(location.socketPath);
@@ -218,7 +216,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("close() drops open connections, removes the socket file and releases the lock", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const { socket } = await authenticate(started.socketPath, started.token);
     track(socket);
@@ -237,7 +235,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("listens on a short fallback path under 100 bytes when the data dir path is long", async () => {
-    const parent = await tempDataDir();
+    const parent = tempDir("cm-la-");
     const dataDir = path.join(parent, "a-rather-long-folder-name-".repeat(4));
     const location = socketLocationFor(dataDir, {});
     if (location.kind !== "unix") throw new Error("expected a unix socket");
@@ -254,7 +252,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("proves itself first, and the token never crosses the socket either way", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const done = await authenticate(started.socketPath, started.token);
     track(done.socket);
@@ -265,7 +263,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("refuses a shim from before the challenge-response with a clear 'outdated handshake' line", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const { socket, reply } = await handshake(started.socketPath, `CODEMODE ${started.token}\n`);
     track(socket);
@@ -281,7 +279,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("refuses the host's own proof sent back, and a proof replayed from another connection", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     // Reflection: the host's proof for our nonce, returned as ours.
     const nonce = newNonce();
@@ -303,7 +301,7 @@ describe("LocalSocketListener", () => {
   });
 
   it("never shows the socket at its real name with a mode wider than 0600", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const location = socketLocationFor(dataDir, {});
     if (location.kind !== "unix") throw new Error("expected a unix socket");
     await prepareSocketDir(location);

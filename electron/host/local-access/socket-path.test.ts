@@ -10,7 +10,7 @@ import {
   type SocketPlatform,
   socketDirProblem,
 } from "./socket-path.js";
-import { removeTempDirs, tempDataDir } from "../../../test-support/local-access.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 afterEach(removeTempDirs);
 
@@ -100,7 +100,7 @@ describe("socketLocation", () => {
 
 describe("prepareSocketDir", () => {
   it("creates run/ with mode 0700 and repairs a looser one of ours", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const location = socketLocation(path.join(dataDir, "home"), {
       ...linux,
       uid: process.getuid?.(),
@@ -114,7 +114,7 @@ describe("prepareSocketDir", () => {
   });
 
   it("refuses an existing shared directory that others can enter", async () => {
-    const parent = await tempDataDir();
+    const parent = tempDir("cm-la-");
     const dir = path.join(parent, "codemode-shared");
     await mkdir(dir, { mode: 0o755 });
     await chmod(dir, 0o755);
@@ -130,7 +130,7 @@ describe("prepareSocketDir", () => {
   });
 
   it("refuses an existing shared directory owned by someone else", async () => {
-    const parent = await tempDataDir();
+    const parent = tempDir("cm-la-");
     const dir = path.join(parent, "codemode-shared");
     await mkdir(dir, { mode: 0o700 });
     const location = {
@@ -145,7 +145,7 @@ describe("prepareSocketDir", () => {
   });
 
   it("refuses a symlink in place of the socket directory", async () => {
-    const parent = await tempDataDir();
+    const parent = tempDir("cm-la-");
     const target = path.join(parent, "elsewhere");
     await mkdir(target, { mode: 0o700 });
     const dir = path.join(parent, "codemode-shared");
@@ -162,7 +162,7 @@ describe("prepareSocketDir", () => {
 
 describe("the shim's check before it sends the token", () => {
   it("accepts our own 0700 directory and refuses one that others can enter or do not own", async () => {
-    const dir = path.join(await tempDataDir(), "run");
+    const dir = path.join(tempDir("cm-la-"), "run");
     await mkdir(dir, { mode: 0o700 });
     const location = {
       kind: "unix",

@@ -9,13 +9,13 @@ import {
   tokenPath,
   tokensEqual,
 } from "./token.js";
-import { removeTempDirs, tempDataDir } from "../../../test-support/local-access.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 afterEach(removeTempDirs);
 
 describe("token", () => {
   it("is created once, as 32 random bytes in hex, in a 0600 file", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const token = await ensureToken(dataDir);
     expect(token).toMatch(new RegExp(`^[0-9a-f]{${LOCAL_ACCESS_LIMITS.tokenBytes * 2}}$`));
     expect((await stat(tokenPath(dataDir))).mode & 0o777).toBe(0o600);
@@ -25,20 +25,20 @@ describe("token", () => {
   });
 
   it("gives two concurrent first starts the same token", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const tokens = await Promise.all(Array.from({ length: 8 }, () => ensureToken(dataDir)));
     expect(new Set(tokens).size).toBe(1);
   });
 
   it("creates the data directory 0700 when it does not exist yet", async () => {
-    const parent = await tempDataDir();
+    const parent = tempDir("cm-la-");
     const dataDir = `${parent}/fresh`;
     await ensureToken(dataDir);
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
   });
 
   it("refuses a world-readable token file and says how to fix it", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await ensureToken(dataDir);
     await chmod(tokenPath(dataDir), 0o644);
     const error = await readToken(dataDir).catch((e: unknown) => e);
@@ -50,21 +50,21 @@ describe("token", () => {
   });
 
   it("refuses a group-readable token file too", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await ensureToken(dataDir);
     await chmod(tokenPath(dataDir), 0o640);
     await expect(readToken(dataDir)).rejects.toThrow(/mode 0640/);
   });
 
   it("says the app has not been started when there is no token file", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const error = await readToken(dataDir).catch((e: unknown) => e);
     expect((error as TokenError).code).toBe("missing");
     expect((error as TokenError).message).toMatch(/has not been started/);
   });
 
   it("refuses a damaged token file with advice", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await writeFile(tokenPath(dataDir), "not a token\n", { mode: 0o600 });
     await expect(readToken(dataDir)).rejects.toThrow(/damaged\. Delete it/);
   });

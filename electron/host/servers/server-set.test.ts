@@ -1,7 +1,7 @@
 // ServerSet against real toy-server subprocesses: all-or-nothing open, routing,
 // aggregated events, live replace and close.
 
-import { textOf, waitFor } from "../../../test-support/wait.js";
+import { textOf, until } from "../../../test-support/wait.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
@@ -110,7 +110,7 @@ describe("ServerSet", () => {
     );
 
     expect(goodPid).not.toBeNull();
-    await waitFor(() => !pidAlive(goodPid!), "the good server's process to exit", 2_000);
+    await until(() => !pidAlive(goodPid!), "the good server's process to exit", 2_000);
     expect(set.get("good")?.status).toBe("stopped");
     await expect(set.replace(config({}))).rejects.toThrow(/closed/);
   });
@@ -219,7 +219,7 @@ describe("ServerSet", () => {
     await set.open();
     const pids = [pidOf(set, "a"), pidOf(set, "b")];
     await set.close();
-    await waitFor(() => pids.every((pid) => !pidAlive(pid)), "both children to exit", 2_000);
+    await until(() => pids.every((pid) => !pidAlive(pid)), "both children to exit", 2_000);
     expect([...set.servers.values()].map((s) => s.status)).toEqual(["stopped", "stopped"]);
     const refused = await set
       .callTool("a", "echo", { text: "x" }, callOpts())

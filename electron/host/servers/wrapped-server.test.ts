@@ -2,7 +2,7 @@
 // published server-everything. Nothing here is mocked; only the clock is wrapped to
 // record the backoff delays the server asks for (the timers themselves are real).
 
-import { textOf, waitFor } from "../../../test-support/wait.js";
+import { textOf, until } from "../../../test-support/wait.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -444,22 +444,22 @@ describe("WrappedServer with the toy server", () => {
   it("a server that does not answer initialize in time fails to start and its child is killed", async () => {
     const server = toy({ TOY_START_DELAY_MS: "30000" }, { startTimeoutMs: 300 });
     const starting = server.start();
-    await waitFor(() => server.pid !== null, "the child to spawn", 10_000);
+    await until(() => server.pid !== null, "the child to spawn", 10_000);
     const pid = server.pid!;
     await expect(starting).rejects.toThrow(/failed to start: .*timed out/i);
     // The toy server ignores stdin while it delays: this is the SIGTERM path of close.
-    await waitFor(() => !pidAlive(pid), "the child to be killed", 5_000);
+    await until(() => !pidAlive(pid), "the child to be killed", 5_000);
   });
 
   it("close during a start rejects that start as closed and kills the child", async () => {
     const server = toy({ TOY_START_DELAY_MS: "30000" });
     const starting = server.start();
-    await waitFor(() => server.pid !== null, "the child to spawn", 10_000);
+    await until(() => server.pid !== null, "the child to spawn", 10_000);
     const pid = server.pid!;
     await server.close();
     await expectCode(starting, "closed");
     expect(server.status).toBe("stopped");
-    await waitFor(() => !pidAlive(pid), "the child to be killed", 5_000);
+    await until(() => !pidAlive(pid), "the child to be killed", 5_000);
   });
 
   it("close kills the child, refuses calls, and no restart follows", async () => {
@@ -477,7 +477,7 @@ describe("WrappedServer with the toy server", () => {
     const t0 = Date.now();
     await server.close();
     expect(Date.now() - t0).toBeLessThan(1_500);
-    await waitFor(() => !pidAlive(pid), "the child to exit", 2_000);
+    await until(() => !pidAlive(pid), "the child to exit", 2_000);
     await inFlight;
     expect(server.status).toBe("stopped");
     expect(server.pid).toBeNull();
@@ -499,7 +499,7 @@ describe("WrappedServer with the toy server", () => {
     expect(server.info).toMatchObject({ status: "ready", restartCount: 0, restarting: false });
     expect(server.pid).not.toBe(secondPid);
     expect(pidAlive(firstPid)).toBe(false);
-    await waitFor(() => !pidAlive(secondPid), "the replaced child to exit", 5_000);
+    await until(() => !pidAlive(secondPid), "the replaced child to exit", 5_000);
     expect(textOf(await server.callTool("echo", { text: "new" }, callOpts()))).toBe("new");
   });
 });

@@ -12,16 +12,12 @@ import {
 } from "../local-access/local-access-constants.js";
 import { LocalSocketListener, type ListenOptions } from "../local-access/socket-listener.js";
 import { socketLocationFor } from "../local-access/socket-path.js";
-import {
-  alsoRemove,
-  collect,
-  removeTempDirs,
-  tempDataDir,
-  waitFor,
-} from "../../../test-support/local-access.js";
+import { collect } from "../../../test-support/local-access.js";
+import { until } from "../../../test-support/wait.js";
 import { tokenPath } from "../local-access/token.js";
 import { requestId, runShim, type ShimOptions } from "./shim.js";
 import { shimCommand } from "./shim-command.js";
+import { alsoRemove, removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const listeners: LocalSocketListener[] = [];
@@ -32,7 +28,7 @@ const NOBODY = 65_534;
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
   await Promise.all(listeners.splice(0).map((l) => l.close()));
-  await removeTempDirs();
+  removeTempDirs();
 });
 
 const INITIALIZE =
@@ -72,7 +68,7 @@ function text(stream: PassThrough): string {
 
 describe("runShim (in-process)", () => {
   it("round-trips bytes through an echoing host and exits 0 when the socket ends", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await listen(dataDir, echo);
     const io = shimIO();
     const out = collect(io.stdout);
@@ -85,7 +81,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("exits 0 when the host ends the connection while the client's stdin is still open", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await listen(dataDir, (socket) => {
       socket.once("data", () => socket.end("bye\n"));
     });
@@ -98,7 +94,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("passes on bytes the host sends right after OK, before the client says anything", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const hello = '{"jsonrpc":"2.0","method":"notifications/hello"}\n';
     await listen(dataDir, (socket) => {
       socket.write(hello);
@@ -108,14 +104,14 @@ describe("runShim (in-process)", () => {
     let seen = "";
     io.stdout.on("data", (chunk: Buffer) => (seen += chunk.toString()));
     const exit = runShim({ ...io, dataDir, env: {} });
-    await waitFor(() => seen === hello, "the host's first bytes");
+    await until(() => seen === hello, "the host's first bytes");
     io.stdin.end("bye\n");
     expect(await exit).toBe(SHIM_EXIT.ok);
     expect(seen).toBe(hello + "bye\n");
   });
 
   it("exits 1 when the connection breaks instead of ending", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await listen(dataDir, echo);
     const io = shimIO();
     let client: net.Socket | undefined;
@@ -126,7 +122,7 @@ describe("runShim (in-process)", () => {
       connect: (target) => (client = createConnection(target)),
     });
     io.stdin.write("hello\n");
-    await waitFor(() => io.stdout.readableLength > 0, "the echo");
+    await until(() => io.stdout.readableLength > 0, "the echo");
     // What a host crash looks like from here on platforms that report it as a reset.
     client?.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
     expect(await exit).toBe(SHIM_EXIT.failed);
@@ -134,7 +130,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("answers the requests the host left unanswered with a 'Code Mode stopped' error when it goes away, and exits 1", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     // Answers request 1, swallows 2 and "b", then goes away.
     let host: net.Socket | undefined;
     await listen(dataDir, (socket) => {
@@ -147,7 +143,7 @@ describe("runShim (in-process)", () => {
       '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call"}\n',
     );
     io.stdin.write('{"jsonrpc":"2.0","id":"b","method":"tools/call"}\n');
-    await waitFor(() => host !== undefined && io.stdout.readableLength > 0, "the host's answer");
+    await until(() => host !== undefined && io.stdout.readableLength > 0, "the host's answer");
     await new Promise((resolve) => setTimeout(resolve, 50));
     host?.end();
     expect(await exit).toBe(SHIM_EXIT.failed);
@@ -167,7 +163,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("refuses a host that cannot prove it knows the token, and exits 1", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await listen(dataDir, echo);
     // A token that changed after the host read it: the host's proof no longer holds.
     await writeFile(tokenPath(dataDir), "f".repeat(64) + "\n", { mode: 0o600 });
@@ -179,7 +175,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("prints the host's ERR on stderr and exits 1", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const socketPath = socketLocationFor(dataDir, {}).socketPath;
     await writeFile(tokenPath(dataDir), "a".repeat(64) + "\n", { mode: 0o600 });
     await impostor(socketPath, (socket) => socket.end("ERR bad token\n"));
@@ -189,7 +185,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("escapes a fake host's ERR reason: no raw ESC or BEL reaches the terminal", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const socketPath = socketLocationFor(dataDir, {}).socketPath;
     await writeFile(tokenPath(dataDir), "a".repeat(64) + "\n", { mode: 0o600 });
     // OSC 52 would write "pwned" to the clipboard of the terminal that shows the shim's stderr.
@@ -203,7 +199,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("refuses to use a world-readable token file, saying how to fix it", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await listen(dataDir, echo);
     await chmod(tokenPath(dataDir), 0o644);
     const io = shimIO();
@@ -212,7 +208,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("with no host and a startApp that does nothing, answers initialize with a JSON-RPC error and exits 2", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const io = shimIO();
     let startCalls = 0;
     io.stdin.write(INITIALIZE);
@@ -244,7 +240,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("treats a stale socket file (nothing listening) as not running", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const listener = await listen(dataDir, echo);
     const socketPath = listener.socketPath ?? "";
     await listener.close();
@@ -262,7 +258,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("with no host and a first line that is not JSON, only explains on stderr and exits 2", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const io = shimIO();
     io.stdin.end("hello there\n");
     const exit = await runShim({
@@ -280,7 +276,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("does not wait forever for a first line that never comes", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const io = shimIO();
     const exit = await runShim({
       ...io,
@@ -295,7 +291,7 @@ describe("runShim (in-process)", () => {
   });
 
   it("connects and works when startApp brings a host up 500 ms later", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const io = shimIO();
     let startedAt = 0;
     const out = collect(io.stdout);
@@ -310,7 +306,7 @@ describe("runShim (in-process)", () => {
         return "a test host";
       },
     });
-    await waitFor(() => text(io.stderr).length > 0 || startedAt > 0, "startApp");
+    await until(() => text(io.stderr).length > 0 || startedAt > 0, "startApp");
     io.stdin.end("second\n");
     expect(await exit).toBe(SHIM_EXIT.ok);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(500);
@@ -343,7 +339,7 @@ async function impostor(
 
 describe("the install token never goes to a socket that isn't ours (issue 8 §4)", () => {
   it("sends an impostor listening at the socket path nothing it can use, and refuses it", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const token = "d".repeat(64);
     await writeFile(tokenPath(dataDir), token + "\n", { mode: 0o600 });
     const fake = await impostor(socketLocationFor(dataDir, {}).socketPath);
@@ -361,7 +357,7 @@ describe("the install token never goes to a socket that isn't ours (issue 8 §4)
   it("refuses a socket directory someone else makes while it waits for the app to start", async () => {
     // A data directory whose socket path is too long falls back to a directory under /tmp,
     // which anyone can create first.
-    const parent = await tempDataDir();
+    const parent = tempDir("cm-la-");
     const dataDir = path.join(parent, "a-rather-long-folder-name-".repeat(4));
     await mkdir(dataDir, { mode: 0o700 });
     const token = "e".repeat(64);
@@ -390,7 +386,7 @@ describe("the install token never goes to a socket that isn't ours (issue 8 §4)
   });
 
   it("refuses a socket file of another user in its own directory", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await writeFile(tokenPath(dataDir), "f".repeat(64) + "\n", { mode: 0o600 });
     const socketPath = socketLocationFor(dataDir, {}).socketPath;
     const fake = await impostor(socketPath, (socket) => socket.end("OK\n"));
@@ -404,7 +400,7 @@ describe("the install token never goes to a socket that isn't ours (issue 8 §4)
 
 describe("shim as a real subprocess", () => {
   it("starts, hands over, round-trips and exits 0 when the host ends (start-up printed)", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     let handshakeAt = 0;
     await listen(dataDir, (socket) => {
       handshakeAt = performance.now();
@@ -499,7 +495,7 @@ describe("codemode shim (CLI command)", () => {
     expect(await shimCommand(["extra"], { ...bad, env: {}, signal })).toBe(2);
     expect(text(bad.stderr)).toContain("takes no arguments");
 
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     await listen(dataDir, echo);
     const io = shimIO();
     const out = collect(io.stdout);

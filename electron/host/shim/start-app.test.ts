@@ -1,14 +1,15 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { removeTempDirs, tempDataDir, waitFor } from "../../../test-support/local-access.js";
+import { until } from "../../../test-support/wait.js";
 import { defaultStartApp, findStartCommand } from "./start-app.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 afterEach(removeTempDirs);
 
 describe("how the shim starts Code Mode", () => {
   it("starts the app named by CODEMODE_APP, detached, with CODEMODE_HOME passed through", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const marker = path.join(dataDir, "started-with");
     const app = path.join(dataDir, "fake-app.sh");
     await writeFile(app, `#!/bin/sh\nprintf '%s' "$CODEMODE_HOME" > '${marker}'\n`, {
@@ -20,7 +21,7 @@ describe("how the shim starts Code Mode", () => {
       logFile: path.join(dataDir, "app.log"),
     });
     let seen = "";
-    await waitFor(() => {
+    await until(() => {
       void readFile(marker, "utf8").then(
         (content) => (seen = content),
         () => undefined,
@@ -31,7 +32,7 @@ describe("how the shim starts Code Mode", () => {
   });
 
   it("finds `codemode daemon` of the package it sits in, only when it is built", async () => {
-    const root = await tempDataDir();
+    const root = tempDir("cm-la-");
     await writeFile(path.join(root, "package.json"), '{"name":"codemode"}');
     await mkdir(path.join(root, "bin"));
     await writeFile(path.join(root, "bin", "codemode.js"), "");

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
 import type { SecretCodec } from "../../../../electron/host/store/secret-codec.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
-import { api, until } from "../../../../test-support/daemon.js";
+import { api } from "../../../../test-support/daemon.js";
+import { until } from "../../../../test-support/wait.js";
 
 // Issue 8 §9: servers imported from Claude Desktop or pasted as JSON bring their env (API
 // keys, tokens) in as secrets: encrypted in servers.json, masked in the API, still given to

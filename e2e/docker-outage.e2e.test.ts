@@ -5,7 +5,7 @@
 // runs at once with a clear error, log the refusals in one entry, and once the engine is back
 // sweep its leftover containers, refill the warm pool, say so, and run code again.
 import { afterAll, describe, expect, it } from "vitest";
-import { textOf } from "../test-support/wait.js";
+import { textOf, until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import {
   assertHostBuilt,
@@ -17,7 +17,6 @@ import {
   readAudit,
   runCli,
   startDaemon,
-  until,
 } from "../test-support/daemon.js";
 import { startPrivateDocker, type PrivateDocker } from "../test-support/private-docker.js";
 import { connectWsApi, type WsApi } from "../test-support/ws-api.js";
@@ -62,7 +61,7 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
     expect((await client.run("print(6 * 7)")).stdout).toBe("42\n");
 
     // A run in flight when the engine goes: its container is left on the engine.
-    const inFlight = client.callRaw({ code: "import time\ntime.sleep(60)" });
+    const inFlight = client.callTool("run_python", { code: "import time\ntime.sleep(60)" });
     await until(
       async () => (await homeContainers(engine!.docker, home)).length >= 2,
       "the in-flight run's container and a warm one",
@@ -100,7 +99,7 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
     // A client retrying in a loop: each try answered at once, with what to do.
     for (let i = 0; i < TRIES_WHILE_DOWN; i++) {
       const started = Date.now();
-      const refused = await client.callRaw({ code: "print(1)" });
+      const refused = await client.callTool("run_python", { code: "print(1)" });
       expect(Date.now() - started).toBeLessThan(REFUSAL_WITHIN_MS);
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toContain(

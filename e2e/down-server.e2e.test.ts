@@ -13,8 +13,8 @@ import {
   makeHome,
   toyServer,
   writeServers,
-  type ShimClient,
 } from "../test-support/daemon.js";
+import type { McpSession } from "../test-support/mcp-session.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import {
   assertUiBuilt,
@@ -34,7 +34,7 @@ const LAST_WORDS = "memory-like: MEMORY_FILE_PATH is not set";
 describe.skipIf(!fx)("a server that is not running", () => {
   const home = makeHome("codemode-down-");
   let daemon: UiDaemon;
-  let shim: ShimClient;
+  let shim: McpSession;
   let browser: Browser | undefined;
 
   beforeAll(async () => {

@@ -26,7 +26,8 @@ import {
 } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { freePort } from "../test-support/free-port.js";
-import { removeTempDirs, startServe, TOY_COMMAND } from "../test-support/serve-client.js";
+import { startServe, TOY_COMMAND } from "../test-support/serve-client.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
 
 const fx = await dockerOrSkip();
 

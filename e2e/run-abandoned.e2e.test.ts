@@ -13,8 +13,8 @@ import {
   makeHome,
   runCli,
   startDaemon,
-  until,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();

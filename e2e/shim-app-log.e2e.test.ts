@@ -13,8 +13,8 @@ import {
   connectShim,
   makeHome,
   pidAlive,
-  until,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
 
 /** What the failing app says before it exits: the line a user needs to see. */
 const LAST_WORDS = "fake app: cannot read settings.json";

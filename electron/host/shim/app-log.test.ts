@@ -10,7 +10,8 @@ import {
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { APP_LOG_LIMITS } from "../../../shared/limits.js";
-import { removeTempDirs, tempDataDir, waitFor } from "../../../test-support/local-access.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
+import { until } from "../../../test-support/wait.js";
 import {
   appLogPath,
   capAppLogWhileRunning,
@@ -24,8 +25,8 @@ afterEach(removeTempDirs);
 const SMALL = { maxBytes: 10, files: 3 };
 
 describe("the app log", () => {
-  it("rotates at its cap, keeping `files` files and dropping the oldest", async () => {
-    const file = appLogPath(await tempDataDir());
+  it("rotates at its cap, keeping `files` files and dropping the oldest", () => {
+    const file = appLogPath(tempDir("cm-la-"));
     writeFileSync(file, "short\n");
     expect(rotateAppLog(file, SMALL)).toBe(false);
     for (const round of ["first round\n", "second round\n", "third round\n"]) {
@@ -38,8 +39,8 @@ describe("the app log", () => {
     expect(existsSync(`${file}.3`)).toBe(false);
   });
 
-  it("is opened for appending, 0600, rotated first when full; a symlink in its place is not followed", async () => {
-    const dataDir = await tempDataDir();
+  it("is opened for appending, 0600, rotated first when full; a symlink in its place is not followed", () => {
+    const dataDir = tempDir("cm-la-");
     const file = appLogPath(dataDir);
     writeFileSync(file, "x".repeat(SMALL.maxBytes));
     const fd = openAppLog(dataDir, SMALL);
@@ -50,7 +51,7 @@ describe("the app log", () => {
     expect(readFileSync(`${file}.1`, "utf8")).toBe("x".repeat(SMALL.maxBytes));
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
-    const other = await tempDataDir();
+    const other = tempDir("cm-la-");
     const target = path.join(other, "elsewhere");
     writeFileSync(target, "");
     symlinkSync(target, appLogPath(other));
@@ -58,8 +59,8 @@ describe("the app log", () => {
     expect(readFileSync(target, "utf8")).toBe("");
   });
 
-  it("gives the last non-empty line, cut to its cap from the start", async () => {
-    const dataDir = await tempDataDir();
+  it("gives the last non-empty line, cut to its cap from the start", () => {
+    const dataDir = tempDir("cm-la-");
     expect(lastLogLine(dataDir)).toBeNull();
     writeFileSync(appLogPath(dataDir), `${"a".repeat(100_000)}\nfirst\nthe reason\n\n`);
     expect(lastLogLine(dataDir)).toBe("the reason");
@@ -70,13 +71,13 @@ describe("the app log", () => {
   });
 
   it("while the app runs, rotates its own output by copying, and it keeps writing at the start", async () => {
-    const dataDir = await tempDataDir();
+    const dataDir = tempDir("cm-la-");
     const fd = openAppLog(dataDir, SMALL)!;
     const file = appLogPath(dataDir);
     const stop = capAppLogWhileRunning(dataDir, 10, SMALL, fd);
     try {
       writeSync(fd, "0123456789 past the cap\n");
-      await waitFor(() => existsSync(`${file}.1`), "the log to rotate");
+      await until(() => existsSync(`${file}.1`), "the log to rotate");
       expect(readFileSync(`${file}.1`, "utf8")).toBe("0123456789 past the cap\n");
       writeSync(fd, "after\n");
       expect(readFileSync(file, "utf8")).toBe("after\n");

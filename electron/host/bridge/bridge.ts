@@ -1,73 +1,30 @@
-import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BRIDGE_LIMITS } from "../../../shared/limits.js";
 import type { Catalog, CatalogTool } from "../catalog/catalog-types.js";
-import type { BridgeCallEvent, BridgeEventSink } from "./bridge-events.js";
-import {
-  bounded,
-  closeNames,
-  errorTypeName,
-  eventName,
-  formatSeconds,
-  pythonTypeName,
-  quoteName,
-  schemaErrorText,
-} from "./messages.js";
+import type { CallOutcome } from "../sandbox/run-types.js";
+import type { BridgeEventSink } from "./bridge-events.js";
+import type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js";
 import { CallBudget } from "./call-budget.js";
+import {
+  cancelled,
+  checkSchema,
+  encodeArgs,
+  fault,
+  isPlainObject,
+  judgeResult,
+  once,
+  refusal,
+  untilAborted,
+  type Verdict,
+} from "./call-verdicts.js";
+import { closeNames, eventName, formatSeconds, pythonTypeName, quoteName } from "./messages.js";
 import { maskSecrets } from "./secret-mask.js";
 import { Semaphore, type Release } from "./semaphore.js";
-import type { CallOutcome } from "../sandbox/run-types.js";
-
-export type { CallOutcome };
 import type { TaintRegistry } from "./taint.js";
 import type { ToolCaller } from "./tool-caller.js";
-import { errorText, resultToString } from "./tool-result.js";
 
-export interface BridgeOptions {
-  /** A getter, because the catalog is replaced live when servers or settings change. */
-  catalog: () => Catalog;
-  caller: ToolCaller;
-  taint: TaintRegistry;
-  events: BridgeEventSink;
-  /** Calls one server may have in flight at once, across all runs. */
-  serverConcurrency?: number;
-  callTimeoutMs?: number;
-  /** Milliseconds since the epoch; injected so tests control durations and timestamps. */
-  now?: () => number;
-  /**
-   * Secret env values (secretValues of the running config), read at each call: every text
-   * that goes back to the code has them replaced by "[secret]" first. Absent: none.
-   */
-  secrets?: () => readonly string[];
-}
-
-export interface StartRunOptions {
-  runId: string;
-  /** Whose taint applies: one key per MCP client (`serve` uses a fixed one). */
-  client: string;
-  /** Defaults to BRIDGE_LIMITS.defaultMaxCallsPerRun; at most maxCallsPerRunCeiling. */
-  maxCalls?: number;
-  /** Aborted when the run ends: queued and in-flight calls are given up at once. */
-  signal: AbortSignal;
-  /**
-   * Called once the code has gone on calling after its budget was spent for
-   * RUN_COST_LIMITS.refusalsPastBudget refusals: the run should be stopped.
-   */
-  onBudgetSpent?: () => void;
-}
-
-export interface RunCalls {
-  readonly runId: string;
-  readonly client: string;
-  readonly maxCalls: number;
-  /** Calls the code has made in this run, refused ones included. */
-  readonly count: number;
-  /** Calls refused because the budget was spent (summarised, not logged one by one). */
-  readonly pastBudget: number;
-  call(pyName: string, args: unknown): Promise<CallOutcome>;
-  /** Resolves once every call made so far has its outcome (and its event). */
-  settled(): Promise<void>;
-}
+export type { CallOutcome };
+export type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js";
 
 interface RunState {
   runId: string;
@@ -84,12 +41,6 @@ type SendResult =
   | { kind: "timeout" }
   | { kind: "aborted"; error: unknown }
   | { kind: "fault"; error: unknown };
-
-/** The parts of a call event that depend on the outcome. */
-type Verdict = Pick<
-  BridgeCallEvent,
-  "decision" | "reason" | "detail" | "resultBytes" | "resultHash"
-> & { outcome: CallOutcome };
 
 /**
  * The one place every tool call from the sandbox is checked. Per call, in this order:
@@ -426,119 +377,4 @@ export class Bridge {
       // must not turn it into a different answer for the code.
     }
   }
-}
-
-function once(fn: (() => void) | undefined): () => void {
-  let called = false;
-  return () => {
-    if (called || fn === undefined) return;
-    called = true;
-    fn();
-  };
-}
-
-type Encoded = { kind: "json"; json: string; bytes: number } | { kind: "not-json"; bytes: 0 };
-
-function encodeArgs(args: unknown): Encoded {
-  try {
-    const json = JSON.stringify(args);
-    // JSON.stringify returns undefined for undefined, functions and symbols.
-    if (typeof json !== "string") return { kind: "not-json", bytes: 0 };
-    return { kind: "json", json, bytes: Buffer.byteLength(json, "utf8") };
-  } catch {
-    // Cycles and BigInt; the runner sends parsed JSON, so only a bug gets here.
-    return { kind: "not-json", bytes: 0 };
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
-/** Returns undefined when the arguments pass, else what was wrong. */
-function checkSchema(tool: CatalogTool, args: Record<string, unknown>): string | undefined {
-  try {
-    if (tool.validate(args) === true) return undefined;
-    return schemaErrorText(tool.validate.errors);
-  } catch {
-    // A validator that throws cannot vouch for the arguments: refuse rather than send.
-    return "they could not be checked";
-  }
-}
-
-function judgeResult(shown: string, result: CallToolResult): Verdict {
-  let text: string;
-  try {
-    text = result.isError === true ? errorText(result) : resultToString(result);
-  } catch (error) {
-    return fault(shown, error);
-  }
-  const resultBytes = Buffer.byteLength(text, "utf8");
-  const resultHash = createHash("sha256").update(text, "utf8").digest("hex");
-  const measured = { resultBytes, resultHash };
-
-  if (result.isError === true) {
-    const said = text.trim() === "" ? "(no details)" : text;
-    return { ...refusal("failed", `${shown} returned an error: ${said}`), ...measured };
-  }
-  if (resultBytes > BRIDGE_LIMITS.resultMaxBytes) {
-    return {
-      ...refusal(
-        "refused",
-        `The result of ${shown} is ${resultBytes} bytes, over the limit of ` +
-          `${BRIDGE_LIMITS.resultMaxBytes} bytes, so it was refused, not cut. ` +
-          `Ask the tool for less (a narrower query, fewer items, a page).`,
-      ),
-      ...measured,
-    };
-  }
-  return { decision: "allowed", outcome: { ok: true, value: text }, ...measured };
-}
-
-function refusal(decision: "refused" | "failed", message: string): Verdict {
-  const reason = bounded(message);
-  return { decision, reason, outcome: { ok: false, message: reason } };
-}
-
-function cancelled(shown: string): Verdict {
-  return refusal("failed", `${shown} was cancelled because the run was stopped (AbortError).`);
-}
-
-function fault(shown: string, error: unknown): Verdict {
-  const detail =
-    error instanceof Error ? error.message : typeof error === "string" ? error : undefined;
-  return {
-    ...refusal("failed", `${shown} failed on the host side (${errorTypeName(error)}).`),
-    // For the user's own log; never part of the outcome.
-    ...(detail !== undefined ? { detail: bounded(detail) } : {}),
-  };
-}
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-/**
- * Settles with `promise`, or as soon as `signal` aborts, whichever comes first. It never
- * rejects, so the original exception (whatever it is) survives untouched for its type name.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<Settled<T>> {
-  return new Promise<Settled<T>>((resolve) => {
-    const onAbort = (): void => resolve({ ok: false, error: signal.reason });
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve({ ok: true, value });
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve({ ok: false, error });
-      },
-    );
-  });
 }

@@ -1,6 +1,7 @@
 // The Electron main process: only what needs Electron. The host (servers, sandbox, audit,
 // socket, API) is the same one `codemode daemon` runs; this file wires it to a tray, a
 // window and IPC.
+import { registerPathPickerIpc } from "./ipc/register-path-picker-ipc.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { app, BrowserWindow, dialog, ipcMain } from "electron";
@@ -158,6 +159,14 @@ async function start(): Promise<void> {
     taintViews: () => taintViews(taint),
   };
   registerApiIpc(ipcMain, { api, events }, trusted, log);
+  registerPathPickerIpc(
+    ipcMain,
+    (sender, options) => {
+      const owner = BrowserWindow.fromWebContents(sender);
+      return owner ? dialog.showOpenDialog(owner, options) : dialog.showOpenDialog(options);
+    },
+    trusted,
+  );
   tray = new AppTray(onTrayAction);
   for (const event of [
     "servers.changed",

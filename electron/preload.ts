@@ -15,11 +15,13 @@ import {
   type ApiEvents,
 } from "../shared/api/api-contract.js";
 import {
+  IPC_PICK_PATH,
   IPC_SUBSCRIBE,
   IPC_UNSUBSCRIBE,
   ipcEventChannel,
   ipcRequestChannel,
 } from "../shared/api/ipc-channels.js";
+import type { PathPicker } from "../shared/api/path-picker.js";
 
 const listeners = new Map<ApiEventName, number>();
 
@@ -61,3 +63,11 @@ const client: ApiClient = {
 };
 
 contextBridge.exposeInMainWorld("codemode", client);
+
+// The OS folder and file picker for forms' "Choose…" buttons (desktop only).
+const picker: PathPicker = {
+  async pickPath(params) {
+    return (await ipcRenderer.invoke(IPC_PICK_PATH, params)) as string | null;
+  },
+};
+contextBridge.exposeInMainWorld("codemodeDesktop", picker);

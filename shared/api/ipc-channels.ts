@@ -10,3 +10,6 @@ export const IPC_SUBSCRIBE = "codemode:subscribe" as const;
 export const IPC_UNSUBSCRIBE = "codemode:unsubscribe" as const;
 
 export const IPC_REQUEST_CHANNELS = API_CHANNELS.map(ipcRequestChannel);
+
+/** Desktop only: the OS's folder or file picker, asked for by a form's "Choose…" button. */
+export const IPC_PICK_PATH = "codemode:pickPath" as const;

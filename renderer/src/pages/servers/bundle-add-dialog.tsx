@@ -15,6 +15,7 @@ import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { FieldShell, SelectField, TextAreaField, TextField } from "../../components/field.js";
+import { PickPathButton, withPickedPath } from "../../components/pick-path-button.js";
 import { TryButton, TryResult } from "./try-result.js";
 
 const RUNTIMES: Record<BundleView["serverType"], string> = {
@@ -73,17 +74,9 @@ function BundleSettingField(props: {
       />
     );
   }
-  if (setting.multiple) {
-    return (
-      <TextAreaField
-        {...common}
-        rows={3}
-        className="input textarea input-mono"
-        spellCheck={false}
-      />
-    );
-  }
-  return (
+  const field = setting.multiple ? (
+    <TextAreaField {...common} rows={3} className="input textarea input-mono" spellCheck={false} />
+  ) : (
     <TextField
       {...common}
       type={setting.sensitive ? "password" : setting.type === "number" ? "number" : "text"}
@@ -91,6 +84,17 @@ function BundleSettingField(props: {
       className={setting.sensitive ? "input" : "input input-mono"}
       spellCheck={false}
     />
+  );
+  if (setting.type !== "directory" && setting.type !== "file") return field;
+  return (
+    <div className="field-with-picker">
+      {field}
+      <PickPathButton
+        kind={setting.type === "directory" ? "folder" : "file"}
+        label={setting.title}
+        onPick={(path) => props.onChange(withPickedPath(props.value, path, setting.multiple))}
+      />
+    </div>
   );
 }
 

@@ -14,6 +14,7 @@ import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField, TextField } from "../../components/field.js";
+import { PickPathButton, withPickedPath } from "../../components/pick-path-button.js";
 import { TryButton, TryResult } from "./try-result.js";
 
 type Values = Record<string, string>;
@@ -45,15 +46,28 @@ function SettingField(props: {
     placeholder: setting.placeholder,
     spellCheck: false,
   };
-  if (setting.multiple)
-    return <TextAreaField {...common} rows={3} className="input textarea input-mono" />;
-  return (
+  const field = setting.multiple ? (
+    <TextAreaField {...common} rows={3} className="input textarea input-mono" />
+  ) : (
     <TextField
       {...common}
       type={setting.kind === "secret" ? "password" : "text"}
       autoComplete={setting.kind === "secret" ? "new-password" : "off"}
       className={setting.kind === "secret" ? "input" : "input input-mono"}
     />
+  );
+  if (setting.kind !== "folder" && setting.kind !== "file") return field;
+  return (
+    <div className="field-with-picker">
+      {field}
+      <PickPathButton
+        kind={setting.kind}
+        label={setting.label}
+        onPick={(path) =>
+          props.onChange(withPickedPath(props.value, path, setting.multiple === true))
+        }
+      />
+    </div>
   );
 }
 

@@ -4,6 +4,7 @@
 // again. The daemon must notice within 2 s, say "Docker not reachable" in app.info, refuse
 // runs at once with a clear error, log the refusals in one entry, and once the engine is back
 // sweep its leftover containers, refill the warm pool, say so, and run code again.
+import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { textOf, until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
@@ -42,7 +43,12 @@ afterAll(async () => {
 
 describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
   it("is noticed within 2 s, said, refused at once in one audit entry, and recovered from", async () => {
+    // The shared engine's bridge must outlive the private engine: a dockerd started with
+    // `--bridge=none` deletes `docker0`, and the shared engine's later image builds failed.
+    const sharedBridge = "/sys/class/net/docker0";
+    const hadSharedBridge = existsSync(sharedBridge);
     engine = await startPrivateDocker();
+    expect(existsSync(sharedBridge)).toBe(hadSharedBridge);
     await engine.loadImage(fx!.docker, fx!.image);
     const home = makeHome("cm-outage-");
     const daemon = await startDaemon(home, {

@@ -1,8 +1,14 @@
 // A Docker engine of the test's own, to stop and start while a daemon uses it: the shared
 // engine of the machine must never be restarted by a test. It has its own data root, exec
 // root, socket and pid file under one temporary directory (short: a Unix socket path is
-// capped near 104 bytes), no bridge and no iptables rules, and the sandbox image copied in
-// from the shared engine. destroy() removes its containers, stops it and deletes its files.
+// capped near 104 bytes), a bridge of its own and no iptables rules, and the sandbox image
+// copied in from the shared engine. destroy() removes its containers, stops it and deletes
+// its files and its bridge.
+//
+// Not `--bridge=none`: a dockerd started with it deletes the machine's `docker0` interface,
+// which the shared engine still uses, so every later image build with a RUN step (and any
+// container on the default network) failed on the shared engine with "could not find bridge
+// docker0" until it was restarted.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -66,8 +72,28 @@ function mountsUnder(dir: string): string[] {
   }
 }
 
+/** Runs `ip` (iproute2) and throws with its stderr when it fails. */
+function ip(...args: string[]): void {
+  const result = spawnSync("ip", args, { encoding: "utf8" });
+  if (result.error)
+    throw new Error(`ip ${args.join(" ")}: ${result.error.message} (is iproute2 installed?)`);
+  if (result.status !== 0) throw new Error(`ip ${args.join(" ")} failed: ${result.stderr.trim()}`);
+}
+
+/** A bridge interface for one private engine (names are capped at 15 characters). */
+function createBridge(): string {
+  const name =
+    `cmtb${process.pid.toString(36)}${Math.floor(Math.random() * 36 ** 3).toString(36)}`.slice(
+      0,
+      15,
+    );
+  ip("link", "add", "name", name, "type", "bridge");
+  return name;
+}
+
 export async function startPrivateDocker(): Promise<PrivateDocker> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cmd-"));
+  const bridge = createBridge();
   const socket = path.join(dir, "d.sock");
   const docker = new Dockerode({ socketPath: socket });
   let child: ChildProcess | null = null;
@@ -77,7 +103,7 @@ export async function startPrivateDocker(): Promise<PrivateDocker> {
     `--exec-root=${path.join(dir, "exec")}`,
     `--pidfile=${path.join(dir, "d.pid")}`,
     `--host=unix://${socket}`,
-    "--bridge=none",
+    `--bridge=${bridge}`,
     "--iptables=false",
     "--ip6tables=false",
     // Its own containerd namespaces, in case it finds the machine's containerd.
@@ -104,7 +130,12 @@ export async function startPrivateDocker(): Promise<PrivateDocker> {
     clearTimeout(timer);
     child = null;
   };
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    spawnSync("ip", ["link", "del", bridge]);
+    throw error;
+  }
   return {
     dockerHost: `unix://${socket}`,
     docker,
@@ -133,6 +164,7 @@ export async function startPrivateDocker(): Promise<PrivateDocker> {
       }
       await stop();
       for (const target of mountsUnder(dir)) spawnSync("umount", ["-l", target]);
+      spawnSync("ip", ["link", "del", bridge]);
       // The copied image is hundreds of MB in many small files: deleting them can take a
       // minute on a busy disk, so a detached `rm` does it after the test has moved on.
       const rm = spawn("rm", ["-rf", dir], { detached: true, stdio: "ignore" });

@@ -59,6 +59,14 @@ export const CSV_COLUMNS = [
   "toSeq",
   "bytes",
   "maxTotalBytes",
+  "endpoint",
+  "firstAt",
+  "lastAt",
+  "clients",
+  "downMs",
+  "sweptContainers",
+  "warmContainers",
+  "startedSeq",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -135,7 +135,7 @@ describe.skipIf(!fx)("adding an MCP Bundle (browser UI)", () => {
 
   it("refuses a hostile bundle on the page and writes nothing", async () => {
     const escaped = path.join(os.tmpdir(), `codemode-ui-escaped-${path.basename(home)}.txt`);
-    const file = path.join(home, "..", `${path.basename(home)}-hostile.mcpb`);
+    const file = path.join(makeHome("codemode-ui-hostile-"), "hostile.mcpb");
     writeFileSync(
       file,
       buildZip([

@@ -4,10 +4,10 @@
 // answer shows both of its user_config values reached it: a plain one in an argument and a
 // sensitive one in the environment.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
+import { makeHome } from "./daemon.js";
 
 const require = createRequire(import.meta.url);
 
@@ -78,7 +78,8 @@ export const GREETER_MANIFEST = {
  * .mcpb file's path, in a fresh temporary folder.
  */
 export function packGreeterBundle(manifest: Record<string, unknown> = GREETER_MANIFEST): string {
-  const work = mkdtempSync(path.join(os.tmpdir(), "codemode-mcpb-"));
+  // A temporary home of the test's: cleanUpHosts removes it with the others.
+  const work = makeHome("codemode-mcpb-");
   const source = path.join(work, "greeter");
   mkdirSync(path.join(source, "server"), { recursive: true });
   writeFileSync(path.join(source, "manifest.json"), JSON.stringify(manifest, null, 2));

@@ -189,6 +189,7 @@ describe("limits", () => {
         heartbeatMs: 1_000,
         reconnectFirstMs: 250,
         reconnectMaxMs: 5_000,
+        confirmLossPingMs: 1_000,
         refusedClientsShown: 5,
       },
       RUN_COST_LIMITS: {

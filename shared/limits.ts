@@ -406,6 +406,11 @@ export const DOCKER_LIMITS = {
   reconnectFirstMs: 250,
   /** ...each next try twice as long as the one before, up to this. */
   reconnectMaxMs: 5_000,
+  /**
+   * A run's failed connection is taken as an outage only if a ping fails too; a ping that has
+   * not answered within this is left to the heartbeat rather than taken as a loss.
+   */
+  confirmLossPingMs: 1_000,
   /** Distinct client names kept in the one entry that counts runs refused while it was away. */
   refusedClientsShown: 5,
 } as const;

@@ -2,7 +2,12 @@ import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-
 import type { RunResult } from "../../../shared/run-result.js";
 import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import type { DockerStatus } from "../docker/docker-status.js";
-import { DockerWatch, isDockerUnreachable, reconnectDelayMs } from "../docker/docker-watch.js";
+import {
+  DockerWatch,
+  dockerIsGone,
+  isDockerUnreachable,
+  reconnectDelayMs,
+} from "../docker/docker-watch.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import {
   buildSandboxImage,
@@ -364,9 +369,13 @@ export class SandboxSlot {
       result = await sandbox.run(request, hooks);
     } catch (error) {
       // A failed call is the other way an outage shows: say so, and notice it for every run.
+      // One failed connection is not an outage: the come-back sweep would kill every run in
+      // flight, so a ping must fail too before the engine is taken as gone.
       const lostMeanwhile = this.outage !== null && this.sandbox !== sandbox;
-      if (!isDockerUnreachable(error) && !lostMeanwhile) throw error;
-      this.lost(docker.endpoint, "a run could not reach Docker");
+      if (!lostMeanwhile) {
+        if (!isDockerUnreachable(error) || !(await dockerIsGone(docker.docker))) throw error;
+      }
+      this.lost(docker.endpoint, "a run and a ping could not reach Docker");
       throw new SandboxUnavailable(dockerUnreachableMessage(docker.endpoint));
     }
     if (this.sandbox !== sandbox && this.outage && result.error !== null) {

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type Dockerode from "dockerode";
+import { DOCKER_LIMITS } from "../../../shared/limits.js";
 
 /** Errors that mean the engine is not there (as opposed to an engine that answered "no"). */
 const UNREACHABLE_CODES = new Set([
@@ -97,6 +98,30 @@ export class DockerWatch {
     this.timer = null;
     this.stream?.destroy();
     this.stream = null;
+  }
+}
+
+/**
+ * Whether the engine is gone, asked after one call failed to connect: only a ping failing the
+ * same way says so. A ping that is merely slow (past `DOCKER_LIMITS.confirmLossPingMs`) is not
+ * taken as a loss: the watch's heartbeat still notices an engine that really went.
+ */
+export async function dockerIsGone(
+  docker: Dockerode,
+  timeoutMs: number = DOCKER_LIMITS.confirmLossPingMs,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const ping = docker.ping().then(
+    () => false,
+    (error: unknown) => isDockerUnreachable(error),
+  );
+  try {
+    return await Promise.race([ping, slow]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,0 +1,135 @@
+// The slot's outage handling against a fake engine: a false alarm must not sweep every run
+// in flight, quitting while Docker comes back must leave no sandbox behind, and one outage
+// must run one reconnect loop. The Sandbox is a stand-in: only its lifetime matters here.
+import { PassThrough } from "node:stream";
+import type Dockerode from "dockerode";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { DockerStatus } from "../docker/docker-status.js";
+import { SandboxSlot, SandboxUnavailable, type DockerOutageEvent } from "./sandbox-slot.js";
+
+const fake = vi.hoisted(() => {
+  const state = {
+    made: [] as { closed: boolean }[],
+    sweeps: [] as { includeOwn: boolean }[],
+    sweepGate: Promise.resolve(),
+    runError: null as Error | null,
+  };
+  class FakeSandbox {
+    closed = false;
+    deadlineSeconds = 0;
+    constructor() {
+      state.made.push(this);
+    }
+    run(): Promise<never> {
+      return Promise.reject(state.runError ?? new Error("no run error set"));
+    }
+    poolFilled(): Promise<number> {
+      return Promise.resolve(1);
+    }
+    setPoolSize(): void {}
+    close(): Promise<void> {
+      this.closed = true;
+      return Promise.resolve();
+    }
+  }
+  const sweepOrphanContainers = async (
+    _docker: unknown,
+    _owner: unknown,
+    _isAlive: unknown,
+    includeOwn = false,
+  ): Promise<number> => {
+    state.sweeps.push({ includeOwn });
+    await state.sweepGate;
+    return 0;
+  };
+  return { state, FakeSandbox, sweepOrphanContainers };
+});
+
+vi.mock("../sandbox/sandbox.js", () => ({
+  Sandbox: fake.FakeSandbox,
+  sweepOrphanContainers: fake.sweepOrphanContainers,
+}));
+
+const { made, sweeps } = fake.state;
+
+function connReset(): Error {
+  return Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+}
+
+/** An engine whose ping and event stream the test decides. */
+function fakeEngine() {
+  const engine = {
+    pingFails: false,
+    eventsFail: false,
+    docker: {
+      ping: () => (engine.pingFails ? Promise.reject(connReset()) : Promise.resolve("OK")),
+      getEvents: () =>
+        engine.eventsFail ? Promise.reject(connReset()) : Promise.resolve(new PassThrough()),
+      getImage: () => ({ inspect: () => Promise.resolve({}) }),
+    } as unknown as Dockerode,
+  };
+  return engine;
+}
+
+function makeSlot(engine: ReturnType<typeof fakeEngine>) {
+  const outages: DockerOutageEvent[] = [];
+  let looks = 0;
+  const ready: DockerStatus = {
+    state: "ready",
+    docker: engine.docker,
+    endpoint: "fake",
+    version: "1",
+  };
+  const slot = new SandboxSlot({
+    findDocker: () => {
+      looks++;
+      return Promise.resolve(ready);
+    },
+    files: [],
+    owner: { install: "test-install", pid: process.pid } as never,
+    poolSize: 0,
+    deadlineSeconds: 5,
+    onOutage: (event) => outages.push(event),
+  });
+  return { slot, outages, looks: () => looks };
+}
+
+const request = { code: "print(1)" } as never;
+let open: SandboxSlot[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.map((slot) => slot.close()));
+  open = [];
+  made.length = 0;
+  sweeps.length = 0;
+  fake.state.sweepGate = Promise.resolve();
+  fake.state.runError = null;
+});
+
+describe("SandboxSlot outages", () => {
+  it("takes one failed request as that run's error while Docker still answers a ping", async () => {
+    const engine = fakeEngine();
+    const { slot, outages } = makeSlot(engine);
+    open.push(slot);
+    await slot.refresh();
+    expect(made).toHaveLength(1);
+    fake.state.runError = connReset();
+    await expect(slot.run(request, {})).rejects.toThrow("socket hang up");
+    expect(outages).toEqual([]);
+    expect(slot.unreachable).toBeNull();
+    expect(made[0]!.closed).toBe(false);
+    expect(sweeps.filter((s) => s.includeOwn)).toEqual([]);
+  });
+
+  it("declares the outage when the ping fails too", async () => {
+    const engine = fakeEngine();
+    const { slot, outages } = makeSlot(engine);
+    open.push(slot);
+    await slot.refresh();
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    await expect(slot.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    expect(outages[0]).toMatchObject({ phase: "lost" });
+    expect(slot.unreachable).not.toBeNull();
+  });
+});

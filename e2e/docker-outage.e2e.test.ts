@@ -74,7 +74,20 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
       20_000,
     );
 
+    // A leftover the daemon's sandbox does not know: a stopped container with its labels.
+    // The engine keeps it through the outage whatever the given-up sandbox manages to remove
+    // while the engine shuts down, so the sweep when Docker is back has one it must remove.
+    const [first] = await homeContainers(engine.docker, home);
+    const labels = (await engine.docker.getContainer(first!.id).inspect()).Config.Labels;
+    const leftover = await engine.docker.createContainer({
+      Image: fx!.image,
+      Cmd: ["true"],
+      Labels: labels,
+      HostConfig: { NetworkMode: "none" },
+    });
+
     const before = (await homeContainers(engine.docker, home)).map((c) => c.id);
+    expect(before).toContain(leftover.id);
 
     // Watch app.info while the engine stops: when did the daemon first say so?
     let sawAwayAt: number | null = null;
@@ -129,7 +142,8 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
     await until(() => auditEntries(home, "docker_back").length > 0, "a docker_back entry");
     const back = auditEntries(home, "docker_back");
     expect(back).toHaveLength(1);
-    // What the given-up sandbox could not remove while the engine went away is swept now.
+    // What the given-up sandbox could not remove while the engine went away is swept now:
+    // at least the planted leftover (the sandbox may have removed its own as the engine went).
     expect(back[0]!.sweptContainers).toBeGreaterThanOrEqual(1);
     const ids = (await homeContainers(engine.docker, home)).map((c) => c.id);
     expect(ids.filter((id) => before.includes(id))).toEqual([]);

@@ -1,7 +1,7 @@
 import type { ServerTools } from "../catalog/catalog-types.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
-import { sameLaunch } from "../servers/wrapped-server.js";
+import { sameLaunch } from "../servers/same-launch.js";
 
 /**
  * The catalog's input: each server's listed tools under the config's policy. A server whose

@@ -12,11 +12,11 @@ import type { ServerEntry, ServersConfig } from "./server-config-types.js";
 import {
   WrappedServer,
   WrappedServerError,
-  sameLaunch,
   type CallOptions,
   type ServerState,
   type WrappedServerOptions,
 } from "./wrapped-server.js";
+import { sameLaunch } from "./same-launch.js";
 import { sameList } from "../../../shared/same-list.js";
 import { Emitter } from "../util/emitter.js";
 import { SerialQueue } from "../util/serial-queue.js";

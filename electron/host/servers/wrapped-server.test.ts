@@ -1,170 +1,40 @@
 // WrappedServer against real subprocesses: the built toy server and, once, the
-// published server-everything. Nothing here is mocked; only the clock is wrapped to
-// record the backoff delays the server asks for (the timers themselves are real).
+// published server-everything. Nothing here is mocked. Restarts after a crash are in
+// wrapped-server-restart.test.ts.
 
 import { textOf, until } from "../../../test-support/wait.js";
 import { pidAlive } from "../local-access/instance-lock.js";
-import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
-import type { ServerEntry } from "./server-config-types.js";
+import { ServerStartError, WrappedServer } from "./wrapped-server.js";
 import {
-  ServerStartError,
-  StderrTail,
-  WrappedServer,
-  WrappedServerError,
-  restartDelayMs,
-  systemClock,
-  type Clock,
-  type ServerState,
-  type TransportFactory,
-  type WrappedServerOptions,
-} from "./wrapped-server.js";
-
-const TOY_TOOLS = [
-  "add",
-  "echo",
-  "sleep",
-  "big",
-  "fail",
-  "crash",
-  "env",
-  "read_secret",
-  "send",
-  "get-weather",
-  "deep",
-  "add_tool",
-];
+  TOY_TOOLS,
+  callOpts,
+  closeStarted,
+  expectCode,
+  readCallLog,
+  recordingClock,
+  toy,
+  toyEntry,
+  track,
+} from "../../../test-support/wrapped-server-fixtures.js";
 
 let workDir: string;
-const started: WrappedServer[] = [];
 
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), "wrapped-server-test-"));
 });
 
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((server) => server.close()));
-});
+afterEach(closeStarted);
 
 afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
-});
-
-function toyEntry(env: Record<string, string> = {}): ServerEntry {
-  return {
-    command: process.execPath,
-    args: [TOY_SERVER_UNIT_JS],
-    env,
-    secretEnv: [],
-    allow: null,
-    private: false,
-  };
-}
-
-function track(server: WrappedServer): WrappedServer {
-  started.push(server);
-  return server;
-}
-
-function toy(env: Record<string, string> = {}, options: WrappedServerOptions = {}): WrappedServer {
-  return track(new WrappedServer("toy", toyEntry(env), options));
-}
-
-function noSignal(): AbortSignal {
-  return new AbortController().signal;
-}
-
-function callOpts(timeoutMs = 5_000): { signal: AbortSignal; timeoutMs: number } {
-  return { signal: noSignal(), timeoutMs };
-}
-
-/** Resolves with the first state (current or coming) that matches. */
-function stateWhere(
-  server: WrappedServer,
-  match: (state: ServerState) => boolean,
-  timeoutMs = 10_000,
-): Promise<ServerState> {
-  if (match(server.info)) return Promise.resolve(server.info);
-  return new Promise((resolveState, rejectState) => {
-    const timer = setTimeout(() => {
-      off();
-      rejectState(new Error(`no matching status within ${timeoutMs} ms (now ${server.status})`));
-    }, timeoutMs);
-    const off = server.on("status", (state) => {
-      if (!match(state)) return;
-      clearTimeout(timer);
-      off();
-      resolveState(state);
-    });
-  });
-}
-
-function readCallLog(file: string): { tool: string; args: unknown }[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as { tool: string; args: unknown });
-}
-
-/** Real timers; records every delay asked for, and lets a test jump "now" forward. */
-function recordingClock(): { clock: Clock; delays: number[]; advance: (ms: number) => void } {
-  const delays: number[] = [];
-  let offset = 0;
-  return {
-    delays,
-    advance: (ms) => {
-      offset += ms;
-    },
-    clock: {
-      now: () => systemClock.now() + offset,
-      setTimer(fn, ms) {
-        delays.push(ms);
-        return systemClock.setTimer(fn, ms);
-      },
-    },
-  };
-}
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<WrappedServerError> {
-  const error = await promise.then(
-    () => {
-      throw new Error(`expected a rejection with code ${code}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WrappedServerError);
-  expect((error as WrappedServerError).code).toBe(code);
-  return error as WrappedServerError;
-}
-
-describe("restart backoff and stderr tail (pure)", () => {
-  // Inputs chosen here: the default values are pinned in shared/limits.test.ts.
-  it("doubles the restart delay from the initial one up to the cap", () => {
-    const backoff = { initialMs: 500, maxMs: 30_000, resetAfterMs: 60_000 };
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 100].map((n) => restartDelayMs(n, backoff))).toEqual([
-      500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000,
-    ]);
-  });
-
-  it("keeps only the last lines of stderr, cut to the line limit, across chunk borders", () => {
-    const tail = new StderrTail(3, 10);
-    tail.write("one\ntw");
-    tail.write(Buffer.from("o\r\nthree\nfour\n"));
-    expect(tail.snapshot()).toEqual(["two", "three", "four"]);
-    tail.write("x".repeat(50));
-    expect(tail.snapshot()).toEqual(["three", "four", `${"x".repeat(10)}…`]);
-    tail.write("x\nlast");
-    expect(tail.snapshot()).toEqual(["four", `${"x".repeat(10)}…`, "last"]);
-  });
 });
 
 describe("WrappedServer with the toy server", () => {
@@ -259,144 +129,6 @@ describe("WrappedServer with the toy server", () => {
     expect(readCallLog(log).map((c) => c.tool)).toEqual(["sleep", "echo"]);
   });
 
-  it("a crash mid-call is reported, a call meanwhile waits for the restart and goes out (issue 14 §4)", async () => {
-    const { clock, delays } = recordingClock();
-    const log = join(workDir, `restart-wait-${Date.now()}.jsonl`);
-    const server = toy({ TOY_CALL_LOG: log }, { clock });
-    await server.start();
-    const firstPid = server.pid;
-    expect(firstPid).not.toBeNull();
-
-    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
-    const failed = await stateWhere(server, (s) => s.status === "failed");
-    expect(failed.restarting).toBe(true);
-    expect(failed.lastError).toContain("exited unexpectedly");
-    expect(failed.lastError).toContain("toy server: crash requested");
-
-    // Before: refused at once ("restarting after a failure; try again shortly").
-    const echoed = await server.callTool("echo", { text: "after the restart" }, callOpts());
-    expect(textOf(echoed)).toBe("after the restart");
-    expect(server.info).toMatchObject({ status: "ready", restartCount: 1 });
-    expect(delays).toEqual([SERVER_LIMITS.restartBackoffInitialMs]);
-    expect(readCallLog(log).map((c) => c.tool)).toEqual(["crash", "echo"]);
-    expect(server.pid).not.toBe(firstPid);
-    expect(pidAlive(firstPid!)).toBe(false);
-  });
-
-  it("a call to a server that stays down fails at its timeout, with the server's last error (issue 14 §4)", async () => {
-    const down = join(workDir, `stays-down-${Date.now()}`);
-    const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
-    await server.start();
-    writeFileSync(down, "");
-    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
-    await stateWhere(server, (s) => s.status === "failed");
-
-    const t0 = Date.now();
-    const error = await expectCode(
-      server.callTool("echo", { text: "x" }, callOpts(1_500)),
-      "restarting",
-    );
-    const waited = Date.now() - t0;
-    expect(waited).toBeGreaterThanOrEqual(1_400 - SERVER_LIMITS.restartWaitReserveMs);
-    expect(waited).toBeLessThan(5_000);
-    expect(error.message).toContain('Server "toy" did not come back within 1500 ms');
-    expect(error.message).toContain("TOY_FAIL_START_IF names a file that exists");
-
-    // Back once it can start: the next call waits for that and goes out.
-    rmSync(down);
-    const echoed = await server.callTool("echo", { text: "up" }, callOpts(10_000));
-    expect(textOf(echoed)).toBe("up");
-  });
-
-  it("a server that stays down fails the call with its last error even when the caller times the call too (as the bridge does)", async () => {
-    const down = join(workDir, `stays-down-timed-${Date.now()}`);
-    const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
-    await server.start();
-    writeFileSync(down, "");
-    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
-    await stateWhere(server, (s) => s.status === "failed");
-
-    // The bridge starts its own timer of the call's timeout just before the call: before the
-    // fix it always fired first, so the call ended as "aborted" (a bare timeout in the log).
-    const timeoutMs = 1_500;
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new DOMException("The tool call timed out.", "TimeoutError")),
-      timeoutMs,
-    );
-    try {
-      const error = await expectCode(
-        server.callTool("echo", { text: "x" }, { signal: controller.signal, timeoutMs }),
-        "restarting",
-      );
-      expect(error.message).toContain("TOY_FAIL_START_IF names a file that exists");
-    } finally {
-      clearTimeout(timer);
-    }
-  });
-
-  it("a call waiting for a restart is given up when its caller cancels", async () => {
-    const down = join(workDir, `cancel-wait-${Date.now()}`);
-    const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
-    await server.start();
-    writeFileSync(down, "");
-    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
-    await stateWhere(server, (s) => s.status === "failed");
-    const cancel = new AbortController();
-    setTimeout(() => cancel.abort(), 200);
-    const t0 = Date.now();
-    await expectCode(
-      server.callTool("echo", { text: "x" }, { signal: cancel.signal, timeoutMs: 10_000 }),
-      "aborted",
-    );
-    expect(Date.now() - t0).toBeLessThan(2_000);
-  });
-
-  it("repeated crashes double the delay up to the cap, and staying up long enough resets it", async () => {
-    const { clock, delays, advance } = recordingClock();
-    const server = toy({}, { clock, backoff: { initialMs: 50, maxMs: 150, resetAfterMs: 5_000 } });
-    await server.start();
-    const crashAndRecover = async (): Promise<void> => {
-      await server.callTool("crash", {}, callOpts()).catch(() => undefined);
-      await stateWhere(server, (s) => s.status === "failed");
-      await stateWhere(server, (s) => s.status === "ready");
-    };
-    await crashAndRecover();
-    await crashAndRecover();
-    await crashAndRecover();
-    expect(delays).toEqual([50, 100, 150]);
-    advance(5_000);
-    await crashAndRecover();
-    expect(delays).toEqual([50, 100, 150, 50]);
-  });
-
-  it("a restart attempt that fails schedules the next one with a longer delay until one succeeds", async () => {
-    const { clock, delays } = recordingClock();
-    // Real StdioClientTransports; launches 2 and 3 get TOY_FAIL_START so those restarts fail.
-    let launches = 0;
-    const transportFactory: TransportFactory = (params) => {
-      launches++;
-      const failThisOne = launches === 2 || launches === 3;
-      return new StdioClientTransport({
-        ...params,
-        env: failThisOne ? { ...params.env, TOY_FAIL_START: "1" } : params.env,
-      });
-    };
-    const server = toy({}, { clock, transportFactory, backoff: { initialMs: 50, maxMs: 1_000 } });
-    const errors: string[] = [];
-    server.on("status", (s) => {
-      if (s.status === "failed" && s.lastError) errors.push(s.lastError);
-    });
-    await server.start();
-    await server.callTool("crash", {}, callOpts()).catch(() => undefined);
-    await stateWhere(server, (s) => s.status === "ready" && s.restartCount === 3);
-    expect(delays).toEqual([50, 100, 200]);
-    expect(errors).toHaveLength(3);
-    expect(errors[1]).toContain("failed to start");
-    expect(errors[1]).toContain("TOY_FAIL_START=1");
-    expect(launches).toBe(4);
-  });
-
   it("notifications/tools/list_changed makes it list again and emit the new tool, which is callable", async () => {
     const server = toy();
     await server.start();
@@ -487,21 +219,6 @@ describe("WrappedServer with the toy server", () => {
     expect(server.status).toBe("stopped");
     expect(delays).toEqual([]);
   });
-
-  it("restart() replaces the process with a new one and forgets past restarts", async () => {
-    const server = toy();
-    await server.start();
-    const firstPid = server.pid!;
-    await server.callTool("crash", {}, callOpts()).catch(() => undefined);
-    await stateWhere(server, (s) => s.status === "ready" && s.restartCount === 1);
-    const secondPid = server.pid!;
-    await server.restart();
-    expect(server.info).toMatchObject({ status: "ready", restartCount: 0, restarting: false });
-    expect(server.pid).not.toBe(secondPid);
-    expect(pidAlive(firstPid)).toBe(false);
-    await until(() => !pidAlive(secondPid), "the replaced child to exit", 5_000);
-    expect(textOf(await server.callTool("echo", { text: "new" }, callOpts()))).toBe("new");
-  });
 });
 
 describe("WrappedServer with the published server-everything", () => {
@@ -537,8 +254,9 @@ describe("WrappedServer's client identity", () => {
     const mcp = new McpServer({ name: "probe", version: "1" });
     mcp.registerTool("noop", {}, () => ({ content: [] }));
     await mcp.connect(serverSide);
-    const server = new WrappedServer("probe", toyEntry(), { transportFactory: () => clientSide });
-    started.push(server);
+    const server = track(
+      new WrappedServer("probe", toyEntry(), { transportFactory: () => clientSide }),
+    );
     await server.start();
     expect(mcp.server.getClientVersion()).toEqual({ name: "codemode", version: pkg.version });
     await mcp.close();

@@ -1,0 +1,86 @@
+// The link to one child process of a wrapped server: its transport, the SDK client in
+// front of it, and the tail of its stderr.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  StdioClientTransport,
+  getDefaultEnvironment,
+} from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerEntry } from "./server-config-types.js";
+import type { StderrTail } from "./stderr-tail.js";
+import { listAllTools } from "./tool-listing.js";
+import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
+
+export const defaultTransportFactory: TransportFactory = (params) =>
+  new StdioClientTransport(params);
+
+export interface Connection {
+  client: Client;
+  transport: ServerTransport;
+  stderr: StderrTail;
+  /** Serialises tools/list re-fetches after list_changed notifications. */
+  refreshing: Promise<void> | null;
+  refreshAgain: boolean;
+}
+
+export interface SpawnOptions {
+  transportFactory: TransportFactory;
+  entry: ServerEntry;
+  /** PATH of the child when its entry sets none (undefined: this process's PATH). */
+  path: string | undefined;
+  clientInfo: { name: string; version: string };
+  /** Where the child's stderr goes, created by the caller so a failed spawn still has it. */
+  stderr: StderrTail;
+}
+
+/** Spawns the child and puts a client in front of it; the client is not connected yet. */
+export function spawnConnection(options: SpawnOptions): Connection {
+  const { entry, stderr } = options;
+  const transport = options.transportFactory({
+    command: entry.command,
+    args: entry.args,
+    // Only the SDK's safe defaults (PATH, HOME, ...) and what the entry names:
+    // the host's own environment (tokens, keys) never reaches a wrapped server.
+    // PATH is the one the host resolved from the user's login shell (server-path.ts), so
+    // `npx` or `uvx` are found as in the user's terminal; the command is looked up in it.
+    env: {
+      ...getDefaultEnvironment(),
+      ...(options.path !== undefined ? { PATH: options.path } : {}),
+      ...entry.env,
+    },
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer | string) => stderr.write(chunk));
+  const client = new Client(options.clientInfo, { capabilities: {} });
+  return { client, transport, stderr, refreshing: null, refreshAgain: false };
+}
+
+export interface RefreshOptions {
+  /** Timeout of each tools/list request. */
+  timeoutMs: number;
+  /** False once the server has dropped this connection: its listings no longer count. */
+  isCurrent: () => boolean;
+  /** Takes a fresh list from a current connection. */
+  apply: (tools: Tool[]) => void;
+}
+
+/** Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing. */
+export function refreshTools(connection: Connection, options: RefreshOptions): void {
+  if (connection.refreshing) {
+    connection.refreshAgain = true;
+    return;
+  }
+  connection.refreshing = (async () => {
+    do {
+      connection.refreshAgain = false;
+      try {
+        const tools = await listAllTools(connection.client, options.timeoutMs);
+        if (options.isCurrent()) options.apply(tools);
+      } catch {
+        // The previous list stays; if the connection died, onclose reports that.
+      }
+    } while (connection.refreshAgain && options.isCurrent());
+    connection.refreshing = null;
+  })();
+}

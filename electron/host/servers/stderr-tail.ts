@@ -1,0 +1,48 @@
+// The last words of a wrapped server's child: a bounded tail of its stderr, and the error
+// message that carries it.
+
+import { StringDecoder } from "node:string_decoder";
+import { SERVER_LIMITS } from "../../../shared/limits.js";
+
+/** Keeps the last lines a child wrote to stderr, bounded in count and length. */
+export class StderrTail {
+  private readonly lines: string[] = [];
+  private partial = "";
+  private readonly decoder = new StringDecoder("utf8");
+
+  constructor(
+    private readonly maxLines: number = SERVER_LIMITS.stderrTailLines,
+    private readonly maxChars: number = SERVER_LIMITS.stderrLineMaxChars,
+  ) {}
+
+  write(chunk: Buffer | string): void {
+    const textChunk = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    const parts = (this.partial + textChunk).split(/\r?\n/);
+    // One char past the limit is kept so that cut() still sees the line was too long.
+    this.partial = (parts.pop() ?? "").slice(0, this.maxChars + 1);
+    for (const line of parts) {
+      this.lines.push(this.cut(line));
+      if (this.lines.length > this.maxLines) this.lines.shift();
+    }
+  }
+
+  /** The last lines, counting a last line not yet ended by a newline. */
+  snapshot(): string[] {
+    const all = this.partial === "" ? this.lines : [...this.lines, this.cut(this.partial)];
+    return all.slice(-this.maxLines);
+  }
+
+  private cut(line: string): string {
+    return line.length > this.maxChars ? `${line.slice(0, this.maxChars)}…` : line;
+  }
+}
+
+export function withStderr(message: string, tail: readonly string[]): string {
+  if (tail.length === 0) return `${message} (no stderr output)`;
+  return `${message}\nLast lines of stderr:\n${tail.map((l) => `  ${l}`).join("\n")}`;
+}
+
+/** Lets stderr bytes still in flight (piped through a PassThrough) arrive before we read the tail. */
+export function settle(): Promise<void> {
+  return new Promise((resolveSettle) => setImmediate(resolveSettle));
+}

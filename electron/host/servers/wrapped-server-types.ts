@@ -1,0 +1,115 @@
+// The shapes a wrapped server shows its users: its state, its options, its events, and the
+// host-side errors of a call or a start (as opposed to errors the server answers with).
+
+import type { Stream } from "node:stream";
+import type { StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { BackoffOptions, Clock } from "./restart-backoff.js";
+
+export type ServerStatus = "starting" | "ready" | "failed" | "stopped";
+
+export interface ServerState {
+  status: ServerStatus;
+  /** The most recent failure (with the last stderr lines), kept after recovery; null if none. */
+  lastError: string | null;
+  /** True while an automatic restart is scheduled or running after a crash. */
+  restarting: boolean;
+  /** Clock time of the next automatic restart attempt, while one is scheduled. */
+  nextRestartAt: number | null;
+  /** Automatic restart attempts since the server was created or restart() was called. */
+  restartCount: number;
+}
+
+/** What a transport factory must give back: an SDK transport, with the child's stderr and pid when it has them. */
+export interface ServerTransport extends Transport {
+  readonly stderr?: Stream | null;
+  readonly pid?: number | null;
+}
+
+export type TransportFactory = (params: StdioServerParameters) => ServerTransport;
+
+export interface WrappedServerOptions {
+  transportFactory?: TransportFactory;
+  clock?: Clock;
+  backoff?: Partial<BackoffOptions>;
+  clientInfo?: { name: string; version: string };
+  startTimeoutMs?: number;
+  /** PATH of the child when its entry sets none (default: this process's PATH). */
+  path?: string;
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export interface WrappedServerEvents {
+  status: (state: ServerState) => void;
+  tools: (tools: readonly Tool[]) => void;
+}
+
+export type WrappedServerErrorCode =
+  /** close() was called; the server will not come back. */
+  | "closed"
+  /** Not started yet, starting for the first time, or failed without an automatic restart. */
+  | "not-ready"
+  /** Crashed and an automatic restart is scheduled or running. */
+  | "restarting"
+  /** The call went out and the server gave no answer within timeoutMs. */
+  | "timeout"
+  /** The caller's signal aborted the call. */
+  | "aborted"
+  /** The connection closed while the call was out (the server died mid-call). */
+  | "connection-closed"
+  /** ServerSet only: no server of that name. */
+  | "unknown-server";
+
+/** A failure of the host side of a call or start, as opposed to an error the server answered with. */
+export class WrappedServerError extends Error {
+  override readonly name = "WrappedServerError";
+  constructor(
+    readonly code: WrappedServerErrorCode,
+    readonly server: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A start that did not reach "ready"; carries the server's last stderr lines. */
+export class ServerStartError extends Error {
+  override readonly name = "ServerStartError";
+  constructor(
+    readonly server: string,
+    message: string,
+    readonly stderrTail: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function closedError(server: string): WrappedServerError {
+  return new WrappedServerError("closed", server, `Server "${server}" is closed`);
+}
+
+export function supersededError(server: string): WrappedServerError {
+  return new WrappedServerError(
+    "not-ready",
+    server,
+    `Start of server "${server}" was superseded by a restart`,
+  );
+}
+
+export function abortedError(server: string, tool: string, reason: unknown): WrappedServerError {
+  return new WrappedServerError(
+    "aborted",
+    server,
+    `Call to "${tool}" of server "${server}" was cancelled`,
+    {
+      cause: reason,
+    },
+  );
+}

@@ -4,6 +4,7 @@
 import { PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { until } from "../../../test-support/wait.js";
 import type { DockerStatus } from "../docker/docker-status.js";
 import { SandboxSlot, SandboxUnavailable, type DockerOutageEvent } from "./sandbox-slot.js";
 
@@ -131,5 +132,25 @@ describe("SandboxSlot outages", () => {
     await expect(slot.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
     expect(outages[0]).toMatchObject({ phase: "lost" });
     expect(slot.unreachable).not.toBeNull();
+  });
+
+  it("leaves no sandbox open when the app quits while Docker is coming back", async () => {
+    const engine = fakeEngine();
+    const { slot, outages } = makeSlot(engine);
+    open.push(slot);
+    await slot.refresh();
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    await expect(slot.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    let release = (): void => undefined;
+    fake.state.sweepGate = new Promise((resolve) => (release = resolve));
+    // The reconnect loop finds the engine and starts the come-back sweep; quit meanwhile.
+    await until(() => sweeps.some((s) => s.includeOwn), "the come-back sweep");
+    await slot.close();
+    release();
+    await slot.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(made.every((sandbox) => sandbox.closed)).toBe(true);
+    expect(outages.filter((e) => e.phase === "back")).toEqual([]);
   });
 });

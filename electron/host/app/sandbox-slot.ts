@@ -242,7 +242,7 @@ export class SandboxSlot {
       undefined,
       true,
     ).catch(() => 0);
-    await this.ensureSandbox();
+    await this.ensureSandbox(true);
     const warm = this.sandbox ? await this.sandbox.poolFilled() : 0;
     if (this.closed) return;
     this.outage = null;
@@ -256,7 +256,13 @@ export class SandboxSlot {
     });
   }
 
-  private async ensureSandbox(): Promise<void> {
+  /**
+   * Makes the Sandbox once Docker and the image are there. Never after close() (its warm
+   * containers would outlive the app), nor during an outage unless coming back from it (the
+   * come-back sweep would remove its containers).
+   */
+  private async ensureSandbox(comingBack = false): Promise<void> {
+    if (!this.maySandbox(comingBack)) return;
     if (this.sandbox || this.docker?.state !== "ready") return;
     const docker = this.docker.docker;
     try {
@@ -266,8 +272,8 @@ export class SandboxSlot {
       return;
     }
     this.imagePresent = true;
-    // Another caller may have made it while this one waited for Docker.
-    if (this.sandbox) return;
+    // Another caller may have made it, or the app quit, while this one waited for Docker.
+    if (this.sandbox || !this.maySandbox(comingBack)) return;
     this.sandbox = new Sandbox({
       docker,
       image: this.tag,
@@ -275,6 +281,10 @@ export class SandboxSlot {
       poolSize: this.poolSize,
       deadlineSeconds: this.deadline,
     });
+  }
+
+  private maySandbox(comingBack: boolean): boolean {
+    return !this.closed && (this.outage === null || comingBack);
   }
 
   async imageStatus(): Promise<ImageStatusView> {

@@ -153,4 +153,21 @@ describe("SandboxSlot outages", () => {
     expect(made.every((sandbox) => sandbox.closed)).toBe(true);
     expect(outages.filter((e) => e.phase === "back")).toEqual([]);
   });
+
+  it("runs one reconnect loop when Docker goes away again as it comes back", async () => {
+    const engine = fakeEngine();
+    const { slot, outages, looks } = makeSlot(engine);
+    open.push(slot);
+    await slot.refresh();
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    await expect(slot.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    // Back for a moment: the new watch's event stream fails at once.
+    engine.eventsFail = true;
+    await until(() => outages.filter((e) => e.phase === "lost").length >= 2, "a second loss");
+    await slot.close();
+    const after = looks();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(looks()).toBe(after);
+  });
 });

@@ -80,6 +80,8 @@ export class SandboxSlot {
   /** Set from the moment a ready engine is found gone until it answers again. */
   private outage: { endpoint: string; since: number } | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Counts outages: a reconnect loop of an earlier one stops instead of running beside it. */
+  private outageCount = 0;
   private closed = false;
 
   constructor(private readonly options: SandboxSlotOptions) {
@@ -204,16 +206,17 @@ export class SandboxSlot {
     this.watch?.stop();
     this.watch = null;
     this.outage = { endpoint, since: Date.now() };
+    this.outageCount++;
     const old = this.sandbox;
     this.sandbox = null;
     void old?.close().catch(() => undefined);
     this.options.onDockerChange?.(this.dockerView());
     this.options.onOutage?.({ phase: "lost", endpoint, reason });
-    this.scheduleReconnect(0);
+    this.scheduleReconnect(0, this.outageCount);
   }
 
-  private scheduleReconnect(attempt: number): void {
-    if (this.closed || !this.outage) return;
+  private scheduleReconnect(attempt: number, outage: number): void {
+    if (this.closed || !this.outage || outage !== this.outageCount) return;
     const delay = reconnectDelayMs(
       attempt,
       DOCKER_LIMITS.reconnectFirstMs,
@@ -223,7 +226,7 @@ export class SandboxSlot {
       this.reconnectTimer = null;
       void this.refresh()
         .catch(() => undefined)
-        .then(() => this.scheduleReconnect(attempt + 1));
+        .then(() => this.scheduleReconnect(attempt + 1, outage));
     }, delay);
     this.reconnectTimer.unref();
   }

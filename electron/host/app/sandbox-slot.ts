@@ -9,6 +9,7 @@ import {
   reconnectDelayMs,
 } from "../docker/docker-watch.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
+import { dockerUnreachableMessage, slotDockerView, type DockerOutageEvent } from "./docker-view.js";
 import {
   buildSandboxImage,
   imageTagFor,
@@ -26,21 +27,7 @@ export class SandboxUnavailable extends RunNotStarted {
   override name = "SandboxUnavailable";
 }
 
-/** What a client is told while the engine it was using cannot be reached. */
-export function dockerUnreachableMessage(endpoint: string): string {
-  return `Docker is not reachable at ${endpoint}; runs resume when it is back.`;
-}
-
-/** Docker went away, or came back after going away. */
-export type DockerOutageEvent =
-  | { phase: "lost"; endpoint: string; reason: string }
-  | {
-      phase: "back";
-      endpoint: string;
-      downMs: number;
-      sweptContainers: number;
-      warmContainers: number;
-    };
+export { dockerUnreachableMessage, type DockerOutageEvent };
 
 export interface SandboxSlotOptions {
   findDocker: () => Promise<DockerStatus>;
@@ -104,41 +91,7 @@ export class SandboxSlot {
   }
 
   dockerView(): DockerStatusView {
-    if (this.outage) {
-      return {
-        state: "unreachable",
-        endpoint: this.outage.endpoint,
-        version: null,
-        tried: [this.outage.endpoint],
-        message: dockerUnreachableMessage(this.outage.endpoint),
-      };
-    }
-    const status = this.docker;
-    if (status === null) {
-      return {
-        state: "not-running",
-        endpoint: null,
-        version: null,
-        tried: [],
-        message: "Docker has not been checked yet.",
-      };
-    }
-    if (status.state === "ready") {
-      return {
-        state: "ready",
-        endpoint: status.endpoint,
-        version: status.version,
-        tried: [],
-        message: null,
-      };
-    }
-    return {
-      state: status.state,
-      endpoint: null,
-      version: null,
-      tried: status.tried,
-      message: status.message,
-    };
+    return slotDockerView(this.docker, this.outage);
   }
 
   private refreshing: Promise<DockerStatusView> | null = null;

@@ -1,70 +1,29 @@
-import { spawn } from "node:child_process";
-import { chown, mkdir, readFile, writeFile, chmod } from "node:fs/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdir, writeFile, chmod } from "node:fs/promises";
 import net, { createConnection } from "node:net";
 import path from "node:path";
-import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
 import {
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
   SHIM_STOPPED_CODE,
 } from "../local-access/local-access-constants.js";
-import { LocalSocketListener, type ListenOptions } from "../local-access/socket-listener.js";
 import { socketLocationFor } from "../local-access/socket-path.js";
 import { collect } from "../../../test-support/local-access.js";
 import { until } from "../../../test-support/wait.js";
 import { tokenPath } from "../local-access/token.js";
-import { requestId, runShim, type ShimOptions } from "./shim.js";
-import { shimCommand } from "./shim-command.js";
-import { alsoRemove, removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
+import { runShim } from "./shim.js";
+import { tempDir } from "../../../test-support/temp-dir.js";
+import {
+  INITIALIZE,
+  listen,
+  echo,
+  shimIO,
+  text,
+  cleanUpShimTests,
+  impostor,
+} from "../../../test-support/shim-fixture.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const listeners: LocalSocketListener[] = [];
-
-const servers: net.Server[] = [];
-const NOBODY = 65_534;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
-  await Promise.all(listeners.splice(0).map((l) => l.close()));
-  removeTempDirs();
-});
-
-const INITIALIZE =
-  '{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n';
-
-async function listen(
-  dataDir: string,
-  onConnection: ListenOptions["onConnection"],
-): Promise<LocalSocketListener> {
-  const listener = new LocalSocketListener();
-  listeners.push(listener);
-  await listener.listen({ dataDir, env: {}, onConnection });
-  return listener;
-}
-
-const echo = (socket: net.Socket): void => {
-  socket.pipe(socket);
-};
-
-function shimIO(): Pick<ShimOptions, "stdin" | "stdout" | "stderr"> & {
-  stdin: PassThrough;
-  stdout: PassThrough;
-  stderr: PassThrough;
-} {
-  return { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
-}
-
-function text(stream: PassThrough): string {
-  const chunks: Buffer[] = [];
-  for (;;) {
-    const chunk = stream.read() as Buffer | null;
-    if (chunk === null) break;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
+afterEach(cleanUpShimTests);
 
 describe("runShim (in-process)", () => {
   it("round-trips bytes through an echoing host and exits 0 when the socket ends", async () => {
@@ -311,208 +270,5 @@ describe("runShim (in-process)", () => {
     expect(await exit).toBe(SHIM_EXIT.ok);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(500);
     expect((await out).toString()).toBe(INITIALIZE + "second\n");
-  });
-});
-
-/**
- * A socket someone else put where the shim connects: it records every byte it receives and
- * answers as `answer` says (by default, as a host that does not know the token would).
- */
-async function impostor(
-  socketPath: string,
-  answer: (socket: net.Socket, line: string) => void = (socket) =>
-    socket.write(`CODEMODE/2 PROOF ${"b".repeat(64)} ${"c".repeat(64)}\n`),
-): Promise<{ received: () => string }> {
-  let received = "";
-  const server = net.createServer((socket) => {
-    socket.on("error", () => undefined);
-    socket.on("data", (chunk: Buffer) => {
-      received += chunk.toString("utf8");
-      answer(socket, chunk.toString("utf8"));
-    });
-  });
-  await mkdir(path.dirname(socketPath), { recursive: true, mode: 0o700 });
-  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
-  servers.push(server);
-  return { received: () => received };
-}
-
-describe("the install token never goes to a socket that isn't ours (issue 8 §4)", () => {
-  it("sends an impostor listening at the socket path nothing it can use, and refuses it", async () => {
-    const dataDir = tempDir("cm-la-");
-    const token = "d".repeat(64);
-    await writeFile(tokenPath(dataDir), token + "\n", { mode: 0o600 });
-    const fake = await impostor(socketLocationFor(dataDir, {}).socketPath);
-    const io = shimIO();
-    io.stdin.write(INITIALIZE);
-    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
-    expect(fake.received()).not.toContain(token);
-    // It got a nonce and nothing more: no proof from the shim, no MCP byte.
-    expect(fake.received()).toMatch(/^CODEMODE\/2 HELLO [0-9a-f]{64}\n$/);
-    const said = text(io.stderr);
-    expect(said).toContain("could not prove it knows this install's token");
-    expect(said).toContain("Nothing was sent to it");
-  });
-
-  it("refuses a socket directory someone else makes while it waits for the app to start", async () => {
-    // A data directory whose socket path is too long falls back to a directory under /tmp,
-    // which anyone can create first.
-    const parent = tempDir("cm-la-");
-    const dataDir = path.join(parent, "a-rather-long-folder-name-".repeat(4));
-    await mkdir(dataDir, { mode: 0o700 });
-    const token = "e".repeat(64);
-    await writeFile(tokenPath(dataDir), token + "\n", { mode: 0o600 });
-    const location = socketLocationFor(dataDir, {});
-    if (location.kind !== "unix" || !location.shared) throw new Error("expected a shared fallback");
-    alsoRemove(location.dir);
-    let fake: { received: () => string } | undefined;
-    const io = shimIO();
-    const exit = await runShim({
-      ...io,
-      dataDir,
-      env: {},
-      retryIntervalMs: 50,
-      timeoutMs: 3_000,
-      // Instead of the app, another user arrives: their directory, their listening socket.
-      startApp: async () => {
-        fake = await impostor(location.socketPath, (socket) => socket.end("OK\n"));
-        await chown(location.dir, NOBODY, NOBODY);
-        return "nothing (another user made the socket directory)";
-      },
-    });
-    expect(exit).toBe(SHIM_EXIT.failed);
-    expect(fake?.received()).toBe("");
-    expect(text(io.stderr)).toContain(`${location.dir} belongs to another user (uid ${NOBODY})`);
-  });
-
-  it("refuses a socket file of another user in its own directory", async () => {
-    const dataDir = tempDir("cm-la-");
-    await writeFile(tokenPath(dataDir), "f".repeat(64) + "\n", { mode: 0o600 });
-    const socketPath = socketLocationFor(dataDir, {}).socketPath;
-    const fake = await impostor(socketPath, (socket) => socket.end("OK\n"));
-    await chown(socketPath, NOBODY, NOBODY);
-    const io = shimIO();
-    expect(await runShim({ ...io, dataDir, env: {} })).toBe(SHIM_EXIT.failed);
-    expect(fake.received()).toBe("");
-    expect(text(io.stderr)).toContain(`${socketPath} belongs to another user (uid ${NOBODY})`);
-  });
-});
-
-describe("shim as a real subprocess", () => {
-  it("starts, hands over, round-trips and exits 0 when the host ends (start-up printed)", async () => {
-    const dataDir = tempDir("cm-la-");
-    let handshakeAt = 0;
-    await listen(dataDir, (socket) => {
-      handshakeAt = performance.now();
-      socket.once("data", (chunk: Buffer) => socket.end(`echo:${chunk.toString()}`));
-    });
-    const env: NodeJS.ProcessEnv = { ...process.env, CODEMODE_HOME: dataDir };
-    delete env.CODEMODE_APP;
-    const spawnedAt = performance.now();
-    const child = spawn(process.execPath, ["--import", "tsx", "electron/host/shim/shim-main.ts"], {
-      cwd: repoRoot,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    const out = collect(child.stdout);
-    const err = collect(child.stderr);
-    child.stdin.write("ping\n");
-    // stdin stays open: the shim must still exit once the host ends the connection.
-    const code = await exited;
-    child.stdin.destroy();
-    console.log(
-      `shim start-up (tsx, spawn -> handshake received by the host): ${(handshakeAt - spawnedAt).toFixed(0)} ms`,
-    );
-    expect((await err).toString()).toBe("");
-    expect(code).toBe(0);
-    expect((await out).toString()).toBe("echo:ping\n");
-    expect(handshakeAt).toBeGreaterThan(spawnedAt);
-  });
-});
-
-describe("shim start-up weight", () => {
-  it("loads only Node built-ins and its own small modules (nothing from node_modules)", async () => {
-    const allowed = new Set([
-      "node:net",
-      "node:fs",
-      "node:fs/promises",
-      "node:path",
-      "node:crypto",
-      "node:child_process",
-      // os.tmpdir() for the socket fallback, url for finding the package; both already
-      // loaded by Node itself before any user code runs.
-      "node:os",
-      "node:url",
-    ]);
-    const seen = new Set<string>();
-    const external = new Set<string>();
-    const visit = async (file: string): Promise<void> => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const source = await readFile(file, "utf8");
-      // Type-only imports are erased at compile time and cost nothing at start-up.
-      // eslint-disable-next-line regexp/no-super-linear-backtracking -- our own source files, not text anyone else controls
-      for (const match of source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)) {
-        const [, typeOnly, specifier] = match;
-        if (typeOnly || specifier === undefined) continue;
-        if (specifier.startsWith(".")) {
-          await visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")));
-        } else {
-          external.add(specifier);
-        }
-      }
-    };
-    await visit(path.join(repoRoot, "electron/host/shim/shim-main.ts"));
-    expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
-    const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
-    expect(local).toEqual([
-      "electron/host/cli/terminal-text.ts",
-      "electron/host/local-access/data-dir-trust.ts",
-      "electron/host/local-access/handshake.ts",
-      "electron/host/local-access/local-access-constants.ts",
-      "electron/host/local-access/socket-path.ts",
-      "electron/host/local-access/token.ts",
-      "electron/host/paths.ts",
-      "electron/host/shim/app-log.ts",
-      "electron/host/shim/in-flight.ts",
-      "electron/host/shim/shim-handshake.ts",
-      "electron/host/shim/shim-main.ts",
-      "electron/host/shim/shim.ts",
-      "electron/host/shim/start-app.ts",
-      "shared/limits.ts",
-    ]);
-  });
-});
-
-describe("codemode shim (CLI command)", () => {
-  it("prints help, rejects arguments, and pipes for the data dir in CODEMODE_HOME", async () => {
-    const help = shimIO();
-    const signal = new AbortController().signal;
-    expect(await shimCommand(["--help"], { ...help, env: {}, signal })).toBe(0);
-    expect(text(help.stdout)).toContain("Usage: codemode shim");
-    const bad = shimIO();
-    expect(await shimCommand(["extra"], { ...bad, env: {}, signal })).toBe(2);
-    expect(text(bad.stderr)).toContain("takes no arguments");
-
-    const dataDir = tempDir("cm-la-");
-    await listen(dataDir, echo);
-    const io = shimIO();
-    const out = collect(io.stdout);
-    const exit = shimCommand([], { ...io, env: { CODEMODE_HOME: dataDir }, signal });
-    io.stdin.end("via the CLI\n");
-    expect(await exit).toBe(SHIM_EXIT.ok);
-    expect((await out).toString()).toBe("via the CLI\n");
-  });
-});
-
-describe("shim helpers", () => {
-  it("reads a JSON-RPC request id, or nothing for lines that are not requests", () => {
-    expect(requestId('{"jsonrpc":"2.0","id":1,"method":"initialize"}')).toBe(1);
-    expect(requestId('{"id":"x"}')).toBe("x");
-    expect(requestId('{"id":null}')).toBeUndefined();
-    expect(requestId("[1]")).toBeUndefined();
-    expect(requestId("not json")).toBeUndefined();
-    expect(requestId("")).toBeUndefined();
   });
 });

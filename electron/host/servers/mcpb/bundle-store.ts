@@ -116,11 +116,21 @@ export async function installBundle(
   });
   if (problem !== null) throw new BundleError(`Code Mode cannot run this bundle here: ${problem}`);
   facts.pending?.add(dir);
-  await mkdir(root, { recursive: true, mode: 0o700 });
-  await opened.archive.extractTo(dir);
-  // A bundled binary packed on a system without Unix modes must still start.
-  if (opened.manifest.server.type === "binary" && built.entry.command.startsWith(dir + path.sep)) {
-    await chmod(built.entry.command, 0o755);
+  try {
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    await opened.archive.extractTo(dir);
+    // A bundled binary packed on a system without Unix modes must still start.
+    if (
+      opened.manifest.server.type === "binary" &&
+      built.entry.command.startsWith(dir + path.sep)
+    ) {
+      await chmod(built.entry.command, 0o755);
+    }
+  } catch (error) {
+    // Nothing will save a server naming this folder: prune may take it, and its part goes now.
+    facts.pending?.delete(dir);
+    await discardBundle(dir);
+    throw error;
   }
   return { ok: true, entry: built.entry, dir, manifest: opened.manifest };
 }

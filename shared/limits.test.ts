@@ -233,6 +233,8 @@ describe("limits", () => {
         entryNameMaxChars: 1_024,
         manifestMaxBytes: 1 * MiB,
         userConfigMax: 64,
+        entryNameShownChars: 200,
+        manifestProblemsShown: 5,
       },
     });
   });

@@ -510,6 +510,10 @@ export const MCPB_LIMITS = {
   manifestMaxBytes: 1 * MiB,
   /** `user_config` options one manifest may declare. */
   userConfigMax: 64,
+  /** Characters of an archive entry's name quoted in an error (the name may be far longer). */
+  entryNameShownChars: 200,
+  /** Problems of a refused manifest listed in its error; the first ones say enough. */
+  manifestProblemsShown: 5,
 } as const;
 
 /**

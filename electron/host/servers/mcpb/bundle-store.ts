@@ -6,7 +6,7 @@ import { chmod, mkdir, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { BundleView } from "../../../../shared/api/api-views.js";
-import { MCPB_LIMITS } from "../../../../shared/limits.js";
+import { API_LIMITS, MCPB_LIMITS } from "../../../../shared/limits.js";
 import type { CatalogValues } from "../../../../shared/server-catalog/catalog-schema.js";
 import type {
   BuiltEntry,
@@ -71,7 +71,8 @@ export function suggestedBundleServerName(manifest: McpbManifest): string {
   for (const char of manifest.name.toLowerCase()) {
     name += /[a-z0-9_-]/.test(char) ? char : "-";
   }
-  return name.slice(0, 64) || "bundle";
+  // The suggestion must be a name the API accepts for a server.
+  return name.slice(0, API_LIMITS.serverNameMaxChars) || "bundle";
 }
 
 export interface InstallFacts {

@@ -85,7 +85,7 @@ export function readManifest(archive: ZipArchive): McpbManifest {
   const parsed = mcpbManifest.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues
-      .slice(0, 5)
+      .slice(0, MCPB_LIMITS.manifestProblemsShown)
       .map((issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`);
     throw new BundleError(
       `${MANIFEST_FILE} is not a manifest Code Mode can use: ${problems.join("; ")}`,

@@ -7,6 +7,7 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { inflateRawSync } from "node:zlib";
+import { MCPB_LIMITS } from "../../../../shared/limits.js";
 
 export interface ZipLimits {
   entriesMax: number;
@@ -152,7 +153,7 @@ export class ZipArchive {
       const name = rawName.toString(flags & 0x800 ? "utf8" : "latin1");
       at = end;
 
-      const shown = JSON.stringify(name.slice(0, 200));
+      const shown = JSON.stringify(name.slice(0, MCPB_LIMITS.entryNameShownChars));
       const unsafe = unsafeNameReason(name, limits.entryNameMaxChars);
       if (unsafe !== null) throw new BundleError(`entry ${shown} is refused: ${unsafe}`);
       if (flags & 0x1) throw new BundleError(`entry ${shown} is encrypted`);
@@ -206,7 +207,7 @@ export class ZipArchive {
    * declares): a lying header is found out after at most that much work.
    */
   read(entry: ZipEntry, budget: number = this.limits.unpackedMaxBytes): Buffer {
-    const shown = JSON.stringify(entry.name.slice(0, 200));
+    const shown = JSON.stringify(entry.name.slice(0, MCPB_LIMITS.entryNameShownChars));
     const at = entry.localOffset;
     if (at + 30 > this.bytes.length || this.bytes.readUInt32LE(at) !== LOCAL_SIGNATURE) {
       throw new BundleError(`entry ${shown}: its local header is missing`);

@@ -7,6 +7,7 @@ import { configHandlers, type ConfigServices } from "./handlers/config-handlers.
 import { sandboxHandlers, type SandboxServices } from "./handlers/sandbox-handlers.js";
 import { settingsHandlers, type SettingsServices } from "./handlers/settings-handlers.js";
 import { taintHandlers, type TaintServices } from "./handlers/taint-handlers.js";
+import { TryCount } from "./handlers/try-count.js";
 import { tryHandlers, type TryServices } from "./handlers/try-handlers.js";
 
 /** The services the API reaches, each handler group given only the ones it uses. */
@@ -24,6 +25,8 @@ export interface ApiServices extends AppServices, ClientsServices {
 
 /** Every channel of the contract, one file per domain; the type makes a missing one an error. */
 export function buildApiHandlers(services: ApiServices): ApiHandlers {
+  // One count for both kinds of try: the cap is on the processes they start.
+  const tries = new TryCount();
   return {
     ...appHandlers(services),
     ...sandboxHandlers(services.sandbox),
@@ -32,7 +35,7 @@ export function buildApiHandlers(services: ApiServices): ApiHandlers {
     ...taintHandlers(services.taint),
     ...settingsHandlers(services.settings),
     ...auditHandlers(services.audit),
-    ...tryHandlers(services.try),
-    ...bundleHandlers(services.bundles),
+    ...tryHandlers(services.try, tries),
+    ...bundleHandlers(services.bundles, tries),
   };
 }

@@ -1,5 +1,5 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import { MCPB_LIMITS, TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
+import { MCPB_LIMITS } from "../../../../shared/limits.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
 import type { ConfigStore } from "../../servers/config-store.js";
 import type { ServerPath } from "../../servers/server-path.js";
@@ -16,6 +16,7 @@ import { BundleError } from "../../servers/mcpb/zip-reader.js";
 import type { ServerEntry } from "../../servers/server-config-types.js";
 import { tryServer } from "../../servers/try-server.js";
 import { ApiFailure } from "../api-failure.js";
+import { TryCount } from "./try-count.js";
 
 /** What the bundle handlers use: the config, where bundles go, and the servers' PATH. */
 export interface BundleServices {
@@ -77,8 +78,8 @@ async function install(
  */
 export function bundleHandlers(
   host: BundleServices,
+  tries: TryCount = new TryCount(),
 ): Pick<ApiHandlers, "servers.readBundle" | "servers.addBundle" | "servers.tryBundle"> {
-  let trying = 0;
   return {
     "servers.readBundle": ({ bundle }) => {
       const { manifest } = opened(bundle);
@@ -104,15 +105,8 @@ export function bundleHandlers(
       }
       return host.serverViews();
     },
-    "servers.tryBundle": async ({ name, bundle, values }) => {
-      if (trying >= TRY_SERVER_LIMITS.concurrentMax) {
-        throw new ApiFailure(
-          "unavailable",
-          `${trying} tries are already running; wait for one to finish and try again`,
-        );
-      }
-      trying++;
-      try {
+    "servers.tryBundle": ({ name, bundle, values }) =>
+      tries.run(async () => {
         const installed = await install(host, name, bundle, values);
         try {
           return await tryServer(installed.entry, { name, path: host.serverPath.path });
@@ -120,9 +114,6 @@ export function bundleHandlers(
           await discardBundle(installed.dir);
           host.pendingBundles.delete(installed.dir);
         }
-      } finally {
-        trying--;
-      }
-    },
+      }),
   };
 }

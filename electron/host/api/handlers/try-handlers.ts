@@ -1,10 +1,9 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
 import { editFromEntry } from "../../servers/config-edits.js";
 import { resolveSecrets, type ConfigStore } from "../../servers/config-store.js";
 import type { ServerPath } from "../../servers/server-path.js";
 import { tryServer } from "../../servers/try-server.js";
-import { ApiFailure } from "../api-failure.js";
+import { TryCount } from "./try-count.js";
 
 /**
  * "servers.try": the entry is checked exactly as a save would check it (so a try never
@@ -17,29 +16,17 @@ export interface TryServices {
   serverPath: ServerPath;
 }
 
-export function tryHandlers({
-  configStore,
-  serverPath,
-}: TryServices): Pick<ApiHandlers, "servers.try"> {
-  let running = 0;
+export function tryHandlers(
+  { configStore, serverPath }: TryServices,
+  tries: TryCount = new TryCount(),
+): Pick<ApiHandlers, "servers.try"> {
   return {
-    "servers.try": async ({ name, previousName, entry }) => {
+    "servers.try": ({ name, previousName, entry }) => {
       const edit = editFromEntry(name, entry);
       // Editing a server: the UI holds its secrets only as references to the saved ones.
       const saved = configStore.current.servers.get(previousName ?? name);
       const resolved = resolveSecrets(name, edit, saved);
-      if (running >= TRY_SERVER_LIMITS.concurrentMax) {
-        throw new ApiFailure(
-          "unavailable",
-          `${running} tries are already running; wait for one to finish and try again`,
-        );
-      }
-      running++;
-      try {
-        return await tryServer(resolved, { name, path: serverPath.path });
-      } finally {
-        running--;
-      }
+      return tries.run(() => tryServer(resolved, { name, path: serverPath.path }));
     },
   };
 }

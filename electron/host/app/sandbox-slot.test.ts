@@ -14,6 +14,7 @@ const fake = vi.hoisted(() => {
     sweeps: [] as { includeOwn: boolean }[],
     sweepGate: Promise.resolve(),
     runError: null as Error | null,
+    buildGate: Promise.resolve(),
   };
   class FakeSandbox {
     closed = false;
@@ -49,6 +50,11 @@ const fake = vi.hoisted(() => {
 vi.mock("../sandbox/sandbox.js", () => ({
   Sandbox: fake.FakeSandbox,
   sweepOrphanContainers: fake.sweepOrphanContainers,
+}));
+
+vi.mock("../sandbox/image.js", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../sandbox/image.js")>()),
+  buildSandboxImage: () => fake.state.buildGate,
 }));
 
 const { made, sweeps } = fake.state;
@@ -105,6 +111,7 @@ afterEach(async () => {
   sweeps.length = 0;
   fake.state.sweepGate = Promise.resolve();
   fake.state.runError = null;
+  fake.state.buildGate = Promise.resolve();
 });
 
 describe("SandboxSlot outages", () => {
@@ -169,5 +176,23 @@ describe("SandboxSlot outages", () => {
     const after = looks();
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(looks()).toBe(after);
+  });
+
+  it("makes no sandbox when an image build finishes during an outage", async () => {
+    const engine = fakeEngine();
+    const { slot } = makeSlot(engine);
+    open.push(slot);
+    await slot.refresh();
+    let release = (): void => undefined;
+    fake.state.buildGate = new Promise((resolve) => (release = resolve));
+    expect(slot.startBuild()).toBe(true);
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    // The reconnect loop must not come back meanwhile: its sweep waits.
+    fake.state.sweepGate = new Promise(() => undefined);
+    await expect(slot.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    release();
+    await until(() => !slot.isBuilding, "the build to finish");
+    expect(made).toHaveLength(1);
   });
 });

@@ -1,6 +1,8 @@
-// Entries for the audit tests: one of each kind, and a call generator whose fields cycle so
-// that every filter has something to find and something to leave out.
-import { rm } from "node:fs/promises";
+// Entries for the audit tests (one of each kind, and a call generator whose fields cycle so
+// that every filter has something to find and something to leave out), and readers of the
+// log files they write.
+import { createHash } from "node:crypto";
+import { readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { AuditEntryInput } from "../shared/audit-entry.js";
 import { tempDir } from "./temp-dir.js";
@@ -147,4 +149,23 @@ export function mixedInput(i: number): AuditEntryInput {
     return { kind: "taint_set", client: "cursor", server: "files", tool: "tool_3" };
   }
   return callInput(i);
+}
+
+/** The log's files in `dir`, oldest first. */
+export async function logFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
+}
+
+/** Every line of every log file in `dir`, oldest first, without empty lines. */
+export async function allLines(dir: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const name of await logFiles(dir)) {
+    const text = await readFile(path.join(dir, name), "utf8");
+    lines.push(...text.split("\n").filter((line) => line !== ""));
+  }
+  return lines;
+}
+
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }

@@ -1,11 +1,8 @@
-import { createHash } from "node:crypto";
-import { readFile, readdir } from "node:fs/promises";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "./audit-log.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { allLines, callInput, makeTempDir, sha256 } from "../../../test-support/audit-fixtures.js";
 
 let dir: string;
 let remove: () => Promise<void>;
@@ -15,23 +12,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await remove();
 });
-
-async function logFiles(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
-}
-
-async function allLines(): Promise<string[]> {
-  const lines: string[] = [];
-  for (const name of await logFiles()) {
-    const text = await readFile(path.join(dir, name), "utf8");
-    lines.push(...text.split("\n").filter((line) => line !== ""));
-  }
-  return lines;
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 /** A clock the test moves by hand. */
 function manualClock(start: number): { now: () => Date; set: (ms: number) => void } {
@@ -78,7 +58,7 @@ describe("what an entry becomes before it is written", () => {
     const error = finished.kind === "run_finished" ? (finished.error ?? "") : "";
     expect(Buffer.byteLength(error)).toBeLessThanOrEqual(AUDIT_LIMITS.errorMaxBytes);
     expect(error.startsWith("401 for key [secret]: eee")).toBe(true);
-    const onDisk = (await allLines()).join("\n");
+    const onDisk = (await allLines(dir)).join("\n");
     expect(onDisk).not.toContain(secret);
   });
 

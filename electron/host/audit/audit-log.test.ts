@@ -1,12 +1,18 @@
-import { createHash } from "node:crypto";
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GENESIS_PREV, type AuditEntry } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir, oneOfEachKind } from "../../../test-support/audit-fixtures.js";
+import {
+  allLines,
+  callInput,
+  logFiles,
+  makeTempDir,
+  oneOfEachKind,
+  sha256,
+} from "../../../test-support/audit-fixtures.js";
 
 let dir: string;
 let remove: () => Promise<void>;
@@ -17,23 +23,6 @@ afterEach(async () => {
   await remove();
 });
 
-async function logFiles(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
-}
-
-async function allLines(): Promise<string[]> {
-  const lines: string[] = [];
-  for (const name of await logFiles()) {
-    const text = await readFile(path.join(dir, name), "utf8");
-    lines.push(...text.split("\n").filter((line) => line !== ""));
-  }
-  return lines;
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
 describe("AuditLog", () => {
   it("chains every entry to the line before it, from the genesis value, and verify passes", async () => {
     const log = await AuditLog.open({ dir });
@@ -42,7 +31,7 @@ describe("AuditLog", () => {
     await log.close();
 
     expect(written.map((entry) => entry.seq)).toEqual(written.map((_, i) => i + 1));
-    const lines = await allLines();
+    const lines = await allLines(dir);
     expect(lines).toHaveLength(written.length);
     expect(written[0]?.prev).toBe(GENESIS_PREV);
     for (let i = 1; i < lines.length; i += 1) {
@@ -65,7 +54,7 @@ describe("AuditLog", () => {
     await log.close();
     if (process.platform === "win32") return;
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
-    const [name] = await logFiles();
+    const [name] = await logFiles(dir);
     expect((await stat(path.join(dir, name ?? ""))).mode & 0o777).toBe(0o600);
   });
 
@@ -79,14 +68,14 @@ describe("AuditLog", () => {
     const entry = await second.append(callInput(2));
     await second.close();
     expect(entry.seq).toBe(3);
-    expect(entry.prev).toBe(sha256((await allLines())[1] ?? ""));
+    expect(entry.prev).toBe(sha256((await allLines(dir))[1] ?? ""));
     expect(await verifyAudit(dir)).toMatchObject({ ok: true, entries: 3 });
   });
 
   it("resolves append only once the line is in the file", async () => {
     const log = await AuditLog.open({ dir });
     const entry = await log.append(callInput(0));
-    const lines = await allLines();
+    const lines = await allLines(dir);
     expect(JSON.parse(lines.at(-1) ?? "")).toEqual(entry);
     await log.close();
   });
@@ -99,7 +88,7 @@ describe("AuditLog", () => {
     await Promise.all(Array.from({ length: 40 }, (_, i) => log.append(callInput(40 + i))));
     await log.close();
 
-    const names = await logFiles();
+    const names = await logFiles(dir);
     expect(names.length).toBeGreaterThan(5);
     for (const name of names) {
       expect((await stat(path.join(dir, name))).size).toBeLessThanOrEqual(maxFileBytes);
@@ -177,7 +166,7 @@ describe("AuditLog", () => {
     await log.close();
     expect((await Promise.all(pending)).map((entry) => entry.seq)).toHaveLength(20);
     await expect(log.append(callInput(20))).rejects.toThrow(/closed/);
-    expect(await allLines()).toHaveLength(20);
+    expect(await allLines(dir)).toHaveLength(20);
   });
 
   // Listeners run synchronously, so the check that the line is on disk is synchronous too.

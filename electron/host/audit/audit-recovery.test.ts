@@ -1,12 +1,17 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { appendFile, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import {
+  allLines,
+  callInput,
+  logFiles,
+  makeTempDir,
+  sha256,
+} from "../../../test-support/audit-fixtures.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -19,29 +24,12 @@ afterEach(async () => {
   await remove();
 });
 
-async function logFiles(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
-}
-
-async function allLines(): Promise<string[]> {
-  const lines: string[] = [];
-  for (const name of await logFiles()) {
-    const text = await readFile(path.join(dir, name), "utf8");
-    lines.push(...text.split("\n").filter((line) => line !== ""));
-  }
-  return lines;
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
 describe("AuditLog.open after a crash (audit-recovery)", () => {
   it("sets a torn last line aside after a crash and continues from the last good entry", async () => {
     const log = await AuditLog.open({ dir });
     for (let i = 0; i < 5; i += 1) await log.append(callInput(i));
     await log.close();
-    const [name] = await logFiles();
+    const [name] = await logFiles(dir);
     const file = path.join(dir, name ?? "");
     const goodSize = (await stat(file)).size;
     const torn = '{"seq":6,"ts":"2026-01-01T00:00:00.000Z","prev":"ab';
@@ -61,7 +49,7 @@ describe("AuditLog.open after a crash (audit-recovery)", () => {
     await reopened.close();
 
     expect(next.seq).toBe(6);
-    expect(next.prev).toBe(sha256((await allLines())[4] ?? ""));
+    expect(next.prev).toBe(sha256((await allLines(dir))[4] ?? ""));
     const after = await verifyAudit(dir);
     expect(after).toMatchObject({ ok: true, entries: 6, lastSeq: 6 });
     expect(after.note).toContain(tornFile);
@@ -71,7 +59,7 @@ describe("AuditLog.open after a crash (audit-recovery)", () => {
     const log = await AuditLog.open({ dir });
     for (let i = 0; i < 3; i += 1) await log.append(callInput(i));
     await log.close();
-    const [name] = await logFiles();
+    const [name] = await logFiles(dir);
     // What a power cut can leave: a block of zeros where the last write should be.
     await appendFile(
       path.join(dir, name ?? ""),
@@ -90,13 +78,13 @@ describe("AuditLog.open after a crash (audit-recovery)", () => {
     const log = await AuditLog.open({ dir, maxFileBytes: 2048 });
     for (let i = 0; i < 12; i += 1) await log.append(callInput(i));
     await log.close();
-    const before = await logFiles();
+    const before = await logFiles(dir);
     const next = path.join(dir, "audit-20260101-000000-000000000013.jsonl");
     await writeFile(next, '{"seq":13,"ts":"2026-01-');
 
     const reopened = await AuditLog.open({ dir, maxFileBytes: 2048 });
     expect(reopened.recovery).toMatchObject({ tornBytes: 24 });
-    expect(await logFiles()).toEqual(before);
+    expect(await logFiles(dir)).toEqual(before);
     expect((await reopened.append(callInput(12))).seq).toBe(13);
     await reopened.close();
     expect(await verifyAudit(dir)).toMatchObject({ ok: true, entries: 13 });
@@ -139,7 +127,7 @@ describe("AuditLog.open after a crash (audit-recovery)", () => {
 
     const log = await AuditLog.open({ dir });
     const inLog = new Set(
-      (await allLines()).map((line) => (JSON.parse(line) as { seq: number }).seq),
+      (await allLines(dir)).map((line) => (JSON.parse(line) as { seq: number }).seq),
     );
     for (const seq of acknowledged) expect(inLog.has(seq)).toBe(true);
     const next = await log.append(callInput(0));

@@ -4,7 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import {
+  allLines,
+  callInput,
+  logFiles,
+  makeTempDir,
+} from "../../../test-support/audit-fixtures.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -16,19 +21,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await remove();
 });
-
-async function logFiles(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => name.endsWith(".jsonl")).sort();
-}
-
-async function allLines(): Promise<string[]> {
-  const lines: string[] = [];
-  for (const name of await logFiles()) {
-    const text = await readFile(path.join(dir, name), "utf8");
-    lines.push(...text.split("\n").filter((line) => line !== ""));
-  }
-  return lines;
-}
 
 /** A clock the test moves by hand. */
 function manualClock(start: number): { now: () => Date; set: (ms: number) => void } {
@@ -45,18 +37,18 @@ describe("audit retention by age", () => {
     clock.set(start + 20 * DAY);
     for (let i = 30; i < 60; i += 1) await log.append(callInput(i));
     await log.close();
-    const before = await logFiles();
+    const before = await logFiles(dir);
 
     clock.set(start + 35 * DAY);
     const reopened = await AuditLog.open({ dir, maxFileBytes: 2048, now: clock.now });
     const removed = reopened.recovery.removedByRetention;
     expect(removed.length).toBeGreaterThan(0);
-    const remaining = await logFiles();
+    const remaining = await logFiles(dir);
     expect(remaining).toEqual(before.filter((name) => !removed.includes(name)));
     // A file goes when its newest entry is past retention; the file that spans the clock
     // jump keeps its older entries, and everything written since the jump is still there.
     const cutoff = start + 5 * DAY;
-    const seqs = (await allLines()).map((line) => (JSON.parse(line) as AuditEntry).seq);
+    const seqs = (await allLines(dir)).map((line) => (JSON.parse(line) as AuditEntry).seq);
     expect(seqs).toEqual(expect.arrayContaining(Array.from({ length: 30 }, (_, i) => 31 + i)));
     for (const name of removed) {
       const text = await readFile(path.join(dir, name), "utf8").catch(() => null);
@@ -89,12 +81,12 @@ describe("audit retention by age", () => {
     const oldTorn = path.join(dir, "audit-20251201-000000-000000000001.jsonl.10.torn");
     await writeFile(oldTorn, "x");
     await utimes(oldTorn, new Date(start - 10 * DAY), new Date(start - 10 * DAY));
-    const oldFiles = await logFiles();
+    const oldFiles = await logFiles(dir);
     clock.set(start + 3 * DAY);
     for (let i = 20; i < 40; i += 1) await log.append(callInput(i));
     await log.close();
 
-    const now = await logFiles();
+    const now = await logFiles(dir);
     // Every file that held only entries from before the jump is gone; what was written since
     // is all there.
     const kept = now.filter((name) => oldFiles.includes(name));
@@ -103,7 +95,7 @@ describe("audit retention by age", () => {
       const lines = (await readFile(path.join(dir, name), "utf8")).trim().split("\n");
       expect(Date.parse((JSON.parse(lines.at(-1) ?? "") as AuditEntry).ts)).toBe(start + 3 * DAY);
     }
-    const seqs = (await allLines()).map((line) => (JSON.parse(line) as AuditEntry).seq);
+    const seqs = (await allLines(dir)).map((line) => (JSON.parse(line) as AuditEntry).seq);
     expect(seqs).toEqual(expect.arrayContaining(Array.from({ length: 20 }, (_, i) => 21 + i)));
     expect((await readdir(dir)).some((name) => name.endsWith(".torn"))).toBe(false);
     expect(await verifyAudit(dir)).toMatchObject({ ok: true, lastSeq: 40 });

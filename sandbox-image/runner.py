@@ -17,6 +17,7 @@ container idles in this process, and every megabyte imported up front is paid by
 
 import ast
 import asyncio
+import base64
 import builtins
 import io
 import itertools
@@ -387,6 +388,242 @@ def _make_tool(host, name, stub):
     return tool
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def _png_size(data):
+    """(width, height) from a PNG's header, or None when the bytes are not a PNG."""
+    if len(data) < 24 or data[:8] != _PNG_SIGNATURE or data[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+class _Images:
+    """show(): attaches PNGs to the run's result, within the limits the host sent at start.
+
+    The host checks every image line itself (order, sizes, base64, PNG header) and ends the
+    run on any miss; this side applies the same limits first so that an honest run never
+    breaks them, and says on stderr why an image was left out instead."""
+
+    def __init__(self, host, stderr, limits):
+        self._host = host
+        self._stderr = stderr  # the capture itself: the code may have replaced sys.stderr
+        self.per_run = limits["images_per_run"]
+        self.max_bytes = limits["image_max_bytes"]
+        self.total_max = limits["images_total_bytes"]
+        self._chunk = limits["image_chunk_chars"] - limits["image_chunk_chars"] % 4
+        self._name_max = limits["image_name_max_chars"]
+        self.max_side = limits["image_max_side"]
+        self._count = 0
+        self._total = 0
+        self._lock = threading.Lock()  # one image on the wire at a time
+
+    def show(self, obj=None, name=None):
+        """Attach an image to the run's result: the model gets it back as a PNG image.
+
+        `obj` is a matplotlib Figure (or Axes), a PIL image, PNG bytes, or the path of an
+        image file; with nothing, every open pyplot figure is attached and closed (what
+        plt.show() does here too). `name` is how the result lists it. Limits: at most
+        `per_run` images per run, each at most `max_bytes` (a larger one is downscaled), and
+        `total_max` bytes for all of them; an image over them is left out with a note on
+        stderr."""
+        if obj is None:
+            self.show_figures()
+            return None
+        png, default = self._to_png(obj)
+        self._attach(png, self._name(name, default))
+        return None
+
+    def show_figures(self):
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return
+        for number in pyplot.get_fignums():
+            figure = pyplot.figure(number)
+            self._attach(self._figure_png(figure), self._name(None, f"figure-{number}"))
+            pyplot.close(figure)
+
+    def _name(self, name, default):
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"show() name must be a str, not {type(name).__name__}")
+        text = name or default or f"image-{self._count + 1}"
+        if text.lower().endswith(".png"):
+            text = text[:-4]
+        text = "".join(c if c in _NAME_CHARS else "_" for c in text)[: self._name_max - 4]
+        return (text or f"image-{self._count + 1}") + ".png"
+
+    @staticmethod
+    def _figure_png(figure):
+        buf = io.BytesIO()
+        figure.savefig(buf, format="png", bbox_inches="tight")
+        return buf.getvalue()
+
+    def _to_png(self, obj):
+        """(PNG bytes, default name) for anything show() accepts."""
+        if hasattr(obj, "savefig"):
+            number = getattr(obj, "number", None)  # pyplot's figures have one
+            label = obj.get_label() if hasattr(obj, "get_label") else ""
+            return self._figure_png(obj), label or (f"figure-{number}" if number else None)
+        figure = getattr(obj, "figure", None)
+        if figure is not None and hasattr(figure, "savefig"):  # an Axes
+            return self._figure_png(figure), None
+        if type(obj).__module__.startswith("PIL.") and hasattr(obj, "save"):
+            return self._pil_png(obj), None
+        if isinstance(obj, (bytes, bytearray, memoryview)):
+            data = bytes(obj)
+            if data[:8] != _PNG_SIGNATURE:
+                raise ValueError("show() takes bytes only when they are a PNG file")
+            return data, None
+        if isinstance(obj, (str, os.PathLike)):
+            path = os.fspath(obj)
+            with open(path, "rb") as file:
+                data = file.read()
+            stem = os.path.splitext(os.path.basename(path))[0]
+            if data[:8] == _PNG_SIGNATURE:
+                return data, stem
+            from PIL import Image  # other formats (JPEG, GIF, ...) become PNG
+
+            try:
+                with Image.open(io.BytesIO(data)) as image:
+                    return self._pil_png(image), stem
+            except Exception:
+                raise ValueError(f"show(): {path!r} is not an image file") from None
+        raise TypeError(
+            "show() takes a matplotlib figure, a PIL image, PNG bytes or an image file's"
+            f" path, not {type(obj).__name__}"
+        )
+
+    @staticmethod
+    def _pil_png(image, **options):
+        buf = io.BytesIO()
+        try:
+            image.save(buf, format="PNG", **options)
+        except (OSError, ValueError):  # modes PNG cannot hold (CMYK, ...)
+            buf = io.BytesIO()
+            image.convert("RGBA").save(buf, format="PNG", **options)
+        return buf.getvalue()
+
+    def _fit(self, png):
+        """The PNG within max_bytes and max_side: as is, recompressed, or downscaled;
+        None if it cannot be brought under."""
+        size = _png_size(png)
+        if size is None:
+            return None
+        if len(png) <= self.max_bytes and max(size) <= self.max_side:
+            return png
+        from PIL import Image
+
+        with Image.open(io.BytesIO(png)) as opened:
+            image = opened.copy()
+        if max(image.size) > self.max_side:
+            image.thumbnail((self.max_side, self.max_side))
+        for _ in range(8):
+            out = self._pil_png(image, optimize=True)
+            if len(out) <= self.max_bytes:
+                return out
+            # Halving the excess area each round; never below a few pixels.
+            scale = min(0.9, (self.max_bytes / len(out)) ** 0.5 * 0.95)
+            width, height = image.size
+            if width < 16 or height < 16:
+                return None
+            image = image.resize((max(1, int(width * scale)), max(1, int(height * scale))))
+        return None
+
+    def _note(self, text):
+        self._stderr.write(f"show(): {text}\n")
+
+    def _attach(self, png, name):
+        with self._lock:
+            if self._count >= self.per_run:
+                self._note(f"{name} was not attached: a run can attach at most {self.per_run} images")
+                return
+            original = len(png)
+            fitted = self._fit(png)
+            if fitted is None:
+                self._note(
+                    f"{name} was not attached: {original} bytes, and it could not be brought"
+                    f" under {self.max_bytes} bytes"
+                )
+                return
+            if self._total + len(fitted) > self.total_max:
+                self._note(
+                    f"{name} was not attached: the run's images would pass {self.total_max}"
+                    " bytes together"
+                )
+                return
+            if len(fitted) < original:
+                self._note(f"{name} was downscaled from {original} to {len(fitted)} bytes")
+            self._count += 1
+            self._total += len(fitted)
+            image_id = self._count
+            # Output printed so far goes first, so the host sees things in the code's order.
+            self._host.flush_output()
+            self._host.send(
+                {"type": "image_start", "id": image_id, "name": name, "bytes": len(fitted)}
+            )
+            text = base64.b64encode(fitted).decode("ascii")
+            for at in range(0, len(text), self._chunk):
+                self._host.send_json(
+                    '{"type":"image_data","id":%d,"data":"%s"}'
+                    % (image_id, text[at : at + self._chunk])
+                )
+            self._host.send({"type": "image_end", "id": image_id})
+
+
+class _AfterExecLoader:
+    """Wraps a module's loader to run `after(module)` once the module has executed."""
+
+    def __init__(self, inner, after):
+        self._inner = inner
+        self._after = after
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module):
+        self._inner.exec_module(module)
+        self._after(module)
+
+    def __getattr__(self, name):  # get_source etc., for tracebacks
+        return getattr(self._inner, name)
+
+
+class _PyplotShowHook:
+    """Makes plt.show() attach the open figures, without importing matplotlib up front.
+
+    Under the Agg backend plt.show() does nothing; here it does what show() with no argument
+    does. The hook patches pyplot right after it is first imported, so `from
+    matplotlib.pyplot import show` gets the patched one too."""
+
+    def __init__(self, images):
+        self._images = images
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "matplotlib.pyplot":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None:
+            spec.loader = _AfterExecLoader(spec.loader, self._patch)
+        return spec
+
+    def _patch(self, pyplot):
+        images = self._images
+
+        def show(*args, **kwargs):
+            """Attach every open figure to the run's result (and close it)."""
+            images.show_figures()
+
+        pyplot.show = show
+
+
 def _make_search_tools(catalog):
     """search_tools for the code, over the catalog as the host sent it at start.
 
@@ -454,7 +691,7 @@ def _add_down_tools(code, namespace, down):
                 break
 
 
-def _code_globals(host, catalog):
+def _code_globals(host, catalog, images):
     """The code's __main__ module: only what the protocol promises, nothing of ours.
 
     A real module installed as sys.modules["__main__"] (rather than a bare dict) so that
@@ -466,6 +703,7 @@ def _code_globals(host, catalog):
     g["ToolError"] = ToolError
     g["TOOLS"] = dict(catalog)
     g["search_tools"] = _make_search_tools(catalog)
+    g["show"] = images.show
     for name, stub in catalog:
         # The host's catalog promises unique identifiers that clash with nothing here
         # (it renames clashes with a trailing `_`); anything else is a bug over there.
@@ -573,6 +811,19 @@ def main():
         and type(limits) is dict
         and _is_positive_int(limits.get("args_max_bytes"))
         and _is_positive_int(limits.get("output_chunk_chars"))
+        and all(
+            _is_positive_int(limits.get(key))
+            for key in (
+                "images_per_run",
+                "image_max_bytes",
+                "images_total_bytes",
+                "image_chunk_chars",
+                "image_name_max_chars",
+                "image_max_side",
+            )
+        )
+        and limits["image_chunk_chars"] >= 4
+        and limits["image_name_max_chars"] > 4
     ):
         _host_bug()
     catalog = []
@@ -606,7 +857,9 @@ def main():
     sys.argv = [CODE_FILENAME]  # as `python -c` would; the nonce is nobody's business now
     sys.dont_write_bytecode = True  # modules the code writes to /tmp: keep the tmpfs for data
 
-    module = _code_globals(host, catalog)
+    images = _Images(host, stderr, limits)
+    sys.meta_path.insert(0, _PyplotShowHook(images))
+    module = _code_globals(host, catalog, images)
     # Our functions keep this file's globals alive through __globals__, so replacing the
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module

@@ -102,6 +102,11 @@ export const runFinishedEntrySchema = z.object({
   error: z.string().nullable(),
   stdoutBytes: count,
   stderrBytes: count,
+  /**
+   * Images the code attached with show(): name, size and hash, never the bytes (the host keeps
+   * recent ones in memory for the Audit page). Absent when there were none, and in older logs.
+   */
+  images: z.array(z.object({ name: z.string(), bytes: count, sha256: sha256Hex })).optional(),
 });
 
 export const callEntrySchema = z.object({
@@ -361,7 +366,22 @@ export interface AuditQueryResult {
 }
 
 /** One run for the detail panel. */
+/** An image a run attached, as the Audit page gets it while the host still holds its bytes. */
+export interface AuditRunImage {
+  name: string;
+  bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  pngBase64: string;
+}
+
 export interface AuditRunDetail {
+  /**
+   * Images of the run the host still holds in memory (recent runs, while the app runs); absent
+   * from hosts without images, and from the log itself.
+   */
+  images?: AuditRunImage[];
   started: RunStartedEntry | null;
   /** In the order they were logged. */
   calls: CallEntry[];

@@ -40,6 +40,15 @@ describe("limits", () => {
         earlyOutputMaxBytes: 64 * KiB,
         doneErrorMaxChars: 8 * KiB,
       },
+      IMAGE_LIMITS: {
+        perRun: 4,
+        maxBytes: 1 * MiB,
+        totalBytesPerRun: 2 * MiB,
+        chunkChars: 64 * KiB,
+        nameMaxChars: 64,
+        maxSidePixels: 8_192,
+        cachedRuns: 16,
+      },
       BRIDGE_LIMITS: {
         argsMaxBytes: 16 * KiB,
         defaultMaxCallsPerRun: 200,

@@ -73,6 +73,29 @@ export const PROTOCOL_LIMITS = {
   doneErrorMaxChars: 8 * KiB,
 } as const;
 
+/**
+ * Images the code attaches to its result with `show()` (issue 13 §2). They cross the runner ->
+ * host pipe as `image_start`, `image_data` (base64 chunks) and `image_end` lines; a line that
+ * breaks any of these bounds ends the run as a protocol violation. The runner applies the same
+ * bounds first and, for an honest run, says on stderr why an image was left out.
+ */
+export const IMAGE_LIMITS = {
+  /** Images one run may attach. */
+  perRun: 4,
+  /** One PNG; the runner downscales a larger one, and leaves it out if it cannot get under. */
+  maxBytes: 1 * MiB,
+  /** All of a run's images together (decoded bytes). */
+  totalBytesPerRun: 2 * MiB,
+  /** Base64 characters in one `image_data` line (a multiple of 4, so each chunk decodes alone). */
+  chunkChars: 64 * KiB,
+  /** An image's name: ASCII letters, digits, `.`, `_` and `-`, at most this long. */
+  nameMaxChars: 64,
+  /** A PNG wider or taller than this (as its header says) is refused. */
+  maxSidePixels: 8_192,
+  /** The host keeps the images of this many recent runs in memory, for the Audit page. */
+  cachedRuns: 16,
+} as const;
+
 /** The bridge: what every tool call must satisfy. */
 export const BRIDGE_LIMITS = {
   argsMaxBytes: 16 * KiB,

@@ -14,6 +14,16 @@ export const STOP_REASONS = [
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/** An image the code attached with show(): the result lists it; the PNG travels beside it. */
+export interface RunImage {
+  /** ASCII letters, digits, `.`, `_` and `-` (the runner makes it so; the host checks). */
+  name: string;
+  bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+}
+
 /** What a run returns: `codemode run` prints it, `run_python` returns it. */
 export interface RunResult {
   stdout: string;
@@ -29,4 +39,6 @@ export interface RunResult {
   duration_ms: number;
   /** Tool calls the code made (every one the host read, refused or not). */
   calls: number;
+  /** Images attached with show(), in order; run_python returns each as an image content item. */
+  images: RunImage[];
 }

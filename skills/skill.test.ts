@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   BRIDGE_LIMITS,
   HOST_LIMITS,
+  IMAGE_LIMITS,
   RUN_LIMITS,
   SANDBOX_LIMITS,
   SETTINGS_BOUNDS,
@@ -28,6 +29,14 @@ describe("skills/codemode/SKILL.md", () => {
     expect(row("output kept")).toContain(`${RUN_LIMITS.stdoutKeptBytes / 1024} KiB stdout`);
     expect(row("output kept")).toContain(`${RUN_LIMITS.stderrKeptBytes / 1024} KiB stderr`);
     expect(row("memory")).toContain(`${SANDBOX_LIMITS.memoryBytes / 1024 / 1024} MiB`);
+    expect(row("images per run")).toContain(
+      `| ${IMAGE_LIMITS.perRun}, each at most ${IMAGE_LIMITS.maxBytes / 1024 / 1024} MiB (a larger one is downscaled), ${IMAGE_LIMITS.totalBytesPerRun / 1024 / 1024} MiB together |`,
+    );
+  });
+
+  it("says how to return a figure", () => {
+    expect(skill).toContain("`plt.show()` attaches every open matplotlib figure");
+    expect(skill).toContain("`show(x)` attaches one");
   });
 
   it("repeats the same numbers in its prose", () => {

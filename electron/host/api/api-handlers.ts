@@ -1,6 +1,10 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import { appHandlers, type AppServices } from "./handlers/app-handlers.js";
-import { auditHandlers, type AuditServices } from "./handlers/audit-handlers.js";
+import {
+  auditHandlers,
+  type AuditServices,
+  type RunImageLookup,
+} from "./handlers/audit-handlers.js";
 import { bundleHandlers, type BundleServices } from "./handlers/bundle-handlers.js";
 import { clientsHandlers, type ClientsServices } from "./handlers/clients-handlers.js";
 import { configHandlers, type ConfigServices } from "./handlers/config-handlers.js";
@@ -17,6 +21,8 @@ export interface ApiServices extends AppServices, ClientsServices {
   taint: TaintServices;
   settings: SettingsServices;
   audit: AuditServices;
+  /** Recent runs' images in memory, shown in the Audit page's run detail. */
+  runImages?: RunImageLookup | undefined;
   bundles: BundleServices;
   try: TryServices;
   /** Where Claude Desktop's config is (tests point it at a temporary file). */
@@ -34,7 +40,7 @@ export function buildApiHandlers(services: ApiServices): ApiHandlers {
     ...clientsHandlers(services, services.claudeDesktopConfigPath),
     ...taintHandlers(services.taint),
     ...settingsHandlers(services.settings),
-    ...auditHandlers(services.audit),
+    ...auditHandlers(services.audit, services.runImages),
     ...tryHandlers(services.try, tries),
     ...bundleHandlers(services.bundles, tries),
   };

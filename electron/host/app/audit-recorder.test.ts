@@ -14,6 +14,7 @@ const RESULT: RunResult = {
   stopped: "call_budget",
   duration_ms: 5,
   calls: 20,
+  images: [],
 };
 
 describe("AuditRecorder", () => {
@@ -118,5 +119,28 @@ describe("AuditRecorder", () => {
       count: 10 - calls.length,
     });
     expect(entries.at(-1)).toMatchObject({ kind: "run_finished", stopped: "audit_limit" });
+  });
+
+  it("records each image's name, size and hash in the run's end, never its bytes", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+    );
+    const image = {
+      name: "chart.png",
+      bytes: 1234,
+      sha256: "a".repeat(64),
+      width: 640,
+      height: 480,
+    };
+    recorder.runFinished({ runId: "r1", client: "c", result: { ...RESULT, images: [image] } });
+    expect(entries[0]).toMatchObject({
+      kind: "run_finished",
+      images: [{ name: "chart.png", bytes: 1234, sha256: "a".repeat(64) }],
+    });
+    // A run without images adds no field: logs read by older versions look as before.
+    recorder.runFinished({ runId: "r2", client: "c", result: RESULT });
+    expect(entries[1]).not.toHaveProperty("images");
   });
 });

@@ -137,6 +137,9 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       error: r.error,
       stdoutBytes: Buffer.byteLength(r.stdout),
       stderrBytes: Buffer.byteLength(r.stderr),
+      ...(r.images.length > 0
+        ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
+        : {}),
     });
   }
 

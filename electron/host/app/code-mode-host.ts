@@ -26,6 +26,7 @@ import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
 import type { Settings } from "../settings/settings.js";
 import { AppStatus } from "./app-status.js";
 import { AuditRecorder } from "./audit-recorder.js";
+import { RunImageCache } from "./run-image-cache.js";
 import { catalogInput } from "./catalog-input.js";
 import { ClientSessions } from "./client-sessions.js";
 import { DockerOutages } from "./docker-outages.js";
@@ -120,13 +121,19 @@ export class CodeModeHost {
       },
     }));
     const recorder = new AuditRecorder(record, () => configSecrets(configStore.current));
+    const runImages = new RunImageCache();
     const gate = (this.gate = new RunGate(settings.maxConcurrentRuns));
     const engine = (this.engine = new CodeModeEngine({
       servers,
       sandbox,
       taint,
       events: recorder,
-      runEvents: recorder,
+      // The log gets each image's hash and size; the cache its bytes, for the Audit page.
+      runEvents: {
+        runStarted: (run) => recorder.runStarted(run),
+        runFinished: (run) => recorder.runFinished(run),
+        runImage: ({ runId, image }) => runImages.add(runId, image),
+      },
       // Names do not change when a server is added: always server__tool in the app.
       prefixWithServer: true,
       settings: engineSettings(settings),
@@ -224,6 +231,7 @@ export class CodeModeHost {
       taint: { taint, taintViews: () => taintViews(taint) },
       settings: this.settingsApplier,
       audit: opened.audit,
+      runImages,
       try: { configStore, serverPath: opened.serverPath },
       claudeDesktopConfigPath: options.claudeDesktopConfigPath,
     });

@@ -200,7 +200,12 @@ export const PYTHON_BUILTINS: ReadonlySet<string> = new Set([
 ]);
 
 /** Globals the sandbox runner defines next to the tools. */
-export const RUNNER_NAMES: ReadonlySet<string> = new Set(["ToolError", "TOOLS", "search_tools"]);
+export const RUNNER_NAMES: ReadonlySet<string> = new Set([
+  "ToolError",
+  "TOOLS",
+  "search_tools",
+  "show",
+]);
 
 /** Joins a server's name and a tool's name when several servers are wrapped. */
 export const SERVER_SEPARATOR = "__";

@@ -1,4 +1,4 @@
-import { BRIDGE_LIMITS, HOST_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
+import { BRIDGE_LIMITS, HOST_LIMITS, IMAGE_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { DownServer } from "../engine/down-servers.js";
 import type { Catalog } from "./catalog-types.js";
 import { PRIVATE_MARK } from "./tool-stub.js";
@@ -45,6 +45,10 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
     `Only what the code prints comes back, at most ${kib(RUN_LIMITS.stdoutKeptBytes)}: filter, ` +
       "count and summarise in the code and print only what the answer needs. A refused or " +
       "failed call raises ToolError with the reason; catch it to carry on.",
+    "To see a chart or an image, return it: plt.show() attaches every open matplotlib figure, " +
+      "and show(x) attaches one (a figure, a PIL image, PNG bytes or an image file's path; " +
+      `name= labels it). Each comes back as a PNG image after the text, at most ` +
+      `${IMAGE_LIMITS.perRun} per run and ${IMAGE_LIMITS.maxBytes / 1024 / 1024} MiB each.`,
     `Limits per run: ${maxCalls} tool calls, ${deadline} seconds in all, ` +
       `${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds per call, arguments up to ` +
       `${kib(BRIDGE_LIMITS.argsMaxBytes)} per call, and a result over ` +

@@ -9,6 +9,7 @@ import type { TaintRegistry } from "../bridge/taint.js";
 import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
+import type { RunImageData } from "../sandbox/image-receiver.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import type { RunPythonInput } from "../mcp/run-python-schema.js";
@@ -26,6 +27,7 @@ function notRun(error: string): RunResult {
     stopped: null,
     duration_ms: 0,
     calls: 0,
+    images: [],
   };
 }
 
@@ -45,6 +47,8 @@ export interface RunContext {
   /** Whose taint applies (the MCP client's name; `serve` has one client). */
   client: string;
   signal?: AbortSignal | undefined;
+  /** Told of each image the code attaches (run_python returns them as image content). */
+  onImage?: ((image: RunImageData) => void) | undefined;
 }
 
 /** What the engine needs of a sandbox: the Sandbox itself, or the host's slot around it. */
@@ -56,6 +60,8 @@ export interface SandboxRunner {
 export interface RunEvents {
   runStarted?(run: { runId: string; client: string; code: string }): void;
   runFinished?(run: { runId: string; client: string; result: RunResult }): void;
+  /** Each image a run attached, with its bytes (the host keeps recent ones for the UI). */
+  runImage?(run: { runId: string; image: RunImageData }): void;
 }
 
 /**
@@ -224,6 +230,10 @@ export class CodeModeEngine {
         },
         {
           onCall: (tool, args) => calls_.call(tool, args),
+          onImage: (image) => {
+            this.deps.runEvents?.runImage?.({ runId, image });
+            context.onImage?.(image);
+          },
           signal: context.signal,
           limit: limit.signal,
         },

@@ -50,6 +50,23 @@ export const runResultJsonSchema = {
     stopped: { type: ["string", "null"], enum: [...STOP_REASONS, null] },
     duration_ms: { type: "integer" },
     calls: { type: "integer" },
+    images: {
+      type: "array",
+      description:
+        "Images the code attached with show(), in order; each is also an image content item.",
+      items: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          bytes: { type: "integer" },
+          sha256: { type: "string" },
+          width: { type: "integer" },
+          height: { type: "integer" },
+        },
+        required: ["name", "bytes", "sha256", "width", "height"],
+        additionalProperties: false,
+      },
+    },
   },
   required: [
     "stdout",
@@ -61,6 +78,7 @@ export const runResultJsonSchema = {
     "stopped",
     "duration_ms",
     "calls",
+    "images",
   ],
   additionalProperties: false,
 } as const;

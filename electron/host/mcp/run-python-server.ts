@@ -16,6 +16,7 @@ import { HOST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
+import type { RunImageData } from "../sandbox/image-receiver.js";
 import {
   RUN_PYTHON_TOOL,
   runPythonInput,
@@ -175,12 +176,14 @@ export function createRunPythonServer(
         return invalid(`invalid input: ${problems.join("; ")}`);
       }
       let result: RunResult;
+      const images: RunImageData[] = [];
       // From before the run waits for a slot: a client that resets its timeout on progress
       // waits through the queue too.
       const stopProgress = startRunProgress(extra._meta, extra);
       try {
         result = await engine.run(parsed.data, {
           client: options.clientKey(server.getClientVersion()),
+          onImage: (image) => images.push(image),
           signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
         });
       } catch (error) {
@@ -192,9 +195,18 @@ export function createRunPythonServer(
       } finally {
         stopProgress();
       }
+      // The text first (clients that show one item show it), then each image the code
+      // attached with show(), in order; structuredContent lists them by name and size.
       return {
         structuredContent: { ...result },
-        content: [{ type: "text", text: JSON.stringify(result) }],
+        content: [
+          { type: "text", text: JSON.stringify(result) },
+          ...images.map((image) => ({
+            type: "image" as const,
+            data: image.png.toString("base64"),
+            mimeType: "image/png",
+          })),
+        ],
       };
     },
   );

@@ -1,11 +1,13 @@
 import {
   BRIDGE_LIMITS,
+  IMAGE_LIMITS,
   PROTOCOL_LIMITS,
   RUN_COST_LIMITS,
   RUN_LIMITS,
 } from "../../../shared/limits.js";
 import { STOP_REASONS, type RunResult, type StopReason } from "../../../shared/run-result.js";
 import { errorTypeName } from "../bridge/messages.js";
+import { ImageReceiver } from "./image-receiver.js";
 import { LineSplitter } from "./line-splitter.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
 import { encodeHostMessage, parseRunnerLine, type RunnerMessage } from "./runner-messages.js";
@@ -48,6 +50,7 @@ export function runInContainer(
   const stderr = new OutputCapture(RUN_LIMITS.stderrKeptBytes);
   const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
   const seenIds = new Set<number>();
+  const images = new ImageReceiver();
   let calls = 0;
   let messages = 0;
   let pending = 0;
@@ -84,6 +87,7 @@ export function runInContainer(
         timed_out: timedOut,
         duration_ms: Math.round(clock.now() - started),
         calls,
+        images: images.images.map(({ png: _png, ...info }) => info),
         ...fields,
       };
     }
@@ -143,6 +147,17 @@ export function runInContainer(
             return;
           }
           void answer(message.id, message.tool, message.args);
+          return;
+        }
+        case "image_start":
+        case "image_data":
+        case "image_end": {
+          const step = images.take(message);
+          if (!step.ok) {
+            stop("protocol_violation", step.reason);
+            return;
+          }
+          if (step.image) hooks.onImage?.(step.image);
           return;
         }
         case "done": {
@@ -232,6 +247,12 @@ export function runInContainer(
           args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
           output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
           error_max_chars: RUN_LIMITS.errorMaxChars,
+          images_per_run: IMAGE_LIMITS.perRun,
+          image_max_bytes: IMAGE_LIMITS.maxBytes,
+          images_total_bytes: IMAGE_LIMITS.totalBytesPerRun,
+          image_chunk_chars: IMAGE_LIMITS.chunkChars,
+          image_name_max_chars: IMAGE_LIMITS.nameMaxChars,
+          image_max_side: IMAGE_LIMITS.maxSidePixels,
         },
       }),
     );

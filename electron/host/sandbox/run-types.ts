@@ -1,3 +1,5 @@
+import type { RunImageData } from "./image-receiver.js";
+
 /** What a tool call from the code comes back as: a value, or a refusal raised as ToolError. */
 export type CallOutcome = { ok: true; value: string } | { ok: false; message: string };
 
@@ -20,6 +22,8 @@ export interface RunRequest {
 
 export interface RunHooks {
   onCall?: CallHandler | undefined;
+  /** Told of each image the code attached, as soon as it is complete and checked. */
+  onImage?: ((image: RunImageData) => void) | undefined;
   signal?: AbortSignal | undefined;
   /**
    * Aborted, with a StopReason as its reason, when a bound the host keeps outside the

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
+import { IMAGE_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 
 // Shapes of what the runner may send (see runner-protocol.md). Objects are strict:
 // an extra key is as much a protocol violation as a missing one.
@@ -13,10 +13,18 @@ import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
 const TOOL_TOO_LONG = "a call's tool name was too long";
 const TOOL_NOT_IDENTIFIER = "a call's tool name was not an identifier";
 const CHUNK_TOO_LONG = "an output chunk was over its size";
+const IMAGE_NAME_BAD = "an image's name was too long or not plain ASCII (letters, digits, . _ -)";
+const IMAGE_TOO_BIG = `an image was over ${IMAGE_LIMITS.maxBytes} bytes`;
+const IMAGE_CHUNK_TOO_LONG = "an image chunk was over its size";
+const TOO_MANY_IMAGES = `the run sent more than ${IMAGE_LIMITS.perRun} images`;
 const OUR_REASONS: ReadonlySet<string> = new Set([
   TOOL_TOO_LONG,
   TOOL_NOT_IDENTIFIER,
   CHUNK_TOO_LONG,
+  IMAGE_NAME_BAD,
+  IMAGE_TOO_BIG,
+  IMAGE_CHUNK_TOO_LONG,
+  TOO_MANY_IMAGES,
 ]);
 
 /** What the catalog produces: an ASCII Python identifier. Linear: no alternation to retry. */
@@ -42,7 +50,51 @@ const doneMessage = z.strictObject({
   type: z.literal("done"),
   error: z.string().transform(keepLastChars).nullable(),
 });
-const runnerMessage = z.discriminatedUnion("type", [callMessage, outputMessage, doneMessage]);
+/** Checked by a loop, not a regex: the name is sandbox text, and this is plainly linear. */
+function isImageName(name: string): boolean {
+  if (name.length === 0 || name.length > IMAGE_LIMITS.nameMaxChars) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const ok =
+      (c >= 0x30 && c <= 0x39) || // 0-9
+      (c >= 0x41 && c <= 0x5a) || // A-Z
+      (c >= 0x61 && c <= 0x7a) || // a-z
+      c === 0x2e || // .
+      c === 0x5f || // _
+      c === 0x2d; // -
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** Images are numbered 1, 2, ... in order; the receiver checks the order. */
+const imageId = z.number().int().positive().max(IMAGE_LIMITS.perRun, TOO_MANY_IMAGES);
+// An image: its start declares the size, base64 chunks follow, its end closes it. The session
+// (image-receiver.ts) checks the order, the sizes against what was declared, and the bytes.
+const imageStartMessage = z.strictObject({
+  type: z.literal("image_start"),
+  id: imageId,
+  name: z
+    .string()
+    .max(IMAGE_LIMITS.nameMaxChars, IMAGE_NAME_BAD)
+    .refine(isImageName, IMAGE_NAME_BAD),
+  bytes: z.number().int().positive().max(IMAGE_LIMITS.maxBytes, IMAGE_TOO_BIG),
+});
+const imageDataMessage = z.strictObject({
+  type: z.literal("image_data"),
+  id: imageId,
+  data: z.string().max(IMAGE_LIMITS.chunkChars, IMAGE_CHUNK_TOO_LONG),
+});
+const imageEndMessage = z.strictObject({ type: z.literal("image_end"), id: imageId });
+
+const runnerMessage = z.discriminatedUnion("type", [
+  callMessage,
+  outputMessage,
+  doneMessage,
+  imageStartMessage,
+  imageDataMessage,
+  imageEndMessage,
+]);
 
 export type RunnerMessage = z.infer<typeof runnerMessage>;
 
@@ -88,7 +140,17 @@ export interface StartMessage {
   tools: { name: string; stub: string }[];
   /** Servers not running: names starting with `prefix` raise ToolError with the reason. */
   down: { prefix: string; server: string; reason: string }[];
-  limits: { args_max_bytes: number; output_chunk_chars: number; error_max_chars: number };
+  limits: {
+    args_max_bytes: number;
+    output_chunk_chars: number;
+    error_max_chars: number;
+    images_per_run: number;
+    image_max_bytes: number;
+    images_total_bytes: number;
+    image_chunk_chars: number;
+    image_name_max_chars: number;
+    image_max_side: number;
+  };
 }
 
 export type ResultMessage =

@@ -64,7 +64,7 @@ export class Sandbox {
       return await runInContainer(
         container,
         request,
-        { onCall: hooks.onCall, signal: cancel.signal, limit: hooks.limit },
+        { onCall: hooks.onCall, onImage: hooks.onImage, signal: cancel.signal, limit: hooks.limit },
         { deadlineCeilingSeconds: this.deadlineSeconds, clock: this.options.clock },
       );
     } finally {

@@ -6,6 +6,7 @@ import { Badge, type Tone } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
 import { kindLabel, runOutcome, summaryOf, targetOf } from "../../lib/audit.js";
 import { formatBytes, formatDateTime, formatDuration } from "../../lib/format.js";
+import { RunImages } from "./run-images.js";
 
 export const DECISION_TONES: Record<CallEntry["decision"], Tone> = {
   allowed: "ok",
@@ -216,6 +217,7 @@ function RunDetail(props: {
               {finished.error}
             </pre>
           ) : null}
+          <RunImages logged={finished.images} held={detail.images} />
         </>
       ) : (
         <p className="muted">The run has not finished (or its end is not in the log).</p>

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { IMAGE_LIMITS } from "../../../shared/limits.js";
+import type { RunImageData } from "../sandbox/image-receiver.js";
+import { RunImageCache } from "./run-image-cache.js";
+
+function image(name: string): RunImageData {
+  const png = Buffer.from(name);
+  return { name, bytes: png.length, sha256: "0".repeat(64), width: 1, height: 1, png };
+}
+
+describe("RunImageCache", () => {
+  it("gives a run's images as base64 PNGs, in the order they came", () => {
+    const cache = new RunImageCache();
+    cache.add("r1", image("a.png"));
+    cache.add("r1", image("b.png"));
+    expect(
+      cache.get("r1").map((i) => [i.name, Buffer.from(i.pngBase64, "base64").toString()]),
+    ).toEqual([
+      ["a.png", "a.png"],
+      ["b.png", "b.png"],
+    ]);
+    expect(cache.get("other")).toEqual([]);
+  });
+
+  it(`keeps the images of the last ${IMAGE_LIMITS.cachedRuns} runs only`, () => {
+    const cache = new RunImageCache();
+    for (let run = 0; run < IMAGE_LIMITS.cachedRuns + 3; run++)
+      cache.add(`r${run}`, image("x.png"));
+    expect(cache.size).toBe(IMAGE_LIMITS.cachedRuns);
+    expect(cache.get("r0")).toEqual([]);
+    expect(cache.get("r2")).toEqual([]);
+    expect(cache.get("r3")).toHaveLength(1);
+    expect(cache.get(`r${IMAGE_LIMITS.cachedRuns + 2}`)).toHaveLength(1);
+  });
+});

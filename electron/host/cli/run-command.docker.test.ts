@@ -27,6 +27,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
       "duration_ms",
       "error",
       "exit_code",
+      "images",
       "stderr",
       "stdout",
       "stopped",

@@ -152,6 +152,26 @@ describe.skipIf(!fx)("images from the real sandbox", () => {
     expect(result.stderr).toMatch(/noise\.png was downscaled from \d+ to \d+ bytes/);
   });
 
+  it(`counts every image against ${IMAGE_LIMITS.totalBytesPerRun} bytes per run`, async () => {
+    // Noise does not compress: each PNG is a little over its 560x560x3 raw bytes (~0.9 MiB),
+    // under the per-image cap, so the third passes the run's budget.
+    const { result, images } = await run(
+      [
+        "import numpy as np",
+        "from PIL import Image",
+        "rng = np.random.default_rng(2)",
+        "for i in range(3):",
+        "    show(Image.fromarray(rng.integers(0, 256, (560, 560, 3), dtype=np.uint8)), name=f'n{i}')",
+      ].join("\n"),
+    );
+    expect(result).toMatchObject({ error: null, stopped: null });
+    expect(images.map((i) => i.name)).toEqual(["n0.png", "n1.png"]);
+    expect(images.every((i) => i.bytes <= IMAGE_LIMITS.maxBytes)).toBe(true);
+    expect(result.stderr).toContain(
+      `n2.png was not attached: the run's images would pass ${IMAGE_LIMITS.totalBytesPerRun} bytes together`,
+    );
+  });
+
   it("a show() of something that is no image is the code's own error", async () => {
     const { result } = await run("show(42)");
     expect(result.exit_code).toBe(1);

@@ -6,3 +6,4 @@ await import("./hostile-done-line.js");
 await import("./schema-pattern.js");
 await import("./run-cost-flood.js");
 await import("./audit-checkpoint.js");
+await import("./image-lines.js");

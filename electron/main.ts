@@ -2,6 +2,7 @@
 // socket, API) is the same one `codemode daemon` runs; this file wires it to a tray, a
 // window and IPC.
 import { registerPathPickerIpc } from "./ipc/register-path-picker-ipc.js";
+import { registerAuditExportIpc } from "./ipc/register-audit-export-ipc.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { app, BrowserWindow, dialog, ipcMain } from "electron";
@@ -149,7 +150,7 @@ async function start(): Promise<void> {
   }
   const trusted = (sender: Electron.WebContents): boolean =>
     window !== null && sender === window.webContents;
-  const { api, events, sandbox, gate, status, servers, configStore, taint } = host;
+  const { api, events, sandbox, gate, status, servers, configStore, taint, audit } = host;
   traySources = {
     sandbox,
     gate,
@@ -165,6 +166,15 @@ async function start(): Promise<void> {
       const owner = BrowserWindow.fromWebContents(sender);
       return owner ? dialog.showOpenDialog(owner, options) : dialog.showOpenDialog(options);
     },
+    trusted,
+  );
+  registerAuditExportIpc(
+    ipcMain,
+    (sender, options) => {
+      const owner = BrowserWindow.fromWebContents(sender);
+      return owner ? dialog.showSaveDialog(owner, options) : dialog.showSaveDialog(options);
+    },
+    (format, out, filter) => audit.export(format, out, filter),
     trusted,
   );
   tray = new AppTray(onTrayAction);

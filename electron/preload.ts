@@ -14,7 +14,9 @@ import {
   type ApiResult,
   type ApiEvents,
 } from "../shared/api/api-contract.js";
+import type { DesktopAuditExporter, DesktopExportResult } from "../shared/api/audit-export.js";
 import {
+  IPC_EXPORT_AUDIT,
   IPC_PICK_PATH,
   IPC_SUBSCRIBE,
   IPC_UNSUBSCRIBE,
@@ -64,10 +66,14 @@ const client: ApiClient = {
 
 contextBridge.exposeInMainWorld("codemode", client);
 
-// The OS folder and file picker for forms' "Choose…" buttons (desktop only).
-const picker: PathPicker = {
+// The OS folder and file picker for forms' "Choose…" buttons, and the Audit page's export
+// through a save dialog (desktop only).
+const picker: PathPicker & DesktopAuditExporter = {
   async pickPath(params) {
     return (await ipcRenderer.invoke(IPC_PICK_PATH, params)) as string | null;
+  },
+  async exportAudit(params) {
+    return (await ipcRenderer.invoke(IPC_EXPORT_AUDIT, params)) as DesktopExportResult;
   },
 };
 contextBridge.exposeInMainWorld("codemodeDesktop", picker);

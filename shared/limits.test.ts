@@ -120,6 +120,8 @@ describe("limits", () => {
         unknownToolShownMaxChars: 64,
         runProgressIntervalMs: 5_000,
         clientDefaultTimeoutSeconds: 60,
+        exportLinkTtlMs: 60_000,
+        exportLinksMax: 8,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,

@@ -239,6 +239,10 @@ export const HOST_LIMITS = {
    * this needs a client that waits longer or resets its timeout on progress.
    */
   clientDefaultTimeoutSeconds: 60,
+  /** Browser mode: a link to download the audit export works once, within this time. */
+  exportLinkTtlMs: 60_000,
+  /** Browser mode: export links not yet used; asking for one more drops the oldest. */
+  exportLinksMax: 8,
 } as const;
 
 /**

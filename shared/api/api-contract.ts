@@ -110,10 +110,6 @@ export const API_PARAMS = {
   }),
   "audit.run": z.strictObject({ runId: z.string().min(1).max(API_LIMITS.runIdMaxChars) }),
   "audit.verify": none,
-  "audit.export": z.strictObject({
-    format: z.enum(["jsonl", "csv"]),
-    filter: auditFilterSchema.optional(),
-  }),
 } as const;
 
 export type ApiChannel = keyof typeof API_PARAMS;
@@ -155,7 +151,6 @@ export interface ApiResults {
   "audit.query": { entries: AuditEntry[]; nextBefore: number | null };
   "audit.run": AuditRunDetail;
   "audit.verify": AuditVerifyResult;
-  "audit.export": { fileName: string; text: string };
 }
 
 export type ApiParams<C extends ApiChannel> = z.input<(typeof API_PARAMS)[C]>;

@@ -13,3 +13,6 @@ export const IPC_REQUEST_CHANNELS = API_CHANNELS.map(ipcRequestChannel);
 
 /** Desktop only: the OS's folder or file picker, asked for by a form's "Choose…" button. */
 export const IPC_PICK_PATH = "codemode:pickPath" as const;
+
+/** Desktop only: the Audit page's Export, through a save dialog into a file stream. */
+export const IPC_EXPORT_AUDIT = "codemode:exportAudit" as const;

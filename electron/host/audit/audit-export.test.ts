@@ -147,6 +147,17 @@ describe("exportAudit", () => {
     );
   });
 
+  it("stops with an error when its reader goes away instead of waiting for a drain", async () => {
+    const log = await AuditLog.open({ dir, fsync: false });
+    for (let i = 0; i < 50; i += 1) await log.append(callInput(i));
+    await log.close();
+    // A reader that takes nothing (a paused download), then hangs up.
+    const out = new Writable({ highWaterMark: 16, write: () => undefined });
+    const exporting = exportAudit(dir, "jsonl", out);
+    setTimeout(() => out.destroy(), 20);
+    await expect(exporting).rejects.toThrow(/destination was closed/);
+  });
+
   it("has a CSV column for every field of every kind", () => {
     const fields = new Set(auditEntrySchema.options.flatMap((option) => Object.keys(option.shape)));
     expect(

@@ -1,7 +1,6 @@
 // Exports for people outside the app: JSONL for tools (and for verifying elsewhere: lines are
 // copied byte for byte), CSV for spreadsheets. A spreadsheet runs a cell that starts like a
 // formula, and the log holds text written by models and servers, so such cells are defused.
-import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { AuditEntry, AuditFilter } from "../../../shared/audit-entry.js";
 import { linesForward, listAuditFiles } from "./audit-files.js";
@@ -121,6 +120,26 @@ export function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/**
+ * One chunk, waiting for the reader when it is behind, so the export holds a chunk at a time
+ * however big the log. A reader that goes away (a download cancelled) ends the export with an
+ * error instead of leaving it waiting for a drain that will never come.
+ */
 async function write(out: Writable, chunk: string | Buffer): Promise<void> {
-  if (!out.write(chunk)) await once(out, "drain");
+  if (out.destroyed || out.writableEnded) throw new Error("the export's destination was closed");
+  if (out.write(chunk)) return;
+  await new Promise<void>((resolve, reject) => {
+    const settle = (error?: Error): void => {
+      out.off("drain", onDrain);
+      out.off("close", onClose);
+      out.off("error", onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = (): void => settle();
+    const onClose = (): void => settle(new Error("the export's destination was closed"));
+    out.on("drain", onDrain);
+    out.on("close", onClose);
+    out.on("error", onClose);
+  });
 }

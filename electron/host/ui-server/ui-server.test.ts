@@ -37,6 +37,9 @@ function next(ws: WebSocket): Promise<unknown> {
   );
 }
 
+/** The export is tested in export-download.test.ts; here it writes nothing. */
+const exportStub = (): Promise<number> => Promise.resolve(0);
+
 describe("browser-mode UI server", () => {
   const refused: AuditEntryInput[] = [];
   const events = new EventHub();
@@ -48,7 +51,7 @@ describe("browser-mode UI server", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-ui-static-"));
     writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>ok</title>");
     server = await UiServer.start({
-      host: { api, events, record: (e) => void refused.push(e) },
+      host: { api, events, record: (e) => void refused.push(e), audit: { export: exportStub } },
       staticDir: dir,
       port: 0,
     });

@@ -17,10 +17,12 @@ import {
   type WsServerMessage,
 } from "../../../shared/api/ws-protocol.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_EXPORT_PATH, auditExportParams } from "../../../shared/api/audit-export.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { tokensEqual } from "../local-access/token.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
+import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -42,11 +44,12 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-store",
 };
 
-/** What the UI server uses of the host: the API, its events, and the log for refusals. */
+/** What the UI server uses of the host: the API, its events, the log for refusals and export. */
 export interface UiServerHost {
   api: ApiHandlers;
   events: Pick<EventHub, "on">;
   record(entry: AuditEntryInput): void;
+  audit: { export: StreamExport };
 }
 
 export interface UiServerOptions {
@@ -68,6 +71,7 @@ export class UiServer {
   private readonly http: http.Server;
   private readonly wss: WebSocketServer;
   private port = 0;
+  private readonly exportLinks = new ExportLinks();
 
   private constructor(private readonly options: UiServerOptions) {
     this.http = http.createServer((req, res) => {
@@ -143,6 +147,10 @@ export class UiServer {
       res.writeHead(400, { "Content-Type": "text/plain" }).end("bad path");
       return;
     }
+    if (urlPath.startsWith(AUDIT_EXPORT_PATH)) {
+      this.serveExport(req, res, urlPath.slice(AUDIT_EXPORT_PATH.length));
+      return;
+    }
     const root = path.resolve(this.options.staticDir);
     let file = path.resolve(root, "." + (urlPath === "/" ? "/index.html" : urlPath));
     if (!file.startsWith(root + path.sep)) {
@@ -171,6 +179,30 @@ export class UiServer {
         .on("error", () => res.destroy())
         .pipe(res);
     }
+  }
+
+  /** A download of the audit export, for a live one-time link only (see export-download.ts). */
+  private serveExport(req: http.IncomingMessage, res: http.ServerResponse, ticket: string): void {
+    const params = req.method === "GET" ? this.exportLinks.take(ticket) : null;
+    if (params === null) {
+      this.options.host.record({
+        kind: "auth_refused",
+        reason: "audit export link not issued, used already, or expired",
+        transport: "http",
+      });
+      res
+        .writeHead(403, { ...SECURITY_HEADERS, "Content-Type": "text/plain" })
+        .end("This export link is not valid (links work once, for a minute): export again.");
+      return;
+    }
+    const audit = this.options.host.audit;
+    void sendExport(
+      res,
+      params,
+      (format, out, filter) => audit.export(format, out, filter),
+      SECURITY_HEADERS,
+      this.options.log,
+    );
   }
 
   private session(ws: WebSocket): void {
@@ -219,6 +251,23 @@ export class UiServer {
         return;
       }
       const message = parsed.data;
+      if (message.type === "exportLink") {
+        const params = auditExportParams.safeParse(message.params);
+        send({
+          type: "response",
+          id: message.id,
+          response: params.success
+            ? { ok: true, value: { url: this.exportLinks.issue(params.data) } }
+            : {
+                ok: false,
+                error: {
+                  code: "invalid",
+                  message: `invalid export request: ${params.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}`,
+                },
+              },
+        });
+        return;
+      }
       if (message.type === "request") {
         void dispatchApi(host.api, message.channel, message.params, (channel, error) =>
           this.options.log?.(`api ${channel}: ${String(error)}`),

@@ -83,6 +83,11 @@ export function useApi(): ApiClient {
   return useApiContext().client;
 }
 
+/** Browser mode's WebSocket client (for what is not an API request); null in the desktop app. */
+export function useBrowserConnection(): ConnectedApiClient | null {
+  return useApiContext().connection;
+}
+
 const OPEN: ConnectionStatus = { state: "open", problem: null, retryAt: null };
 
 /** The connection's state (always "open" over Electron IPC). */

@@ -11,6 +11,7 @@ import type {
   ApiResponse,
   ApiResult,
 } from "../../../shared/api/api-contract.js";
+import type { AuditExportParams } from "../../../shared/api/audit-export.js";
 import type { WsClientMessage, WsServerMessage } from "../../../shared/api/ws-protocol.js";
 
 export type ConnectionState =
@@ -35,6 +36,8 @@ export interface ConnectionStatus {
 export interface ConnectedApiClient extends ApiClient {
   status(): ConnectionStatus;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
+  /** A one-time link (a path on this server) that downloads the audit export. */
+  exportLink(params: AuditExportParams): Promise<ApiResponse<{ url: string }>>;
   /** Try to connect now instead of waiting for the backoff timer. */
   reconnectNow(): void;
   close(): void;
@@ -244,12 +247,17 @@ export function createWsClient(
     channel: C,
     params: ApiParams<C>,
   ): Promise<ApiResponse<ApiResult<C>>> {
+    return ask((id) => ({ type: "request", id, channel, params }));
+  }
+
+  /** Sends the message `make` builds with a fresh id; resolves with the response to that id. */
+  function ask<T>(make: (id: number) => WsClientMessage): Promise<ApiResponse<T>> {
     return new Promise((resolve) => {
       const resolveAny = resolve as (response: ApiResponse<unknown>) => void;
       const doSend = () => {
         const id = nextId++;
         pending.set(id, { resolve: resolveAny });
-        if (!send({ type: "request", id, channel, params })) {
+        if (!send(make(id))) {
           pending.delete(id);
           resolve({ ok: false, error: unavailable("Code Mode is not connected.") });
         }
@@ -323,6 +331,7 @@ export function createWsClient(
   return {
     request,
     subscribe,
+    exportLink: (params) => ask((id) => ({ type: "exportLink", id, params })),
     status: () => status,
     onStatus(listener) {
       statusListeners.add(listener);

@@ -1,7 +1,7 @@
 // The audit page's toolbar: the live tail's pause switch, chain verification and export.
 import { memo, useState } from "react";
 import type { AuditFilter } from "../../../../shared/api/api-contract.js";
-import { useMutation, useRequest } from "../../api/hooks.js";
+import { useBrowserConnection, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { SelectField } from "../../components/field.js";
 import { Loading } from "../../components/states.js";
@@ -74,19 +74,48 @@ export const VerifyControl = memo(function VerifyControl() {
 
 export const ExportControl = memo(function ExportControl(props: { filter: AuditFilter }) {
   const [format, setFormat] = useState<"jsonl" | "csv">("jsonl");
-  const exporter = useMutation("audit.export");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const connection = useBrowserConnection();
+  // A log can be far bigger than any API message: the export is streamed to a file, never
+  // handed over as a value. Desktop: a save dialog in the main process; browser: a download.
   const run = async () => {
-    const response = await exporter.run({ format, filter: props.filter });
-    if (!response.ok) return;
-    const type = format === "csv" ? "text/csv;charset=utf-8" : "application/x-ndjson;charset=utf-8";
-    const url = URL.createObjectURL(new Blob([response.value.text], { type }));
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = response.value.fileName;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    setBusy(true);
+    setError(null);
+    setSaved(null);
+    try {
+      const params = { format, filter: props.filter };
+      const desktop = window.codemodeDesktop;
+      if (desktop) {
+        const result = await desktop.exportAudit(params);
+        if (!result.ok) setError(result.message);
+        else if (result.saved) {
+          setSaved(
+            `Saved ${result.saved.entries.toLocaleString()} entries to ${result.saved.path}`,
+          );
+        }
+        return;
+      }
+      if (!connection) {
+        setError("Export is not available here.");
+        return;
+      }
+      const link = await connection.exportLink(params);
+      if (!link.ok) {
+        setError(link.error.message);
+        return;
+      }
+      const a = document.createElement("a");
+      a.href = link.value.url;
+      // The server names the file (Content-Disposition); this only marks it a download.
+      a.download = "";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    } finally {
+      setBusy(false);
+    }
   };
   return (
     <div className="export">
@@ -104,13 +133,18 @@ export const ExportControl = memo(function ExportControl(props: { filter: AuditF
         type="button"
         className="button button-small"
         onClick={() => void run()}
-        disabled={exporter.busy}
+        disabled={busy}
       >
-        {exporter.busy ? "Exporting…" : "Export"}
+        {busy ? "Exporting…" : "Export"}
       </button>
-      {exporter.error ? (
+      {error ? (
         <span className="field-error" role="alert">
-          {exporter.error.message}
+          {error}
+        </span>
+      ) : null}
+      {saved ? (
+        <span className="muted small" role="status">
+          {saved}
         </span>
       ) : null}
     </div>

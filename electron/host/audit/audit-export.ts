@@ -66,6 +66,7 @@ export const CSV_COLUMNS = [
   "sweptContainers",
   "warmContainers",
   "startedSeq",
+  "images",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

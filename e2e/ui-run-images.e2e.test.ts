@@ -133,7 +133,8 @@ describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
       .getByRole("link", { name: "Audit log" })
       .click();
     const rows = page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
-    await rows.filter({ hasText: "Run finished" }).first().click();
+    // The row says the run attached an image.
+    await rows.filter({ hasText: "Run finished" }).filter({ hasText: "1 image" }).first().click();
     const detail = page.getByRole("complementary", { name: /^Run/ });
     await detail.getByRole("heading", { level: 2 }).filter({ hasText: runId }).waitFor();
     const thumb = detail.getByRole("img", { name: "figure-1.png" });

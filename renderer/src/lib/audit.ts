@@ -98,7 +98,9 @@ export function summaryOf(entry: AuditEntry): string {
       const error = entry.error
         ? ` · ${firstLine(entry.error.split("\n").slice(-2).join("\n"), 100)}`
         : "";
-      return `${outcome.text} in ${formatDuration(entry.durationMs)} · ${calls}${error}`;
+      const shown = entry.images?.length ?? 0;
+      const images = shown > 0 ? ` · ${shown} image${shown === 1 ? "" : "s"}` : "";
+      return `${outcome.text} in ${formatDuration(entry.durationMs)} · ${calls}${images}${error}`;
     }
     case "client_connected":
     case "client_disconnected":

@@ -6,6 +6,16 @@ import { SETTINGS_BOUNDS } from "./limits.js";
 
 type Bounds = { readonly min: number; readonly max: number };
 
+/**
+ * The container runtimes a sandbox may run under: Docker's default (runc, the host kernel's
+ * namespaces) or gVisor (runsc, a user-space kernel between the code and the host's).
+ */
+export const SANDBOX_RUNTIMES = ["runc", "runsc"] as const;
+export const sandboxRuntimeSchema = z.enum(SANDBOX_RUNTIMES, {
+  error: `must be one of ${SANDBOX_RUNTIMES.join(", ")}`,
+});
+export type SandboxRuntime = z.infer<typeof sandboxRuntimeSchema>;
+
 /** A whole number within its bounds; the messages name the bounds, as the UI shows them. */
 function bounded({ min, max }: Bounds) {
   const outside = `must be from ${min} to ${max}`;
@@ -29,6 +39,7 @@ export const settingsSchema = z.strictObject(
     auditMaxTotalMiB: bounded(SETTINGS_BOUNDS.auditMaxTotalMiB),
     httpEnabled: z.boolean({ error: "must be true or false" }),
     httpPort: bounded(SETTINGS_BOUNDS.httpPort),
+    sandboxRuntime: sandboxRuntimeSchema,
   },
   {
     error: (issue) =>
@@ -55,4 +66,5 @@ export const DEFAULT_SETTINGS: Settings = {
   auditMaxTotalMiB: SETTINGS_BOUNDS.auditMaxTotalMiB.default,
   httpEnabled: false,
   httpPort: SETTINGS_BOUNDS.httpPort.default,
+  sandboxRuntime: "runc",
 };

@@ -1,6 +1,8 @@
 import Dockerode from "dockerode";
 import { inject } from "vitest";
+import { engineRuntimes } from "../electron/host/docker/docker-runtimes.js";
 import { findDocker } from "../electron/host/docker/docker-status.js";
+import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
 import { currentOwner, type ContainerOwner } from "../electron/host/sandbox/container-owner.js";
 import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";
 import { readInstallId } from "../electron/host/sandbox/install-id.js";
@@ -56,4 +58,19 @@ export async function leftoverContainers(docker: Dockerode): Promise<string[]> {
     filters: { label: ["codemode.sandbox=1", `codemode.owner-pid=${process.pid}`] },
   });
   return list.map((c) => c.Id);
+}
+
+/**
+ * The runtimes the hardening tests run on: runc and gVisor's runsc. Under CI=true a missing
+ * runsc fails the test file (CI installs and registers it); elsewhere it is skipped, saying so.
+ */
+export async function sandboxRuntimes(docker: Dockerode): Promise<SandboxRuntime[]> {
+  const available = await engineRuntimes(docker);
+  const missing = SANDBOX_RUNTIMES.filter((runtime) => !available.includes(runtime));
+  if (missing.length > 0) {
+    const reason = `the Docker engine lacks ${missing.join(", ")} (it has ${available.join(", ")})`;
+    if (process.env.CI === "true") throw new Error(`runsc is required in CI: ${reason}`);
+    process.stderr.write(`skipping sandbox tests on ${missing.join(", ")}: ${reason}\n`);
+  }
+  return SANDBOX_RUNTIMES.filter((runtime) => available.includes(runtime));
 }

@@ -1,5 +1,6 @@
 import type { ContainerCreateOptions } from "dockerode";
 import { SANDBOX_LIMITS } from "../../../shared/limits.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
 import type { ContainerOwner, LabelledOwner } from "./container-owner.js";
 
 export type { ContainerOwner } from "./container-owner.js";
@@ -41,12 +42,14 @@ export function labelledOwner(labels: Record<string, string>): LabelledOwner {
 
 /**
  * The one place the sandbox's isolation is spelled out. Warm and cold containers are
- * both made from this, so a warm container is exactly as locked down as a cold one.
+ * both made from this, so a warm container is exactly as locked down as a cold one. The
+ * runtime (runc or gVisor's runsc) is named every time, so the engine's default never decides.
  */
 export function sandboxContainerSpec(
   image: string,
   nonce: string,
   owner: ContainerOwner,
+  runtime: SandboxRuntime = "runc",
 ): ContainerCreateOptions {
   return {
     Image: image,
@@ -67,6 +70,7 @@ export function sandboxContainerSpec(
       ...ownerLabels(owner),
     },
     HostConfig: {
+      Runtime: runtime,
       NetworkMode: "none",
       IpcMode: "none",
       ReadonlyRootfs: true,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Dockerode from "dockerode";
 import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
 
@@ -29,6 +30,8 @@ export class SandboxContainer {
     readonly container: Dockerode.Container,
     readonly nonce: string,
     private readonly stream: Duplex,
+    /** The runtime it was created under: the audit log names it for the run. */
+    readonly runtime: SandboxRuntime,
   ) {
     const demux = new DockerStreamDemux((kind, data) => {
       if (kind === "stderr") {
@@ -55,9 +58,12 @@ export class SandboxContainer {
     docker: Dockerode,
     image: string,
     owner: ContainerOwner,
+    runtime: SandboxRuntime = "runc",
   ): Promise<SandboxContainer> {
     const nonce = randomBytes(16).toString("hex");
-    const container = await docker.createContainer(sandboxContainerSpec(image, nonce, owner));
+    const container = await docker.createContainer(
+      sandboxContainerSpec(image, nonce, owner, runtime),
+    );
     try {
       // Attach before start so not a byte of output is missed.
       const stream = (await container.attach({
@@ -67,7 +73,7 @@ export class SandboxContainer {
         stderr: true,
         hijack: true,
       })) as Duplex;
-      const started = new SandboxContainer(container, nonce, stream);
+      const started = new SandboxContainer(container, nonce, stream, runtime);
       await container.start();
       return started;
     } catch (error) {

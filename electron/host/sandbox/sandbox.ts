@@ -1,6 +1,7 @@
 import type Dockerode from "dockerode";
 import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
 import { ownedBySelf, ownerGone, type ContainerOwner } from "./container-owner.js";
 import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
@@ -15,6 +16,8 @@ export interface SandboxOptions {
   owner: ContainerOwner;
   poolSize?: number;
   deadlineSeconds?: number;
+  /** The container runtime, runc unless said; setRuntime changes it. */
+  runtime?: SandboxRuntime;
   clock?: Clock;
 }
 
@@ -29,18 +32,36 @@ export class Sandbox {
   private readonly acquiring = new Set<Promise<unknown>>();
   private readonly image: string;
   private closed = false;
+  private currentRuntime: SandboxRuntime;
   deadlineSeconds: number;
 
   constructor(private readonly options: SandboxOptions) {
     this.image = options.image;
     this.deadlineSeconds = options.deadlineSeconds ?? RUN_LIMITS.defaultDeadlineSeconds;
+    this.currentRuntime = options.runtime ?? "runc";
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
     this.pool = new WarmPool(() => this.startContainer(), size);
     this.pool.fill();
   }
 
   private startContainer(): Promise<SandboxContainer> {
-    return SandboxContainer.start(this.options.docker, this.image, this.options.owner);
+    return SandboxContainer.start(
+      this.options.docker,
+      this.image,
+      this.options.owner,
+      this.currentRuntime,
+    );
+  }
+
+  get runtime(): SandboxRuntime {
+    return this.currentRuntime;
+  }
+
+  /** Later runs use this runtime: the warm containers made under the old one are replaced. */
+  setRuntime(runtime: SandboxRuntime): void {
+    if (runtime === this.currentRuntime) return;
+    this.currentRuntime = runtime;
+    if (!this.closed) this.pool.restock();
   }
 
   async run(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {

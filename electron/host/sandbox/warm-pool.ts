@@ -9,6 +9,8 @@ export class WarmPool {
   private ready: SandboxContainer[] = [];
   private starting = 0;
   private closed = false;
+  /** Bumped by restock(): a container started before it is removed once ready, not pooled. */
+  private generation = 0;
   private readonly inflight = new Set<Promise<void>>();
   /** The last error starting a warm container: the pool retries on the next take. */
   lastError: unknown = null;
@@ -30,11 +32,13 @@ export class WarmPool {
     if (this.closed) return;
     while (this.ready.length + this.starting < this.size) {
       this.starting++;
+      const generation = this.generation;
       const job = this.startContainer().then(
         (container) => {
-          this.starting--;
+          // restock() already stopped counting the containers of an older generation.
+          if (generation === this.generation) this.starting--;
           this.lastError = null;
-          if (this.closed) {
+          if (this.closed || generation !== this.generation) {
             // Awaited through `inflight`, so drain() returns only once it is gone.
             return container.remove().catch(() => undefined);
           }
@@ -43,7 +47,7 @@ export class WarmPool {
         },
         (error: unknown) => {
           // Not retried in a loop: a broken engine or a missing image would spin.
-          this.starting--;
+          if (generation === this.generation) this.starting--;
           this.lastError = error;
         },
       );
@@ -58,6 +62,19 @@ export class WarmPool {
       const extra = this.ready.pop();
       if (extra) void extra.remove().catch(() => undefined);
     }
+    this.fill();
+  }
+
+  /**
+   * Replaces every idle container (and those starting) with new ones: after the way containers
+   * are made changed (the runtime), no run may get one made the old way.
+   */
+  restock(): void {
+    this.generation++;
+    this.starting = 0;
+    const old = this.ready;
+    this.ready = [];
+    for (const container of old) void container.remove().catch(() => undefined);
     this.fill();
   }
 

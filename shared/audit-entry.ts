@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { API_LIMITS } from "./limits.js";
 import { STOP_REASONS } from "./run-result.js";
+import { sandboxRuntimeSchema } from "./settings.js";
 
 /** `prev` of the very first entry: there is no line before it to hash. */
 export const GENESIS_PREV = "0".repeat(64);
@@ -86,6 +87,8 @@ export const runStartedEntrySchema = z.object({
   code: z.string(),
   codeBytes: count,
   codeHash: sha256Hex,
+  /** The container runtime the run got (runc, or gVisor's runsc); absent in older logs. */
+  runtime: sandboxRuntimeSchema.optional(),
 });
 
 export const runFinishedEntrySchema = z.object({
@@ -107,6 +110,7 @@ export const runFinishedEntrySchema = z.object({
    * recent ones in memory for the Audit page). Absent when there were none, and in older logs.
    */
   images: z.array(z.object({ name: z.string(), bytes: count, sha256: sha256Hex })).optional(),
+  runtime: sandboxRuntimeSchema.optional(),
 });
 
 export const callEntrySchema = z.object({

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
 import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
 import { redactArgs } from "../audit/redaction.js";
 import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
 import { maskSecrets } from "../bridge/secret-mask.js";
@@ -96,7 +97,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     this.append(entry);
   }
 
-  runStarted(run: { runId: string; client: string; code: string }): void {
+  runStarted(run: { runId: string; client: string; code: string; runtime?: SandboxRuntime }): void {
     const entry: AuditEntryInput = {
       kind: "run_started",
       runId: run.runId,
@@ -104,13 +105,19 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       code: run.code,
       codeBytes: Buffer.byteLength(run.code),
       codeHash: createHash("sha256").update(run.code).digest("hex"),
+      ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
     };
     // The start is always logged (its code is cut to AUDIT_LIMITS.codeMaxBytes), and counts.
     this.charge(run.runId, this.ledger(run.runId), entry);
     this.append(entry);
   }
 
-  runFinished(run: { runId: string; client: string; result: RunResult }): void {
+  runFinished(run: {
+    runId: string;
+    client: string;
+    result: RunResult;
+    runtime?: SandboxRuntime;
+  }): void {
     const ledger = this.runs.get(run.runId);
     this.runs.delete(run.runId);
     for (const [cause, counted] of ledger?.notLogged ?? []) {
@@ -140,6 +147,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       ...(r.images.length > 0
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
+      ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
     });
   }
 

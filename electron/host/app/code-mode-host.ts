@@ -111,6 +111,7 @@ export class CodeModeHost {
       owner: opened.owner,
       poolSize: settings.warmPoolSize,
       deadlineSeconds: settings.deadlineSeconds,
+      runtime: settings.sandboxRuntime,
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),

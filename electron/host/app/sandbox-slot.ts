@@ -1,5 +1,7 @@
 import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
+import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
 import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import type { DockerStatus } from "../docker/docker-status.js";
 import {
@@ -37,6 +39,8 @@ export interface SandboxSlotOptions {
   poolSize: number;
   /** A run's default deadline; settings change it through setDeadlineSeconds. */
   deadlineSeconds: number;
+  /** The container runtime (runc or gVisor's runsc); settings change it through setRuntime. */
+  runtime?: SandboxRuntime;
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
@@ -61,6 +65,7 @@ export class SandboxSlot {
   private probes = new Map<string, Promise<ImageProbe | null>>();
   private poolSize: number;
   private deadline: number;
+  private currentRuntime: SandboxRuntime;
   readonly tag: string;
   /** Watches the engine that answered, so its going away is noticed while nothing runs. */
   private watch: DockerWatch | null = null;
@@ -75,6 +80,28 @@ export class SandboxSlot {
     this.tag = imageTagFor(options.files);
     this.poolSize = options.poolSize;
     this.deadline = options.deadlineSeconds;
+    this.currentRuntime = options.runtime ?? "runc";
+  }
+
+  get runtime(): SandboxRuntime {
+    return this.currentRuntime;
+  }
+
+  /** The runtimes the engine offers; null while no engine answers. */
+  async runtimes(): Promise<string[] | null> {
+    if (this.docker?.state !== "ready") return null;
+    return engineRuntimes(this.docker.docker).catch(() => null);
+  }
+
+  /** Refuses a runtime the engine lacks, naming the ones it has (settings check it first). */
+  async checkRuntime(runtime: SandboxRuntime): Promise<void> {
+    if (runtime === "runc") return;
+    const available = await this.runtimes();
+    if (available === null) {
+      throw new Error(`Docker is not reachable, so whether it has "${runtime}" cannot be checked`);
+    }
+    const message = missingRuntimeMessage(runtime, available);
+    if (message !== null) throw new Error(message);
   }
 
   get deadlineSeconds(): number {
@@ -236,6 +263,7 @@ export class SandboxSlot {
       owner: this.options.owner,
       poolSize: this.poolSize,
       deadlineSeconds: this.deadline,
+      runtime: this.currentRuntime,
     });
   }
 
@@ -357,6 +385,11 @@ export class SandboxSlot {
   setPoolSize(size: number): void {
     this.poolSize = size;
     this.sandbox?.setPoolSize(size);
+  }
+
+  setRuntime(runtime: SandboxRuntime): void {
+    this.currentRuntime = runtime;
+    this.sandbox?.setRuntime(runtime);
   }
 
   setDeadlineSeconds(seconds: number): void {

@@ -15,7 +15,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function applier(httpFails = false) {
+function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "codemode-settings-"));
   dirs.push(dataDir);
   const told: string[] = [];
@@ -30,6 +30,11 @@ function applier(httpFails = false) {
     sandbox: {
       setPoolSize: (size) => told.push(`pool ${size}`),
       setDeadlineSeconds: (seconds) => told.push(`deadline ${seconds}`),
+      checkRuntime: (runtime) =>
+        engineRuntimes.includes(runtime)
+          ? Promise.resolve()
+          : Promise.reject(new Error(`the Docker engine has no runtime "${runtime}"`)),
+      setRuntime: (runtime) => told.push(`runtime ${runtime}`),
     },
     audit: { configure: (o) => told.push(`audit ${o.retentionDays}`) },
     engine: { updateSettings: (o) => told.push(`engine ${o.maxCallsPerRun}`) },
@@ -66,5 +71,23 @@ describe("SettingsApplier", () => {
     expect(told).toEqual([`http true:${DEFAULT_SETTINGS.httpPort}`]);
     expect(made.current).toBe(DEFAULT_SETTINGS);
     expect(() => readFileSync(file)).toThrow();
+  });
+
+  it("switches the sandbox runtime, and refuses one the engine lacks before saving", async () => {
+    const { made, told } = applier();
+    await made.save({ sandboxRuntime: "runsc" });
+    expect(told).toEqual(["runtime runsc"]);
+    expect(made.current.sandboxRuntime).toBe("runsc");
+
+    const without = applier(false, ["runc"]);
+    await expect(without.made.save({ sandboxRuntime: "runsc", warmPoolSize: 3 })).rejects.toThrow(
+      /sandbox runtime: the Docker engine has no runtime "runsc"/,
+    );
+    expect(without.told).toEqual([]);
+    expect(without.made.current).toBe(DEFAULT_SETTINGS);
+    expect(() => readFileSync(without.file)).toThrow();
+    await expect(without.made.save({ sandboxRuntime: "kata" })).rejects.toThrow(
+      /sandboxRuntime: must be one of runc, runsc/,
+    );
   });
 });

@@ -33,7 +33,13 @@ export function auditSettings(settings: Settings) {
 export interface SettingsSubsystems {
   http: { apply(settings: Settings): Promise<void> };
   gate: { setCap(cap: number): void };
-  sandbox: { setPoolSize(size: number): void; setDeadlineSeconds(seconds: number): void };
+  sandbox: {
+    setPoolSize(size: number): void;
+    setDeadlineSeconds(seconds: number): void;
+    /** Throws, saying why, when the engine lacks the runtime. */
+    checkRuntime(runtime: Settings["sandboxRuntime"]): Promise<void>;
+    setRuntime(runtime: Settings["sandboxRuntime"]): void;
+  };
   audit: { configure(options: ReturnType<typeof auditSettings>): void };
   engine: { updateSettings(settings: ReturnType<typeof engineSettings>): void };
 }
@@ -46,6 +52,9 @@ interface Reaction {
 /** The change that can fail (subsystems.http.apply); it runs before the save. */
 const HTTP_REACTION = { keys: ["httpEnabled", "httpPort"] } as const;
 
+/** The runtime is checked against the engine's before the save (subsystems.sandbox.checkRuntime). */
+const RUNTIME_CHECK = { keys: ["sandboxRuntime"] } as const;
+
 /** The changes that cannot fail; they run after the save. */
 const REACTIONS: readonly Reaction[] = [
   { keys: ["maxConcurrentRuns"], apply: (s, next) => s.gate.setCap(next.maxConcurrentRuns) },
@@ -53,6 +62,11 @@ const REACTIONS: readonly Reaction[] = [
   {
     keys: ["deadlineSeconds"],
     apply: (s, next) => s.sandbox.setDeadlineSeconds(next.deadlineSeconds),
+  },
+  {
+    // Warm containers of the old runtime are replaced; runs in flight keep theirs.
+    keys: ["sandboxRuntime"],
+    apply: (s, next) => s.sandbox.setRuntime(next.sandboxRuntime),
   },
   {
     keys: ["auditRetentionDays", "auditMaxFileMiB", "auditMaxTotalMiB"],
@@ -116,6 +130,14 @@ export class SettingsApplier {
       const touched = (reaction: { keys: readonly (keyof Settings)[] }) =>
         reaction.keys.some((key) => key in changes);
       const { subsystems } = this.options;
+      if (touched(RUNTIME_CHECK)) {
+        await subsystems.sandbox.checkRuntime(next.sandboxRuntime).catch((error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          throw new ApiFailure("invalid", `sandbox runtime: ${message}`, [
+            { path: ["sandboxRuntime"], message },
+          ]);
+        });
+      }
       if (touched(HTTP_REACTION)) {
         await subsystems.http.apply(next).catch((error: unknown) => {
           throw new ApiFailure(

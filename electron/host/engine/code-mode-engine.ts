@@ -13,6 +13,7 @@ import type { RunImageData } from "../sandbox/image-receiver.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import type { RunPythonInput } from "../mcp/run-python-schema.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
 import { Emitter } from "../util/emitter.js";
 import { downServers, type DownServer } from "./down-servers.js";
 
@@ -55,11 +56,18 @@ export interface RunContext {
 export interface SandboxRunner {
   run(request: RunRequest, hooks: RunHooks): Promise<RunResult>;
   readonly deadlineSeconds: number;
+  /** The container runtime runs get (the audit log names it); runc when not said. */
+  readonly runtime?: SandboxRuntime;
 }
 
 export interface RunEvents {
-  runStarted?(run: { runId: string; client: string; code: string }): void;
-  runFinished?(run: { runId: string; client: string; result: RunResult }): void;
+  runStarted?(run: { runId: string; client: string; code: string; runtime: SandboxRuntime }): void;
+  runFinished?(run: {
+    runId: string;
+    client: string;
+    result: RunResult;
+    runtime: SandboxRuntime;
+  }): void;
   /** Each image a run attached, with its bytes (the host keeps recent ones for the UI). */
   runImage?(run: { runId: string; image: RunImageData }): void;
 }
@@ -214,7 +222,14 @@ export class CodeModeEngine {
       signal: calls.signal,
       onBudgetSpent: () => limit.abort("call_budget" satisfies StopReason),
     });
-    this.deps.runEvents?.runStarted?.({ runId, client: context.client, code: input.code });
+    // Read once: the run's start and end name the same runtime even if the setting changes.
+    const runtime = this.deps.sandbox.runtime ?? "runc";
+    this.deps.runEvents?.runStarted?.({
+      runId,
+      client: context.client,
+      code: input.code,
+      runtime,
+    });
     let result: RunResult;
     try {
       result = await this.deps.sandbox.run(
@@ -248,6 +263,7 @@ export class CodeModeEngine {
         runId,
         client: context.client,
         result: notRun(message),
+        runtime,
       });
       throw error;
     }
@@ -256,7 +272,7 @@ export class CodeModeEngine {
     this.limits.delete(runId);
     calls.abort();
     await calls_.settled();
-    this.deps.runEvents?.runFinished?.({ runId, client: context.client, result });
+    this.deps.runEvents?.runFinished?.({ runId, client: context.client, result, runtime });
     return result;
   }
 

@@ -1,13 +1,17 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { dockerOrSkip, leftoverContainers } from "../../../test-support/docker.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { dockerOrSkip, leftoverContainers, sandboxRuntimes } from "../../../test-support/docker.js";
+import { startRuncOnlyEngine } from "../../../test-support/runc-only-engine.js";
+import { removeTempDirs } from "../../../test-support/temp-dir.js";
 import { memoryIO } from "../../../test-support/cli-io.js";
 import { run } from "./run.js";
 import { requireImage } from "./sandbox-context.js";
 
 const fx = await dockerOrSkip();
+// Fails under CI=true when the engine lacks runsc.
+const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
 
 // Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
 describe.skipIf(!fx)("codemode run on real Docker", () => {
@@ -45,6 +49,38 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
     expect(JSON.parse(m.out())).toMatchObject({ stopped: "deadline", timed_out: true });
   });
 
+  it.skipIf(!runtimes.includes("runsc"))("--runtime runsc runs the code on gVisor", async () => {
+    const m = memoryIO({ CODEMODE_HOME: home }, "import os\nprint(os.uname().release)");
+    expect(await run(["run", "--runtime", "runsc", "-"], m.io)).toBe(0);
+    // gVisor's own kernel reports 4.4.0 whatever the host runs.
+    expect(JSON.parse(m.out())).toMatchObject({ stdout: "4.4.0\n", error: null });
+    const runc = memoryIO({ CODEMODE_HOME: home }, "import os\nprint(os.uname().release)");
+    expect(await run(["run", "--runtime", "runc", "-"], runc.io)).toBe(0);
+    expect(JSON.parse(runc.out())).toMatchObject({ stdout: `${os.release()}\n` });
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("--runtime the engine lacks, on run and serve, is an error naming the ones it has", async () => {
+    const engine = await startRuncOnlyEngine();
+    try {
+      for (const argv of [
+        ["run", "--runtime", "runsc", "-"],
+        ["serve", "--runtime", "runsc", "--", "node", "-e", "0"],
+      ]) {
+        const m = memoryIO({ CODEMODE_HOME: home, DOCKER_HOST: engine.dockerHost }, "print(1)");
+        expect(await run(argv, m.io)).toBe(1);
+        expect(m.err()).toContain(
+          `codemode ${argv[0]}: --runtime runsc: the Docker engine has no runtime "runsc"; it has: runc.`,
+        );
+      }
+    } finally {
+      await engine.close();
+    }
+    const bad = memoryIO({ CODEMODE_HOME: home }, "print(1)");
+    expect(await run(["run", "--runtime", "kata", "-"], bad.io)).toBe(1);
+    expect(bad.err()).toContain('--runtime takes runc or runsc, not "kata"');
+  });
+
   it("image build is quick when the image is current, and image status says what it is", async () => {
     const build = memoryIO({ CODEMODE_HOME: home });
     expect(await run(["image", "build"], build.io)).toBe(0);
@@ -74,4 +110,6 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
       } as Parameters<typeof requireImage>[0]),
     ).rejects.toThrow(/codemode image build/);
   });
+
+  afterAll(() => removeTempDirs());
 });

@@ -8,6 +8,34 @@ import { currentOwner, type ContainerOwner } from "../sandbox/container-owner.js
 import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";
 import { UserError } from "./cli-io.js";
+import {
+  sandboxRuntimeSchema,
+  SANDBOX_RUNTIMES,
+  type SandboxRuntime,
+} from "../../../shared/settings.js";
+import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
+
+/** Help text of --runtime, shared by `run` and `serve`. */
+export const RUNTIME_HELP = `  --runtime R    container runtime: runc (default) or runsc (gVisor, stronger isolation,
+                 slower start; Docker must have it registered)`;
+
+/** The --runtime value, runc when not given; anything else is a UserError naming the choices. */
+export function parseRuntimeFlag(value: string | undefined): SandboxRuntime {
+  if (value === undefined) return "runc";
+  const parsed = sandboxRuntimeSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new UserError(
+      `--runtime takes ${SANDBOX_RUNTIMES.join(" or ")}, not ${JSON.stringify(value)}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A runtime the engine lacks is refused before any container is made, naming those it has. */
+export async function requireRuntime(ctx: DockerContext, runtime: SandboxRuntime): Promise<void> {
+  const message = missingRuntimeMessage(runtime, await engineRuntimes(ctx.docker));
+  if (message !== null) throw new UserError(`--runtime ${runtime}: ${message}`);
+}
 
 export interface DockerContext {
   docker: Dockerode;

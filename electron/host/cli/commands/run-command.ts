@@ -3,15 +3,22 @@ import { parseArgs } from "node:util";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { dockerContext, requireImage } from "../sandbox-context.js";
+import {
+  dockerContext,
+  parseRuntimeFlag,
+  requireImage,
+  requireRuntime,
+  RUNTIME_HELP,
+} from "../sandbox-context.js";
 
-export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] FILE|-
+export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--runtime R] FILE|-
 
 Runs a Python program in a fresh sandbox container, with no wrapped servers, and prints
 the run result as JSON. Exit status 0 when the run happened, even if the code raised.
 
   --timeout S    stop the run after S seconds (at most ${RUN_LIMITS.defaultDeadlineSeconds})
-  --stdin FILE   text the program reads as standard input`;
+  --stdin FILE   text the program reads as standard input
+${RUNTIME_HELP}`;
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -38,7 +45,12 @@ export function parseSeconds(value: string, flag: string): number {
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { timeout: { type: "string" }, stdin: { type: "string" }, help: { type: "boolean" } },
+    options: {
+      timeout: { type: "string" },
+      stdin: { type: "string" },
+      runtime: { type: "string" },
+      help: { type: "boolean" },
+    },
     allowPositionals: true,
   });
   if (values.help) {
@@ -52,8 +64,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const stdin = values.stdin === undefined ? "" : await readUserFile(values.stdin);
   const timeout =
     values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout");
+  const runtime = parseRuntimeFlag(values.runtime);
 
   const ctx = await dockerContext(io.env);
+  await requireRuntime(ctx, runtime);
   await requireImage(ctx);
   await sweepOrphanContainers(ctx.docker, ctx.owner);
   // One run, so no warm container: it would only be started to be thrown away.
@@ -62,6 +76,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     image: ctx.tag,
     owner: ctx.owner,
     poolSize: 0,
+    runtime,
   });
   try {
     const result = await sandbox.run(

@@ -9,7 +9,7 @@ import { ServerSet } from "../../servers/server-set.js";
 import { resolveServerPath } from "../../servers/server-path.js";
 import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { dockerContext, requireImage } from "../sandbox-context.js";
+import { dockerContext, requireImage, requireRuntime } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { packageVersion } from "../../package-version.js";
 
@@ -23,6 +23,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const ctx = await dockerContext(io.env);
+  await requireRuntime(ctx, options.runtime);
   await requireImage(ctx);
   await sweepOrphanContainers(ctx.docker, ctx.owner);
 
@@ -52,6 +53,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     image: ctx.tag,
     owner: ctx.owner,
     deadlineSeconds: options.deadlineSeconds,
+    runtime: options.runtime,
   });
   let engine: CodeModeEngine | null = null;
   try {

@@ -7,11 +7,13 @@ import {
   singleServerConfig,
 } from "../../servers/server-config.js";
 import type { ServersConfig } from "../../servers/server-config-types.js";
+import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { UserError } from "../cli-io.js";
+import { parseRuntimeFlag, RUNTIME_HELP } from "../sandbox-context.js";
 import { parseSeconds } from "./run-command.js";
 
-export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] -- COMMAND ARGS...
-       codemode serve --config FILE [--deadline S] [--max-calls N]
+export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] [--runtime R] -- COMMAND ARGS...
+       codemode serve --config FILE [--deadline S] [--max-calls N] [--runtime R]
 
 Serves one MCP tool, run_python, over stdio: the model's Python calls the tools of the
 wrapped server(s) from a locked-down sandbox, and every call is checked on the way.
@@ -22,7 +24,8 @@ wrapped server(s) from a locked-down sandbox, and every call is checked on the w
   --config FILE   wrap every server of an mcpServers file (tools named server__tool)
   --deadline S    stop each run after S seconds (default ${RUN_LIMITS.defaultDeadlineSeconds}, at most ${RUN_LIMITS.maxDeadlineSeconds}; MCP
                   clients stop waiting after ${HOST_LIMITS.clientDefaultTimeoutSeconds} s by default unless they reset on progress)
-  --max-calls N   tool calls per run (default ${BRIDGE_LIMITS.defaultMaxCallsPerRun})`;
+  --max-calls N   tool calls per run (default ${BRIDGE_LIMITS.defaultMaxCallsPerRun})
+${RUNTIME_HELP}`;
 
 export interface ServeOptions {
   config: ServersConfig;
@@ -30,6 +33,7 @@ export interface ServeOptions {
   prefixWithServer: boolean;
   deadlineSeconds: number | undefined;
   maxCalls: number | undefined;
+  runtime: SandboxRuntime;
   help: boolean;
 }
 
@@ -50,6 +54,7 @@ export async function parseServeOptions(
       config: { type: "string" },
       deadline: { type: "string" },
       "max-calls": { type: "string" },
+      runtime: { type: "string" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -61,6 +66,7 @@ export async function parseServeOptions(
       prefixWithServer: false,
       deadlineSeconds: undefined,
       maxCalls: undefined,
+      runtime: "runc",
       help: true,
     };
   }
@@ -69,6 +75,7 @@ export async function parseServeOptions(
       `unexpected ${JSON.stringify(positionals[0])}: put the server's command after --, e.g. codemode serve -- npx my-server`,
     );
   }
+  const runtime = parseRuntimeFlag(values.runtime);
   const deadlineSeconds =
     values.deadline === undefined ? undefined : parseSeconds(values.deadline, "--deadline");
   if (deadlineSeconds !== undefined && deadlineSeconds > RUN_LIMITS.maxDeadlineSeconds) {
@@ -116,6 +123,7 @@ export async function parseServeOptions(
       prefixWithServer: true,
       deadlineSeconds,
       maxCalls,
+      runtime,
       help: false,
     };
   }
@@ -140,6 +148,7 @@ export async function parseServeOptions(
     prefixWithServer: false,
     deadlineSeconds,
     maxCalls,
+    runtime,
     help: false,
   };
 }

@@ -71,10 +71,14 @@ export interface UiDaemon {
  * Starts `codemode daemon --ui` on `home` and resolves with the URL it printed on stdout
  * once it said "ready" on stderr. Rejects with its stderr if it exits first or is slow.
  */
-export async function startUiDaemon(home: string, timeoutMs = 60_000): Promise<UiDaemon> {
+export async function startUiDaemon(
+  home: string,
+  timeoutMs = 60_000,
+  env: Record<string, string> = {},
+): Promise<UiDaemon> {
   const child: ChildProcess = spawn(process.execPath, [CODEMODE_BIN, "daemon", "--ui"], {
     cwd: root,
-    env: hostEnv(home),
+    env: hostEnv(home, env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -22,6 +22,7 @@ import type {
   DockerStatusView,
   FieldError,
   ImageStatusView,
+  RuntimesView,
   ServerView,
   SettingsView,
   TaintView,
@@ -55,6 +56,7 @@ export const API_PARAMS = {
   "docker.status": none,
   "image.status": none,
   "image.build": none,
+  "sandbox.runtimes": none,
   "config.get": none,
   "config.save": z.strictObject({ json: z.string().max(API_LIMITS.configTextMaxChars) }),
   "config.parseSnippet": z.strictObject({
@@ -123,6 +125,7 @@ export interface ApiResults {
   "docker.status": DockerStatusView;
   "image.status": ImageStatusView;
   "image.build": { started: boolean };
+  "sandbox.runtimes": RuntimesView;
   "config.get": { json: string; servers: ServerView[] };
   "config.save": ServerView[];
   "config.parseSnippet": { servers: Record<string, z.infer<typeof serverEntryInput>> };

@@ -15,6 +15,14 @@ export interface DockerStatusView {
   message: string | null;
 }
 
+/** The container runtimes the engine offers, for the Sandbox page's isolation choice. */
+export interface RuntimesView {
+  /** `docker info` → Runtimes; null while no engine answers. */
+  available: string[] | null;
+  /** Whether gVisor's runsc is among them (the "strong" isolation choice). */
+  gvisor: boolean;
+}
+
 export interface ImageStatusView {
   tag: string;
   present: boolean;

@@ -12,6 +12,7 @@ import {
 import { mapFieldErrors } from "../api/field-errors.js";
 import { useLive, useMutation } from "../api/hooks.js";
 import { TextField } from "../components/field.js";
+import { IsolationField } from "../components/isolation-field.js";
 import {
   DockerStatusCard,
   ImageBadge,
@@ -21,7 +22,7 @@ import {
 import { ErrorState, Loading } from "../components/states.js";
 import { Switch } from "../components/switch.js";
 
-type NumberKey = Exclude<keyof SettingsView, "httpEnabled">;
+type NumberKey = Exclude<keyof SettingsView, "httpEnabled" | "sandboxRuntime">;
 
 interface NumberSetting {
   key: NumberKey;
@@ -128,10 +129,13 @@ export function SandboxPage() {
   );
 }
 
-type FormValues = Record<NumberKey, string> & { httpEnabled: boolean };
+type FormValues = Record<NumberKey, string> & Pick<SettingsView, "httpEnabled" | "sandboxRuntime">;
 
 function toForm(settings: SettingsView): FormValues {
-  const values = { httpEnabled: settings.httpEnabled } as FormValues;
+  const values = {
+    httpEnabled: settings.httpEnabled,
+    sandboxRuntime: settings.sandboxRuntime,
+  } as FormValues;
   for (const s of ALL_NUMBER_SETTINGS) values[s.key] = String(settings[s.key]);
   return values;
 }
@@ -167,7 +171,7 @@ function LimitsCard() {
     );
   }
 
-  const change = (key: keyof FormValues, value: string | boolean) => {
+  const change = (key: keyof FormValues, value: FormValues[keyof FormValues]) => {
     setValues({ ...values, [key]: value });
     setDirty(true);
     setSavedAt(null);
@@ -192,6 +196,7 @@ function LimitsCard() {
       }
     }
     if (values.httpEnabled !== base.httpEnabled) patch.httpEnabled = values.httpEnabled;
+    if (values.sandboxRuntime !== base.sandboxRuntime) patch.sandboxRuntime = values.sandboxRuntime;
     setLocalErrors(errors);
     if (Object.keys(errors).length > 0) return;
     if (Object.keys(patch).length === 0) {
@@ -226,7 +231,12 @@ function LimitsCard() {
 
   const unclaimed = hostErrors.rest.filter(() => true);
   const otherHostErrors = Object.entries(hostErrors.byField)
-    .filter(([key]) => !ALL_NUMBER_SETTINGS.some((s) => s.key === key) && key !== "httpEnabled")
+    .filter(
+      ([key]) =>
+        !ALL_NUMBER_SETTINGS.some((s) => s.key === key) &&
+        key !== "httpEnabled" &&
+        key !== "sandboxRuntime",
+    )
     .map(([key, message]) => `${key}: ${message}`);
 
   return (
@@ -248,6 +258,11 @@ function LimitsCard() {
           </div>
         ) : null}
         <div className="form-grid">
+          <IsolationField
+            value={values.sandboxRuntime}
+            onChange={(runtime) => change("sandboxRuntime", runtime)}
+            error={hostErrors.byField.sandboxRuntime ?? null}
+          />
           {RUN_SETTINGS.map(field)}
           <div className="field">
             <label className="field-label" htmlFor={`${formId}-memory`}>

@@ -5,12 +5,12 @@ import { ApiFailure } from "../api-failure.js";
 /** What the sandbox handlers use: Docker, the image and its build. */
 export type SandboxServices = Pick<
   SandboxSlot,
-  "refresh" | "imageStatus" | "dockerView" | "startBuild"
+  "refresh" | "imageStatus" | "dockerView" | "startBuild" | "runtimes"
 >;
 
 export function sandboxHandlers(
   sandbox: SandboxServices,
-): Pick<ApiHandlers, "docker.status" | "image.status" | "image.build"> {
+): Pick<ApiHandlers, "docker.status" | "image.status" | "image.build" | "sandbox.runtimes"> {
   return {
     "docker.status": () => sandbox.refresh(),
     "image.status": () => sandbox.imageStatus(),
@@ -22,6 +22,10 @@ export function sandboxHandlers(
         );
       }
       return { started: sandbox.startBuild() };
+    },
+    "sandbox.runtimes": async () => {
+      const available = await sandbox.runtimes();
+      return { available, gvisor: available?.includes("runsc") ?? false };
     },
   };
 }

@@ -1,0 +1,140 @@
+// The Sandbox page's isolation choice, clicked as a user would: `codemode daemon --ui` as a real
+// process, Debian's Chromium, the shared engine (runc and gVisor's runsc registered) and a real
+// MCP client over `codemode shim`. Choosing "Strong (gVisor)" makes the next run, warm container
+// or not, run on gVisor (its kernel reports 4.4.0) and the audit log names runsc for it; back to
+// "Standard (runc)", the next run is on the host's kernel again. A second daemon on a stand-in
+// engine that offers runc only shows how to get gVisor instead of offering it.
+import os from "node:os";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  assertHostBuilt,
+  auditEntries,
+  cleanUpHosts,
+  connectShim,
+  makeHome,
+} from "../test-support/daemon.js";
+import { dockerOrSkip, sandboxRuntimes } from "../test-support/docker.js";
+import {
+  assertUiBuilt,
+  launchChromium,
+  startUiDaemon,
+  UI_TIMEOUT_MS,
+  waitForText,
+  type UiDaemon,
+} from "../test-support/browser.js";
+import type { McpSession } from "../test-support/mcp-session.js";
+import { startRuncOnlyEngine, type RuncOnlyEngine } from "../test-support/runc-only-engine.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
+
+const fx = await dockerOrSkip();
+// Fails under CI=true when the engine lacks runsc, as every runsc test does.
+const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+
+const CLIENT = "e2e-isolation";
+const KERNEL = "import os\nprint(os.uname().release)";
+
+describe.skipIf(!fx || !runtimes.includes("runsc"))("the Sandbox page's isolation choice", () => {
+  const home = makeHome("codemode-ui-isolation-");
+  let daemon: UiDaemon;
+  let browser: Browser;
+  let page: Page;
+  let shim: McpSession;
+
+  const nav = (p: Page, label: string): Locator =>
+    p.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label });
+  const isolation = (p: Page): Locator => p.getByLabel("Isolation", { exact: true });
+
+  const choose = async (label: string): Promise<void> => {
+    await isolation(page).selectOption({ label });
+    await page.getByRole("button", { name: "Save limits" }).click();
+    await page.getByText("Saved. New runs use these limits.").waitFor();
+  };
+
+  beforeAll(async () => {
+    assertHostBuilt();
+    assertUiBuilt();
+    daemon = await startUiDaemon(home);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(daemon.url);
+    await nav(page, "Sandbox").click();
+    shim = await connectShim(home, { name: CLIENT, version: "1.0.0" });
+  });
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    try {
+      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    } finally {
+      await cleanUpHosts(fx?.docker);
+      removeTempDirs();
+    }
+  });
+
+  it("offers standard and strong isolation, standard chosen", async () => {
+    const select = isolation(page);
+    await select.waitFor();
+    expect(await select.inputValue()).toBe("runc");
+    const options = select.locator("option");
+    expect(await options.allInnerTexts()).toEqual(["Standard (runc)", "Strong (gVisor)"]);
+    expect(await options.nth(1).isDisabled()).toBe(false);
+    expect((await shim.run(KERNEL)).stdout).toBe(`${os.release()}\n`);
+  });
+
+  it("strong: the next run is on gVisor, and the audit log says runsc", async () => {
+    await choose("Strong (gVisor)");
+    const settings = JSON.parse(readFileSync(path.join(home, "settings.json"), "utf8")) as {
+      sandboxRuntime: string;
+    };
+    expect(settings.sandboxRuntime).toBe("runsc");
+    // The warm container started under runc before the change is not used.
+    expect((await shim.run(KERNEL)).stdout).toBe("4.4.0\n");
+    const started = auditEntries(home, "run_started", CLIENT);
+    const finished = auditEntries(home, "run_finished", CLIENT);
+    expect(started.map((e) => e.runtime)).toEqual(["runc", "runsc"]);
+    expect(finished.map((e) => e.runtime)).toEqual(["runc", "runsc"]);
+  });
+
+  it("standard again: the next run is on the host's kernel", async () => {
+    await page.reload();
+    await nav(page, "Sandbox").click();
+    expect(await isolation(page).inputValue()).toBe("runsc");
+    await choose("Standard (runc)");
+    expect((await shim.run(KERNEL)).stdout).toBe(`${os.release()}\n`);
+    expect(auditEntries(home, "run_started", CLIENT).map((e) => e.runtime)).toEqual([
+      "runc",
+      "runsc",
+      "runc",
+    ]);
+  });
+
+  it("on an engine without runsc, strong is not offered and the page says how to get it", async () => {
+    let engine: RuncOnlyEngine | null = null;
+    let other: UiDaemon | null = null;
+    try {
+      engine = await startRuncOnlyEngine();
+      const otherHome = makeHome("codemode-ui-no-gvisor-");
+      other = await startUiDaemon(otherHome, undefined, { DOCKER_HOST: engine.dockerHost });
+      const otherPage = await browser.newPage({ locale: "en-US" });
+      otherPage.setDefaultTimeout(UI_TIMEOUT_MS);
+      await otherPage.goto(other.url);
+      await nav(otherPage, "Sandbox").click();
+      const hint = otherPage.getByTestId("gvisor-missing");
+      await waitForText(hint, /apt install runsc/, "how to install gVisor on Linux");
+      await waitForText(
+        hint,
+        /Docker Desktop on macOS and\s+Windows does not offer gVisor/,
+        "the Docker Desktop note",
+      );
+      expect(await isolation(otherPage).locator("option").nth(1).isDisabled()).toBe(true);
+      await otherPage.close();
+    } finally {
+      if (other) expect(await other.stop()).toEqual({ code: 0, signal: null });
+      await engine?.close();
+    }
+  });
+});

@@ -67,6 +67,7 @@ export const CSV_COLUMNS = [
   "warmContainers",
   "startedSeq",
   "images",
+  "runtime",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

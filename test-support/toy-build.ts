@@ -1,6 +1,6 @@
-// The toy server compiled from its TypeScript source by esbuild, once per unit run (the unit
-// project's global setup): unit tests that need a real MCP server on stdio then need no
-// build of dist/, and never run a stale one. The e2e tests run the built one, as the daemon
+// The toy server compiled from its TypeScript source by esbuild, once per run of the
+// integration project (its global setup): tests that need a real MCP server on stdio then need
+// no build of dist/, and never run a stale one. The e2e tests run the built one, as the daemon
 // does.
 import { mkdirSync, renameSync } from "node:fs";
 import path from "node:path";

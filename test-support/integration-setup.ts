@@ -1,6 +1,6 @@
 import { buildToyServer } from "./toy-build.js";
 
-/** The unit project's global setup: what its tests start as a real process, built from source. */
+/** The integration project's global setup: what its tests start as a real process, built from source. */
 export default async function setup(): Promise<void> {
   await buildToyServer();
 }

@@ -1,6 +1,6 @@
 // WrappedServer against real subprocesses: the built toy server and, once, the
 // published server-everything. Nothing here is mocked. Restarts after a crash are in
-// wrapped-server-restart.test.ts.
+// wrapped-server-restart.int.test.ts.
 
 import { textOf, until } from "../../../test-support/wait.js";
 import { pidAlive } from "../local-access/instance-lock.js";

@@ -3,8 +3,9 @@
 // runner protocol, timed to the result.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { BRIDGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS, SANDBOX_LIMITS } from "../shared/limits.js";
+import { SANDBOX_LIMITS } from "../shared/limits.js";
 import { RUNNER_PATH } from "../electron/host/sandbox/container-spec.js";
+import { runnerLimits } from "../electron/host/sandbox/run-session.js";
 
 export function dockerRunOnce(image: string, code: string): Promise<number> {
   const nonce = randomBytes(8).toString("hex");
@@ -74,11 +75,7 @@ export function dockerRunOnce(image: string, code: string): Promise<number> {
       code,
       stdin: "",
       tools: [],
-      limits: {
-        args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
-        output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
-        error_max_chars: RUN_LIMITS.errorMaxChars,
-      },
+      limits: runnerLimits(),
     };
     child.stdin.write(`${nonce}\n${JSON.stringify(start_)}\n`);
   });

@@ -243,20 +243,25 @@ export function runInContainer(
           server: d.server,
           reason: d.reason,
         })),
-        limits: {
-          args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
-          output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
-          error_max_chars: RUN_LIMITS.errorMaxChars,
-          images_per_run: IMAGE_LIMITS.perRun,
-          image_max_bytes: IMAGE_LIMITS.maxBytes,
-          images_total_bytes: IMAGE_LIMITS.totalBytesPerRun,
-          image_chunk_chars: IMAGE_LIMITS.chunkChars,
-          image_name_max_chars: IMAGE_LIMITS.nameMaxChars,
-          image_max_side: IMAGE_LIMITS.maxSidePixels,
-        },
+        limits: runnerLimits(),
       }),
     );
   });
+}
+
+/** The limits the start line gives the runner (the bench's plain `docker run` sends the same). */
+export function runnerLimits() {
+  return {
+    args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
+    output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
+    error_max_chars: RUN_LIMITS.errorMaxChars,
+    images_per_run: IMAGE_LIMITS.perRun,
+    image_max_bytes: IMAGE_LIMITS.maxBytes,
+    images_total_bytes: IMAGE_LIMITS.totalBytesPerRun,
+    image_chunk_chars: IMAGE_LIMITS.chunkChars,
+    image_name_max_chars: IMAGE_LIMITS.nameMaxChars,
+    image_max_side: IMAGE_LIMITS.maxSidePixels,
+  };
 }
 
 /** The reason a limit signal was aborted with; a host bug that gives none reads as a cancel. */

@@ -539,6 +539,9 @@ class _Images:
                 self._note(f"{name} was not attached: a run can attach at most {self.per_run} images")
                 return
             original = len(png)
+            if _png_size(png) is None:
+                self._note(f"{name} was not attached: its bytes are not a valid PNG")
+                return
             fitted = self._fit(png)
             if fitted is None:
                 self._note(

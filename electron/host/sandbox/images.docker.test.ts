@@ -172,6 +172,17 @@ describe.skipIf(!fx)("images from the real sandbox", () => {
     );
   });
 
+  it("a PNG whose header is broken is left out with a note", async () => {
+    const { result, images } = await run(
+      "show(b'\\x89PNG\\r\\n\\x1a\\n' + bytes(40), name='broken')",
+    );
+    expect(result).toMatchObject({ error: null, stopped: null });
+    expect(images).toEqual([]);
+    expect(result.stderr).toBe(
+      "show(): broken.png was not attached: its bytes are not a valid PNG\n",
+    );
+  });
+
   it("a show() of something that is no image is the code's own error", async () => {
     const { result } = await run("show(42)");
     expect(result.exit_code).toBe(1);

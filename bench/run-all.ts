@@ -7,3 +7,4 @@ await import("./schema-pattern.js");
 await import("./run-cost-flood.js");
 await import("./audit-checkpoint.js");
 await import("./image-lines.js");
+await import("./audit-index.js");

@@ -350,7 +350,7 @@ export const auditFilterSchema = z.strictObject({
   decision: callDecisionSchema.optional(),
   /** Any of these kinds; an empty list means any kind. */
   kinds: z.array(z.string()).readonly().optional(),
-  /** Case-insensitive substring of the line as written. */
+  /** Case-insensitive substring of one of the entry's texts (entryText in audit-filter.ts). */
   text: z.string().max(API_LIMITS.auditTextMaxChars).optional(),
   runId: z.string().optional(),
 });

@@ -35,9 +35,43 @@ export function toolsOf(entry: AuditEntry): readonly (string | null)[] {
   }
 }
 
+// Not searched as text: times, the chain and content hashes (long hex that no one types, and
+// most of each line's bytes, which would make a search read twice as much).
+function isTextKey(key: string): boolean {
+  return key !== "ts" && key !== "prev" && !key.endsWith("Hash");
+}
+
+/** Between values and after each entry in entryText: a needle never holds it, so a match never spans two values. */
+export const TEXT_SEPARATOR = "\u0000";
+
+/**
+ * What `text` is matched against: the entry's string values (its kind, names, reasons,
+ * arguments, code...), lowercased, each followed by TEXT_SEPARATOR. Takes any parsed line, not
+ * only a valid entry: the host's index builds it from lines it has not validated.
+ */
+export function entryText(entry: unknown): string {
+  const parts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") {
+      parts.push(value.replaceAll(TEXT_SEPARATOR, " ").toLowerCase(), TEXT_SEPARATOR);
+    } else if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) if (isTextKey(key)) walk(item);
+    }
+  };
+  walk(entry);
+  return parts.join("");
+}
+
+/** A `text` filter as entryText spells it; null when it can never match. */
+export function textNeedle(text: string): string | null {
+  return text.includes(TEXT_SEPARATOR) ? null : text.toLowerCase();
+}
+
 /**
  * Every field but `text`: exact names, any of the kinds, `from` inclusive and `to`
- * exclusive. (The host matches `text` against the line as written; see audit-query.)
+ * exclusive. (`text` is matched against entryText.)
  */
 export function entryMatchesFields(
   entry: AuditEntry,

@@ -156,6 +156,10 @@ describe("limits", () => {
         checkpointKeyBytes: 32,
         abandonedScanWindowMs: 10 * 60_000,
         abandonedScanMaxEntries: 100_000,
+        indexReadChunkBytes: 1 * MiB,
+        indexSaveEveryEntries: 10_000,
+        verifyReadChunkBytes: 4 * MiB,
+        verifyProgressMs: 200,
       },
       LOCAL_ACCESS_LIMITS: {
         socketPathMaxBytes: 100,

@@ -316,6 +316,14 @@ export const AUDIT_LIMITS = {
   abandonedScanWindowMs: 10 * 60_000,
   /** ...and at most this many of the newest entries are read for it, whatever their times. */
   abandonedScanMaxEntries: 100_000,
+  /** The index reads the log forward in chunks of this size when it builds or catches up. */
+  indexReadChunkBytes: 1 * MiB,
+  /** The newest file's index is saved beside the log after this many new entries (and at close). */
+  indexSaveEveryEntries: 10_000,
+  /** Verify reads the log in chunks of this size. */
+  verifyReadChunkBytes: 4 * MiB,
+  /** Verify reports its progress at most this often. */
+  verifyProgressMs: 200,
 } as const;
 
 /**

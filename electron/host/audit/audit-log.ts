@@ -20,6 +20,7 @@ import { syncDirectory, writeAll } from "./audit-durable-write.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
 import { auditFileName, listAuditFiles, sha256Hex } from "./audit-files.js";
+import { AuditIndex } from "./audit-index.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import {
   recoverAuditLog,
@@ -98,6 +99,8 @@ export class AuditLog {
   #stats: AuditLogStats = { entries: 0, writes: 0, syncs: 0 };
   readonly #checkpoint: CheckpointWriter | null;
   readonly #verifyOptions: VerifyHeadOptions;
+  /** What queries read through; built from the log on first use when not saved beside it. */
+  readonly index: AuditIndex;
 
   private constructor(options: AuditLogOptions, recovered: RecoveredLog) {
     this.#checkpoint = recovered.checkpoint;
@@ -111,6 +114,7 @@ export class AuditLog {
     this.#secrets = options.secrets ?? (() => []);
     this.#onError = options.onError ?? (() => undefined);
     this.#limits = auditLimits(options);
+    this.index = new AuditIndex(options.dir, this.#onError);
     this.#head = recovered.head;
     this.#current = recovered.current;
     this.recovery = recovered.recovery;
@@ -188,14 +192,15 @@ export class AuditLog {
     this.#current = null;
     await current?.handle.close();
     await this.#checkpoint?.close();
+    await this.index.save();
   }
 
   query(filter: AuditFilter = {}, page: AuditPage = {}): Promise<AuditQueryResult> {
-    return queryAudit(this.dir, filter, page);
+    return queryAudit(this.dir, filter, page, this.index);
   }
 
   getRun(runId: string): Promise<AuditRunDetail | null> {
-    return getAuditRun(this.dir, runId);
+    return getAuditRun(this.dir, runId, this.index);
   }
 
   verify(head?: { seq: number; hash: string }): Promise<AuditVerifyResult> {

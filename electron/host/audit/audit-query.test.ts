@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry, AuditFilter } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { entryText } from "../../../shared/audit-filter.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
+import { AuditIndex } from "./audit-index.js";
 import { callInput, makeTempDir, mixedInput } from "../../../test-support/audit-fixtures.js";
 
 const START = Date.parse("2026-02-01T00:00:00Z");
@@ -13,11 +15,16 @@ function tickingClock(): () => Date {
   return () => new Date((ms += 1000));
 }
 
-async function collectAll(dir: string, filter: AuditFilter, limit: number): Promise<number[]> {
+async function collectAll(
+  dir: string,
+  filter: AuditFilter,
+  limit: number,
+  index: AuditIndex | null,
+): Promise<number[]> {
   const seqs: number[] = [];
   let before: number | undefined;
   for (;;) {
-    const page = await queryAudit(dir, filter, { limit, before });
+    const page = await queryAudit(dir, filter, { limit, before }, index);
     expect(page.entries.length).toBeLessThanOrEqual(limit);
     seqs.push(...page.entries.map((entry) => entry.seq));
     if (page.nextBefore === null) return seqs;
@@ -26,10 +33,12 @@ async function collectAll(dir: string, filter: AuditFilter, limit: number): Prom
   }
 }
 
-describe("queryAudit on ~2,000 entries", () => {
+// The same answers whether the log is scanned or read through its index.
+describe.each(["scan", "index"] as const)("queryAudit on ~2,000 entries (%s)", (mode) => {
   let dir: string;
   let remove: () => Promise<void>;
   let all: AuditEntry[];
+  let index: AuditIndex | null = null;
 
   beforeAll(async () => {
     ({ dir, remove } = await makeTempDir());
@@ -41,6 +50,11 @@ describe("queryAudit on ~2,000 entries", () => {
     });
     all = await Promise.all(Array.from({ length: 2000 }, (_, i) => log.append(mixedInput(i))));
     await log.close();
+    if (mode === "index") {
+      index = new AuditIndex(dir, (error) => {
+        throw error;
+      });
+    }
   });
   afterAll(async () => {
     await remove();
@@ -55,11 +69,13 @@ describe("queryAudit on ~2,000 entries", () => {
   }
 
   async function query(filter: AuditFilter): Promise<number[]> {
-    return (await queryAudit(dir, filter, { limit: 1000 })).entries.map((entry) => entry.seq);
+    return (await queryAudit(dir, filter, { limit: 1000 }, index)).entries.map(
+      (entry) => entry.seq,
+    );
   }
 
   it("returns the newest entries first without a filter", async () => {
-    const page = await queryAudit(dir, {}, { limit: 10 });
+    const page = await queryAudit(dir, {}, { limit: 10 }, index);
     expect(page.entries.map((entry) => entry.seq)).toEqual(
       Array.from({ length: 10 }, (_, i) => 2000 - i),
     );
@@ -106,10 +122,10 @@ describe("queryAudit on ~2,000 entries", () => {
     const seqs = await query({ from, to });
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => 600 - i));
     expect(await query({ from: "2030-01-01T00:00:00Z" })).toEqual([]);
-    await expect(queryAudit(dir, { from: "yesterday" })).rejects.toThrow(RangeError);
+    await expect(queryAudit(dir, { from: "yesterday" }, {}, index)).rejects.toThrow(RangeError);
   });
 
-  it("matches text case-insensitively anywhere in the line, quotes and all", async () => {
+  it("matches text case-insensitively in any of the entry's texts, quotes and all", async () => {
     expect(await query({ text: "nEEDLE in a HAYSTACK" })).toEqual(
       expected((e) => e.kind === "call" && (e.args ?? "").includes("Needle in a haystack")),
     );
@@ -131,24 +147,26 @@ describe("queryAudit on ~2,000 entries", () => {
           e.client === "claude" &&
           e.decision === "failed" &&
           e.seq >= 1001 &&
-          JSON.stringify(e).toLowerCase().includes("weather"),
+          entryText(e).includes("weather"),
       ),
     );
   });
 
   it("pages newest first through everything that matches", async () => {
-    expect(await collectAll(dir, {}, 137)).toEqual(expected(() => true));
-    expect(await collectAll(dir, { client: "vscode" }, 50)).toEqual(
+    expect(await collectAll(dir, {}, 137, index)).toEqual(expected(() => true));
+    expect(await collectAll(dir, { client: "vscode" }, 50, index)).toEqual(
       expected((e) => e.client === "vscode"),
     );
-    const page = await queryAudit(dir, {}, { limit: 5, before: 3 });
+    const page = await queryAudit(dir, {}, { limit: 5, before: 3 }, index);
     expect(page).toEqual({ entries: [all[1], all[0]], nextBefore: null });
   });
 
   it("caps the page size", async () => {
-    const page = await queryAudit(dir, {}, { limit: 1_000_000 });
+    const page = await queryAudit(dir, {}, { limit: 1_000_000 }, index);
     expect(page.entries).toHaveLength(AUDIT_LIMITS.queryMaxLimit);
-    expect((await queryAudit(dir)).entries).toHaveLength(AUDIT_LIMITS.queryDefaultLimit);
+    expect((await queryAudit(dir, {}, {}, index)).entries).toHaveLength(
+      AUDIT_LIMITS.queryDefaultLimit,
+    );
   });
 });
 

@@ -1,73 +1,26 @@
 // Reading the log back for the audit view: newest first, by pages, without loading it whole.
-// Lines are written by JSON.stringify, so a value a filter asks for appears in a matching
-// line exactly as JSON.stringify spells it: a substring test on the raw line rules most lines
-// out before any of them is parsed.
-import {
-  auditEntrySchema,
-  type AuditEntry,
-  type AuditFilter,
-  type AuditPage,
-  type AuditQueryResult,
-  type AuditRunDetail,
-  type CallEntry,
+// With an index (audit-index.ts) only the entries it points at are read; without one, or when
+// it disagrees with the log, the log is scanned. Lines are written by JSON.stringify, so a
+// value a filter asks for appears in a matching line exactly as JSON.stringify spells it: in a
+// scan, a substring test on the raw line rules most lines out before any of them is parsed.
+import type {
+  AuditEntry,
+  AuditFilter,
+  AuditPage,
+  AuditQueryResult,
+  AuditRunDetail,
+  CallEntry,
 } from "../../../shared/audit-entry.js";
 import { linesBackward, listAuditFiles } from "./audit-files.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { entryMatchesFields } from "../../../shared/audit-filter.js";
+import { compileFilter, parseEntry, type CompiledFilter } from "./audit-filter-compile.js";
+import type { AuditIndex } from "./audit-index.js";
+import { indexedNewestFirst, StaleIndexError } from "./audit-index-query.js";
+
+export { compileFilter, parseEntry, type CompiledFilter } from "./audit-filter-compile.js";
 
 // The writer puts seq and ts first: reading them needs no parse of the rest.
 const HEADER = /^\{"seq":(\d+),"ts":"([^"]+)"/;
-
-export interface CompiledFilter {
-  /** False only when the line cannot match; true means "parse and ask `entry`". */
-  line(text: string): boolean;
-  entry(entry: AuditEntry): boolean;
-  fromMs: number;
-  toMs: number;
-  /** Whether the filter narrows anything at all. */
-  empty: boolean;
-}
-
-export function compileFilter(filter: AuditFilter = {}): CompiledFilter {
-  const fromMs = parseTime(filter.from, Number.NEGATIVE_INFINITY, "from");
-  const toMs = parseTime(filter.to, Number.POSITIVE_INFINITY, "to");
-  const kinds = filter.kinds !== undefined && filter.kinds.length > 0 ? filter.kinds : null;
-  const kindNeedles = kinds?.map((kind) => `"kind":${JSON.stringify(kind)}`) ?? null;
-  const values = [filter.client, filter.server, filter.tool, filter.decision, filter.runId];
-  const valueNeedles = values.flatMap((v) => (v === undefined ? [] : [JSON.stringify(v)]));
-  // The line holds text JSON-escaped ("a \"b\"" for a "b"): look for both spellings.
-  const text = filter.text !== undefined && filter.text !== "" ? filter.text : null;
-  const textNeedles =
-    text === null
-      ? null
-      : [...new Set([text.toLowerCase(), JSON.stringify(text).slice(1, -1).toLowerCase()])];
-  const empty =
-    fromMs === Number.NEGATIVE_INFINITY &&
-    toMs === Number.POSITIVE_INFINITY &&
-    kinds === null &&
-    valueNeedles.length === 0 &&
-    text === null;
-
-  return {
-    fromMs,
-    toMs,
-    empty,
-    line(line) {
-      if (kindNeedles !== null && !kindNeedles.some((needle) => line.includes(needle))) {
-        return false;
-      }
-      if (!valueNeedles.every((needle) => line.includes(needle))) return false;
-      if (textNeedles !== null) {
-        const lower = line.toLowerCase();
-        if (!textNeedles.some((needle) => lower.includes(needle))) return false;
-      }
-      return true;
-    },
-    entry(entry) {
-      return entryMatchesFields(entry, filter, { fromMs, toMs });
-    },
-  };
-}
 
 /**
  * Entries matching `filter`, newest first, `page.limit` at a time (default
@@ -78,16 +31,13 @@ export async function queryAudit(
   dir: string,
   filter: AuditFilter = {},
   page: AuditPage = {},
+  index: AuditIndex | null = null,
 ): Promise<AuditQueryResult> {
   const limit = clampLimit(page.limit);
   const before = page.before ?? Number.POSITIVE_INFINITY;
   const compiled = compileFilter(filter);
-  const found: AuditEntry[] = [];
   // One more than asked tells whether there is a next page.
-  for await (const entry of newestFirst(dir, compiled, before)) {
-    found.push(entry);
-    if (found.length > limit) break;
-  }
+  const found = await collect(dir, compiled, before, index, (got) => got.length > limit);
   const entries = found.slice(0, limit);
   const nextBefore = found.length > limit ? (entries.at(-1)?.seq ?? null) : null;
   return { entries, nextBefore };
@@ -98,7 +48,11 @@ export async function queryAudit(
  * and its run_finished (null while it is still running). Null when nothing of the run is in
  * the log (never ran, or removed by retention).
  */
-export async function getAuditRun(dir: string, runId: string): Promise<AuditRunDetail | null> {
+export async function getAuditRun(
+  dir: string,
+  runId: string,
+  index: AuditIndex | null = null,
+): Promise<AuditRunDetail | null> {
   const compiled = compileFilter({
     runId,
     kinds: ["run_started", "call", "run_finished", "run_abandoned"],
@@ -107,7 +61,16 @@ export async function getAuditRun(dir: string, runId: string): Promise<AuditRunD
   let finished: AuditRunDetail["finished"] = null;
   let abandoned: AuditRunDetail["abandoned"] = null;
   const calls: CallEntry[] = [];
-  for await (const entry of newestFirst(dir, compiled, Number.POSITIVE_INFINITY)) {
+  const found = await collect(
+    dir,
+    compiled,
+    Number.POSITIVE_INFINITY,
+    index,
+    (got) =>
+      // Newest first: the run's start is the last of its entries to come.
+      got.at(-1)?.kind === "run_started",
+  );
+  for (const entry of found) {
     if (entry.kind === "call") calls.push(entry);
     else if (entry.kind === "run_finished") finished ??= entry;
     else if (entry.kind === "run_abandoned") abandoned ??= entry;
@@ -118,6 +81,37 @@ export async function getAuditRun(dir: string, runId: string): Promise<AuditRunD
   }
   if (started === null && finished === null && calls.length === 0) return null;
   return { started, calls: calls.reverse(), finished, abandoned };
+}
+
+/** Matches newest first until `enough`; through the index when there is one and it agrees with the log. */
+async function collect(
+  dir: string,
+  filter: CompiledFilter,
+  before: number,
+  index: AuditIndex | null,
+  enough: (found: readonly AuditEntry[]) => boolean,
+): Promise<AuditEntry[]> {
+  if (filter.never) return [];
+  if (index !== null) {
+    const found: AuditEntry[] = [];
+    try {
+      for await (const entry of indexedNewestFirst(index, filter, before)) {
+        found.push(entry);
+        if (enough(found)) break;
+      }
+      return found;
+    } catch (error) {
+      // The index pointed at a line that is not the one it recorded (it has been dropped, and
+      // is rebuilt on next use), or could not be read: this answer comes from the log itself.
+      if (!(error instanceof StaleIndexError)) index.report(error);
+    }
+  }
+  const found: AuditEntry[] = [];
+  for await (const entry of newestFirst(dir, filter, before)) {
+    found.push(entry);
+    if (enough(found)) break;
+  }
+  return found;
 }
 
 async function* newestFirst(
@@ -154,25 +148,7 @@ async function* newestFirst(
   }
 }
 
-export function parseEntry(text: string): AuditEntry | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = auditEntrySchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
-}
-
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return AUDIT_LIMITS.queryDefaultLimit;
   return Math.min(AUDIT_LIMITS.queryMaxLimit, Math.max(1, Math.floor(limit)));
-}
-
-function parseTime(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === "") return fallback;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new RangeError(`"${name}" is not a date: ${value}`);
-  return ms;
 }

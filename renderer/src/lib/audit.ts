@@ -2,7 +2,7 @@
 // same filter semantics as the host's query (so live entries match like queried ones).
 import type { AuditFilter } from "../../../shared/api/api-contract.js";
 import type { AuditEntry, AuditKind } from "../../../shared/audit-entry.js";
-import { entryMatchesFields } from "../../../shared/audit-filter.js";
+import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
 import { formatBytes, formatDuration } from "./format.js";
 
 export { clientOf, runIdOf } from "../../../shared/audit-filter.js";
@@ -34,7 +34,7 @@ export function kindLabel(kind: string): string {
   return (KIND_LABELS as Record<string, string>)[kind] ?? kind;
 }
 
-/** The host's query rules (shared), with `text` matched anywhere in the entry. */
+/** The host's query rules (shared), `text` included. */
 export function matchesFilter(entry: AuditEntry, filter: AuditFilter): boolean {
   const range = {
     fromMs: filter.from ? Date.parse(filter.from) : Number.NEGATIVE_INFINITY,
@@ -42,7 +42,8 @@ export function matchesFilter(entry: AuditEntry, filter: AuditFilter): boolean {
   };
   if (!entryMatchesFields(entry, filter, range)) return false;
   if (filter.text) {
-    if (!JSON.stringify(entry).toLowerCase().includes(filter.text.toLowerCase())) return false;
+    const needle = textNeedle(filter.text);
+    if (needle === null || !entryText(entry).includes(needle)) return false;
   }
   return true;
 }

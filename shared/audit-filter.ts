@@ -38,7 +38,7 @@ export function toolsOf(entry: AuditEntry): readonly (string | null)[] {
 // Not searched as text: times, the chain and content hashes (long hex that no one types, and
 // most of each line's bytes, which would make a search read twice as much).
 function isTextKey(key: string): boolean {
-  return key !== "ts" && key !== "prev" && !key.endsWith("Hash");
+  return key !== "ts" && key !== "prev" && key !== "sha256" && !key.endsWith("Hash");
 }
 
 /** Between values and after each entry in entryText: a needle never holds it, so a match never spans two values. */

@@ -1,38 +1,23 @@
-// Builds the Electron main process and preload exactly as Forge's Vite plugin does when it
-// packages the app (its own config functions merged with ours), without needing the
-// Electron binary: so CI proves the bundles build even where Electron cannot start.
+// Builds the Electron main process, preload and renderer exactly as Forge's Vite plugin does
+// when it packages the app: the plugin's own config generator, fed the plugin config that
+// forge.config.ts declares, each result built by Vite. It needs no Electron binary, so CI
+// proves the bundles build (and the tests run them) even where Electron cannot start.
 import { createRequire } from "node:module";
-import { build, loadConfigFromFile } from "vite";
+import { tsImport } from "tsx/esm/api";
+import { build } from "vite";
 
 const require = createRequire(import.meta.url);
-const {
-  getConfig: mainConfig,
-} = require("@electron-forge/plugin-vite/dist/config/vite.main.config.js");
-const {
-  getConfig: preloadConfig,
-} = require("@electron-forge/plugin-vite/dist/config/vite.preload.config.js");
+const ViteConfigGenerator = require("@electron-forge/plugin-vite/dist/ViteConfig.js").default;
 
-const forgeConfig = {
-  build: [],
-  renderer: [{ name: "main_window", config: "renderer/vite.config.ts" }],
-};
-const env = (entry, config, target) => ({
-  root: process.cwd(),
-  mode: "production",
-  command: "build",
-  forgeConfig,
-  forgeConfigSelf: { entry, config, target },
-});
+const forgeConfig = (await tsImport("../forge.config.ts", import.meta.url)).default;
+const plugin = forgeConfig.plugins.find((p) => p.name === "vite");
+if (!plugin) throw new Error("forge.config.ts has no VitePlugin");
 
-for (const [entry, config, target, getConfig] of [
-  ["electron/main.ts", "vite.main.config.ts", "main", mainConfig],
-  ["electron/preload.ts", "vite.preload.config.ts", "preload", preloadConfig],
-]) {
-  const loaded = await loadConfigFromFile({ command: "build", mode: "production" }, config);
-  const user = loaded?.config ?? {};
-  await build({
-    configFile: false,
-    logLevel: "warn",
-    ...getConfig(env(entry, config, target), user),
-  });
+const generator = new ViteConfigGenerator(plugin.config, process.cwd(), true);
+// As the plugin's build and buildRenderer steps call Vite.
+for (const config of await generator.getBuildConfigs()) {
+  await build({ configFile: false, logLevel: "warn", ...config });
+}
+for (const config of await generator.getRendererConfig()) {
+  await build({ configFile: false, logLevel: "error", ...config });
 }

@@ -26,7 +26,7 @@ const config: ForgeConfig = {
         { entry: "electron/main.ts", config: "vite.main.config.ts", target: "main" },
         { entry: "electron/preload.ts", config: "vite.preload.config.ts", target: "preload" },
       ],
-      renderer: [{ name: "main_window", config: "renderer/vite.config.ts" }],
+      renderer: [{ name: "main_window", config: "vite.renderer.config.ts" }],
     }),
     new FusesPlugin({
       version: FuseVersion.V1,

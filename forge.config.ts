@@ -12,8 +12,9 @@ const config: ForgeConfig = {
     executableName: "codemode",
     appBundleId: "app.codemode.desktop",
     asar: true,
-    // resources/shim/codemode-shim.mjs is what MCP clients start; resources/sandbox-image
-    // is the context the app builds its sandbox image from.
+    // Each lands in resources/ under its base name: resources/dist-shim/codemode-shim.mjs is
+    // what MCP clients start; resources/sandbox-image is the context the app builds its
+    // sandbox image from.
     // resources/codemode/SKILL.md is the guide the run_python server offers as a prompt and
     // a resource.
     extraResource: ["dist-shim", "sandbox-image", "skills/codemode"],

@@ -44,7 +44,7 @@ function resource(...parts: string[]): string {
 function shimLaunch(dataDir: string) {
   return {
     command: process.execPath,
-    args: [resource("shim", "codemode-shim.mjs")],
+    args: [resource("dist-shim", "codemode-shim.mjs")],
     env: { ELECTRON_RUN_AS_NODE: "1", CODEMODE_HOME: dataDir },
   };
 }

@@ -8,6 +8,10 @@ export default defineConfig({
   build: {
     lib: { entry: "electron/main.ts", formats: ["cjs"], fileName: () => "[name].cjs" },
   },
+  // CommonJS has no import.meta: left alone, the bundle reads it as `{}`, and code that finds
+  // the package from its own place (paths.ts packageRoot, behind the skill guide of a
+  // checkout's `npm start`) fails. This file's own URL is the same walk's start.
+  define: { "import.meta.url": 'require("node:url").pathToFileURL(__filename).href' },
   resolve: {
     alias: { ssh2: path.resolve(import.meta.dirname, "electron/stubs/ssh2.cjs") },
   },

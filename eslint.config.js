@@ -87,5 +87,18 @@ export default tseslint.config(
     files: ["scripts/**", "bin/**", "**/*.cjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable" } },
   },
+  {
+    // CommonJS on purpose: what Electron's `require("electron")` would load, for the tests.
+    files: ["test-support/electron-stand-in/**"],
+    languageOptions: {
+      globals: {
+        require: "readonly",
+        __dirname: "readonly",
+        Buffer: "readonly",
+        setImmediate: "readonly",
+      },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
   prettier,
 );

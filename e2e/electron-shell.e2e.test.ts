@@ -2,12 +2,12 @@
 // Vite plugin builds it, runs under Node against a stand-in for the `electron` module
 // (test-support/electron-stand-in/), with real Docker and a temporary HOME and data directory.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_CHANNELS } from "../shared/api/api-contract.js";
 import type { ImageStatusView } from "../shared/api/api-views.js";
-import { IPC_PICK_PATH, ipcRequestChannel } from "../shared/api/ipc-channels.js";
+import { IPC_EXPORT_AUDIT, IPC_PICK_PATH, ipcRequestChannel } from "../shared/api/ipc-channels.js";
 import { trayMenu, type TraySnapshot } from "../electron/tray/tray-state.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
@@ -134,7 +134,8 @@ describe.skipIf(!fx)("the Electron main process under a stand-in for electron", 
   it("registers one IPC handler per contract channel, answering our window only", async () => {
     const handled = first.of("ipc-handle").map((e: ShellEvent) => e.channel);
     expect([...handled].sort()).toEqual(
-      [...API_CHANNELS.map(ipcRequestChannel), IPC_PICK_PATH].sort(),
+      // The contract's channels, and the two the desktop app adds (OS dialogs).
+      [...API_CHANNELS.map(ipcRequestChannel), IPC_PICK_PATH, IPC_EXPORT_AUDIT].sort(),
     );
     const info = (await first.invoke(ipcRequestChannel("app.info"), undefined)) as {
       ok: boolean;
@@ -161,6 +162,14 @@ describe.skipIf(!fx)("the Electron main process under a stand-in for electron", 
     } finally {
       await client.close();
     }
+    // The Audit page's Export saves that run through the save dialog into a file.
+    const exported = (await first.invoke(IPC_EXPORT_AUDIT, { format: "jsonl" })) as {
+      ok: boolean;
+      saved: { path: string; entries: number } | null;
+    };
+    expect(exported.ok, JSON.stringify(exported)).toBe(true);
+    expect(path.dirname(exported.saved?.path ?? "")).toBe(home);
+    expect(readFileSync(exported.saved?.path ?? "", "utf8")).toContain("print(6 * 7)");
   });
 
   it("a second instance defers to the first, which opens its window", async () => {

@@ -335,6 +335,13 @@ const dialog = {
   showOpenDialog() {
     return Promise.resolve({ canceled: true, filePaths: [] });
   },
+  // The user saves under the offered name in their home folder.
+  showSaveDialog(...args) {
+    const options = args.at(-1) ?? {};
+    const filePath = path.join(app.getPath("home"), path.basename(options.defaultPath ?? "saved"));
+    record({ ev: "save-dialog", defaultPath: options.defaultPath, filePath });
+    return Promise.resolve({ canceled: false, filePath });
+  },
   showMessageBox() {
     return Promise.resolve({ response: 0, checkboxChecked: false });
   },

@@ -70,7 +70,9 @@ const ADVANCED_SETTINGS: NumberSetting[] = [
   {
     key: "serverConcurrency",
     label: "Calls per server at once",
-    hint: "Tool calls sent to one server at the same time.",
+    hint:
+      "Tool calls sent to one server at the same time, all runs together; more wait their turn. " +
+      "Protects the server (and any service behind it) from a burst of gathered calls.",
     min: 1,
   },
   {

@@ -179,6 +179,13 @@ describe("limits", () => {
         shimFirstLineWaitMs: 5_000,
         shimTrackedLineMaxBytes: 4 * MiB,
         shimTrackedRequestsMax: 10_000,
+        shimReconnectBackoffInitialMs: 200,
+        shimReconnectBackoffMaxMs: 5_000,
+        shimReconnectGiveUpMs: 600_000,
+        shimReconnectRequestWaitMs: 20_000,
+        shimReconnectQueueMaxBytes: 16 * MiB,
+        shimReplayWaitMs: 10_000,
+        shimAppRestartsMax: 3,
       },
       LOCAL_ACCESS_MODES: {
         socketDir: 0o700,

@@ -381,6 +381,20 @@ export const LOCAL_ACCESS_LIMITS = {
   shimTrackedLineMaxBytes: 4 * MiB,
   /** Shim: most unanswered request ids it remembers; later ones pass through untracked. */
   shimTrackedRequestsMax: 10_000,
+  /** Shim, app gone: first pause between attempts to reconnect... */
+  shimReconnectBackoffInitialMs: 200,
+  /** ...doubling after each failed attempt, up to this. */
+  shimReconnectBackoffMaxMs: 5_000,
+  /** Shim, app gone: it stops trying after this long, answers what waits and exits 1. */
+  shimReconnectGiveUpMs: 10 * 60_000,
+  /** Shim, app gone: how long a request the client sends meanwhile waits for it to be back. */
+  shimReconnectRequestWaitMs: 20_000,
+  /** Shim, app gone: most bytes of the client's lines it holds until it is back. */
+  shimReconnectQueueMaxBytes: 16 * MiB,
+  /** Shim, app back: how long it waits for the answer to the `initialize` it replays. */
+  shimReplayWaitMs: 10_000,
+  /** Shim: most times it starts again the app it started itself, over its whole life. */
+  shimAppRestartsMax: 3,
 } as const;
 
 /** File modes; enforced on Unix only (Windows has no mode bits; the pipe is guarded by the token). */

@@ -13,7 +13,10 @@ import {
 } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 
-export type Challenge = { kind: "connected" } | { kind: "failed"; message: (at: string) => string };
+export type Challenge =
+  | { kind: "connected" }
+  /** transient: the other side went away or stalled mid-handshake (a dying app can). */
+  | { kind: "failed"; message: (at: string) => string; transient?: boolean };
 
 /**
  * The shim's side of the challenge-response (handshake.ts): the host must prove it knows the
@@ -32,7 +35,7 @@ export async function challenge(socket: net.Socket, token: string): Promise<Chal
   const shimNonce = newNonce();
   socket.write(helloLine(shimNonce));
   const first = await next();
-  if (first.kind !== "line") return failed(brokenHandshake(first));
+  if (first.kind !== "line") return broken(first);
   const reply = parseHostReply(first.line);
   if (reply.kind === "err") {
     return failed(
@@ -53,13 +56,21 @@ export async function challenge(socket: net.Socket, token: string): Promise<Chal
   }
   socket.write(shimProofLine(proof("shim", token, shimNonce, reply.hostNonce)));
   const second = await next();
-  if (second.kind !== "line") return failed(brokenHandshake(second));
+  if (second.kind !== "line") return broken(second);
   const answer = parseHostReply(second.line);
   if (answer.kind === "ok") return { kind: "connected" };
   if (answer.kind === "err") {
     return failed(() => `Code Mode refused the connection: ${answer.reason}`);
   }
   return failed((at) => `unexpected handshake answer from ${at}`);
+}
+
+function broken(result: Exclude<LineResult, { kind: "line" }>): Challenge {
+  return {
+    kind: "failed",
+    message: brokenHandshake(result),
+    transient: result.kind !== "too-long",
+  };
 }
 
 function brokenHandshake(result: Exclude<LineResult, { kind: "line" }>): (at: string) => string {

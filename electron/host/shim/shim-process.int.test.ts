@@ -19,12 +19,13 @@ import {
 afterEach(cleanUpShimTests);
 
 describe("shim as a real subprocess", () => {
-  it("starts, hands over, round-trips and exits 0 when the host ends (start-up printed)", async () => {
+  it("starts, hands over, round-trips and exits 0 when the client ends (start-up printed)", async () => {
     const dataDir = tempDir("cm-la-");
     let handshakeAt = 0;
     await listen(dataDir, (socket) => {
       handshakeAt = performance.now();
-      socket.once("data", (chunk: Buffer) => socket.end(`echo:${chunk.toString()}`));
+      socket.once("data", (chunk: Buffer) => socket.write(`echo:${chunk.toString()}`));
+      socket.on("end", () => socket.end());
     });
     const env: NodeJS.ProcessEnv = { ...process.env, CODEMODE_HOME: dataDir };
     delete env.CODEMODE_APP;
@@ -37,10 +38,10 @@ describe("shim as a real subprocess", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     const out = collect(child.stdout);
     const err = collect(child.stderr);
-    child.stdin.write("ping\n");
-    // stdin stays open: the shim must still exit once the host ends the connection.
+    // The client says one line and goodbye; the host answers, then ends (a host that ends
+    // while the client stays is reconnected to: shim-session.test.ts).
+    child.stdin.end("ping\n");
     const code = await exited;
-    child.stdin.destroy();
     console.log(
       `shim start-up (tsx, spawn -> handshake received by the host): ${(handshakeAt - spawnedAt).toFixed(0)} ms`,
     );
@@ -98,6 +99,7 @@ describe("shim start-up weight", () => {
       "electron/host/shim/in-flight.ts",
       "electron/host/shim/shim-handshake.ts",
       "electron/host/shim/shim-main.ts",
+      "electron/host/shim/shim-session.ts",
       "electron/host/shim/shim.ts",
       "electron/host/shim/start-app.ts",
       "shared/limits.ts",

@@ -12,6 +12,7 @@ import { collect } from "../../../test-support/local-access.js";
 import { until } from "../../../test-support/wait.js";
 import { tokenPath } from "../local-access/token.js";
 import { runShim } from "./shim.js";
+import { STOPPED_MESSAGE } from "./shim-session.js";
 import { tempDir } from "../../../test-support/temp-dir.js";
 import {
   INITIALIZE,
@@ -39,17 +40,23 @@ describe("runShim (in-process)", () => {
     expect((await out).toString("utf8")).toBe(INITIALIZE + "€\n");
   });
 
-  it("exits 0 when the host ends the connection while the client's stdin is still open", async () => {
+  it("reconnects when the host ends the connection while the client's stdin is still open", async () => {
     const dataDir = tempDir("cm-la-");
+    let connections = 0;
     await listen(dataDir, (socket) => {
-      socket.once("data", () => socket.end("bye\n"));
+      connections++;
+      if (connections === 1) socket.once("data", () => socket.end("bye\n"));
+      else socket.pipe(socket);
     });
     const io = shimIO();
-    const out = collect(io.stdout);
+    let out = "";
+    io.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const exit = runShim({ ...io, dataDir, env: {} });
     io.stdin.write("hello\n");
+    await until(() => connections === 2, "the shim to connect again");
+    io.stdin.end("again\n");
     expect(await exit).toBe(SHIM_EXIT.ok);
-    expect((await out).toString()).toBe("bye\n");
+    expect(out).toBe("bye\nagain\n");
   });
 
   it("passes on bytes the host sends right after OK, before the client says anything", async () => {
@@ -69,56 +76,65 @@ describe("runShim (in-process)", () => {
     expect(seen).toBe(hello + "bye\n");
   });
 
-  it("exits 1 when the connection breaks instead of ending", async () => {
+  it("reconnects when the connection breaks instead of ending", async () => {
     const dataDir = tempDir("cm-la-");
     await listen(dataDir, echo);
     const io = shimIO();
     let client: net.Socket | undefined;
+    let connects = 0;
+    let out = "";
+    io.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const exit = runShim({
       ...io,
       dataDir,
       env: {},
-      connect: (target) => (client = createConnection(target)),
+      connect: (target) => {
+        connects++;
+        return (client = createConnection(target));
+      },
     });
     io.stdin.write("hello\n");
-    await until(() => io.stdout.readableLength > 0, "the echo");
+    await until(() => out === "hello\n", "the echo");
     // What a host crash looks like from here on platforms that report it as a reset.
     client?.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
-    expect(await exit).toBe(SHIM_EXIT.failed);
+    await until(() => connects === 2, "the shim to connect again");
+    io.stdin.end("again\n");
+    expect(await exit).toBe(SHIM_EXIT.ok);
+    expect(out).toBe("hello\nagain\n");
     expect(text(io.stderr)).toContain("lost the connection to Code Mode");
   });
 
-  it("answers the requests the host left unanswered with a 'Code Mode stopped' error when it goes away, and exits 1", async () => {
+  it("answers the requests the host left unanswered with a 'Code Mode stopped' error when it goes away", async () => {
     const dataDir = tempDir("cm-la-");
-    // Answers request 1, swallows 2 and "b", then goes away.
+    // Answers request 1, swallows 2 and "b", then goes away; the next connection is quiet.
     let host: net.Socket | undefined;
-    await listen(dataDir, (socket) => {
+    const listener = await listen(dataDir, (socket) => {
+      if (host !== undefined) return;
       host = socket;
       socket.once("data", () => socket.write('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
     });
     const io = shimIO();
-    const exit = runShim({ ...io, dataDir, env: {} });
+    const exit = runShim({ ...io, dataDir, env: {}, reconnect: { giveUpMs: 200 } });
     io.stdin.write(
       '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call"}\n',
     );
     io.stdin.write('{"jsonrpc":"2.0","id":"b","method":"tools/call"}\n');
     await until(() => host !== undefined && io.stdout.readableLength > 0, "the host's answer");
     await new Promise((resolve) => setTimeout(resolve, 50));
-    host?.end();
+    await listener.close();
     expect(await exit).toBe(SHIM_EXIT.failed);
     const lines = text(io.stdout)
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as unknown);
-    const message = "Code Mode stopped: it went away before answering (the app quit or crashed)";
+    const message = STOPPED_MESSAGE;
+    expect(message).toMatch(/^Code Mode stopped: it went away before answering/);
     expect(lines).toEqual([
       { jsonrpc: "2.0", id: 1, result: {} },
       { jsonrpc: "2.0", id: 2, error: { code: SHIM_STOPPED_CODE, message } },
       { jsonrpc: "2.0", id: "b", error: { code: SHIM_STOPPED_CODE, message } },
     ]);
-    expect(text(io.stderr)).toContain(
-      "codemode shim: Code Mode stopped: it closed the connection; answered 2 request(s) in flight with an error",
-    );
+    expect(text(io.stderr)).toContain("answered 2 request(s) in flight with an error");
   });
 
   it("refuses a host that cannot prove it knows the token, and exits 1", async () => {

@@ -1,7 +1,8 @@
 // The stdio <-> socket byte pipe MCP clients start. It must start fast and stay dumb: it
 // imports only Node built-ins, the local-access modules, shared/limits.ts and the
 // terminal-text escaper, and parses no MCP except the first line in the one case where there is no host to give it to.
-// Its handshake is in shim-handshake.ts, how it starts the app in start-app.ts.
+// Its handshake is in shim-handshake.ts, how it starts the app in start-app.ts, how it keeps
+// the client's session when the app goes away in shim-session.ts.
 
 import net from "node:net";
 import type { Readable, Writable } from "node:stream";
@@ -13,7 +14,6 @@ import {
   LOCAL_ACCESS_NAMES,
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
-  SHIM_STOPPED_CODE,
 } from "../local-access/local-access-constants.js";
 import {
   socketLocationFor,
@@ -24,7 +24,7 @@ import { TokenError, readToken } from "../local-access/token.js";
 import { challenge } from "./shim-handshake.js";
 import { lastLogLine } from "./app-log.js";
 import { defaultStartApp, type StartApp, type StartOutcome } from "./start-app.js";
-import { InFlight } from "./in-flight.js";
+import { runSession, type Attempt, type ReconnectLimits } from "./shim-session.js";
 
 export interface ShimOptions {
   dataDir: string;
@@ -39,13 +39,9 @@ export interface ShimOptions {
   retryIntervalMs?: number;
   /** App not running: how long to wait for the client's first line before giving up on it. */
   firstLineWaitMs?: number;
+  /** App gone mid-session: how the shim waits for it (tests lower them). */
+  reconnect?: Partial<ReconnectLimits>;
 }
-
-type Attempt =
-  | { kind: "connected"; socket: net.Socket }
-  /** Nothing to connect to yet: worth starting the app and trying again. */
-  | { kind: "absent" }
-  | { kind: "failed"; message: string };
 
 export const NOT_RUNNING_HELP =
   "Open the Code Mode app, or run `npx codemode daemon`, then restart this MCP server.";
@@ -81,7 +77,11 @@ export async function runShim(options: ShimOptions): Promise<number> {
   }
   switch (result.kind) {
     case "connected":
-      return pipe(result.socket, options);
+      return runSession(result.socket, {
+        ...options,
+        reconnect: reconnector(options, location, connect, started),
+        limits: options.reconnect,
+      });
     case "failed":
       // The message may carry a reason whatever listens on the socket chose (an impostor's
       // "ERR <text>"): escaped, it cannot act on the terminal (OSC 52 clipboard writes, fake lines).
@@ -90,6 +90,44 @@ export async function runShim(options: ShimOptions): Promise<number> {
     case "absent":
       return notRunning(options, started);
   }
+}
+
+/**
+ * One try at a new connection after the app went away. The shim starts the app again only
+ * when it was the shim that started it (a user's own app or daemon may have been quit on
+ * purpose: the shim waits for it instead), again only when its last start in this outage has
+ * had its time to come up (the old app may still have held the lock), and at most shimAppRestartsMax times in its life.
+ */
+function reconnector(
+  options: ShimOptions,
+  location: SocketLocation,
+  connect: (socketPath: string) => net.Socket,
+  started: StartOutcome | undefined,
+): (attempt: number) => Promise<Attempt> {
+  const { dataDir, env, stderr } = options;
+  const startWaitMs = options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs;
+  let restarts = 0;
+  let lastStart = 0;
+  return async (n) => {
+    // A new outage: whatever the shim started before came up (it connected).
+    if (n === 0) lastStart = 0;
+    const result = await attempt(dataDir, location, connect);
+    if (result.kind !== "absent" || started?.started == null) return result;
+    if (restarts >= LOCAL_ACCESS_LIMITS.shimAppRestartsMax) return result;
+    if (Date.now() - lastStart < startWaitMs) return result;
+    restarts++;
+    lastStart = Date.now();
+    try {
+      await (options.startApp ?? defaultStartApp)({ dataDir, env });
+      stderr.write(
+        `codemode shim: starting Code Mode again (${started.started}; ` +
+          `${restarts} of at most ${LOCAL_ACCESS_LIMITS.shimAppRestartsMax} restarts)\n`,
+      );
+    } catch (error) {
+      stderr.write(`codemode shim: could not start Code Mode again: ${errorText(error)}\n`);
+    }
+    return result;
+  };
 }
 
 async function attempt(
@@ -132,94 +170,15 @@ async function attempt(
     return {
       kind: "failed",
       message: `cannot connect to Code Mode at ${socketPath}: ${connectError.message}`,
+      // A listener that is going away can reset a connection it had queued.
+      transient: connectError.code === "ECONNRESET" || connectError.code === "EPIPE",
     };
   }
   socket.on("error", () => undefined);
   const outcome = await challenge(socket, token);
   if (outcome.kind === "connected") return { kind: "connected", socket };
   socket.destroy();
-  return { kind: "failed", message: outcome.message(socketPath) };
-}
-
-/** Why a request in flight failed: a crash and a quit look the same from here. */
-const GONE = "it went away before answering (the app quit or crashed)";
-
-function answeredText(count: number): string {
-  return `answered ${count} request(s) in flight with an error`;
-}
-
-/**
- * Bytes both ways until the host ends the connection. If the host goes away with requests
- * unanswered, the shim answers each with an error, so the client is not left to its timeout.
- */
-function pipe(socket: net.Socket, options: ShimOptions): Promise<number> {
-  const { stdin, stdout, stderr } = options;
-  const inFlight = new InFlight();
-  return new Promise((resolve) => {
-    let settled = false;
-    let hostEnded = false;
-    /** The host went away (broke the connection, or ended it with requests unanswered). */
-    let stopped = false;
-    const finish = (code: number): void => {
-      if (settled) return;
-      settled = true;
-      stdin.unpipe(socket);
-      // A paused stdin holds no event-loop reference, so the process can exit.
-      stdin.pause();
-      socket.destroy();
-      resolve(code);
-    };
-    /** Answers what the host left unanswered; how many it answered. */
-    let clientEnded = false;
-    const answerInFlight = (why: string): number => {
-      // A client that ended its stdin has said goodbye: nobody waits for these answers.
-      const ids = clientEnded ? [] : inFlight.pending();
-      for (const id of ids) {
-        const error = { code: SHIM_STOPPED_CODE, message: `Code Mode stopped: ${why}` };
-        stdout.write(JSON.stringify({ jsonrpc: "2.0", id, error }) + "\n");
-      }
-      return ids.length;
-    };
-    socket.on("end", () => {
-      hostEnded = true;
-      // Everything the host sent has been written to stdout by now (pipe writes on 'data').
-      const answered = answerInFlight(GONE);
-      if (answered > 0) {
-        stopped = true;
-        stderr.write(
-          `codemode shim: Code Mode stopped: it closed the connection; ${answeredText(answered)}\n`,
-        );
-      }
-      // pipe() never ends process.stdout, so we do; its 'finish' then means all is written.
-      stdout.end();
-    });
-    socket.on("close", () => {
-      if (hostEnded) return;
-      stopped = true;
-      const lost = answerInFlight(GONE);
-      stderr.write(
-        `codemode shim: Code Mode stopped: lost the connection to Code Mode` +
-          (lost > 0 ? `; ${answeredText(lost)}` : "") +
-          "\n",
-      );
-      // Exit once the answers are out ('finish' below), or at once if stdout is gone.
-      if (stdout.writableFinished || stdout.destroyed) finish(SHIM_EXIT.failed);
-      else stdout.end();
-    });
-    // Once the host has ended and everything it sent is written out, we are done.
-    stdout.on("finish", () => finish(stopped ? SHIM_EXIT.failed : SHIM_EXIT.ok));
-    // The client closed our stdout: nobody is left to talk to.
-    stdout.on("error", () => finish(stopped ? SHIM_EXIT.failed : SHIM_EXIT.ok));
-    stdin.on("error", () => socket.end());
-    stdin.on("end", () => (clientEnded = true));
-    socket.on("data", (chunk: Buffer) => inFlight.fromHost.push(chunk));
-    stdin.on("data", (chunk: Buffer | string) =>
-      inFlight.fromClient.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
-    );
-    socket.pipe(stdout, { end: false });
-    // On stdin's end this half-closes the socket; the host answers what is in flight, then ends.
-    stdin.pipe(socket);
-  });
+  return { kind: "failed", message: outcome.message(socketPath), transient: outcome.transient };
 }
 
 /**

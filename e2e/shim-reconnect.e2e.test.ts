@@ -69,10 +69,8 @@ describe.skipIf(!fx)("the shim keeps its client's session when the app dies (iss
     await inFlight.catch((error: { code?: unknown }) => expect(error.code).toBe(SHIM_STOPPED_CODE));
     expect(Date.now() - killedAt).toBeLessThan(5_000);
 
-    // Sent while no app runs: it waits for the next one.
-    const listed = toolNames(shim);
     const again = await startDaemon(home);
-    expect(await listed).toContain("run_python");
+    expect(await toolNames(shim)).toContain("run_python");
     expect((await shim.run("print('after the crash')")).stdout).toBe("after the crash\n");
     // The new app knows the client by the name it gave in the initialize the shim replayed.
     expect(auditEntries(home, "run_started").at(-1)).toMatchObject({ client: "reconnect-client" });

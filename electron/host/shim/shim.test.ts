@@ -51,9 +51,14 @@ describe("runShim (in-process)", () => {
     const io = shimIO();
     let out = "";
     io.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    let stderr = "";
+    io.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = runShim({ ...io, dataDir, env: {} });
     io.stdin.write("hello\n");
-    await until(() => connections === 2, "the shim to connect again");
+    await until(
+      () => connections === 2 && stderr.includes("reconnected"),
+      "the shim to connect again",
+    );
     io.stdin.end("again\n");
     expect(await exit).toBe(SHIM_EXIT.ok);
     expect(out).toBe("bye\nagain\n");
@@ -84,6 +89,8 @@ describe("runShim (in-process)", () => {
     let connects = 0;
     let out = "";
     io.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    let stderr = "";
+    io.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = runShim({
       ...io,
       dataDir,
@@ -97,11 +104,14 @@ describe("runShim (in-process)", () => {
     await until(() => out === "hello\n", "the echo");
     // What a host crash looks like from here on platforms that report it as a reset.
     client?.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
-    await until(() => connects === 2, "the shim to connect again");
+    await until(
+      () => connects === 2 && stderr.includes("reconnected"),
+      "the shim to connect again",
+    );
     io.stdin.end("again\n");
     expect(await exit).toBe(SHIM_EXIT.ok);
     expect(out).toBe("hello\nagain\n");
-    expect(text(io.stderr)).toContain("lost the connection to Code Mode");
+    expect(stderr).toContain("lost the connection to Code Mode");
   });
 
   it("answers the requests the host left unanswered with a 'Code Mode stopped' error when it goes away", async () => {

@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { RunResult } from "../../../shared/run-result.js";
 import { dockerOrSkip, leftoverContainers, sandboxRuntimes } from "../../../test-support/docker.js";
 import { startRuncOnlyEngine } from "../../../test-support/runc-only-engine.js";
-import { removeTempDirs } from "../../../test-support/temp-dir.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 import { memoryIO } from "../../../test-support/cli-io.js";
 import { run } from "./run.js";
 import { requireImage } from "./sandbox-context.js";
@@ -40,6 +42,24 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
     ]);
     expect(result.stdout).toBe("fed\n");
     expect(result.error).toContain("RuntimeError: late");
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("--images saves the attached figures as PNG files, never over an existing one", async () => {
+    const dir = tempDir("codemode-run-images-");
+    const file = path.join(dir, "plot.py");
+    const out = path.join(dir, "out");
+    writeFileSync(file, "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()");
+    mkdirSync(out);
+    writeFileSync(path.join(out, "figure-1.png"), "taken");
+    const m = memoryIO({ CODEMODE_HOME: home });
+    expect(await run(["run", "--images", out, file], m.io)).toBe(0);
+    const result = JSON.parse(m.out()) as RunResult;
+    expect(result.images.map((i) => i.name)).toEqual(["figure-1.png"]);
+    expect(readFileSync(path.join(out, "figure-1.png"), "utf8")).toBe("taken");
+    const saved = readFileSync(path.join(out, "figure-1-2.png"));
+    expect(createHash("sha256").update(saved).digest("hex")).toBe(result.images[0]!.sha256);
+    expect(m.err()).toContain(`saved ${path.join(out, "figure-1-2.png")}`);
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
   });
 

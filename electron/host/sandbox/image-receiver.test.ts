@@ -118,8 +118,17 @@ describe("image lines from the runner", () => {
       "..\u202e.png",
       "x".repeat(IMAGE_LIMITS.nameMaxChars + 1),
       "caf\u00e9.png",
+      ".",
+      "..",
+      ".png",
+      "chart",
+      "chart.png.exe",
+      "x".repeat(IMAGE_LIMITS.nameMaxChars - 3) + ".png",
     ]) {
       expect(refused({ type: "image_start", id: 1, name, bytes: 10 }).ok, name).toBe(false);
+    }
+    for (const name of ["a.png", "..png", "x".repeat(IMAGE_LIMITS.nameMaxChars - 4) + ".png"]) {
+      expect(refused({ type: "image_start", id: 1, name, bytes: 10 }).ok, name).toBe(true);
     }
     for (const value of [
       { type: "image_start", id: 0, name: "a.png", bytes: 10 },

@@ -13,7 +13,8 @@ import { IMAGE_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 const TOOL_TOO_LONG = "a call's tool name was too long";
 const TOOL_NOT_IDENTIFIER = "a call's tool name was not an identifier";
 const CHUNK_TOO_LONG = "an output chunk was over its size";
-const IMAGE_NAME_BAD = "an image's name was too long or not plain ASCII (letters, digits, . _ -)";
+const IMAGE_NAME_BAD =
+  "an image's name was too long, not plain ASCII (letters, digits, . _ -) or not ending in .png";
 const IMAGE_TOO_BIG = `an image was over ${IMAGE_LIMITS.maxBytes} bytes`;
 const IMAGE_CHUNK_TOO_LONG = "an image chunk was over its size";
 const TOO_MANY_IMAGES = `the run sent more than ${IMAGE_LIMITS.perRun} images`;
@@ -52,7 +53,10 @@ const doneMessage = z.strictObject({
 });
 /** Checked by a loop, not a regex: the name is sandbox text, and this is plainly linear. */
 function isImageName(name: string): boolean {
-  if (name.length === 0 || name.length > IMAGE_LIMITS.nameMaxChars) return false;
+  // Ends in .png with something before it, as the runner names them: never "." or "..", so the
+  // name is safe as a file name (codemode run --images writes it).
+  if (name.length <= 4 || name.length > IMAGE_LIMITS.nameMaxChars) return false;
+  if (!name.endsWith(".png")) return false;
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
     const ok =

@@ -1,6 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
+import type { RunImageData } from "../../sandbox/image-receiver.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import {
@@ -11,13 +13,14 @@ import {
   RUNTIME_HELP,
 } from "../sandbox-context.js";
 
-export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--runtime R] FILE|-
+export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--images DIR] [--runtime R] FILE|-
 
 Runs a Python program in a fresh sandbox container, with no wrapped servers, and prints
 the run result as JSON. Exit status 0 when the run happened, even if the code raised.
 
   --timeout S    stop the run after S seconds (at most ${RUN_LIMITS.defaultDeadlineSeconds})
   --stdin FILE   text the program reads as standard input
+  --images DIR   save the images the code attached (show(), plt.show()) as PNG files in DIR
 ${RUNTIME_HELP}`;
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -34,6 +37,29 @@ function readUserFile(file: string): Promise<string> {
   });
 }
 
+/**
+ * Writes each image into `dir` under its name (the host accepts only plain names ending in
+ * .png, so none can leave the folder), never over an existing file: a taken name gets -2, -3...
+ */
+async function saveImages(dir: string, images: RunImageData[], io: CliIO): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const image of images) {
+    const stem = image.name.slice(0, -".png".length);
+    for (let n = 1; ; n++) {
+      const file = path.join(dir, n === 1 ? image.name : `${stem}-${n}.png`);
+      try {
+        await writeFile(file, image.png, { flag: "wx" });
+        writeLine(io.stderr, `saved ${file}`);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+          throw new UserError(`cannot write ${file}: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+}
+
 export function parseSeconds(value: string, flag: string): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0) {
@@ -48,6 +74,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     options: {
       timeout: { type: "string" },
       stdin: { type: "string" },
+      images: { type: "string" },
       runtime: { type: "string" },
       help: { type: "boolean" },
     },
@@ -78,12 +105,14 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     poolSize: 0,
     runtime,
   });
+  const images: RunImageData[] = [];
   try {
     const result = await sandbox.run(
       { code, stdin, deadlineSeconds: timeout },
-      { signal: io.signal },
+      { signal: io.signal, onImage: (image) => images.push(image) },
     );
     writeLine(io.stdout, JSON.stringify(result, null, 2));
+    if (values.images !== undefined) await saveImages(values.images, images, io);
     return 0;
   } finally {
     await sandbox.close();

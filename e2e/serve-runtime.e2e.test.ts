@@ -1,0 +1,42 @@
+// `codemode serve --runtime runsc` under a real MCP client: the code runs on gVisor (its kernel
+// reports 4.4.0) and still calls the wrapped server's tools through the bridge.
+import { afterAll, describe, expect, it } from "vitest";
+import { assertToyServerBuilt } from "../test-servers/toy-server.js";
+import { dockerOrSkip, sandboxRuntimes } from "../test-support/docker.js";
+import type { McpSession } from "../test-support/mcp-session.js";
+import {
+  assertServeBuilt,
+  sandboxContainers,
+  startServe,
+  tempHome,
+  TOY_COMMAND,
+} from "../test-support/serve-client.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
+
+const fx = await dockerOrSkip();
+// Fails under CI=true when the engine lacks runsc.
+const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+
+describe.skipIf(!fx || !runtimes.includes("runsc"))("codemode serve --runtime runsc", () => {
+  const { home } = tempHome();
+  let serve: McpSession | null = null;
+
+  afterAll(async () => {
+    await serve?.close();
+    if (fx) expect(await sandboxContainers(fx.docker, home)).toEqual([]);
+    removeTempDirs();
+  });
+
+  it("runs the code on gVisor, and its tool calls still go through the bridge", async () => {
+    assertServeBuilt();
+    assertToyServerBuilt();
+    serve = await startServe({ home, args: ["--runtime", "runsc", "--", ...TOY_COMMAND] });
+    const result = await serve.run(
+      "import os\nprint(os.uname().release)\nprint(await add({'a': 2, 'b': 3}))",
+    );
+    expect(result.error).toBeNull();
+    const [kernel, sum] = result.stdout.trim().split("\n");
+    expect(kernel).toBe("4.4.0");
+    expect(sum).toContain("5");
+  });
+});

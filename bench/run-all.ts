@@ -8,3 +8,4 @@ await import("./run-cost-flood.js");
 await import("./audit-checkpoint.js");
 await import("./image-lines.js");
 await import("./audit-index.js");
+await import("./bridge-overhead.js");

@@ -12,6 +12,8 @@ import type { AuditFilter, AuditPage } from "../shared/audit-entry.js";
 import { INDEX_DIR } from "../electron/host/audit/audit-index-store.js";
 import { AuditIndex } from "../electron/host/audit/audit-index.js";
 import { getAuditRun, queryAudit } from "../electron/host/audit/audit-query.js";
+import { verifyAudit } from "../electron/host/audit/audit-verify.js";
+import { verifyPerLine } from "./audit-verify-before.js";
 import { benchAuditLog } from "./audit-index-log.js";
 import { median } from "./stats.js";
 
@@ -101,6 +103,35 @@ try {
     const after = await timed(make(loaded));
     console.log(line(label, before, after));
   }
+  // Verify is a scan by nature (every line hashed, parsed and checked). The machine is shared, so
+  // this process's CPU time is printed beside the wall time.
+  const cpuMs = (): number => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+  const measure = async (run: () => Promise<unknown>) => {
+    const wall = performance.now();
+    const cpu = cpuMs();
+    await run();
+    return { wall: performance.now() - wall, cpu: cpuMs() - cpu };
+  };
+  const verifyBefore = await measure(() => verifyPerLine(dir));
+  let progressEvents = 0;
+  let peakRss = 0;
+  const verifyAfter = await measure(async () => {
+    const result = await verifyAudit(dir, {
+      onProgress: () => {
+        progressEvents += 1;
+        peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      },
+    });
+    if (!result.ok) throw new Error("verify failed on the bench log");
+  });
+  console.log(line("verify, wall time", verifyBefore.wall, verifyAfter.wall));
+  console.log(line("verify, CPU time of this process", verifyBefore.cpu, verifyAfter.cpu));
+  console.log(
+    `verify: ${progressEvents} progress reports; host RSS up to ${mib(peakRss)} while verifying`,
+  );
   console.log(
     `index: built from the log in ${(buildMs / 1000).toFixed(1)} s, loaded from beside it in ${loadMs.toFixed(0)} ms; ` +
       `${mib(loaded.memoryBytes)} in memory; host RSS ${mib(rssBuilt)} after building, ` +

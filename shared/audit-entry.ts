@@ -394,6 +394,16 @@ export interface AuditRunDetail {
   abandoned: AuditEntryOf<"run_abandoned"> | null;
 }
 
+/** How far `verify` has read the log (the Audit page's bar, and `codemode audit verify`'s). */
+export interface AuditVerifyProgress {
+  doneBytes: number;
+  totalBytes: number;
+  /** Entries checked so far. */
+  entries: number;
+  /** True once, when every file has been read. */
+  done: boolean;
+}
+
 export type AuditVerifyResult =
   | {
       ok: true;

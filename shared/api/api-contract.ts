@@ -7,6 +7,7 @@ import {
   auditFilterSchema,
   type AuditEntry,
   type AuditRunDetail,
+  type AuditVerifyProgress,
   type AuditVerifyResult,
 } from "../audit-entry.js";
 import { API_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
@@ -162,6 +163,7 @@ export type ApiResult<C extends ApiChannel> = ApiResults[C];
 /** Events the host pushes to subscribers. */
 export interface ApiEvents {
   "audit.entry": AuditEntry;
+  "audit.verify": AuditVerifyProgress;
   "servers.changed": ServerView[];
   "clients.changed": ClientView[];
   "taint.changed": TaintView[];
@@ -173,6 +175,7 @@ export interface ApiEvents {
 export type ApiEventName = keyof ApiEvents;
 export const API_EVENTS = [
   "audit.entry",
+  "audit.verify",
   "servers.changed",
   "clients.changed",
   "taint.changed",

@@ -214,6 +214,7 @@ export class CodeModeHost {
     servers.on("status", () => this.emitServers());
     servers.on("tools", () => this.emitServers());
     opened.audit.subscribe((entry) => events.emit("audit.entry", entry));
+    opened.audit.onVerifyProgress((progress) => events.emit("audit.verify", progress));
     this.api = buildApiHandlers({
       status,
       engine,

@@ -1,7 +1,7 @@
 // Where the audit log's files are and how their lines are read. Lines are handled as bytes
 // wherever a hash is involved: `prev` is the hash of a line exactly as written, and decoding
 // and re-encoding could change it.
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
@@ -52,8 +52,13 @@ export async function listTornFiles(dir: string): Promise<string[]> {
   }
 }
 
+// The one-shot form costs about half as much per line as a Hash object (Node 20.12 and later).
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array | string) => string })
+  .hash;
+
 export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  if (oneShot !== undefined) return oneShot("sha256", bytes);
+  return crypto.createHash("sha256").update(bytes).digest("hex");
 }
 
 export function isErrno(error: unknown, code: string): boolean {
@@ -131,6 +136,45 @@ export interface ForwardLine {
   line: number;
   /** False for bytes after the file's last newline: a line still being written, or torn. */
   complete: boolean;
+}
+
+/**
+ * The lines of a file, first first, a chunk's worth at a time: for a reader of every line
+ * (verify), one await per chunk instead of one per line. `readBytes` is how far the file has
+ * been read.
+ */
+export async function* lineBatchesForward(
+  file: string,
+  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+): AsyncGenerator<{ lines: ForwardLine[]; readBytes: number }> {
+  const handle = await open(file, "r");
+  try {
+    let position = 0;
+    let rest: Buffer = Buffer.alloc(0);
+    let line = 0;
+    for (;;) {
+      const chunk = await readAt(handle, position, chunkBytes);
+      if (chunk.length === 0) break;
+      position += chunk.length;
+      const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+      const lines: ForwardLine[] = [];
+      let start = 0;
+      let newline = data.indexOf(NEWLINE, start);
+      while (newline !== -1) {
+        line += 1;
+        lines.push({ bytes: data.subarray(start, newline), line, complete: true });
+        start = newline + 1;
+        newline = data.indexOf(NEWLINE, start);
+      }
+      rest = data.subarray(start);
+      yield { lines, readBytes: position - rest.length };
+    }
+    if (rest.length > 0) {
+      yield { lines: [{ bytes: rest, line: line + 1, complete: false }], readBytes: position };
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The lines of a file, first first, without their newlines. */

@@ -7,6 +7,7 @@ import type { Writable } from "node:stream";
 import type {
   AuditEntry,
   AuditEntryInput,
+  AuditVerifyProgress,
   AuditFilter,
   AuditPage,
   AuditQueryResult,
@@ -56,6 +57,7 @@ export interface AuditLogOptions {
 }
 
 export type AuditListener = (entry: AuditEntry) => void;
+export type VerifyProgressListener = (progress: AuditVerifyProgress) => void;
 
 export interface AuditLogStats {
   /** Entries made durable since open. */
@@ -87,6 +89,7 @@ export class AuditLog {
   readonly #secrets: () => readonly string[];
   readonly #onError: (error: unknown) => void;
   readonly #listeners = new Set<AuditListener>();
+  readonly #verifyListeners = new Set<VerifyProgressListener>();
   #limits: AuditLimits;
   #head: Head;
   #current: CurrentFile | null;
@@ -204,7 +207,25 @@ export class AuditLog {
   }
 
   verify(head?: { seq: number; hash: string }): Promise<AuditVerifyResult> {
-    return verifyAudit(this.dir, { ...this.#verifyOptions, head });
+    return verifyAudit(this.dir, {
+      ...this.#verifyOptions,
+      head,
+      onProgress: (progress) => {
+        for (const listener of this.#verifyListeners) {
+          try {
+            listener(progress);
+          } catch (error) {
+            this.#onError(error);
+          }
+        }
+      },
+    });
+  }
+
+  /** Calls `listener` as any verify of this log reads it (the Audit page's bar). Returns unsubscribe. */
+  onVerifyProgress(listener: VerifyProgressListener): () => void {
+    this.#verifyListeners.add(listener);
+    return () => this.#verifyListeners.delete(listener);
   }
 
   export(format: ExportFormat, out: Writable, filter?: AuditFilter): Promise<number> {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
+import type { AuditVerifyProgress } from "../../../shared/audit-entry.js";
 import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
 
 /** An asymmetric matcher, typed so that it can sit in an object literal. */
@@ -242,5 +243,24 @@ describe("verifyAudit", () => {
       ok: false,
       firstBad: { line: 5, seq: 5, problem: matching(/time goes back/) },
     });
+  });
+});
+
+describe("verifyAudit progress", () => {
+  it("reports how far it has read, ending once at every byte of every file", async () => {
+    const names = await writeLog(400, 16 * 1024);
+    expect(names.length).toBeGreaterThan(3);
+    const seen: AuditVerifyProgress[] = [];
+    const result = await verifyAudit(dir, { onProgress: (progress) => seen.push(progress) });
+    expect(result.ok).toBe(true);
+    let total = 0;
+    for (const name of names) total += (await readFile(path.join(dir, name))).length;
+    // The first chunk is reported at once; then at most every verifyProgressMs, then the end.
+    expect(seen[0]).toMatchObject({ totalBytes: total, done: false });
+    expect(seen.at(-1)).toEqual({ doneBytes: total, totalBytes: total, entries: 400, done: true });
+    expect(seen.filter((progress) => progress.done)).toHaveLength(1);
+    for (const [i, progress] of seen.entries()) {
+      expect(progress.doneBytes).toBeGreaterThanOrEqual(seen[i - 1]?.doneBytes ?? 0);
+    }
   });
 });

@@ -10,6 +10,7 @@ import { CHECKPOINT_FILE } from "../../audit/audit-checkpoint.js";
 import { dataDir } from "../../paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { terminalText } from "../terminal-text.js";
+import { ProgressBar } from "../progress-bar.js";
 
 export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]
        codemode audit verify [--head SEQ:HASH]
@@ -111,10 +112,19 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
   const dir = auditDir(io.env);
   if (sub === "verify") {
     const head = values.head === undefined ? undefined : parseHead(values.head);
+    // On stderr, redrawn in place on a terminal: stdout keeps only the verdict for scripts.
+    const bar = new ProgressBar(io.stderr);
     const result = await verifyAudit(dir, {
       checkpointFile: path.join(dataDir(io.env), CHECKPOINT_FILE),
       head,
+      onProgress: (progress) =>
+        bar.update(
+          progress.doneBytes,
+          progress.totalBytes,
+          `${progress.entries.toLocaleString("en")} entries checked`,
+        ),
     });
+    bar.done();
     if (result.ok) {
       writeLine(
         io.stdout,

@@ -1,7 +1,8 @@
 // The audit page's toolbar: the live tail's pause switch, chain verification and export.
 import { memo, useState } from "react";
 import type { AuditFilter } from "../../../../shared/api/api-contract.js";
-import { useBrowserConnection, useRequest } from "../../api/hooks.js";
+import type { AuditVerifyProgress } from "../../../../shared/audit-entry.js";
+import { useBrowserConnection, useEvent, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { SelectField } from "../../components/field.js";
 import { Loading } from "../../components/states.js";
@@ -36,8 +37,13 @@ export const LiveControl = memo(function LiveControl(props: {
 export const VerifyControl = memo(function VerifyControl() {
   const verify = useRequest("audit.verify", {});
   const data = verify.data;
+  // The host reports how far it has read while the request is out (a big log takes seconds).
+  const [progress, setProgress] = useState<AuditVerifyProgress | null>(null);
+  useEvent("audit.verify", setProgress);
   let status;
-  if (verify.loading) status = <Loading inline label="Verifying the chain…" />;
+  if (verify.loading && progress !== null && !progress.done) {
+    status = <VerifyProgressBar progress={progress} />;
+  } else if (verify.loading) status = <Loading inline label="Verifying the chain…" />;
   else if (verify.error) status = <Badge tone="bad">{verify.error.message}</Badge>;
   else if (data?.ok) {
     status = (
@@ -71,6 +77,29 @@ export const VerifyControl = memo(function VerifyControl() {
     </div>
   );
 });
+
+function VerifyProgressBar(props: { progress: AuditVerifyProgress }) {
+  const { doneBytes, totalBytes, entries } = props.progress;
+  const percent = totalBytes > 0 ? Math.min(100, Math.round((doneBytes / totalBytes) * 100)) : 0;
+  return (
+    <div className="progress-block verify-progress">
+      <div className="progress-label">
+        Verifying the chain… {entries.toLocaleString()} entries checked
+      </div>
+      <div
+        className="progress"
+        role="progressbar"
+        aria-label="Verify progress"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        aria-valuetext={`${percent}%`}
+      >
+        <div className="progress-fill" style={{ width: `${percent}%` }} />
+      </div>
+    </div>
+  );
+}
 
 export const ExportControl = memo(function ExportControl(props: { filter: AuditFilter }) {
   const [format, setFormat] = useState<"jsonl" | "csv">("jsonl");

@@ -28,6 +28,8 @@ export const AUDIT_KINDS = [
   "runs_refused",
   "docker_back",
   "run_abandoned",
+  "approval_requested",
+  "approval_answered",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -301,6 +303,55 @@ export const runAbandonedEntrySchema = z.object({
   startedSeq: count,
 });
 
+/** How an "ask first" request ended. */
+export const APPROVAL_ANSWERS = [
+  "allow_once",
+  "allow_run",
+  "deny",
+  "timeout",
+  "cancelled",
+] as const;
+export const approvalAnswerSchema = z.enum(APPROVAL_ANSWERS);
+export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
+
+/** Where the answer came from: the desktop app, the browser UI, or the MCP client (elicitation). */
+export const APPROVERS = ["app", "browser", "client"] as const;
+export const approverSchema = z.enum(APPROVERS);
+export type Approver = z.infer<typeof approverSchema>;
+
+const approvalCall = {
+  requestId: z.string(),
+  runId: z.string(),
+  client: z.string(),
+  server: z.string(),
+  /** The Python name the code called. */
+  tool: z.string(),
+  /** The server's own name for the tool. */
+  serverTool: z.string(),
+};
+
+/** A call to an "ask first" tool passed every other check and now waits for the user. */
+export const approvalRequestedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("approval_requested"),
+  ...approvalCall,
+  /** JSON text of the arguments with secrets replaced and cut; null for private tools. */
+  args: z.string().nullable(),
+  /** Whether the question was also sent to the client (MCP elicitation). */
+  elicited: z.boolean(),
+});
+
+/** What became of an approval request: who answered, how, and how long it waited. */
+export const approvalAnsweredEntrySchema = z.object({
+  ...common,
+  kind: z.literal("approval_answered"),
+  ...approvalCall,
+  answer: approvalAnswerSchema,
+  /** Null when nobody answered (a timeout, or the run ended first). */
+  by: approverSchema.nullable(),
+  waitedMs: millis,
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -320,6 +371,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   runsRefusedEntrySchema,
   dockerBackEntrySchema,
   runAbandonedEntrySchema,
+  approvalRequestedEntrySchema,
+  approvalAnsweredEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

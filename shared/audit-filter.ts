@@ -14,6 +14,8 @@ export function serversOf(entry: AuditEntry): readonly (string | null)[] {
   switch (entry.kind) {
     case "call":
     case "taint_set":
+    case "approval_requested":
+    case "approval_answered":
       return [entry.server];
     case "config_changed":
       return entry.servers;
@@ -25,6 +27,8 @@ export function serversOf(entry: AuditEntry): readonly (string | null)[] {
 export function toolsOf(entry: AuditEntry): readonly (string | null)[] {
   switch (entry.kind) {
     case "call":
+    case "approval_requested":
+    case "approval_answered":
       return [entry.tool, entry.serverTool];
     case "taint_set":
       return [entry.tool];

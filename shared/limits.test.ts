@@ -101,6 +101,7 @@ describe("limits", () => {
         auditMaxFileMiB: { min: 1, max: 1024, default: 16 },
         auditMaxTotalMiB: { min: 16, max: 1_048_576, default: 256 },
         httpPort: { min: 1024, max: 65_535, default: 7717 },
+        approvalTimeoutSeconds: { min: 1, max: 600, default: 60 },
       },
       HOST_LIMITS: {
         runQueueTimeoutMs: 60_000,
@@ -235,6 +236,13 @@ describe("limits", () => {
         concurrentMax: 2,
         descriptionMaxChars: 300,
         toolsShownMax: 200,
+      },
+      APPROVAL_LIMITS: {
+        pendingMax: 64,
+        argsShownMaxChars: 4 * KiB,
+        codeShownMaxChars: 16 * KiB,
+        elicitMessageMaxChars: 2 * KiB,
+        idMaxChars: 64,
       },
       APP_LOG_LIMITS: {
         maxBytes: 1 * MiB,

@@ -600,6 +600,8 @@ export const SETTINGS_BOUNDS = {
   /** All audit files together; the oldest files go first past it. */
   auditMaxTotalMiB: { min: 16, max: 1_048_576, default: AUDIT_LIMITS.defaultMaxTotalBytes / MiB },
   httpPort: { min: 1024, max: 65_535, default: 7717 },
+  /** How long an "ask first" call waits for the user before it is denied. */
+  approvalTimeoutSeconds: { min: 1, max: 600, default: 60 },
 } as const;
 
 /** The log of an app the shim started (its stdout and stderr), in the data directory. */
@@ -612,4 +614,18 @@ export const APP_LOG_LIMITS = {
   checkIntervalMs: 60_000,
   /** The last line of the log quoted in the shim's "not running" message is cut to this. */
   lastLineMaxChars: 300,
+} as const;
+
+/** "Ask first" calls waiting for the user (issue 12). */
+export const APPROVAL_LIMITS = {
+  /** Requests waiting at once, across all runs; past it a call is denied without asking. */
+  pendingMax: 64,
+  /** The arguments as the panel shows them (pretty JSON, secrets masked) are cut to this. */
+  argsShownMaxChars: 4 * KiB,
+  /** The run's code as the panel shows it (collapsed) is cut to this. */
+  codeShownMaxChars: 16 * KiB,
+  /** The question sent to a client by MCP elicitation is cut to this. */
+  elicitMessageMaxChars: 2 * KiB,
+  /** A request id (a UUID) as the API accepts it. */
+  idMaxChars: 64,
 } as const;

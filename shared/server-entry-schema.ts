@@ -5,7 +5,16 @@
 import { z } from "zod";
 import { API_LIMITS } from "./limits.js";
 
-export const ENTRY_KEYS = ["command", "args", "env", "type", "allow", "private", "secret"] as const;
+export const ENTRY_KEYS = [
+  "command",
+  "args",
+  "env",
+  "type",
+  "allow",
+  "private",
+  "secret",
+  "ask",
+] as const;
 const REMOTE_ONLY_KEYS = new Set(["url", "headers"]);
 const STDIO_ONLY = "only stdio servers (command, args, env) can be wrapped";
 
@@ -144,6 +153,16 @@ function entrySchema<V extends z.ZodType>(value: V) {
           })
           .optional(),
         secret: nameList("secret").optional(),
+        // "Ask first": true asks before every call to the server's tools; a list, before
+        // calls to those tools (server's own names).
+        ask: z
+          .union([z.boolean(), nameList("ask")], {
+            error: (issue) =>
+              issue.code === "invalid_union" && Array.isArray(issue.input)
+                ? issue.errors[1]?.[0]?.message
+                : `"ask" must be true, false or an array of tool names`,
+          })
+          .optional(),
       },
       {
         error: (issue) =>
@@ -167,6 +186,20 @@ function entrySchema<V extends z.ZodType>(value: V) {
                 code: "custom",
                 path: ["private", index],
                 message: `private tool ${quote(tool)} is not in "allow"`,
+              });
+            }
+          });
+        }
+        const asked = validNames(entry.ask);
+        if (allow && asked) {
+          const kept = new Set(allow);
+          asked.forEach((tool, index) => {
+            // Asking before a tool that is off would never happen: say so rather than keep it.
+            if (!kept.has(tool)) {
+              ctx.addIssue({
+                code: "custom",
+                path: ["ask", index],
+                message: `ask-first tool ${quote(tool)} is not in "allow"`,
               });
             }
           });

@@ -40,6 +40,7 @@ export const settingsSchema = z.strictObject(
     httpEnabled: z.boolean({ error: "must be true or false" }),
     httpPort: bounded(SETTINGS_BOUNDS.httpPort),
     sandboxRuntime: sandboxRuntimeSchema,
+    approvalTimeoutSeconds: bounded(SETTINGS_BOUNDS.approvalTimeoutSeconds),
   },
   {
     error: (issue) =>
@@ -67,4 +68,5 @@ export const DEFAULT_SETTINGS: Settings = {
   httpEnabled: false,
   httpPort: SETTINGS_BOUNDS.httpPort.default,
   sandboxRuntime: "runc",
+  approvalTimeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
 };

@@ -96,6 +96,29 @@ export function oneOfEachKind(): AuditEntryInput[] {
       reason: "the app stopped",
       startedSeq: 3,
     },
+    {
+      kind: "approval_requested",
+      requestId: "q1",
+      runId: "r1",
+      client: "claude",
+      server: "notes",
+      tool: "notes__delete",
+      serverTool: "delete",
+      args: '{"id":1}',
+      elicited: true,
+    },
+    {
+      kind: "approval_answered",
+      requestId: "q1",
+      runId: "r1",
+      client: "claude",
+      server: "notes",
+      tool: "notes__delete",
+      serverTool: "delete",
+      answer: "allow_once",
+      by: "client",
+      waitedMs: 1200,
+    },
   ];
 }
 

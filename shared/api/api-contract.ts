@@ -10,10 +10,11 @@ import {
   type AuditVerifyProgress,
   type AuditVerifyResult,
 } from "../audit-entry.js";
-import { API_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
+import { API_LIMITS, APPROVAL_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
 import { serverEntryInput, storedSecretRef, type StoredSecretRef } from "../server-entry-schema.js";
 import { settingsPatchSchema } from "../settings.js";
 import type {
+  ApprovalView,
   AppInfoView,
   BuildProgress,
   BundleView,
@@ -95,11 +96,19 @@ export const API_PARAMS = {
     tool: z.string().min(1).max(API_LIMITS.toolNameMaxChars),
     allowed: z.boolean().optional(),
     private: z.boolean().optional(),
+    ask: z.boolean().optional(),
   }),
+  /** "Ask first" for every tool of the server (true) or for none (false). */
+  "servers.setAsk": z.strictObject({ name: serverName, ask: z.boolean() }),
   "clients.list": none,
   "clients.snippets": none,
   "clients.claudeDesktopPreview": none,
   "clients.claudeDesktopApply": z.strictObject({ expectedBefore: z.string() }),
+  "approvals.list": none,
+  "approvals.answer": z.strictObject({
+    id: z.string().min(1).max(APPROVAL_LIMITS.idMaxChars),
+    answer: z.enum(["allow_once", "allow_run", "deny"]),
+  }),
   "taint.list": none,
   "taint.reset": z.strictObject({
     client: z.string().min(1).max(API_LIMITS.clientKeyMaxChars),
@@ -144,6 +153,10 @@ export interface ApiResults {
   "servers.restart": ServerView[];
   "servers.tools": ToolView[];
   "servers.setToolPolicy": ToolView[];
+  "servers.setAsk": ServerView[];
+  "approvals.list": ApprovalView[];
+  /** answered: false when the request had already been answered, timed out or ended. */
+  "approvals.answer": { answered: boolean };
   "clients.list": ClientView[];
   "clients.snippets": ClientSnippets;
   "clients.claudeDesktopPreview": ClaudeDesktopPreview;
@@ -171,6 +184,8 @@ export interface ApiEvents {
   "docker.changed": DockerStatusView;
   "settings.changed": SettingsView;
   "app.changed": AppInfoView;
+  /** The calls waiting for the user, whenever one starts or stops waiting. */
+  "approvals.changed": ApprovalView[];
 }
 export type ApiEventName = keyof ApiEvents;
 export const API_EVENTS = [
@@ -183,6 +198,7 @@ export const API_EVENTS = [
   "docker.changed",
   "settings.changed",
   "app.changed",
+  "approvals.changed",
 ] as const satisfies readonly ApiEventName[];
 
 /** Errors cross the API as data, never as thrown exceptions. */

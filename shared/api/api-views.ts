@@ -53,6 +53,8 @@ export interface ServerView {
   env: { name: string; value: string; secret: boolean }[];
   allow: string[] | null;
   private: boolean | string[];
+  /** "Ask first": true for every tool, a list for those tools, false for none. */
+  ask: boolean | string[];
   status: ServerStatusName;
   lastError: string | null;
   stderrTail: string[];
@@ -90,6 +92,8 @@ export interface ToolView {
   inputSchema: Record<string, unknown>;
   allowed: boolean;
   private: boolean;
+  /** The user is asked before each call to it. */
+  ask: boolean;
   /** Why a listed tool is not callable (disallowed, schema too deep, ...); null when it is. */
   leftOut: LeftOutReason | null;
 }
@@ -226,4 +230,27 @@ export interface BundleView {
   description: string;
   serverType: "node" | "python" | "binary" | "uv";
   settings: BundleSettingView[];
+}
+
+/** A call to an "ask first" tool waiting for the user, as the approval panel shows it. */
+export interface ApprovalView {
+  id: string;
+  runId: string;
+  client: string;
+  server: string;
+  /** The server's own name for the tool. */
+  tool: string;
+  /** The name the code called. */
+  pyName: string;
+  /** The arguments as pretty JSON, secrets masked, cut to APPROVAL_LIMITS.argsShownMaxChars. */
+  args: string;
+  /** The run's code, secrets masked, cut to APPROVAL_LIMITS.codeShownMaxChars. */
+  code: string;
+  /** Whether the tool is private (its arguments may hold private data). */
+  private: boolean;
+  /** When it started waiting and when it is denied unless answered (ISO 8601). */
+  askedAt: string;
+  expiresAt: string;
+  /** Whether the client was asked too (MCP elicitation). */
+  elicited: boolean;
 }

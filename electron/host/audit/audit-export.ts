@@ -68,6 +68,11 @@ export const CSV_COLUMNS = [
   "startedSeq",
   "images",
   "runtime",
+  "requestId",
+  "elicited",
+  "answer",
+  "by",
+  "waitedMs",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

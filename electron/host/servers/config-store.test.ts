@@ -182,6 +182,28 @@ describe("ConfigStore", () => {
     );
   });
 
+  it("sets ask first per tool and for a whole server; disallowing a tool stops asking", async () => {
+    const s = store(configOf({ notes: entry() as ServerEntry }));
+    await s.setToolPolicy("notes", "search", { ask: true });
+    expect(s.current.servers.get("notes")?.ask).toEqual(["search"]);
+    expect(applied.at(-1)?.summary).toBe("tool search of notes: ask first");
+    await s.setToolPolicy("notes", "search", { allowed: false });
+    expect(s.current.servers.get("notes")?.ask).toEqual([]);
+    await s.setToolPolicy("notes", "search", { allowed: true });
+    await s.setServerAsk("notes", true);
+    expect(s.current.servers.get("notes")?.ask).toBe(true);
+    // Every tool asks; switching one off asks for the rest.
+    await s.setToolPolicy("notes", "read", { ask: false });
+    expect(s.current.servers.get("notes")?.ask).toEqual(["search"]);
+    await s.setServerAsk("notes", false);
+    expect(s.current.servers.get("notes")?.ask).toBeUndefined();
+    const saved = JSON.parse(readFileSync(file, "utf8")) as {
+      mcpServers: Record<string, { ask?: unknown }>;
+    };
+    expect(saved.mcpServers.notes?.ask).toBeUndefined();
+    expect((await failure(s.setServerAsk("nope", true))).code).toBe("not_found");
+  });
+
   it("runs edits one at a time, each on the config the previous one left", async () => {
     const s = store(configOf({ notes: entry() as ServerEntry }));
     await Promise.all([

@@ -37,6 +37,8 @@ export interface ServerEntryEdit extends Omit<ServerEntry, "env"> {
 export interface ToolPolicyChange {
   allowed?: boolean | undefined;
   private?: boolean | undefined;
+  /** "Ask first" before each call to the tool. */
+  ask?: boolean | undefined;
 }
 
 export interface ConfigStoreOptions {
@@ -192,6 +194,7 @@ export class ConfigStore {
     const words = [
       change.allowed === undefined ? null : change.allowed ? "allowed" : "not allowed",
       change.private === undefined ? null : change.private ? "private" : "not private",
+      change.ask === undefined ? null : change.ask ? "ask first" : "no asking",
     ].filter((part) => part !== null);
     return this.change(
       (current) => {
@@ -203,6 +206,19 @@ export class ConfigStore {
         return new Map(current.servers).set(name, withToolPolicy(entry, tool, listed, change));
       },
       `tool ${tool} of ${name}: ${words.join(", ")}`,
+    );
+  }
+
+  /** Sets "ask first" for every tool of a server at once (true), or for none (false). */
+  setServerAsk(name: string, ask: boolean): Promise<void> {
+    return this.change(
+      (current) => {
+        const entry = current.servers.get(name);
+        if (!entry) throw notFound(name);
+        const { ask: _old, ...rest } = entry;
+        return new Map(current.servers).set(name, ask ? { ...rest, ask } : rest);
+      },
+      `server ${name}: ${ask ? "ask first for every tool" : "no asking"}`,
     );
   }
 
@@ -284,17 +300,25 @@ function withToolPolicy(
   const toggle = (list: readonly string[], on: boolean): string[] =>
     on ? [...new Set([...list, tool])] : list.filter((t) => t !== tool);
   let { allow, private: labels } = entry;
+  let ask = entry.ask ?? false;
   if (change.allowed !== undefined) {
     const next = toggle(allow ?? listed, change.allowed);
     // Every tool allowed again is the same as no allowlist: new tools stay visible.
     allow = listed.every((t) => next.includes(t)) ? null : next;
     // A tool no longer allowed cannot stay labelled private (the label would name no tool).
     if (!change.allowed && Array.isArray(labels)) labels = labels.filter((t) => t !== tool);
+    if (!change.allowed && Array.isArray(ask)) ask = ask.filter((t) => t !== tool);
   }
   if (change.private !== undefined) {
     const current = labels === true ? listed : Array.isArray(labels) ? labels : [];
     const next = toggle(current, change.private);
     labels = next.length === 0 ? false : next;
   }
-  return { ...entry, allow, private: labels };
+  if (change.ask !== undefined) {
+    const current = ask === true ? listed : Array.isArray(ask) ? ask : [];
+    const next = toggle(current, change.ask);
+    ask = next.length === 0 ? false : next;
+  }
+  const { ask: _old, ...rest } = entry;
+  return { ...rest, allow, private: labels, ...(ask === false ? {} : { ask }) };
 }

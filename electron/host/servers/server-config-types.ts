@@ -8,6 +8,8 @@ export interface ServerEntry {
   /** The server's own tool names to keep; null keeps every tool. */
   allow: string[] | null;
   private: boolean | string[];
+  /** "Ask first": true for every tool, a list for those tools; absent or false for none. */
+  ask?: boolean | string[] | undefined;
 }
 
 /** A validated config: server name -> entry, in file order. */

@@ -212,3 +212,32 @@ describe("the API's entry is the same schema", () => {
     );
   });
 });
+
+describe('"ask first"', () => {
+  it("accepts ask as true, false or a list of tools, and an entry without it as before", () => {
+    expect(entryOf(check({ command: "x" })).ask).toBeUndefined();
+    expect(entryOf(check({ command: "x", ask: false })).ask).toBeUndefined();
+    expect(entryOf(check({ command: "x", ask: true })).ask).toBe(true);
+    expect(entryOf(check({ command: "x", ask: ["delete"] })).ask).toEqual(["delete"]);
+    expect(errorsOf(check({ command: "x", ask: "yes" }))).toEqual([
+      { path: ["ask"], message: '"ask" must be an array of names' },
+    ]);
+    expect(errorsOf(check({ command: "x", ask: ["a", "a"] }))[0]?.message).toBe(
+      'ask lists "a" more than once',
+    );
+  });
+
+  it("refuses asking before a tool that allow leaves out", () => {
+    expect(errorsOf(check({ command: "x", allow: ["read"], ask: ["write"] }))).toEqual([
+      { path: ["ask", "0"], message: 'ask-first tool "write" is not in "allow"' },
+    ]);
+  });
+
+  it("writes ask back so it reads back equal", () => {
+    for (const ask of [true, ["delete"]]) {
+      const entry = entryOf(check({ command: "x", ask }));
+      expect(entryToFile(entry).ask).toEqual(ask);
+      expect(entryOf(check(entryToFile(entry)))).toEqual(entry);
+    }
+  });
+});

@@ -40,6 +40,8 @@ export function validateServerEntry(raw: unknown): EntryResult {
         secretEnv: file.secret ?? [],
         allow: file.allow ?? null,
         private: file.private ?? false,
+        // Absent unless set, so entries without "ask" compare equal to those of before.
+        ...(file.ask === undefined || file.ask === false ? {} : { ask: file.ask }),
       },
     };
   }
@@ -75,5 +77,7 @@ export function entryToFile(entry: ServerEntry): WrittenEntry {
     out.private = entry.private === true ? true : [...entry.private];
   }
   if (entry.secretEnv.length > 0) out.secret = [...entry.secretEnv];
+  const ask = entry.ask ?? false;
+  if (ask !== false) out.ask = ask === true ? true : [...ask];
   return out;
 }

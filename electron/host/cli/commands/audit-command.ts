@@ -77,6 +77,10 @@ function summary(entry: AuditEntry): string {
       return `${entry.count} runs refused (${entry.cause}) from ${entry.firstAt} to ${entry.lastAt}`;
     case "run_abandoned":
       return `${entry.client} run ${entry.runId} never finished: ${entry.reason} (started at #${entry.startedSeq})`;
+    case "approval_requested":
+      return `${entry.client} ${entry.tool} waits for the user (request ${entry.requestId})`;
+    case "approval_answered":
+      return `${entry.client} ${entry.tool} ${entry.answer}${entry.by ? ` by ${entry.by}` : ""} after ${entry.waitedMs} ms (request ${entry.requestId})`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
   }

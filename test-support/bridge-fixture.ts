@@ -124,6 +124,7 @@ export interface Setup {
     maxCalls?: number;
     signal?: AbortSignal;
     onBudgetSpent?: () => void;
+    code?: string;
   }) => RunCalls;
 }
 
@@ -158,7 +159,7 @@ export const DEFAULT_TOOLS: ToolSpec[] = [
 
 export function setup(
   opts: { tools?: ToolSpec[]; handler?: Handler } & Partial<
-    Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency">
+    Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency" | "approvals">
   > = {},
 ): Setup {
   const catalog = makeCatalog(opts.tools ?? DEFAULT_TOOLS);
@@ -172,6 +173,7 @@ export function setup(
     events: { emit: (e) => events.push(e) },
     callTimeoutMs: opts.callTimeoutMs,
     serverConcurrency: opts.serverConcurrency,
+    approvals: opts.approvals,
   });
   let runs = 0;
   return {
@@ -187,6 +189,7 @@ export function setup(
         maxCalls: o.maxCalls,
         signal: o.signal ?? new AbortController().signal,
         onBudgetSpent: o.onBudgetSpent,
+        code: o.code,
       }),
   };
 }

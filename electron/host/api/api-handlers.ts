@@ -1,5 +1,6 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import { appHandlers, type AppServices } from "./handlers/app-handlers.js";
+import { approvalHandlers, type ApprovalServices } from "./handlers/approval-handlers.js";
 import {
   auditHandlers,
   type AuditServices,
@@ -25,6 +26,7 @@ export interface ApiServices extends AppServices, ClientsServices {
   runImages?: RunImageLookup | undefined;
   bundles: BundleServices;
   try: TryServices;
+  approvals: ApprovalServices;
   /** Where Claude Desktop's config is (tests point it at a temporary file). */
   claudeDesktopConfigPath?: (() => string) | undefined;
 }
@@ -43,5 +45,7 @@ export function buildApiHandlers(services: ApiServices): ApiHandlers {
     ...auditHandlers(services.audit, services.runImages),
     ...tryHandlers(services.try, tries),
     ...bundleHandlers(services.bundles, tries),
+    // These handlers serve the app's own window; the browser UI swaps in its own (ui-server).
+    ...approvalHandlers(services.approvals, "app"),
   };
 }

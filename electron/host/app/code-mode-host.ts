@@ -5,6 +5,8 @@ import type { ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { AuditLog } from "../audit/audit-log.js";
+import { ApprovalService } from "../approvals/approval-service.js";
+import { configAsksFirst } from "../approvals/ask-policy.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker } from "../docker/docker-status.js";
@@ -69,6 +71,8 @@ export class CodeModeHost {
   readonly sandbox: SandboxSlot;
   readonly gate: RunGate;
   readonly engine: CodeModeEngine;
+  /** "Ask first" calls waiting for the user. */
+  readonly approvals: ApprovalService;
   readonly sessions: ClientSessions;
   readonly listener = new LocalSocketListener();
   readonly http: HttpSwitch;
@@ -123,6 +127,14 @@ export class CodeModeHost {
     }));
     const recorder = new AuditRecorder(record, () => configSecrets(configStore.current));
     const runImages = new RunImageCache();
+    const approvals = (this.approvals = new ApprovalService({
+      // The saved config, read at each call: a policy changed in the UI applies to the next call.
+      asksFirst: (server, tool) => configAsksFirst(configStore.current, server, tool),
+      record,
+      changed: (views) => events.emit("approvals.changed", views),
+      secrets: () => configSecrets(configStore.current),
+      timeoutSeconds: settings.approvalTimeoutSeconds,
+    }));
     const gate = (this.gate = new RunGate(settings.maxConcurrentRuns));
     const engine = (this.engine = new CodeModeEngine({
       servers,
@@ -140,6 +152,7 @@ export class CodeModeHost {
       settings: engineSettings(settings),
       tolerateCatalogErrors: true,
       serverTools: () => catalogInput(servers, configStore.current),
+      approvals,
     }));
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
@@ -184,7 +197,7 @@ export class CodeModeHost {
     }));
     this.settingsApplier = new SettingsApplier(settings, {
       dataDir: options.dataDir,
-      subsystems: { http, gate, sandbox, audit: opened.audit, engine },
+      subsystems: { http, gate, sandbox, audit: opened.audit, engine, approvals },
       changed: (next, changes) => {
         record({ kind: "settings_changed", changes });
         events.emit("settings.changed", next);
@@ -235,6 +248,7 @@ export class CodeModeHost {
       audit: opened.audit,
       runImages,
       try: { configStore, serverPath: opened.serverPath },
+      approvals,
       claudeDesktopConfigPath: options.claudeDesktopConfigPath,
     });
   }
@@ -393,6 +407,8 @@ export class CodeModeHost {
       this.hostAudit.stop();
       await this.listener.close().catch(() => undefined);
       await this.http.close().catch(() => undefined);
+      // Questions still waiting are withdrawn: those calls do not go out.
+      this.approvals.close();
       await this.sessions.closeAll();
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);

@@ -9,6 +9,7 @@ import type { Catalog, DiscoveredTool } from "../catalog/catalog-types.js";
 import type { ServerEntry, ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import { redactText } from "../audit/redaction.js";
+import { asksFirst } from "../approvals/ask-policy.js";
 
 /** How a secret value is shown: enough to recognise it, never enough to use it. */
 export function maskSecret(value: string): string {
@@ -39,6 +40,7 @@ export function serverViews(servers: ServerSet, config: ServersConfig): ServerVi
       }),
       allow: entry.allow,
       private: entry.private,
+      ask: entry.ask ?? false,
       status: info?.status ?? "stopped",
       lastError: info?.lastError == null ? null : scrub(info.lastError),
       stderrTail: live ? live.stderrTail.map(scrub) : [],
@@ -70,6 +72,7 @@ export function toolViews(
       inputSchema: tool.inputSchema,
       allowed,
       private: isPrivate,
+      ask: asksFirst(entry, tool.name),
       leftOut: inCatalog ? null : leftOutReason(allowed, left?.reason),
     };
   });

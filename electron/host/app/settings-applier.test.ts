@@ -38,6 +38,7 @@ function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
     },
     audit: { configure: (o) => told.push(`audit ${o.retentionDays}`) },
     engine: { updateSettings: (o) => told.push(`engine ${o.maxCallsPerRun}`) },
+    approvals: { setTimeoutSeconds: (seconds) => told.push(`approvals ${seconds}`) },
   };
   const changed: Settings[] = [];
   const made = new SettingsApplier(DEFAULT_SETTINGS, {
@@ -61,6 +62,12 @@ describe("SettingsApplier", () => {
     expect(changed).toHaveLength(1);
     await made.save({ warmPoolSize: 3 });
     expect(changed).toHaveLength(1);
+  });
+
+  it("tells the approvals of a new ask-first time", async () => {
+    const { made, told } = applier();
+    await made.save({ approvalTimeoutSeconds: 5 });
+    expect(told).toEqual(["approvals 5"]);
   });
 
   it("saves nothing when MCP over HTTP cannot start on the port", async () => {

@@ -42,6 +42,7 @@ export interface SettingsSubsystems {
   };
   audit: { configure(options: ReturnType<typeof auditSettings>): void };
   engine: { updateSettings(settings: ReturnType<typeof engineSettings>): void };
+  approvals: { setTimeoutSeconds(seconds: number): void };
 }
 
 interface Reaction {
@@ -75,6 +76,10 @@ const REACTIONS: readonly Reaction[] = [
   {
     keys: ["maxCallsPerRun", "descriptionBudgetChars", "serverConcurrency"],
     apply: (s, next) => s.engine.updateSettings(engineSettings(next)),
+  },
+  {
+    keys: ["approvalTimeoutSeconds"],
+    apply: (s, next) => s.approvals.setTimeoutSeconds(next.approvalTimeoutSeconds),
   },
 ];
 

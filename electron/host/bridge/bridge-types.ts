@@ -1,4 +1,5 @@
 // What the bridge is built with, what a run starts with, and what a run gets back.
+import type { ApprovalGate, Elicit } from "../approvals/approval-service.js";
 import type { Catalog } from "../catalog/catalog-types.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 import type { BridgeEventSink } from "./bridge-events.js";
@@ -21,6 +22,8 @@ export interface BridgeOptions {
    * that goes back to the code has them replaced by "[secret]" first. Absent: none.
    */
   secrets?: () => readonly string[];
+  /** "Ask first": asked last, after every other check. Absent: nothing asks. */
+  approvals?: ApprovalGate | undefined;
 }
 
 export interface StartRunOptions {
@@ -36,6 +39,10 @@ export interface StartRunOptions {
    * RUN_COST_LIMITS.refusalsPastBudget refusals: the run should be stopped.
    */
   onBudgetSpent?: () => void;
+  /** The run's code, shown to the user beside an "ask first" question. */
+  code?: string | undefined;
+  /** Asks the client too (MCP elicitation), when it supports it. */
+  elicit?: Elicit | undefined;
 }
 
 export interface RunCalls {

@@ -29,6 +29,10 @@ export type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js
 interface RunState {
   runId: string;
   client: string;
+  code: string;
+  elicit: StartRunOptions["elicit"];
+  /** Tools the user allowed for the rest of this run (server, then tool, joined by NUL). */
+  allowedForRun: Set<string>;
   maxCalls: number;
   signal: AbortSignal;
   budget: CallBudget;
@@ -46,8 +50,9 @@ type SendResult =
  * The one place every tool call from the sandbox is checked. Per call, in this order:
  * (1) the run has calls left (first, so a spent budget costs nothing), (2) the name is a tool
  * in the catalog (which holds only allowed tools), (3) the arguments are a JSON object within
- * the size limit, (4) they satisfy the tool's schema, (5) the taint rule. Only then does the call reach the server, and its
- * result is refused when too large. Every call yields exactly one event.
+ * the size limit, (4) they satisfy the tool's schema, (5) the taint rule, (6) the user's
+ * "ask first" approval where set. Only then does the call reach the server, and its result is
+ * refused when too large. Every call yields exactly one event.
  */
 export class Bridge {
   readonly #catalog: () => Catalog;
@@ -58,6 +63,7 @@ export class Bridge {
   readonly #callTimeoutMs: number;
   readonly #now: () => number;
   readonly #secrets: () => readonly string[];
+  readonly #approvals: BridgeOptions["approvals"];
   readonly #semaphores = new Map<string, Semaphore>();
 
   constructor(options: BridgeOptions) {
@@ -69,6 +75,7 @@ export class Bridge {
     this.#callTimeoutMs = options.callTimeoutMs ?? BRIDGE_LIMITS.callTimeoutMs;
     this.#now = options.now ?? Date.now;
     this.#secrets = options.secrets ?? (() => []);
+    this.#approvals = options.approvals;
     if (!Number.isInteger(this.#serverConcurrency) || this.#serverConcurrency < 1) {
       throw new RangeError("serverConcurrency must be a positive integer");
     }
@@ -89,6 +96,9 @@ export class Bridge {
     const state: RunState = {
       runId: options.runId,
       client: options.client,
+      code: options.code ?? "",
+      elicit: options.elicit,
+      allowedForRun: new Set(),
       maxCalls,
       signal: options.signal,
       budget: new CallBudget(maxCalls),
@@ -164,9 +174,10 @@ export class Bridge {
   }
 
   /**
-   * Everything up to the first `await` (in #send) runs synchronously: the budget count, the
-   * taint check and the taint set cannot interleave with another call of this run or of
-   * another run of the same client. Keep it that way.
+   * Everything up to the first `await` (in #send, or the "ask first" wait) runs synchronously:
+   * the budget count, the taint check and the taint set cannot interleave with another call of
+   * this run or of another run of the same client. After the wait the taint check runs again
+   * in the stretch that ends with the taint set. Keep it that way.
    */
   async #call(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
     const started = this.#now();
@@ -256,17 +267,45 @@ export class Bridge {
       );
     }
 
-    // (5) Taint: once a client has called a private tool, only private tools go out.
-    const tainted = this.#taint.get(run.client);
-    if (tainted !== undefined && !tool.private) {
-      return refuse(
-        `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
-          `so only private tools can be called until the user resets it in Code Mode.`,
-      );
-    }
+    // (5) Taint: once a client has called a private tool, only private tools go out. A call
+    // the rule refuses is refused without asking the user.
+    const taintRefusal = this.#taintRefusal(run, tool, shown);
+    if (taintRefusal !== undefined) return refuse(taintRefusal);
 
     // A stopped run sends nothing more, and so taints nothing more.
     if (run.signal.aborted) return finish(cancelled(shown));
+
+    // (6) "Ask first": the call waits for the user. The run's deadline keeps running; the
+    // call's own timeout starts only when it goes out (in #send).
+    const runKey = `${tool.server}\0${tool.tool}`;
+    if (
+      this.#approvals !== undefined &&
+      !run.allowedForRun.has(runKey) &&
+      this.#approvals.asksFirst(tool.server, tool.tool)
+    ) {
+      const outcome = await this.#approvals.ask({
+        runId: run.runId,
+        client: run.client,
+        server: tool.server,
+        tool: tool.tool,
+        pyName: tool.pyName,
+        args: sendArgs,
+        private: tool.private,
+        code: run.code,
+        elicit: run.elicit,
+        signal: run.signal,
+      });
+      if (outcome.answer === "cancelled" || run.signal.aborted) return finish(cancelled(shown));
+      if (outcome.answer === "timeout") {
+        return refuse("the user denied this call (no answer in time)");
+      }
+      if (outcome.answer === "deny") return refuse("the user denied this call");
+      if (outcome.answer === "allow_run") run.allowedForRun.add(runKey);
+      // The wait let other calls run: the taint rule is checked again, in the same
+      // synchronous stretch as the taint set below.
+      const later = this.#taintRefusal(run, tool, shown);
+      if (later !== undefined) return refuse(later);
+    }
 
     // The call is now committed to go out: taint before it does, so no non-private call
     // can pass its check between this point and the private result reaching the code.
@@ -307,6 +346,16 @@ export class Bridge {
       case "result":
         return finish(judgeResult(shown, sent.result));
     }
+  }
+
+  /** Why the taint rule refuses this call, or undefined when it may go out. */
+  #taintRefusal(run: RunState, tool: CatalogTool, shown: string): string | undefined {
+    const tainted = this.#taint.get(run.client);
+    if (tainted === undefined || tool.private) return undefined;
+    return (
+      `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
+      `so only private tools can be called until the user resets it in Code Mode.`
+    );
   }
 
   /** Calls the server under its concurrency cap, the run's signal and the call timeout. */

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import type { RunResult, StopReason } from "../../../shared/run-result.js";
+import type { ApprovalGate, Elicit } from "../approvals/approval-service.js";
 import { Bridge } from "../bridge/bridge.js";
 import type { BridgeEventSink } from "../bridge/bridge-events.js";
 import type { TaintRegistry } from "../bridge/taint.js";
@@ -50,6 +51,8 @@ export interface RunContext {
   signal?: AbortSignal | undefined;
   /** Told of each image the code attaches (run_python returns them as image content). */
   onImage?: ((image: RunImageData) => void) | undefined;
+  /** Asks the client about an "ask first" call (MCP elicitation), when it supports that. */
+  elicit?: Elicit | undefined;
 }
 
 /** What the engine needs of a sandbox: the Sandbox itself, or the host's slot around it. */
@@ -110,6 +113,8 @@ export class CodeModeEngine {
        * with no tools and shows the error, so the user can fix the config in the UI.
        */
       tolerateCatalogErrors?: boolean;
+      /** "Ask first" approvals; absent (serve): no tool asks. */
+      approvals?: ApprovalGate;
     },
   ) {
     this.current = EMPTY_CATALOG;
@@ -137,6 +142,7 @@ export class CodeModeEngine {
       callTimeoutMs: this.settings.callTimeoutMs,
       // Read from the running servers' own config, so what they were started with is masked.
       secrets: () => secretValues(this.deps.servers.config),
+      approvals: this.deps.approvals,
     });
   }
 
@@ -221,6 +227,8 @@ export class CodeModeEngine {
       maxCalls: this.settings.maxCallsPerRun,
       signal: calls.signal,
       onBudgetSpent: () => limit.abort("call_budget" satisfies StopReason),
+      code: input.code,
+      elicit: context.elicit,
     });
     // Read once: the run's start and end name the same runtime even if the setting changes.
     const runtime = this.deps.sandbox.runtime ?? "runc";

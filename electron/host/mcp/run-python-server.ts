@@ -17,6 +17,7 @@ import type { RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
+import { clientElicit } from "../approvals/client-elicit.js";
 import {
   RUN_PYTHON_TOOL,
   runPythonInput,
@@ -185,6 +186,7 @@ export function createRunPythonServer(
           client: options.clientKey(server.getClientVersion()),
           onImage: (image) => images.push(image),
           signal: options.signal ? AbortSignal.any([extra.signal, options.signal]) : extra.signal,
+          elicit: clientElicit(server, extra.requestId),
         });
       } catch (error) {
         // Our own refusals say what to do; anything else is a host fault, named only by type.

@@ -19,6 +19,7 @@ import {
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { AUDIT_EXPORT_PATH, auditExportParams } from "../../../shared/api/audit-export.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
+import { approvalHandlers, type ApprovalServices } from "../api/handlers/approval-handlers.js";
 import { tokensEqual } from "../local-access/token.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
@@ -47,6 +48,8 @@ const SECURITY_HEADERS = {
 /** What the UI server uses of the host: the API, its events, the log for refusals and export. */
 export interface UiServerHost {
   api: ApiHandlers;
+  /** Answers given in the browser are logged as the browser's. */
+  approvals?: ApprovalServices | undefined;
   events: Pick<EventHub, "on">;
   record(entry: AuditEntryInput): void;
   audit: { export: StreamExport };
@@ -207,6 +210,10 @@ export class UiServer {
 
   private session(ws: WebSocket): void {
     const host = this.options.host;
+    const api: ApiHandlers =
+      host.approvals === undefined
+        ? host.api
+        : { ...host.api, ...approvalHandlers(host.approvals, "browser") };
     let authed = false;
     const subscriptions = new Map<ApiEventName, () => void>();
     const send = (message: WsServerMessage): void => {
@@ -269,7 +276,7 @@ export class UiServer {
         return;
       }
       if (message.type === "request") {
-        void dispatchApi(host.api, message.channel, message.params, (channel, error) =>
+        void dispatchApi(api, message.channel, message.params, (channel, error) =>
           this.options.log?.(`api ${channel}: ${String(error)}`),
         ).then((response) => send({ type: "response", id: message.id, response }));
         return;

@@ -53,6 +53,7 @@ export function configHandlers(
   | "servers.restart"
   | "servers.tools"
   | "servers.setToolPolicy"
+  | "servers.setAsk"
 > {
   const store = host.configStore;
   const views = () => host.serverViews();
@@ -122,9 +123,13 @@ export function configHandlers(
       store.entry(name);
       return tools(name);
     },
-    "servers.setToolPolicy": async ({ name, tool, allowed, private: isPrivate }) => {
-      await store.setToolPolicy(name, tool, { allowed, private: isPrivate });
+    "servers.setToolPolicy": async ({ name, tool, allowed, private: isPrivate, ask }) => {
+      await store.setToolPolicy(name, tool, { allowed, private: isPrivate, ask });
       return tools(name);
+    },
+    "servers.setAsk": async ({ name, ask }) => {
+      await store.setServerAsk(name, ask);
+      return views();
     },
   };
 }

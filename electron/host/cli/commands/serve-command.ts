@@ -2,6 +2,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { discardBridgeEvents } from "../../bridge/bridge-events.js";
 import { TaintRegistry } from "../../bridge/taint.js";
 import { CatalogError } from "../../catalog/catalog-builder.js";
+import { ApprovalService } from "../../approvals/approval-service.js";
+import { configAsksFirst } from "../../approvals/ask-policy.js";
 import { CodeModeEngine } from "../../engine/code-mode-engine.js";
 import { createRunPythonServer } from "../../mcp/run-python-server.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
@@ -12,6 +14,8 @@ import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { dockerContext, requireImage, requireRuntime } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { packageVersion } from "../../package-version.js";
+import { secretValues } from "../../bridge/secret-mask.js";
+import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
 
 /** `serve` has one client, its stdio peer: taint is kept for the life of the process. */
 const SERVE_CLIENT = "stdio";
@@ -66,6 +70,15 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
         events: discardBridgeEvents,
         prefixWithServer: options.prefixWithServer,
         settings: { maxCallsPerRun: options.maxCalls },
+        // "ask" in the config still holds: only the client can be asked here (elicitation).
+        approvals: new ApprovalService({
+          asksFirst: (server, tool) => configAsksFirst(servers.config, server, tool),
+          record: () => undefined,
+          changed: () => undefined,
+          secrets: () => secretValues(servers.config),
+          timeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
+          userPresent: false,
+        }),
       });
     } catch (error) {
       if (error instanceof CatalogError) throw new UserError(error.message);

@@ -1,0 +1,194 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ApprovalView } from "../../../shared/api/api-views.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { APPROVAL_LIMITS } from "../../../shared/limits.js";
+import { ApprovalService, type ApprovalChoice, type ApprovalRequest } from "./approval-service.js";
+
+const SECRET = "sk-live-abcdef123456";
+
+function service(overrides: Partial<ConstructorParameters<typeof ApprovalService>[0]> = {}) {
+  const entries: AuditEntryInput[] = [];
+  const lists: ApprovalView[][] = [];
+  const approvals = new ApprovalService({
+    asksFirst: () => true,
+    record: (entry) => entries.push(entry),
+    changed: (views) => lists.push(views),
+    secrets: () => [SECRET],
+    timeoutSeconds: 60,
+    ...overrides,
+  });
+  return { approvals, entries, lists };
+}
+
+function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    runId: "run-1",
+    client: "claude-ai",
+    server: "notes",
+    tool: "delete",
+    pyName: "notes__delete",
+    args: { id: 7, token: SECRET },
+    private: false,
+    code: `await notes__delete({"id": 7, "token": "${SECRET}"})`,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("approval service", () => {
+  it("waits for the user's answer and logs the request and who answered", async () => {
+    const { approvals, entries, lists } = service();
+    const asked = approvals.ask(request());
+    const [view] = approvals.list();
+    expect(view).toMatchObject({ client: "claude-ai", server: "notes", tool: "delete" });
+    // Pretty-printed, secrets masked, in the arguments and in the code.
+    expect(view?.args).toBe('{\n  "id": 7,\n  "token": "[secret]"\n}');
+    expect(view?.code).not.toContain(SECRET);
+    expect(lists.at(-1)).toHaveLength(1);
+
+    expect(approvals.answer(view!.id, "allow_once", "browser")).toBe(true);
+    await expect(asked).resolves.toEqual({ answer: "allow_once", by: "browser" });
+    // A second answer finds nothing waiting.
+    expect(approvals.answer(view!.id, "deny", "app")).toBe(false);
+    expect(lists.at(-1)).toEqual([]);
+    expect(entries.map((e) => e.kind)).toEqual(["approval_requested", "approval_answered"]);
+    expect(entries[0]).toMatchObject({ args: '{"id":7,"token":"[secret]"}', elicited: false });
+    expect(entries[1]).toMatchObject({
+      answer: "allow_once",
+      by: "browser",
+      tool: "notes__delete",
+    });
+    expect(JSON.stringify(entries)).not.toContain(SECRET);
+  });
+
+  it("denies a request nobody answers within the setting's time", async () => {
+    vi.useFakeTimers();
+    const { approvals, entries } = service({ timeoutSeconds: 5 });
+    const asked = approvals.ask(request());
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(approvals.list()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(asked).resolves.toEqual({ answer: "timeout", by: null });
+    expect(entries.at(-1)).toMatchObject({
+      kind: "approval_answered",
+      answer: "timeout",
+      by: null,
+    });
+    // A changed setting applies to the next request.
+    approvals.setTimeoutSeconds(1);
+    const next = approvals.ask(request());
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(next).resolves.toMatchObject({ answer: "timeout" });
+  });
+
+  it("withdraws the question when the run ends", async () => {
+    const { approvals, entries } = service();
+    const run = new AbortController();
+    const asked = approvals.ask(request({ signal: run.signal }));
+    run.abort();
+    await expect(asked).resolves.toEqual({ answer: "cancelled", by: null });
+    expect(approvals.list()).toEqual([]);
+    expect(entries.at(-1)).toMatchObject({ answer: "cancelled" });
+  });
+
+  it("asks the client too; the first answer wins and the other side's question is withdrawn", async () => {
+    const { approvals, entries } = service();
+    let withdrawn: AbortSignal | null = null;
+    let answerFromClient: (choice: ApprovalChoice | null) => void = () => undefined;
+    const asked = approvals.ask(
+      request({
+        elicit: (message, signal) => {
+          withdrawn = signal;
+          expect(message).toContain("notes");
+          expect(message).not.toContain(SECRET);
+          return new Promise((resolve) => (answerFromClient = resolve));
+        },
+      }),
+    );
+    expect(approvals.list()[0]?.elicited).toBe(true);
+    answerFromClient("deny");
+    await expect(asked).resolves.toEqual({ answer: "deny", by: "client" });
+    expect(entries[0]).toMatchObject({ elicited: true });
+    expect(entries[1]).toMatchObject({ answer: "deny", by: "client" });
+
+    // Answered in the app first: the client's question is withdrawn, its late answer ignored.
+    const second = approvals.ask(
+      request({
+        elicit: (_message, signal) => {
+          withdrawn = signal;
+          return new Promise((resolve) => (answerFromClient = resolve));
+        },
+      }),
+    );
+    approvals.answer(approvals.list()[0]!.id, "allow_run", "app");
+    await expect(second).resolves.toEqual({ answer: "allow_run", by: "app" });
+    expect((withdrawn as AbortSignal | null)?.aborted).toBe(true);
+    answerFromClient("deny");
+    expect(entries.filter((e) => e.kind === "approval_answered")).toHaveLength(2);
+  });
+
+  it("keeps a private tool's arguments out of the client's question and the log", async () => {
+    const { approvals, entries } = service();
+    let message = "";
+    const asked = approvals.ask(
+      request({
+        private: true,
+        args: { query: "salary of bob" },
+        elicit: (text) => {
+          message = text;
+          return Promise.resolve("allow_once");
+        },
+      }),
+    );
+    await expect(asked).resolves.toMatchObject({ by: "client" });
+    expect(message).not.toContain("salary");
+    expect(entries[0]).toMatchObject({ args: null });
+  });
+
+  it("a client that fails or cancels leaves the question to the app", async () => {
+    const { approvals } = service();
+    const failing = approvals.ask(request({ elicit: () => Promise.reject(new Error("gone")) }));
+    const cancelling = approvals.ask(request({ elicit: () => Promise.resolve(null) }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(approvals.list()).toHaveLength(2);
+    for (const view of approvals.list()) approvals.answer(view.id, "deny", "app");
+    await expect(failing).resolves.toEqual({ answer: "deny", by: "app" });
+    await expect(cancelling).resolves.toEqual({ answer: "deny", by: "app" });
+  });
+
+  it(`denies at once past ${APPROVAL_LIMITS.pendingMax} waiting requests`, async () => {
+    const { approvals, entries } = service();
+    const waiting = Array.from({ length: APPROVAL_LIMITS.pendingMax }, () =>
+      approvals.ask(request()),
+    );
+    await expect(approvals.ask(request())).resolves.toEqual({ answer: "deny", by: null });
+    expect(entries.at(-1)).toMatchObject({ kind: "approval_answered", answer: "deny", by: null });
+    approvals.close();
+    for (const outcome of await Promise.all(waiting)) expect(outcome.answer).toBe("cancelled");
+  });
+
+  it("with nobody to ask (serve) and a client that cannot be asked, denies at once", async () => {
+    const { approvals } = service({ userPresent: false });
+    await expect(approvals.ask(request())).resolves.toEqual({ answer: "deny", by: null });
+    const asked = approvals.ask(request({ elicit: () => Promise.resolve("allow_once") }));
+    await expect(asked).resolves.toEqual({ answer: "allow_once", by: "client" });
+  });
+
+  it("cuts long arguments and code to their limits", () => {
+    const { approvals } = service();
+    void approvals.ask(
+      request({
+        args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownMaxChars) },
+        code: "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxChars),
+      }),
+    );
+    const [view] = approvals.list();
+    expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownMaxChars);
+    expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxChars);
+    approvals.close();
+  });
+});

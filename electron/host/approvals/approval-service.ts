@@ -1,0 +1,236 @@
+// "Ask first" (issue 12): a call to a tool the user marked ask-first, once it has passed every
+// other check of the bridge, waits here for the user. The question is shown in the app and the
+// browser UI (approvals.changed) and, when the client supports MCP elicitation, also sent to
+// the client; the first answer from any side wins. Unanswered within the setting's time, or
+// when the run ends first, the call does not go out.
+import { randomUUID } from "node:crypto";
+import type { ApprovalView } from "../../../shared/api/api-views.js";
+import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/audit-entry.js";
+import { APPROVAL_LIMITS } from "../../../shared/limits.js";
+import { redactArgs, redactDeep, redactText } from "../audit/redaction.js";
+import { cutCodePoints } from "../catalog/text-cut.js";
+
+/** What the user can choose. */
+export type ApprovalChoice = Extract<ApprovalAnswer, "allow_once" | "allow_run" | "deny">;
+
+/**
+ * Asks the client (MCP elicitation); resolves with the client's choice, or null when the client
+ * gave none (it cancelled, failed, or the question was withdrawn).
+ */
+export type Elicit = (message: string, signal: AbortSignal) => Promise<ApprovalChoice | null>;
+
+export interface ApprovalRequest {
+  runId: string;
+  client: string;
+  server: string;
+  /** The server's own name for the tool. */
+  tool: string;
+  /** The name the code called. */
+  pyName: string;
+  args: Record<string, unknown>;
+  private: boolean;
+  /** The run's code, shown collapsed beside the question. */
+  code: string;
+  /** Present when the client supports elicitation. */
+  elicit?: Elicit | undefined;
+  /** The run's signal: a run that ends withdraws its questions. */
+  signal: AbortSignal;
+}
+
+export interface ApprovalOutcome {
+  answer: ApprovalAnswer;
+  by: Approver | null;
+}
+
+/** What decides calls: the bridge asks through this. */
+export interface ApprovalGate {
+  /** Whether the config asks before calls to this tool (server's own name). */
+  asksFirst(server: string, tool: string): boolean;
+  ask(request: ApprovalRequest): Promise<ApprovalOutcome>;
+}
+
+export interface ApprovalServiceOptions {
+  asksFirst: (server: string, tool: string) => boolean;
+  record: (entry: AuditEntryInput) => void;
+  /** Told of the waiting requests whenever one starts or stops waiting. */
+  changed: (views: ApprovalView[]) => void;
+  /** Secret values of the config, read at each request: masked in everything shown. */
+  secrets: () => readonly string[];
+  timeoutSeconds: number;
+  /**
+   * False where no app or browser can answer (`serve`): a question the client cannot be asked
+   * is denied at once rather than left to time out.
+   */
+  userPresent?: boolean;
+  now?: () => number;
+}
+
+interface Pending {
+  view: ApprovalView;
+  request: ApprovalRequest;
+  askedAt: number;
+  settle: (outcome: ApprovalOutcome) => void;
+}
+
+const ANSWERS_WORDS: Record<ApprovalChoice, string> = {
+  allow_once: "Allow once",
+  allow_run: "Allow for the rest of this run",
+  deny: "Deny",
+};
+
+/** The requested schema of the question sent to a client: one choice. */
+export const ELICIT_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    answer: {
+      type: "string" as const,
+      title: "Your answer",
+      enum: Object.keys(ANSWERS_WORDS),
+      enumNames: Object.values(ANSWERS_WORDS),
+    },
+  },
+  required: ["answer"],
+};
+
+export class ApprovalService implements ApprovalGate {
+  readonly #pending = new Map<string, Pending>();
+  readonly #options: ApprovalServiceOptions;
+  #timeoutMs: number;
+  readonly #now: () => number;
+
+  constructor(options: ApprovalServiceOptions) {
+    this.#options = options;
+    this.#timeoutMs = options.timeoutSeconds * 1000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  setTimeoutSeconds(seconds: number): void {
+    this.#timeoutMs = seconds * 1000;
+  }
+
+  asksFirst(server: string, tool: string): boolean {
+    return this.#options.asksFirst(server, tool);
+  }
+
+  list(): ApprovalView[] {
+    return [...this.#pending.values()].map((p) => ({ ...p.view }));
+  }
+
+  /** The user's answer from the app or the browser; false when it is no longer waiting. */
+  answer(id: string, choice: ApprovalChoice, by: Approver): boolean {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return false;
+    pending.settle({ answer: choice, by });
+    return true;
+  }
+
+  ask(request: ApprovalRequest): Promise<ApprovalOutcome> {
+    const id = randomUUID();
+    const askedAt = this.#now();
+    const secrets = this.#options.secrets();
+    const base = {
+      requestId: id,
+      runId: request.runId,
+      client: request.client,
+      server: request.server,
+      tool: request.pyName,
+      serverTool: request.tool,
+    };
+    // Too many questions at once: a loop of calls must not flood the user. Denied, on record.
+    const nobody = request.elicit === undefined && this.#options.userPresent === false;
+    if (this.#pending.size >= APPROVAL_LIMITS.pendingMax || request.signal.aborted || nobody) {
+      const answer: ApprovalAnswer = request.signal.aborted ? "cancelled" : "deny";
+      this.#options.record({ kind: "approval_answered", ...base, answer, by: null, waitedMs: 0 });
+      return Promise.resolve({ answer, by: null });
+    }
+    const elicit = request.elicit;
+    this.#options.record({
+      kind: "approval_requested",
+      ...base,
+      args: redactArgs(request.args, { private: request.private, secrets }),
+      elicited: elicit !== undefined,
+    });
+    const view: ApprovalView = {
+      id,
+      runId: request.runId,
+      client: request.client,
+      server: request.server,
+      tool: request.tool,
+      pyName: request.pyName,
+      args: shownArgs(request.args, secrets),
+      code: cutCodePoints(redactText(request.code, secrets), APPROVAL_LIMITS.codeShownMaxChars),
+      private: request.private,
+      askedAt: new Date(askedAt).toISOString(),
+      expiresAt: new Date(askedAt + this.#timeoutMs).toISOString(),
+      elicited: elicit !== undefined,
+    };
+    return new Promise<ApprovalOutcome>((resolve) => {
+      const withdraw = new AbortController();
+      const settle = (outcome: ApprovalOutcome): void => {
+        if (!this.#pending.delete(id)) return;
+        clearTimeout(timer);
+        request.signal.removeEventListener("abort", onAbort);
+        withdraw.abort();
+        this.#options.record({
+          kind: "approval_answered",
+          ...base,
+          answer: outcome.answer,
+          by: outcome.by,
+          waitedMs: Math.max(0, this.#now() - askedAt),
+        });
+        this.#changed();
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => settle({ answer: "timeout", by: null }), this.#timeoutMs);
+      const onAbort = (): void => settle({ answer: "cancelled", by: null });
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, { view, request, askedAt, settle });
+      this.#changed();
+      if (elicit !== undefined) {
+        const message = elicitMessage(request, view.args);
+        void elicit(message, withdraw.signal).then(
+          (choice) => {
+            if (choice !== null) settle({ answer: choice, by: "client" });
+          },
+          // A client that fails to answer leaves the question to the app.
+          () => undefined,
+        );
+      }
+    });
+  }
+
+  /** Withdraws every question (the app is stopping): those calls do not go out. */
+  close(): void {
+    for (const pending of [...this.#pending.values()]) {
+      pending.settle({ answer: "cancelled", by: null });
+    }
+  }
+
+  #changed(): void {
+    try {
+      this.#options.changed(this.list());
+    } catch {
+      // A broken subscriber must not stop the question from being asked or answered.
+    }
+  }
+}
+
+/** The arguments as the panel shows them: pretty JSON, every secret occurrence masked, cut. */
+export function shownArgs(args: Record<string, unknown>, secrets: readonly string[]): string {
+  const text = JSON.stringify(redactDeep(args, secrets), null, 2);
+  return cutCodePoints(text, APPROVAL_LIMITS.argsShownMaxChars);
+}
+
+/**
+ * The question as the client shows it. The arguments of a private tool are left out: the
+ * client's conversation must not receive what the code found in private data.
+ */
+function elicitMessage(request: ApprovalRequest, args: string): string {
+  const head =
+    `Code Mode: the code of a run wants to call ${request.tool} on ${request.server}. ` +
+    `Allow it?`;
+  const body = request.private
+    ? "(the tool is private: its arguments are shown only in the app)"
+    : `Arguments:\n${args}`;
+  return cutCodePoints(`${head}\n${body}`, APPROVAL_LIMITS.elicitMessageMaxChars);
+}

@@ -5,7 +5,7 @@ import { registerPathPickerIpc } from "./ipc/register-path-picker-ipc.js";
 import { registerAuditExportIpc } from "./ipc/register-audit-export-ipc.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { app, BrowserWindow, dialog, ipcMain } from "electron";
+import { app, BrowserWindow, dialog, ipcMain, Notification } from "electron";
 import type { ServerView, TaintView } from "../shared/api/api-views.js";
 import type { AppStatus } from "./host/app/app-status.js";
 import { CodeModeHost } from "./host/app/code-mode-host.js";
@@ -20,6 +20,7 @@ import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";
 import { safeStorageCheckpointSigner } from "./secrets/safe-storage-checkpoint-signer.js";
 import { safeStorageCodec } from "./secrets/safe-storage-codec.js";
+import { approvalNotifier } from "./notify/approval-notices.js";
 import { AppTray } from "./tray/tray.js";
 import type { TrayAction, TraySnapshot } from "./tray/tray-state.js";
 import { createMainWindow, showPage } from "./window/main-window.js";
@@ -56,6 +57,7 @@ interface TraySources {
   audit: { readonly failure: string | null };
   serverViews(): ServerView[];
   taintViews(): TaintView[];
+  pendingApprovals(): number;
 }
 
 // Cheap on purpose: it runs on every client and server event, so it asks Docker nothing.
@@ -75,6 +77,7 @@ function snapshot(s: TraySources): TraySnapshot {
     openAtLogin: app.getLoginItemSettings().openAtLogin,
     auditFailing: s.audit.failure !== null,
     dockerUnreachable: s.sandbox.dockerView().state === "unreachable",
+    pendingApprovals: s.pendingApprovals(),
   };
 }
 
@@ -86,10 +89,21 @@ function openWindow(hash = "#/servers"): void {
   showPage(window, hash);
 }
 
+/** The approval panel shows over whatever page is open; with no window, over the servers. */
+function openApprovals(): void {
+  if (window) {
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+  } else openWindow();
+}
+
 function onTrayAction(action: TrayAction): void {
   switch (action) {
     case "open":
       return openWindow();
+    case "approvals":
+      return openApprovals();
     case "audit":
       return openWindow("#/audit");
     case "toggle-pause":
@@ -158,6 +172,7 @@ async function start(): Promise<void> {
     audit: host.hostAudit,
     serverViews: () => serverViews(servers, configStore.current),
     taintViews: () => taintViews(taint),
+    pendingApprovals: () => host?.approvals.list().length ?? 0,
   };
   registerApiIpc(ipcMain, { api, events }, trusted, log);
   registerPathPickerIpc(
@@ -185,9 +200,20 @@ async function start(): Promise<void> {
     "docker.changed",
     "app.changed",
     "image.build",
+    "approvals.changed",
   ] as const) {
     events.on(event, () => refreshTray());
   }
+  // "Ask first": a notification per new question; clicking it opens the approval panel.
+  events.on(
+    "approvals.changed",
+    approvalNotifier((notice) => {
+      if (!Notification.isSupported()) return;
+      const shown = new Notification({ title: notice.title, body: notice.body });
+      shown.on("click", () => openApprovals());
+      shown.show();
+    }),
+  );
   refreshTray();
   const first = sandbox.dockerView().state !== "ready" || !(await sandbox.imageStatus()).present;
   // Started at login: stay in the tray unless something needs the user.

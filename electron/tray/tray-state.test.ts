@@ -66,3 +66,18 @@ describe("tray state", () => {
     });
   });
 });
+
+describe("tray and ask-first calls", () => {
+  it("offers the approval panel while calls wait, and needs attention", () => {
+    const waiting = { ...ready, pendingApprovals: 2 };
+    expect(trayState(waiting)).toBe("attention");
+    expect(trayMenu(waiting)).toContainEqual({
+      kind: "action",
+      label: "Answer 2 waiting calls…",
+      action: "approvals",
+    });
+    expect(
+      trayMenu(ready).some((item) => item.kind === "action" && item.action === "approvals"),
+    ).toBe(false);
+  });
+});

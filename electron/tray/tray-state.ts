@@ -16,11 +16,14 @@ export interface TraySnapshot {
   auditFailing?: boolean;
   /** Set while an engine that answered is away: runs are refused until it is back. */
   dockerUnreachable?: boolean;
+  /** "Ask first" calls waiting for the user's answer. */
+  pendingApprovals?: number;
 }
 
 export function trayState(s: TraySnapshot): TrayState {
   // Private-data mode outranks everything: it changes what the agent may do.
   if (s.privateClients.length > 0) return "private";
+  if ((s.pendingApprovals ?? 0) > 0) return "attention";
   if (s.auditFailing === true) return "attention";
   if (!s.dockerReady || !s.imagePresent || s.failedServers.length > 0 || s.problems > 0)
     return "attention";
@@ -41,7 +44,7 @@ export function statusLine(s: TraySnapshot): string {
   return "Ready";
 }
 
-export type TrayAction = "open" | "audit" | "toggle-pause" | "toggle-login" | "quit";
+export type TrayAction = "open" | "approvals" | "audit" | "toggle-pause" | "toggle-login" | "quit";
 
 export type TrayItem =
   | { kind: "label"; label: string }
@@ -50,9 +53,20 @@ export type TrayItem =
   | { kind: "checkbox"; label: string; action: TrayAction; checked: boolean };
 
 export function trayMenu(s: TraySnapshot): TrayItem[] {
+  const waiting = s.pendingApprovals ?? 0;
   return [
     { kind: "label", label: statusLine(s) },
     { kind: "separator" },
+    // The way back to the approval panel when its notification is gone.
+    ...(waiting > 0
+      ? [
+          {
+            kind: "action" as const,
+            label: `Answer ${waiting} waiting ${waiting === 1 ? "call" : "calls"}…`,
+            action: "approvals" as const,
+          },
+        ]
+      : []),
     { kind: "action", label: "Open Code Mode", action: "open" },
     { kind: "action", label: "Audit log", action: "audit" },
     { kind: "separator" },

@@ -3,6 +3,7 @@
 // spawns `codemode shim`, and the CLI (`codemode audit ...`) as more processes. For tests
 // that need the typed API, the same host can run in-process instead (shims stay processes).
 // The host e2e tests and the shim round-trip bench share it.
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -223,13 +224,14 @@ export function runCli(
 export async function connectShim(
   home: string,
   clientInfo: { name: string; version: string } = { name: "codemode-e2e", version: "1.0.0" },
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; capabilities?: ClientCapabilities } = {},
 ): Promise<McpSession> {
   const session = await startMcpSession({
     args: ["shim"],
     home,
     env: hostEnv(home, options.env),
     clientInfo,
+    capabilities: options.capabilities,
     what: "the shim",
   });
   const shim: McpSession = {

@@ -7,6 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type ClientCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RunResult } from "../shared/run-result.js";
@@ -63,6 +64,8 @@ export async function startMcpSession(options: {
   clientInfo?: { name: string; version: string };
   /** For the error when it does not start: "serve", "the shim". */
   what: string;
+  /** What the client declares at initialize (elicitation, say); none by default. */
+  capabilities?: ClientCapabilities;
 }): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -73,7 +76,10 @@ export async function startMcpSession(options: {
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client(options.clientInfo ?? { name: "codemode-e2e", version: "1.0.0" });
+  const client = new Client(
+    options.clientInfo ?? { name: "codemode-e2e", version: "1.0.0" },
+    options.capabilities ? { capabilities: options.capabilities } : undefined,
+  );
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     listChanged += 1;

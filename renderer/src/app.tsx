@@ -7,6 +7,7 @@ import {
   StartupProblemsBanner,
   TaintBanners,
 } from "./components/banners.js";
+import { ApprovalPanel } from "./components/approval-panel.js";
 import { Badge, type Tone } from "./components/badge.js";
 import {
   AuditIcon,
@@ -80,6 +81,7 @@ function Shell() {
           <StartupProblemsBanner />
           <PausedBanner />
           <TaintBanners />
+          <ApprovalPanel />
         </div>
         <main id="content" className="content" tabIndex={-1}>
           {page === null ? <Loading label="Starting…" /> : <PageContent page={page} />}

@@ -26,6 +26,8 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   runs_refused: "Runs refused",
   docker_back: "Docker back",
   run_abandoned: "Run abandoned",
+  approval_requested: "Asked you",
+  approval_answered: "Your answer",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -58,6 +60,9 @@ export function targetOf(entry: AuditEntry): string {
       return entry.tool;
     case "taint_reset":
       return entry.previousTool;
+    case "approval_requested":
+    case "approval_answered":
+      return `${entry.server} › ${entry.serverTool}`;
     case "config_changed":
       return entry.servers.join(", ");
     default:
@@ -136,9 +141,28 @@ export function summaryOf(entry: AuditEntry): string {
       return `Never finished: ${entry.reason} (run started at #${entry.startedSeq})`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${formatDuration(entry.downMs)}: ${entry.sweptContainers} leftover container${entry.sweptContainers === 1 ? "" : "s"} removed, ${entry.warmContainers} warm started`;
+    case "approval_requested":
+      return `${entry.client} waits for your answer${entry.elicited ? " (also asked in the client)" : ""}`;
+    case "approval_answered":
+      return approvalSummary(entry);
     default:
       return "";
   }
+}
+
+const ANSWER_TEXT = {
+  allow_once: "Allowed once",
+  allow_run: "Allowed for the rest of the run",
+  deny: "Denied",
+  timeout: "Denied: nobody answered in time",
+  cancelled: "Not answered: the run ended first",
+} as const;
+
+const APPROVER_TEXT = { app: "in the app", browser: "in the browser", client: "in the client" };
+
+function approvalSummary(entry: Extract<AuditEntry, { kind: "approval_answered" }>): string {
+  const by = entry.by === null ? "" : ` ${APPROVER_TEXT[entry.by]}`;
+  return `${ANSWER_TEXT[entry.answer]}${by} after ${formatDuration(entry.waitedMs)}`;
 }
 
 function notLoggedSummary(entry: Extract<AuditEntry, { kind: "calls_not_logged" }>): string {

@@ -8,6 +8,7 @@ import {
   POOL_LIMITS,
   RUN_LIMITS,
   SANDBOX_LIMITS,
+  SETTINGS_BOUNDS,
 } from "../../../shared/limits.js";
 import { mapFieldErrors } from "../api/field-errors.js";
 import { useLive, useMutation } from "../api/hooks.js";
@@ -63,6 +64,13 @@ const RUN_SETTINGS: NumberSetting[] = [
     label: "Concurrent runs",
     hint: "Runs allowed at the same time; more wait their turn.",
     min: 1,
+  },
+  {
+    key: "approvalTimeoutSeconds",
+    label: "Ask-first wait (seconds)",
+    hint: "A call to an ask-first tool is denied if you do not answer within this time. The run's deadline keeps running meanwhile.",
+    min: SETTINGS_BOUNDS.approvalTimeoutSeconds.min,
+    max: SETTINGS_BOUNDS.approvalTimeoutSeconds.max,
   },
 ];
 

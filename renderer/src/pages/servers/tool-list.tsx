@@ -1,4 +1,4 @@
-// The tools of one server, with their Allowed and Private switches.
+// The tools of one server, with their Allowed, Ask first and Private switches.
 import { useEffect, useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
 import type { LeftOutCode, ServerView, ToolView } from "../../../../shared/api/api-views.js";
@@ -31,7 +31,17 @@ export function ToolList(props: { server: ServerView }) {
   const [pending, setPending] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Record<string, ApiError>>({});
 
-  const setPolicy = async (tool: ToolView, patch: { allowed?: boolean; private?: boolean }) => {
+  const [askBusy, setAskBusy] = useState(false);
+  const [askError, setAskError] = useState<ApiError | null>(null);
+  const setAskAll = async (ask: boolean) => {
+    setAskBusy(true);
+    const response = await api.request("servers.setAsk", { name: server.name, ask });
+    setAskBusy(false);
+    setAskError(response.ok ? null : response.error);
+    reload();
+  };
+
+  const setPolicy = async (tool: ToolView, patch: ToolPatch) => {
     const current = tools.data ?? [];
     tools.setData(current.map((t) => (t.name === tool.name ? { ...t, ...patch } : t)));
     setPending((p) => ({ ...p, [tool.name]: true }));
@@ -90,6 +100,7 @@ export function ToolList(props: { server: ServerView }) {
     : tools.data;
   const allowedCount = tools.data.filter((t) => t.allowed).length;
   const privateCount = tools.data.filter((t) => t.private).length;
+  const askCount = tools.data.filter((t) => t.ask).length;
 
   return (
     <div className="tools">
@@ -97,7 +108,16 @@ export function ToolList(props: { server: ServerView }) {
         <p className="muted small">
           {allowedCount} of {tools.data.length} allowed
           {privateCount > 0 ? ` · ${privateCount} private` : ""}
+          {askCount > 0 ? ` · ${askCount} ask first` : ""}
         </p>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={askBusy}
+          onClick={() => void setAskAll(server.ask !== true)}
+        >
+          {server.ask === true ? "Stop asking for every tool" : "Ask first for every tool"}
+        </button>
         {tools.data.length > 6 ? (
           <div className="inline-field">
             <label htmlFor={filterId} className="visually-hidden">
@@ -114,6 +134,7 @@ export function ToolList(props: { server: ServerView }) {
           </div>
         ) : null}
       </div>
+      {askError ? <div className="field-error">{askError.message}</div> : null}
       {tools.error ? <ErrorState error={tools.error} onRetry={tools.reload} compact /> : null}
       <ul className="tool-list" aria-label={`Tools of ${server.name}`}>
         {shown.map((tool) => (
@@ -131,11 +152,13 @@ export function ToolList(props: { server: ServerView }) {
   );
 }
 
+type ToolPatch = { allowed?: boolean; private?: boolean; ask?: boolean };
+
 function ToolItem(props: {
   tool: ToolView;
   busy: boolean;
   error: ApiError | null;
-  onChange: (patch: { allowed?: boolean; private?: boolean }) => void;
+  onChange: (patch: ToolPatch) => void;
 }) {
   const { tool } = props;
   const nameId = useId();
@@ -154,6 +177,7 @@ function ToolItem(props: {
             </code>
           ) : null}
           {tool.private ? <Badge tone="private">Private</Badge> : null}
+          {tool.ask && tool.allowed ? <Badge tone="warn">Ask first</Badge> : null}
           {tool.leftOut ? <Badge tone="neutral">{LEFT_OUT_LABELS[tool.leftOut.code]}</Badge> : null}
         </div>
         {tool.leftOut && tool.leftOut.code !== "not_allowed" ? (
@@ -193,6 +217,13 @@ function ToolItem(props: {
           disabled={props.busy}
           description="The code may call this tool."
           onChange={(allowed) => props.onChange({ allowed })}
+        />
+        <Switch
+          label="Ask first"
+          checked={tool.ask}
+          disabled={props.busy || !tool.allowed}
+          description="Each call waits until you allow it (once, or for the rest of the run)."
+          onChange={(ask) => props.onChange({ ask })}
         />
         <Switch
           label="Private"

@@ -1,0 +1,193 @@
+// "Ask first" end to end: a real `codemode daemon --ui`, real Docker runs, the toy server's
+// echo marked ask-first in servers.json, an SDK client over the shim, and Chromium showing the
+// approval panel. Allow and deny both reach the code, an unanswered call is denied after the
+// setting's time, a client that supports elicitation answers itself, and the audit log (and
+// its page, filtered by kind) records each request and who answered.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  assertHostBuilt,
+  auditEntries,
+  cleanUpHosts,
+  connectShim,
+  makeHome,
+  toyServer,
+  writeServers,
+} from "../test-support/daemon.js";
+import {
+  assertUiBuilt,
+  launchChromium,
+  startUiDaemon,
+  UI_TIMEOUT_MS,
+  waitForText,
+  waitUntil,
+  type UiDaemon,
+} from "../test-support/browser.js";
+import { dockerOrSkip } from "../test-support/docker.js";
+import type { McpSession } from "../test-support/mcp-session.js";
+import { connectWsApi, type WsApi } from "../test-support/ws-api.js";
+
+const fx = await dockerOrSkip();
+
+const CLIENT = "ask-e2e";
+const TRY_ECHO = [
+  "try:",
+  '    print(await toy__echo({"text": "hello"}))',
+  "except ToolError as error:",
+  '    print("denied:", error)',
+].join("\n");
+
+// Skipped only outside CI when no Docker engine runs (dockerOrSkip throws under CI=true).
+describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
+  const home = makeHome("codemode-ui-ask-");
+  let daemon: UiDaemon;
+  let browser: Browser;
+  let page: Page;
+  let shim: McpSession;
+  let ws: WsApi;
+
+  const panel = (): Locator => page.getByRole("region", { name: "Calls waiting for your answer" });
+  const answered = () => auditEntries(home, "approval_answered");
+
+  beforeAll(async () => {
+    assertHostBuilt();
+    assertUiBuilt();
+    writeServers(home, { toy: toyServer({ ask: ["echo"] }) });
+    // Long enough for a loaded machine to click; the timeout test lowers it.
+    writeFileSync(path.join(home, "settings.json"), JSON.stringify({ approvalTimeoutSeconds: 60 }));
+    daemon = await startUiDaemon(home);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(daemon.url);
+    ws = await connectWsApi(daemon.port, daemon.token);
+    shim = await connectShim(home, { name: CLIENT, version: "1" });
+  }, 120_000);
+
+  afterAll(async () => {
+    ws?.close();
+    await shim?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    try {
+      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    } finally {
+      await cleanUpHosts(fx?.docker);
+    }
+  });
+
+  it("an ask-first call waits, the panel shows it, and 'Allow once' lets it through", async () => {
+    const run = shim.run(TRY_ECHO);
+    const item = panel().getByRole("listitem");
+    await waitForText(item, /ask-e2e wants to call echo on toy/, "the question in the panel");
+    // The arguments pretty-printed; the code folded until opened.
+    await waitForText(item.locator(".approval-args pre"), /"text": "hello"/, "the arguments");
+    await expect(item.locator(".approval-code pre").isVisible()).resolves.toBe(false);
+    await item.getByText("Code of the run").click();
+    await waitForText(item.locator(".approval-code pre"), /toy__echo/, "the run's code");
+    await item.getByRole("button", { name: "Allow once" }).click();
+    const result = await run;
+    expect(result).toMatchObject({ stdout: "hello\n", error: null, calls: 1 });
+    await waitUntil(
+      () => panel().count(),
+      (n) => n === 0,
+      "the panel gone",
+    );
+    expect(answered().at(-1)).toMatchObject({
+      answer: "allow_once",
+      by: "browser",
+      client: CLIENT,
+    });
+  });
+
+  it("'Deny' reaches the code as ToolError('the user denied this call')", async () => {
+    const run = shim.run(TRY_ECHO);
+    const item = panel().getByRole("listitem");
+    await waitForText(item, /wants to call echo/, "the question");
+    await item.getByRole("button", { name: "Deny" }).click();
+    const result = await run;
+    expect(result.stdout).toBe("denied: the user denied this call\n");
+    expect(answered().at(-1)).toMatchObject({ answer: "deny", by: "browser" });
+    const calls = auditEntries(home, "call");
+    expect(calls.at(-1)).toMatchObject({ tool: "toy__echo", decision: "refused" });
+  });
+
+  it("'Allow for this run' asks once per run", async () => {
+    const twice = `${TRY_ECHO}\n${TRY_ECHO}`;
+    const run = shim.run(twice);
+    const item = panel().getByRole("listitem");
+    await waitForText(item, /wants to call echo/, "the question");
+    await item.getByRole("button", { name: "Allow for this run" }).click();
+    const result = await run;
+    expect(result.stdout).toBe("hello\nhello\n");
+    expect(answered().at(-1)).toMatchObject({ answer: "allow_run", by: "browser" });
+  });
+
+  it("an unanswered call is denied after the setting's time", async () => {
+    await ws.request("settings.save", { approvalTimeoutSeconds: 2 });
+    try {
+      const before = answered().length;
+      const started = Date.now();
+      const result = await shim.run(TRY_ECHO);
+      expect(result.stdout).toBe("denied: the user denied this call (no answer in time)\n");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+      expect(answered().slice(before)).toEqual([
+        expect.objectContaining({ answer: "timeout", by: null }),
+      ]);
+    } finally {
+      await ws.request("settings.save", { approvalTimeoutSeconds: 60 });
+    }
+  });
+
+  it("a client that supports elicitation is asked too and its answer wins", async () => {
+    const asking = await connectShim(
+      home,
+      { name: "eliciting-client", version: "1" },
+      { capabilities: { elicitation: {} } },
+    );
+    const questions: string[] = [];
+    asking.client.setRequestHandler(ElicitRequestSchema, (request) => {
+      questions.push(request.params.message);
+      return { action: "accept", content: { answer: "allow_once" } };
+    });
+    try {
+      const result = await asking.run(TRY_ECHO);
+      expect(result.stdout).toBe("hello\n");
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain("wants to call echo on toy");
+      expect(questions[0]).toContain('"text": "hello"');
+      const requested = auditEntries(home, "approval_requested").at(-1);
+      expect(requested).toMatchObject({ client: "eliciting-client", elicited: true });
+      expect(answered().at(-1)).toMatchObject({
+        client: "eliciting-client",
+        answer: "allow_once",
+        by: "client",
+      });
+      // A client that declines denies.
+      asking.client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
+      const declined = await asking.run(TRY_ECHO);
+      expect(declined.stdout).toBe("denied: the user denied this call\n");
+      expect(answered().at(-1)).toMatchObject({ answer: "deny", by: "client" });
+    } finally {
+      await asking.close();
+    }
+  });
+
+  it("the Audit page filters by the answers", async () => {
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Audit log" })
+      .click();
+    await page.getByLabel("Kind").selectOption({ label: "Your answer" });
+    const list = page.getByRole("listbox", { name: "Audit entries" });
+    await waitForText(list, /Allowed once in the browser/, "the browser's allow");
+    await waitForText(list, /Denied: nobody answered in time/, "the timeout");
+    await waitForText(list, /Allowed once in the client/, "the client's allow");
+    // Only answers are listed.
+    const rows = await list.getByRole("option").allInnerTexts();
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const row of rows) expect(row).toContain("Your answer");
+  });
+});

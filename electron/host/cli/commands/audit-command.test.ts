@@ -35,4 +35,24 @@ describe("codemode audit tail's lines", () => {
       'codemode serve: Left out tool "a\\u001b[2Jb" of server "s"\nsecond line\\u000d\n',
     );
   });
+
+  it("name the runtime a run started on, when the entry says", () => {
+    const started = {
+      seq: 3,
+      ts: "2026-01-01T00:00:00.000Z",
+      prev: HASH,
+      kind: "run_started",
+      runId: "r1",
+      client: "c",
+      code: "print(1)",
+      codeBytes: 8,
+      codeHash: HASH,
+    } as const;
+    expect(formatEntry({ ...started, runtime: "runsc" })).toBe(
+      "2026-01-01T00:00:00.000Z #3 run_started         c run r1 (8 bytes of code, runsc)",
+    );
+    expect(formatEntry(started)).toBe(
+      "2026-01-01T00:00:00.000Z #3 run_started         c run r1 (8 bytes of code)",
+    );
+  });
 });

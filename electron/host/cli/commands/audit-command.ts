@@ -47,7 +47,7 @@ function summary(entry: AuditEntry): string {
     case "call":
       return `${entry.client} ${entry.tool} ${entry.decision}${entry.reason ? `: ${entry.reason}` : ""}`;
     case "run_started":
-      return `${entry.client} run ${entry.runId} (${entry.codeBytes} bytes of code)`;
+      return `${entry.client} run ${entry.runId} (${entry.codeBytes} bytes of code${entry.runtime ? `, ${entry.runtime}` : ""})`;
     case "run_finished":
       return `${entry.client} run ${entry.runId} ${entry.stopped ?? (entry.error ? "raised" : "ok")} in ${entry.durationMs} ms, ${entry.calls} calls`;
     case "client_connected":

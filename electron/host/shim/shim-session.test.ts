@@ -241,6 +241,33 @@ describe("the shim when the app goes away mid-session", () => {
     expect(calls).toBe(0);
   });
 
+  it(`starts the app it started again at most ${LOCAL_ACCESS_LIMITS.shimAppRestartsMax} times`, async () => {
+    const dataDir = tempDir("cm-re-");
+    const io = shimIO();
+    let starts = 0;
+    let listener: Awaited<ReturnType<typeof listen>> | undefined;
+    const startApp = (): string => {
+      starts++;
+      void listen(dataDir, fakeHost(`start ${starts}`).onConnection).then((l) => (listener = l));
+      return "a test app";
+    };
+    let out = "";
+    io.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exit = runShim({ ...io, dataDir, env: {}, startApp, reconnect: { giveUpMs: 1_000 } });
+    io.stdin.write(INITIALIZE);
+    await until(() => out.includes('"start 1"'), "the app the shim started");
+    for (let restart = 1; restart <= LOCAL_ACCESS_LIMITS.shimAppRestartsMax; restart++) {
+      const closing = listener!;
+      listener = undefined;
+      await closing.close();
+      io.stdin.write(request(restart, "tools/list"));
+      await until(() => out.includes(`"host":"start ${restart + 1}"`), `restart ${restart}`);
+    }
+    await listener!.close();
+    expect(await exit).toBe(SHIM_EXIT.failed);
+    expect(starts).toBe(1 + LOCAL_ACCESS_LIMITS.shimAppRestartsMax);
+  });
+
   it("tries again after a connection that breaks during the handshake (a dying app's), and goes on", async () => {
     const dataDir = tempDir("cm-re-");
     const host = fakeHost("host");

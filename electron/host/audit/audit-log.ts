@@ -176,7 +176,13 @@ export class AuditLog {
       this.#queue.push({ body, bodyJson: JSON.stringify(body), resolve, reject });
       if (!this.#writing) {
         this.#writing = true;
-        this.#draining = this.#drain();
+        // Drained from the next turn of the event loop, not inside append: a tool call's
+        // entry is appended on its way back to the code, which then does not wait for the
+        // hashing and the write (bench/bridge-overhead.ts), and entries appended in the same
+        // turn share one write. The order stays that of the appends.
+        this.#draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+          this.#drain(),
+        );
       }
     });
   }

@@ -159,6 +159,8 @@ describe("limits", () => {
         abandonedScanMaxEntries: 100_000,
         indexReadChunkBytes: 1 * MiB,
         indexSaveEveryEntries: 10_000,
+        indexTextBlockEntries: 128,
+        indexTextBlockBits: 8192,
         verifyReadChunkBytes: 4 * MiB,
         verifyProgressMs: 200,
       },

@@ -326,6 +326,10 @@ export const AUDIT_LIMITS = {
   indexReadChunkBytes: 1 * MiB,
   /** The newest file's index is saved beside the log after this many new entries (and at close). */
   indexSaveEveryEntries: 10_000,
+  /** Entries per block of the index's text filter (a search skips blocks that cannot match)... */
+  indexTextBlockEntries: 128,
+  /** ...and the bits of each block's filter (a power of two). */
+  indexTextBlockBits: 8192,
   /** Verify reads the log in chunks of this size. */
   verifyReadChunkBytes: 4 * MiB,
   /** Verify reports its progress at most this often. */

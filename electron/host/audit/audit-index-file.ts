@@ -8,6 +8,7 @@ import type { AuditEntry } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { readAt, sha256Hex } from "./audit-files.js";
 import { ByteColumn, F64Column, U32Column, U8Column } from "./audit-index-columns.js";
+import { TrigramBlocks } from "./audit-index-trigrams.js";
 
 const NEWLINE = 0x0a;
 export const UNKNOWN_KIND = 255;
@@ -79,6 +80,8 @@ export class FileIndex {
   /** In memory while the file grows; once saved and complete, read from the saved index. */
   #text: { starts: U32Column; text: ByteColumn } | null;
   #textSource: TextSource | null = null;
+  /** Derived from the text column (built again when a saved index is read), always in memory. */
+  readonly #trigrams = new TrigramBlocks();
 
   constructor(name: string, state?: FileIndexState, textSource?: TextSource) {
     this.name = name;
@@ -96,6 +99,10 @@ export class FileIndex {
     this.lastLineOffset = state.lastLineOffset;
     this.lastLineHash = state.lastLineHash;
     for (const [key, list] of state.postings) this.#postings.set(key, new U32Column(list));
+    const { starts, text } = state.text;
+    for (let entry = 0; entry < this.count; entry += 1) {
+      this.#trigrams.add(entry, text.subarray(starts[entry] ?? 0, starts[entry + 1] ?? 0));
+    }
     if (textSource !== undefined) this.releaseText(textSource);
   }
 
@@ -116,6 +123,7 @@ export class FileIndex {
       this.seqs.bytes +
       this.tsMs.bytes +
       this.kinds.bytes +
+      this.#trigrams.bytes +
       (this.#text === null ? 0 : this.#text.starts.bytes + this.#text.text.bytes);
     // A map slot, a typed array and the key string each cost about this much besides their data.
     for (const [key, list] of this.#postings) bytes += list.bytes + key.length * 2 + 200;
@@ -168,15 +176,33 @@ export class FileIndex {
   /** A flag per entry: whether its text holds `needle` (lowercase, no separator). */
   async textMatches(needle: string): Promise<Uint8Array> {
     const flags = new Uint8Array(this.count);
-    const { text, starts } = await this.#texts();
     const bytes = Buffer.from(needle, "utf8");
     if (bytes.length === 0) return flags.fill(1);
-    let at = text.indexOf(bytes);
-    while (at !== -1) {
-      const entry = entryAt(starts, at);
-      flags[entry] = 1;
-      // The rest of this entry's text cannot add anything: go on from the next entry.
-      at = text.indexOf(bytes, starts[entry + 1] ?? text.length);
+    const blocks = this.#trigrams.candidates(bytes);
+    // No block can hold it: the text column is not even read.
+    if (blocks !== null && blocks.length === 0) return flags;
+    const { text, starts } = await this.#texts();
+    const perBlock = AUDIT_LIMITS.indexTextBlockEntries;
+    const ranges =
+      blocks === null
+        ? [[0, text.length] as const]
+        : blocks.map(
+            (block) =>
+              [
+                starts[block * perBlock] ?? text.length,
+                starts[Math.min(this.count, (block + 1) * perBlock)] ?? text.length,
+              ] as const,
+          );
+    for (const [from, to] of ranges) {
+      // Searched within the block only: a rare needle must not send each block to the end.
+      const part = text.subarray(from, to);
+      let at = part.indexOf(bytes);
+      while (at !== -1) {
+        const entry = entryAt(starts, from + at);
+        flags[entry] = 1;
+        // The rest of this entry's text cannot add anything: go on from the next entry.
+        at = part.indexOf(bytes, (starts[entry + 1] ?? text.length) - from);
+      }
     }
     return flags;
   }
@@ -261,8 +287,10 @@ export class FileIndex {
       }
       list.push(entry);
     }
+    const textStart = this.#text.text.length;
     this.#text.text.append(entryText(value));
     this.#text.starts.push(this.#text.text.length);
+    this.#trigrams.add(entry, this.#text.text.view().subarray(textStart));
     this.unsaved += 1;
   }
 }

@@ -48,3 +48,42 @@ describe("WarmPool.restock", () => {
     await pool.drain();
   });
 });
+
+describe("WarmPool.drain", () => {
+  it("waits for the removals restock() and resize() started, so close leaves no container", async () => {
+    const removals: (() => void)[] = [];
+    const made: Fake[] = [];
+    const pool = new WarmPool(() => {
+      const container = fakeContainer("runc");
+      // Removing takes a while, as a real container's does.
+      container.remove = () =>
+        new Promise<void>((resolve) =>
+          removals.push(() => {
+            container.removed = true;
+            resolve();
+          }),
+        );
+      made.push(container);
+      return Promise.resolve(container as unknown as SandboxContainer);
+    }, 2);
+    pool.fill();
+    await pool.settled();
+    expect(pool.idle).toBe(2);
+    pool.resize(1); // one idle container removed
+    pool.restock(); // the other one removed, a new one started
+    await pool.settled();
+    expect(removals).toHaveLength(2);
+
+    let drained = false;
+    const drain = pool.drain().then(() => (drained = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The two removals still under way, and the restocked idle container's own.
+    expect(removals).toHaveLength(3);
+    removals.pop()!(); // the idle container drain() itself removed is gone
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(drained).toBe(false); // resize's and restock's removals are not done yet
+    for (const remove of removals.splice(0)) remove();
+    await drain;
+    expect(made.every((c) => c.removed)).toBe(true);
+  });
+});

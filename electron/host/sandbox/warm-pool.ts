@@ -12,6 +12,8 @@ export class WarmPool {
   /** Bumped by restock(): a container started before it is removed once ready, not pooled. */
   private generation = 0;
   private readonly inflight = new Set<Promise<void>>();
+  /** Removals of idle containers (resize, restock, a dead one): drain() waits for them too. */
+  private readonly removing = new Set<Promise<void>>();
   /** The last error starting a warm container: the pool retries on the next take. */
   lastError: unknown = null;
 
@@ -60,7 +62,7 @@ export class WarmPool {
     this.size = size;
     while (this.ready.length > size) {
       const extra = this.ready.pop();
-      if (extra) void extra.remove().catch(() => undefined);
+      if (extra) this.discard(extra);
     }
     this.fill();
   }
@@ -74,7 +76,7 @@ export class WarmPool {
     this.starting = 0;
     const old = this.ready;
     this.ready = [];
-    for (const container of old) void container.remove().catch(() => undefined);
+    for (const container of old) this.discard(container);
     this.fill();
   }
 
@@ -94,13 +96,21 @@ export class WarmPool {
     const idle = this.ready;
     this.ready = [];
     await Promise.allSettled(idle.map((c) => c.remove()));
+    // A removal still under way when the app quits would leave its container running.
+    await Promise.allSettled([...this.removing]);
+  }
+
+  private discard(container: SandboxContainer): void {
+    const removal = container.remove().catch(() => undefined);
+    this.removing.add(removal);
+    void removal.finally(() => this.removing.delete(removal));
   }
 
   private drop(container: SandboxContainer): void {
     const index = this.ready.indexOf(container);
     if (index === -1) return;
     this.ready.splice(index, 1);
-    void container.remove().catch(() => undefined);
+    this.discard(container);
     // No refill here: a container that dies at once would make this spin; the next
     // take() refills.
   }

@@ -3,7 +3,7 @@
 // approval panel. Allow and deny both reach the code, an unanswered call is denied after the
 // setting's time, a client that supports elicitation answers itself, and the audit log (and
 // its page, filtered by kind) records each request and who answered.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -189,5 +189,41 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
     const rows = await list.getByRole("option").allInnerTexts();
     expect(rows.length).toBeGreaterThanOrEqual(6);
     for (const row of rows) expect(row).toContain("Your answer");
+  });
+  it("the Servers page sets ask first per tool and for the whole server", async () => {
+    const saved = (): unknown =>
+      (
+        JSON.parse(readFileSync(path.join(home, "servers.json"), "utf8")) as {
+          mcpServers: Record<string, { ask?: unknown }>;
+        }
+      ).mcpServers.toy?.ask;
+    await page.goto(`${daemon.origin}/#/servers?name=toy`);
+    const tools = page.getByRole("list", { name: "Tools of toy" });
+    const tool = (name: string): Locator =>
+      tools.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) });
+    await tool("echo").getByRole("switch", { name: "Ask first", checked: true }).waitFor();
+    await tool("add").getByRole("switch", { name: "Ask first" }).click();
+    await tool("add")
+      .getByRole("switch", { name: "Ask first", checked: true, disabled: false })
+      .waitFor();
+    await waitUntil(
+      () => Promise.resolve(saved()),
+      (ask) => JSON.stringify(ask) === '["echo","add"]',
+      "add asks first",
+    );
+    await page.getByRole("button", { name: "Ask first for every tool" }).click();
+    await waitUntil(
+      () => Promise.resolve(saved()),
+      (ask) => ask === true,
+      "every tool asks first",
+    );
+    await tool("sleep").getByRole("switch", { name: "Ask first", checked: true }).waitFor();
+    await page.getByRole("button", { name: "Stop asking for every tool" }).click();
+    await waitUntil(
+      () => Promise.resolve(saved()),
+      (ask) => ask === undefined,
+      "no tool asks first",
+    );
+    await tool("echo").getByRole("switch", { name: "Ask first", checked: false }).waitFor();
   });
 });

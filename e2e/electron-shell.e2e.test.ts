@@ -11,7 +11,14 @@ import { IPC_EXPORT_AUDIT, IPC_PICK_PATH, ipcRequestChannel } from "../shared/ap
 import { trayMenu, type TraySnapshot } from "../electron/tray/tray-state.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import { cleanUpHosts, homeContainers, makeHome } from "../test-support/daemon.js";
+import {
+  cleanUpHosts,
+  homeContainers,
+  makeHome,
+  toyServer,
+  writeServers,
+} from "../test-support/daemon.js";
+import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { SKILL_PROMPT_NAME } from "../electron/host/mcp/skill-guide.js";
 import {
@@ -85,6 +92,9 @@ describe.skipIf(!fx)("the Electron main process under a stand-in for electron", 
   let first: ShellProcess;
 
   beforeAll(() => {
+    assertToyServerBuilt();
+    // A wrapped server whose echo tool asks first, for the notification test.
+    writeServers(dataDir, { toy: toyServer({ ask: ["echo"] }) });
     first = startShell({ main, home, dataDir });
   });
 
@@ -170,6 +180,41 @@ describe.skipIf(!fx)("the Electron main process under a stand-in for electron", 
     expect(exported.ok, JSON.stringify(exported)).toBe(true);
     expect(path.dirname(exported.saved?.path ?? "")).toBe(home);
     expect(readFileSync(exported.saved?.path ?? "", "utf8")).toContain("print(6 * 7)");
+  });
+
+  it("an ask-first call raises a notification; its click opens the window, the answer lets the call through", async () => {
+    const client = await connectAsClient(first);
+    try {
+      const call = client.callTool({
+        name: "run_python",
+        arguments: { code: 'print(await toy__echo({"text": "asked first"}))' },
+      });
+      // Awaited below; a failure before that must not surface as an unhandled rejection.
+      call.catch(() => undefined);
+      const notice = await first.waitFor("notification");
+      expect(notice.title).toBe("Code Mode: a call waits for your answer");
+      expect(notice.body).toContain("electron-shell-test wants to call echo on toy");
+      const waiting = expectedMenu({ ...READY, runningRuns: 1, pendingApprovals: 1 });
+      await until(
+        () => JSON.stringify(lastMenu(first)) === JSON.stringify(waiting),
+        `the tray menu with the waiting call (last: ${JSON.stringify(lastMenu(first))})`,
+      );
+      const shown = first.of("window-show").length;
+      first.send({ op: "click-notification" });
+      await until(() => first.of("window-show").length > shown, "the window shown to answer");
+      const pending = (await first.invoke(ipcRequestChannel("approvals.list"), undefined)) as {
+        value: { id: string }[];
+      };
+      expect(pending.value).toHaveLength(1);
+      await first.invoke(ipcRequestChannel("approvals.answer"), {
+        id: pending.value[0]?.id,
+        answer: "allow_once",
+      });
+      expect(textOf((await call) as { content: unknown[] })).toContain("asked first");
+      expect(first.of("notification")).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it("a second instance defers to the first, which opens its window", async () => {

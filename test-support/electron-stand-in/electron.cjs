@@ -2,7 +2,8 @@
 // runs under plain Node in the tests: Electron's binary cannot be downloaded or started on our
 // CI machines. It does what the main process asks of Electron as far as the tests need, and
 // writes each thing it was asked to do as one JSON line to ELECTRON_STAND_IN_LOG. The test
-// drives it with JSON lines on stdin: quit, click a tray menu item, invoke an IPC channel.
+// drives it with JSON lines on stdin: quit, click a tray menu item or the last notification,
+// invoke an IPC channel.
 //
 // What it follows of Electron, because the main process relies on it: app.quit() emits
 // before-quit (cancellable), closes every window (a window's cancelled close cancels the quit),
@@ -294,6 +295,8 @@ class IpcMain extends EventEmitter {
 const ipcMain = new IpcMain();
 
 class Notification extends EventEmitter {
+  /** Every notification shown, so the test can click one. */
+  static shown = [];
   constructor(options = {}) {
     super();
     this.options = options;
@@ -302,6 +305,7 @@ class Notification extends EventEmitter {
     return true;
   }
   show() {
+    Notification.shown.push(this);
     record({ ev: "notification", title: this.options.title, body: this.options.body });
   }
   close() {}
@@ -356,6 +360,11 @@ async function command(line) {
     if (!item?.click) return record({ ev: "command-failed", cmd, why: "no such tray item" });
     if (item.type === "checkbox") item.checked = !item.checked;
     return item.click(item, null, {});
+  }
+  if (cmd.op === "click-notification") {
+    const shown = Notification.shown.at(-1);
+    if (!shown) return record({ ev: "command-failed", cmd, why: "no notification shown" });
+    return shown.emit("click", {});
   }
   if (cmd.op === "invoke") {
     const handler = ipcMain.handlers.get(cmd.channel);

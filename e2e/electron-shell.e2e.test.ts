@@ -56,7 +56,7 @@ function expectedMenu(snapshot: TraySnapshot): unknown[] {
       ? { type: "separator", enabled: true, checked: false }
       : {
           type: item.kind === "checkbox" ? "checkbox" : "normal",
-          label: item.kind === "label" ? item.label : item.label,
+          label: item.label,
           enabled: item.kind !== "label",
           checked: item.kind === "checkbox" && item.checked,
         },

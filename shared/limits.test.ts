@@ -135,6 +135,7 @@ describe("limits", () => {
         configTextMaxChars: 1 * MiB,
         wsTokenMaxChars: 256,
         wsNameMaxChars: 64,
+        responseMaxChars: 16 * MiB,
       },
       AUDIT_LIMITS: {
         codeMaxBytes: 16 * KiB,
@@ -163,6 +164,7 @@ describe("limits", () => {
         indexTextBlockBits: 8192,
         verifyReadChunkBytes: 4 * MiB,
         verifyProgressMs: 200,
+        queryPageMaxChars: 4 * MiB,
       },
       LOCAL_ACCESS_LIMITS: {
         socketPathMaxBytes: 100,

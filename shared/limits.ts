@@ -277,6 +277,12 @@ export const API_LIMITS = {
   wsTokenMaxChars: 256,
   /** Browser mode: a channel or event name in a message. */
   wsNameMaxChars: 64,
+  /**
+   * The longest answer (as JSON) any API request may get; a longer one is an error reply.
+   * Above what a full page of audit.query (AUDIT_LIMITS.queryPageMaxChars plus one entry) or
+   * one run's detail (its audit bytes are capped by RUN_COST_LIMITS.auditBytesPerRun) takes.
+   */
+  responseMaxChars: 16 * MiB,
 } as const;
 
 /** The audit log. */
@@ -334,6 +340,11 @@ export const AUDIT_LIMITS = {
   verifyReadChunkBytes: 4 * MiB,
   /** Verify reports its progress at most this often. */
   verifyProgressMs: 200,
+  /**
+   * A page of audit.query ends once its entries pass this many characters as JSON (or at its
+   * limit): 1,000 entries with 16 KiB of code each would not fit one API answer.
+   */
+  queryPageMaxChars: 4 * MiB,
 } as const;
 
 /**

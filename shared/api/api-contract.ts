@@ -202,7 +202,9 @@ export const API_EVENTS = [
 ] as const satisfies readonly ApiEventName[];
 
 /** Errors cross the API as data, never as thrown exceptions. */
-export type ApiErrorCode = "invalid" | "not_found" | "conflict" | "unavailable" | "internal";
+/** `too_large`: the answer was over API_LIMITS.responseMaxChars (page it, or narrow it). */
+export type ApiErrorCode =
+  "invalid" | "not_found" | "conflict" | "unavailable" | "internal" | "too_large";
 export interface ApiError {
   code: ApiErrorCode;
   message: string;

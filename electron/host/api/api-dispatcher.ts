@@ -6,7 +6,9 @@ import {
   type ApiResponse,
   type ApiResult,
 } from "../../../shared/api/api-contract.js";
+import { API_LIMITS } from "../../../shared/limits.js";
 import { ApiFailure } from "./api-failure.js";
+import { jsonLengthUpTo } from "./json-size.js";
 
 function isChannel(value: string): value is ApiChannel {
   return Object.prototype.hasOwnProperty.call(API_PARAMS, value);
@@ -14,7 +16,10 @@ function isChannel(value: string): value is ApiChannel {
 
 /**
  * The single entry of every request, whatever the transport: the channel must exist, the
- * params must match its schema, and whatever happens comes back as data, never a throw.
+ * params must match its schema, and whatever happens comes back as data, never a throw. A
+ * reply longer than API_LIMITS.responseMaxChars as JSON is an error reply instead: measured
+ * here, before any transport serialises it (the WebSocket's JSON.stringify, Electron's
+ * structured clone), so no reply can run the host out of memory or past V8's longest string.
  */
 export function dispatchApi<C extends ApiChannel>(
   handlers: ApiHandlers,
@@ -33,6 +38,26 @@ export async function dispatchApi(
   channel: string,
   params: unknown,
   onInternalError: (channel: string, error: unknown) => void = () => undefined,
+): Promise<ApiResponse<unknown>> {
+  const response = await dispatchUnbounded(handlers, channel, params, onInternalError);
+  // Error replies too: one naming every bad item of a huge request could be huge itself.
+  if (jsonLengthUpTo(response, API_LIMITS.responseMaxChars) > API_LIMITS.responseMaxChars) {
+    return {
+      ok: false,
+      error: {
+        code: "too_large",
+        message: `${channel.slice(0, API_LIMITS.wsNameMaxChars)}: the answer is larger than the API carries (${API_LIMITS.responseMaxChars.toLocaleString("en-US")} characters)`,
+      },
+    };
+  }
+  return response;
+}
+
+async function dispatchUnbounded(
+  handlers: ApiHandlers,
+  channel: string,
+  params: unknown,
+  onInternalError: (channel: string, error: unknown) => void,
 ): Promise<ApiResponse<unknown>> {
   if (!isChannel(channel)) {
     return {
@@ -55,9 +80,18 @@ export async function dispatchApi(
       },
     };
   }
+  return answer(handlers, channel, parsed.data, onInternalError);
+}
+
+async function answer(
+  handlers: ApiHandlers,
+  channel: ApiChannel,
+  params: unknown,
+  onInternalError: (channel: string, error: unknown) => void,
+): Promise<ApiResponse<unknown>> {
   try {
     const handler = handlers[channel] as (p: unknown) => Promise<unknown>;
-    return { ok: true, value: await handler(parsed.data) };
+    return { ok: true, value: await handler(params) };
   } catch (error) {
     if (error instanceof ApiFailure) return { ok: false, error: error.toApiError() };
     onInternalError(channel, error);

@@ -36,10 +36,22 @@ export async function queryAudit(
   const limit = clampLimit(page.limit);
   const before = page.before ?? Number.POSITIVE_INFINITY;
   const compiled = compileFilter(filter);
-  // One more than asked tells whether there is a next page.
-  const found = await collect(dir, compiled, before, index, (got) => got.length > limit);
+  // A page also ends once its entries pass this size as JSON, so it always fits one API
+  // answer (a counter that starts again if collect starts over from the log itself).
+  let chars = 0;
+  let counted = 0;
+  let bySize = false;
+  const enough = (got: readonly AuditEntry[]): boolean => {
+    if (got.length < counted) [chars, counted] = [0, 0];
+    for (; counted < got.length; counted += 1) chars += JSON.stringify(got[counted]).length;
+    bySize = chars >= AUDIT_LIMITS.queryPageMaxChars;
+    // One more than asked tells whether there is a next page.
+    return got.length > limit || bySize;
+  };
+  const found = await collect(dir, compiled, before, index, enough);
   const entries = found.slice(0, limit);
-  const nextBefore = found.length > limit ? (entries.at(-1)?.seq ?? null) : null;
+  const more = found.length > limit || bySize;
+  const nextBefore = more ? (entries.at(-1)?.seq ?? null) : null;
   return { entries, nextBefore };
 }
 

@@ -16,6 +16,7 @@ const ERROR_TITLES: Record<ApiError["code"], string> = {
   conflict: "Something changed in the meantime",
   unavailable: "Code Mode is not reachable",
   internal: "Something went wrong",
+  too_large: "Too much to show at once",
 };
 
 /** An ApiError in words, with a Retry button when there is something to retry. */

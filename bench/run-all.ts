@@ -9,3 +9,4 @@ await import("./audit-checkpoint.js");
 await import("./image-lines.js");
 await import("./audit-index.js");
 await import("./bridge-overhead.js");
+await import("./audit-export-memory.js");

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BRIDGE_LIMITS } from "../../../shared/limits.js";
 import type { Catalog, CatalogTool } from "../catalog/catalog-types.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
+import { askFirst, type AskingRun } from "./ask-first.js";
 import type { BridgeEventSink } from "./bridge-events.js";
 import type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js";
 import { CallBudget } from "./call-budget.js";
@@ -20,21 +21,14 @@ import {
 import { closeNames, eventName, formatSeconds, pythonTypeName, quoteName } from "./messages.js";
 import { maskSecrets } from "./secret-mask.js";
 import { Semaphore, type Release } from "./semaphore.js";
-import type { TaintRegistry } from "./taint.js";
+import { taintRefusal, type TaintRegistry } from "./taint.js";
 import type { ToolCaller } from "./tool-caller.js";
 
 export type { CallOutcome };
 export type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js";
 
-interface RunState {
-  runId: string;
-  client: string;
-  code: string;
-  elicit: StartRunOptions["elicit"];
-  /** Tools the user allowed for the rest of this run (server, then tool, joined by NUL). */
-  allowedForRun: Set<string>;
+interface RunState extends AskingRun {
   maxCalls: number;
-  signal: AbortSignal;
   budget: CallBudget;
   onBudgetSpent: () => void;
 }
@@ -269,41 +263,22 @@ export class Bridge {
 
     // (5) Taint: once a client has called a private tool, only private tools go out. A call
     // the rule refuses is refused without asking the user.
-    const taintRefusal = this.#taintRefusal(run, tool, shown);
-    if (taintRefusal !== undefined) return refuse(taintRefusal);
+    const taintVerdict = taintRefusal(this.#taint, run.client, tool, shown);
+    if (taintVerdict !== undefined) return refuse(taintVerdict);
 
     // A stopped run sends nothing more, and so taints nothing more.
     if (run.signal.aborted) return finish(cancelled(shown));
 
-    // (6) "Ask first": the call waits for the user. The run's deadline keeps running; the
-    // call's own timeout starts only when it goes out (in #send).
-    const runKey = `${tool.server}\0${tool.tool}`;
-    if (
-      this.#approvals !== undefined &&
-      !run.allowedForRun.has(runKey) &&
-      this.#approvals.asksFirst(tool.server, tool.tool)
-    ) {
-      const outcome = await this.#approvals.ask({
-        runId: run.runId,
-        client: run.client,
-        server: tool.server,
-        tool: tool.tool,
-        pyName: tool.pyName,
-        args: sendArgs,
-        private: tool.private,
-        code: run.code,
-        elicit: run.elicit,
-        signal: run.signal,
-      });
-      if (outcome.answer === "cancelled" || run.signal.aborted) return finish(cancelled(shown));
-      if (outcome.answer === "timeout") {
-        return refuse("the user denied this call (no answer in time)");
-      }
-      if (outcome.answer === "deny") return refuse("the user denied this call");
-      if (outcome.answer === "allow_run") run.allowedForRun.add(runKey);
+    // (6) "Ask first": the call waits for the user (ask-first.ts). The run's deadline keeps
+    // running; the call's own timeout starts only when it goes out (in #send).
+    const asking = askFirst(this.#approvals, run, tool, sendArgs);
+    if (asking !== undefined) {
+      const decision = await asking;
+      if (decision.kind === "cancelled") return finish(cancelled(shown));
+      if (decision.kind === "refused") return refuse(decision.message);
       // The wait let other calls run: the taint rule is checked again, in the same
       // synchronous stretch as the taint set below.
-      const later = this.#taintRefusal(run, tool, shown);
+      const later = taintRefusal(this.#taint, run.client, tool, shown);
       if (later !== undefined) return refuse(later);
     }
 
@@ -346,16 +321,6 @@ export class Bridge {
       case "result":
         return finish(judgeResult(shown, sent.result));
     }
-  }
-
-  /** Why the taint rule refuses this call, or undefined when it may go out. */
-  #taintRefusal(run: RunState, tool: CatalogTool, shown: string): string | undefined {
-    const tainted = this.#taint.get(run.client);
-    if (tainted === undefined || tool.private) return undefined;
-    return (
-      `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
-      `so only private tools can be called until the user resets it in Code Mode.`
-    );
   }
 
   /** Calls the server under its concurrency cap, the run's signal and the call timeout. */

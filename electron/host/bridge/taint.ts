@@ -1,3 +1,5 @@
+import { quoteName } from "./messages.js";
+
 /** The private call that first tainted a client. */
 export interface TaintRecord {
   client: string;
@@ -100,4 +102,19 @@ export class TaintRegistry {
       }
     }
   }
+}
+
+/** Why the taint rule refuses a call of `tool` by `client`, or undefined when it may go out. */
+export function taintRefusal(
+  taint: TaintRegistry,
+  client: string,
+  tool: { private: boolean },
+  shown: string,
+): string | undefined {
+  const tainted = taint.get(client);
+  if (tainted === undefined || tool.private) return undefined;
+  return (
+    `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
+    `so only private tools can be called until the user resets it in Code Mode.`
+  );
 }

@@ -74,7 +74,7 @@ export class LineSplitter {
   }
 }
 
-function parseObject(line: string): Message | undefined {
+export function parseObject(line: string): Message | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);

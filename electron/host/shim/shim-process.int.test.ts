@@ -97,6 +97,7 @@ describe("shim start-up weight", () => {
       "electron/host/paths.ts",
       "electron/host/shim/app-log.ts",
       "electron/host/shim/in-flight.ts",
+      "electron/host/shim/replay-initialize.ts",
       "electron/host/shim/shim-handshake.ts",
       "electron/host/shim/shim-main.ts",
       "electron/host/shim/shim-session.ts",

@@ -11,6 +11,7 @@ import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../local-access/local-access-constants.js";
 import { terminalText } from "../cli/terminal-text.js";
 import { InFlight, isId, key, type Id, type Message } from "./in-flight.js";
+import { replayInitialize } from "./replay-initialize.js";
 
 export type Attempt =
   | { kind: "connected"; socket: net.Socket }
@@ -314,7 +315,7 @@ class ShimSession {
   ): Promise<{ kind: "ok" } | { kind: "again" } | { kind: "refused"; message: string }> {
     let leftover: Buffer = Buffer.alloc(0);
     if (this.init?.answered === true) {
-      const answer = await this.replayInitialize(socket, this.init);
+      const answer = await replayInitialize(socket, this.init, this.limits.replayWaitMs);
       if (answer.kind !== "ok") {
         socket.destroy();
         return answer.kind === "refused" ? answer : { kind: "again" };
@@ -342,59 +343,6 @@ class ShimSession {
     return { kind: "ok" };
   }
 
-  /** Sends the remembered `initialize` and reads up to its answer, which is kept back. */
-  private replayInitialize(
-    socket: net.Socket,
-    init: { line: string; id: Id },
-  ): Promise<
-    { kind: "ok"; rest: Buffer } | { kind: "gone" } | { kind: "refused"; message: string }
-  > {
-    type Result = Awaited<ReturnType<ShimSession["replayInitialize"]>>;
-    return new Promise<Result>((resolve) => {
-      let buffered: Buffer = Buffer.alloc(0);
-      const done = (result: Result): void => {
-        clearTimeout(timer);
-        // Held until attach() listens: what follows the answer is the client's.
-        socket.pause();
-        socket.off("data", onData);
-        socket.off("close", onClose);
-        socket.off("end", onClose);
-        resolve(result);
-      };
-      const onClose = (): void => done({ kind: "gone" });
-      const onData = (chunk: Buffer): void => {
-        buffered = Buffer.concat([buffered, chunk]);
-        for (;;) {
-          const end = buffered.indexOf(0x0a);
-          if (end === -1) break;
-          const line = buffered.subarray(0, end).toString("utf8");
-          buffered = buffered.subarray(end + 1);
-          const message = parseObject(line);
-          // Anything before the answer (a log line) was meant for a client that had not
-          // initialised yet: ours has, so it is dropped.
-          if (message === undefined || "method" in message || !isId(message.id)) continue;
-          if (key(message.id) !== key(init.id)) continue;
-          if ("error" in message) {
-            done({
-              kind: "refused",
-              message: `Code Mode came back but refused the client's initialize again: ${JSON.stringify(message.error).slice(0, 500)}`,
-            });
-          } else {
-            done({ kind: "ok", rest: buffered });
-          }
-          return;
-        }
-        if (buffered.length > LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes) done({ kind: "gone" });
-      };
-      const timer = setTimeout(() => done({ kind: "gone" }), this.limits.replayWaitMs);
-      socket.on("data", onData);
-      socket.once("close", onClose);
-      socket.once("end", onClose);
-      socket.on("error", () => undefined);
-      socket.write(init.line + "\n");
-    });
-  }
-
   private giveUp(why: string): void {
     const { stdout, stderr } = this.options;
     if (this.settled) return;
@@ -408,17 +356,6 @@ class ShimSession {
     if (stdout.writableFinished || stdout.destroyed) this.finish(SHIM_EXIT.failed);
     else stdout.end();
   }
-}
-
-function parseObject(line: string): Message | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-  return parsed as Message;
 }
 
 function sleep(ms: number): Promise<void> {

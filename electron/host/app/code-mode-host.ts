@@ -1,10 +1,8 @@
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { AuditLog } from "../audit/audit-log.js";
+import type { AuditLog } from "../audit/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { configAsksFirst } from "../approvals/ask-policy.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
@@ -12,19 +10,15 @@ import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker } from "../docker/docker-status.js";
 import { CodeModeEngine } from "../engine/code-mode-engine.js";
 import type { McpHttpServer } from "../http-transport/mcp-http-server.js";
-import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
-import { acquireInstanceLock, type InstanceLock } from "../local-access/instance-lock.js";
+import type { InstanceLock } from "../local-access/instance-lock.js";
 import { LocalSocketListener } from "../local-access/socket-listener.js";
-import { ensureToken } from "../local-access/token.js";
 import { sandboxImageDir } from "../paths.js";
-import { currentOwner } from "../sandbox/container-owner.js";
 import { readContext } from "../sandbox/image.js";
-import { ensureInstallId } from "../sandbox/install-id.js";
-import { ConfigStore, SERVERS_FILE } from "../servers/config-store.js";
+import type { ConfigStore } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { pruneBundles } from "../servers/mcpb/bundle-store.js";
-import { ServerSet } from "../servers/server-set.js";
-import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
+import type { ServerPath } from "../servers/server-path.js";
+import type { ServerSet } from "../servers/server-set.js";
 import type { Settings } from "../settings/settings.js";
 import { AppStatus } from "./app-status.js";
 import { AuditRecorder } from "./audit-recorder.js";
@@ -34,27 +28,14 @@ import { ClientSessions } from "./client-sessions.js";
 import { DockerOutages } from "./docker-outages.js";
 import { EventHub } from "./event-hub.js";
 import { HostAudit } from "./host-audit.js";
-import { DATA_DIR_TRUSTED_ENTRIES, type HostOptions } from "./host-options.js";
+import type { HostOptions } from "./host-options.js";
 import { HostRuns } from "./host-runs.js";
-import { loadHostState, openHostAudit, type HostState } from "./host-state.js";
 import { HttpSwitch } from "./http-switch.js";
+import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews, taintViews } from "./server-views.js";
 import { engineSettings, SettingsApplier } from "./settings-applier.js";
-
-/** What is made before the services: the lock held, the token, the files read, the log open. */
-interface Opened {
-  lock: InstanceLock;
-  /** The PATH wrapped servers start with, resolved once at start. */
-  serverPath: ServerPath;
-  token: string;
-  state: HostState;
-  servers: ServerSet;
-  configStore: ConfigStore;
-  audit: AuditLog;
-  owner: ReturnType<typeof currentOwner>;
-}
 
 /**
  * The process every face of Code Mode shares: the Electron main process, `codemode daemon`
@@ -254,51 +235,15 @@ export class CodeModeHost {
   }
 
   static async start(options: HostOptions): Promise<CodeModeHost> {
-    const log = options.log ?? (() => undefined);
-    await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-    // Before anything in it is read or written: a directory another user can write is theirs.
-    await checkDataDirTrust(options.dataDir, DATA_DIR_TRUSTED_ENTRIES);
-    const lock = await acquireInstanceLock(options.dataDir);
-    // The login shell takes a moment (nvm, conda): it runs while the rest loads.
-    const serverPathResolving = (
-      options.resolveServerPath ?? (() => resolveServerPath({ env: options.env }))
-    )();
+    const opened = await openHost(options);
     let host: CodeModeHost | null = null;
     try {
-      const token = await ensureToken(options.dataDir);
-      const state = await loadHostState(options.dataDir, options.secretCodec, options.now);
-      const serverPath = await serverPathResolving;
-      if (serverPath.shellProblem !== null) {
-        log(`servers get PATH without the login shell's: ${serverPath.shellProblem}`);
-      }
-      const servers = new ServerSet(
-        { servers: new Map() },
-        { serverOptions: { path: serverPath.path } },
-      );
-      const configStore = new ConfigStore(state.config, {
-        file: path.join(options.dataDir, SERVERS_FILE),
-        secretCodec: options.secretCodec,
-        catalogInput: (next) => catalogInput(servers, next),
-        listedTools: (server) => (servers.get(server)?.tools ?? []).map((t) => t.name),
-      });
-      // Read live: a value marked secret a moment ago is scrubbed from the next entry.
-      const audit = await openHostAudit(options, state, () => configSecrets(configStore.current));
-      const owner = currentOwner(await ensureInstallId(options.dataDir));
-      host = new CodeModeHost(options, {
-        lock,
-        token,
-        state,
-        servers,
-        configStore,
-        audit,
-        owner,
-        serverPath,
-      });
-      await host.begin(state.config, state.settings);
+      host = new CodeModeHost(options, opened);
+      await host.begin(opened.state.config, opened.state.settings);
       return host;
     } catch (error) {
       if (host) await host.stop();
-      else await lock.release();
+      else await opened.lock.release();
       throw error;
     }
   }

@@ -1,0 +1,69 @@
+// The first stage of starting the host, apart from the composition root (code-mode-host.ts):
+// the data directory checked, the instance lock taken, and what the services are built from
+// read or opened. On failure the lock is released again.
+
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { AuditLog } from "../audit/audit-log.js";
+import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
+import { acquireInstanceLock, type InstanceLock } from "../local-access/instance-lock.js";
+import { ensureToken } from "../local-access/token.js";
+import { currentOwner } from "../sandbox/container-owner.js";
+import { ensureInstallId } from "../sandbox/install-id.js";
+import { ConfigStore, SERVERS_FILE } from "../servers/config-store.js";
+import { ServerSet } from "../servers/server-set.js";
+import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
+import { catalogInput } from "./catalog-input.js";
+import { DATA_DIR_TRUSTED_ENTRIES, type HostOptions } from "./host-options.js";
+import { loadHostState, openHostAudit, type HostState } from "./host-state.js";
+import { configSecrets } from "./server-views.js";
+
+/** What is made before the services: the lock held, the token, the files read, the log open. */
+export interface Opened {
+  lock: InstanceLock;
+  /** The PATH wrapped servers start with, resolved once at start. */
+  serverPath: ServerPath;
+  token: string;
+  state: HostState;
+  servers: ServerSet;
+  configStore: ConfigStore;
+  audit: AuditLog;
+  owner: ReturnType<typeof currentOwner>;
+}
+
+export async function openHost(options: HostOptions): Promise<Opened> {
+  const log = options.log ?? (() => undefined);
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  // Before anything in it is read or written: a directory another user can write is theirs.
+  await checkDataDirTrust(options.dataDir, DATA_DIR_TRUSTED_ENTRIES);
+  const lock = await acquireInstanceLock(options.dataDir);
+  // The login shell takes a moment (nvm, conda): it runs while the rest loads.
+  const serverPathResolving = (
+    options.resolveServerPath ?? (() => resolveServerPath({ env: options.env }))
+  )();
+  try {
+    const token = await ensureToken(options.dataDir);
+    const state = await loadHostState(options.dataDir, options.secretCodec, options.now);
+    const serverPath = await serverPathResolving;
+    if (serverPath.shellProblem !== null) {
+      log(`servers get PATH without the login shell's: ${serverPath.shellProblem}`);
+    }
+    const servers = new ServerSet(
+      { servers: new Map() },
+      { serverOptions: { path: serverPath.path } },
+    );
+    const configStore = new ConfigStore(state.config, {
+      file: path.join(options.dataDir, SERVERS_FILE),
+      secretCodec: options.secretCodec,
+      catalogInput: (next) => catalogInput(servers, next),
+      listedTools: (server) => (servers.get(server)?.tools ?? []).map((t) => t.name),
+    });
+    // Read live: a value marked secret a moment ago is scrubbed from the next entry.
+    const audit = await openHostAudit(options, state, () => configSecrets(configStore.current));
+    const owner = currentOwner(await ensureInstallId(options.dataDir));
+    return { lock, token, state, servers, configStore, audit, owner, serverPath };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}

@@ -12,14 +12,13 @@ import {
 } from "../docker/docker-watch.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import { dockerUnreachableMessage, slotDockerView, type DockerOutageEvent } from "./docker-view.js";
+import { imageStatusView, ImageProbes } from "./sandbox-image-view.js";
 import {
   buildSandboxImage,
   imageTagFor,
-  sandboxImageStatus,
   type BuildEvent,
   type ContextFile,
 } from "../sandbox/image.js";
-import { probeImage, type ImageProbe } from "../sandbox/image-probe.js";
 import type { ContainerOwner } from "../sandbox/container-spec.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import { Sandbox, sweepOrphanContainers } from "../sandbox/sandbox.js";
@@ -61,8 +60,7 @@ export class SandboxSlot {
   private docker: DockerStatus | null = null;
   private sandbox: Sandbox | null = null;
   private building: Promise<void> | null = null;
-  /** One probe per image tag, shared by every caller (a failed one is retried later). */
-  private probes = new Map<string, Promise<ImageProbe | null>>();
+  private readonly probes = new ImageProbes();
   private poolSize: number;
   private deadline: number;
   private currentRuntime: SandboxRuntime;
@@ -272,41 +270,17 @@ export class SandboxSlot {
   }
 
   async imageStatus(): Promise<ImageStatusView> {
-    const empty: ImageStatusView = {
+    return imageStatusView({
       tag: this.tag,
-      present: false,
-      stale: [],
-      sizeBytes: null,
-      created: null,
-      python: null,
-      libraries: {},
+      files: this.options.files,
       building: this.isBuilding,
-    };
-    if (this.docker?.state !== "ready") return empty;
-    const status = await sandboxImageStatus(this.docker.docker, this.options.files);
-    this.imagePresent = status.present;
-    let probe: ImageProbe | null = null;
-    if (status.present && this.sandbox) {
-      const tag = this.tag;
-      let pending = this.probes.get(tag);
-      if (!pending) {
-        pending = probeImage(this.sandbox).catch(() => null);
-        this.probes.set(tag, pending);
-        void pending.then((result) => {
-          if (result === null) this.probes.delete(tag);
-        });
-      }
-      probe = await pending;
-    }
-    return {
-      ...empty,
-      present: status.present,
-      stale: status.stale,
-      sizeBytes: status.sizeBytes,
-      created: status.created,
-      python: probe?.python ?? null,
-      libraries: probe?.libraries ?? {},
-    };
+      docker: this.docker,
+      sandbox: () => this.sandbox,
+      probes: this.probes,
+      onPresent: (present) => {
+        this.imagePresent = present;
+      },
+    });
   }
 
   /** Starts a build in the background; false when one is already running or Docker is down. */

@@ -5,15 +5,27 @@ import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readAt, sha256Hex } from "./audit-files.js";
 import type { EntryTexts, FileIndexState } from "./audit-index-file.js";
+import { AUDIT_KINDS } from "../../../shared/audit-entry.js";
 
 export const INDEX_DIR = ".index";
 const FORMAT = "codemode-audit-index";
 const VERSION = 1;
+/**
+ * Bump when what an index derives from an entry changes (`entryText`, `serversOf`, `toolsOf`, the
+ * posting keys). Together with the list of kinds (whose positions are the stored kind codes) it
+ * makes `DERIVATION`: an index saved by an app that derived differently is rebuilt, never trusted,
+ * even for a rotated file whose last line still agrees (a downgrade then upgrade).
+ */
+const DERIVATION_VERSION = 1;
+export const DERIVATION = sha256Hex(
+  Buffer.from(JSON.stringify({ derivation: DERIVATION_VERSION, kinds: AUDIT_KINDS })),
+);
 const INDEX_SUFFIX = ".idx";
 
 interface Header {
   format: string;
   version: number;
+  derivation: string;
   name: string;
   bytes: number;
   lastLineOffset: number;
@@ -63,6 +75,7 @@ export async function saveIndex(dir: string, state: FileIndexState): Promise<Tex
   const header: Header = {
     format: FORMAT,
     version: VERSION,
+    derivation: DERIVATION,
     name: state.name,
     bytes: state.bytes,
     lastLineOffset: state.lastLineOffset,
@@ -181,6 +194,7 @@ function isHeader(value: unknown): value is Header {
   return (
     h.format === FORMAT &&
     h.version === VERSION &&
+    h.derivation === DERIVATION &&
     typeof h.name === "string" &&
     [h.bytes, h.lastLineOffset, h.count, h.textBytes].every(count) &&
     typeof h.lastLineHash === "string" &&

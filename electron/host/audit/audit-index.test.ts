@@ -5,7 +5,7 @@ import type { AuditFilter } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { logFiles, makeTempDir, mixedInput } from "../../../test-support/audit-fixtures.js";
 import { AuditIndex } from "./audit-index.js";
-import { INDEX_DIR } from "./audit-index-store.js";
+import { DERIVATION, INDEX_DIR } from "./audit-index-store.js";
 import { AuditLog } from "./audit-log.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 
@@ -95,6 +95,32 @@ describe("AuditIndex", () => {
     const second = fresh();
     await expectSameAsScan(second);
     expect(second.stats).toMatchObject({ loaded: names.length - 2, rebuilt: 2 });
+  });
+
+  it("rebuilds a saved index made by an app that derived its keys or kind codes differently", async () => {
+    const first = fresh();
+    await first.refresh();
+    await first.save();
+    const names = await readdir(path.join(dir, INDEX_DIR));
+    const older = path.join(dir, INDEX_DIR, names[0] ?? "");
+    const bytes = await readFile(older);
+    const newline = bytes.indexOf(10);
+    const header = JSON.parse(bytes.subarray(0, newline).toString("utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(header.derivation).toBe(DERIVATION);
+    // Body and its hash intact, the last line still agrees: only the derivation says it is stale,
+    // as after a downgrade then upgrade across a change of AUDIT_KINDS or entryText.
+    header.derivation = "an older app's derivation";
+    await writeFile(
+      older,
+      Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), bytes.subarray(newline + 1)]),
+    );
+
+    const second = fresh();
+    await expectSameAsScan(second);
+    expect(second.stats).toMatchObject({ loaded: names.length - 1, rebuilt: 1 });
   });
 
   it("rebuilds the index of a log file that no longer ends where the index does", async () => {

@@ -20,7 +20,7 @@ export interface AppStatusSources {
   gate: RunGate;
   audit: { readonly failure: string | null };
   engine: { readonly lastCatalogError: string | null };
-  sandbox: Pick<SandboxSlot, "dockerView">;
+  sandbox: Pick<SandboxSlot, "dockerView" | "runtimeProblem">;
   events: EventHub;
 }
 
@@ -39,6 +39,9 @@ export class AppStatus {
         ...this.sources.startupProblems,
         ...(audit.failure
           ? [`The audit log cannot be written, so runs are refused: ${audit.failure}`]
+          : []),
+        ...(this.sources.sandbox.runtimeProblem !== null
+          ? [this.sources.sandbox.runtimeProblem]
           : []),
       ],
       catalogError: engine.lastCatalogError,

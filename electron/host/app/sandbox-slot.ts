@@ -1,3 +1,4 @@
+import type Dockerode from "dockerode";
 import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
@@ -73,6 +74,12 @@ export class SandboxSlot {
   /** Counts outages: a reconnect loop of an earlier one stops instead of running beside it. */
   private outageCount = 0;
   private closed = false;
+  /**
+   * Why runs are refused while the engine lacks the saved runtime (settings.json may name
+   * runsc on an engine without gVisor); checked when a ready engine is first seen and when it
+   * is back, since the settings check runs only when the setting changes.
+   */
+  private runtimeMissing: string | null = null;
 
   constructor(private readonly options: SandboxSlotOptions) {
     this.tag = imageTagFor(options.files);
@@ -102,6 +109,25 @@ export class SandboxSlot {
     if (message !== null) throw new Error(message);
   }
 
+  /** Why runs are refused because the engine lacks the chosen runtime; null otherwise. */
+  get runtimeProblem(): string | null {
+    return this.runtimeMissing;
+  }
+
+  /** Looks whether the engine has the chosen runtime; an engine that cannot say is not blamed. */
+  private async checkEngineRuntime(docker: Dockerode): Promise<void> {
+    const runtime = this.currentRuntime;
+    const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
+    const missing = available === null ? null : missingRuntimeMessage(runtime, available);
+    // The setting may have changed (and been checked) while the engine was asked.
+    if (runtime !== this.currentRuntime) return;
+    this.runtimeMissing =
+      missing === null
+        ? null
+        : `Code Mode cannot run code: the saved sandbox runtime is "${runtime}", but ${missing} ` +
+          `To run code with the standard runtime, choose runc on the Sandbox page.`;
+  }
+
   get deadlineSeconds(): number {
     return this.deadline;
   }
@@ -116,7 +142,10 @@ export class SandboxSlot {
   }
 
   dockerView(): DockerStatusView {
-    return slotDockerView(this.docker, this.outage);
+    const view = slotDockerView(this.docker, this.outage);
+    return view.state === "ready" && this.runtimeMissing !== null
+      ? { ...view, message: this.runtimeMissing }
+      : view;
   }
 
   private refreshing: Promise<DockerStatusView> | null = null;
@@ -141,6 +170,8 @@ export class SandboxSlot {
     const status = await this.options.findDocker();
     if (this.closed) return this.dockerView();
     if (status.state === "ready") {
+      // First sight of a ready engine, or back after an outage: it may lack the saved runtime.
+      if (wasReady === null || this.outage) await this.checkEngineRuntime(status.docker);
       this.docker = status;
       if (this.outage) await this.comeBack(status);
       else {
@@ -319,6 +350,7 @@ export class SandboxSlot {
 
   async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
     if (this.outage) throw new SandboxUnavailable(dockerUnreachableMessage(this.outage.endpoint));
+    if (this.runtimeMissing !== null) throw new SandboxUnavailable(this.runtimeMissing);
     const sandbox = this.sandbox;
     const docker = this.docker;
     if (!sandbox || docker?.state !== "ready") {
@@ -363,6 +395,11 @@ export class SandboxSlot {
 
   setRuntime(runtime: SandboxRuntime): void {
     this.currentRuntime = runtime;
+    // Settings checked the new runtime against the engine before saving it (checkRuntime).
+    if (this.runtimeMissing !== null) {
+      this.runtimeMissing = null;
+      this.options.onDockerChange?.(this.dockerView());
+    }
     this.sandbox?.setRuntime(runtime);
   }
 

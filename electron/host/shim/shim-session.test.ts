@@ -177,6 +177,33 @@ describe("the shim when the app goes away mid-session", () => {
     ]);
   });
 
+  it("answers each request still waiting when the client ends its input while the app is away", async () => {
+    const dataDir = tempDir("cm-re-");
+    const listener = await listen(dataDir, fakeHost("first").onConnection);
+    const io = shimIO();
+    const err = record(io.stderr);
+    let out = "";
+    io.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exit = runShim({ ...io, dataDir, env: {} });
+    io.stdin.write(INITIALIZE);
+    await until(() => out.includes('"id":7'), "the answer to initialize");
+    await listener.close();
+    await until(() => err().includes("reconnecting"), "the shim to notice");
+    // Two requests and a notification wait for the app; then the client leaves.
+    io.stdin.end(request(9, "tools/list") + INITIALIZED + request("a", "ping"));
+    // The app stopped and never came back: the shim's exit says so, as when it gives up.
+    expect(await exit).toBe(SHIM_EXIT.failed);
+    const answers = outLines(out).slice(1) as {
+      id: unknown;
+      error: { code: number; message: string };
+    }[];
+    expect(answers.map((a) => [a.id, a.error.code])).toEqual([
+      [9, SHIM_STOPPED_CODE],
+      ["a", SHIM_STOPPED_CODE],
+    ]);
+    expect(answers[0]!.error.message).toContain("not back yet");
+  });
+
   it("gives up after its limit: answers what waits and exits 1", async () => {
     const dataDir = tempDir("cm-re-");
     const listener = await listen(dataDir, fakeHost("first").onConnection);

@@ -270,9 +270,20 @@ class ShimSession {
       this.socket.end();
       return;
     }
-    // No app to answer anything: nothing is left to do.
-    for (const entry of this.queue) clearTimeout(entry.timer);
+    // No app to answer anything: what waits for one is answered now, before stdout ends.
+    const queue = this.queue;
     this.queue = [];
+    this.queuedBytes = 0;
+    for (const entry of queue) {
+      clearTimeout(entry.timer);
+      if (entry.id !== undefined) {
+        this.answer(
+          entry.id,
+          `Code Mode is not back yet, and the client ended its input while the shim waited for it. ` +
+            `This request was not sent.`,
+        );
+      }
+    }
     this.options.stdout.end();
   }
 

@@ -2,6 +2,7 @@
 // beside the target first and renamed over it once complete, so a failed or half-written
 // export never sits under the name the user picked, and an existing file there is kept
 // until the new one is whole.
+import { randomBytes } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Writable } from "node:stream";
@@ -23,7 +24,10 @@ export async function exportAuditToFile(
   format: ExportFormat,
   filter?: AuditFilter,
 ): Promise<number> {
-  const partial = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.part`);
+  // A random part besides the pid: two exports to the same file at once (two clicks, two
+  // windows) would otherwise both open the same part file, and the second fail with EEXIST.
+  const unique = `${process.pid}.${randomBytes(6).toString("hex")}`;
+  const partial = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.part`);
   // Opened first, so a folder that cannot be written fails here, before any reading.
   const handle = await open(partial, "wx", 0o600);
   const out = handle.createWriteStream();

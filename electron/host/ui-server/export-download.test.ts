@@ -130,12 +130,21 @@ describe("the audit export download (browser mode)", () => {
     expect(rows).toHaveLength(1 + ENTRIES / 4);
   });
 
-  it("refuses a made-up ticket, a HEAD, and a bad request for a link", async () => {
+  it("refuses a made-up ticket and a bad request for a link", async () => {
     expect((await get(port, `/audit-export/${"0".repeat(48)}`)).status).toBe(403);
     expect((await get(port, "/audit-export/")).status).toBe(403);
-    const link = await ask({ format: "jsonl" });
-    expect((await get(port, link.value!.url, "HEAD")).status).toBe(403);
     expect(await ask({ format: "xml" })).toMatchObject({ ok: false, error: { code: "invalid" } });
+  });
+
+  it("answers a HEAD 405 without logging a refusal or using the link up", async () => {
+    const link = await ask({ format: "jsonl" });
+    const before = refused.length;
+    const head = await get(port, link.value!.url, "HEAD");
+    expect(head.status).toBe(405);
+    expect(head.headers.allow).toBe("GET");
+    expect((await get(port, `/audit-export/${"0".repeat(48)}`, "HEAD")).status).toBe(405);
+    expect(refused.slice(before)).toEqual([]);
+    expect((await get(port, link.value!.url)).status).toBe(200);
   });
 });
 

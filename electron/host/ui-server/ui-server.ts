@@ -186,7 +186,13 @@ export class UiServer {
 
   /** A download of the audit export, for a live one-time link only (see export-download.ts). */
   private serveExport(req: http.IncomingMessage, res: http.ServerResponse, ticket: string): void {
-    const params = req.method === "GET" ? this.exportLinks.take(ticket) : null;
+    // A HEAD is no attempt to use a link (browsers and link checkers send them): it is
+    // answered 405, and neither uses the link up nor goes to the log as a refusal.
+    if (req.method !== "GET") {
+      res.writeHead(405, { ...SECURITY_HEADERS, Allow: "GET" }).end();
+      return;
+    }
+    const params = this.exportLinks.take(ticket);
     if (params === null) {
       this.options.host.record({
         kind: "auth_refused",

@@ -113,6 +113,13 @@ export const runFinishedEntrySchema = z.object({
    */
   images: z.array(z.object({ name: z.string(), bytes: count, sha256: sha256Hex })).optional(),
   runtime: sandboxRuntimeSchema.optional(),
+  /**
+   * The receipt: UTF-8 bytes of the run_python content the client was sent (its JSON), and of
+   * the content of every result the run's calls got back, summed: what a client calling the
+   * tools one at a time would have received. Absent in older logs.
+   */
+  resultBytes: count.optional(),
+  oneByOneBytes: count.optional(),
 });
 
 export const callEntrySchema = z.object({

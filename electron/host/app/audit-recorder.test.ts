@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import { runPythonContent } from "../mcp/run-python-content.js";
 import { AuditRecorder } from "./audit-recorder.js";
 
 const RESULT: RunResult = {
@@ -142,5 +143,45 @@ describe("AuditRecorder", () => {
     // A run without images adds no field: logs read by older versions look as before.
     recorder.runFinished({ runId: "r2", client: "c", result: RESULT });
     expect(entries[1]).not.toHaveProperty("images");
+  });
+
+  it("writes the run's receipt: its run_python content against its calls' results summed", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+      // So small that the calls are counted, not logged: the receipt still sums them all.
+      { auditBytesPerRun: 1 },
+    );
+    const call = (oneByOneBytes?: number) =>
+      recorder.emit({
+        kind: "call",
+        runId: "r1",
+        client: "c",
+        tool: "t",
+        decision: "allowed",
+        argBytes: 2,
+        ...(oneByOneBytes === undefined ? {} : { oneByOneBytes }),
+        durationMs: 0,
+        private: false,
+        at: new Date(),
+      });
+    call(1_000);
+    call(); // no result came back (a refusal before the call went out)
+    call(2_345);
+    const result: RunResult = {
+      ...RESULT,
+      stdout: "é\n",
+      images: [{ name: "a.png", bytes: 100, sha256: "0".repeat(64), width: 1, height: 1 }],
+    };
+    recorder.runFinished({ runId: "r1", client: "c", result });
+    const png = Buffer.alloc(100, 7);
+    // What run_python sends the client for this result.
+    const sent = runPythonContent(result, [png]);
+    expect(entries.at(-1)).toMatchObject({
+      kind: "run_finished",
+      resultBytes: Buffer.byteLength(JSON.stringify(sent)),
+      oneByOneBytes: 3_345,
+    });
   });
 });

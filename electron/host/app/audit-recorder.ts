@@ -7,6 +7,7 @@ import { redactArgs } from "../audit/redaction.js";
 import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
 import { maskSecrets } from "../bridge/secret-mask.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
+import { runPythonContentBytes } from "../mcp/run-python-content.js";
 import { Emitter } from "../util/emitter.js";
 
 type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
@@ -16,6 +17,8 @@ interface RunLedger {
   bytes: number;
   /** Set once the run's entries reached RUN_COST_LIMITS.auditBytesPerRun. */
   over: boolean;
+  /** What the run's calls' results would have cost a client calling the tools one by one. */
+  oneByOneBytes: number;
   notLogged: Map<NotLoggedCause, { count: number; tools: Set<string> }>;
 }
 
@@ -64,6 +67,8 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       return;
     }
     const ledger = this.ledger(event.runId);
+    // Counted whether or not the call is logged: the receipt is of every result that came back.
+    ledger.oneByOneBytes += event.oneByOneBytes ?? 0;
     if (ledger.over) {
       this.countNotLogged(ledger, "audit_limit", event.tool);
       return;
@@ -148,13 +153,16 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
+      // The receipt: what the client was sent, against what the calls' results would have cost.
+      resultBytes: runPythonContentBytes(r),
+      oneByOneBytes: ledger?.oneByOneBytes ?? 0,
     });
   }
 
   private ledger(runId: string): RunLedger {
     let ledger = this.runs.get(runId);
     if (ledger === undefined) {
-      ledger = { bytes: 0, over: false, notLogged: new Map() };
+      ledger = { bytes: 0, over: false, oneByOneBytes: 0, notLogged: new Map() };
       this.runs.set(runId, ledger);
     }
     return ledger;

@@ -73,6 +73,7 @@ export const CSV_COLUMNS = [
   "answer",
   "by",
   "waitedMs",
+  "oneByOneBytes",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -34,6 +34,11 @@ export interface BridgeCallEvent {
   resultBytes?: number;
   /** sha256 hex of the result string, when a result came back. */
   resultHash?: string;
+  /**
+   * UTF-8 bytes of the result's content as JSON, when a result came back: what a client
+   * calling the tool itself (one call at a time) would have received.
+   */
+  oneByOneBytes?: number;
   durationMs: number;
   /** Whether the catalog marks the tool private. */
   private: boolean;

@@ -177,6 +177,8 @@ describe("events", () => {
       args: { q: "a" },
       resultBytes: 6,
       resultHash: sha,
+      // What a client calling the tool itself would have received: the content as JSON.
+      oneByOneBytes: Buffer.byteLength(JSON.stringify([{ type: "text", text: "héllo" }])),
       durationMs: 7,
       private: false,
       at: new Date(1_007),

@@ -6,13 +6,14 @@ import { BRIDGE_LIMITS } from "../../../shared/limits.js";
 import type { CatalogTool } from "../catalog/catalog-types.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 import type { BridgeCallEvent } from "./bridge-events.js";
+import { jsonUtf8Bytes } from "./json-bytes.js";
 import { bounded, errorTypeName, schemaErrorText } from "./messages.js";
 import { errorText, resultToString } from "./tool-result.js";
 
 /** The parts of a call event that depend on the outcome. */
 export type Verdict = Pick<
   BridgeCallEvent,
-  "decision" | "reason" | "detail" | "resultBytes" | "resultHash"
+  "decision" | "reason" | "detail" | "resultBytes" | "resultHash" | "oneByOneBytes"
 > & { outcome: CallOutcome };
 
 export function once(fn: (() => void) | undefined): () => void {
@@ -65,7 +66,9 @@ export function judgeResult(shown: string, result: CallToolResult): Verdict {
   }
   const resultBytes = Buffer.byteLength(text, "utf8");
   const resultHash = createHash("sha256").update(text, "utf8").digest("hex");
-  const measured = { resultBytes, resultHash };
+  // What a client calling the tool itself would have been sent: the result's content as JSON.
+  const oneByOneBytes = jsonUtf8Bytes(result.content);
+  const measured = { resultBytes, resultHash, oneByOneBytes };
 
   if (result.isError === true) {
     const said = text.trim() === "" ? "(no details)" : text;

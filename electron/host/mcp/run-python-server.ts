@@ -17,6 +17,7 @@ import type { RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
+import { runPythonContent } from "./run-python-content.js";
 import { clientElicit } from "../approvals/client-elicit.js";
 import {
   RUN_PYTHON_TOOL,
@@ -197,18 +198,13 @@ export function createRunPythonServer(
       } finally {
         stopProgress();
       }
-      // The text first (clients that show one item show it), then each image the code
-      // attached with show(), in order; structuredContent lists them by name and size.
+      // structuredContent lists the images by name and size; the content carries them.
       return {
         structuredContent: { ...result },
-        content: [
-          { type: "text", text: JSON.stringify(result) },
-          ...images.map((image) => ({
-            type: "image" as const,
-            data: image.png.toString("base64"),
-            mimeType: "image/png",
-          })),
-        ],
+        content: runPythonContent(
+          result,
+          images.map((image) => image.png),
+        ),
       };
     },
   );

@@ -1,6 +1,12 @@
 // The detail panel: a whole run (code, calls in order, result) or one entry's fields.
 import { useEffect, useRef } from "react";
-import type { AuditEntry, AuditRunDetail, CallEntry } from "../../../../shared/audit-entry.js";
+import type {
+  AuditEntry,
+  AuditRunDetail,
+  CallEntry,
+  RunFinishedEntry,
+} from "../../../../shared/audit-entry.js";
+import { receiptOf, savingText } from "../../../../shared/run-receipt.js";
 import { useRequest } from "../../api/hooks.js";
 import { Badge, type Tone } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
@@ -205,6 +211,7 @@ function RunDetail(props: {
                 {finished.truncated ? " (cut)" : ""}
               </dd>
             </div>
+            <RunReceiptFact entry={finished} />
             {finished.stopped ? (
               <div>
                 <dt>Stopped</dt>
@@ -222,6 +229,21 @@ function RunDetail(props: {
       ) : (
         <p className="muted">The run has not finished (or its end is not in the log).</p>
       )}
+    </div>
+  );
+}
+
+/** What the run's result cost the model against its calls' results one at a time. */
+function RunReceiptFact(props: { entry: RunFinishedEntry }) {
+  const receipt = receiptOf(props.entry);
+  if (receipt === null) return null;
+  return (
+    <div>
+      <dt>Receipt</dt>
+      <dd data-testid="run-receipt">
+        result {formatBytes(receipt.resultBytes)} vs {formatBytes(receipt.oneByOneBytes)} one call
+        at a time ({savingText(receipt)})
+      </dd>
     </div>
   );
 }

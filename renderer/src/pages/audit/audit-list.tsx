@@ -5,6 +5,7 @@ import {
   memo,
   useEffect,
   useLayoutEffect,
+  useMemo,
   type KeyboardEvent,
   type ReactNode,
   type RefObject,
@@ -12,7 +13,8 @@ import {
 import type { AuditEntry } from "../../../../shared/audit-entry.js";
 import { EmptyState, ErrorState, Loading } from "../../components/states.js";
 import { clientOf, kindLabel, summaryOf, targetOf } from "../../lib/audit.js";
-import { formatDateTime, formatLogTime } from "../../lib/format.js";
+import { totalReceipt, savingText } from "../../../../shared/run-receipt.js";
+import { formatBytes, formatDateTime, formatLogTime } from "../../lib/format.js";
 import { DecisionBadge } from "./audit-detail.js";
 import type { AuditLog } from "./use-audit-log.js";
 
@@ -214,6 +216,8 @@ function AuditRows(
 function AuditListFooter(props: { log: Pick<AuditLog, "list" | "loadMore"> }) {
   const { list, loadMore } = props.log;
   const count = list.entries.length;
+  // Over the entries loaded (and matching the filters), which the footer says it counts.
+  const receipt = useMemo(() => totalReceipt(list.entries), [list.entries]);
   return (
     <div
       className={`audit-list-footer${count === 0 && list.loading !== "more" ? " is-empty" : ""}`}
@@ -223,6 +227,14 @@ function AuditListFooter(props: { log: Pick<AuditLog, "list" | "loadMore"> }) {
         <>
           {count.toLocaleString()} entr{count === 1 ? "y" : "ies"}{" "}
           {list.nextBefore !== null ? "loaded — scroll for older" : "— all loaded"}
+          {receipt !== null ? (
+            <span className="audit-receipt-total" data-testid="receipt-total">
+              {" · "}
+              {receipt.runs.toLocaleString()} loaded run{receipt.runs === 1 ? "" : "s"}: result{" "}
+              {formatBytes(receipt.resultBytes)} vs {formatBytes(receipt.oneByOneBytes)} one call at
+              a time ({savingText(receipt)})
+            </span>
+          ) : null}
         </>
       ) : null}
       {list.loading === "more" ? <Loading inline label="Loading older entries…" /> : null}

@@ -1,5 +1,6 @@
 // Runs every benchmark in turn; each prints its own side-by-side ratios.
 await import("./sandbox-latency.js");
+await import("./sandbox-preload.js");
 await import("./concurrent-calls.js");
 await import("./shim-round-trip.js");
 await import("./hostile-done-line.js");

@@ -6,6 +6,12 @@ import type { ContainerOwner, LabelledOwner } from "./container-owner.js";
 export type { ContainerOwner } from "./container-owner.js";
 
 export const RUNNER_PATH = "/opt/codemode/runner.py";
+/**
+ * The runner's flag for a warm-pool container: it imports the common heavy libraries while it
+ * waits for its start line (runner.py's PRELOAD_MODULES). A cold container never gets it, so
+ * it does exactly the work it did before.
+ */
+export const PRELOAD_FLAG = "--preload";
 /** Label every sandbox container carries, so leftovers of a crashed host can be found. */
 export const SANDBOX_LABEL = "codemode.sandbox";
 /** The labels that say who owns a container (see container-owner.ts for what each means). */
@@ -50,10 +56,11 @@ export function sandboxContainerSpec(
   nonce: string,
   owner: ContainerOwner,
   runtime: SandboxRuntime = "runc",
+  preload = false,
 ): ContainerCreateOptions {
   return {
     Image: image,
-    Cmd: ["python3", "-I", RUNNER_PATH, nonce],
+    Cmd: ["python3", "-I", RUNNER_PATH, nonce, ...(preload ? [PRELOAD_FLAG] : [])],
     // Nothing of the host's environment: only what the image itself sets.
     Env: [],
     User: SANDBOX_LIMITS.user,

@@ -59,10 +59,11 @@ export class SandboxContainer {
     image: string,
     owner: ContainerOwner,
     runtime: SandboxRuntime = "runc",
+    preload = false,
   ): Promise<SandboxContainer> {
     const nonce = randomBytes(16).toString("hex");
     const container = await docker.createContainer(
-      sandboxContainerSpec(image, nonce, owner, runtime),
+      sandboxContainerSpec(image, nonce, owner, runtime, preload),
     );
     try {
       // Attach before start so not a byte of output is missed.

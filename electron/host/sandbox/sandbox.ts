@@ -19,6 +19,11 @@ export interface SandboxOptions {
   /** The container runtime, runc unless said; setRuntime changes it. */
   runtime?: SandboxRuntime;
   clock?: Clock;
+  /**
+   * Warm containers import numpy, pandas and matplotlib while they wait (cold ones never do).
+   * Off unless said: a run that takes a container still importing waits for the imports.
+   */
+  preload?: boolean;
 }
 
 /**
@@ -40,16 +45,17 @@ export class Sandbox {
     this.deadlineSeconds = options.deadlineSeconds ?? RUN_LIMITS.defaultDeadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
-    this.pool = new WarmPool(() => this.startContainer(), size);
+    this.pool = new WarmPool((warm) => this.startContainer(warm), size);
     this.pool.fill();
   }
 
-  private startContainer(): Promise<SandboxContainer> {
+  private startContainer(warm: boolean): Promise<SandboxContainer> {
     return SandboxContainer.start(
       this.options.docker,
       this.image,
       this.options.owner,
       this.currentRuntime,
+      warm && this.options.preload === true,
     );
   }
 

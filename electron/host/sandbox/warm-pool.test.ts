@@ -87,3 +87,22 @@ describe("WarmPool.drain", () => {
     expect(made.every((c) => c.removed)).toBe(true);
   });
 });
+
+describe("WarmPool warm flag", () => {
+  it("starts pooled containers as warm and a container taken from an empty pool as cold", async () => {
+    const asked: boolean[] = [];
+    const pool = new WarmPool((warm) => {
+      asked.push(warm);
+      return Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer);
+    }, 1);
+    pool.fill();
+    expect(asked).toEqual([true]);
+    await pool.settled();
+    await pool.take(); // the warm one; a warm replacement starts
+    expect(asked).toEqual([true, true]);
+    pool.resize(0);
+    await pool.take(); // nothing pooled: a cold one, and no replacement
+    expect(asked).toEqual([true, true, false]);
+    await pool.drain();
+  });
+});

@@ -18,7 +18,8 @@ export class WarmPool {
   lastError: unknown = null;
 
   constructor(
-    private readonly startContainer: () => Promise<SandboxContainer>,
+    /** `warm` is true for a container that will wait in the pool, false for a cold one taken now. */
+    private readonly startContainer: (warm: boolean) => Promise<SandboxContainer>,
     private size: number,
   ) {}
 
@@ -27,7 +28,7 @@ export class WarmPool {
     const warm = this.ready.shift();
     this.fill();
     if (warm) return warm;
-    return this.startContainer();
+    return this.startContainer(false);
   }
 
   fill(): void {
@@ -35,7 +36,7 @@ export class WarmPool {
     while (this.ready.length + this.starting < this.size) {
       this.starting++;
       const generation = this.generation;
-      const job = this.startContainer().then(
+      const job = this.startContainer(true).then(
         (container) => {
           // restock() already stopped counting the containers of an older generation.
           if (generation === this.generation) this.starting--;

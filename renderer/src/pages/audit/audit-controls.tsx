@@ -84,7 +84,7 @@ function VerifyProgressBar(props: { progress: AuditVerifyProgress }) {
   return (
     <div className="progress-block verify-progress">
       <div className="progress-label">
-        Verifying the chain… {entries.toLocaleString()} entries checked
+        Verifying the chain… {entries.toLocaleString()} entries checked · {percent}%
       </div>
       <div
         className="progress"

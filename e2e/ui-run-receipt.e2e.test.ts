@@ -1,0 +1,142 @@
+// The run's receipt end to end: a real `codemode daemon --ui` with the real toy tool server, a
+// real Docker run through the shim that makes several calls, and a classic client (the SDK's
+// Client talking to the same toy server directly) making the same calls one by one. The
+// run_finished entry must record exactly the bytes the shim's client received and the bytes
+// the classic client received, and the Audit page must show the saving per run and in total.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { savingText } from "../shared/run-receipt.js";
+import { formatBytes } from "../renderer/src/lib/format.js";
+import {
+  assertHostBuilt,
+  auditEntries,
+  cleanUpHosts,
+  connectShim,
+  makeHome,
+  toyServer,
+  writeServers,
+} from "../test-support/daemon.js";
+import {
+  ARTIFACTS_DIR,
+  assertUiBuilt,
+  launchChromium,
+  startUiDaemon,
+  UI_TIMEOUT_MS,
+  waitUntil,
+  type UiDaemon,
+} from "../test-support/browser.js";
+import { dockerOrSkip } from "../test-support/docker.js";
+import type { McpSession } from "../test-support/mcp-session.js";
+
+const fx = await dockerOrSkip();
+
+const CLIENT = "receipt-e2e";
+// Three large results, one with text that JSON escapes and multi-byte characters.
+const CALLS: [string, Record<string, unknown>][] = [
+  ["big", { bytes: 20_000 }],
+  ["big", { bytes: 30_000 }],
+  ["echo", { text: 'héllo "quoted"\n\ttab 😀' }],
+  ["big", { bytes: 10_000 }],
+];
+const CODE = [
+  "sizes = []",
+  ...CALLS.map(([tool, args]) => `sizes.append(len(await toy__${tool}(${JSON.stringify(args)})))`),
+  "print(sum(sizes))",
+].join("\n");
+
+const contentBytes = (result: CallToolResult): number =>
+  Buffer.byteLength(JSON.stringify(result.content), "utf8");
+
+describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chromium)", () => {
+  const home = makeHome("codemode-ui-receipt-");
+  let daemon: UiDaemon;
+  let shim: McpSession;
+  let browser: Browser;
+  let page: Page;
+  let receipt: { resultBytes: number; oneByOneBytes: number; runId: string };
+
+  beforeAll(async () => {
+    assertHostBuilt();
+    assertUiBuilt();
+    writeServers(home, { toy: toyServer() });
+    daemon = await startUiDaemon(home);
+    shim = await connectShim(home, { name: CLIENT, version: "1" });
+  }, 120_000);
+
+  afterAll(async () => {
+    await shim?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    try {
+      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    } finally {
+      await cleanUpHosts(fx?.docker);
+    }
+  });
+
+  it("run_finished records what the client got and what the calls cost one by one", async () => {
+    // The classic client: the same calls, straight to the same server, one at a time.
+    const server = toyServer() as { command: string; args: string[] };
+    const classic = new Client({ name: "classic", version: "1" });
+    await classic.connect(new StdioClientTransport({ ...server, stderr: "ignore" }));
+    let oneByOne = 0;
+    try {
+      for (const [name, args] of CALLS) {
+        oneByOne += contentBytes(
+          (await classic.callTool({ name, arguments: args })) as CallToolResult,
+        );
+      }
+    } finally {
+      await classic.close();
+    }
+
+    const result = await shim.callTool("run_python", { code: CODE });
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { stdout: string; calls: number };
+    expect(structured.calls).toBe(CALLS.length);
+
+    const finished = (await waitUntil(
+      () => Promise.resolve(auditEntries(home, "run_finished", CLIENT)[0]),
+      (entry) => entry !== undefined,
+      "the run's end in the log",
+    ))!;
+    expect(finished.calls).toBe(CALLS.length);
+    expect(finished.resultBytes).toBe(contentBytes(result));
+    expect(finished.oneByOneBytes).toBe(oneByOne);
+    expect(finished.resultBytes!).toBeLessThan(oneByOne / 50);
+    receipt = {
+      resultBytes: finished.resultBytes!,
+      oneByOneBytes: finished.oneByOneBytes!,
+      runId: finished.runId,
+    };
+  });
+
+  it("the Audit page shows the saving for the run and over the loaded runs", async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(daemon.url);
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Audit log" })
+      .click();
+    const expected =
+      `result ${formatBytes(receipt.resultBytes)} vs ${formatBytes(receipt.oneByOneBytes)} ` +
+      `one call at a time (${savingText(receipt)})`;
+    const total = page.getByTestId("receipt-total");
+    await total.waitFor();
+    expect((await total.innerText()).replace(/\s+/g, " ").trim()).toBe(
+      `· 1 loaded run: ${expected}`,
+    );
+    const rows = page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
+    await rows.filter({ hasText: "Run finished" }).first().click();
+    const detail = page.getByRole("complementary", { name: /^Run/ });
+    await detail.getByRole("heading", { level: 2 }).filter({ hasText: receipt.runId }).waitFor();
+    const shown = detail.getByTestId("run-receipt");
+    expect((await shown.innerText()).replace(/\s+/g, " ").trim()).toBe(expected);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "ui-run-receipt.png") });
+  });
+});

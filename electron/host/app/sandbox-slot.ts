@@ -13,13 +13,9 @@ import {
 } from "../docker/docker-watch.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import { dockerUnreachableMessage, slotDockerView, type DockerOutageEvent } from "./docker-view.js";
+import { buildImageReported, type BuildReport } from "./sandbox-image-build.js";
 import { imageStatusView, ImageProbes } from "./sandbox-image-view.js";
-import {
-  buildSandboxImage,
-  imageTagFor,
-  type BuildEvent,
-  type ContextFile,
-} from "../sandbox/image.js";
+import { imageTagFor, type BuildEvent, type ContextFile } from "../sandbox/image.js";
 import type { ContainerOwner } from "../sandbox/container-spec.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import { Sandbox, sweepOrphanContainers } from "../sandbox/sandbox.js";
@@ -44,12 +40,7 @@ export interface SandboxSlotOptions {
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
-  onBuildFinished?: (result: {
-    tag: string;
-    ok: boolean;
-    error: string | null;
-    durationMs: number;
-  }) => void;
+  onBuildFinished?: (result: BuildReport) => void;
 }
 
 /**
@@ -317,34 +308,15 @@ export class SandboxSlot {
   /** Starts a build in the background; false when one is already running or Docker is down. */
   startBuild(): boolean {
     if (this.building || this.docker?.state !== "ready") return false;
-    const docker = this.docker.docker;
-    const started = Date.now();
-    this.building = buildSandboxImage(docker, this.options.files, (event) =>
-      this.options.onBuildEvent?.(event),
-    )
-      .then(
-        async () => {
-          await this.ensureSandbox();
-          this.options.onBuildFinished?.({
-            tag: this.tag,
-            ok: true,
-            error: null,
-            durationMs: Date.now() - started,
-          });
-        },
-        (error: unknown) => {
-          const message = error instanceof Error ? error.message : String(error);
-          this.options.onBuildFinished?.({
-            tag: this.tag,
-            ok: false,
-            error: message,
-            durationMs: Date.now() - started,
-          });
-        },
-      )
-      .finally(() => {
-        this.building = null;
-      });
+    this.building = buildImageReported(
+      this.docker.docker,
+      this.options.files,
+      this.tag,
+      this.options,
+      () => this.ensureSandbox(),
+    ).finally(() => {
+      this.building = null;
+    });
     return true;
   }
 

@@ -15,12 +15,13 @@ import type {
   AuditVerifyResult,
 } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { chainLine, type ChainedLine } from "./audit-chain-line.js";
 import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";
 import type { CheckpointExpectations } from "./audit-checkpoint-open.js";
 import { syncDirectory, writeAll } from "./audit-durable-write.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
-import { auditFileName, listAuditFiles, sha256Hex } from "./audit-files.js";
+import { auditFileName, listAuditFiles } from "./audit-files.js";
 import { AuditIndex } from "./audit-index.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import {
@@ -74,11 +75,8 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-interface Built {
+interface Built extends ChainedLine {
   pending: Pending;
-  entry: AuditEntry;
-  line: Buffer;
-  head: Head;
 }
 
 export class AuditLog {
@@ -302,22 +300,8 @@ export class AuditLog {
   }
 
   #build(pending: Pending, previous: Head): Built {
-    const nowMs = this.#now().getTime();
-    // Never earlier than the entry before: a clock set back must not make an honest log look
-    // reordered to verify.
-    const tsMs = Math.max(Number.isFinite(nowMs) ? nowMs : Date.now(), previous.tsMs);
-    const seq = previous.seq + 1;
-    const ts = new Date(tsMs).toISOString();
-    // Same bytes as JSON.stringify({ seq, ts, prev, ...body }), without stringifying the body
-    // again on the write path.
-    const text = `{"seq":${seq},"ts":"${ts}","prev":"${previous.hash}",${pending.bodyJson.slice(1)}`;
-    const entry: AuditEntry = { seq, ts, prev: previous.hash, ...pending.body };
-    return {
-      pending,
-      entry,
-      line: Buffer.from(`${text}\n`, "utf8"),
-      head: { seq, hash: sha256Hex(text), tsMs },
-    };
+    const chained = chainLine(pending.body, pending.bodyJson, previous, this.#now().getTime());
+    return { pending, ...chained };
   }
 
   async #write(segment: Built[]): Promise<void> {

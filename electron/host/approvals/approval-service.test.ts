@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ApprovalView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { APPROVAL_LIMITS } from "../../../shared/limits.js";
+import {
+  API_LIMITS,
+  APPROVAL_LIMITS,
+  PROTOCOL_LIMITS,
+  HOST_LIMITS,
+} from "../../../shared/limits.js";
 import { ApprovalService, type ApprovalChoice, type ApprovalRequest } from "./approval-service.js";
 
 const SECRET = "sk-live-abcdef123456";
@@ -189,6 +194,33 @@ describe("approval service", () => {
     const [view] = approvals.list();
     expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownMaxChars);
     expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxChars);
+    approvals.close();
+  });
+
+  it("keeps approvals.list under the API's reply cap at its largest: pendingMax requests, every field at its worst", () => {
+    const { approvals } = service();
+    // Control characters: JSON writes each as six (\u0001), the worst case for the reply's size.
+    const worst = (chars: number): string => "\u0001".repeat(chars);
+    const huge = worst(1024 * 1024);
+    for (let i = 0; i <= APPROVAL_LIMITS.pendingMax; i += 1) {
+      void approvals
+        .ask(
+          request({
+            runId: worst(64),
+            client: worst(HOST_LIMITS.clientNameMaxChars),
+            server: worst(API_LIMITS.serverNameMaxChars),
+            // The catalog leaves out a tool whose Python name would pass this, so none is asked.
+            tool: worst(PROTOCOL_LIMITS.toolNameMaxChars),
+            pyName: worst(PROTOCOL_LIMITS.toolNameMaxChars),
+            args: { a: huge },
+            code: huge,
+          }),
+        )
+        .catch(() => undefined);
+    }
+    const views = approvals.list();
+    expect(views).toHaveLength(APPROVAL_LIMITS.pendingMax);
+    expect(JSON.stringify(views).length).toBeLessThan(API_LIMITS.responseMaxChars);
     approvals.close();
   });
 });

@@ -48,10 +48,10 @@ export class ShellProcess {
 
   events(): ShellEvent[] {
     if (!existsSync(this.logFile)) return [];
-    return readFileSync(this.logFile, "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as ShellEvent);
+    // The stand-in may be half-way through writing its last line: only whole lines count.
+    const lines = readFileSync(this.logFile, "utf8").split("\n");
+    lines.pop();
+    return lines.filter((line) => line !== "").map((line) => JSON.parse(line) as ShellEvent);
   }
 
   of(ev: string): ShellEvent[] {

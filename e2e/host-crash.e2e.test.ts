@@ -96,8 +96,11 @@ describe.skipIf(!fx)("a daemon killed with SIGKILL while writing the audit log",
     }
     expect(started.length).toBe(acknowledged.length + 1);
     const cut = started.at(-1)!;
-    expect(finished.some((f) => f.runId === cut.runId)).toBe(false);
     expect(calls.filter((c) => c.runId === cut.runId).length).toBeGreaterThan(0);
+    // On a loaded machine the kill can land after the cut run's end was logged but before its
+    // answer reached the client: then its end is whole, never half-written.
+    const cutEnd = finished.find((f) => f.runId === cut.runId);
+    if (cutEnd) expect(cutEnd).toMatchObject({ calls: 50, error: null });
 
     const verified = await runCli(home, ["audit", "verify"]);
     expect(verified.stdout).toMatch(/^ok: /);

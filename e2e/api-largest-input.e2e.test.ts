@@ -77,7 +77,11 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
   },
   "servers.remove": { name: name(API_LIMITS.serverNameMaxChars) },
   "servers.restart": { name: name(API_LIMITS.serverNameMaxChars) },
-  "servers.tools": { name: name(API_LIMITS.serverNameMaxChars) },
+  "servers.tools": {
+    name: name(API_LIMITS.serverNameMaxChars),
+    after: Number.MAX_SAFE_INTEGER,
+    limit: API_LIMITS.toolsPageMaxLimit,
+  },
   "servers.setToolPolicy": {
     name: name(API_LIMITS.serverNameMaxChars),
     tool: name(API_LIMITS.toolNameMaxChars),

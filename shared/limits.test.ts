@@ -136,6 +136,8 @@ describe("limits", () => {
         wsTokenMaxChars: 256,
         wsNameMaxChars: 64,
         responseMaxChars: 16 * MiB,
+        toolsPageMaxLimit: 1000,
+        toolsPageMaxChars: 4 * MiB,
       },
       AUDIT_LIMITS: {
         codeMaxBytes: 16 * KiB,

@@ -283,6 +283,13 @@ export const API_LIMITS = {
    * one run's detail (its audit bytes are capped by RUN_COST_LIMITS.auditBytesPerRun) takes.
    */
   responseMaxChars: 16 * MiB,
+  /** servers.tools: the most tools one page may be asked for (and the default). */
+  toolsPageMaxLimit: 1000,
+  /**
+   * servers.tools: a page also ends once its tools pass this size as JSON, so a server's long
+   * list reaches the UI in pages, each well under responseMaxChars (unless one tool alone is).
+   */
+  toolsPageMaxChars: 4 * MiB,
 } as const;
 
 /** The audit log. */

@@ -90,7 +90,12 @@ export const API_PARAMS = {
   }),
   "servers.remove": z.strictObject({ name: serverName }),
   "servers.restart": z.strictObject({ name: serverName }),
-  "servers.tools": z.strictObject({ name: serverName }),
+  /** One page of the server's tools: from index `after` (0 when absent), `limit` at most. */
+  "servers.tools": z.strictObject({
+    name: serverName,
+    after: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(API_LIMITS.toolsPageMaxLimit).optional(),
+  }),
   "servers.setToolPolicy": z.strictObject({
     name: serverName,
     tool: z.string().min(1).max(API_LIMITS.toolNameMaxChars),
@@ -151,8 +156,10 @@ export interface ApiResults {
   "servers.tryBundle": TryServerView;
   "servers.remove": ServerView[];
   "servers.restart": ServerView[];
-  "servers.tools": ToolView[];
-  "servers.setToolPolicy": ToolView[];
+  /** `next`: the `after` of the following page, null on the last one. */
+  "servers.tools": { tools: ToolView[]; next: number | null };
+  /** The one tool as it now is; null when the server does not list it (yet). */
+  "servers.setToolPolicy": ToolView | null;
   "servers.setAsk": ServerView[];
   "approvals.list": ApprovalView[];
   /** answered: false when the request had already been answered, timed out or ended. */

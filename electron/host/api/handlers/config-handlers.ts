@@ -15,6 +15,7 @@ import { validateServersConfig } from "../../servers/server-config.js";
 import { entryToFile } from "../../servers/server-entry.js";
 import type { ServersConfig } from "../../servers/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
+import { toolPage } from "./tool-page.js";
 
 function parseJson(text: string, what: string): unknown {
   try {
@@ -119,13 +120,14 @@ export function configHandlers(
       await server.restart().catch(() => undefined);
       return views();
     },
-    "servers.tools": ({ name }) => {
+    "servers.tools": ({ name, after, limit }) => {
       store.entry(name);
-      return tools(name);
+      return toolPage(tools(name), after, limit);
     },
     "servers.setToolPolicy": async ({ name, tool, allowed, private: isPrivate, ask }) => {
       await store.setToolPolicy(name, tool, { allowed, private: isPrivate, ask });
-      return tools(name);
+      // Only this tool changed; the whole list could pass the reply cap (see servers.tools).
+      return tools(name).find((t) => t.name === tool) ?? null;
     },
     "servers.setAsk": async ({ name, ask }) => {
       await store.setServerAsk(name, ask);

@@ -2,10 +2,11 @@
 import { useEffect, useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
 import type { LeftOutCode, ServerView, ToolView } from "../../../../shared/api/api-views.js";
-import { useApi, useRequest } from "../../api/hooks.js";
+import { useApi } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { Switch } from "../../components/switch.js";
 import { EmptyState, ErrorState, Loading } from "../../components/states.js";
+import { useToolList } from "./use-tool-list.js";
 
 /** A short label per reason; the full text for this tool is shown under its name. */
 const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
@@ -17,7 +18,7 @@ const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
 
 export function ToolList(props: { server: ServerView }) {
   const { server } = props;
-  const tools = useRequest("servers.tools", { name: server.name });
+  const tools = useToolList(server.name);
   const [filter, setFilter] = useState("");
   const filterId = useId();
   const reload = tools.reload;
@@ -52,7 +53,9 @@ export function ToolList(props: { server: ServerView }) {
     });
     setPending((p) => ({ ...p, [tool.name]: false }));
     if (response.ok) {
-      tools.setData(response.value);
+      // Only this tool's view comes back; other switches may have moved meanwhile.
+      const now = response.value;
+      if (now) tools.setData((list) => list.map((t) => (t.name === tool.name ? now : t)));
       setErrors(({ [tool.name]: _, ...rest }) => rest);
     } else {
       tools.setData(current);

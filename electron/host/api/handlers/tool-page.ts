@@ -1,0 +1,35 @@
+// One page of a server's tools for servers.tools. A hostile (or just large) server may list
+// tools whose schemas and descriptions together pass the API's reply cap; served in pages, the
+// UI still gets every one of them instead of a too_large error.
+import type { ToolView } from "../../../../shared/api/api-views.js";
+import { API_LIMITS } from "../../../../shared/limits.js";
+import { jsonLengthUpTo } from "../json-size.js";
+
+export interface ToolPage {
+  tools: ToolView[];
+  /** Index the next page starts at; null when this page ends the list. */
+  next: number | null;
+}
+
+/**
+ * The tools from index `after`, at most `limit` of them, and ending once their JSON passes
+ * `maxChars` (a page always holds at least one tool, so the list always advances).
+ */
+export function toolPage(
+  all: readonly ToolView[],
+  after = 0,
+  limit: number = API_LIMITS.toolsPageMaxLimit,
+  maxChars: number = API_LIMITS.toolsPageMaxChars,
+): ToolPage {
+  const tools: ToolView[] = [];
+  let chars = 0;
+  let index = after;
+  while (index < all.length && tools.length < limit && chars < maxChars) {
+    const tool = all[index] as ToolView;
+    // Counted only up to what is left of the budget: a huge schema is not walked whole.
+    chars += jsonLengthUpTo(tool, maxChars - chars + 1) + 1;
+    tools.push(tool);
+    index += 1;
+  }
+  return { tools, next: index < all.length ? index : null };
+}

@@ -296,6 +296,22 @@ async function main(): Promise<void> {
     },
   );
 
+  // TOY_FLOOD_TOOLS="COUNT:CHARS" adds COUNT tools with CHARS-long descriptions: a server
+  // whose tool list alone is larger than one API reply may be.
+  const [floodCount = 0, floodChars = 0] = (process.env.TOY_FLOOD_TOOLS ?? "")
+    .split(":")
+    .map((part) => Number.parseInt(part, 10) || 0);
+  for (let i = 0; i < floodCount; i += 1) {
+    define(
+      {
+        name: `flood_${i}`,
+        description: "f".repeat(floodChars),
+        inputSchema: objectSchema({}, []),
+      },
+      () => text("flood"),
+    );
+  }
+
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const all = [...tools.values()].map((t) => t.tool);
     if (!(pageSize > 0)) return { tools: all };

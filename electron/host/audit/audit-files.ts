@@ -182,30 +182,7 @@ export async function* linesForward(
   file: string,
   chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
 ): AsyncGenerator<ForwardLine> {
-  const handle = await open(file, "r");
-  try {
-    let position = 0;
-    let rest: Buffer = Buffer.alloc(0);
-    let line = 0;
-    for (;;) {
-      const chunk = await readAt(handle, position, chunkBytes);
-      if (chunk.length === 0) break;
-      position += chunk.length;
-      const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
-      let start = 0;
-      let newline = data.indexOf(NEWLINE, start);
-      while (newline !== -1) {
-        line += 1;
-        yield { bytes: data.subarray(start, newline), line, complete: true };
-        start = newline + 1;
-        newline = data.indexOf(NEWLINE, start);
-      }
-      rest = data.subarray(start);
-    }
-    if (rest.length > 0) yield { bytes: rest, line: line + 1, complete: false };
-  } finally {
-    await handle.close();
-  }
+  for await (const batch of lineBatchesForward(file, chunkBytes)) yield* batch.lines;
 }
 
 /** The seq and time of a line, or null when it is not a readable entry. */

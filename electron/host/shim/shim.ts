@@ -25,6 +25,7 @@ import { challenge } from "./shim-handshake.js";
 import { lastLogLine } from "./app-log.js";
 import { defaultStartApp, type StartApp, type StartOutcome } from "./start-app.js";
 import { runSession, type Attempt, type ReconnectLimits } from "./shim-session.js";
+import { isId, parseObject } from "./in-flight.js";
 
 export interface ShimOptions {
   dataDir: string;
@@ -244,15 +245,8 @@ async function notRunning(
 
 /** The id of a JSON-RPC request line, or undefined if the line is not one. */
 export function requestId(line: string): string | number | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-  const id = (parsed as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
+  const id = parseObject(line)?.id;
+  return isId(id) ? id : undefined;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -58,12 +58,20 @@ export function toolViews(
   catalog: Catalog,
 ): ToolView[] {
   if (!entry || !listed) return [];
+  // Looked up by name, not searched per tool: a server may list thousands of tools, and each
+  // page of servers.tools builds these views again.
+  const inCatalogByName = new Map(
+    catalog.tools.filter((t) => t.server === name).map((t) => [t.tool, t]),
+  );
+  const leftOutByName = new Map(
+    catalog.leftOut.filter((t) => t.server === name).map((t) => [t.tool, t]),
+  );
   return listed.map((tool) => {
-    const inCatalog = catalog.tools.find((t) => t.server === name && t.tool === tool.name);
+    const inCatalog = inCatalogByName.get(tool.name);
     const allowed = entry.allow === null || entry.allow.includes(tool.name);
     const isPrivate =
       entry.private === true || (Array.isArray(entry.private) && entry.private.includes(tool.name));
-    const left = catalog.leftOut.find((t) => t.server === name && t.tool === tool.name);
+    const left = leftOutByName.get(tool.name);
     return {
       server: name,
       name: tool.name,

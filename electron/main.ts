@@ -104,6 +104,9 @@ function onTrayAction(action: TrayAction): void {
       return openWindow();
     case "approvals":
       return openApprovals();
+    case "review":
+      // Each server with held changes shows its badge and review there.
+      return openWindow("#/servers");
     case "audit":
       return openWindow("#/audit");
     case "toggle-pause":

@@ -256,6 +256,10 @@ describe("limits", () => {
         checkIntervalMs: 60_000,
         lastLineMaxChars: 300,
       },
+      REVIEW_DIFF_LIMITS: {
+        linesMax: 5_000,
+        cellsMax: 1_000_000,
+      },
       SERVER_PATH_LIMITS: {
         loginShellTimeoutMs: 5_000,
         loginShellOutputMaxChars: 256 * KiB,

@@ -651,3 +651,14 @@ export const APPROVAL_LIMITS = {
   /** A request id (a UUID) as the API accepts it. */
   idMaxChars: 64,
 } as const;
+
+/** The review of held tool definitions in the UI (issue 12 §2): what its line diff compares. */
+export const REVIEW_DIFF_LIMITS = {
+  /** A side longer than this is not compared line by line: both are shown whole. */
+  linesMax: 5_000,
+  /**
+   * The comparison table (changed lines before × after, past the common start and end) is
+   * at most this many cells (4 bytes each): more, and both sides are shown whole.
+   */
+  cellsMax: 1_000_000,
+} as const;

@@ -81,3 +81,40 @@ describe("tray and ask-first calls", () => {
     ).toBe(false);
   });
 });
+
+describe("tray and held tool definitions (issue 12 §2)", () => {
+  it("says 'Changes to review (N)' while tools are held, an item that opens the Servers page", () => {
+    const held = { ...ready, heldTools: 3 };
+    expect(trayState(held)).toBe("attention");
+    expect(statusLine(held)).toBe("Needs attention: tool changes to review");
+    const labels = trayMenu(held).map((item) => ("label" in item ? item.label : "—"));
+    expect(labels.slice(0, 4)).toEqual([
+      "Needs attention: tool changes to review",
+      "—",
+      "Changes to review (3)",
+      "Open Code Mode",
+    ]);
+    expect(trayMenu(held)).toContainEqual({
+      kind: "action",
+      label: "Changes to review (3)",
+      action: "review",
+    });
+  });
+
+  it("offers no review when nothing is held, and waiting calls come first", () => {
+    for (const snapshot of [ready, { ...ready, heldTools: 0 }]) {
+      expect(trayState(snapshot)).toBe("ready");
+      expect(trayMenu(snapshot).some((i) => i.kind === "action" && i.action === "review")).toBe(
+        false,
+      );
+    }
+    const both = trayMenu({ ...ready, heldTools: 1, pendingApprovals: 1 });
+    expect(both.filter((i) => i.kind === "action").map((i) => i.label)).toEqual([
+      "Answer 1 waiting call…",
+      "Changes to review (1)",
+      "Open Code Mode",
+      "Audit log",
+      "Quit",
+    ]);
+  });
+});

@@ -18,12 +18,15 @@ export interface TraySnapshot {
   dockerUnreachable?: boolean;
   /** "Ask first" calls waiting for the user's answer. */
   pendingApprovals?: number;
+  /** Tools held for review across all servers: their definitions changed since pinned. */
+  heldTools?: number;
 }
 
 export function trayState(s: TraySnapshot): TrayState {
   // Private-data mode outranks everything: it changes what the agent may do.
   if (s.privateClients.length > 0) return "private";
   if ((s.pendingApprovals ?? 0) > 0) return "attention";
+  if ((s.heldTools ?? 0) > 0) return "attention";
   if (s.auditFailing === true) return "attention";
   if (!s.dockerReady || !s.imagePresent || s.failedServers.length > 0 || s.problems > 0)
     return "attention";
@@ -39,12 +42,14 @@ export function statusLine(s: TraySnapshot): string {
   if (!s.imagePresent) return "Needs attention: the sandbox image is not built";
   if (s.failedServers.length > 0) return `Needs attention: ${s.failedServers.join(", ")} failed`;
   if (s.problems > 0) return "Needs attention: open Code Mode for details";
+  if ((s.heldTools ?? 0) > 0) return "Needs attention: tool changes to review";
   if (s.paused) return "Paused: new runs are refused";
   if (s.runningRuns > 0) return `Running ${s.runningRuns} ${s.runningRuns === 1 ? "run" : "runs"}`;
   return "Ready";
 }
 
-export type TrayAction = "open" | "approvals" | "audit" | "toggle-pause" | "toggle-login" | "quit";
+export type TrayAction =
+  "open" | "approvals" | "review" | "audit" | "toggle-pause" | "toggle-login" | "quit";
 
 export type TrayItem =
   | { kind: "label"; label: string }
@@ -54,6 +59,7 @@ export type TrayItem =
 
 export function trayMenu(s: TraySnapshot): TrayItem[] {
   const waiting = s.pendingApprovals ?? 0;
+  const held = s.heldTools ?? 0;
   return [
     { kind: "label", label: statusLine(s) },
     { kind: "separator" },
@@ -64,6 +70,16 @@ export function trayMenu(s: TraySnapshot): TrayItem[] {
             kind: "action" as const,
             label: `Answer ${waiting} waiting ${waiting === 1 ? "call" : "calls"}…`,
             action: "approvals" as const,
+          },
+        ]
+      : []),
+    // Held tool definitions wait on the Servers page, where each server shows its review.
+    ...(held > 0
+      ? [
+          {
+            kind: "action" as const,
+            label: `Changes to review (${held})`,
+            action: "review" as const,
           },
         ]
       : []),

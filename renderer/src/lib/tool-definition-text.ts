@@ -1,0 +1,48 @@
+// The two texts the review compares for a held tool: its description, and everything else of
+// its wire definition (input and output schema, annotations, title...) as pretty JSON with
+// sorted keys, so a key's position never shows up as a change.
+
+export interface DefinitionTexts {
+  description: string;
+  /** The definition without its description, pretty-printed canonical JSON. */
+  schema: string;
+}
+
+/** What a held tool's review shows for one side (pinned or current); null for "absent". */
+export function definitionTexts(definition: Record<string, unknown> | null): DefinitionTexts {
+  if (definition === null) return { description: "", schema: "" };
+  const { description, ...rest } = definition;
+  return {
+    description:
+      description === undefined
+        ? ""
+        : typeof description === "string"
+          ? description
+          : prettyJson(description),
+    schema: prettyJson(rest),
+  };
+}
+
+/**
+ * JSON with sorted keys, two spaces per level. A definition nested too deep for the stack
+ * (a hostile server's) is named, not shown: the page must not break on it.
+ */
+export function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(sortKeys(value), null, 2) ?? "undefined";
+  } catch {
+    return "(nested too deeply to show)";
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+    }
+    return sorted;
+  }
+  return value;
+}

@@ -1,11 +1,14 @@
 // 200 calls to the toy server's `sleep` tool (50 ms each), all in one run_python run,
 // through a real `codemode serve` process and a real MCP client (the SDK's Client over
 // stdio): gathered with asyncio.gather, then one after another in a Python loop. Each is
-// shown next to the serial sum (200 x 50 ms = 10 s). The bridge lets each server have
-// BRIDGE_LIMITS.defaultServerConcurrency calls in flight; serve cannot change that, so a
-// second part runs the same engine in-process with other caps, to show what a different
-// default would buy.
+// shown next to the serial sum (200 x 50 ms = 10 s). The bridge lets each server have up to
+// BRIDGE_LIMITS.defaultServerConcurrency calls in flight, each burst starting at
+// serverConcurrencyStart and growing while the server keeps up; serve cannot change that, so
+// a second part runs the same engine in-process under other settings, side by side: a
+// setting at or under the start is a fixed cap, so 16 is exactly the default before the
+// slots adapted (a fixed 16).
 
+import os from "node:os";
 import { BRIDGE_LIMITS } from "../shared/limits.js";
 import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
 import { TaintRegistry } from "../electron/host/bridge/taint.js";
@@ -37,7 +40,7 @@ print(ok)`;
 
 function line(label: string, ms: number): string {
   return (
-    `${label.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms   serial sum ${SERIAL_MS} ms   ` +
+    `${label.padEnd(64)} ${ms.toFixed(0).padStart(6)} ms   serial sum ${SERIAL_MS} ms   ` +
     `ratio ${(ms / SERIAL_MS).toFixed(2)}`
   );
 }
@@ -100,8 +103,17 @@ async function inProcess(): Promise<void> {
         const result = await engine.run({ code: GATHERED }, { client: "bench" });
         const wall = performance.now() - started;
         check(result, `cap ${cap}`);
-        const mark = cap === BRIDGE_LIMITS.defaultServerConcurrency ? " (default)" : "";
-        console.log(line(`in-process engine, asyncio.gather, cap ${cap}${mark}`, wall));
+        const mark =
+          cap === BRIDGE_LIMITS.defaultServerConcurrency
+            ? " (default now)"
+            : cap === BRIDGE_LIMITS.serverConcurrencyStart
+              ? " (fixed: the default before)"
+              : "";
+        const how =
+          cap > BRIDGE_LIMITS.serverConcurrencyStart
+            ? `from ${BRIDGE_LIMITS.serverConcurrencyStart} up to ${cap}`
+            : `cap ${cap}`;
+        console.log(line(`in-process engine, asyncio.gather, ${how}${mark}`, wall));
       } finally {
         engine.close();
       }
@@ -115,8 +127,10 @@ async function main(): Promise<void> {
   assertToyServerBuilt();
   assertServeBuilt();
   console.log(
-    `${CALLS} calls to toy sleep(${SLEEP_MS} ms) in one run; per-server cap ` +
-      `${BRIDGE_LIMITS.defaultServerConcurrency} (BRIDGE_LIMITS.defaultServerConcurrency)`,
+    `${CALLS} calls to toy sleep(${SLEEP_MS} ms) in one run; per-server slots from ` +
+      `${BRIDGE_LIMITS.serverConcurrencyStart} up to ` +
+      `${BRIDGE_LIMITS.defaultServerConcurrency} (the defaults); load average ` +
+      `${os.loadavg()[0]?.toFixed(1) ?? "?"}`,
   );
   await throughServe();
   await inProcess();

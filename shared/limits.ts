@@ -105,12 +105,19 @@ export const BRIDGE_LIMITS = {
   resultMaxBytes: 64 * KiB,
   refusalMaxChars: 500,
   /**
-   * Tool calls one server gets from Code Mode at once, all runs together; more wait their
-   * turn. It keeps a burst (code gathering hundreds of calls) from opening hundreds of
-   * requests to one server process and the service behind it. 16 lets 200 gathered calls of
-   * a 50 ms tool finish in about 0.7 s (8: 1.3 s), `bench/concurrent-calls.ts`.
+   * The most tool calls one server gets from Code Mode at once, all runs together (the
+   * setting's default); more wait their turn. It keeps a burst (code gathering hundreds of
+   * calls) from opening hundreds of requests to one server process and the service behind
+   * it. Each burst starts at serverConcurrencyStart and goes up to this only while the
+   * server answers as fast as before (server-slots.ts; `bench/concurrent-calls.ts`).
    */
-  defaultServerConcurrency: 16,
+  defaultServerConcurrency: 64,
+  /** Slots a server has when a burst starts, and the least it falls back to when slow. */
+  serverConcurrencyStart: 16,
+  /** An answer slower than this many times its tool's recent fastest counts as slow. */
+  serverLatencyTolerance: 2,
+  /** How many recent calls of a tool its fastest is taken from. */
+  serverLatencyWindow: 20,
   /** A name the code sent, quoted in a message to it, is cut to this. */
   nameShownMaxChars: 80,
   /**

@@ -159,7 +159,7 @@ export const DEFAULT_TOOLS: ToolSpec[] = [
 
 export function setup(
   opts: { tools?: ToolSpec[]; handler?: Handler } & Partial<
-    Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency" | "approvals">
+    Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency" | "approvals" | "now">
   > = {},
 ): Setup {
   const catalog = makeCatalog(opts.tools ?? DEFAULT_TOOLS);
@@ -174,6 +174,7 @@ export function setup(
     callTimeoutMs: opts.callTimeoutMs,
     serverConcurrency: opts.serverConcurrency,
     approvals: opts.approvals,
+    now: opts.now,
   });
   let runs = 0;
   return {

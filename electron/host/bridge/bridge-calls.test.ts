@@ -177,6 +177,33 @@ describe("calling the server", () => {
     expect(Object.fromEntries(s.caller.maxInFlightBy)).toEqual({ web: 2, tracker: 2 });
   });
 
+  it("by default a burst starts at serverConcurrencyStart and grows to the setting while the server keeps up", async () => {
+    const gates: (() => void)[] = [];
+    let clock = 0;
+    const s = setup({
+      // Every answer takes 50 ms on this clock, however many are out: the server keeps up.
+      now: () => clock,
+      handler: () =>
+        new Promise<CallToolResult>((resolve) => {
+          gates.push(() => resolve(text("ok")));
+        }),
+    });
+    const run = s.run();
+    const calls = Array.from({ length: 200 }, () => run.call("web__fetch", {}));
+    await flush();
+    expect(s.caller.inFlight).toBe(BRIDGE_LIMITS.serverConcurrencyStart);
+    const waves: number[] = [];
+    while (gates.length > 0) {
+      waves.push(gates.length);
+      clock += 50;
+      for (const gate of gates.splice(0)) gate();
+      await flush();
+    }
+    expect((await Promise.all(calls)).every((o) => o.ok)).toBe(true);
+    expect(waves.slice(0, 3)).toEqual([16, 32, BRIDGE_LIMITS.defaultServerConcurrency]);
+    expect(s.caller.maxInFlightBy.get("web")).toBe(BRIDGE_LIMITS.defaultServerConcurrency);
+  });
+
   it("the cap is shared by all runs and frees up as calls finish", async () => {
     const s = setup({ serverConcurrency: 3, handler: async () => (await sleep(2), text("ok")) });
     const runs = [s.run(), s.run(), s.run()];

@@ -12,7 +12,10 @@ export interface BridgeOptions {
   caller: ToolCaller;
   taint: TaintRegistry;
   events: BridgeEventSink;
-  /** Calls one server may have in flight at once, across all runs. */
+  /**
+   * The most calls one server may have in flight at once, across all runs; each burst starts
+   * lower and grows to this while the server keeps up (server-slots.ts).
+   */
   serverConcurrency?: number;
   callTimeoutMs?: number;
   /** Milliseconds since the epoch; injected so tests control durations and timestamps. */

@@ -20,7 +20,7 @@ import {
 } from "./call-verdicts.js";
 import { closeNames, eventName, formatSeconds, pythonTypeName, quoteName } from "./messages.js";
 import { maskSecrets } from "./secret-mask.js";
-import { Semaphore, type Release } from "./semaphore.js";
+import { ServerSlots, type SlotDone } from "./server-slots.js";
 import { taintRefusal, type TaintRegistry } from "./taint.js";
 import type { ToolCaller } from "./tool-caller.js";
 
@@ -58,7 +58,7 @@ export class Bridge {
   readonly #now: () => number;
   readonly #secrets: () => readonly string[];
   readonly #approvals: BridgeOptions["approvals"];
-  readonly #semaphores = new Map<string, Semaphore>();
+  readonly #slots = new Map<string, ServerSlots>();
 
   constructor(options: BridgeOptions) {
     this.#catalog = options.catalog;
@@ -329,12 +329,14 @@ export class Bridge {
     tool: CatalogTool,
     args: Record<string, unknown>,
   ): Promise<SendResult> {
-    let release: Release;
+    let done: SlotDone;
     try {
-      release = await this.#semaphore(tool.server).acquire(run.signal);
+      done = await this.#serverSlots(tool.server).acquire(run.signal, tool.tool);
     } catch (error) {
       return { kind: "aborted", error };
     }
+    const sentAt = this.#now();
+    const release = (): void => done();
 
     // One controller carries both reasons to stop, so the caller sees a single signal.
     const controller = new AbortController();
@@ -354,8 +356,9 @@ export class Bridge {
         timeoutMs: this.#callTimeoutMs,
       }))();
     // The slot is held until the server has really finished with the request, so the cap
-    // counts what the server is doing, not what the code still waits for.
-    void pending.then(release, release);
+    // counts what the server is doing, not what the code still waits for. How long an answer
+    // took tells the slots whether the server keeps up; a call that failed tells nothing.
+    void pending.then(() => done(this.#now() - sentAt), release);
 
     try {
       const settled = await untilAborted(pending, controller.signal);
@@ -374,13 +377,13 @@ export class Bridge {
     }
   }
 
-  #semaphore(server: string): Semaphore {
-    let semaphore = this.#semaphores.get(server);
-    if (semaphore === undefined) {
-      semaphore = new Semaphore(this.#serverConcurrency);
-      this.#semaphores.set(server, semaphore);
+  #serverSlots(server: string): ServerSlots {
+    let slots = this.#slots.get(server);
+    if (slots === undefined) {
+      slots = new ServerSlots({ ceiling: this.#serverConcurrency });
+      this.#slots.set(server, slots);
     }
-    return semaphore;
+    return slots;
   }
 
   #emit(event: Parameters<BridgeEventSink["emit"]>[0]): void {

@@ -43,3 +43,38 @@ describe("Semaphore", () => {
     expect(() => new Semaphore(1.5)).toThrow(RangeError);
   });
 });
+
+describe("Semaphore.setLimit", () => {
+  it("a raised limit hands the new slots to waiters at once, in order", async () => {
+    const semaphore = new Semaphore(1);
+    const signal = new AbortController().signal;
+    await semaphore.acquire(signal);
+    const order: string[] = [];
+    const b = semaphore.acquire(signal).then((r) => (order.push("b"), r));
+    const c = semaphore.acquire(signal).then((r) => (order.push("c"), r));
+    semaphore.setLimit(3);
+    await Promise.all([b, c]);
+    expect(order).toEqual(["b", "c"]);
+    expect(semaphore.inUse).toBe(3);
+    expect(semaphore.waiting).toBe(0);
+  });
+
+  it("a lowered limit keeps held slots and hands none on until under it", async () => {
+    const semaphore = new Semaphore(3);
+    const signal = new AbortController().signal;
+    const held = await Promise.all([1, 2, 3].map(() => semaphore.acquire(signal)));
+    let granted = false;
+    const waiting = semaphore.acquire(signal).then((r) => ((granted = true), r));
+    semaphore.setLimit(1);
+    held[0]?.();
+    held[1]?.();
+    await Promise.resolve();
+    expect(granted).toBe(false);
+    expect(semaphore.inUse).toBe(1);
+    held[2]?.();
+    (await waiting)();
+    expect(granted).toBe(true);
+    expect(semaphore.inUse).toBe(0);
+    expect(() => semaphore.setLimit(0)).toThrow(RangeError);
+  });
+});

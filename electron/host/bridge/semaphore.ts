@@ -14,7 +14,7 @@ interface Waiter {
  * stopped run still gets its queued calls back at once instead of after the queue drains.
  */
 export class Semaphore {
-  readonly #limit: number;
+  #limit: number;
   #inUse = 0;
   readonly #waiters: Waiter[] = [];
 
@@ -23,6 +23,25 @@ export class Semaphore {
       throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
     }
     this.#limit = limit;
+  }
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /**
+   * Changes how many slots there are. More slots go to waiters at once; with fewer, slots in
+   * use stay with their holders and are not handed on until the count is under the new limit.
+   */
+  setLimit(limit: number): void {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
+    }
+    this.#limit = limit;
+    while (this.#inUse < this.#limit && this.#waiters.length > 0) {
+      this.#inUse++;
+      this.#grantNext();
+    }
   }
 
   get inUse(): number {
@@ -65,13 +84,22 @@ export class Semaphore {
     };
   }
 
-  /** Passes the freed slot straight to the next waiter, so a newcomer cannot jump the queue. */
+  /**
+   * Passes the freed slot straight to the next waiter, so a newcomer cannot jump the queue;
+   * a slot over a lowered limit is dropped instead.
+   */
   #handOver(): void {
-    const next = this.#waiters.shift();
-    if (next === undefined) {
+    if (this.#waiters.length === 0 || this.#inUse > this.#limit) {
       this.#inUse--;
       return;
     }
+    this.#grantNext();
+  }
+
+  /** Gives a slot already counted in #inUse to the first waiter (there is one). */
+  #grantNext(): void {
+    const next = this.#waiters.shift();
+    if (next === undefined) return;
     next.signal.removeEventListener("abort", next.onAbort);
     next.grant(this.#makeRelease());
   }

@@ -79,8 +79,10 @@ const ADVANCED_SETTINGS: NumberSetting[] = [
     key: "serverConcurrency",
     label: "Calls per server at once",
     hint:
-      "Tool calls sent to one server at the same time, all runs together; more wait their turn. " +
-      "Protects the server (and any service behind it) from a burst of gathered calls.",
+      "The most tool calls sent to one server at the same time, all runs together; more wait " +
+      `their turn. Each burst starts at ${BRIDGE_LIMITS.serverConcurrencyStart} (or this, if ` +
+      "lower) and sends more only while the server answers as fast as before. Protects the " +
+      "server (and any service behind it) from a burst of gathered calls.",
     min: 1,
   },
   {

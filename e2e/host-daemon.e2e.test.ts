@@ -252,7 +252,10 @@ describe.skipIf(!fx)(
     const coldDaemon = async (): Promise<{ home: string; daemon: DaemonProcess }> => {
       const home = makeHome();
       writeServers(home, { toy: toyServer() });
-      await writeFile(path.join(home, "settings.json"), JSON.stringify({ warmPoolSize: 0 }));
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ warmPoolSize: 0, warmPoolMaxSize: 0 }),
+      );
       return { home, daemon: await startDaemon(home) };
     };
 

@@ -209,8 +209,26 @@ export const SECRET_LIMITS = {
 
 /** The warm pool of started, idle containers. */
 export const POOL_LIMITS = {
+  /** Idle containers kept when runs are quiet (the floor the pool shrinks back to). */
   defaultSize: 1,
   maxSize: 8,
+  /**
+   * The most idle containers the pool grows to under demand; the concurrent-runs setting caps
+   * it too. Chosen from bench/pool-burst.ts on the 2-core machine (see README).
+   */
+  defaultGrowMax: 4,
+  growMaxCeiling: 16,
+  /** A take that finds the pool empty in a burst multiplies its target by this (to its ceiling). */
+  growthFactor: 2,
+  /**
+   * Only a take that finds the pool empty within this long after the previous take grows it:
+   * an empty pool with no run before is still filling (start, runtime switch), not a burst.
+   */
+  burstWindowMs: 10_000,
+  /** A grown pool with no take for this long halves its target (down to the floor). */
+  defaultIdleSeconds: 60,
+  minIdleSeconds: 5,
+  maxIdleSeconds: 3_600,
 } as const;
 
 /** The host: queues, sockets and clients. */
@@ -622,6 +640,16 @@ export const SETTINGS_BOUNDS = {
     default: CATALOG_LIMITS.defaultDescriptionBudgetChars,
   },
   warmPoolSize: { min: 0, max: POOL_LIMITS.maxSize, default: POOL_LIMITS.defaultSize },
+  warmPoolMaxSize: {
+    min: 0,
+    max: POOL_LIMITS.growMaxCeiling,
+    default: POOL_LIMITS.defaultGrowMax,
+  },
+  warmPoolIdleSeconds: {
+    min: POOL_LIMITS.minIdleSeconds,
+    max: POOL_LIMITS.maxIdleSeconds,
+    default: POOL_LIMITS.defaultIdleSeconds,
+  },
   serverConcurrency: { min: 1, max: 64, default: BRIDGE_LIMITS.defaultServerConcurrency },
   maxConcurrentRuns: { min: 1, max: 16, default: 4 },
   auditRetentionDays: { min: 1, max: 3650, default: AUDIT_LIMITS.defaultRetentionDays },

@@ -14,6 +14,7 @@ import type { InstanceLock } from "../local-access/instance-lock.js";
 import { LocalSocketListener } from "../local-access/socket-listener.js";
 import { sandboxImageDir } from "../paths.js";
 import { readContext } from "../sandbox/image.js";
+import { poolGrowthFor } from "../sandbox/pool-target.js";
 import type { ConfigStore } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { pruneBundles } from "../servers/mcpb/bundle-store.js";
@@ -95,6 +96,7 @@ export class CodeModeHost {
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       poolSize: settings.warmPoolSize,
+      poolGrowth: poolGrowthFor(settings),
       deadlineSeconds: settings.deadlineSeconds,
       runtime: settings.sandboxRuntime,
       onDockerChange: (view) => events.emit("docker.changed", view),

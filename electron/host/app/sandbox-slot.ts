@@ -17,6 +17,7 @@ import { buildImageReported, type BuildReport } from "./sandbox-image-build.js";
 import { imageStatusView, ImageProbes } from "./sandbox-image-view.js";
 import { imageTagFor, type BuildEvent, type ContextFile } from "../sandbox/image.js";
 import type { ContainerOwner } from "../sandbox/container-spec.js";
+import type { PoolGrowth } from "../sandbox/pool-target.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import { Sandbox, sweepOrphanContainers } from "../sandbox/sandbox.js";
 
@@ -33,6 +34,8 @@ export interface SandboxSlotOptions {
   owner: ContainerOwner;
   /** Warm containers to keep; settings change it through setPoolSize. */
   poolSize: number;
+  /** How far the pool grows under demand; settings change it through setPoolGrowth. */
+  poolGrowth?: PoolGrowth;
   /** A run's default deadline; settings change it through setDeadlineSeconds. */
   deadlineSeconds: number;
   /** The container runtime (runc or gVisor's runsc); settings change it through setRuntime. */
@@ -54,6 +57,7 @@ export class SandboxSlot {
   private building: Promise<void> | null = null;
   private readonly probes = new ImageProbes();
   private poolSize: number;
+  private poolGrowth: PoolGrowth | undefined;
   private deadline: number;
   private currentRuntime: SandboxRuntime;
   readonly tag: string;
@@ -75,6 +79,7 @@ export class SandboxSlot {
   constructor(private readonly options: SandboxSlotOptions) {
     this.tag = imageTagFor(options.files);
     this.poolSize = options.poolSize;
+    this.poolGrowth = options.poolGrowth;
     this.deadline = options.deadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
   }
@@ -282,6 +287,7 @@ export class SandboxSlot {
       image: this.tag,
       owner: this.options.owner,
       poolSize: this.poolSize,
+      poolGrowth: this.poolGrowth,
       deadlineSeconds: this.deadline,
       runtime: this.currentRuntime,
     });
@@ -363,6 +369,11 @@ export class SandboxSlot {
   setPoolSize(size: number): void {
     this.poolSize = size;
     this.sandbox?.setPoolSize(size);
+  }
+
+  setPoolGrowth(growth: PoolGrowth): void {
+    this.poolGrowth = growth;
+    this.sandbox?.setPoolGrowth(growth);
   }
 
   setRuntime(runtime: SandboxRuntime): void {

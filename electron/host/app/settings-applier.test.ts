@@ -29,6 +29,7 @@ function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
     gate: { setCap: (cap) => told.push(`gate ${cap}`) },
     sandbox: {
       setPoolSize: (size) => told.push(`pool ${size}`),
+      setPoolGrowth: (growth) => told.push(`growth ${growth.maxSize}/${growth.idleMs}`),
       setDeadlineSeconds: (seconds) => told.push(`deadline ${seconds}`),
       checkRuntime: (runtime) =>
         engineRuntimes.includes(runtime)
@@ -52,6 +53,14 @@ function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
 describe("SettingsApplier", () => {
   it("knows a subsystem for every setting", () => {
     expect([...SETTINGS_WITH_REACTIONS].sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+  });
+
+  it("caps the pool's growth by the concurrent-runs limit, whichever changed", async () => {
+    const { made, told } = applier();
+    await made.save({ warmPoolMaxSize: 8 });
+    await made.save({ maxConcurrentRuns: 2 });
+    await made.save({ warmPoolIdleSeconds: 30 });
+    expect(told).toEqual(["growth 4/60000", "gate 2", "growth 2/60000", "growth 2/30000"]);
   });
 
   it("tells only the subsystems whose settings changed, after saving the file", async () => {

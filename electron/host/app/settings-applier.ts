@@ -3,6 +3,7 @@
 // nothing, the file is written, then every subsystem whose settings changed is told.
 import path from "node:path";
 import { ApiFailure } from "../api/api-failure.js";
+import { poolGrowthFor, type PoolGrowth } from "../sandbox/pool-target.js";
 import { applySettingsPatch, type Settings } from "../settings/settings.js";
 import { writeFileAtomic } from "../store/atomic-file.js";
 import { SerialQueue } from "../util/serial-queue.js";
@@ -35,6 +36,7 @@ export interface SettingsSubsystems {
   gate: { setCap(cap: number): void };
   sandbox: {
     setPoolSize(size: number): void;
+    setPoolGrowth(growth: PoolGrowth): void;
     setDeadlineSeconds(seconds: number): void;
     /** Throws, saying why, when the engine lacks the runtime. */
     checkRuntime(runtime: Settings["sandboxRuntime"]): Promise<void>;
@@ -61,6 +63,11 @@ const REACTIONS: readonly Reaction[] = [
   { keys: ["maxConcurrentRuns"], apply: (s, next) => s.gate.setCap(next.maxConcurrentRuns) },
   { keys: ["warmPoolSize"], apply: (s, next) => s.sandbox.setPoolSize(next.warmPoolSize) },
   {
+    // The concurrent-runs limit caps how far the pool grows.
+    keys: ["warmPoolMaxSize", "warmPoolIdleSeconds", "maxConcurrentRuns"],
+    apply: (s, next) => s.sandbox.setPoolGrowth(poolGrowthFor(next)),
+  },
+  {
     keys: ["deadlineSeconds"],
     apply: (s, next) => s.sandbox.setDeadlineSeconds(next.deadlineSeconds),
   },
@@ -85,9 +92,9 @@ const REACTIONS: readonly Reaction[] = [
 
 /** Every setting some subsystem reacts to (a test holds this to the whole of Settings). */
 export const SETTINGS_WITH_REACTIONS: readonly (keyof Settings)[] = [
-  HTTP_REACTION,
-  ...REACTIONS,
-].flatMap((reaction) => reaction.keys);
+  // A setting may drive two subsystems (the concurrent-runs limit also caps the pool).
+  ...new Set([HTTP_REACTION, ...REACTIONS].flatMap((reaction) => reaction.keys)),
+];
 
 export type SettingsChanges = Record<string, { from: unknown; to: unknown }>;
 

@@ -7,6 +7,7 @@ import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js"
 import { runInContainer, type Clock } from "./run-session.js";
 import type { RunHooks, RunRequest } from "./run-types.js";
 import { pidAlive } from "../local-access/instance-lock.js";
+import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { WarmPool } from "./warm-pool.js";
 
@@ -14,7 +15,10 @@ export interface SandboxOptions {
   docker: Dockerode;
   image: string;
   owner: ContainerOwner;
+  /** Idle containers kept when runs are quiet. */
   poolSize?: number;
+  /** How far the pool grows under demand and how soon it shrinks back; fixed unless said. */
+  poolGrowth?: PoolGrowth;
   deadlineSeconds?: number;
   /** The container runtime, runc unless said; setRuntime changes it. */
   runtime?: SandboxRuntime;
@@ -45,7 +49,7 @@ export class Sandbox {
     this.deadlineSeconds = options.deadlineSeconds ?? RUN_LIMITS.defaultDeadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
-    this.pool = new WarmPool((warm) => this.startContainer(warm), size);
+    this.pool = new WarmPool((warm) => this.startContainer(warm), size, options.poolGrowth);
     this.pool.fill();
   }
 
@@ -103,6 +107,15 @@ export class Sandbox {
 
   setPoolSize(size: number): void {
     this.pool.resize(size);
+  }
+
+  setPoolGrowth(growth: PoolGrowth): void {
+    this.pool.setGrowth(growth);
+  }
+
+  /** Idle containers the pool aims for now: the floor, or more while runs keep coming. */
+  get poolTarget(): number {
+    return this.pool.targetSize;
   }
 
   get idleContainers(): number {

@@ -106,3 +106,147 @@ describe("WarmPool warm flag", () => {
     await pool.drain();
   });
 });
+
+/** A clock whose timers fire only when the test moves time on. */
+function fakeClock() {
+  const timers: { at: number; run: () => void }[] = [];
+  const clock = {
+    t: 0,
+    now: () => clock.t,
+    setTimeout(run: () => void, ms: number) {
+      const timer = { at: clock.t + ms, run };
+      timers.push(timer);
+      return () => {
+        const index = timers.indexOf(timer);
+        if (index !== -1) timers.splice(index, 1);
+      };
+    },
+    pending: () => timers.length,
+    advance(ms: number) {
+      clock.t += ms;
+      for (const timer of timers.filter((x) => x.at <= clock.t)) {
+        timers.splice(timers.indexOf(timer), 1);
+        timer.run();
+      }
+    },
+  };
+  return clock;
+}
+
+describe("WarmPool growth", () => {
+  it("a burst of takes grows the pool, refilled in parallel; idle halves it back, removing the extras", async () => {
+    const clock = fakeClock();
+    const made: Fake[] = [];
+    const gates: (() => void)[] = [];
+    const pool = new WarmPool(
+      () => {
+        const container = fakeContainer("runc");
+        made.push(container);
+        return new Promise<SandboxContainer>((resolve) =>
+          gates.push(() => resolve(container as unknown as SandboxContainer)),
+        );
+      },
+      1,
+      { maxSize: 4, idleMs: 10_000 },
+      clock,
+    );
+    const openAll = async () => {
+      for (const open of gates.splice(0)) open();
+      await pool.settled();
+    };
+    pool.fill();
+    await openAll();
+    expect(pool.idle).toBe(1);
+
+    const taken: Fake[] = [];
+    taken.push((await pool.take()) as unknown as Fake); // found one: no growth, one refill
+    expect(pool.targetSize).toBe(1);
+    expect(gates).toHaveLength(1);
+    const cold = [pool.take(), pool.take()]; // back to back: both find the pool empty
+    expect(pool.targetSize).toBe(4);
+    expect(gates).toHaveLength(6); // four warm ones started side by side, and two cold ones
+    await openAll();
+    for (const run of cold) taken.push((await run) as unknown as Fake);
+    expect(pool.idle).toBe(4);
+    // Containers stay fresh per run: no container is handed out twice.
+    for (let i = 0; i < 3; i++) taken.push((await pool.take()) as unknown as Fake);
+    expect(new Set(taken).size).toBe(taken.length);
+    await openAll();
+    expect(pool.idle).toBe(4);
+
+    clock.advance(9_999);
+    expect(pool.targetSize).toBe(4);
+    clock.advance(1);
+    expect(pool.targetSize).toBe(2);
+    expect(pool.idle).toBe(2);
+    clock.advance(10_000);
+    expect(pool.targetSize).toBe(1);
+    expect(pool.idle).toBe(1);
+    expect(clock.pending()).toBe(0); // back at the floor: no timer left
+    expect(made.filter((c) => !c.removed && !taken.includes(c))).toHaveLength(1);
+
+    await pool.drain();
+    expect(made.filter((c) => !taken.includes(c)).every((c) => c.removed)).toBe(true);
+  });
+
+  it("a container started for a target that shrank meanwhile is removed, not pooled", async () => {
+    const clock = fakeClock();
+    const made: Fake[] = [];
+    const gates: (() => void)[] = [];
+    const pool = new WarmPool(
+      () => {
+        const container = fakeContainer("runc");
+        made.push(container);
+        return new Promise<SandboxContainer>((resolve) =>
+          gates.push(() => resolve(container as unknown as SandboxContainer)),
+        );
+      },
+      0,
+      { maxSize: 4, idleMs: 1_000 },
+      clock,
+    );
+    const first = pool.take(); // nothing taken before it: no burst, no growth
+    gates.pop()!();
+    await first;
+    expect(pool.targetSize).toBe(0);
+    const cold = pool.take(); // right after another: target 1, a warm one starts beside it
+    gates.pop()!(); // the cold one
+    await cold;
+    expect(pool.targetSize).toBe(1);
+    clock.advance(1_000); // idle: back to 0 while the warm one still starts
+    expect(pool.targetSize).toBe(0);
+    for (const open of gates.splice(0)) open();
+    await pool.settled();
+    expect(pool.idle).toBe(0);
+    expect(made[1]?.removed).toBe(true); // the warm one
+    expect(made[2]?.removed).toBe(false); // the run's: the run removes it when done
+    await pool.drain();
+  });
+
+  it("drain stops the shrink timer and removes every idle container of a grown pool", async () => {
+    const clock = fakeClock();
+    const made: Fake[] = [];
+    const pool = new WarmPool(
+      () => {
+        const container = fakeContainer("runc");
+        made.push(container);
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      1,
+      { maxSize: 8, idleMs: 1_000 },
+      clock,
+    );
+    pool.fill();
+    await pool.settled();
+    // Two takes at once: the second finds the pool empty, so it grows.
+    const taken = (await Promise.all([pool.take(), pool.take()])) as unknown as Fake[];
+    await pool.settled();
+    expect(pool.idle).toBe(2);
+    expect(clock.pending()).toBe(1);
+    await pool.drain();
+    expect(clock.pending()).toBe(0);
+    expect(made.filter((c) => !taken.includes(c)).every((c) => c.removed)).toBe(true);
+    await pool.take(); // after drain: a cold one, nothing started for the pool
+    expect(pool.idle).toBe(0);
+  });
+});

@@ -1,9 +1,27 @@
+import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./sandbox-container.js";
+
+/** The clock and timer the pool shrinks by (tests give fake ones). */
+export interface PoolClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): () => void;
+}
+
+const realClock: PoolClock = {
+  now: () => performance.now(),
+  setTimeout(run, ms) {
+    const timer = setTimeout(run, ms);
+    // An idle pool waiting to shrink keeps no process alive.
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
 
 /**
  * Started, idle containers waiting for their start line, so a run skips container
- * start-up. Each is taken once and never returned; taking one starts a replacement in
- * the background. A container that dies while idle is dropped.
+ * start-up. Each is taken once and never returned; taking one starts its replacements in
+ * parallel in the background. The number kept grows with demand (PoolTarget) and shrinks
+ * back when runs stop. A container that dies while idle is dropped.
  */
 export class WarmPool {
   private ready: SandboxContainer[] = [];
@@ -16,24 +34,40 @@ export class WarmPool {
   private readonly removing = new Set<Promise<void>>();
   /** The last error starting a warm container: the pool retries on the next take. */
   lastError: unknown = null;
+  private readonly target: PoolTarget;
+  private cancelShrink: (() => void) | null = null;
 
   constructor(
     /** `warm` is true for a container that will wait in the pool, false for a cold one taken now. */
     private readonly startContainer: (warm: boolean) => Promise<SandboxContainer>,
-    private size: number,
-  ) {}
+    /** Idle containers kept when runs are quiet. */
+    size: number,
+    growth: PoolGrowth = FIXED_POOL,
+    private readonly clock: PoolClock = realClock,
+  ) {
+    this.target = new PoolTarget(size, growth, () => clock.now());
+  }
 
   /** A warm container if one is ready, else a cold one started now. */
   async take(): Promise<SandboxContainer> {
     const warm = this.ready.shift();
+    if (!this.closed) {
+      this.target.taken(this.ready.length, warm === undefined);
+      this.armShrink();
+    }
     this.fill();
     if (warm) return warm;
     return this.startContainer(false);
   }
 
+  /** How many idle containers the pool aims for now (grown under demand). */
+  get targetSize(): number {
+    return this.target.size;
+  }
+
   fill(): void {
     if (this.closed) return;
-    while (this.ready.length + this.starting < this.size) {
+    while (this.ready.length + this.starting < this.target.size) {
       this.starting++;
       const generation = this.generation;
       const job = this.startContainer(true).then(
@@ -41,7 +75,8 @@ export class WarmPool {
           // restock() already stopped counting the containers of an older generation.
           if (generation === this.generation) this.starting--;
           this.lastError = null;
-          if (this.closed || generation !== this.generation) {
+          // A container started for a target that has shrunk since is not kept either.
+          if (this.closed || generation !== this.generation || this.full()) {
             // Awaited through `inflight`, so drain() returns only once it is gone.
             return container.remove().catch(() => undefined);
           }
@@ -59,13 +94,43 @@ export class WarmPool {
     }
   }
 
+  /** A new floor (idle containers kept when quiet). */
   resize(size: number): void {
-    this.size = size;
-    while (this.ready.length > size) {
+    this.target.setFloor(size);
+    this.trim();
+    this.fill();
+    this.armShrink();
+  }
+
+  /** A new growth ceiling and idle time. */
+  setGrowth(growth: PoolGrowth): void {
+    this.target.setGrowth(growth);
+    this.trim();
+    this.fill();
+    this.armShrink();
+  }
+
+  private full(): boolean {
+    return this.ready.length >= this.target.size;
+  }
+
+  private trim(): void {
+    while (this.ready.length > this.target.size) {
       const extra = this.ready.pop();
       if (extra) this.discard(extra);
     }
-    this.fill();
+  }
+
+  /** While the target is above the floor, a timer checks for idleness once it may be due. */
+  private armShrink(): void {
+    this.cancelShrink?.();
+    this.cancelShrink = null;
+    if (this.closed || !this.target.grown) return;
+    this.cancelShrink = this.clock.setTimeout(() => {
+      this.cancelShrink = null;
+      if (this.target.shrinkIfIdle()) this.trim();
+      this.armShrink();
+    }, this.target.msUntilShrink());
   }
 
   /**
@@ -93,6 +158,8 @@ export class WarmPool {
   /** Removes every idle container, including ones still starting. */
   async drain(): Promise<void> {
     this.closed = true;
+    this.cancelShrink?.();
+    this.cancelShrink = null;
     await Promise.allSettled([...this.inflight]);
     const idle = this.ready;
     this.ready = [];

@@ -55,9 +55,30 @@ const RUN_SETTINGS: NumberSetting[] = [
   {
     key: "warmPoolSize",
     label: "Warm pool size",
-    hint: `Containers kept started and idle so runs begin faster. 0 to ${POOL_LIMITS.maxSize}.`,
+    hint:
+      "Containers kept started and idle while runs are quiet, so a run begins at once. Each " +
+      `idle container holds memory (about 13 MiB; more with library preloading). 0 to ${POOL_LIMITS.maxSize}.`,
     min: 0,
     max: POOL_LIMITS.maxSize,
+  },
+  {
+    key: "warmPoolMaxSize",
+    label: "Warm pool grows to",
+    hint:
+      "When runs come back to back, the pool grows up to this many idle containers (never past " +
+      "Concurrent runs), started side by side: faster bursts, for the memory of each extra " +
+      `container and the CPU of starting them. 0 to ${POOL_LIMITS.growMaxCeiling}.`,
+    min: 0,
+    max: POOL_LIMITS.growMaxCeiling,
+  },
+  {
+    key: "warmPoolIdleSeconds",
+    label: "Shrink pool after (seconds)",
+    hint:
+      "A grown pool halves after this long without a run, down to the warm pool size, freeing " +
+      `the memory of its extra containers. ${POOL_LIMITS.minIdleSeconds} to ${POOL_LIMITS.maxIdleSeconds}.`,
+    min: POOL_LIMITS.minIdleSeconds,
+    max: POOL_LIMITS.maxIdleSeconds,
   },
   {
     key: "maxConcurrentRuns",

@@ -1,0 +1,116 @@
+import { POOL_LIMITS } from "../../../shared/limits.js";
+
+/** How far the warm pool may grow under demand, and how soon it shrinks back. */
+export interface PoolGrowth {
+  /** The most idle containers it grows to (never below the floor). */
+  maxSize: number;
+  /** A grown pool with no take for this long halves its target. */
+  idleMs: number;
+}
+
+/** A pool that never grows: the floor is its size. */
+export const FIXED_POOL: PoolGrowth = { maxSize: 0, idleMs: POOL_LIMITS.defaultIdleSeconds * 1000 };
+
+/**
+ * The growth the settings ask for: up to the pool's own maximum, and never past the
+ * concurrent-runs limit (no more runs can hold a container at once).
+ */
+export function poolGrowthFor(settings: {
+  warmPoolMaxSize: number;
+  warmPoolIdleSeconds: number;
+  maxConcurrentRuns: number;
+}): PoolGrowth {
+  return {
+    maxSize: Math.min(settings.warmPoolMaxSize, settings.maxConcurrentRuns),
+    idleMs: settings.warmPoolIdleSeconds * 1000,
+  };
+}
+
+/**
+ * How many idle containers the warm pool aims to hold. Pure: the pool tells it about takes
+ * and asks it, with a clock, whether it is time to shrink. A take that finds the pool empty
+ * right after another take multiplies the target (runs are coming faster than the refills keep up with); a pool with
+ * no take for the idle time halves it, down to the floor, so a burst's containers (memory)
+ * are not held for ever.
+ */
+export class PoolTarget {
+  private target: number;
+  private lastTakeAt: number;
+  private tookAny = false;
+
+  constructor(
+    private floor: number,
+    private growth: PoolGrowth,
+    private readonly now: () => number,
+  ) {
+    this.target = floor;
+    this.lastTakeAt = now();
+  }
+
+  get size(): number {
+    return this.target;
+  }
+
+  get ceiling(): number {
+    return Math.max(this.floor, this.growth.maxSize);
+  }
+
+  get idleMs(): number {
+    return this.growth.idleMs;
+  }
+
+  /** Whether a shrink may come: the target is above the floor. */
+  get grown(): boolean {
+    return this.target > this.floor;
+  }
+
+  /**
+   * A run took a container: `missed` when none was idle (the run waits for a cold one),
+   * else `idleLeft` are still idle after it. Runs spaced out enough for the refill never
+   * miss, so they never grow the pool; once grown, a take that leaves it under half full
+   * grows it again, before the next run has to miss.
+   */
+  taken(idleLeft: number, missed: boolean): void {
+    const now = this.now();
+    // A miss with no take shortly before is no burst: the pool was still filling (at start,
+    // after a runtime switch) or a refill failed.
+    const burst = this.tookAny && now - this.lastTakeAt <= POOL_LIMITS.burstWindowMs;
+    this.lastTakeAt = now;
+    this.tookAny = true;
+    const underHalf = this.grown && idleLeft * POOL_LIMITS.growthFactor < this.target;
+    if ((missed && burst) || underHalf) {
+      this.target = Math.min(
+        this.ceiling,
+        Math.max(this.target + 1, this.target * POOL_LIMITS.growthFactor),
+      );
+    }
+  }
+
+  /** Halves a grown target when no take came for the idle time; true if it shrank. */
+  shrinkIfIdle(): boolean {
+    if (!this.grown || this.now() - this.lastTakeAt < this.growth.idleMs) return false;
+    this.target = Math.max(this.floor, Math.floor(this.target / POOL_LIMITS.growthFactor));
+    // The next halving waits a whole idle time again.
+    this.lastTakeAt = this.now();
+    return true;
+  }
+
+  /** How long from now until shrinkIfIdle may shrink. */
+  msUntilShrink(): number {
+    return Math.max(0, this.lastTakeAt + this.growth.idleMs - this.now());
+  }
+
+  setFloor(floor: number): void {
+    this.floor = floor;
+    this.clamp();
+  }
+
+  setGrowth(growth: PoolGrowth): void {
+    this.growth = growth;
+    this.clamp();
+  }
+
+  private clamp(): void {
+    this.target = Math.min(this.ceiling, Math.max(this.floor, this.target));
+  }
+}

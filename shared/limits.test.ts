@@ -74,7 +74,8 @@ describe("limits", () => {
         stubTypeDepth: 5,
         paramNameMaxChars: 64,
         schemaMaxDepth: 32,
-        defaultDescriptionBudgetChars: 12_000,
+        defaultDescriptionBudgetChars: 3_000,
+        fullStubsMaxTools: 10,
         paramListMaxChars: 1_000,
         summaryParamsMaxChars: 80,
         enumShownMax: 10,
@@ -106,7 +107,7 @@ describe("limits", () => {
       SETTINGS_BOUNDS: {
         deadlineSeconds: { min: 1, max: 90, default: 50 },
         maxCallsPerRun: { min: 1, max: 10_000, default: 200 },
-        descriptionBudgetChars: { min: 1_000, max: 100_000, default: 12_000 },
+        descriptionBudgetChars: { min: 1_000, max: 100_000, default: 3_000 },
         warmPoolSize: { min: 0, max: 8, default: 1 },
         warmPoolMaxSize: { min: 0, max: 16, default: 4 },
         warmPoolIdleSeconds: { min: 5, max: 3_600, default: 60 },

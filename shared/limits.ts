@@ -149,7 +149,14 @@ export const CATALOG_LIMITS = {
   paramNameMaxChars: 64,
   /** A schema nested deeper than this is not compiled: the tool is left out. */
   schemaMaxDepth: 32,
-  defaultDescriptionBudgetChars: 12_000,
+  /**
+   * The most characters of the run_python description's tool part (full stubs, else the
+   * index of servers and tool names): the model pays for them in every conversation, so they
+   * stay few whatever the catalog's size; stubs are looked up from the code.
+   */
+  defaultDescriptionBudgetChars: 3_000,
+  /** Full stubs in the description only up to this many tools; past it, the compact index. */
+  fullStubsMaxTools: 10,
   // Rendered parameter lists. Schemas come from the wrapped servers and may be hostile (huge
   // enums, thousands of properties, cycles): every piece is bounded, so the cost of rendering
   // is bounded by these caps, not by the size or shape of the schema.

@@ -8,8 +8,9 @@ import {
   SETTINGS_BOUNDS,
 } from "../../../shared/limits.js";
 import { buildCatalog } from "./catalog-builder.js";
-import type { Catalog, DiscoveredTool } from "./catalog-types.js";
+import type { Catalog, CatalogTool, DiscoveredTool } from "./catalog-types.js";
 import { describeRunPython } from "./run-python-description.js";
+import { renderStub, renderSummary } from "./tool-stub.js";
 
 function catalogOf(count: number, privateNames: string[] = []): Catalog {
   const tools: DiscoveredTool[] = Array.from({ length: count }, (_, i) => ({
@@ -25,6 +26,50 @@ function catalogOf(count: number, privateNames: string[] = []): Catalog {
     prefixWithServer: false,
   });
 }
+
+/** Tools with short descriptions: their stubs fit the default budget while few. */
+function shortCatalog(count: number): Catalog {
+  const tools: DiscoveredTool[] = Array.from({ length: count }, (_, i) => ({
+    name: `t${i}`,
+    description: "Short.",
+    inputSchema: { type: "object", properties: { q: { type: "string" } } },
+  }));
+  return buildCatalog([{ server: "s", tools, allow: null, private: false }], {
+    prefixWithServer: false,
+  });
+}
+
+/**
+ * `count` tools spread over `servers` servers, named `srvK__tool_I`, with real stubs. Built
+ * directly rather than through buildCatalog, which compiles every schema: thousands of tools
+ * would cost the test seconds and the description reads names and stubs only.
+ */
+function manyServers(count: number, servers: number): Catalog {
+  const per = Math.ceil(count / servers);
+  const tools: CatalogTool[] = [];
+  for (let k = 0; k < servers; k++) {
+    for (let i = 0; i < Math.min(per, count - k * per); i++) {
+      const source = {
+        pyName: `srv${k}__tool_${i}`,
+        description: `Tool ${i} of server ${k}. ${"Detail. ".repeat(100)}`,
+        private: false,
+        inputSchema: { type: "object", properties: { a: { type: "string" } } },
+      };
+      tools.push({
+        ...source,
+        server: `srv${k}`,
+        tool: `tool_${i}`,
+        validate: (() => true) as unknown as CatalogTool["validate"],
+        stub: renderStub(source),
+        summary: renderSummary(source),
+      });
+    }
+  }
+  return { tools, byPyName: new Map(tools.map((t) => [t.pyName, t])), warnings: [], leftOut: [] };
+}
+
+/** What "a few KB" means for the whole description at the default budget. */
+const DESCRIPTION_MAX_CHARS = 6_000;
 
 /** The part of the description the budget covers: everything after the intro. */
 function toolPart(description: string): string {
@@ -48,7 +93,8 @@ describe("run_python description", () => {
       `at most ${RUN_LIMITS.stdoutKeptBytes / 1024} KiB`,
       "ToolError",
       "TOOLS[name]",
-      "search_tools(query)",
+      'search_tools("words")',
+      "Look tools up first",
       `${BRIDGE_LIMITS.defaultMaxCallsPerRun} tool calls`,
       `${RUN_LIMITS.defaultDeadlineSeconds} seconds in all`,
       `${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds per call`,
@@ -101,47 +147,78 @@ describe("run_python description", () => {
     expect(describeRunPython(catalogOf(1), 12_000)).not.toContain("not running");
   });
 
-  it("carries every stub while they fit", () => {
+  it("carries every stub while the catalog is small and they fit", () => {
     const catalog = catalogOf(3);
     const description = describeRunPython(catalog, CATALOG_LIMITS.defaultDescriptionBudgetChars);
     expect(toolPart(description)).toBe(catalog.tools.map((t) => t.stub).join("\n\n"));
-    expect(description).not.toContain("tools shown");
-  });
-
-  it("falls back to summaries, then to a count", () => {
-    const catalog = catalogOf(80);
-    const budget = CATALOG_LIMITS.defaultDescriptionBudgetChars;
-    const summaries = toolPart(describeRunPython(catalog, budget)).split("\n");
-    expect(summaries.at(-1)).toBe(
-      "80 of 80 tools shown; search_tools(query) finds the rest and TOOLS[name] shows a stub",
-    );
-    expect(summaries.slice(0, -1)).toEqual(catalog.tools.map((t) => t.summary));
-
-    const some = toolPart(describeRunPython(catalog, 2_000)).split("\n");
-    const shown = some.length - 1;
-    expect(shown).toBeGreaterThan(0);
-    expect(shown).toBeLessThan(80);
-    expect(some.slice(0, -1)).toEqual(catalog.tools.slice(0, shown).map((t) => t.summary));
-    expect(some.at(-1)).toMatch(new RegExp(`^${shown} of 80 tools shown; `));
-
-    const none = toolPart(describeRunPython(catalog, 10));
-    expect(none).toBe(
-      "0 of 80 tools shown; search_tools(query) finds the rest and TOOLS[name] shows a stub",
+    expect(description).not.toContain("Index:");
+    const small = shortCatalog(CATALOG_LIMITS.fullStubsMaxTools);
+    expect(toolPart(describeRunPython(small, CATALOG_LIMITS.defaultDescriptionBudgetChars))).toBe(
+      small.tools.map((t) => t.stub).join("\n\n"),
     );
   });
 
-  it("keeps the tool part within the budget", () => {
-    const catalog = catalogOf(80);
-    for (const budget of [100, 500, 2_000, 5_000, 12_000, 40_000, 200_000]) {
-      expect(toolPart(describeRunPython(catalog, budget)).length).toBeLessThanOrEqual(budget);
+  it("gives the index past fullStubsMaxTools tools, or when the stubs do not fit", () => {
+    const past = shortCatalog(CATALOG_LIMITS.fullStubsMaxTools + 1);
+    const index = toolPart(describeRunPython(past, CATALOG_LIMITS.defaultDescriptionBudgetChars));
+    expect(index).not.toContain("async def");
+    expect(index.split("\n")).toEqual([
+      `Index: ${CATALOG_LIMITS.fullStubsMaxTools + 1} tools on 1 server. Look a tool up before calling it (see above).`,
+      `- "s" (${CATALOG_LIMITS.fullStubsMaxTools + 1} tools): ${past.tools.map((t) => t.pyName).join(", ")}`,
+    ]);
+    // Three stubs of some 600 characters each do not fit 1,000.
+    const big = toolPart(describeRunPython(catalogOf(3), 1_000));
+    expect(big).toBe(
+      'Index: 3 tools on 1 server. Look a tool up before calling it (see above).\n- "s" (3 tools): tool_0, tool_1, tool_2',
+    );
+  });
+
+  it("keeps the whole description a few KB for 100+ and 1,000 tools on several servers", () => {
+    for (const [count, servers] of [
+      [120, 4],
+      [1_000, 10],
+      [5_000, 3],
+    ] as const) {
+      const catalog = manyServers(count, servers);
+      const description = describeRunPython(catalog, CATALOG_LIMITS.defaultDescriptionBudgetChars);
+      expect(description.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+      const index = toolPart(description);
+      expect(index.length).toBeLessThanOrEqual(CATALOG_LIMITS.defaultDescriptionBudgetChars);
+      expect(index).toContain(`Index: ${count} tools on ${servers} servers.`);
+      const lines = index.split("\n").slice(1);
+      expect(lines).toHaveLength(servers);
+      // Every server gets names, in the catalog's order, the rest counted.
+      for (const [k, line] of lines.entries()) {
+        const m = /^- "srv(\d+)" \((\d+) tools\): (.*?)(?: \+(\d+) more)?$/.exec(line);
+        expect(m, line).not.toBeNull();
+        expect(Number(m?.[1])).toBe(k);
+        const names = (m?.[3] ?? "").split(", ");
+        expect(names[0]).toBe(`srv${k}__tool_0`);
+        expect(names.length + Number(m?.[4] ?? 0)).toBe(Number(m?.[2]));
+      }
     }
+  });
+
+  it("keeps the tool part within the budget, however many tools and servers", () => {
+    for (const catalog of [catalogOf(80), manyServers(1_000, 10), manyServers(300, 300)]) {
+      for (const budget of [200, 500, 2_000, 3_000, 12_000, 40_000, 200_000]) {
+        expect(toolPart(describeRunPython(catalog, budget)).length).toBeLessThanOrEqual(budget);
+      }
+    }
+    const crowded = toolPart(describeRunPython(manyServers(300, 300), 3_000));
+    expect(crowded).toMatch(/\n- \+\d+ more servers$/);
+  });
+
+  it("marks private tools in the index", () => {
+    const index = toolPart(describeRunPython(catalogOf(80, ["tool_1"]), 3_000));
+    expect(index).toContain(", tool_1 [private], tool_2,");
   });
 
   it("says when no tools are configured", () => {
     const empty = buildCatalog([], { prefixWithServer: false });
     const description = describeRunPython(empty, 12_000);
     expect(description).toContain("No tools are configured");
-    expect(description).not.toContain("tools shown");
+    expect(description).not.toContain("Index:");
   });
 
   it("explains the private rule only when a tool is private", () => {
@@ -149,7 +226,5 @@ describe("run_python description", () => {
     const withPrivate = describeRunPython(catalogOf(2, ["tool_1"]), 12_000);
     expect(withPrivate).toContain("only [private] tools can be called");
     expect(withPrivate).toContain('async def tool_1(params: dict) -> str:\n    """\n    [private]');
-    const summaries = describeRunPython(catalogOf(80, ["tool_1"]), 12_000);
-    expect(summaries).toContain("tool_1(query, limit) [private]: Does thing number 1.");
   });
 });

@@ -180,6 +180,7 @@ describe("limits", () => {
         indexSaveEveryEntries: 10_000,
         indexTextBlockEntries: 128,
         indexTextBlockBits: 8192,
+        indexBuildYieldEntries: 256,
         verifyReadChunkBytes: 4 * MiB,
         verifyProgressMs: 200,
         queryPageMaxChars: 4 * MiB,

@@ -375,6 +375,8 @@ export const AUDIT_LIMITS = {
   indexTextBlockEntries: 128,
   /** ...and the bits of each block's filter (a power of two). */
   indexTextBlockBits: 8192,
+  /** The build at host start lets other work run after each this many entries it indexes. */
+  indexBuildYieldEntries: 256,
   /** Verify reads the log in chunks of this size. */
   verifyReadChunkBytes: 4 * MiB,
   /** Verify reports its progress at most this often. */

@@ -264,6 +264,9 @@ export class CodeModeHost {
         this.startupProblems.push(`MCP over HTTP did not start: ${String(error)}`),
       );
     this.watchDocker();
+    // The host is up: the audit index catches up with the log now, in the background, rather
+    // than on the first Audit page (slow after an upgrade or a crash left it missing or stale).
+    this.audit.index.buildInBackground();
     for (const problem of this.startupProblems) log(problem);
   }
 
@@ -351,6 +354,8 @@ export class CodeModeHost {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.dockerTimer) clearInterval(this.dockerTimer);
+      // Told at once, not when the log closes: the build lets go of the disk while we stop.
+      void this.audit.index.stopBuilding();
       this.hostAudit.stop();
       await this.listener.close().catch(() => undefined);
       await this.http.close().catch(() => undefined);

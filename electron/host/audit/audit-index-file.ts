@@ -214,8 +214,12 @@ export class FileIndex {
     return this.#textSource();
   }
 
-  /** Reads the log from where the index stops and adds each complete line. */
-  async extend(file: string): Promise<void> {
+  /**
+   * Reads the log from where the index stops and adds each complete line. With `signal` (the
+   * build at start) it yields to other work every few entries and stops when told to; what it
+   * added until then stays whole (a prefix of the file, its last line hashed).
+   */
+  async extend(file: string, signal?: AbortSignal): Promise<void> {
     if (this.#text === null) {
       // More lines for a file whose text was left on disk: take it back to add to it.
       const { starts, text } = await this.#texts();
@@ -243,18 +247,24 @@ export class FileIndex {
         position += chunk.length;
         let start = 0;
         let newline = data.indexOf(NEWLINE, start);
+        let sinceYield = 0;
         while (newline !== -1) {
           last = data.subarray(start, newline);
           this.#add(last, dataStart + start);
           start = newline + 1;
           newline = data.indexOf(NEWLINE, start);
+          if (signal !== undefined && ++sinceYield >= AUDIT_LIMITS.indexBuildYieldEntries) {
+            sinceYield = 0;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            signal.throwIfAborted();
+          }
         }
         rest = data.subarray(start);
       }
     } finally {
       await handle.close();
+      if (last !== null) this.lastLineHash = sha256Hex(last);
     }
-    if (last !== null) this.lastLineHash = sha256Hex(last);
   }
 
   /** One complete line at `offset`; lines that are not JSON are passed over (query skips them too). */

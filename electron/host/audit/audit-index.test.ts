@@ -67,7 +67,7 @@ describe("AuditIndex", () => {
 
     const second = fresh();
     await expectSameAsScan(second);
-    expect(second.stats).toEqual({ loaded: saved.length, rebuilt: 0, invalidated: 0 });
+    expect(second.stats).toMatchObject({ loaded: saved.length, rebuilt: 0, invalidated: 0 });
     expect(errors).toEqual([]);
   });
 

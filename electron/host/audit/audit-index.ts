@@ -26,6 +26,9 @@ export interface AuditIndexStats {
   loaded: number;
   rebuilt: number;
   invalidated: number;
+  /** Builds at start that ran to the end, and those a shutdown cut short. */
+  builtInBackground: number;
+  cancelled: number;
 }
 
 export class AuditIndex {
@@ -34,7 +37,14 @@ export class AuditIndex {
   readonly #files = new Map<string, FileIndex>();
   #swept = false;
   #busy: Promise<unknown> = Promise.resolve();
-  readonly stats: AuditIndexStats = { loaded: 0, rebuilt: 0, invalidated: 0 };
+  #building: { done: Promise<void>; stop: AbortController } | null = null;
+  readonly stats: AuditIndexStats = {
+    loaded: 0,
+    rebuilt: 0,
+    invalidated: 0,
+    builtInBackground: 0,
+    cancelled: 0,
+  };
 
   constructor(dir: string, onError: (error: unknown) => void = () => undefined) {
     this.dir = dir;
@@ -44,6 +54,46 @@ export class AuditIndex {
   /** The log's files, oldest first, each with its index caught up to the file's last newline. */
   refresh(): Promise<IndexedFile[]> {
     return this.#exclusive(() => this.#refresh());
+  }
+
+  /**
+   * Brings the index up to date with the log without waiting for a query (at host start, after
+   * an upgrade or a crash left it missing or stale). It yields to other work as it reads;
+   * queries meanwhile scan the log (`building`). `stopBuilding` cuts it short.
+   */
+  buildInBackground(): void {
+    if (this.#building !== null) return;
+    const stop = new AbortController();
+    // Saved as a refresh saves: each older file once complete, the newest every
+    // indexSaveEveryEntries entries and at close.
+    const done = this.#exclusive(() => this.#refresh(stop.signal))
+      .then(
+        () => void (this.stats.builtInBackground += 1),
+        (error: unknown) => {
+          if (stop.signal.aborted) this.stats.cancelled += 1;
+          else this.#onError(error);
+        },
+      )
+      .finally(() => {
+        this.#building = null;
+      });
+    this.#building = { done, stop };
+  }
+
+  /** Whether a background build is running: a query then answers from the log itself. */
+  get building(): boolean {
+    return this.#building !== null;
+  }
+
+  /**
+   * Stops a background build and waits for it to let go (at shutdown). Files it finished are
+   * saved; the one it was reading is left out of what is saved, and the next start goes on.
+   */
+  async stopBuilding(): Promise<void> {
+    const building = this.#building;
+    if (building === null) return;
+    building.stop.abort();
+    await building.done;
   }
 
   /** Writes what is not saved yet (at close, so the next start reads no log bytes twice). */
@@ -65,6 +115,11 @@ export class AuditIndex {
     this.#onError(error);
   }
 
+  /** Bytes of log file `name` the index in memory covers; null when it holds none for it. */
+  coveredBytes(name: string): number | null {
+    return this.#files.get(name)?.bytes ?? null;
+  }
+
   get memoryBytes(): number {
     let bytes = 0;
     for (const index of this.#files.values()) bytes += index.memoryBytes;
@@ -77,7 +132,7 @@ export class AuditIndex {
     return run;
   }
 
-  async #refresh(): Promise<IndexedFile[]> {
+  async #refresh(signal?: AbortSignal): Promise<IndexedFile[]> {
     const files = await listAuditFiles(this.dir);
     const names = new Set(files.map((file) => file.name));
     for (const name of this.#files.keys()) {
@@ -106,7 +161,7 @@ export class AuditIndex {
         index = new FileIndex(file.name);
         this.stats.rebuilt += 1;
       }
-      if (size > index.bytes) await index.extend(file.path);
+      if (size > index.bytes) await index.extend(file.path, signal);
       this.#files.set(file.name, index);
       if (newest) {
         if (index.unsaved >= AUDIT_LIMITS.indexSaveEveryEntries) await this.#save(index);

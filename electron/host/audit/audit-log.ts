@@ -199,6 +199,7 @@ export class AuditLog {
     this.#current = null;
     await current?.handle.close();
     await this.#checkpoint?.close();
+    await this.index.stopBuilding();
     await this.index.save();
   }
 

@@ -104,7 +104,8 @@ async function collect(
   enough: (found: readonly AuditEntry[]) => boolean,
 ): Promise<AuditEntry[]> {
   if (filter.never) return [];
-  if (index !== null) {
+  // While the index is being built at start, the log answers (as it would without one).
+  if (index !== null && !index.building) {
     const found: AuditEntry[] = [];
     try {
       for await (const entry of indexedNewestFirst(index, filter, before)) {

@@ -19,10 +19,17 @@ import { CHECKPOINT_FILE } from "../electron/host/audit/audit-checkpoint.js";
 import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { sha256 } from "../test-support/audit-fixtures.js";
 import { startUiDaemon, type UiDaemon } from "../test-support/browser.js";
-import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
+import { assertHostBuilt, cleanUpHosts, makeHome, writeServers } from "../test-support/daemon.js";
 
 /** Runs whose code is at the log's cap: the newest 1,000 entries are ~8 M characters as JSON. */
 const BIG_RUNS = AUDIT_LIMITS.queryMaxLimit + 50;
+
+/**
+ * Servers with long args: ~20 Mi characters as a list, past the reply cap whole, so only the
+ * pages of servers.list (and the first page in every answer that changes the list) fit.
+ */
+const BIG_SERVERS = 320;
+const BIG_ARG_CHARS = 64 * 1024;
 
 const name = (chars: number): string => "n".repeat(chars);
 
@@ -55,7 +62,7 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
   },
   "config.parseSnippet": { text: bigSnippet() },
   "config.claudeDesktopServers": {},
-  "servers.list": {},
+  "servers.list": { limit: API_LIMITS.serversPageMaxLimit },
   "servers.upsert": {
     name: name(API_LIMITS.upsertNameMaxChars),
     entry: { command: "node", args: ["x".repeat(64 * 1024)] },
@@ -89,14 +96,14 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
     private: true,
   },
   "servers.setAsk": { name: name(API_LIMITS.serverNameMaxChars), ask: true },
-  "clients.list": {},
+  "clients.list": { limit: API_LIMITS.clientsPageMaxLimit },
   "clients.snippets": {},
   "clients.claudeDesktopPreview": {},
   // No cap of its own: as long as one browser message may be.
   "clients.claudeDesktopApply": { expectedBefore: "x".repeat(1_900_000) },
   "approvals.list": {},
   "approvals.answer": { id: name(APPROVAL_LIMITS.idMaxChars), answer: "allow_run" },
-  "taint.list": {},
+  "taint.list": { limit: API_LIMITS.taintPageMaxLimit },
   "taint.reset": { client: name(API_LIMITS.clientKeyMaxChars) },
   "settings.get": {},
   "settings.save": {},
@@ -151,6 +158,19 @@ describe("every API channel with its largest input (browser mode)", () => {
       });
     }
     await log.close();
+    // A command that is not there: each server fails at once, without starting a process.
+    writeServers(
+      home,
+      Object.fromEntries(
+        Array.from({ length: BIG_SERVERS }, (_, i) => [
+          `big${i}`,
+          {
+            command: path.join(home, "no-such-server"),
+            args: [String(i % 10).repeat(BIG_ARG_CHARS)],
+          },
+        ]),
+      ),
+    );
     // No engine: image.build and the sandbox answer at once, and nothing reaches a shared one.
     const saved = process.env.DOCKER_HOST;
     process.env.DOCKER_HOST = `unix://${path.join(home, "no-docker.sock")}`;
@@ -194,6 +214,26 @@ describe("every API channel with its largest input (browser mode)", () => {
     expect(Object.keys(LARGEST).sort()).toEqual([...API_CHANNELS].sort());
   });
 
+  // Before the sweep below: its config.save replaces the servers with none.
+  it("serves a server list past the reply cap in pages", async () => {
+    // The server list is past the cap whole; its first page is not, and says where to go on.
+    const servers = JSON.parse(
+      await request(1_000_000, "servers.list", LARGEST["servers.list"]),
+    ) as {
+      response: ApiResponse<{ items: unknown[]; total: number; next: number | null }>;
+    };
+    expect(servers.response).toMatchObject({ ok: true, value: { total: BIG_SERVERS } });
+    if (servers.response.ok) {
+      const { items, next } = servers.response.value;
+      expect(items.length).toBeGreaterThan(0);
+      expect(items.length).toBeLessThan(BIG_SERVERS);
+      expect(next).toBe(items.length);
+      expect(JSON.stringify(servers.response.value).length).toBeLessThan(
+        API_LIMITS.listPageMaxChars + 2 * BIG_ARG_CHARS,
+      );
+    }
+  }, 120_000);
+
   it("answers each within the response cap, as data, and stays up", async () => {
     const answers: Record<string, { ok: boolean; chars: number; code?: string }> = {};
     let id = 1;
@@ -218,6 +258,9 @@ describe("every API channel with its largest input (browser mode)", () => {
       expect(page.response.value.entries.length).toBeGreaterThan(0);
       expect(page.response.value.entries.length).toBeLessThan(AUDIT_LIMITS.queryMaxLimit);
       expect(page.response.value.nextBefore).not.toBeNull();
+    }
+    for (const channel of ["servers.list", "clients.list", "taint.list"] as const) {
+      expect(answers[channel], channel).toMatchObject({ ok: true });
     }
     expect(answers["config.parseSnippet"]).toMatchObject({ ok: true });
     expect(answers["app.info"]).toMatchObject({ ok: true });

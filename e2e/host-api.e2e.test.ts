@@ -82,14 +82,14 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
     const runs = Promise.all([alpha.run(code(10)), beta.run(code(20))]);
     // Both sessions report a run in progress at the same moment: they really overlap.
     await until(async () => {
-      const list = await api(host, "clients.list", {});
+      const list = (await api(host, "clients.list", {})).items;
       return list.filter((c) => c.running === 1).length === 2;
     }, "both clients to be running at once");
     const [a, b] = await runs;
     expect(a.stdout).toBe('{"sum":11}\n');
     expect(b.stdout).toBe('{"sum":21}\n');
 
-    const list = await api(host, "clients.list", {});
+    const list = (await api(host, "clients.list", {})).items;
     expect(
       list.map((c) => ({ name: c.name, version: c.version, transport: c.transport, runs: c.runs })),
     ).toEqual(
@@ -100,14 +100,14 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
     );
     expect(list).toHaveLength(2);
     await alpha.close();
-    await until(async () => (await api(host, "clients.list", {})).length === 1, "alpha to leave");
-    expect((await api(host, "clients.list", {}))[0]?.name).toBe("client-beta");
+    await until(async () => (await api(host, "clients.list", {})).total === 1, "alpha to leave");
+    expect((await api(host, "clients.list", {})).items[0]?.name).toBe("client-beta");
     await beta.close();
   });
 
   it("applies a config edit live: the connected client gets tools/list_changed, sees the new tools, and keeps working on the same connection", async () => {
     const shim = await connectShim(home, { name: "live-editor", version: "1" });
-    const [session] = await api(host, "clients.list", {});
+    const [session] = (await api(host, "clients.list", {})).items;
     expect(await shim.description()).not.toContain("toy2__add");
 
     // A second server, added through the API while the client is connected.
@@ -139,7 +139,7 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
     );
 
     // Never dropped: the same connection, the same shim process, all along.
-    const [after] = await api(host, "clients.list", {});
+    const [after] = (await api(host, "clients.list", {})).items;
     expect(after?.connectionId).toBe(session?.connectionId);
     expect(pidAlive(shim.pid)).toBe(true);
     const changes = (await allEntries(host)).filter((e) => e.kind === "config_changed");
@@ -190,7 +190,7 @@ describe.skipIf(!fx)("taint is per client name and outlives the connection", () 
     const echo = `print(json.dumps({"echo": await attempt(toy__echo({"text": "hello"}))}))`;
     // Another client, same host, same moment: untouched.
     expect(await outcomes(b, echo)).toEqual({ echo: "ok: hello" });
-    expect((await api(host, "taint.list", {})).map((t) => [t.client, t.pyName])).toEqual([
+    expect((await api(host, "taint.list", {})).items.map((t) => [t.client, t.pyName])).toEqual([
       ["client-a", "toy__read_secret"],
     ]);
 

@@ -200,7 +200,7 @@ describe.skipIf(!fx)("a servers.json that does not parse", () => {
       const views = await api(host, "config.save", {
         json: JSON.stringify({ mcpServers: { toy: toyServer() } }),
       });
-      expect(views.map((v) => v.name)).toEqual(["toy"]);
+      expect(views.items.map((v) => v.name)).toEqual(["toy"]);
       const saved = JSON.parse(await readFile(path.join(home, "servers.json"), "utf8")) as {
         mcpServers: Record<string, unknown>;
       };

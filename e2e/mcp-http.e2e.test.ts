@@ -314,11 +314,11 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
       }),
     );
     const listed = await dispatchApi(host.api, "clients.list", {});
-    expect(listed.ok && listed.value.some((c) => c.name === "idle-client")).toBe(true);
+    expect(listed.ok && listed.value.items.some((c) => c.name === "idle-client")).toBe(true);
     host.mcpHttp!.closeIdle(Date.now() + HOST_LIMITS.httpSessionIdleMs + 1);
     await expect(client.listTools()).rejects.toThrow();
     const after = await dispatchApi(host.api, "clients.list", {});
-    expect(after.ok && after.value.some((c) => c.name === "idle-client")).toBe(false);
+    expect(after.ok && after.value.items.some((c) => c.name === "idle-client")).toBe(false);
     await client.close().catch(() => undefined);
   });
 });

@@ -154,6 +154,10 @@ describe("limits", () => {
         responseMaxChars: 16 * MiB,
         toolsPageMaxLimit: 1000,
         toolsPageMaxChars: 4 * MiB,
+        serversPageMaxLimit: 100,
+        clientsPageMaxLimit: 100,
+        taintPageMaxLimit: 100,
+        listPageMaxChars: 4 * MiB,
       },
       AUDIT_LIMITS: {
         codeMaxBytes: 16 * KiB,

@@ -322,6 +322,20 @@ export const API_LIMITS = {
    * list reaches the UI in pages, each well under responseMaxChars (unless one tool alone is).
    */
   toolsPageMaxChars: 4 * MiB,
+  /**
+   * servers.list (and every answer or servers.changed event carrying the server list): the
+   * most servers one page may hold (and the default). A page also ends past listPageMaxChars.
+   */
+  serversPageMaxLimit: 100,
+  /** clients.list and the clients.changed event: the most connected clients one page holds. */
+  clientsPageMaxLimit: 100,
+  /** taint.list, taint.reset and the taint.changed event: the most records one page holds. */
+  taintPageMaxLimit: 100,
+  /**
+   * servers.list, clients.list, taint.list: a page also ends once its items pass this size as
+   * JSON (a server's args and stderr tail can be long), well under responseMaxChars.
+   */
+  listPageMaxChars: 4 * MiB,
 } as const;
 
 /** The audit log. */

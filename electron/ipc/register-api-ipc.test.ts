@@ -100,7 +100,8 @@ describe("IPC wiring", () => {
     ipc.listeners.get(IPC_SUBSCRIBE)!(asEvent<IpcMainEvent>(trusted), "taint.changed");
     ipc.listeners.get(IPC_SUBSCRIBE)!(asEvent<IpcMainEvent>(trusted), "taint.changed");
     ipc.listeners.get(IPC_SUBSCRIBE)!(asEvent<IpcMainEvent>(trusted), "no.such.event");
-    events.emit("taint.changed", []);
-    expect(trusted.sent).toEqual([[ipcEventChannel("taint.changed"), []]]);
+    const page = { items: [], total: 0, next: null };
+    events.emit("taint.changed", page);
+    expect(trusted.sent).toEqual([[ipcEventChannel("taint.changed"), page]]);
   });
 });

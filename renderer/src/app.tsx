@@ -115,8 +115,9 @@ function PageContent(props: { page: PageId }) {
 function Sidebar(props: { current: PageId | null; showSetup: boolean }) {
   const servers = useLiveList("servers.list", "servers.changed");
   const clients = useLiveList("clients.list", "clients.changed");
-  const failed = servers.data?.filter((s) => s.status === "failed").length ?? 0;
-  const connected = clients.data?.length ?? 0;
+  // Counts of the whole lists, which the first pages carry.
+  const failed = servers.data?.failed ?? 0;
+  const connected = clients.data?.total ?? 0;
   const { info } = useAppState();
 
   return (

@@ -25,7 +25,8 @@ import type {
   FieldError,
   ImageStatusView,
   RuntimesView,
-  ServerView,
+  ListPage,
+  ServerPage,
   SettingsView,
   TaintView,
   ToolView,
@@ -34,6 +35,13 @@ import type {
 
 const none = z.strictObject({});
 const serverName = z.string().min(1).max(API_LIMITS.serverNameMaxChars);
+
+/** A page of a long list: from index `after` (0 when absent), `limit` at most `maxLimit`. */
+const pageParams = (maxLimit: number) =>
+  z.strictObject({
+    after: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(maxLimit).optional(),
+  });
 
 // The entry's one schema, also the file's; the UI names these from the contract.
 export { serverEntryInput, storedSecretRef, type StoredSecretRef };
@@ -65,7 +73,7 @@ export const API_PARAMS = {
     text: z.string().max(API_LIMITS.configTextMaxChars),
   }),
   "config.claudeDesktopServers": none,
-  "servers.list": none,
+  "servers.list": pageParams(API_LIMITS.serversPageMaxLimit),
   "servers.upsert": z.strictObject({
     name: z.string().max(API_LIMITS.upsertNameMaxChars),
     previousName: serverName.optional(),
@@ -105,7 +113,7 @@ export const API_PARAMS = {
   }),
   /** "Ask first" for every tool of the server (true) or for none (false). */
   "servers.setAsk": z.strictObject({ name: serverName, ask: z.boolean() }),
-  "clients.list": none,
+  "clients.list": pageParams(API_LIMITS.clientsPageMaxLimit),
   "clients.snippets": none,
   "clients.claudeDesktopPreview": none,
   "clients.claudeDesktopApply": z.strictObject({ expectedBefore: z.string() }),
@@ -114,7 +122,7 @@ export const API_PARAMS = {
     id: z.string().min(1).max(APPROVAL_LIMITS.idMaxChars),
     answer: z.enum(["allow_once", "allow_run", "deny"]),
   }),
-  "taint.list": none,
+  "taint.list": pageParams(API_LIMITS.taintPageMaxLimit),
   "taint.reset": z.strictObject({
     client: z.string().min(1).max(API_LIMITS.clientKeyMaxChars),
   }),
@@ -141,35 +149,39 @@ export interface ApiResults {
   "image.status": ImageStatusView;
   "image.build": { started: boolean };
   "sandbox.runtimes": RuntimesView;
-  "config.get": { json: string; servers: ServerView[] };
-  "config.save": ServerView[];
+  "config.get": { json: string; servers: ServerPage };
+  "config.save": ServerPage;
   "config.parseSnippet": { servers: Record<string, z.infer<typeof serverEntryInput>> };
   "config.claudeDesktopServers": {
     path: string;
     servers: Record<string, z.infer<typeof serverEntryInput>>;
   };
-  "servers.list": ServerView[];
-  "servers.upsert": ServerView[];
+  /**
+   * A page of the servers; the answers of the calls that change the list (upsert, remove, ...)
+   * and the servers.changed event carry its first page.
+   */
+  "servers.list": ServerPage;
+  "servers.upsert": ServerPage;
   "servers.try": TryServerView;
   "servers.readBundle": { bundle: BundleView; suggestedName: string };
-  "servers.addBundle": ServerView[];
+  "servers.addBundle": ServerPage;
   "servers.tryBundle": TryServerView;
-  "servers.remove": ServerView[];
-  "servers.restart": ServerView[];
+  "servers.remove": ServerPage;
+  "servers.restart": ServerPage;
   /** `next`: the `after` of the following page, null on the last one. */
   "servers.tools": { tools: ToolView[]; next: number | null };
   /** The one tool as it now is; null when the server does not list it (yet). */
   "servers.setToolPolicy": ToolView | null;
-  "servers.setAsk": ServerView[];
+  "servers.setAsk": ServerPage;
   "approvals.list": ApprovalView[];
   /** answered: false when the request had already been answered, timed out or ended. */
   "approvals.answer": { answered: boolean };
-  "clients.list": ClientView[];
+  "clients.list": ListPage<ClientView>;
   "clients.snippets": ClientSnippets;
   "clients.claudeDesktopPreview": ClaudeDesktopPreview;
   "clients.claudeDesktopApply": { path: string; backup: string | null };
-  "taint.list": TaintView[];
-  "taint.reset": TaintView[];
+  "taint.list": ListPage<TaintView>;
+  "taint.reset": ListPage<TaintView>;
   "settings.get": SettingsView;
   "settings.save": SettingsView;
   "audit.query": { entries: AuditEntry[]; nextBefore: number | null };
@@ -184,9 +196,10 @@ export type ApiResult<C extends ApiChannel> = ApiResults[C];
 export interface ApiEvents {
   "audit.entry": AuditEntry;
   "audit.verify": AuditVerifyProgress;
-  "servers.changed": ServerView[];
-  "clients.changed": ClientView[];
-  "taint.changed": TaintView[];
+  /** The first page of each list (see ListPage): the UI asks for further pages itself. */
+  "servers.changed": ServerPage;
+  "clients.changed": ListPage<ClientView>;
+  "taint.changed": ListPage<TaintView>;
   "image.build": BuildProgress;
   "docker.changed": DockerStatusView;
   "settings.changed": SettingsView;

@@ -98,6 +98,22 @@ export interface ToolView {
   leftOut: LeftOutReason | null;
 }
 
+/**
+ * One page of a list that can grow past one API reply (servers, clients, private-data mode).
+ * `next` is the `after` of the following page, null on the last one; `total` counts the whole
+ * list. The matching changed event carries the first page, so no message carries the whole list.
+ */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+  next: number | null;
+}
+
+/** The server list's page, with how many of all servers failed (the sidebar's badge). */
+export interface ServerPage extends ListPage<ServerView> {
+  failed: number;
+}
+
 export interface ClientView {
   connectionId: string;
   name: string;

@@ -1,11 +1,12 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../shared/limits.js";
+import { API_LIMITS, HOST_LIMITS } from "../../../shared/limits.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { configAsksFirst } from "../approvals/ask-policy.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
+import { pageOf, serverPage } from "../api/handlers/list-page.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker } from "../docker/docker-status.js";
 import { CodeModeEngine } from "../engine/code-mode-engine.js";
@@ -154,7 +155,9 @@ export class CodeModeHost {
       {
         connected: clientEntry("client_connected"),
         disconnected: clientEntry("client_disconnected"),
-        changed: (views) => events.emit("clients.changed", views),
+        // The first page only: thousands of connected clients must not make one huge message.
+        changed: (views) =>
+          events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),
       },
     ));
     const http = (this.http = new HttpSwitch({
@@ -199,7 +202,7 @@ export class CodeModeHost {
           previousTool: change.previous.pyName,
         });
       }
-      events.emit("taint.changed", taintViews(taint));
+      events.emit("taint.changed", pageOf(taintViews(taint), API_LIMITS.taintPageMaxLimit));
     });
     engine.onCatalogError((message) => {
       log?.(
@@ -315,7 +318,8 @@ export class CodeModeHost {
   }
 
   private emitServers(): void {
-    this.events.emit("servers.changed", this.serverViews());
+    // The first page, as servers.list gives it: the UI asks for further pages itself.
+    this.events.emit("servers.changed", serverPage(this.serverViews()));
   }
 
   // Views and shortcuts the faces of the app (tray, tests) read; each delegates to a service.

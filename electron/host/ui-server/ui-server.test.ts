@@ -99,8 +99,9 @@ describe("browser-mode UI server", () => {
     });
     ws.send(JSON.stringify({ type: "subscribe", event: "taint.changed" }));
     await new Promise((r) => setTimeout(r, 50));
-    events.emit("taint.changed", []);
-    expect(await next(ws)).toEqual({ type: "event", event: "taint.changed", payload: [] });
+    const page = { items: [], total: 0, next: null };
+    events.emit("taint.changed", page);
+    expect(await next(ws)).toEqual({ type: "event", event: "taint.changed", payload: page });
     ws.close();
   });
 });

@@ -1,6 +1,6 @@
 // The banners under the header: connection lost, paused, private-data mode, startup problems.
 import { useState } from "react";
-import type { TaintView } from "../../../shared/api/api-views.js";
+import type { ListPage, TaintView } from "../../../shared/api/api-views.js";
 import { useConnection, useMutation } from "../api/hooks.js";
 import { formatDateTime } from "../lib/format.js";
 import { useAppState } from "../state/app-state.js";
@@ -90,7 +90,9 @@ export function StartupProblemsBanner() {
 export function TaintBanners() {
   const { taint } = useAppState();
   const [confirming, setConfirming] = useState<TaintView | null>(null);
-  const list = taint.data ?? [];
+  const list = taint.data?.items ?? [];
+  // The first page only: the rest appear as these are reset (a banner each would not help).
+  const others = (taint.data?.total ?? 0) - list.length;
   if (list.length === 0 && !confirming) return null;
   return (
     <>
@@ -118,6 +120,12 @@ export function TaintBanners() {
           </button>
         </section>
       ))}
+      {others > 0 ? (
+        <p className="banner banner-private small" role="status">
+          Private-data mode is on for {others.toLocaleString()} more{" "}
+          {others === 1 ? "client" : "clients"}.
+        </p>
+      ) : null}
       {confirming ? (
         <ResetTaintDialog
           record={confirming}
@@ -135,7 +143,7 @@ export function TaintBanners() {
 function ResetTaintDialog(props: {
   record: TaintView;
   onClose: () => void;
-  onDone: (next: TaintView[]) => void;
+  onDone: (next: ListPage<TaintView>) => void;
 }) {
   const reset = useMutation("taint.reset");
   const { record } = props;

@@ -32,14 +32,15 @@ function useSuggestions(entries: AuditEntry[]) {
   const servers = useLiveList("servers.list", "servers.changed");
   const clients = useLiveList("clients.list", "clients.changed");
   return useMemo(() => {
-    const clientNames = new Set((clients.data ?? []).map((c) => c.name));
+    // The first pages: names past them are still found through the entries shown.
+    const clientNames = new Set((clients.data?.items ?? []).map((c) => c.name));
     for (const entry of entries.slice(0, SUGGESTION_ENTRIES)) {
       const c = clientOf(entry);
       if (c) clientNames.add(c);
     }
     return {
       clients: [...clientNames].sort(),
-      servers: (servers.data ?? []).map((s) => s.name).sort(),
+      servers: (servers.data?.items ?? []).map((s) => s.name).sort(),
     };
   }, [clients.data, servers.data, entries]);
 }

@@ -2,7 +2,9 @@
 // and the run_python description as the model sees it.
 import { useEffect, useState } from "react";
 import type { ApiResult } from "../../../shared/api/api-contract.js";
-import { useLiveList, useMutation, useRequest } from "../api/hooks.js";
+import { useMutation, useRequest } from "../api/hooks.js";
+import { usePagedList } from "../api/use-paged-list.js";
+import { ShowMore } from "../components/show-more.js";
 import { Dialog } from "../components/dialog.js";
 import { DialogFooter } from "../components/dialog-footer.js";
 import { EmptyState, ErrorState, Loading, RequestView } from "../components/states.js";
@@ -33,7 +35,8 @@ function useNow(intervalMs: number): number {
 }
 
 function ConnectedClients() {
-  const clients = useLiveList("clients.list", "clients.changed");
+  const clients = usePagedList("clients.list", "clients.changed");
+  const list = clients.items;
   const now = useNow(30_000);
   return (
     <section className="card" aria-labelledby="connected-heading">
@@ -42,54 +45,65 @@ function ConnectedClients() {
           Connected now
         </h2>
       </div>
-      <RequestView state={clients} loadingLabel="Loading clients…">
-        {(list) =>
-          list.length === 0 ? (
-            <EmptyState title="No client is connected">
-              Connect Claude Desktop below, or add Code Mode to another MCP client with one of the
-              snippets. Clients show up here while they are running.
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className="table">
-                <caption className="visually-hidden">Connected clients</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Client</th>
-                    <th scope="col">Version</th>
-                    <th scope="col">Connected</th>
-                    <th scope="col" className="num">
-                      Runs
-                    </th>
+      {!list && clients.error ? (
+        <ErrorState error={clients.error} onRetry={clients.reload} />
+      ) : null}
+      {!list && !clients.error ? <Loading label="Loading clients…" /> : null}
+      {list ? (
+        list.length === 0 ? (
+          <EmptyState title="No client is connected">
+            Connect Claude Desktop below, or add Code Mode to another MCP client with one of the
+            snippets. Clients show up here while they are running.
+          </EmptyState>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <caption className="visually-hidden">Connected clients</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Client</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Connected</th>
+                  <th scope="col" className="num">
+                    Runs
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((client) => (
+                  <tr key={client.connectionId}>
+                    <td>
+                      <strong>{client.name}</strong>
+                      {client.transport === "http" ? (
+                        <span className="muted small"> · HTTP</span>
+                      ) : null}
+                    </td>
+                    <td>{client.version || "—"}</td>
+                    <td title={formatDateTime(client.since)}>
+                      {formatRelative(client.since, now)}
+                    </td>
+                    <td className="num">
+                      {client.runs.toLocaleString()}
+                      {client.running > 0 ? (
+                        <span className="running-note"> · {client.running} running</span>
+                      ) : null}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((client) => (
-                    <tr key={client.connectionId}>
-                      <td>
-                        <strong>{client.name}</strong>
-                        {client.transport === "http" ? (
-                          <span className="muted small"> · HTTP</span>
-                        ) : null}
-                      </td>
-                      <td>{client.version || "—"}</td>
-                      <td title={formatDateTime(client.since)}>
-                        {formatRelative(client.since, now)}
-                      </td>
-                      <td className="num">
-                        {client.runs.toLocaleString()}
-                        {client.running > 0 ? (
-                          <span className="running-note"> · {client.running} running</span>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </RequestView>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      ) : null}
+      {list && clients.hasMore ? (
+        <ShowMore
+          shown={list.length}
+          total={clients.total}
+          what="clients"
+          busy={clients.loadingMore}
+          onMore={clients.loadMore}
+        />
+      ) : null}
     </section>
   );
 }

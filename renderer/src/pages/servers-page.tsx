@@ -2,8 +2,9 @@
 import { useEffect, useState } from "react";
 import type { ServerView } from "../../../shared/api/api-views.js";
 import type { CatalogEntry } from "../../../shared/server-catalog/catalog-schema.js";
-import { useLiveList } from "../api/hooks.js";
+import { usePagedList } from "../api/use-paged-list.js";
 import { EmptyState, ErrorState, Loading } from "../components/states.js";
+import { ShowMore } from "../components/show-more.js";
 import { hrefFor, navigate, useRoute } from "../lib/router.js";
 import { plural } from "../lib/format.js";
 import { BundleAddDialog } from "./servers/bundle-add-dialog.js";
@@ -27,7 +28,7 @@ type OpenDialog =
   | null;
 
 export function ServersPage() {
-  const servers = useLiveList("servers.list", "servers.changed");
+  const servers = usePagedList("servers.list", "servers.changed");
   const route = useRoute();
   const selectedName = route.params.get("name");
   const wantsAdd = route.params.get("add") === "1";
@@ -40,8 +41,14 @@ export function ServersPage() {
     navigate("servers", {}, { replace: true });
   }, [wantsAdd]);
 
-  const list = servers.data;
+  const list = servers.items;
   const selected = selectedName ? (list?.find((s) => s.name === selectedName) ?? null) : null;
+  // A server past the pages shown (a link to it, or a long list): ask for pages until it is in.
+  const { hasMore, loadingMore, loadMore } = servers;
+  const seeking = selectedName !== null && list !== undefined && !selected && hasMore;
+  useEffect(() => {
+    if (seeking && !loadingMore) loadMore();
+  }, [seeking, loadingMore, loadMore]);
 
   const dialogs = (
     <>
@@ -113,6 +120,7 @@ export function ServersPage() {
   );
 
   if (selectedName && list) {
+    if (seeking) return <Loading label="Loading servers…" />;
     if (!selected) {
       return (
         <div className="page">
@@ -184,6 +192,15 @@ export function ServersPage() {
             <ServerRow key={server.name} server={server} />
           ))}
         </ul>
+      ) : null}
+      {list && servers.hasMore ? (
+        <ShowMore
+          shown={list.length}
+          total={servers.total}
+          what="servers"
+          busy={servers.loadingMore}
+          onMore={servers.loadMore}
+        />
       ) : null}
       <ServerPathNote />
       {dialogs}

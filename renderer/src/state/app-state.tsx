@@ -15,6 +15,7 @@ import type {
   AppInfoView,
   DockerStatusView,
   ImageStatusView,
+  ListPage,
   TaintView,
 } from "../../../shared/api/api-views.js";
 import {
@@ -56,7 +57,8 @@ interface AppStateValue {
   info: RequestState<AppInfoView>;
   docker: RequestState<DockerStatusView>;
   image: RequestState<ImageStatusView>;
-  taint: RequestState<TaintView[]>;
+  /** The first page of the clients in private-data mode (with how many there are in all). */
+  taint: RequestState<ListPage<TaintView>>;
   build: BuildState;
   startBuild: () => Promise<void>;
   /** Docker or the image is not ready: the First run page is offered. */

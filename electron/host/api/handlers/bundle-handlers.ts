@@ -17,6 +17,7 @@ import type { ServerEntry } from "../../servers/server-config-types.js";
 import { tryServer } from "../../servers/try-server.js";
 import { ApiFailure } from "../api-failure.js";
 import { TryCount } from "./try-count.js";
+import { serverPage } from "./list-page.js";
 
 /** What the bundle handlers use: the config, where bundles go, and the servers' PATH. */
 export interface BundleServices {
@@ -103,7 +104,7 @@ export function bundleHandlers(
       } finally {
         host.pendingBundles.delete(installed.dir);
       }
-      return host.serverViews();
+      return serverPage(host.serverViews());
     },
     "servers.tryBundle": ({ name, bundle, values }) =>
       tries.run(async () => {

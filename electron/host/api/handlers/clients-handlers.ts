@@ -9,7 +9,9 @@ import {
 import { clientSnippets } from "../../clients/client-snippets.js";
 import type { ClientSessions } from "../../app/client-sessions.js";
 import type { ShimLaunch } from "../../clients/client-snippets.js";
+import { API_LIMITS } from "../../../../shared/limits.js";
 import { ApiFailure } from "../api-failure.js";
+import { pageOf } from "./list-page.js";
 
 function asApiFailure(error: unknown): never {
   if (error instanceof ClaudeConfigError) throw new ApiFailure("conflict", error.message);
@@ -35,7 +37,7 @@ export function clientsHandlers(
   | "clients.claudeDesktopApply"
 > {
   return {
-    "clients.list": () => sessions.list(),
+    "clients.list": (params) => pageOf(sessions.list(), API_LIMITS.clientsPageMaxLimit, params),
     "clients.snippets": () => {
       const http = mcpHttp();
       return clientSnippets(shimLaunch, http ? { url: http.url, token: http.bearerToken } : null);

@@ -90,7 +90,7 @@ describe("imported env values are secret (issue 8 §9)", () => {
     }
 
     // In the API: masked in the server views and the config text.
-    const views = await api(host, "servers.list", {});
+    const views = (await api(host, "servers.list", {})).items;
     expect(JSON.stringify(views)).not.toContain(SECRET);
     for (const name of ["desk", "pasted"]) {
       const env = views.find((s) => s.name === name)?.env;
@@ -119,7 +119,7 @@ describe("imported env values are secret (issue 8 §9)", () => {
       previousName: "pasted",
       entry: { ...toy, env: { API_KEY: SECRET }, secret: [] },
     });
-    const view = (await api(host, "servers.list", {})).find((s) => s.name === "pasted");
+    const view = (await api(host, "servers.list", {})).items.find((s) => s.name === "pasted");
     expect(view?.env).toEqual([{ name: "API_KEY", value: SECRET, secret: false }]);
   });
 });

@@ -15,6 +15,7 @@ import { validateServersConfig } from "../../servers/server-config.js";
 import { entryToFile } from "../../servers/server-entry.js";
 import type { ServersConfig } from "../../servers/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
+import { serverPage } from "./list-page.js";
 import { toolPage } from "./tool-page.js";
 
 function parseJson(text: string, what: string): unknown {
@@ -57,7 +58,8 @@ export function configHandlers(
   | "servers.setAsk"
 > {
   const store = host.configStore;
-  const views = () => host.serverViews();
+  // Every answer that changes the list carries its first page, never the whole list.
+  const views = () => serverPage(host.serverViews());
   const tools = (name: string) =>
     toolViews(
       name,
@@ -105,7 +107,7 @@ export function configHandlers(
       const servers = importedWithEnvSecret(await claudeDesktopServers(file));
       return { path: file, servers: servers as never };
     },
-    "servers.list": () => views(),
+    "servers.list": (params) => serverPage(host.serverViews(), params),
     "servers.upsert": async ({ name, previousName, entry }) => {
       await store.upsert(name, editFromEntry(name, entry), previousName);
       return views();

@@ -1,7 +1,9 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { TaintView } from "../../../../shared/api/api-views.js";
 import type { TaintRegistry } from "../../bridge/taint.js";
+import { API_LIMITS } from "../../../../shared/limits.js";
 import { ApiFailure } from "../api-failure.js";
+import { pageOf } from "./list-page.js";
 
 /** What the taint handlers use: the registry and its views. */
 export interface TaintServices {
@@ -13,12 +15,12 @@ export function taintHandlers(
   host: TaintServices,
 ): Pick<ApiHandlers, "taint.list" | "taint.reset"> {
   return {
-    "taint.list": () => host.taintViews(),
+    "taint.list": (params) => pageOf(host.taintViews(), API_LIMITS.taintPageMaxLimit, params),
     "taint.reset": ({ client }) => {
       if (!host.taint.reset(client)) {
         throw new ApiFailure("not_found", `${client} is not in private-data mode`);
       }
-      return host.taintViews();
+      return pageOf(host.taintViews(), API_LIMITS.taintPageMaxLimit);
     },
   };
 }

@@ -3,7 +3,7 @@
 // UI still gets every one of them instead of a too_large error.
 import type { ToolView } from "../../../../shared/api/api-views.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
-import { jsonLengthUpTo } from "../json-size.js";
+import { listPage } from "./list-page.js";
 
 export interface ToolPage {
   tools: ToolView[];
@@ -21,15 +21,6 @@ export function toolPage(
   limit: number = API_LIMITS.toolsPageMaxLimit,
   maxChars: number = API_LIMITS.toolsPageMaxChars,
 ): ToolPage {
-  const tools: ToolView[] = [];
-  let chars = 0;
-  let index = after;
-  while (index < all.length && tools.length < limit && chars < maxChars) {
-    const tool = all[index] as ToolView;
-    // Counted only up to what is left of the budget: a huge schema is not walked whole.
-    chars += jsonLengthUpTo(tool, maxChars - chars + 1) + 1;
-    tools.push(tool);
-    index += 1;
-  }
-  return { tools, next: index < all.length ? index : null };
+  const { items, next } = listPage(all, after, limit, maxChars);
+  return { tools: items, next };
 }

@@ -7,7 +7,7 @@ import { useId, useState, type FormEvent } from "react";
 import type {
   BundleSettingView,
   BundleView,
-  ServerView,
+  ServerPage,
 } from "../../../../shared/api/api-views.js";
 import { MCPB_LIMITS } from "../../../../shared/limits.js";
 import { mapFieldErrors } from "../../api/field-errors.js";
@@ -107,7 +107,7 @@ interface Chosen {
 export function BundleAddDialog(props: {
   onBack: () => void;
   onClose: () => void;
-  onAdded: (servers: ServerView[], name: string) => void;
+  onAdded: (servers: ServerPage, name: string) => void;
 }) {
   const formId = useId();
   const [chosen, setChosen] = useState<Chosen | null>(null);

@@ -1,7 +1,7 @@
 // Adding one catalog server: a short form with only what that server needs, "Try it", and
 // Add. A server whose try failed is added only after the user says so.
 import { useId, useState, type FormEvent } from "react";
-import type { ServerView } from "../../../../shared/api/api-views.js";
+import type { ServerPage, ServerView } from "../../../../shared/api/api-views.js";
 import type {
   CatalogEntry,
   CatalogSetting,
@@ -76,7 +76,7 @@ export function CatalogAddDialog(props: {
   existing: ServerView[];
   onBack: () => void;
   onClose: () => void;
-  onAdded: (servers: ServerView[], name: string) => void;
+  onAdded: (servers: ServerPage, name: string) => void;
 }) {
   const { entry } = props;
   const formId = useId();

@@ -1,7 +1,7 @@
 // Adding several servers at once: from a pasted mcpServers snippet, or from Claude Desktop.
 import { useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
-import type { ServerView } from "../../../../shared/api/api-views.js";
+import type { ServerPage, ServerView } from "../../../../shared/api/api-views.js";
 import { sameList } from "../../../../shared/same-list.js";
 import { mapFieldErrors } from "../../api/field-errors.js";
 import { useApi, useMutation, useRequest } from "../../api/hooks.js";
@@ -16,7 +16,7 @@ import { commandLine, type ServerEntryInput } from "./server-entry.js";
 type Candidates = Record<string, ServerEntryInput>;
 
 /** Upserts the chosen servers one by one; returns the errors of those that failed. */
-function useAddMany(onAllAdded: (servers: ServerView[]) => void) {
+function useAddMany(onAllAdded: (servers: ServerPage) => void) {
   const api = useApi();
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<Record<string, ApiError>>({});
@@ -25,7 +25,7 @@ function useAddMany(onAllAdded: (servers: ServerView[]) => void) {
     setBusy(true);
     const failed: Record<string, ApiError> = {};
     const ok: string[] = [];
-    let last: ServerView[] | null = null;
+    let last: ServerPage | null = null;
     for (const [name, entry] of entries) {
       const response = await api.request("servers.upsert", { name, entry });
       if (response.ok) {
@@ -110,7 +110,7 @@ function CandidateList(props: {
 export function PasteJsonDialog(props: {
   existing: ServerView[];
   onClose: () => void;
-  onAdded: (servers: ServerView[]) => void;
+  onAdded: (servers: ServerPage) => void;
 }) {
   const [text, setText] = useState("");
   const [candidates, setCandidates] = useState<Candidates | null>(null);
@@ -228,7 +228,7 @@ export function PasteJsonDialog(props: {
 export function ImportClaudeDialog(props: {
   existing: ServerView[];
   onClose: () => void;
-  onAdded: (servers: ServerView[]) => void;
+  onAdded: (servers: ServerPage) => void;
 }) {
   const found = useRequest("config.claudeDesktopServers", {});
   const { info } = useAppState();

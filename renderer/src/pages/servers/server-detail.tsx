@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { ServerView } from "../../../../shared/api/api-views.js";
+import type { ServerPage, ServerView } from "../../../../shared/api/api-views.js";
 import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
@@ -12,8 +12,8 @@ import { commandLine } from "./server-entry.js";
 export function ServerDetail(props: {
   server: ServerView;
   onEdit: () => void;
-  onChanged: (servers: ServerView[]) => void;
-  onRemoved: (servers: ServerView[]) => void;
+  onChanged: (servers: ServerPage) => void;
+  onRemoved: (servers: ServerPage) => void;
 }) {
   const { server } = props;
   const restart = useMutation("servers.restart");
@@ -134,7 +134,7 @@ export function FailureDetails(props: { server: ServerView }) {
 function RemoveDialog(props: {
   server: ServerView;
   onClose: () => void;
-  onRemoved: (servers: ServerView[]) => void;
+  onRemoved: (servers: ServerPage) => void;
 }) {
   const remove = useMutation("servers.remove");
   return (

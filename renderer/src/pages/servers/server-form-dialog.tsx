@@ -1,7 +1,7 @@
 // Add or edit one server: name, command, arguments, environment variables.
 import { useId, useState, type FormEvent } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
-import type { ServerView, TryServerView } from "../../../../shared/api/api-views.js";
+import type { ServerPage, ServerView, TryServerView } from "../../../../shared/api/api-views.js";
 import { mapFieldErrors, serverEntryPath } from "../../api/field-errors.js";
 import { useMutation } from "../../api/hooks.js";
 import { Dialog } from "../../components/dialog.js";
@@ -44,7 +44,7 @@ export function ServerFormDialog(props: {
   /** The server being edited; null to add one. */
   server: ServerView | null;
   onClose: () => void;
-  onSaved: (servers: ServerView[], name: string) => void;
+  onSaved: (servers: ServerPage, name: string) => void;
 }) {
   const { server } = props;
   const [form, setForm] = useState<ServerFormState>(() =>

@@ -6,6 +6,9 @@
 //   with the real audit writer (AuditRecorder -> AuditLog with fsync) taking every call's
 //   entry, as the app runs, and once with the entries discarded: the difference is what the
 //   audit log costs a call on its way back to the code.
+// Two floors run beside them (line-echo-floor.ts): one line to a Python echo process and back,
+// over pipes and through a sandbox container's attach stream; no bridge, no server, no JSON
+// work. What Code Mode adds to a direct call cannot be less than the Docker floor.
 // Rounds alternate between the sides, so a busy machine weighs on all of them alike. Wall
 // times on a busy machine swing widely; the host's own CPU time per call (process.cpuUsage
 // over the round, divided by its calls) is printed beside them: it is what the host spends on
@@ -29,6 +32,7 @@ import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { singleServerConfig } from "../electron/host/servers/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";
 import { median } from "./stats.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
@@ -99,8 +103,22 @@ async function main(): Promise<void> {
     if (result.error !== null) throw new Error(`run failed: ${result.error}`);
     return Number(result.stdout.trim());
   };
-  const sides = { direct: [] as number[], audited: [] as number[], unaudited: [] as number[] };
-  const cpu = { direct: [] as number[], audited: [] as number[], unaudited: [] as number[] };
+  const sides = {
+    direct: [] as number[],
+    audited: [] as number[],
+    unaudited: [] as number[],
+    pipeFloor: [] as number[],
+    dockerFloor: [] as number[],
+  };
+  const cpu: typeof sides = {
+    direct: [],
+    audited: [],
+    unaudited: [],
+    pipeFloor: [],
+    dockerFloor: [],
+  };
+  const pipeFloor = pipeEcho();
+  const dockerFloor = await dockerEcho(status.docker, imageTagFor(readContext(sandboxImageDir())));
   /** Runs one round, noting the host's CPU time per call (ms) beside what it returns. */
   const timed = async (side: keyof typeof cpu, round: () => Promise<number>): Promise<void> => {
     const before = process.cpuUsage();
@@ -118,11 +136,19 @@ async function main(): Promise<void> {
       await timed("direct", () => directRound(direct));
       await timed("unaudited", () => loop(unaudited));
       await timed("audited", () => loop(audited));
+      await timed("pipeFloor", () => echoRound(pipeFloor, CALLS, WARM_UP));
+      await timed("dockerFloor", () => echoRound(dockerFloor, CALLS, WARM_UP));
     }
   } finally {
     audited.close();
     unaudited.close();
-    await Promise.allSettled([direct.close(), sandbox.close(), servers.close()]);
+    await Promise.allSettled([
+      direct.close(),
+      sandbox.close(),
+      servers.close(),
+      pipeFloor.close(),
+      dockerFloor.close(),
+    ]);
     await log.close();
     rmSync(auditDir, { recursive: true, force: true });
   }
@@ -148,6 +174,9 @@ async function main(): Promise<void> {
   show("direct: MCP SDK Client over stdio (baseline)", "direct");
   show("Code Mode, audit entries discarded", "unaudited");
   show("Code Mode, audit log written (as the app runs)", "audited");
+  show("floor: a line to Python and back over pipes", "pipeFloor");
+  show("floor: the same through a sandbox container's attach", "dockerFloor");
+  console.log(`load average ${os.loadavg()[0]?.toFixed(1) ?? "?"}`);
 }
 
 await main();

@@ -96,6 +96,16 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
     private: true,
   },
   "servers.setAsk": { name: name(API_LIMITS.serverNameMaxChars), ask: true },
+  "servers.held": {
+    name: name(API_LIMITS.serverNameMaxChars),
+    after: Number.MAX_SAFE_INTEGER,
+    limit: API_LIMITS.heldPageMaxLimit,
+  },
+  "servers.review": {
+    name: name(API_LIMITS.serverNameMaxChars),
+    tool: name(API_LIMITS.toolNameMaxChars),
+    decision: "reject",
+  },
   "clients.list": { limit: API_LIMITS.clientsPageMaxLimit },
   "clients.snippets": {},
   "clients.claudeDesktopPreview": {},

@@ -30,6 +30,9 @@ export const AUDIT_KINDS = [
   "run_abandoned",
   "approval_requested",
   "approval_answered",
+  "tools_pinned",
+  "tool_held",
+  "tool_reviewed",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -359,6 +362,41 @@ export const approvalAnsweredEntrySchema = z.object({
   waitedMs: millis,
 });
 
+/** Pinned tool definitions (issue 12 §2): what a held change is. */
+const heldChange = {
+  server: z.string(),
+  /** The server's own name of the tool. */
+  tool: z.string(),
+  change: z.enum(["changed", "added", "removed"]),
+  /** sha256 of the pinned definition (null when added) and of the held one (null when removed). */
+  pinnedHash: z.string().nullable(),
+  heldHash: z.string().nullable(),
+};
+
+/** A server's tools pinned for the first time (added, or first start after an upgrade). */
+export const toolsPinnedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("tools_pinned"),
+  server: z.string(),
+  count: z.number().int().nonnegative(),
+});
+
+/** A listed definition differs from its pin (or is new, or a pinned tool is gone): held. */
+export const toolHeldEntrySchema = z.object({
+  ...common,
+  kind: z.literal("tool_held"),
+  ...heldChange,
+});
+
+/** The user accepted (re-pinned) or rejected a held definition. */
+export const toolReviewedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("tool_reviewed"),
+  ...heldChange,
+  decision: z.enum(["accept", "reject"]),
+  by: z.enum(["app", "browser", "cli"]),
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -380,6 +418,9 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   runAbandonedEntrySchema,
   approvalRequestedEntrySchema,
   approvalAnsweredEntrySchema,
+  toolsPinnedEntrySchema,
+  toolHeldEntrySchema,
+  toolReviewedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -16,6 +16,9 @@ export function serversOf(entry: AuditEntry): readonly (string | null)[] {
     case "taint_set":
     case "approval_requested":
     case "approval_answered":
+    case "tools_pinned":
+    case "tool_held":
+    case "tool_reviewed":
       return [entry.server];
     case "config_changed":
       return entry.servers;
@@ -31,6 +34,8 @@ export function toolsOf(entry: AuditEntry): readonly (string | null)[] {
     case "approval_answered":
       return [entry.tool, entry.serverTool];
     case "taint_set":
+    case "tool_held":
+    case "tool_reviewed":
       return [entry.tool];
     case "taint_reset":
       return [entry.previousTool];

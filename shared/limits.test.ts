@@ -158,6 +158,8 @@ describe("limits", () => {
         clientsPageMaxLimit: 100,
         taintPageMaxLimit: 100,
         listPageMaxChars: 4 * MiB,
+        heldPageMaxLimit: 200,
+        heldPageMaxChars: 4 * MiB,
       },
       AUDIT_LIMITS: {
         codeMaxBytes: 16 * KiB,
@@ -296,6 +298,13 @@ describe("limits", () => {
         userConfigMax: 64,
         entryNameShownChars: 200,
         manifestProblemsShown: 5,
+      },
+      PIN_LIMITS: {
+        definitionMaxChars: 64 * KiB,
+        definitionsMaxCharsPerServer: 4 * MiB,
+        fileMaxBytes: 64 * MiB,
+        canonicalMaxDepth: 256,
+        serveHeldShownMax: 20,
       },
     });
   });

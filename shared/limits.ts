@@ -336,6 +336,10 @@ export const API_LIMITS = {
    * JSON (a server's args and stderr tail can be long), well under responseMaxChars.
    */
   listPageMaxChars: 4 * MiB,
+  /** servers.held: the most held tools one page may be asked for (and the default). */
+  heldPageMaxLimit: 200,
+  /** servers.held: a page also ends once its held tools (two definitions each) pass this. */
+  heldPageMaxChars: 4 * MiB,
 } as const;
 
 /** The audit log. */
@@ -719,4 +723,24 @@ export const REVIEW_DIFF_LIMITS = {
    * at most this many cells (4 bytes each): more, and both sides are shown whole.
    */
   cellsMax: 1_000_000,
+} as const;
+
+/** Pinned tool definitions (issue 12 §2): what the pin store keeps of each server's tools. */
+export const PIN_LIMITS = {
+  /**
+   * A pinned definition (canonical JSON) longer than this is kept as its hash only: a change
+   * is still held, the review just cannot show the old side.
+   */
+  definitionMaxChars: 64 * KiB,
+  /** Past this many characters of kept definitions per server, further ones keep their hash only. */
+  definitionsMaxCharsPerServer: 4 * MiB,
+  /** A pin file larger than this is not read (kept aside and reported, like a corrupt one). */
+  fileMaxBytes: 64 * MiB,
+  /**
+   * Canonical form (sorted keys) stops this deep: a deeper part is hashed as its plain JSON
+   * text, so the work stays bounded on a hostile definition and a change there still counts.
+   */
+  canonicalMaxDepth: 256,
+  /** `serve` names at most this many held tools on stderr at once, then a count. */
+  serveHeldShownMax: 20,
 } as const;

@@ -14,6 +14,8 @@
 //   cannot come back, for as long as a test wants).
 // - TOY_TOOL_PREFIX=<p>: prefix for every tool name (name-clash tests).
 // - TOY_PAGE_SIZE=<n>: answer tools/list in pages of n tools with `nextCursor`.
+// - TOY_TOOLS_FILE=<file>: list exactly the tools in that JSON file instead (see
+//   toy-tools-file.ts): read again on every tools/list, list_changed sent when it changes.
 //
 // The module also exports where its built file lives, so tests need no path logic
 // of their own; the server only starts when the file is run as a program.
@@ -31,6 +33,8 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+
+import { serveToolsFile } from "./toy-tools-file.js";
 
 const thisFile = fileURLToPath(import.meta.url);
 
@@ -145,6 +149,12 @@ async function main(): Promise<void> {
   if (failIf !== undefined && existsSync(failIf)) {
     stderrLine("toy server: TOY_FAIL_START_IF names a file that exists, giving up");
     process.exit(1);
+  }
+
+  const toolsFile = process.env.TOY_TOOLS_FILE;
+  if (toolsFile !== undefined && toolsFile !== "") {
+    await serveToolsFile(toolsFile, stderrLine);
+    return;
   }
 
   const server = new Server(

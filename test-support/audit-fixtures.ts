@@ -119,6 +119,25 @@ export function oneOfEachKind(): AuditEntryInput[] {
       by: "client",
       waitedMs: 1200,
     },
+    { kind: "tools_pinned", server: "notes", count: 3 },
+    {
+      kind: "tool_held",
+      server: "notes",
+      tool: "delete",
+      change: "changed",
+      pinnedHash: "a".repeat(64),
+      heldHash: "b".repeat(64),
+    },
+    {
+      kind: "tool_reviewed",
+      server: "notes",
+      tool: "delete",
+      change: "changed",
+      pinnedHash: "a".repeat(64),
+      heldHash: "b".repeat(64),
+      decision: "accept",
+      by: "cli",
+    },
   ];
 }
 

@@ -23,6 +23,7 @@ import type {
   ClientView,
   DockerStatusView,
   FieldError,
+  HeldToolView,
   ImageStatusView,
   RuntimesView,
   ListPage,
@@ -113,6 +114,21 @@ export const API_PARAMS = {
   }),
   /** "Ask first" for every tool of the server (true) or for none (false). */
   "servers.setAsk": z.strictObject({ name: serverName, ask: z.boolean() }),
+  /** Held tool definitions (of every server when `name` is absent), paged like servers.tools. */
+  "servers.held": z.strictObject({
+    name: serverName.optional(),
+    after: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(API_LIMITS.heldPageMaxLimit).optional(),
+  }),
+  /**
+   * Accept (re-pin) or reject held definitions: one tool, or every held tool of the server
+   * (rejected ones included) when `tool` is absent. not_found when nothing held matches.
+   */
+  "servers.review": z.strictObject({
+    name: serverName,
+    tool: z.string().min(1).max(API_LIMITS.toolNameMaxChars).optional(),
+    decision: z.enum(["accept", "reject"]),
+  }),
   "clients.list": pageParams(API_LIMITS.clientsPageMaxLimit),
   "clients.snippets": none,
   "clients.claudeDesktopPreview": none,
@@ -173,6 +189,10 @@ export interface ApiResults {
   /** The one tool as it now is; null when the server does not list it (yet). */
   "servers.setToolPolicy": ToolView | null;
   "servers.setAsk": ServerPage;
+  /** `next`: the `after` of the following page, null on the last one. */
+  "servers.held": { held: HeldToolView[]; next: number | null };
+  /** How many held definitions the decision applied to (servers.changed follows). */
+  "servers.review": { reviewed: number };
   "approvals.list": ApprovalView[];
   /** answered: false when the request had already been answered, timed out or ended. */
   "approvals.answer": { answered: boolean };

@@ -60,6 +60,12 @@ export interface ServerView {
   stderrTail: string[];
   restarting: boolean;
   toolCount: number;
+  /**
+   * Tools of this server held for review and not rejected yet (changed, new or removed since
+   * they were pinned): the "changes to review" badge. servers.held lists them (and the
+   * rejected ones).
+   */
+  held: number;
 }
 
 /**
@@ -73,6 +79,11 @@ export type LeftOutCode =
   | "schema_unusable"
   /** Its Python name would be longer than the runner lets the code call. */
   | "name_too_long"
+  /**
+   * Its definition is new or differs from the one pinned when the server's tools were accepted:
+   * it stays out until the user accepts it (servers.review, `codemode servers accept`).
+   */
+  | "held_for_review"
   /** Anything else, e.g. the catalog refused a change and kept the tools it had. */
   | "not_in_catalog";
 
@@ -112,6 +123,27 @@ export interface ListPage<T> {
 /** The server list's page, with how many of all servers failed (the sidebar's badge). */
 export interface ServerPage extends ListPage<ServerView> {
   failed: number;
+}
+
+export type HeldChangeKind = "changed" | "added" | "removed";
+
+/** A tool whose definition is not the one pinned: out of the catalog until reviewed. */
+export interface HeldToolView {
+  server: string;
+  /** The server's own name of the tool. */
+  tool: string;
+  kind: HeldChangeKind;
+  /**
+   * The whole wire definition as pinned (null when added) and as the server lists it now (null
+   * when removed), canonicalised (keys sorted). A pinned definition too large to keep (over
+   * PIN_LIMITS.definitionMaxChars) is `{"notKept": "...", "hash": "sha256:..."}`.
+   */
+  pinned: Record<string, unknown> | null;
+  current: Record<string, unknown> | null;
+  /** The user rejected this very definition: it stays out until the server changes it again. */
+  rejected: boolean;
+  /** When Code Mode first saw this definition (ISO 8601). */
+  since: string;
 }
 
 export interface ClientView {

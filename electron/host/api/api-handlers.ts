@@ -9,6 +9,7 @@ import {
 import { bundleHandlers, type BundleServices } from "./handlers/bundle-handlers.js";
 import { clientsHandlers, type ClientsServices } from "./handlers/clients-handlers.js";
 import { configHandlers, type ConfigServices } from "./handlers/config-handlers.js";
+import { pinHandlers, type PinServices } from "./handlers/pin-handlers.js";
 import { sandboxHandlers, type SandboxServices } from "./handlers/sandbox-handlers.js";
 import { settingsHandlers, type SettingsServices } from "./handlers/settings-handlers.js";
 import { taintHandlers, type TaintServices } from "./handlers/taint-handlers.js";
@@ -27,6 +28,8 @@ export interface ApiServices extends AppServices, ClientsServices {
   bundles: BundleServices;
   try: TryServices;
   approvals: ApprovalServices;
+  /** Pinned tool definitions: held changes and their review. */
+  pins: PinServices;
   /** Where Claude Desktop's config is (tests point it at a temporary file). */
   claudeDesktopConfigPath?: (() => string) | undefined;
 }
@@ -47,5 +50,6 @@ export function buildApiHandlers(services: ApiServices): ApiHandlers {
     ...bundleHandlers(services.bundles, tries),
     // These handlers serve the app's own window; the browser UI swaps in its own (ui-server).
     ...approvalHandlers(services.approvals, "app"),
+    ...pinHandlers(services.pins, "app"),
   };
 }

@@ -35,6 +35,8 @@ import { HostRuns } from "./host-runs.js";
 import { HttpSwitch } from "./http-switch.js";
 import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
+import { pinEvents } from "./pin-events.js";
+import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews, taintViews } from "./server-views.js";
 import { engineSettings, SettingsApplier } from "./settings-applier.js";
@@ -68,6 +70,8 @@ export class CodeModeHost {
   /** Bundle folders being installed, not yet named by a saved server: prune leaves them. */
   readonly pendingBundles = new Set<string>();
   readonly outages: DockerOutages;
+  /** Pinned tool definitions; changed and new ones are held out of the catalog for review. */
+  readonly pins: ToolPins;
   private readonly lock: InstanceLock;
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
@@ -135,7 +139,7 @@ export class CodeModeHost {
       prefixWithServer: true,
       settings: engineSettings(settings),
       tolerateCatalogErrors: true,
-      serverTools: () => catalogInput(servers, configStore.current),
+      serverTools: () => catalogInput(servers, configStore.current, opened.pins),
       approvals,
     }));
     // A run whose entries reached their cap is stopped; its later calls are only counted.
@@ -190,6 +194,17 @@ export class CodeModeHost {
       },
     });
 
+    const pins = (this.pins = opened.pins);
+    pins.listen(
+      pinEvents({
+        record,
+        log,
+        changed: () => {
+          engine.rebuild();
+          this.emitServers();
+        },
+      }),
+    );
     configStore.onApply((next, summary) => this.applyConfig(next, summary));
     hostAudit.onHealthChange(() => status.changed());
     // app.info carries Docker's state too.
@@ -235,6 +250,7 @@ export class CodeModeHost {
       runImages,
       try: { configStore, serverPath: opened.serverPath },
       approvals,
+      pins,
       claudeDesktopConfigPath: options.claudeDesktopConfigPath,
     });
   }
@@ -304,6 +320,8 @@ export class CodeModeHost {
 
   /** Puts a saved config to work; clients stay connected. */
   private async applyConfig(config: ServersConfig, summary: string): Promise<void> {
+    // A removed server's pins go with it: added again, it is pinned afresh.
+    this.pins.keepOnly(new Set(config.servers.keys()));
     // Labels and allowlists apply now; servers whose command changed follow as they restart.
     this.engine.rebuild();
     const result = await this.servers.replace(config);
@@ -338,7 +356,7 @@ export class CodeModeHost {
   }
 
   serverViews(): ServerView[] {
-    return serverViews(this.servers, this.config);
+    return serverViews(this.servers, this.config, (name) => this.pins.heldCount(name));
   }
 
   /** The MCP-over-HTTP server while it is on (tests reach its idle sweep through it). */
@@ -370,6 +388,7 @@ export class CodeModeHost {
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
       // Runs refused while Docker is still away are on the record too.
       this.outages.flush();
+      await this.pins.flush().catch(() => undefined);
       await this.hostAudit.durable();
       await this.audit.close().catch(() => undefined);
       await this.lock.release();

@@ -1,4 +1,5 @@
 // What the host is started with, and what of its data directory it trusts.
+import { PINS_FILE } from "../pins/tool-pins.js";
 import type { CheckpointSigner } from "../audit/audit-checkpoint.js";
 import { CHECKPOINT_FILE, SET_ASIDE_SUFFIX } from "../audit/audit-checkpoint.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
@@ -27,6 +28,8 @@ export const DATA_DIR_TRUSTED_ENTRIES = [
   CHECKPOINT_FILE,
   CHECKPOINT_KEY_FILE,
   `*${SET_ASIDE_SUFFIX}`,
+  // Pinned tool definitions: what decides which tools the code may call.
+  PINS_FILE,
 ] as const;
 
 export interface HostOptions {

@@ -12,6 +12,7 @@ import { currentOwner } from "../sandbox/container-owner.js";
 import { ensureInstallId } from "../sandbox/install-id.js";
 import { ConfigStore, SERVERS_FILE } from "../servers/config-store.js";
 import { ServerSet } from "../servers/server-set.js";
+import { PINS_FILE, ToolPins } from "../pins/tool-pins.js";
 import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
 import { catalogInput } from "./catalog-input.js";
 import { DATA_DIR_TRUSTED_ENTRIES, type HostOptions } from "./host-options.js";
@@ -29,6 +30,8 @@ export interface Opened {
   configStore: ConfigStore;
   audit: AuditLog;
   owner: ReturnType<typeof currentOwner>;
+  /** Pinned tool definitions of the app's servers (issue 12 §2). */
+  pins: ToolPins;
 }
 
 export async function openHost(options: HostOptions): Promise<Opened> {
@@ -61,7 +64,10 @@ export async function openHost(options: HostOptions): Promise<Opened> {
     // Read live: a value marked secret a moment ago is scrubbed from the next entry.
     const audit = await openHostAudit(options, state, () => configSecrets(configStore.current));
     const owner = currentOwner(await ensureInstallId(options.dataDir));
-    return { lock, token, state, servers, configStore, audit, owner, serverPath };
+    // An unusable pin file is kept aside and reported; pins start afresh (first acceptance).
+    const { pins, problem } = await ToolPins.open(path.join(options.dataDir, PINS_FILE));
+    if (problem !== null) state.problems.push(problem);
+    return { lock, token, state, servers, configStore, audit, owner, serverPath, pins };
   } catch (error) {
     await lock.release();
     throw error;

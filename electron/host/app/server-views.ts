@@ -23,7 +23,11 @@ export function configSecrets(config: ServersConfig): string[] {
   );
 }
 
-export function serverViews(servers: ServerSet, config: ServersConfig): ServerView[] {
+export function serverViews(
+  servers: ServerSet,
+  config: ServersConfig,
+  heldCount: (server: string) => number = () => 0,
+): ServerView[] {
   // A server's own stderr and errors often echo the key it was given.
   const secrets = configSecrets(config);
   const scrub = (text: string): string => redactText(text, secrets);
@@ -46,6 +50,7 @@ export function serverViews(servers: ServerSet, config: ServersConfig): ServerVi
       stderrTail: live ? live.stderrTail.map(scrub) : [],
       restarting: info?.restarting ?? false,
       toolCount: live?.tools.length ?? 0,
+      held: heldCount(name),
     };
   });
 }

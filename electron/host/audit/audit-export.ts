@@ -74,6 +74,9 @@ export const CSV_COLUMNS = [
   "by",
   "waitedMs",
   "oneByOneBytes",
+  "change",
+  "pinnedHash",
+  "heldHash",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

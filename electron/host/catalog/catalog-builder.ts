@@ -61,6 +61,14 @@ function keepTools(
 
   for (const discovered of entry.tools) {
     if (allowed !== null && !allowed.has(discovered.name)) continue;
+    // Its definition is not the pinned one: out until the user accepts it (issue 12 §2).
+    if (entry.held?.has(discovered.name)) {
+      leftOut.set(discovered.name, {
+        code: "held_for_review",
+        text: "held for review: its definition changed or is new since the server's tools were accepted",
+      });
+      continue;
+    }
     // The runner may only call names up to this length (a longer one is a protocol violation),
     // so a tool whose name would be longer could never be called: say so instead.
     if (
@@ -152,6 +160,8 @@ function checkNamesKept(entry: ServerTools, kept: KeptTools): void {
   }
   if (typeof entry.private === "boolean") return;
   for (const name of entry.private) {
+    // A held tool cannot be called, so its label cannot be dodged: the check waits for review.
+    if (kept.leftOut.get(name)?.code === "held_for_review") continue;
     if (!keptNames.has(name)) {
       throw new CatalogError(
         `Server ${shown(entry.server)}: private label ${shown(name)} names no kept tool: ${why(name)}.`,

@@ -16,6 +16,8 @@ export interface ServerTools {
   allow: readonly string[] | null;
   /** true marks every tool private; a list marks those tools (server's own names). */
   private: boolean | readonly string[];
+  /** Listed tools whose definitions are held for review (pins): left out of the catalog. */
+  held?: ReadonlySet<string>;
 }
 
 /** One tool as the sandbox and the bridge see it. */

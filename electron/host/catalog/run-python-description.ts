@@ -107,6 +107,22 @@ function downPart(down: readonly DownServer[]): string {
   );
 }
 
+/**
+ * Tools held for review (issue 12 §2), counted per server: the model can tell the user why a
+ * tool it expects is missing. Names stay out: a held definition is exactly what is unreviewed.
+ */
+function heldPart(catalog: Catalog): string {
+  const counts = new Map<string, number>();
+  for (const t of catalog.leftOut)
+    if (t.reason.code === "held_for_review") counts.set(t.server, (counts.get(t.server) ?? 0) + 1);
+  if (counts.size === 0) return "";
+  const list = [...counts].map(([server, n]) => `${n} of ${JSON.stringify(server)}`).join(", ");
+  return (
+    `\n\nSome tools are held for review (${list}): their definitions changed or are new, and ` +
+    "they cannot be called until the user accepts them in Code Mode."
+  );
+}
+
 /** The description of the run_python tool, from the catalog. */
 export function describeRunPython(
   catalog: Catalog,
@@ -114,7 +130,7 @@ export function describeRunPython(
   options: RunPythonDescriptionOptions = {},
 ): string {
   const head = intro(catalog, options);
-  const down = downPart(options.down ?? []);
+  const down = downPart(options.down ?? []) + heldPart(catalog);
   if (catalog.tools.length === 0) {
     const none =
       options.down !== undefined && options.down.length > 0

@@ -6,10 +6,9 @@ import {
   StdioClientTransport,
   getDefaultEnvironment,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerEntry } from "./server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
-import { listAllTools } from "./tool-listing.js";
+import { listAllTools, type ToolListing } from "./tool-listing.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
 
 export const defaultTransportFactory: TransportFactory = (params) =>
@@ -62,7 +61,7 @@ export interface RefreshOptions {
   /** False once the server has dropped this connection: its listings no longer count. */
   isCurrent: () => boolean;
   /** Takes a fresh list from a current connection. */
-  apply: (tools: Tool[]) => void;
+  apply: (listing: ToolListing) => void;
 }
 
 /** Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing. */
@@ -75,8 +74,8 @@ export function refreshTools(connection: Connection, options: RefreshOptions): v
     do {
       connection.refreshAgain = false;
       try {
-        const tools = await listAllTools(connection.client, options.timeoutMs);
-        if (options.isCurrent()) options.apply(tools);
+        const listing = await listAllTools(connection.client, options.timeoutMs);
+        if (options.isCurrent()) options.apply(listing);
       } catch {
         // The previous list stays; if the connection died, onclose reports that.
       }

@@ -2,25 +2,48 @@
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
+import type { ListedForm } from "../pins/pin-state.js";
+import { pinnedForm } from "../pins/tool-hash.js";
+
+/**
+ * A tools/list page exactly as it arrived: the SDK's ListToolsResultSchema drops keys it does
+ * not know (a tool's extra fields, unknown annotations), and a pin must cover the whole wire
+ * object, so the page is read with this loose schema and checked with the SDK's one after.
+ */
+const wirePageSchema = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })),
+  nextCursor: z.string().optional(),
+});
+
+/** A server's tools: as the SDK reads them, and each one's whole wire object as pinned. */
+export interface ToolListing {
+  tools: Tool[];
+  forms: ListedForm[];
+}
 
 /** Follows `nextCursor` until the server stops giving one. */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolListing> {
   // Straight request() rather than client.listTools(): the SDK's listTools caches
   // output-schema validators per page, forgetting earlier pages' tools. Results are
   // untrusted further on anyway, so no structured-content validation is done here.
   const tools: Tool[] = [];
+  const forms: ListedForm[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < SERVER_LIMITS.toolListMaxPages; page++) {
-    const result = await client.request(
+    const wire = await client.request(
       { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-      ListToolsResultSchema,
+      wirePageSchema,
       { timeout: timeoutMs },
     );
+    // The SDK's own check, as before: a page it refuses fails the listing.
+    const result = ListToolsResultSchema.parse(wire);
     tools.push(...result.tools);
+    for (const raw of wire.tools) forms.push({ name: raw.name, ...pinnedForm(raw) });
     cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
+    if (cursor === undefined) return { tools, forms };
     if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
     seen.add(cursor);
   }

@@ -31,7 +31,8 @@ import {
 import { StderrTail, settle, withStderr } from "./stderr-tail.js";
 import { waitForRestart, type RestartingServer } from "./restart-wait.js";
 import { requestToolCall } from "./tool-call.js";
-import { listAllTools } from "./tool-listing.js";
+import { listAllTools, type ToolListing } from "./tool-listing.js";
+import type { ListedForm } from "../pins/pin-state.js";
 import {
   ServerStartError,
   WrappedServerError,
@@ -48,6 +49,10 @@ import {
 
 // The server's public shapes, for its users to import from one place.
 export * from "./wrapped-server-types.js";
+
+function sameForms(a: readonly ListedForm[], b: readonly ListedForm[]): boolean {
+  return a.length === b.length && a.every((form, i) => form.hash === b[i]?.hash);
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -70,6 +75,8 @@ export class WrappedServer {
     restartCount: 0,
   };
   private currentTools: readonly Tool[] = [];
+  /** Each listed tool's whole wire object as pinned; null until the first listing. */
+  private currentForms: readonly ListedForm[] | null = null;
   private connection: Connection | null = null;
   /** Bumped whenever a connection is abandoned, so its late callbacks are ignored. */
   private generation = 0;
@@ -127,6 +134,14 @@ export class WrappedServer {
   /** The tools of the last successful listing (kept while a crashed server restarts). */
   get tools(): readonly Tool[] {
     return this.currentTools;
+  }
+
+  /**
+   * The last listing's tools in the form they are pinned by (whole wire object, canonical,
+   * hashed), in listing order; null while this server has never listed its tools.
+   */
+  get forms(): readonly ListedForm[] | null {
+    return this.currentForms;
   }
 
   /** Last stderr lines of the running process, or of the last one if none runs. */
@@ -278,18 +293,18 @@ export class WrappedServer {
       refreshTools(connection, {
         timeoutMs: this.startTimeoutMs,
         isCurrent: () => generation === this.generation,
-        apply: (tools) => {
-          if (this.state.status === "ready") this.setTools(tools);
+        apply: (listing) => {
+          if (this.state.status === "ready") this.setTools(listing);
         },
       });
     });
 
     try {
       await client.connect(transport, { timeout: this.startTimeoutMs });
-      const tools = await listAllTools(client, this.startTimeoutMs);
+      const listing = await listAllTools(client, this.startTimeoutMs);
       if (generation !== this.generation) throw supersededError(this.name);
       this.restarts.markReady();
-      this.setTools(tools);
+      this.setTools(listing);
       this.setState({ status: "ready", restarting: false, nextRestartAt: null });
     } catch (error) {
       return this.startFailed(mode, generation, error, stderr, connection);
@@ -370,10 +385,14 @@ export class WrappedServer {
     this.lastStderr = connection.stderr.snapshot();
   }
 
-  private setTools(tools: readonly Tool[]): void {
-    // Restarts list the same tools again; only a real change should rebuild the catalog.
-    if (JSON.stringify(tools) === JSON.stringify(this.currentTools)) return;
+  private setTools({ tools, forms }: ToolListing): void {
+    // Restarts list the same tools again; only a real change should rebuild the catalog. The
+    // wire forms are compared (a change the SDK's schema drops still counts for the pins), and
+    // the first listing is always told, an empty one too: it is what tools get pinned against.
+    const previous = this.currentForms;
+    if (previous !== null && sameForms(previous, forms)) return;
     this.currentTools = tools;
+    this.currentForms = forms;
     this.emit("tools", tools);
   }
 

@@ -20,6 +20,7 @@ import { HOST_LIMITS } from "../../../shared/limits.js";
 import { AUDIT_EXPORT_PATH, auditExportParams } from "../../../shared/api/audit-export.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { approvalHandlers, type ApprovalServices } from "../api/handlers/approval-handlers.js";
+import { pinHandlers, type PinServices } from "../api/handlers/pin-handlers.js";
 import { tokensEqual } from "../local-access/token.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
@@ -50,6 +51,8 @@ export interface UiServerHost {
   api: ApiHandlers;
   /** Answers given in the browser are logged as the browser's. */
   approvals?: ApprovalServices | undefined;
+  /** Reviews of held tool definitions made in the browser are logged as the browser's. */
+  pins?: PinServices | undefined;
   events: Pick<EventHub, "on">;
   record(entry: AuditEntryInput): void;
   audit: { export: StreamExport };
@@ -216,10 +219,11 @@ export class UiServer {
 
   private session(ws: WebSocket): void {
     const host = this.options.host;
-    const api: ApiHandlers =
-      host.approvals === undefined
-        ? host.api
-        : { ...host.api, ...approvalHandlers(host.approvals, "browser") };
+    const api: ApiHandlers = {
+      ...host.api,
+      ...(host.approvals === undefined ? {} : approvalHandlers(host.approvals, "browser")),
+      ...(host.pins === undefined ? {} : pinHandlers(host.pins, "browser")),
+    };
     let authed = false;
     const subscriptions = new Map<ApiEventName, () => void>();
     const send = (message: WsServerMessage): void => {

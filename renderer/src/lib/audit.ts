@@ -28,6 +28,9 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   run_abandoned: "Run abandoned",
   approval_requested: "Asked you",
   approval_answered: "Your answer",
+  tools_pinned: "Tools pinned",
+  tool_held: "Tool held for review",
+  tool_reviewed: "Tool reviewed",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -63,6 +66,11 @@ export function targetOf(entry: AuditEntry): string {
     case "approval_requested":
     case "approval_answered":
       return `${entry.server} › ${entry.serverTool}`;
+    case "tool_held":
+    case "tool_reviewed":
+      return `${entry.server} › ${entry.tool}`;
+    case "tools_pinned":
+      return entry.server;
     case "config_changed":
       return entry.servers.join(", ");
     default:
@@ -145,6 +153,12 @@ export function summaryOf(entry: AuditEntry): string {
       return `${entry.client} waits for your answer${entry.elicited ? " (also asked in the client)" : ""}`;
     case "approval_answered":
       return approvalSummary(entry);
+    case "tools_pinned":
+      return `${entry.count} tool definition${entry.count === 1 ? "" : "s"} pinned`;
+    case "tool_held":
+      return `${CHANGE_TEXT[entry.change]}: held out until you review it`;
+    case "tool_reviewed":
+      return `${CHANGE_TEXT[entry.change]}: ${entry.decision === "accept" ? "accepted" : "rejected"} ${REVIEWER_TEXT[entry.by]}`;
     default:
       return "";
   }
@@ -157,6 +171,14 @@ const ANSWER_TEXT = {
   timeout: "Denied: nobody answered in time",
   cancelled: "Not answered: the run ended first",
 } as const;
+
+const CHANGE_TEXT = {
+  changed: "Definition changed",
+  added: "New tool",
+  removed: "Tool removed",
+} as const;
+
+const REVIEWER_TEXT = { app: "in the app", browser: "in the browser", cli: "on the command line" };
 
 const APPROVER_TEXT = { app: "in the app", browser: "in the browser", client: "in the client" };
 

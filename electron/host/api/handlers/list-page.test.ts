@@ -25,6 +25,7 @@ function bigServers(count: number): ServerView[] {
     stderrTail: Array.from({ length: 40 }, () => "e".repeat(1_000)),
     restarting: false,
     toolCount: 0,
+    held: 0,
   }));
 }
 

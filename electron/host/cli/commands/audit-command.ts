@@ -1,3 +1,4 @@
+import { shortHash } from "../../pins/tool-hash.js";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -81,6 +82,12 @@ function summary(entry: AuditEntry): string {
       return `${entry.client} ${entry.tool} waits for the user (request ${entry.requestId})`;
     case "approval_answered":
       return `${entry.client} ${entry.tool} ${entry.answer}${entry.by ? ` by ${entry.by}` : ""} after ${entry.waitedMs} ms (request ${entry.requestId})`;
+    case "tools_pinned":
+      return `${entry.server}: ${entry.count} tool definitions pinned`;
+    case "tool_held":
+      return `${entry.server} ${entry.tool} ${entry.change}, held for review (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})`;
+    case "tool_reviewed":
+      return `${entry.server} ${entry.tool} ${entry.change} ${entry.decision}ed by ${entry.by} (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
   }

@@ -1,0 +1,42 @@
+// Held tool definitions (issue 12 §2): the list to review, and the review itself.
+import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
+import type { HeldToolView } from "../../../../shared/api/api-views.js";
+import { API_LIMITS } from "../../../../shared/limits.js";
+import type { Reviewer, ToolPins } from "../../pins/tool-pins.js";
+import { ApiFailure } from "../api-failure.js";
+import { listPage } from "./list-page.js";
+
+export type PinServices = Pick<ToolPins, "heldViews" | "review">;
+
+/**
+ * `by` is the face the handlers serve (the app's IPC, the browser's WebSocket), so the log
+ * says where a review came from without trusting the page. A review rebuilds the catalog and
+ * emits servers.changed (the pins' `changed` callback, wired by the host).
+ */
+export function pinHandlers(
+  pins: PinServices,
+  by: Extract<Reviewer, "app" | "browser">,
+): Pick<ApiHandlers, "servers.held" | "servers.review"> {
+  return {
+    "servers.held": ({ name, after, limit }) => {
+      const page = listPage<HeldToolView>(
+        pins.heldViews(name),
+        after ?? 0,
+        limit ?? API_LIMITS.heldPageMaxLimit,
+        API_LIMITS.heldPageMaxChars,
+      );
+      return { held: page.items, next: page.next };
+    },
+    "servers.review": async ({ name, tool, decision }) => {
+      const reviewed = await pins.review(name, tool ?? null, decision, by);
+      if (reviewed.length === 0) {
+        const what = tool === undefined ? "no tool" : `no tool ${JSON.stringify(tool)}`;
+        throw new ApiFailure(
+          "not_found",
+          `server ${JSON.stringify(name)} has ${what} held for review`,
+        );
+      }
+      return { reviewed: reviewed.length };
+    },
+  };
+}

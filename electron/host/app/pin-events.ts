@@ -1,0 +1,37 @@
+// What the app does when the pins move: each held, accepted or rejected definition and each
+// first pinning lands in the audit log; a review rebuilds the catalog (via `changed`).
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import type { HeldChange } from "../pins/pin-state.js";
+import type { ToolPinsEvents } from "../pins/tool-pins.js";
+
+function changeFields(server: string, change: HeldChange) {
+  return {
+    server,
+    tool: change.tool,
+    change: change.kind,
+    pinnedHash: change.pinnedHash,
+    heldHash: change.heldHash,
+  };
+}
+
+export function pinEvents(deps: {
+  record: (entry: AuditEntryInput) => void;
+  log: ((line: string) => void) | undefined;
+  changed: () => void;
+}): ToolPinsEvents {
+  return {
+    firstPinned: (server, count) => deps.record({ kind: "tools_pinned", server, count }),
+    held: (server, changes) => {
+      for (const change of changes)
+        deps.record({ kind: "tool_held", ...changeFields(server, change) });
+      // Counted, not named: the names are the server's, and the audit has each one.
+      deps.log?.(`server ${server}: ${changes.length} tool definition(s) held for review`);
+    },
+    reviewed: (server, changes, decision, by) => {
+      for (const change of changes)
+        deps.record({ kind: "tool_reviewed", ...changeFields(server, change), decision, by });
+    },
+    changed: deps.changed,
+    saveFailed: (error) => deps.log?.(`the pin file could not be saved: ${String(error)}`),
+  };
+}

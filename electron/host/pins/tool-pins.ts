@@ -1,0 +1,215 @@
+// The pin store at work: one file of pins (see pin-file.ts), the servers' listings observed
+// against it (pin-state.ts), held definitions kept out of the catalog, and reviews. Held
+// changes and reviews reach the audit (the app) or stderr (serve) through the callbacks.
+//
+// Observation is synchronous and in memory (the catalog is built from it); the file follows
+// through a queue of atomic writes, each writing the state as it then is.
+
+import type { HeldToolView } from "../../../shared/api/api-views.js";
+import { PIN_LIMITS } from "../../../shared/limits.js";
+import { SerialQueue } from "../util/serial-queue.js";
+import { loadPinFile, savePinFile, type PinFile, type ServerPins } from "./pin-file.js";
+import {
+  admitted,
+  firstPins,
+  heldKind,
+  observeListing,
+  review,
+  type Decision,
+  type HeldChange,
+  type ListedForm,
+} from "./pin-state.js";
+import { shortHash } from "./tool-hash.js";
+
+/** Who reviewed a held change, for the audit. */
+export type Reviewer = "app" | "browser" | "cli";
+
+export interface ToolPinsEvents {
+  /** Definitions this listing held that were not held before. */
+  held?: (server: string, changes: readonly HeldChange[]) => void;
+  /** A server's tools pinned for the first time (on adding it, or on the first start). */
+  firstPinned?: (server: string, count: number) => void;
+  reviewed?: (
+    server: string,
+    changes: readonly HeldChange[],
+    decision: Decision,
+    who: Reviewer,
+  ) => void;
+  /**
+   * A review, a reload or a removed server changed the pins: rebuild the catalog and tell the
+   * UI. (Listings observed during a build do not call this; `held` tells those.)
+   */
+  changed?: () => void;
+  /** A save failed: the pins in memory still hold, the file is behind. */
+  saveFailed?: (error: unknown) => void;
+}
+
+export class ToolPins {
+  private readonly queue = new SerialQueue();
+  private dirty = false;
+
+  private constructor(
+    readonly file: string,
+    private state: PinFile,
+    private events: ToolPinsEvents,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Opens the file; `problem` says why an unusable one was kept aside (pins start empty). */
+  static async open(
+    file: string,
+    events: ToolPinsEvents = {},
+    now: () => Date = () => new Date(),
+  ): Promise<{ pins: ToolPins; problem: string | null }> {
+    const loaded = await loadPinFile(file);
+    const state = loaded.ok ? loaded.pins : { version: 1 as const, servers: {} };
+    return {
+      pins: new ToolPins(file, state, events, now),
+      problem: loaded.ok ? null : loaded.problem,
+    };
+  }
+
+  /** Sets the callbacks (the host wires them once its services exist). */
+  listen(events: ToolPinsEvents): void {
+    this.events = events;
+  }
+
+  /** The pins as they now are (the CLI prints them). */
+  get current(): PinFile {
+    return this.state;
+  }
+
+  /**
+   * Takes a server's listing and answers the names to hold out of the catalog. A server with no
+   * pins yet has every tool pinned now (first acceptance); `forms` null (never listed) holds
+   * nothing and pins nothing.
+   */
+  observe(server: string, forms: readonly ListedForm[] | null): Set<string> {
+    if (forms === null) return new Set();
+    const at = this.now().toISOString();
+    const pins = this.state.servers[server];
+    if (pins === undefined) {
+      this.setServer(server, firstPins(forms, at), false);
+      this.events.firstPinned?.(server, forms.length);
+      return new Set();
+    }
+    const seen = observeListing(pins, forms, at);
+    if (seen.changed) this.setServer(server, seen.pins, false);
+    if (seen.newlyHeld.length > 0) this.events.held?.(server, seen.newlyHeld);
+    return new Set(forms.filter((f) => !admitted(seen.pins, f.name, f.hash)).map((f) => f.name));
+  }
+
+  /** Held tools of a server not yet rejected: its "changes to review". */
+  heldCount(server: string): number {
+    const held = this.state.servers[server]?.held ?? {};
+    return Object.values(held).filter((h) => !h.rejected).length;
+  }
+
+  /** Every held definition (of one server, or all), servers in name order, tools in theirs. */
+  heldViews(server?: string): HeldToolView[] {
+    const names = server === undefined ? Object.keys(this.state.servers).sort() : [server];
+    return names.flatMap((name) => {
+      const pins = this.state.servers[name];
+      if (pins === undefined) return [];
+      return Object.keys(pins.held)
+        .sort()
+        .map((tool) => heldView(name, pins, tool));
+    });
+  }
+
+  /** Accepts or rejects held definitions (`tool` null: all of the server's); what it applied to. */
+  async review(
+    server: string,
+    tool: string | null,
+    decision: Decision,
+    who: Reviewer,
+  ): Promise<HeldChange[]> {
+    const pins = this.state.servers[server];
+    if (pins === undefined) return [];
+    const done = review(pins, tool, decision, this.now().toISOString());
+    if (done.reviewed.length === 0) return [];
+    this.setServer(server, done.pins);
+    this.events.reviewed?.(server, done.reviewed, decision, who);
+    await this.flush();
+    return done.reviewed;
+  }
+
+  /** Forgets the pins of servers no longer configured (a server added again starts afresh). */
+  keepOnly(servers: ReadonlySet<string>): void {
+    const gone = Object.keys(this.state.servers).filter((name) => !servers.has(name));
+    if (gone.length === 0) return;
+    const next = { ...this.state.servers };
+    for (const name of gone) delete next[name];
+    this.state = { ...this.state, servers: next };
+    this.changed();
+  }
+
+  /**
+   * Takes the file as it now is on disk (`codemode servers accept` wrote it while this host
+   * ran); an unusable file leaves the pins in memory as they are. True when anything changed.
+   */
+  async reload(): Promise<boolean> {
+    await this.flush();
+    const loaded = await loadPinFile(this.file);
+    if (!loaded.ok) return false;
+    if (JSON.stringify(loaded.pins) === JSON.stringify(this.state)) return false;
+    this.state = loaded.pins;
+    this.events.changed?.();
+    return true;
+  }
+
+  /** Resolves once every change so far is on disk. */
+  flush(): Promise<void> {
+    return this.queue.run(() => this.save());
+  }
+
+  /** `notify` false: a listing being observed while the catalog is built (no rebuild again). */
+  private setServer(server: string, pins: ServerPins, notify = true): void {
+    this.state = { ...this.state, servers: { ...this.state.servers, [server]: pins } };
+    this.changed(notify);
+  }
+
+  private changed(notify = true): void {
+    this.dirty = true;
+    void this.flush().catch((error: unknown) => this.events.saveFailed?.(error));
+    if (notify) this.events.changed?.();
+  }
+
+  private async save(): Promise<void> {
+    if (!this.dirty) return;
+    this.dirty = false;
+    try {
+      await savePinFile(this.file, this.state);
+    } catch (error) {
+      this.dirty = true;
+      throw error;
+    }
+  }
+}
+
+function heldView(server: string, pins: ServerPins, tool: string): HeldToolView {
+  const held = pins.held[tool];
+  const pinned = pins.pinned[tool];
+  if (held === undefined) throw new Error(`no held tool ${tool}`);
+  return {
+    server,
+    tool,
+    kind: heldKind(pins, tool, held),
+    pinned: pinned ? (pinned.definition ?? notKept(pinned.hash)) : null,
+    current: held.hash === null ? null : (held.definition ?? notKept(held.hash)),
+    rejected: held.rejected,
+    since: held.since,
+  };
+}
+
+function notKept(hash: string): Record<string, unknown> {
+  return {
+    notKept: `definition over ${PIN_LIMITS.definitionMaxChars} characters (or past the server's budget): only its hash is kept`,
+    hash: `sha256:${hash}`,
+  };
+}
+
+export { shortHash };
+
+/** The app's pin file in its data directory. */
+export const PINS_FILE = "pins.json";

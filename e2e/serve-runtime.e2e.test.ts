@@ -1,5 +1,8 @@
 // `codemode serve --runtime runsc` under a real MCP client: the code runs on gVisor (its kernel
-// reports 4.4.0) and still calls the wrapped server's tools through the bridge.
+// reports 4.4.0) and still calls the wrapped server's tools through the bridge; without the
+// flag, the app's saved Isolation setting (runsc) chooses it.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip, sandboxRuntimes } from "../test-support/docker.js";
@@ -38,5 +41,14 @@ describe.skipIf(!fx || !runtimes.includes("runsc"))("codemode serve --runtime ru
     const [kernel, sum] = result.stdout.trim().split("\n");
     expect(kernel).toBe("4.4.0");
     expect(sum).toContain("5");
+  });
+
+  it("without --runtime follows the app's saved Isolation setting", async () => {
+    await serve?.close();
+    writeFileSync(path.join(home, "settings.json"), '{"sandboxRuntime":"runsc"}', { mode: 0o600 });
+    serve = await startServe({ home, args: ["--", ...TOY_COMMAND] });
+    const result = await serve.run("import os\nprint(os.uname().release)");
+    expect(result.error).toBeNull();
+    expect(result.stdout.trim()).toBe("4.4.0");
   });
 });

@@ -80,6 +80,32 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
   });
 
+  it.skipIf(!runtimes.includes("runsc"))(
+    "without --runtime the app's saved Isolation setting applies; --runtime wins over it",
+    async () => {
+      const strong = tempDir("codemode-cli-strong-");
+      writeFileSync(path.join(strong, "settings.json"), '{"sandboxRuntime":"runsc"}', {
+        mode: 0o600,
+      });
+      const code = "import os\nprint(os.uname().release)";
+      const saved = memoryIO({ CODEMODE_HOME: strong }, code);
+      expect(await run(["run", "-"], saved.io)).toBe(0);
+      expect(JSON.parse(saved.out())).toMatchObject({ stdout: "4.4.0\n", error: null });
+      const flag = memoryIO({ CODEMODE_HOME: strong }, code);
+      expect(await run(["run", "--runtime", "runc", "-"], flag.io)).toBe(0);
+      expect(JSON.parse(flag.out())).toMatchObject({ stdout: `${os.release()}\n` });
+      // A settings file the app could not use either leaves its default, and says so.
+      writeFileSync(path.join(strong, "settings.json"), "{not json", { mode: 0o600 });
+      const broken = memoryIO({ CODEMODE_HOME: strong }, code);
+      expect(await run(["run", "-"], broken.io)).toBe(0);
+      expect(JSON.parse(broken.out())).toMatchObject({ stdout: `${os.release()}\n` });
+      expect(broken.err()).toContain(
+        "codemode run: settings.json is not valid JSON; using the default runtime runc",
+      );
+      expect(await leftoverContainers(fx!.docker)).toEqual([]);
+    },
+  );
+
   it("--runtime the engine lacks, on run and serve, is an error naming the ones it has", async () => {
     const engine = await startRuncOnlyEngine();
     try {
@@ -92,6 +118,22 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
         expect(m.err()).toContain(
           `codemode ${argv[0]}: --runtime runsc: the Docker engine has no runtime "runsc"; it has: runc.`,
         );
+      }
+      // Not asked for on the command line but saved in the app: the error says where it came from.
+      const strong = tempDir("codemode-cli-strong-");
+      writeFileSync(path.join(strong, "settings.json"), '{"sandboxRuntime":"runsc"}', {
+        mode: 0o600,
+      });
+      for (const argv of [
+        ["run", "-"],
+        ["serve", "--", "node", "-e", "0"],
+      ]) {
+        const m = memoryIO({ CODEMODE_HOME: strong, DOCKER_HOST: engine.dockerHost }, "print(1)");
+        expect(await run(argv, m.io)).toBe(1);
+        expect(m.err()).toContain(
+          `codemode ${argv[0]}: the app's Isolation setting (sandboxRuntime runsc in settings.json): the Docker engine has no runtime "runsc"; it has: runc.`,
+        );
+        expect(m.err()).toContain("Choose another with --runtime");
       }
     } finally {
       await engine.close();

@@ -1,6 +1,7 @@
 import type Dockerode from "dockerode";
 import { findDocker, endpointContextFromProcess } from "../docker/docker-status.js";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { checkDataDirTrust, DataDirTrustError } from "../local-access/data-dir-trust.js";
 import { dataDir, sandboxImageDir } from "../paths.js";
@@ -14,14 +15,17 @@ import {
   type SandboxRuntime,
 } from "../../../shared/settings.js";
 import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
+import { SETTINGS_FILE } from "../app/settings-applier.js";
+import { DEFAULT_SETTINGS, parseSettingsFile } from "../settings/settings.js";
 
 /** Help text of --runtime, shared by `run` and `serve`. */
-export const RUNTIME_HELP = `  --runtime R    container runtime: runc (default) or runsc (gVisor, stronger isolation,
-                 slower start; Docker must have it registered)`;
+export const RUNTIME_HELP = `  --runtime R    container runtime: runc or runsc (gVisor, stronger isolation, slower
+                 start; Docker must have it registered). Default: the app's Isolation
+                 setting (Sandbox page; runc until it is set to Strong)`;
 
-/** The --runtime value, runc when not given; anything else is a UserError naming the choices. */
-export function parseRuntimeFlag(value: string | undefined): SandboxRuntime {
-  if (value === undefined) return "runc";
+/** The --runtime value, null when not given; anything else is a UserError naming the choices. */
+export function parseRuntimeFlag(value: string | undefined): SandboxRuntime | null {
+  if (value === undefined) return null;
   const parsed = sandboxRuntimeSchema.safeParse(value);
   if (!parsed.success) {
     throw new UserError(
@@ -31,10 +35,52 @@ export function parseRuntimeFlag(value: string | undefined): SandboxRuntime {
   return parsed.data;
 }
 
+/** The runtime a command runs on, and where that choice came from (for its error message). */
+export interface RuntimeChoice {
+  runtime: SandboxRuntime;
+  from: "flag" | "settings";
+}
+
+/**
+ * The user who chose Strong isolation in the app expects it of `run` and `serve` too: they use
+ * the app's data directory (its install id, its containers). So without --runtime the saved
+ * setting applies; the flag, when given, wins. A settings file the app could not use either
+ * (not JSON, a value out of bounds) leaves the app's default, as the app does, and says so.
+ */
+export async function chooseRuntime(
+  ctx: DockerContext,
+  flag: SandboxRuntime | null,
+  warn: (message: string) => void,
+): Promise<RuntimeChoice> {
+  if (flag !== null) return { runtime: flag, from: "flag" };
+  const file = path.join(ctx.home, SETTINGS_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      return { runtime: DEFAULT_SETTINGS.sandboxRuntime, from: "settings" };
+    }
+    throw new UserError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  const parsed = parseSettingsFile(text);
+  if (!parsed.ok) {
+    warn(
+      `${parsed.problem}; using the default runtime ${DEFAULT_SETTINGS.sandboxRuntime} (choose one with --runtime)`,
+    );
+    return { runtime: DEFAULT_SETTINGS.sandboxRuntime, from: "settings" };
+  }
+  return { runtime: parsed.value.sandboxRuntime, from: "settings" };
+}
+
 /** A runtime the engine lacks is refused before any container is made, naming those it has. */
-export async function requireRuntime(ctx: DockerContext, runtime: SandboxRuntime): Promise<void> {
-  const message = missingRuntimeMessage(runtime, await engineRuntimes(ctx.docker));
-  if (message !== null) throw new UserError(`--runtime ${runtime}: ${message}`);
+export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice): Promise<void> {
+  const message = missingRuntimeMessage(choice.runtime, await engineRuntimes(ctx.docker));
+  if (message === null) return;
+  if (choice.from === "flag") throw new UserError(`--runtime ${choice.runtime}: ${message}`);
+  throw new UserError(
+    `the app's Isolation setting (sandboxRuntime ${choice.runtime} in ${SETTINGS_FILE}): ${message} Choose another with --runtime, or on the Sandbox page.`,
+  );
 }
 
 export interface DockerContext {
@@ -70,7 +116,8 @@ export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerConte
 async function installId(home: string): Promise<string> {
   await mkdir(home, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
   try {
-    await checkDataDirTrust(home, [INSTALL_ID_FILE]);
+    // settings.json too: its Isolation setting chooses the runtime when --runtime is not given.
+    await checkDataDirTrust(home, [INSTALL_ID_FILE, SETTINGS_FILE]);
   } catch (error) {
     if (error instanceof DataDirTrustError) throw new UserError(error.message);
     throw error;

@@ -6,6 +6,7 @@ import type { RunImageData } from "../../sandbox/image-receiver.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import {
+  chooseRuntime,
   dockerContext,
   parseRuntimeFlag,
   requireImage,
@@ -94,7 +95,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const runtime = parseRuntimeFlag(values.runtime);
 
   const ctx = await dockerContext(io.env);
-  await requireRuntime(ctx, runtime);
+  const choice = await chooseRuntime(ctx, runtime, (message) =>
+    writeLine(io.stderr, `codemode run: ${message}`),
+  );
+  await requireRuntime(ctx, choice);
   await requireImage(ctx);
   await sweepOrphanContainers(ctx.docker, ctx.owner);
   // One run, so no warm container: it would only be started to be thrown away.
@@ -103,7 +107,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     image: ctx.tag,
     owner: ctx.owner,
     poolSize: 0,
-    runtime,
+    runtime: choice.runtime,
   });
   const images: RunImageData[] = [];
   try {

@@ -11,7 +11,7 @@ import { ServerSet } from "../../servers/server-set.js";
 import { resolveServerPath } from "../../servers/server-path.js";
 import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { dockerContext, requireImage, requireRuntime } from "../sandbox-context.js";
+import { chooseRuntime, dockerContext, requireImage, requireRuntime } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { packageVersion } from "../../package-version.js";
 import { secretValues } from "../../bridge/secret-mask.js";
@@ -27,7 +27,10 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const ctx = await dockerContext(io.env);
-  await requireRuntime(ctx, options.runtime);
+  const choice = await chooseRuntime(ctx, options.runtime, (message) =>
+    writeLine(io.stderr, `codemode serve: ${message}`),
+  );
+  await requireRuntime(ctx, choice);
   await requireImage(ctx);
   await sweepOrphanContainers(ctx.docker, ctx.owner);
 
@@ -57,7 +60,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     image: ctx.tag,
     owner: ctx.owner,
     deadlineSeconds: options.deadlineSeconds,
-    runtime: options.runtime,
+    runtime: choice.runtime,
   });
   let engine: CodeModeEngine | null = null;
   try {

@@ -33,7 +33,8 @@ export interface ServeOptions {
   prefixWithServer: boolean;
   deadlineSeconds: number | undefined;
   maxCalls: number | undefined;
-  runtime: SandboxRuntime;
+  /** From --runtime; null leaves the app's saved Isolation setting in charge. */
+  runtime: SandboxRuntime | null;
   help: boolean;
 }
 
@@ -66,7 +67,7 @@ export async function parseServeOptions(
       prefixWithServer: false,
       deadlineSeconds: undefined,
       maxCalls: undefined,
-      runtime: "runc",
+      runtime: null,
       help: true,
     };
   }

@@ -11,3 +11,4 @@ await import("./image-lines.js");
 await import("./audit-index.js");
 await import("./bridge-overhead.js");
 await import("./audit-export-memory.js");
+await import("./context-economy.js");

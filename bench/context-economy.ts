@@ -31,7 +31,13 @@ type ServerName = (typeof SERVERS)[number];
 const bin = (name: string) =>
   path.join(repoRoot, "node_modules", "@modelcontextprotocol", name, "dist", "index.js");
 
-function commandOf(server: ServerName, filesRoot: string, memoryFile: string) {
+interface ServerCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+function commandOf(server: ServerName, filesRoot: string, memoryFile: string): ServerCommand {
   if (server === "everything")
     return { command: process.execPath, args: [EVERYTHING_BIN, "stdio"], env: {} };
   if (server === "filesystem")

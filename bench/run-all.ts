@@ -12,3 +12,4 @@ await import("./audit-index.js");
 await import("./bridge-overhead.js");
 await import("./audit-export-memory.js");
 await import("./context-economy.js");
+await import("./pool-burst.js");

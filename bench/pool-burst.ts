@@ -1,0 +1,215 @@
+// Runs that come back to back, and from several clients, through the real path (the SDK's
+// Client -> `codemode shim` -> `codemode daemon` with its default settings -> warm pool), side
+// by side in one run with (a) a cold hardened `docker run -i` of `print(1)` (the baseline)
+// and (d) the engine's own limit: how many hardened containers per second it starts and
+// removes when started in parallel, since every run needs a fresh container.
+import os from "node:os";
+import { findDocker } from "../electron/host/docker/docker-status.js";
+import { sandboxImageDir } from "../electron/host/paths.js";
+import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { Sandbox } from "../electron/host/sandbox/sandbox.js";
+import { SETTINGS_BOUNDS } from "../shared/limits.js";
+import {
+  assertHostBuilt,
+  cleanUpHosts,
+  connectShim,
+  homeContainers,
+  makeHome,
+  startDaemon,
+  writeServers,
+} from "../test-support/daemon.js";
+import type { McpSession } from "../test-support/mcp-session.js";
+import { until } from "../test-support/wait.js";
+import { dockerRunOnce } from "./docker-run-baseline.js";
+import { median } from "./stats.js";
+
+const CODE = "print(1)";
+const BASELINE_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const BURST = 10;
+const CLIENTS = 4;
+const FLOOD_CLIENTS = 8;
+const FLOOD_RUNS = Number(process.env.BENCH_FLOOD_RUNS ?? 50);
+/** Containers the engine-limit probe starts and removes, that many at a time. */
+const ENGINE_CONTAINERS = Number(process.env.BENCH_ENGINE_CONTAINERS ?? 48);
+const ENGINE_PARALLEL = FLOOD_CLIENTS;
+
+async function timedRun(shim: McpSession): Promise<number> {
+  const t = performance.now();
+  const result = await shim.run(CODE);
+  if (result.stdout !== "1\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
+  return performance.now() - t;
+}
+
+async function backToBack(shim: McpSession, runs: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await timedRun(shim));
+  return times;
+}
+
+/** The engine's limit: hardened containers started and removed per second, in parallel. */
+async function engineLimit(image: string): Promise<number> {
+  const status = await findDocker();
+  if (status.state !== "ready") throw new Error(status.message);
+  const owner = currentOwner("codemode-bench");
+  let left = ENGINE_CONTAINERS;
+  const worker = async (): Promise<void> => {
+    while (left > 0) {
+      left--;
+      const container = await SandboxContainer.start(status.docker, image, owner);
+      await container.remove();
+    }
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: ENGINE_PARALLEL }, worker));
+  return ENGINE_CONTAINERS / ((performance.now() - t) / 1000);
+}
+
+/** The same number of cold print(1) runs straight through the sandbox (no host, no shim, no pool). */
+async function sandboxLimit(image: string): Promise<number> {
+  const status = await findDocker();
+  if (status.state !== "ready") throw new Error(status.message);
+  const sandbox = new Sandbox({
+    docker: status.docker,
+    image,
+    owner: currentOwner("codemode-bench"),
+    poolSize: 0,
+  });
+  let left = ENGINE_CONTAINERS;
+  const worker = async (): Promise<void> => {
+    while (left > 0) {
+      left--;
+      const result = await sandbox.run({ code: CODE });
+      if (result.stdout !== "1\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
+    }
+  };
+  const t = performance.now();
+  try {
+    await Promise.all(Array.from({ length: ENGINE_PARALLEL }, worker));
+    await sandbox.settle();
+    return ENGINE_CONTAINERS / ((performance.now() - t) / 1000);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+function line(label: string, ms: number, base: number, goal?: number): string {
+  const ratio = ms / base;
+  const verdict =
+    goal === undefined
+      ? ""
+      : ratio <= goal
+        ? `  goal <= ${goal}x: met`
+        : `  goal <= ${goal}x: NOT met`;
+  return `${label.padEnd(58)} ${ms.toFixed(0).padStart(6)} ms  ${ratio.toFixed(2)}x${verdict}`;
+}
+
+async function main(): Promise<void> {
+  assertHostBuilt();
+  const status = await findDocker();
+  if (status.state !== "ready") throw new Error(status.message);
+  const docker = status.docker;
+  const image = imageTagFor(readContext(sandboxImageDir()));
+  const home = makeHome("codemode-bench-");
+  writeServers(home, {});
+  const loadBefore = os.loadavg()[0] ?? 0;
+  const plain: number[] = [];
+  let burst1: number[] = [];
+  let burst2: number[] = [];
+  let clients: number[] = [];
+  let flood = { runs: 0, seconds: 0, failed: 0 };
+  let engine = 0;
+  let engines: number[] = [];
+  let coldRuns = 0;
+  try {
+    await dockerRunOnce(image, CODE); // warm the engine's caches for every path alike
+    const daemon = await startDaemon(home);
+    const shim = await connectShim(home, { name: "bench", version: "1" });
+    await shim.run(CODE);
+    // A rested pool at its default size: what the first burst of a session meets.
+    const floor = SETTINGS_BOUNDS.warmPoolSize.default;
+    const rested = async (): Promise<void> => {
+      await until(
+        async () => {
+          const list = await homeContainers(docker, home);
+          return list.length === floor && list.every((c) => c.state === "running");
+        },
+        "the warm pool at its floor",
+        60_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    };
+    await rested();
+    for (let i = 0; i < BASELINE_ROUNDS; i++) plain.push(await dockerRunOnce(image, CODE));
+    await rested();
+    burst1 = await backToBack(shim, BURST);
+    // Straight after: the pool has grown with the first burst (it shrinks when idle).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    burst2 = await backToBack(shim, BURST);
+    const others = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => connectShim(home, { name: `c${i}`, version: "1" })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    clients = (await Promise.all(others.map((c) => backToBack(c, BURST)))).flat();
+    const floodShims = await Promise.all(
+      Array.from({ length: FLOOD_CLIENTS }, (_, i) =>
+        connectShim(home, { name: `f${i}`, version: "1" }),
+      ),
+    );
+    // The engine's limit is measured just before and just after the flood (the machine's load
+    // moves), and the flood compared with their mean.
+    const engineBefore = await engineLimit(image);
+    const t = performance.now();
+    const outcomes = await Promise.allSettled(
+      floodShims.flatMap((c) =>
+        // Each client sends its runs one after another, as an agent's loop does.
+        [backToBack(c, FLOOD_RUNS)],
+      ),
+    );
+    flood = {
+      runs: FLOOD_CLIENTS * FLOOD_RUNS,
+      seconds: (performance.now() - t) / 1000,
+      failed: outcomes.filter((o) => o.status === "rejected").length,
+    };
+    engines = [engineBefore, await engineLimit(image)];
+    coldRuns = await sandboxLimit(image);
+    engine = (engines[0]! + engines[1]!) / 2;
+    await daemon.stop();
+  } finally {
+    await cleanUpHosts(docker);
+  }
+  const base = median(plain);
+  const load = os.loadavg()[0] ?? 0;
+  console.log(
+    `warm pool under bursts (daemon defaults), load average ${loadBefore.toFixed(1)} -> ${load.toFixed(1)} on ${os.cpus().length} cores`,
+  );
+  console.log(
+    line(`cold hardened \`docker run -i\` print(1) (baseline, ${BASELINE_ROUNDS})`, base, base),
+  );
+  console.log(
+    line(`${BURST} back-to-back runs via shim, rested pool, median`, median(burst1), base, 0.2),
+  );
+  console.log(line(`${BURST} more at once after (pool grown), median`, median(burst2), base, 0.2));
+  console.log(
+    line(
+      `${CLIENTS} clients x ${BURST} back-to-back runs at once, median`,
+      median(clients),
+      base,
+      0.2,
+    ),
+  );
+  const rate = (flood.runs - flood.failed * FLOOD_RUNS) / flood.seconds;
+  const ratio = rate / engine;
+  console.log(
+    `engine limit: ${ENGINE_CONTAINERS} hardened containers started+removed, ${ENGINE_PARALLEL} at a time: ${engine.toFixed(2)}/s (before the flood ${engines[0]?.toFixed(2)}/s, after ${engines[1]?.toFixed(2)}/s)`,
+  );
+  console.log(
+    `(for reference: ${ENGINE_CONTAINERS} cold print(1) runs straight through the sandbox, ${ENGINE_PARALLEL} at a time, no host: ${coldRuns.toFixed(2)}/s)`,
+  );
+  console.log(
+    `${FLOOD_CLIENTS} clients x ${FLOOD_RUNS} runs: ${rate.toFixed(2)} runs/s (${flood.failed} clients failed) = ${ratio.toFixed(2)}x the engine limit  goal >= 0.8x: ${ratio >= 0.8 ? "met" : "NOT met"}`,
+  );
+}
+
+await main();

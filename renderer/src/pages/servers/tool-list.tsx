@@ -14,6 +14,7 @@ const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
   schema_unusable: "Left out: schema",
   name_too_long: "Left out: name too long",
   not_in_catalog: "Not available",
+  held_for_review: "Held for review",
 };
 
 export function ToolList(props: { server: ServerView }) {

@@ -18,18 +18,74 @@ export function canonicalValue(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[key];
-    // As JSON.stringify would: an undefined member is no member (the wire had none).
-    if (item !== undefined) out[key] = canonicalValue(item, depth + 1);
+    // As JSON.stringify would: an undefined member is no member (the wire had none). Defined,
+    // not assigned: JSON.parse makes "__proto__" an ordinary key, and assigning it would set
+    // out's prototype instead, leaving that key and all under it out of the JSON and the hash
+    // (a server could then change a parameter named __proto__ without being held).
+    if (item !== undefined) {
+      Object.defineProperty(out, key, {
+        value: canonicalValue(item, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
   }
   return out;
 }
 
-function plainJson(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return "(too deep to write)";
+type Open =
+  | { items: readonly unknown[]; next: number }
+  | { object: Record<string, unknown>; keys: string[]; next: number };
+
+/**
+ * JSON.stringify's text of JSON data, written with a stack of its own: JSON.stringify
+ * recurses and throws on a few thousand levels (a 10 KB line from a server), and a subtree
+ * that cannot be written must still be hashed by its content, not as one fixed text.
+ */
+export function plainJson(root: unknown): string {
+  const parts: string[] = [];
+  const stack: Open[] = [];
+  const write = (value: unknown): void => {
+    if (value === null || typeof value !== "object") {
+      // undefined (an array hole) is written null, as JSON.stringify does.
+      parts.push(JSON.stringify(value) ?? "null");
+    } else if (Array.isArray(value)) {
+      parts.push("[");
+      stack.push({ items: value, next: 0 });
+    } else {
+      const object = value as Record<string, unknown>;
+      parts.push("{");
+      stack.push({
+        object,
+        keys: Object.keys(object).filter((k) => object[k] !== undefined),
+        next: 0,
+      });
+    }
+  };
+  write(root);
+  for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
+    if ("items" in top) {
+      if (top.next === top.items.length) {
+        parts.push("]");
+        stack.pop();
+        continue;
+      }
+      if (top.next > 0) parts.push(",");
+      write(top.items[top.next++]);
+    } else {
+      if (top.next === top.keys.length) {
+        parts.push("}");
+        stack.pop();
+        continue;
+      }
+      if (top.next > 0) parts.push(",");
+      const key = top.keys[top.next++] as string;
+      parts.push(JSON.stringify(key), ":");
+      write(top.object[key]);
+    }
   }
+  return parts.join("");
 }
 
 /** A wire tool as pinned: its canonical JSON text and that text's sha256 (hex). */

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpClientSnippets } from "../electron/host/clients/client-snippets.js";
+import { GEMINI_TRUST_NOTE } from "../shared/client-notes.js";
 import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
 import {
   assertUiBuilt,
@@ -86,6 +87,14 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
     }
   });
 
+  it("tells, with the Gemini CLI command, that Gemini CLI needs the folder trusted", async () => {
+    const shim = snippetsCard().getByRole("tablist", { name: "Client" });
+    await shim.getByRole("tab", { name: "Gemini CLI" }).click();
+    const panel = snippetsCard().getByRole("tabpanel", { name: "Gemini CLI" }).first();
+    await waitForText(panel, /gemini mcp add/, "the Gemini CLI command");
+    expect(await panel.innerText()).toContain(GEMINI_TRUST_NOTE);
+  });
+
   it("offers no HTTP entry while MCP over HTTP is off, and says where to turn it on", async () => {
     await waitForText(snippetsCard(), /Sandbox → Advanced/, "the note that HTTP is off");
     expect(await httpGroup().count()).toBe(0);
@@ -110,6 +119,9 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
     expect(JSON.parse(await shown("Gemini CLI"))).toEqual({
       mcpServers: { codemode: { httpUrl: url, headers: { Authorization: `Bearer ${token}` } } },
     });
+    // Pasting the entry is not enough for Gemini CLI: the folder must be trusted too.
+    const geminiPanel = group.getByRole("tabpanel", { name: "Gemini CLI" });
+    expect(await geminiPanel.innerText()).toContain(GEMINI_TRUST_NOTE);
     // One tab's entry at a time.
     expect(await group.getByLabel("Cursor HTTP entry", { exact: true }).isVisible()).toBe(false);
     await waitForText(group, new RegExp(url.replace(/[.]/g, "\\.")), "the HTTP address");

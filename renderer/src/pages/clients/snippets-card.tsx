@@ -3,6 +3,7 @@
 // writes every snippet (clients.snippets); this card only shows them.
 import { useState } from "react";
 import type { ClientSnippets, HttpClientSnippets } from "../../../../shared/api/api-views.js";
+import { GEMINI_TRUST_NOTE } from "../../../../shared/client-notes.js";
 import { useRequest } from "../../api/hooks.js";
 import { CopyButton } from "../../components/copy-button.js";
 import { RequestView } from "../../components/states.js";
@@ -28,7 +29,7 @@ const SHIM_TABS: { key: Exclude<keyof ClientSnippets, "http">; title: string; wh
     where: "The MCP servers file, .vscode/mcp.json or your user settings.",
   },
   { key: "claudeCode", title: "Claude Code", where: "Run this in a terminal." },
-  { key: "gemini", title: "Gemini CLI", where: "Run this in a terminal." },
+  { key: "gemini", title: "Gemini CLI", where: `Run this in a terminal. ${GEMINI_TRUST_NOTE}` },
 ];
 
 const HTTP_TABS: {
@@ -50,7 +51,7 @@ const HTTP_TABS: {
   {
     key: "gemini",
     title: "Gemini CLI",
-    where: "~/.gemini/settings.json, or .gemini/settings.json in a project.",
+    where: `~/.gemini/settings.json, or .gemini/settings.json in a project. ${GEMINI_TRUST_NOTE}`,
   },
 ];
 

@@ -123,6 +123,8 @@ export interface ListPage<T> {
 /** The server list's page, with how many of all servers failed (the sidebar's badge). */
 export interface ServerPage extends ListPage<ServerView> {
   failed: number;
+  /** Tools held for review across all servers (the sum of their `held`): the page's summary. */
+  held: number;
 }
 
 export type HeldChangeKind = "changed" | "added" | "removed";

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import type { ServerView } from "../../../shared/api/api-views.js";
 import type { CatalogEntry } from "../../../shared/server-catalog/catalog-schema.js";
 import { usePagedList } from "../api/use-paged-list.js";
+import { Badge } from "../components/badge.js";
 import { EmptyState, ErrorState, Loading } from "../components/states.js";
 import { ShowMore } from "../components/show-more.js";
 import { hrefFor, navigate, useRoute } from "../lib/router.js";
@@ -186,6 +187,7 @@ export function ServersPage() {
           server&rsquo;s instructions, or bring over the servers you already use in Claude Desktop.
         </EmptyState>
       ) : null}
+      {list ? <HeldSummary total={servers.first?.held ?? 0} shown={list} /> : null}
       {list && list.length > 0 ? (
         <ul className="server-list" aria-label="Servers">
           {list.map((server) => (
@@ -230,6 +232,11 @@ function ServerRow(props: { server: ServerView }) {
       </div>
       <div className="server-row-meta">
         <ServerStatusBadge server={server} />
+        {server.held > 0 ? (
+          <a href={hrefFor("servers", { name: server.name })} className="badge-link">
+            <Badge tone="warn">Changes to review ({server.held})</Badge>
+          </a>
+        ) : null}
         <span className="muted small">
           {server.status === "ready" || server.toolCount > 0
             ? plural(server.toolCount, "tool")
@@ -237,5 +244,38 @@ function ServerRow(props: { server: ServerView }) {
         </span>
       </div>
     </li>
+  );
+}
+
+/**
+ * Above the list while any server has tools held for review: how many in all (the host counts
+ * every server), and the servers among those shown, linked.
+ */
+function HeldSummary(props: { total: number; shown: ServerView[] }) {
+  const { total } = props;
+  if (total === 0) return null;
+  const held = props.shown.filter((s) => s.held > 0);
+  const listed = held.reduce((sum, s) => sum + s.held, 0);
+  return (
+    <div className="callout callout-warn" role="status" aria-label="Changes to review">
+      <div className="callout-text">
+        <strong>{plural(total, "tool")} held for review</strong>
+        <p>
+          Servers changed, added or removed tools since you accepted them. The code cannot call a
+          held tool until you accept the change. Review them on the server&rsquo;s page:
+        </p>
+        <ul>
+          {held.map((server) => (
+            <li key={server.name}>
+              <a href={hrefFor("servers", { name: server.name })}>{server.name}</a> (
+              {plural(server.held, "tool")})
+            </li>
+          ))}
+          {listed < total ? (
+            <li>{plural(total - listed, "more tool")} on servers further down the list</li>
+          ) : null}
+        </ul>
+      </div>
+    </div>
   );
 }

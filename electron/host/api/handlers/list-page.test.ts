@@ -25,7 +25,8 @@ function bigServers(count: number): ServerView[] {
     stderrTail: Array.from({ length: 40 }, () => "e".repeat(1_000)),
     restarting: false,
     toolCount: 0,
-    held: 0,
+    // Every tenth server holds 3 tools for review.
+    held: i % 10 === 0 ? 3 : 0,
   }));
 }
 
@@ -71,7 +72,8 @@ describe("servers.list, clients.list and taint.list pages", () => {
     const first = await dispatchApi(handlers, "servers.list", {});
     expect(first.ok).toBe(true);
     if (!first.ok) return;
-    expect(first.value).toMatchObject({ total: 250, failed: 125 });
+    // Counts of the whole list, which the first page carries (the sidebar, the held summary).
+    expect(first.value).toMatchObject({ total: 250, failed: 125, held: 75 });
     expect(first.value.next).not.toBeNull();
     const rest = await pagesFrom(
       async ({ after }) => {

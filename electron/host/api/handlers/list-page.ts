@@ -35,14 +35,15 @@ export interface PageParams {
   limit?: number | undefined;
 }
 
-/** A page of the server list, with how many of all of them failed. */
+/** A page of the server list, with how many of all of them failed and how many tools are held. */
 export function serverPage(
   all: readonly ServerView[],
   params: PageParams = {},
   maxChars: number = API_LIMITS.listPageMaxChars,
 ): ServerPage {
   const failed = all.reduce((n, s) => (s.status === "failed" ? n + 1 : n), 0);
-  return { ...pageOf(all, API_LIMITS.serversPageMaxLimit, params, maxChars), failed };
+  const held = all.reduce((n, s) => n + s.held, 0);
+  return { ...pageOf(all, API_LIMITS.serversPageMaxLimit, params, maxChars), failed, held };
 }
 
 /** A page of a list capped by `maxLimit` (the default limit too) and listPageMaxChars. */

@@ -5,6 +5,7 @@ import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { ErrorState } from "../../components/states.js";
 import { hrefFor } from "../../lib/router.js";
+import { HeldReview } from "./held-review.js";
 import { ServerStatusBadge } from "./server-status-badge.js";
 import { ToolList } from "./tool-list.js";
 import { commandLine } from "./server-entry.js";
@@ -85,6 +86,8 @@ export function ServerDetail(props: {
         </dl>
         {server.status === "failed" ? <FailureDetails server={server} /> : null}
       </section>
+
+      <HeldReview server={server} />
 
       <section className="card" aria-labelledby="tools-heading">
         <div className="card-header">

@@ -12,7 +12,7 @@ import { CodeModeHost } from "./host/app/code-mode-host.js";
 import { DATA_DIR_TRUSTED_ENTRIES } from "./host/app/host-options.js";
 import type { RunGate } from "./host/app/run-gate.js";
 import type { SandboxSlot } from "./host/app/sandbox-slot.js";
-import { serverViews, taintViews } from "./host/app/server-views.js";
+import { taintViews } from "./host/app/server-views.js";
 import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
 import { dataDir as defaultDataDir } from "./host/paths.js";
 import { capAppLogWhileRunning } from "./host/shim/app-log.js";
@@ -78,6 +78,7 @@ function snapshot(s: TraySources): TraySnapshot {
     auditFailing: s.audit.failure !== null,
     dockerUnreachable: s.sandbox.dockerView().state === "unreachable",
     pendingApprovals: s.pendingApprovals(),
+    heldTools: s.serverViews().reduce((sum, server) => sum + server.held, 0),
   };
 }
 
@@ -167,13 +168,15 @@ async function start(): Promise<void> {
   }
   const trusted = (sender: Electron.WebContents): boolean =>
     window !== null && sender === window.webContents;
-  const { api, events, sandbox, gate, status, servers, configStore, taint, audit } = host;
+  const running = host;
+  const { api, events, sandbox, gate, status, taint, audit } = host;
   traySources = {
     sandbox,
     gate,
     status,
     audit: host.hostAudit,
-    serverViews: () => serverViews(servers, configStore.current),
+    // The host's own views: they count each server's held tools (the tray's "Changes to review").
+    serverViews: () => running.serverViews(),
     taintViews: () => taintViews(taint),
     pendingApprovals: () => host?.approvals.list().length ?? 0,
   };

@@ -636,28 +636,42 @@ class _PyplotShowHook:
         pyplot.show = show
 
 
-def _make_search_tools(catalog):
+def _make_search_tools(catalog, limits):
     """search_tools for the code, over the catalog as the host sent it at start.
 
-    Works on a private copy: the code can edit TOOLS, but not what search_tools sees."""
-    entries = tuple((name, name.lower(), stub.lower()) for name, stub in catalog)
+    Works on a private copy: the code can edit TOOLS, but not what search_tools sees. Its cost
+    is linear in the catalog: the query is cut to a bounded number of characters, and each of
+    its words is found with str's substring search (worst-case linear in CPython 3.10+), no
+    regex. Its answer is bounded too: at most search_max_results entries."""
+    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub in catalog)
+    default_limit = limits["search_default_results"]
+    max_limit = limits["search_max_results"]
+    query_max = limits["search_query_max_chars"]
 
-    def search_tools(query: str) -> list[str]:
-        """Names of the tools matching `query`, best first.
+    def search_tools(query: str, limit: int = default_limit, detail: str = "name") -> list[str]:
+        """The tools matching `query`, best first: their names, or their stubs with
+        detail="stub"; at most `limit` of them (capped, see the run_python description).
 
         Each word of the query (case-insensitive) scores 2 if it is in a tool's name and 1
         if it is in its stub; tools scoring nothing are left out, ties go by name. Local:
         no call reaches the host."""
         if not isinstance(query, str):
             raise TypeError(f"search_tools() takes a str, not {type(query).__name__}")
-        words = query.lower().split()
+        if type(limit) is not int or limit < 1:
+            raise ValueError("search_tools() limit must be a positive int")
+        if detail not in ("name", "stub"):
+            raise ValueError('search_tools() detail must be "name" or "stub"')
+        words = query[:query_max].lower().split()
         scored = []
-        for name, lname, lstub in entries:
+        for i, (name, lname, lstub, _) in enumerate(entries):
             score = sum(2 * (w in lname) + (w in lstub) for w in words)
             if score > 0:
-                scored.append((-score, name))
+                scored.append((-score, name, i))
         scored.sort()
-        return [name for _, name in scored]
+        best = scored[: min(limit, max_limit)]
+        if detail == "stub":
+            return [entries[i][3] for _, _, i in best]
+        return [name for _, name, _ in best]
 
     search_tools.__module__ = "__main__"
     return search_tools
@@ -703,7 +717,7 @@ def _add_down_tools(code, namespace, down):
                 break
 
 
-def _code_globals(host, catalog, images):
+def _code_globals(host, catalog, images, limits):
     """The code's __main__ module: only what the protocol promises, nothing of ours.
 
     A real module installed as sys.modules["__main__"] (rather than a bare dict) so that
@@ -714,7 +728,7 @@ def _code_globals(host, catalog, images):
     g["__builtins__"] = builtins
     g["ToolError"] = ToolError
     g["TOOLS"] = dict(catalog)
-    g["search_tools"] = _make_search_tools(catalog)
+    g["search_tools"] = _make_search_tools(catalog, limits)
     g["show"] = images.show
     for name, stub in catalog:
         # The host's catalog promises unique identifiers that clash with nothing here
@@ -846,6 +860,9 @@ def main():
                 "image_chunk_chars",
                 "image_name_max_chars",
                 "image_max_side",
+                "search_default_results",
+                "search_max_results",
+                "search_query_max_chars",
             )
         )
         and limits["image_chunk_chars"] >= 4
@@ -889,7 +906,7 @@ def main():
     preloaded_pyplot = sys.modules.get("matplotlib.pyplot")
     if preloaded_pyplot is not None:
         show_hook._patch(preloaded_pyplot)  # imported before the hook: patch it now
-    module = _code_globals(host, catalog, images)
+    module = _code_globals(host, catalog, images, limits)
     # Our functions keep this file's globals alive through __globals__, so replacing the
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module

@@ -157,6 +157,12 @@ export const CATALOG_LIMITS = {
   defaultDescriptionBudgetChars: 3_000,
   /** Full stubs in the description only up to this many tools; past it, the compact index. */
   fullStubsMaxTools: 10,
+  /** search_tools() in the sandbox: results when the code names no limit... */
+  searchDefaultResults: 10,
+  /** ...and the most it returns whatever limit it names, so a lookup stays small to print. */
+  searchMaxResults: 50,
+  /** A longer query is cut: its words are matched against every tool, so they are bounded. */
+  searchQueryMaxChars: 200,
   // Rendered parameter lists. Schemas come from the wrapped servers and may be hostile (huge
   // enums, thousands of properties, cycles): every piece is bounded, so the cost of rendering
   // is bounded by these caps, not by the size or shape of the schema.

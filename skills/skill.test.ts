@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   BRIDGE_LIMITS,
+  CATALOG_LIMITS,
   HOST_LIMITS,
   IMAGE_LIMITS,
   RUN_LIMITS,
@@ -31,6 +32,14 @@ describe("skills/codemode/SKILL.md", () => {
     expect(row("memory")).toContain(`${SANDBOX_LIMITS.memoryBytes / 1024 / 1024} MiB`);
     expect(row("images per run")).toContain(
       `| ${IMAGE_LIMITS.perRun}, each at most ${IMAGE_LIMITS.maxBytes / 1024 / 1024} MiB (a larger one is downscaled), ${IMAGE_LIMITS.totalBytesPerRun / 1024 / 1024} MiB together |`,
+    );
+  });
+
+  it("teaches looking tools up first, with the search's real bounds", () => {
+    const prose = skill.split(/\s+/).join(" ");
+    expect(prose).toContain("Look tools up first.");
+    expect(prose).toContain(
+      `(${CATALOG_LIMITS.searchDefaultResults} by default, \`limit=\` up to ${CATALOG_LIMITS.searchMaxResults}, \`detail="stub"\` for their stubs)`,
     );
   });
 

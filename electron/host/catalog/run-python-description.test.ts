@@ -94,6 +94,7 @@ describe("run_python description", () => {
       "ToolError",
       "TOOLS[name]",
       'search_tools("words")',
+      `limit=, at most ${CATALOG_LIMITS.searchMaxResults}; detail="stub"`,
       "Look tools up first",
       `${BRIDGE_LIMITS.defaultMaxCallsPerRun} tool calls`,
       `${RUN_LIMITS.defaultDeadlineSeconds} seconds in all`,

@@ -1,5 +1,6 @@
 import {
   BRIDGE_LIMITS,
+  CATALOG_LIMITS,
   IMAGE_LIMITS,
   PROTOCOL_LIMITS,
   RUN_COST_LIMITS,
@@ -261,6 +262,9 @@ export function runnerLimits() {
     image_chunk_chars: IMAGE_LIMITS.chunkChars,
     image_name_max_chars: IMAGE_LIMITS.nameMaxChars,
     image_max_side: IMAGE_LIMITS.maxSidePixels,
+    search_default_results: CATALOG_LIMITS.searchDefaultResults,
+    search_max_results: CATALOG_LIMITS.searchMaxResults,
+    search_query_max_chars: CATALOG_LIMITS.searchQueryMaxChars,
   };
 }
 

@@ -154,6 +154,9 @@ export interface StartMessage {
     image_chunk_chars: number;
     image_name_max_chars: number;
     image_max_side: number;
+    search_default_results: number;
+    search_max_results: number;
+    search_query_max_chars: number;
   };
 }
 

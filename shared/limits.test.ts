@@ -235,6 +235,7 @@ describe("limits", () => {
         stderrLineMaxChars: 1_000,
         startTimeoutMs: 60_000,
         toolListMaxPages: 100,
+        toolsMaxPerServer: 10_000,
         downReasonMaxChars: 300,
         restartWaitReserveMs: 250,
       },

@@ -506,6 +506,12 @@ export const SERVER_LIMITS = {
   /** A server that paginates `tools/list` past this many pages is treated as broken. */
   toolListMaxPages: 100,
   /**
+   * A server listing more tools than this (all pages together) is treated as broken: a
+   * hostile one listing hundreds of thousands would grow the host's memory and the pin file
+   * past PIN_LIMITS.fileMaxBytes, which then is not read (every server's pins start over).
+   */
+  toolsMaxPerServer: 10_000,
+  /**
    * Why a server is not running, as the model reads it in the run_python description and in
    * the ToolError a call to one of its tools raises: one line cut to this many characters.
    */

@@ -3,7 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
+import { PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ListedForm } from "../pins/pin-state.js";
 import { pinnedForm } from "../pins/tool-hash.js";
 
@@ -23,8 +23,15 @@ export interface ToolListing {
   forms: ListedForm[];
 }
 
-/** Follows `nextCursor` until the server stops giving one. */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolListing> {
+/**
+ * Follows `nextCursor` until the server stops giving one. More than `maxTools` tools in all
+ * fails the listing (SERVER_LIMITS.toolsMaxPerServer).
+ */
+export async function listAllTools(
+  client: Client,
+  timeoutMs: number,
+  maxTools: number = SERVER_LIMITS.toolsMaxPerServer,
+): Promise<ToolListing> {
   // Straight request() rather than client.listTools(): the SDK's listTools caches
   // output-schema validators per page, forgetting earlier pages' tools. Results are
   // untrusted further on anyway, so no structured-content validation is done here.
@@ -40,8 +47,16 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
     );
     // The SDK's own check, as before: a page it refuses fails the listing.
     const result = ListToolsResultSchema.parse(wire);
+    if (tools.length + result.tools.length > maxTools) {
+      throw new Error(`tools/list listed more than ${maxTools} tools`);
+    }
     tools.push(...result.tools);
-    for (const raw of wire.tools) forms.push({ name: raw.name, ...pinnedForm(raw) });
+    for (const raw of wire.tools) {
+      // The catalog leaves such a name out (it could never be called), so it is not pinned
+      // either: a server cannot grow the pin file with megabyte names.
+      if (raw.name.length > PROTOCOL_LIMITS.toolNameMaxChars) continue;
+      forms.push({ name: raw.name, ...pinnedForm(raw) });
+    }
     cursor = result.nextCursor;
     if (cursor === undefined) return { tools, forms };
     if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);

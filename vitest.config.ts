@@ -26,6 +26,7 @@ const SOURCES = [
   "shared/**/*.test.ts",
   "test-servers/**/*.test.ts",
   "skills/**/*.test.ts",
+  "bench/**/*.test.ts",
 ];
 
 export default defineConfig({

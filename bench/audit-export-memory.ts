@@ -25,6 +25,7 @@ import {
 import { startUiDaemon } from "../test-support/browser.js";
 import { assertHostBuilt, makeHome } from "../test-support/daemon.js";
 import { repoRoot } from "../test-support/processes.js";
+import { report } from "./report.js";
 
 const ENTRIES = Number(process.argv[2] ?? 1_000_000);
 const MiB = 1024 * 1024;
@@ -119,6 +120,14 @@ try {
   );
   console.log(`  before: ${old.outcome}`);
   console.log(`  after:  ${streamed.outcome}`);
+  const MiB = 1024 * 1024;
+  report({
+    what: `export of ${ENTRIES.toLocaleString("en")} entries, host memory over idle (one reply: baseline)`,
+    value: streamed.overIdle / MiB,
+    unit: "MiB",
+    baseline: old.overIdle / MiB,
+    note: `before: ${old.outcome}; after: ${streamed.outcome}`,
+  });
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -16,6 +16,7 @@ import { verifyAudit } from "../electron/host/audit/audit-verify.js";
 import { verifyPerLine } from "./audit-verify-before.js";
 import { benchAuditLog } from "./audit-index-log.js";
 import { median } from "./stats.js";
+import { report } from "./report.js";
 
 const ENTRIES = Number(process.env.AUDIT_BENCH_ENTRIES ?? 1_000_000);
 const ROUNDS = 3;
@@ -102,6 +103,7 @@ try {
     const before = await timed(make(null));
     const after = await timed(make(loaded));
     console.log(line(label, before, after));
+    report({ what: `${label}, index (scan: baseline)`, value: after, baseline: before });
   }
   // Verify is a scan by nature (every line hashed, parsed and checked). The machine is shared, so
   // this process's CPU time is printed beside the wall time.
@@ -129,6 +131,16 @@ try {
   });
   console.log(line("verify, wall time", verifyBefore.wall, verifyAfter.wall));
   console.log(line("verify, CPU time of this process", verifyBefore.cpu, verifyAfter.cpu));
+  report({
+    what: "verify, wall (per-line reader: baseline)",
+    value: verifyAfter.wall,
+    baseline: verifyBefore.wall,
+  });
+  report({
+    what: "verify, CPU time (per-line reader: baseline)",
+    value: verifyAfter.cpu,
+    baseline: verifyBefore.cpu,
+  });
   console.log(
     `verify: ${progressEvents} progress reports; host RSS up to ${mib(peakRss)} while verifying`,
   );

@@ -34,6 +34,7 @@ import { ServerSet } from "../electron/host/servers/server-set.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";
 import { median } from "./stats.js";
+import { report } from "./report.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
@@ -159,6 +160,12 @@ async function main(): Promise<void> {
   const show = (label: string, side: keyof typeof cpu): void => {
     const value = median(sides[side]);
     const host = median(cpu[side]);
+    report({
+      what: `${label}, wall`,
+      value,
+      baseline: base,
+      note: `host CPU ${(host / cpuBase).toFixed(2)}x`,
+    });
     console.log(
       `${label.padEnd(48)} wall ${value.toFixed(2).padStart(6)} ms ${(value / base).toFixed(2)}x` +
         `   fastest round ${Math.min(...sides[side]).toFixed(2)} ms ` +

@@ -23,6 +23,7 @@ import { ServerSet } from "../electron/host/servers/server-set.js";
 import type { RunResult } from "../shared/run-result.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { assertServeBuilt, startServe, TOY_COMMAND } from "../test-support/serve-client.js";
+import { record } from "./report.js";
 
 const CALLS = 200;
 const SLEEP_MS = 50;
@@ -39,10 +40,7 @@ for _ in range(${CALLS}):
 print(ok)`;
 
 function line(label: string, ms: number): string {
-  return (
-    `${label.padEnd(64)} ${ms.toFixed(0).padStart(6)} ms   serial sum ${SERIAL_MS} ms   ` +
-    `ratio ${(ms / SERIAL_MS).toFixed(2)}`
-  );
+  return record({ what: label, value: ms, baseline: SERIAL_MS, note: "baseline: the serial sum" });
 }
 
 function check(result: RunResult, label: string): void {

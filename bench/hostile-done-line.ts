@@ -7,6 +7,7 @@ import { PROTOCOL_LIMITS, RUN_LIMITS } from "../shared/limits.js";
 import { tracebackTail } from "../electron/host/sandbox/output-capture.js";
 import { parseRunnerLine } from "../electron/host/sandbox/runner-messages.js";
 import { median } from "./stats.js";
+import { report } from "./report.js";
 
 const SPACES = 130_000;
 const AFTER_ROUNDS = 20;
@@ -56,3 +57,9 @@ console.log(
   `${`after: parseRunnerLine + trimEnd tail (median of ${AFTER_ROUNDS})`.padEnd(48)} ${fmt(newMs)}`,
 );
 console.log(`${"before / after".padEnd(48)} ${(old.ms / newMs).toFixed(0).padStart(10)}x`);
+report({
+  what: "hostile done line, before the fix (baseline, 1 round)",
+  value: old.ms,
+  baseline: old.ms,
+});
+report({ what: "hostile done line, read now", value: newMs, baseline: old.ms });

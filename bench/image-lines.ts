@@ -10,6 +10,7 @@ import { ImageReceiver } from "../electron/host/sandbox/image-receiver.js";
 import { OutputCapture } from "../electron/host/sandbox/output-capture.js";
 import { parseRunnerLine, type RunnerMessage } from "../electron/host/sandbox/runner-messages.js";
 import { median } from "./stats.js";
+import { report } from "./report.js";
 
 const ROUNDS = 15;
 
@@ -118,3 +119,10 @@ console.log(
 console.log(
   `${`one hostile ${IMAGE_LIMITS.chunkChars}-char chunk, refused at its end`.padEnd(52)} ${fmt(hostileMs)}`,
 );
+report({
+  what: `image budget as ${outputs.length} output chunks (baseline)`,
+  value: outMs,
+  baseline: outMs,
+});
+report({ what: `the same as ${images.length} image lines`, value: imgMs, baseline: outMs });
+report({ what: "one hostile image chunk", value: hostileMs });

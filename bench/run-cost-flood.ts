@@ -16,6 +16,7 @@ import { BUDGET_FLOOD, CHUNK_FLOOD } from "../test-support/run-cost-attacks.js";
 import { hostEnv, makeHome, toyServer, writeServers } from "../test-support/daemon.js";
 import { dirBytes } from "../test-support/dir-size.js";
 import { repoRoot } from "../test-support/processes.js";
+import { report } from "./report.js";
 
 /** The deadline each attack gets: what an unstopped run costs is what it writes by then. */
 const DEADLINE_S = Number(process.env.BENCH_FLOOD_DEADLINE_S ?? 12);
@@ -93,6 +94,15 @@ for (const [name, code] of [
   ["empty output chunks on the protocol pipe", CHUNK_FLOOD],
 ] as const) {
   console.log(`\n${name}, deadline ${DEADLINE_S} s`);
-  console.log(line("before", before ? await measure(before, code) : null));
-  console.log(line("after", await measure(repoRoot, code)));
+  const old = before ? await measure(before, code) : null;
+  const now = await measure(repoRoot, code);
+  console.log(line("before", old));
+  console.log(line("after", now));
+  report({
+    what: `${name}: data dir growth`,
+    value: now.grewKiB,
+    unit: "KiB",
+    baseline: old?.grewKiB ?? null,
+    note: `${now.stopped === null ? "not stopped" : "stopped"} after ${now.seconds.toFixed(1)} s${old ? "" : "; baseline: set CODEMODE_BEFORE_CHECKOUT"}`,
+  });
 }

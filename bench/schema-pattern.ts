@@ -11,6 +11,7 @@ import { SCHEMA_LIMITS } from "../shared/limits.js";
 import { compileInputSchema } from "../electron/host/catalog/schema-compile.js";
 import { SCHEMA_FORMATS } from "../electron/host/catalog/schema-formats.js";
 import { median } from "./stats.js";
+import { report } from "./report.js";
 
 const PATTERN = "^(\\w+\\s?)*$";
 const schema = {
@@ -53,8 +54,14 @@ for (const n of [12, 16, 18, 20, 22, 24, 26, 35, 1_000, 16_000]) {
   const query = `${"a".repeat(n - 1)}!`;
   const old =
     n <= BEFORE_MAX_CHARS ? fmt(time(() => before({ query }), n <= 20 ? 5 : 1)) : "(minutes)";
-  const now = fmt(time(() => after({ query }), 5));
+  const nowMs = time(() => after({ query }), 5);
+  const now = fmt(nowMs);
   console.log(`${String(n).padStart(8)}  ${old.padStart(16)}  ${now.padStart(14)}`);
+  if (n === 24) {
+    const oldMs = time(() => before({ query }), 1);
+    report({ what: `schema pattern, ${n} chars, before (RegExp)`, value: oldMs, baseline: oldMs });
+    report({ what: `schema pattern, ${n} chars, now (re2js)`, value: nowMs, baseline: oldMs });
+  }
 }
 
 // Formats that have no linear form run on JavaScript, capped at formatCheckMaxChars.

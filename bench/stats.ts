@@ -1,11 +1,14 @@
+import { record } from "./report.js";
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** One result in milliseconds beside its baseline, recorded for run-all's table (bench/report.ts). */
 export function row(label: string, ms: number, baseline: number): string {
-  return `${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms   ${(ms / baseline).toFixed(2)}x`;
+  return record({ what: label.trim(), value: ms, baseline });
 }
 
 export async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {

@@ -40,6 +40,11 @@ function option(name: string): string | null {
   return at >= 0 ? (process.argv[at + 1] ?? "") : null;
 }
 
+const readme = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "README.md");
+const writeReadme = process.argv.includes("--write-readme");
+// Checked before the long run, not after it: a README without the markers fails at once.
+if (writeReadme) replaceBetweenMarkers(readFileSync(readme, "utf8"), "");
+
 const only = option("--only")?.split(",").filter(Boolean) ?? null;
 const chosen = only ? BENCHES.filter((b) => only.includes(b)) : BENCHES;
 const docker = await findDocker();
@@ -64,8 +69,7 @@ for (const name of chosen) {
 const table = markdownTable(reportedRows(), machine);
 console.log(`\n${table}`);
 if (failed.length > 0) console.log(`\nfailed: ${failed.join(", ")}`);
-if (process.argv.includes("--write-readme")) {
-  const readme = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "README.md");
+if (writeReadme) {
   writeFileSync(readme, replaceBetweenMarkers(readFileSync(readme, "utf8"), table));
   console.log(`\nwrote the table into ${path.basename(readme)}`);
 }

@@ -24,6 +24,7 @@ import {
 } from "../test-support/serve-client.js";
 import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
 import { tasks, writeTaskFiles, type ClassicCall } from "./context-economy-tasks.js";
+import { report } from "./report.js";
 
 const SERVERS = ["everything", "filesystem", "memory"] as const;
 type ServerName = (typeof SERVERS)[number];
@@ -188,6 +189,12 @@ async function main(): Promise<void> {
         `${kb(codeMode.toolsList)} + ${kb(codeMode.traffic)} = ${kb(m)}`.padStart(28) +
         `${((1 - m / c) * 100).toFixed(1)} %`.padStart(8),
     );
+    report({
+      what: `bytes a model sees, Code Mode (classic: baseline): ${name}`,
+      value: m,
+      unit: "B",
+      baseline: c,
+    });
   }
   console.log(
     "all tasks".padEnd(78) +
@@ -195,6 +202,12 @@ async function main(): Promise<void> {
       kb(codeModeTotal).padStart(28) +
       `${((1 - codeModeTotal / classicTotal) * 100).toFixed(1)} %`.padStart(8),
   );
+  report({
+    what: "bytes a model sees over all tasks, Code Mode (classic: baseline)",
+    value: codeModeTotal,
+    unit: "B",
+    baseline: classicTotal,
+  });
 }
 
 await main();

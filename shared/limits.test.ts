@@ -309,6 +309,7 @@ describe("limits", () => {
         fileMaxBytes: 64 * MiB,
         canonicalMaxDepth: 256,
         serveHeldShownMax: 20,
+        watchIntervalMs: 500,
       },
     });
   });

@@ -755,4 +755,9 @@ export const PIN_LIMITS = {
   canonicalMaxDepth: 256,
   /** `serve` names at most this many held tools on stderr at once, then a count. */
   serveHeldShownMax: 20,
+  /**
+   * How often a running host or `serve` looks at its pin file for changes another process
+   * (`codemode servers accept`) made.
+   */
+  watchIntervalMs: 500,
 } as const;

@@ -283,6 +283,8 @@ export class CodeModeHost {
         this.startupProblems.push(`MCP over HTTP did not start: ${String(error)}`),
       );
     this.watchDocker();
+    // `codemode servers accept` edits the pin file while the app runs: take its reviews.
+    this.pins.watch();
     // The host is up: the audit index catches up with the log now, in the background, rather
     // than on the first Audit page (slow after an upgrade or a crash left it missing or stale).
     this.audit.index.buildInBackground();
@@ -388,7 +390,7 @@ export class CodeModeHost {
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
       // Runs refused while Docker is still away are on the record too.
       this.outages.flush();
-      await this.pins.flush().catch(() => undefined);
+      await this.pins.close().catch(() => undefined);
       await this.hostAudit.durable();
       await this.audit.close().catch(() => undefined);
       await this.lock.release();

@@ -11,6 +11,8 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
+import { acceptCommand } from "../cli/commands/pins-command.js";
+import { memoryIO } from "../../../test-support/cli-io.js";
 import { pinFileSchema } from "./pin-file.js";
 import { PINS_FILE } from "./tool-pins.js";
 
@@ -207,5 +209,28 @@ describe("pinned tool definitions in the host", () => {
     ).toEqual({ ok: true, value: { reviewed: 2 } });
     expect(pyNames()).toEqual(["toy__add", "toy__echo", "toy__extra", "toy__keep"]);
     expect(existsSync(path.join(home, PINS_FILE))).toBe(true);
+  });
+
+  it("codemode servers accept (the app's own pins) reaches the running host, which records it as the CLI's", async () => {
+    writeFileSync(
+      toolsFile,
+      JSON.stringify([
+        { ...echo, description: "Echo v4." },
+        { ...add, inputSchema: schema({ a: {}, to: {} }) },
+        keep,
+        { name: "extra", inputSchema: schema() },
+      ]),
+    );
+    await until(async () => (await held()).length === 1, "echo v4 held", 20_000);
+    expect(pyNames()).not.toContain("toy__echo");
+    // The host writes what it held at once; a person reads `servers pins` before accepting.
+    await host.pins.flush();
+    const { io, out } = memoryIO({ CODEMODE_HOME: home });
+    expect(await acceptCommand(["toy", "echo"], io)).toBe(0);
+    expect(out()).toContain("Accepted 1 held change(s) of toy");
+    await until(() => pyNames().includes("toy__echo"), "echo accepted through the file", 20_000);
+    expect(await held()).toEqual([]);
+    const reviewed = await auditKinds("tool_reviewed");
+    expect(reviewed.at(-1)).toMatchObject({ tool: "echo", decision: "accept", by: "cli" });
   });
 });

@@ -26,7 +26,7 @@ export function heldKind(pins: ServerPins, tool: string, held: HeldTool): HeldCh
   return pins.pinned[tool] ? "changed" : "added";
 }
 
-function change(pins: ServerPins, tool: string, held: HeldTool): HeldChange {
+export function heldChange(pins: ServerPins, tool: string, held: HeldTool): HeldChange {
   return {
     tool,
     kind: heldKind(pins, tool, held),
@@ -95,7 +95,7 @@ export function observeListing(
       since: now,
       rejected: false,
     };
-    newlyHeld.push(change(pins, tool, held[tool]));
+    newlyHeld.push(heldChange(pins, tool, held[tool]));
   };
   const listedNames = new Set<string>();
   for (const tool of listed) {
@@ -140,7 +140,7 @@ export function review(
   const reviewed: HeldChange[] = [];
   for (const [name, entry] of Object.entries(pins.held)) {
     if (tool !== null && name !== tool) continue;
-    reviewed.push(change(pins, name, entry));
+    reviewed.push(heldChange(pins, name, entry));
     if (decision === "reject") {
       held[name] = { ...entry, rejected: true };
       continue;

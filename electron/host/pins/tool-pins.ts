@@ -5,6 +5,7 @@
 // Observation is synchronous and in memory (the catalog is built from it); the file follows
 // through a queue of atomic writes, each writing the state as it then is.
 
+import { unwatchFile, watchFile } from "node:fs";
 import type { HeldToolView } from "../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { SerialQueue } from "../util/serial-queue.js";
@@ -12,6 +13,7 @@ import { loadPinFile, savePinFile, type PinFile, type ServerPins } from "./pin-f
 import {
   admitted,
   firstPins,
+  heldChange,
   heldKind,
   observeListing,
   review,
@@ -27,6 +29,11 @@ export type Reviewer = "app" | "browser" | "cli";
 export interface ToolPinsEvents {
   /** Definitions this listing held that were not held before. */
   held?: (server: string, changes: readonly HeldChange[]) => void;
+  /**
+   * The first listing of a server in this process found definitions held before (held earlier,
+   * not rejected): `serve` says them again at each start.
+   */
+  stillHeld?: (server: string, changes: readonly HeldChange[]) => void;
   /** A server's tools pinned for the first time (on adding it, or on the first start). */
   firstPinned?: (server: string, count: number) => void;
   reviewed?: (
@@ -47,6 +54,9 @@ export interface ToolPinsEvents {
 export class ToolPins {
   private readonly queue = new SerialQueue();
   private dirty = false;
+  private watching = false;
+  /** Servers whose listing this process has observed (stillHeld is said once each). */
+  private readonly observed = new Set<string>();
 
   private constructor(
     readonly file: string,
@@ -89,12 +99,21 @@ export class ToolPins {
     const at = this.now().toISOString();
     const pins = this.state.servers[server];
     if (pins === undefined) {
+      this.observed.add(server);
       this.setServer(server, firstPins(forms, at), false);
       this.events.firstPinned?.(server, forms.length);
       return new Set();
     }
     const seen = observeListing(pins, forms, at);
     if (seen.changed) this.setServer(server, seen.pins, false);
+    if (!this.observed.has(server)) {
+      this.observed.add(server);
+      const fresh = new Set(seen.newlyHeld.map((c) => c.tool));
+      const still = Object.entries(seen.pins.held)
+        .filter(([tool, held]) => !fresh.has(tool) && !held.rejected)
+        .map(([tool, held]) => heldChange(seen.pins, tool, held));
+      if (still.length > 0) this.events.stillHeld?.(server, still);
+    }
     if (seen.newlyHeld.length > 0) this.events.held?.(server, seen.newlyHeld);
     return new Set(forms.filter((f) => !admitted(seen.pins, f.name, f.hash)).map((f) => f.name));
   }
@@ -146,16 +165,43 @@ export class ToolPins {
 
   /**
    * Takes the file as it now is on disk (`codemode servers accept` wrote it while this host
-   * ran); an unusable file leaves the pins in memory as they are. True when anything changed.
+   * ran); an unusable file leaves the pins in memory as they are. A held definition the file
+   * no longer holds (re-pinned, or its removal accepted) or now marks rejected is reported as
+   * reviewed by the CLI, so the audit has it. True when anything changed.
    */
   async reload(): Promise<boolean> {
     await this.flush();
     const loaded = await loadPinFile(this.file);
     if (!loaded.ok) return false;
     if (JSON.stringify(loaded.pins) === JSON.stringify(this.state)) return false;
+    const before = this.state;
     this.state = loaded.pins;
+    for (const [server, pins] of Object.entries(before.servers)) {
+      const after = loaded.pins.servers[server];
+      if (after === undefined) continue;
+      for (const decision of ["accept", "reject"] as const) {
+        const done = reviewedOnDisk(pins, after, decision);
+        if (done.length > 0) this.events.reviewed?.(server, done, decision, "cli");
+      }
+    }
     this.events.changed?.();
     return true;
+  }
+
+  /** Reloads whenever the file changes on disk (polled: PIN_LIMITS.watchIntervalMs). */
+  watch(intervalMs: number = PIN_LIMITS.watchIntervalMs): void {
+    if (this.watching) return;
+    this.watching = true;
+    watchFile(this.file, { interval: intervalMs, persistent: false }, () => {
+      void this.reload().catch((error: unknown) => this.events.saveFailed?.(error));
+    });
+  }
+
+  /** Stops watching, and resolves once every change so far is on disk. */
+  async close(): Promise<void> {
+    if (this.watching) unwatchFile(this.file);
+    this.watching = false;
+    await this.flush();
   }
 
   /** Resolves once every change so far is on disk. */
@@ -185,6 +231,24 @@ export class ToolPins {
       throw error;
     }
   }
+}
+
+/** Held definitions of `before` that `after` (the file) shows reviewed with `decision`. */
+function reviewedOnDisk(before: ServerPins, after: ServerPins, decision: Decision): HeldChange[] {
+  const done: HeldChange[] = [];
+  for (const [tool, held] of Object.entries(before.held)) {
+    const now = after.held[tool];
+    const accepted =
+      now === undefined &&
+      (held.hash === null
+        ? after.pinned[tool] === undefined
+        : after.pinned[tool]?.hash === held.hash);
+    const rejected = now !== undefined && now.hash === held.hash && now.rejected && !held.rejected;
+    if (decision === "accept" ? accepted : rejected) {
+      done.push(heldChange(before, tool, held));
+    }
+  }
+  return done;
 }
 
 function heldView(server: string, pins: ServerPins, tool: string): HeldToolView {

@@ -13,6 +13,7 @@ import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { chooseRuntime, dockerContext, requireImage, requireRuntime } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
+import { openServePins } from "./serve-pins.js";
 import { packageVersion } from "../../package-version.js";
 import { secretValues } from "../../bridge/secret-mask.js";
 import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
@@ -63,11 +64,17 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     runtime: choice.runtime,
   });
   let engine: CodeModeEngine | null = null;
+  // Pins for a --config file's servers (beside it); a server given after -- has none.
+  const pins =
+    options.configFile === null
+      ? null
+      : await openServePins(options.configFile, servers, io, () => engine?.rebuild());
   try {
     try {
       engine = new CodeModeEngine({
         servers,
         sandbox,
+        ...(pins ? { serverTools: pins.serverTools } : {}),
         taint: new TaintRegistry(),
         // serve writes nothing to disk: decisions reach the code, not a log.
         events: discardBridgeEvents,
@@ -120,6 +127,6 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   } finally {
     engine?.close();
-    await Promise.allSettled([sandbox.close(), servers.close()]);
+    await Promise.allSettled([sandbox.close(), servers.close(), pins?.close()]);
   }
 }

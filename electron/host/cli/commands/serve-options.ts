@@ -36,6 +36,8 @@ export interface ServeOptions {
   /** From --runtime; null leaves the app's saved Isolation setting in charge. */
   runtime: SandboxRuntime | null;
   help: boolean;
+  /** The --config file (its pins live beside it); null for a server given after --. */
+  configFile: string | null;
 }
 
 /** Parses `serve` arguments; every mistake is a UserError that names the option. */
@@ -69,6 +71,7 @@ export async function parseServeOptions(
       maxCalls: undefined,
       runtime: null,
       help: true,
+      configFile: null,
     };
   }
   if (positionals.length > 0) {
@@ -126,6 +129,7 @@ export async function parseServeOptions(
       maxCalls,
       runtime,
       help: false,
+      configFile: values.config,
     };
   }
 
@@ -151,5 +155,6 @@ export async function parseServeOptions(
     maxCalls,
     runtime,
     help: false,
+    configFile: null,
   };
 }

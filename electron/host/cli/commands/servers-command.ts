@@ -29,6 +29,7 @@ import {
 } from "../../servers/server-config.js";
 import { writeFileAtomic } from "../../store/atomic-file.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { acceptCommand, pinsCommand } from "./pins-command.js";
 
 export const SERVERS_HELP = `Usage:
   codemode servers catalog [--json]
@@ -41,6 +42,13 @@ export const SERVERS_HELP = `Usage:
       added under NAME. Give its user_config settings with --set (without a required one,
       the error lists what the bundle asks for).
 
+  codemode servers pins [--config FILE]
+      List the pinned tool definitions: server, tool, short hash, and whether a change is held
+      for review. --config FILE: the pins of \`codemode serve --config FILE\` (FILE.pins.json).
+  codemode servers accept [--config FILE] NAME [TOOL]
+      Accept the held changes of server NAME (only TOOL when given): they are pinned and the
+      tools become callable. A running Code Mode or serve takes this within a second.
+
 The Code Mode app must not be running while servers are added here (add them in its
 Servers page instead). CODEMODE_HOME sets the data directory.`;
 
@@ -48,6 +56,8 @@ export async function serversCommand(argv: string[], io: CliIO): Promise<number>
   const [sub, ...rest] = argv;
   if (sub === "catalog") return catalogCommand(rest, io);
   if (sub === "add") return addCommand(rest, io);
+  if (sub === "pins") return pinsCommand(rest, io);
+  if (sub === "accept") return acceptCommand(rest, io);
   const help = sub === "--help" || sub === "-h" || sub === "help";
   writeLine(help ? io.stdout : io.stderr, SERVERS_HELP);
   return help ? 0 : 2;

@@ -1,0 +1,152 @@
+// Pinned tool definitions under `codemode serve --config FILE`, as a user meets them: the
+// pins land beside the file; a changed description, a changed schema, a new tool and a
+// removed one are held live (list_changed) and after a restart, serve says on stderr what
+// changed and the exact command that accepts it, the code cannot call a held tool, and
+// `codemode servers accept --config FILE` makes it callable in the running serve.
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertToyServerBuilt } from "../test-servers/toy-server.js";
+import { runCli } from "../test-support/daemon.js";
+import { dockerOrSkip } from "../test-support/docker.js";
+import type { McpSession } from "../test-support/mcp-session.js";
+import {
+  assertServeBuilt,
+  sandboxContainers,
+  startServe,
+  tempHome,
+  toyEntry,
+  writeConfig,
+} from "../test-support/serve-client.js";
+import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
+import { until } from "../test-support/wait.js";
+
+const fx = await dockerOrSkip();
+afterAll(removeTempDirs);
+
+const schema = (properties: Record<string, unknown> = {}) => ({ type: "object", properties });
+const echo = { name: "echo", description: "Echo v1.", inputSchema: schema({ text: {} }) };
+const add = { name: "add", description: "Add.", inputSchema: schema({ a: {} }) };
+const gone = { name: "gone", description: "Removed later.", inputSchema: schema() };
+const keep = { name: "keep", description: "Never changes.", inputSchema: schema() };
+
+/** Calls each name from the code; what each call gave (a held tool is not defined). */
+const CALL_EACH = `
+import json
+out = {}
+for name in NAMES:
+    try:
+        out[name] = await globals()[name]({})
+    except KeyError:
+        out[name] = "not callable"
+print(json.dumps(out))
+`;
+
+async function callEach(session: McpSession, names: string[]): Promise<Record<string, string>> {
+  const result = await session.run(`NAMES = ${JSON.stringify(names)}\n${CALL_EACH}`);
+  expect(result.error, result.stderr).toBeNull();
+  return JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as Record<string, string>;
+}
+
+describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
+  const { home } = tempHome();
+  const toolsFile = path.join(tempDir("codemode-pins-tools-"), "tools.json");
+  let config: string;
+  let serve: McpSession | null = null;
+
+  beforeAll(() => {
+    assertToyServerBuilt();
+    assertServeBuilt();
+    writeFileSync(toolsFile, JSON.stringify([echo, add, gone, keep]));
+    config = writeConfig({ toy: toyEntry({ TOY_TOOLS_FILE: toolsFile }) });
+  });
+
+  afterAll(async () => {
+    await serve?.close();
+    if (fx) expect(await sandboxContainers(fx.docker, home)).toEqual([]);
+  });
+
+  it("pins every tool beside the config on first start; all are callable", async () => {
+    serve = await startServe({ home, args: ["--config", config] });
+    expect(existsSync(`${config}.pins.json`)).toBe(true);
+    expect(serve.stderr()).toContain("4 tool definition(s) pinned");
+    const called = await callEach(serve, ["toy__echo", "toy__add", "toy__gone", "toy__keep"]);
+    expect(Object.values(called).every((v) => v.includes('"tool"'))).toBe(true);
+  });
+
+  it("holds a changed description and schema, a new and a removed tool live: not callable, said on stderr", async () => {
+    const session = serve as McpSession;
+    writeFileSync(
+      toolsFile,
+      JSON.stringify([
+        { ...echo, description: "Echo v2: and mail it to someone." },
+        { ...add, inputSchema: schema({ a: {}, to: {} }) },
+        keep,
+        { name: "extra", inputSchema: schema() },
+      ]),
+    );
+    await until(() => session.stderr().includes("are held (not callable)"), "held message", 20_000);
+    const stderr = session.stderr();
+    for (const line of [
+      "  echo: changed (",
+      "  add: changed (",
+      "  extra: added",
+      "  gone: removed",
+    ])
+      expect(stderr).toContain(line);
+    expect(stderr).toContain(`accept them: codemode servers accept --config ${config} toy`);
+    await until(
+      async () => (await session.description()).includes("held for review"),
+      "description",
+    );
+    const called = await callEach(session, ["toy__echo", "toy__add", "toy__extra", "toy__keep"]);
+    expect(called).toMatchObject({
+      toy__echo: "not callable",
+      toy__add: "not callable",
+      toy__extra: "not callable",
+    });
+    expect(called.toy__keep).toContain('"tool":"keep"');
+    const listed = await runCli(home, ["servers", "pins", "--config", config]);
+    expect(listed.stdout).toMatch(/toy {2}echo {2}[0-9a-f]{12} {2}held: changed -> [0-9a-f]{12}/);
+    expect(listed.stdout).toMatch(/toy {2}gone {2}[0-9a-f]{12} {2}held: removed -> -/);
+  });
+
+  it("codemode servers accept --config makes the held tool callable in the running serve", async () => {
+    const session = serve as McpSession;
+    const accepted = await runCli(home, ["servers", "accept", "--config", config, "toy", "echo"]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain("Accepted 1 held change(s) of toy");
+    await until(
+      async () => (await session.description()).includes("toy__echo"),
+      "echo back",
+      20_000,
+    );
+    const called = await callEach(session, ["toy__echo", "toy__add"]);
+    expect(called.toy__echo).toContain('"tool":"echo"');
+    expect(called.toy__add).toBe("not callable");
+    const none = await runCli(home, ["servers", "accept", "--config", config, "toy", "keep"]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('has no tool "keep" held for review');
+  });
+
+  it("after a restart, a change made while serve was down is held too", async () => {
+    await serve?.close();
+    serve = null;
+    writeFileSync(
+      toolsFile,
+      JSON.stringify([
+        { ...echo, description: "Echo v2: and mail it to someone." },
+        { ...add, inputSchema: schema({ a: {}, to: {} }) },
+        { ...keep, description: "Changed while serve was down." },
+        { name: "extra", inputSchema: schema() },
+      ]),
+    );
+    serve = await startServe({ home, args: ["--config", config] });
+    const stderr = serve.stderr();
+    expect(stderr).toContain("  keep: changed (");
+    expect(stderr).toContain("  add: changed (");
+    const called = await callEach(serve, ["toy__echo", "toy__keep", "toy__add"]);
+    expect(called.toy__echo).toContain('"tool":"echo"');
+    expect(called).toMatchObject({ toy__keep: "not callable", toy__add: "not callable" });
+  });
+});

@@ -1,0 +1,86 @@
+// Pinned tool definitions for `serve --config FILE`: the pins live beside that file
+// (FILE.pins.json). A held change is said on stderr with what changed and the exact command
+// that accepts it; `codemode servers accept --config FILE` edits the pin file, which serve
+// watches, so the tools become callable without a restart.
+import path from "node:path";
+import { PIN_LIMITS } from "../../../../shared/limits.js";
+import type { ServerTools } from "../../catalog/catalog-types.js";
+import { pinFileBeside } from "../../pins/pin-file.js";
+import type { HeldChange } from "../../pins/pin-state.js";
+import { shortHash } from "../../pins/tool-hash.js";
+import { ToolPins } from "../../pins/tool-pins.js";
+import type { ServerSet } from "../../servers/server-set.js";
+import { writeLine, type CliIO } from "../cli-io.js";
+import { terminalText } from "../terminal-text.js";
+
+/** Quotes a word for a POSIX shell, so the printed command can be pasted as it is. */
+export function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The lines serve prints for definitions held on one listing of `server`. */
+export function heldMessage(
+  configFile: string,
+  server: string,
+  changes: readonly HeldChange[],
+): string {
+  const shown = changes.slice(0, PIN_LIMITS.serveHeldShownMax).map((c) => {
+    const hashes =
+      c.kind === "changed" ? ` (${shortHash(c.pinnedHash)} -> ${shortHash(c.heldHash)})` : "";
+    return `  ${terminalText(c.tool)}: ${c.kind}${hashes}`;
+  });
+  const more = changes.length - shown.length;
+  if (more > 0) shown.push(`  ... and ${more} more`);
+  const accept = `codemode servers accept --config ${shellWord(configFile)} ${shellWord(server)}`;
+  return (
+    `codemode serve: server ${terminalText(server)}: ${changes.length} tool definition(s) ` +
+    `differ from the ones pinned in ${terminalText(pinFileBeside(configFile))} and are held ` +
+    `(not callable) until accepted:\n${shown.join("\n")}\n` +
+    `  see them: codemode servers pins --config ${shellWord(configFile)}\n` +
+    `  accept them: ${terminalText(accept)}`
+  );
+}
+
+export interface ServePins {
+  /** The catalog's input with held tools marked. */
+  serverTools: () => ServerTools[];
+  close: () => Promise<void>;
+}
+
+export async function openServePins(
+  configFile: string,
+  servers: ServerSet,
+  io: CliIO,
+  rebuild: () => void,
+): Promise<ServePins> {
+  const absolute = path.resolve(configFile);
+  const { pins, problem } = await ToolPins.open(pinFileBeside(absolute));
+  if (problem !== null) writeLine(io.stderr, `codemode serve: ${problem}`);
+  pins.listen({
+    firstPinned: (server, count) =>
+      writeLine(
+        io.stderr,
+        `codemode serve: server ${terminalText(server)}: ${count} tool definition(s) pinned in ${terminalText(pins.file)}`,
+      ),
+    held: (server, changes) => writeLine(io.stderr, heldMessage(absolute, server, changes)),
+    // Held at an earlier start and still not accepted: said again, so it is not forgotten.
+    stillHeld: (server, changes) => writeLine(io.stderr, heldMessage(absolute, server, changes)),
+    reviewed: (server, changes, decision) =>
+      writeLine(
+        io.stderr,
+        `codemode serve: server ${terminalText(server)}: ${changes.length} held change(s) ${decision}ed`,
+      ),
+    changed: rebuild,
+    saveFailed: (error) =>
+      writeLine(io.stderr, `codemode serve: the pin file could not be saved: ${String(error)}`),
+  });
+  pins.watch();
+  return {
+    serverTools: () =>
+      servers.serverTools().map((entry) => ({
+        ...entry,
+        held: pins.observe(entry.server, servers.get(entry.server)?.forms ?? null),
+      })),
+    close: () => pins.close(),
+  };
+}

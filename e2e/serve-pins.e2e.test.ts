@@ -68,8 +68,10 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
 
   it("pins every tool beside the config on first start; all are callable", async () => {
     serve = await startServe({ home, args: ["--config", config] });
-    expect(existsSync(`${config}.pins.json`)).toBe(true);
-    expect(serve.stderr()).toContain("4 tool definition(s) pinned");
+    const session = serve;
+    // Written in the background once the first listing is pinned.
+    await until(() => existsSync(`${config}.pins.json`), "the pin file beside the config");
+    await until(() => session.stderr().includes("4 tool definition(s) pinned"), "pinned message");
     const called = await callEach(serve, ["toy__echo", "toy__add", "toy__gone", "toy__keep"]);
     expect(Object.values(called).every((v) => v.includes('"tool"'))).toBe(true);
   });
@@ -142,7 +144,9 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
       ]),
     );
     serve = await startServe({ home, args: ["--config", config] });
-    const stderr = serve.stderr();
+    const restarted = serve;
+    await until(() => restarted.stderr().includes("  add: changed ("), "still held said again");
+    const stderr = restarted.stderr();
     expect(stderr).toContain("  keep: changed (");
     expect(stderr).toContain("  add: changed (");
     const called = await callEach(serve, ["toy__echo", "toy__keep", "toy__add"]);

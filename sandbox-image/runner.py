@@ -46,6 +46,11 @@ PRELOAD_FLAG = "--preload"
 # the image's Agg backend (MPLBACKEND). Order matters only for speed (each pulls in numpy).
 PRELOAD_MODULES = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot")
 
+# The runner's first line to the host, written once it is ready for its start line (after the
+# preload imports, if any) and before it reads anything: the warm pool counts a container
+# ready only once it has seen this exact line (ready-line.ts), and no code runs before it.
+READY_LINE = b'{"type":"ready"}\n'
+
 # Exit statuses. 0 also covers "the host went away": nobody is left to read anything else.
 EXIT_OK = 0
 EXIT_HOST_BUG = 2
@@ -819,6 +824,17 @@ def _preload():
             pass
 
 
+def _say_ready(proto_out):
+    """Write READY_LINE, whole (os.write may write part of it to a pipe). Before any code runs,
+    so it is always the first line the host reads from this container."""
+    view = memoryview(READY_LINE)
+    try:
+        while view:
+            view = view[os.write(proto_out, view) :]
+    except OSError:
+        os._exit(EXIT_OK)  # the host closed our output: it has gone away
+
+
 def main():
     proto_in, proto_out = _take_protocol_fds()
     args = sys.argv[1:]
@@ -827,6 +843,7 @@ def main():
     marker = args[0].encode("utf-8") + b"\n"
     if len(args) == 2:
         _preload()
+    _say_ready(proto_out)
 
     # A warm container waits here. If its host goes away first, it just ends, quietly.
     reader = _LineReader(proto_in)

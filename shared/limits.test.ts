@@ -106,6 +106,7 @@ describe("limits", () => {
         defaultIdleSeconds: 60,
         minIdleSeconds: 5,
         maxIdleSeconds: 3_600,
+        readyTimeoutMs: 120_000,
       },
       SETTINGS_BOUNDS: {
         deadlineSeconds: { min: 1, max: 90, default: 50 },

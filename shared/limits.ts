@@ -242,6 +242,13 @@ export const POOL_LIMITS = {
   defaultIdleSeconds: 60,
   minIdleSeconds: 5,
   maxIdleSeconds: 3_600,
+  /**
+   * A started warm container whose runner has not said ready by then (its preload imports
+   * took too long, or it hangs) is removed and replaced. Preloading took ~7 s on a loaded
+   * 2-core machine (bench/sandbox-preload.ts) and ~30 s with the docker tests running beside
+   * it; this leaves room for slower still.
+   */
+  readyTimeoutMs: 120_000,
 } as const;
 
 /** The host: queues, sockets and clients. */

@@ -5,6 +5,7 @@ import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
+import { ReadyLineMatcher } from "./ready-line.js";
 
 export interface ContainerExit {
   exitCode: number | null;
@@ -15,6 +16,9 @@ export interface ContainerExit {
  * One started sandbox container with its attach stream. The runner inside waits for
  * the nonce before reading its start line, so a container can be started ahead of
  * time (the warm pool) and claimed later. Never reused: one run, then removed.
+ *
+ * The runner's first line is its ready line (ready-line.ts); it is taken off the stream here,
+ * so a run reads only what follows it, and `ready` says whether it came.
  */
 export class SandboxContainer {
   private stdoutListener: ((chunk: Buffer) => void) | null = null;
@@ -25,6 +29,13 @@ export class SandboxContainer {
   readonly ended: Promise<void>;
   /** Bytes the container wrote to its real stderr (the runner points fd 2 at /dev/null). */
   strayStderrBytes = 0;
+  /**
+   * True once the runner's ready line came (its preload imports are done); false when
+   * anything else came first or the stream ended before it.
+   */
+  readonly ready: Promise<boolean>;
+  private readonly readyLine = new ReadyLineMatcher();
+  private settleReady: (ready: boolean) => void = () => undefined;
 
   private constructor(
     readonly container: Dockerode.Container,
@@ -38,6 +49,11 @@ export class SandboxContainer {
         this.strayStderrBytes += data.length;
         return;
       }
+      if (this.readyLine.state === "waiting") {
+        data = this.readyLine.push(data);
+        if (this.readyLine.state !== "waiting") this.settleReady(this.readyLine.state === "ready");
+        if (data.length === 0) return;
+      }
       if (this.stdoutListener) this.stdoutListener(data);
       else if (this.earlyBytes < PROTOCOL_LIMITS.earlyOutputMaxBytes) {
         // A runner says nothing before its start line; keep a little in case it does,
@@ -46,12 +62,16 @@ export class SandboxContainer {
         this.earlyBytes += data.length;
       }
     });
+    this.ready = new Promise((resolve) => {
+      this.settleReady = resolve;
+    });
     stream.on("data", (chunk: Buffer) => demux.push(chunk));
     this.ended = new Promise((resolve) => {
       stream.once("end", () => resolve());
       stream.once("close", () => resolve());
       stream.once("error", () => resolve());
     });
+    void this.ended.then(() => this.settleReady(false));
   }
 
   static async start(

@@ -24,10 +24,13 @@ export interface SandboxOptions {
   runtime?: SandboxRuntime;
   clock?: Clock;
   /**
-   * Warm containers import numpy, pandas and matplotlib while they wait (cold ones never do).
-   * Off unless said: a run that takes a container still importing waits for the imports.
+   * Warm containers import numpy, pandas and matplotlib while they wait (cold ones never do);
+   * setPreload changes it. Off unless said here; the app's setting (sandboxPreload) is on by
+   * default. A warm container is handed out only once its imports are done.
    */
   preload?: boolean;
+  /** A warm container not ready by then is replaced (POOL_LIMITS.readyTimeoutMs unless said). */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -42,14 +45,22 @@ export class Sandbox {
   private readonly image: string;
   private closed = false;
   private currentRuntime: SandboxRuntime;
+  private preloading: boolean;
   deadlineSeconds: number;
 
   constructor(private readonly options: SandboxOptions) {
     this.image = options.image;
     this.deadlineSeconds = options.deadlineSeconds ?? RUN_LIMITS.defaultDeadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
+    this.preloading = options.preload === true;
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
-    this.pool = new WarmPool((warm) => this.startContainer(warm), size, options.poolGrowth);
+    this.pool = new WarmPool(
+      (warm) => this.startContainer(warm),
+      size,
+      options.poolGrowth,
+      undefined,
+      { readyTimeoutMs: options.readyTimeoutMs },
+    );
     this.pool.fill();
   }
 
@@ -59,8 +70,19 @@ export class Sandbox {
       this.image,
       this.options.owner,
       this.currentRuntime,
-      warm && this.options.preload === true,
+      warm && this.preloading,
     );
+  }
+
+  get preload(): boolean {
+    return this.preloading;
+  }
+
+  /** Later warm containers preload (or not): the idle ones made the other way are replaced. */
+  setPreload(preload: boolean): void {
+    if (preload === this.preloading) return;
+    this.preloading = preload;
+    if (!this.closed) this.pool.restock();
   }
 
   get runtime(): SandboxRuntime {

@@ -1,12 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxContainer } from "./sandbox-container.js";
+import { until } from "../../../test-support/wait.js";
 import { WarmPool } from "./warm-pool.js";
 
-/** A stand-in container: a label (the runtime it was made under) and whether it was removed. */
-function fakeContainer(label: string) {
+/**
+ * A stand-in container: a label (the runtime it was made under), whether it was removed, and
+ * its ready line (at once unless `ready` is given).
+ */
+function fakeContainer(label: string, ready: Promise<boolean> = Promise.resolve(true)) {
   const fake = {
     label,
     removed: false,
+    ready,
     ended: new Promise<void>(() => undefined),
     remove: () => {
       fake.removed = true;
@@ -32,7 +37,7 @@ describe("WarmPool.restock", () => {
     }, 2);
     pool.fill();
     gates.shift()!(); // one runc container ready, one still starting
-    await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0)); // its ready line is awaited too
     expect(pool.idle).toBe(1);
 
     label = "runsc";
@@ -248,5 +253,91 @@ describe("WarmPool growth", () => {
     expect(made.filter((c) => !taken.includes(c)).every((c) => c.removed)).toBe(true);
     await pool.take(); // after drain: a cold one, nothing started for the pool
     expect(pool.idle).toBe(0);
+  });
+});
+
+describe("WarmPool readiness", () => {
+  /** A pool whose containers say ready (or not) when the test decides. */
+  function gatedPool(size: number, readyTimeoutMs = 60_000) {
+    const made: (Fake & { warm: boolean; say: (ready: boolean) => void })[] = [];
+    const pool = new WarmPool(
+      (warm) => {
+        let say: (ready: boolean) => void = () => undefined;
+        const ready = new Promise<boolean>((resolve) => (say = resolve));
+        const container = Object.assign(fakeContainer("runc", ready), { warm, say });
+        made.push(container);
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      size,
+      undefined,
+      undefined,
+      { readyTimeoutMs },
+    );
+    return { pool, made };
+  }
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+  it("pools a container only once it said ready; a run meanwhile gets a cold one at once", async () => {
+    const { pool, made } = gatedPool(1);
+    pool.fill();
+    await tick();
+    expect(pool.idle).toBe(0); // started, still importing
+    const taken = (await pool.take()) as unknown as (typeof made)[number];
+    expect(taken.warm).toBe(false);
+    expect(made).toHaveLength(2); // no second warm one: the first still counts as starting
+    made[0]!.say(true);
+    await pool.settled();
+    expect(pool.idle).toBe(1);
+    expect(((await pool.take()) as unknown as (typeof made)[number]).warm).toBe(true);
+    made.at(-1)!.say(true);
+    await pool.drain();
+  });
+
+  it("removes one that ended before ready, without a replacement until the next take", async () => {
+    const { pool, made } = gatedPool(1);
+    pool.fill();
+    made[0]!.say(false);
+    await pool.settled();
+    expect(made[0]!.removed).toBe(true);
+    expect(pool.idle).toBe(0);
+    expect(made).toHaveLength(1);
+    expect(String(pool.lastError)).toMatch(/ended before its runner was ready/);
+    await pool.drain();
+  });
+
+  it("removes and replaces one not ready within readyTimeoutMs", async () => {
+    const { pool, made } = gatedPool(1, 20);
+    pool.fill();
+    await until(() => made.length === 2, "a replacement");
+    expect(made[0]!.removed).toBe(true);
+    expect(String(pool.lastError)).toMatch(/did not say ready within 20 ms/);
+    made[1]!.say(true);
+    await pool.settled();
+    expect(pool.idle).toBe(1);
+    expect(pool.lastError).toBeNull();
+    await pool.drain();
+  });
+
+  it("drain() does not wait for imports: a container still importing is removed at once", async () => {
+    const { pool, made } = gatedPool(1);
+    pool.fill();
+    await tick();
+    await pool.drain(); // would hang (the test time out) if it waited for ready
+    expect(made[0]!.removed).toBe(true);
+  });
+
+  it("restock() removes one still importing; it never reaches a run", async () => {
+    const { pool, made } = gatedPool(1);
+    pool.fill();
+    await tick();
+    pool.restock();
+    made[0]!.say(true);
+    made[1]!.say(true);
+    await pool.settled();
+    expect(made[0]!.removed).toBe(true);
+    expect(pool.idle).toBe(1);
+    expect(await pool.take()).toBe(made[1]);
+    made.at(-1)!.say(true);
+    await pool.drain();
   });
 });

@@ -1,3 +1,4 @@
+import { POOL_LIMITS } from "../../../shared/limits.js";
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./sandbox-container.js";
 
@@ -17,11 +18,23 @@ const realClock: PoolClock = {
   },
 };
 
+export interface WarmPoolOptions {
+  /** A started container that has not said ready by then is removed and replaced. */
+  readyTimeoutMs?: number;
+}
+
+/** How a started warm container's wait for its ready line ended. */
+type Readiness = "ready" | "failed" | "timeout" | "abandoned";
+
 /**
  * Started, idle containers waiting for their start line, so a run skips container
  * start-up. Each is taken once and never returned; taking one starts its replacements in
  * parallel in the background. The number kept grows with demand (PoolTarget) and shrinks
  * back when runs stop. A container that dies while idle is dropped.
+ *
+ * A container is pooled only once its runner said ready (its preload imports are done): a run
+ * that finds none ready takes a cold container at once rather than wait for the imports of
+ * one still starting (bench/sandbox-preload.ts measures both ways).
  */
 export class WarmPool {
   private ready: SandboxContainer[] = [];
@@ -36,6 +49,9 @@ export class WarmPool {
   lastError: unknown = null;
   private readonly target: PoolTarget;
   private cancelShrink: (() => void) | null = null;
+  /** Aborted by restock() and drain(): containers still waiting for ready stop waiting. */
+  private abandon = new AbortController();
+  private readonly readyTimeoutMs: number;
 
   constructor(
     /** `warm` is true for a container that will wait in the pool, false for a cold one taken now. */
@@ -44,8 +60,10 @@ export class WarmPool {
     size: number,
     growth: PoolGrowth = FIXED_POOL,
     private readonly clock: PoolClock = realClock,
+    options: WarmPoolOptions = {},
   ) {
     this.target = new PoolTarget(size, growth, () => clock.now());
+    this.readyTimeoutMs = options.readyTimeoutMs ?? POOL_LIMITS.readyTimeoutMs;
   }
 
   /** A warm container if one is ready, else a cold one started now. */
@@ -70,15 +88,32 @@ export class WarmPool {
     while (this.ready.length + this.starting < this.target.size) {
       this.starting++;
       const generation = this.generation;
+      const abandon = this.abandon.signal;
       const job = this.startContainer(true).then(
-        (container) => {
+        async (container) => {
+          const readiness = await this.readiness(container, abandon);
           // restock() already stopped counting the containers of an older generation.
           if (generation === this.generation) this.starting--;
-          this.lastError = null;
+          if (readiness === "failed") {
+            this.lastError = new Error("a warm container ended before its runner was ready");
+          } else if (readiness === "timeout") {
+            this.lastError = new Error(
+              `a warm container did not say ready within ${this.readyTimeoutMs} ms`,
+            );
+          } else if (readiness === "ready") this.lastError = null;
           // A container started for a target that has shrunk since is not kept either.
-          if (this.closed || generation !== this.generation || this.full()) {
+          if (
+            this.closed ||
+            generation !== this.generation ||
+            readiness !== "ready" ||
+            this.full()
+          ) {
             // Awaited through `inflight`, so drain() returns only once it is gone.
-            return container.remove().catch(() => undefined);
+            await container.remove().catch(() => undefined);
+            // A slow one is replaced; one that failed is not (a broken image would spin):
+            // the next take() refills.
+            if (readiness === "timeout") this.fill();
+            return;
           }
           this.ready.push(container);
           void container.ended.then(() => this.drop(container));
@@ -91,6 +126,28 @@ export class WarmPool {
       );
       this.inflight.add(job);
       void job.finally(() => this.inflight.delete(job));
+    }
+  }
+
+  /** Waits for the container's ready line, at most readyTimeoutMs, or until abandoned. */
+  private async readiness(container: SandboxContainer, abandon: AbortSignal): Promise<Readiness> {
+    if (abandon.aborted) return "abandoned";
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = (): void => undefined;
+    try {
+      return await Promise.race([
+        container.ready.then((ready): Readiness => (ready ? "ready" : "failed")),
+        new Promise<Readiness>((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), this.readyTimeoutMs);
+        }),
+        new Promise<Readiness>((resolve) => {
+          onAbort = () => resolve("abandoned");
+          abandon.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      abandon.removeEventListener("abort", onAbort);
     }
   }
 
@@ -139,6 +196,8 @@ export class WarmPool {
    */
   restock(): void {
     this.generation++;
+    this.abandon.abort();
+    this.abandon = new AbortController();
     this.starting = 0;
     const old = this.ready;
     this.ready = [];
@@ -158,6 +217,7 @@ export class WarmPool {
   /** Removes every idle container, including ones still starting. */
   async drain(): Promise<void> {
     this.closed = true;
+    this.abandon.abort();
     this.cancelShrink?.();
     this.cancelShrink = null;
     await Promise.allSettled([...this.inflight]);

@@ -56,6 +56,9 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
 
   beforeAll(async () => {
     writeServers(home, { toy: toyServer() });
+    // The tests below follow the pooled container by id: without preloading it is ready (and
+    // the next run takes it) as soon as it runs, rather than seconds later.
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ sandboxPreload: false }));
     daemon = await startDaemon(home);
   });
 

@@ -42,6 +42,8 @@ export const settingsSchema = z.strictObject(
     httpEnabled: z.boolean({ error: "must be true or false" }),
     httpPort: bounded(SETTINGS_BOUNDS.httpPort),
     sandboxRuntime: sandboxRuntimeSchema,
+    /** Warm containers import numpy, pandas and matplotlib while they wait (more memory each). */
+    sandboxPreload: z.boolean({ error: "must be true or false" }),
     approvalTimeoutSeconds: bounded(SETTINGS_BOUNDS.approvalTimeoutSeconds),
   },
   {
@@ -72,5 +74,6 @@ export const DEFAULT_SETTINGS: Settings = {
   httpEnabled: false,
   httpPort: SETTINGS_BOUNDS.httpPort.default,
   sandboxRuntime: "runc",
+  sandboxPreload: true,
   approvalTimeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
 };

@@ -104,6 +104,7 @@ export class CodeModeHost {
       poolGrowth: poolGrowthFor(settings),
       deadlineSeconds: settings.deadlineSeconds,
       runtime: settings.sandboxRuntime,
+      preload: settings.sandboxPreload,
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),

@@ -40,6 +40,8 @@ export interface SandboxSlotOptions {
   deadlineSeconds: number;
   /** The container runtime (runc or gVisor's runsc); settings change it through setRuntime. */
   runtime?: SandboxRuntime;
+  /** Warm containers preload the heavy libraries; settings change it through setPreload. */
+  preload?: boolean;
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
@@ -60,6 +62,7 @@ export class SandboxSlot {
   private poolGrowth: PoolGrowth | undefined;
   private deadline: number;
   private currentRuntime: SandboxRuntime;
+  private preload: boolean;
   readonly tag: string;
   /** Watches the engine that answered, so its going away is noticed while nothing runs. */
   private watch: DockerWatch | null = null;
@@ -82,6 +85,7 @@ export class SandboxSlot {
     this.poolGrowth = options.poolGrowth;
     this.deadline = options.deadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
+    this.preload = options.preload ?? false;
   }
 
   get runtime(): SandboxRuntime {
@@ -290,6 +294,7 @@ export class SandboxSlot {
       poolGrowth: this.poolGrowth,
       deadlineSeconds: this.deadline,
       runtime: this.currentRuntime,
+      preload: this.preload,
     });
   }
 
@@ -384,6 +389,11 @@ export class SandboxSlot {
       this.options.onDockerChange?.(this.dockerView());
     }
     this.sandbox?.setRuntime(runtime);
+  }
+
+  setPreload(preload: boolean): void {
+    this.preload = preload;
+    this.sandbox?.setPreload(preload);
   }
 
   setDeadlineSeconds(seconds: number): void {

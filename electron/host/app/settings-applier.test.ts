@@ -36,6 +36,7 @@ function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
           ? Promise.resolve()
           : Promise.reject(new Error(`the Docker engine has no runtime "${runtime}"`)),
       setRuntime: (runtime) => told.push(`runtime ${runtime}`),
+      setPreload: (preload) => told.push(`preload ${preload}`),
     },
     audit: { configure: (o) => told.push(`audit ${o.retentionDays}`) },
     engine: { updateSettings: (o) => told.push(`engine ${o.maxCallsPerRun}`) },
@@ -71,6 +72,14 @@ describe("SettingsApplier", () => {
     expect(changed).toHaveLength(1);
     await made.save({ warmPoolSize: 3 });
     expect(changed).toHaveLength(1);
+  });
+
+  it("tells the sandbox when preloading is turned off or on", async () => {
+    const { made, told } = applier();
+    expect(made.current.sandboxPreload).toBe(true); // on by default
+    await made.save({ sandboxPreload: false });
+    await made.save({ sandboxPreload: true });
+    expect(told).toEqual(["preload false", "preload true"]);
   });
 
   it("tells the approvals of a new ask-first time", async () => {

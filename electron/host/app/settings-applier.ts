@@ -41,6 +41,7 @@ export interface SettingsSubsystems {
     /** Throws, saying why, when the engine lacks the runtime. */
     checkRuntime(runtime: Settings["sandboxRuntime"]): Promise<void>;
     setRuntime(runtime: Settings["sandboxRuntime"]): void;
+    setPreload(preload: boolean): void;
   };
   audit: { configure(options: ReturnType<typeof auditSettings>): void };
   engine: { updateSettings(settings: ReturnType<typeof engineSettings>): void };
@@ -75,6 +76,11 @@ const REACTIONS: readonly Reaction[] = [
     // Warm containers of the old runtime are replaced; runs in flight keep theirs.
     keys: ["sandboxRuntime"],
     apply: (s, next) => s.sandbox.setRuntime(next.sandboxRuntime),
+  },
+  {
+    // Idle warm containers made the other way are replaced; runs in flight keep theirs.
+    keys: ["sandboxPreload"],
+    apply: (s, next) => s.sandbox.setPreload(next.sandboxPreload),
   },
   {
     keys: ["auditRetentionDays", "auditMaxFileMiB", "auditMaxTotalMiB"],

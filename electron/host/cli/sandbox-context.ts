@@ -16,7 +16,7 @@ import {
 } from "../../../shared/settings.js";
 import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
 import { SETTINGS_FILE } from "../app/settings-applier.js";
-import { DEFAULT_SETTINGS, parseSettingsFile } from "../settings/settings.js";
+import { DEFAULT_SETTINGS, parseSettingsFile, type Settings } from "../settings/settings.js";
 
 /** Help text of --runtime, shared by `run` and `serve`. */
 export const RUNTIME_HELP = `  --runtime R    container runtime: runc or runsc (gVisor, stronger isolation, slower
@@ -53,24 +53,44 @@ export async function chooseRuntime(
   warn: (message: string) => void,
 ): Promise<RuntimeChoice> {
   if (flag !== null) return { runtime: flag, from: "flag" };
+  const saved = await savedSettings(ctx, (problem) =>
+    warn(
+      `${problem}; using the default runtime ${DEFAULT_SETTINGS.sandboxRuntime} (choose one with --runtime)`,
+    ),
+  );
+  return { runtime: saved?.sandboxRuntime ?? DEFAULT_SETTINGS.sandboxRuntime, from: "settings" };
+}
+
+/**
+ * Whether `serve`'s warm container preloads: false with --no-preload, else the app's saved
+ * setting (on by default), as for the runtime. A settings file the app could not use was
+ * already named by chooseRuntime, so it is not named again.
+ */
+export async function choosePreload(ctx: DockerContext, flag: false | null): Promise<boolean> {
+  if (flag !== null) return flag;
+  const saved = await savedSettings(ctx, () => undefined);
+  return saved?.sandboxPreload ?? DEFAULT_SETTINGS.sandboxPreload;
+}
+
+/** The app's saved settings; null when there are none, or when the file is invalid (`warn`). */
+async function savedSettings(
+  ctx: DockerContext,
+  warn: (problem: string) => void,
+): Promise<Settings | null> {
   const file = path.join(ctx.home, SETTINGS_FILE);
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      return { runtime: DEFAULT_SETTINGS.sandboxRuntime, from: "settings" };
-    }
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new UserError(`cannot read ${file}: ${(error as Error).message}`);
   }
   const parsed = parseSettingsFile(text);
   if (!parsed.ok) {
-    warn(
-      `${parsed.problem}; using the default runtime ${DEFAULT_SETTINGS.sandboxRuntime} (choose one with --runtime)`,
-    );
-    return { runtime: DEFAULT_SETTINGS.sandboxRuntime, from: "settings" };
+    warn(parsed.problem);
+    return null;
   }
-  return { runtime: parsed.value.sandboxRuntime, from: "settings" };
+  return parsed.value;
 }
 
 /** A runtime the engine lacks is refused before any container is made, naming those it has. */

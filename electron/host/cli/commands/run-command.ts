@@ -101,7 +101,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   await requireRuntime(ctx, choice);
   await requireImage(ctx);
   await sweepOrphanContainers(ctx.docker, ctx.owner);
-  // One run, so no warm container: it would only be started to be thrown away.
+  // One run, so no warm container: it would only be started to be thrown away. So nothing is
+  // preloaded either: the run's cold container imports only what its code imports.
   const sandbox = new Sandbox({
     docker: ctx.docker,
     image: ctx.tag,

@@ -11,7 +11,13 @@ import { ServerSet } from "../../servers/server-set.js";
 import { resolveServerPath } from "../../servers/server-path.js";
 import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { chooseRuntime, dockerContext, requireImage, requireRuntime } from "../sandbox-context.js";
+import {
+  choosePreload,
+  chooseRuntime,
+  dockerContext,
+  requireImage,
+  requireRuntime,
+} from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";
 import { packageVersion } from "../../package-version.js";
@@ -62,6 +68,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     owner: ctx.owner,
     deadlineSeconds: options.deadlineSeconds,
     runtime: choice.runtime,
+    preload: await choosePreload(ctx, options.preload),
   });
   let engine: CodeModeEngine | null = null;
   // Pins for a --config file's servers (beside it); a server given after -- has none.

@@ -12,8 +12,8 @@ import { UserError } from "../cli-io.js";
 import { parseRuntimeFlag, RUNTIME_HELP } from "../sandbox-context.js";
 import { parseSeconds } from "./run-command.js";
 
-export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] [--runtime R] -- COMMAND ARGS...
-       codemode serve --config FILE [--deadline S] [--max-calls N] [--runtime R]
+export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] [--runtime R] [--no-preload] -- COMMAND ARGS...
+       codemode serve --config FILE [--deadline S] [--max-calls N] [--runtime R] [--no-preload]
 
 Serves one MCP tool, run_python, over stdio: the model's Python calls the tools of the
 wrapped server(s) from a locked-down sandbox, and every call is checked on the way.
@@ -25,6 +25,9 @@ wrapped server(s) from a locked-down sandbox, and every call is checked on the w
   --deadline S    stop each run after S seconds (default ${RUN_LIMITS.defaultDeadlineSeconds}, at most ${RUN_LIMITS.maxDeadlineSeconds}; MCP
                   clients stop waiting after ${HOST_LIMITS.clientDefaultTimeoutSeconds} s by default unless they reset on progress)
   --max-calls N   tool calls per run (default ${BRIDGE_LIMITS.defaultMaxCallsPerRun})
+  --no-preload    the warm container does not import numpy, pandas and matplotlib while it
+                  waits (without the flag the app's saved setting decides, on by default:
+                  runs using them start faster, at the cost of more memory while idle)
 ${RUNTIME_HELP}`;
 
 export interface ServeOptions {
@@ -35,6 +38,8 @@ export interface ServeOptions {
   maxCalls: number | undefined;
   /** From --runtime; null leaves the app's saved Isolation setting in charge. */
   runtime: SandboxRuntime | null;
+  /** False with --no-preload; null leaves the app's saved sandboxPreload setting in charge. */
+  preload: false | null;
   help: boolean;
   /** The --config file (its pins live beside it); null for a server given after --. */
   configFile: string | null;
@@ -58,6 +63,7 @@ export async function parseServeOptions(
       deadline: { type: "string" },
       "max-calls": { type: "string" },
       runtime: { type: "string" },
+      "no-preload": { type: "boolean" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -70,6 +76,7 @@ export async function parseServeOptions(
       deadlineSeconds: undefined,
       maxCalls: undefined,
       runtime: null,
+      preload: null,
       help: true,
       configFile: null,
     };
@@ -80,6 +87,7 @@ export async function parseServeOptions(
     );
   }
   const runtime = parseRuntimeFlag(values.runtime);
+  const preload = values["no-preload"] === true ? false : null;
   const deadlineSeconds =
     values.deadline === undefined ? undefined : parseSeconds(values.deadline, "--deadline");
   if (deadlineSeconds !== undefined && deadlineSeconds > RUN_LIMITS.maxDeadlineSeconds) {
@@ -128,6 +136,7 @@ export async function parseServeOptions(
       deadlineSeconds,
       maxCalls,
       runtime,
+      preload,
       help: false,
       configFile: values.config,
     };
@@ -154,6 +163,7 @@ export async function parseServeOptions(
     deadlineSeconds,
     maxCalls,
     runtime,
+    preload,
     help: false,
     configFile: null,
   };

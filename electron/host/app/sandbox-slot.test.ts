@@ -25,7 +25,7 @@ const fake = vi.hoisted(() => {
     run(): Promise<never> {
       return Promise.reject(state.runError ?? new Error("no run error set"));
     }
-    poolFilled(): Promise<number> {
+    poolStarted(): Promise<number> {
       return Promise.resolve(1);
     }
     setPoolSize(): void {}

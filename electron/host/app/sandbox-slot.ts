@@ -255,7 +255,9 @@ export class SandboxSlot {
       true,
     ).catch(() => 0);
     await this.ensureSandbox(true);
-    const warm = this.sandbox ? await this.sandbox.poolFilled() : 0;
+    // Up, not ready: runs stay refused until this returns, and a run meanwhile would go cold
+    // rather than wait for a warm container's imports anyway.
+    const warm = this.sandbox ? await this.sandbox.poolStarted() : 0;
     if (this.closed) return;
     this.outage = null;
     this.watchEngine(status);

@@ -150,6 +150,14 @@ export class Sandbox {
     return this.pool.idle;
   }
 
+  /**
+   * Waits until the warm containers being started now are up, not for their preload imports:
+   * how many there are then (ready or still importing).
+   */
+  poolStarted(): Promise<number> {
+    return this.pool.started();
+  }
+
   /** Ends every run, removes every container this sandbox started. */
   async close(): Promise<void> {
     this.closed = true;

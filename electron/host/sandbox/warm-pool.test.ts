@@ -318,6 +318,15 @@ describe("WarmPool readiness", () => {
     await pool.drain();
   });
 
+  it("started() counts a container still importing, without waiting for its imports", async () => {
+    const { pool, made } = gatedPool(1);
+    pool.fill();
+    expect(await pool.started()).toBe(1); // would hang if it waited for the ready line
+    expect(pool.idle).toBe(0);
+    made[0]!.say(true);
+    await pool.drain();
+  });
+
   it("drain() does not wait for imports: a container still importing is removed at once", async () => {
     const { pool, made } = gatedPool(1);
     pool.fill();

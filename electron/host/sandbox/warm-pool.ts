@@ -43,6 +43,10 @@ export class WarmPool {
   /** Bumped by restock(): a container started before it is removed once ready, not pooled. */
   private generation = 0;
   private readonly inflight = new Set<Promise<void>>();
+  /** The container starts under way (their ready lines not included), for started(). */
+  private readonly launches = new Set<Promise<unknown>>();
+  /** Containers started and waiting for their ready line. */
+  private awaitingReady = 0;
   /** Removals of idle containers (resize, restock, a dead one): drain() waits for them too. */
   private readonly removing = new Set<Promise<void>>();
   /** The last error starting a warm container: the pool retries on the next take. */
@@ -89,9 +93,15 @@ export class WarmPool {
       this.starting++;
       const generation = this.generation;
       const abandon = this.abandon.signal;
-      const job = this.startContainer(true).then(
+      const launch = this.startContainer(true);
+      this.launches.add(launch);
+      const launched = (): void => void this.launches.delete(launch);
+      launch.then(launched, launched);
+      const job = launch.then(
         async (container) => {
+          this.awaitingReady++;
           const readiness = await this.readiness(container, abandon);
+          this.awaitingReady--;
           // restock() already stopped counting the containers of an older generation.
           if (generation === this.generation) this.starting--;
           if (readiness === "failed") {
@@ -212,6 +222,15 @@ export class WarmPool {
   /** Resolves once every container being started now is ready or has failed. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
+  }
+
+  /**
+   * Resolves once every container being started now is up (ready or still importing): how
+   * many there are then. Unlike settled(), it does not wait for imports.
+   */
+  async started(): Promise<number> {
+    await Promise.allSettled([...this.launches]);
+    return this.ready.length + this.awaitingReady;
   }
 
   /** Removes every idle container, including ones still starting. */

@@ -1,9 +1,16 @@
 // Preloading in warm containers, side by side in one process: a warm pool whose containers
-// import numpy, pandas and matplotlib while they wait, and one whose containers do not
-// (Sandbox's `preload: false`, the behaviour before preloading). For each: `import pandas` run
-// through the warm pool, `print(1)` taken the moment a container is pooled (what a run pays
-// if it arrives while the container is still importing), and the memory of an idle container
-// (what `docker stats` shows: usage minus inactive file cache), next to the 256 MiB limit.
+// import numpy, pandas and matplotlib while they wait (the default, setting `sandboxPreload`),
+// and one whose containers do not (the default before). A container is pooled only once its
+// runner said ready (after its imports). For each, per round:
+// - `import pandas` run through the warm pool;
+// - `print(1)` run the moment the pool holds a ready container again;
+// - `print(1)` run at once after that, while the replacement is still starting (and, with
+//   preloading, importing): it takes a cold container; beside it, how long waiting for that
+//   replacement to be ready would have taken instead (why the pool does not wait);
+// - the memory of an idle container (what `docker stats` shows: usage minus inactive file
+//   cache), next to the 256 MiB limit.
+// Once per variant: how much a run can still allocate before the 256 MiB limit ends it (plain
+// Python, and after `import pandas`), and a run building a ~120 MiB pandas DataFrame.
 import type Dockerode from "dockerode";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
@@ -12,21 +19,47 @@ import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SANDBOX_LIMITS } from "../shared/limits.js";
+import type { RunResult } from "../shared/run-result.js";
 import { median, row, waitFor } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
-/** How long a pooled container is left alone before a timed run, so its preloading is done. */
-const SETTLE_MS = Number(process.env.BENCH_PRELOAD_SETTLE_MS ?? 4000);
+/** Waiting for a preloading container to be ready can take seconds on a loaded machine. */
+const READY_WAIT_MS = 120_000;
 const PANDAS = "import pandas as pd; print(pd.__version__)";
 const MiB = 1024 * 1024;
+
+/** Allocates 4 MiB at a time (pages touched) and says how far it got, until the limit stops it. */
+const fill = (prelude: string): string =>
+  [
+    prelude,
+    "import sys",
+    "blocks = []",
+    "while True:",
+    "    blocks.append(bytearray(4 << 20))",
+    "    print(len(blocks) * 4)",
+    "    sys.stdout.flush()",
+  ].join("\n");
+const HEADROOM_PLAIN = fill("");
+const HEADROOM_PANDAS = fill("import pandas as pd");
+/** 2,000,000 x 8 float64 = 122 MiB, then a reduction over it. */
+const DATAFRAME = [
+  "import numpy as np, pandas as pd",
+  "df = pd.DataFrame(np.ones((2_000_000, 8)))",
+  "print(round(df.memory_usage().sum() / 2**20), int(df.sum().sum()))",
+].join("\n");
 
 interface Variant {
   label: string;
   install: string;
   sandbox: Sandbox;
   pandas: number[];
-  early: number[];
+  afterFill: number[];
+  noneReady: number[];
+  waitReady: number[];
   memory: number[];
+  headroomPlain: string;
+  headroomPandas: string;
+  dataframe: string;
 }
 
 interface MemoryStats {
@@ -47,7 +80,12 @@ async function idleMemory(docker: Dockerode, install: string): Promise<number[]>
   );
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The last MiB figure a fill run printed before the limit stopped it, and how it ended. */
+function headroom(result: RunResult): string {
+  const lines = result.stdout.trim().split("\n");
+  const last = lines.at(-1) ?? "0";
+  return `${last.padStart(4)} MiB, then ${result.stopped ?? result.error ?? "no stop"}`;
+}
 
 async function main(): Promise<void> {
   const status = await findDocker();
@@ -59,43 +97,74 @@ async function main(): Promise<void> {
     install,
     sandbox: new Sandbox({ docker, image, owner: currentOwner(install), poolSize: 1, preload }),
     pandas: [],
-    early: [],
+    afterFill: [],
+    noneReady: [],
+    waitReady: [],
     memory: [],
+    headroomPlain: "",
+    headroomPandas: "",
+    dataframe: "",
   });
   // Made one after the other: each pool fills alone, so neither slows the other's start.
   const variants = [
-    make("without preloading", "codemode-bench-no-preload", false),
-    make("with preloading", "codemode-bench-preload", true),
+    make("without preloading (before)", "codemode-bench-no-preload", false),
+    make("with preloading (default now)", "codemode-bench-preload", true),
   ];
+  const ready = (v: Variant) => waitFor(() => v.sandbox.idleContainers === 1, READY_WAIT_MS);
   try {
     for (let i = 0; i < ROUNDS; i++) {
       for (const v of variants) {
-        await waitFor(() => v.sandbox.idleContainers === 1);
-        await sleep(SETTLE_MS);
+        await ready(v);
         v.memory.push(...(await idleMemory(docker, v.install)));
         let t = performance.now();
         await v.sandbox.run({ code: PANDAS });
         v.pandas.push(performance.now() - t);
         await v.sandbox.settle();
-        // The pool starts a replacement on take: time a run taken as soon as it is pooled.
-        await waitFor(() => v.sandbox.idleContainers === 1);
+        // The pool started a replacement on take: time a run taken once it is ready.
+        await ready(v);
         t = performance.now();
         await v.sandbox.run({ code: "print(1)" });
-        v.early.push(performance.now() - t);
+        v.afterFill.push(performance.now() - t);
+        // At once again: the replacement is still starting, so this one goes cold. Meanwhile
+        // time how long waiting for that replacement would have taken.
+        t = performance.now();
+        const replacement = ready(v).then(() => v.waitReady.push(performance.now() - t));
+        await v.sandbox.run({ code: "print(1)" });
+        v.noneReady.push(performance.now() - t);
+        await replacement;
         await v.sandbox.settle();
       }
+    }
+    for (const v of variants) {
+      await ready(v);
+      v.headroomPlain = headroom(await v.sandbox.run({ code: HEADROOM_PLAIN }));
+      await ready(v);
+      v.headroomPandas = headroom(await v.sandbox.run({ code: HEADROOM_PANDAS }));
+      await ready(v);
+      const frame = await v.sandbox.run({ code: DATAFRAME });
+      v.dataframe =
+        frame.error === null && frame.stopped === null
+          ? `fits (${frame.stdout.trim().split(" ")[0]} MiB frame)`
+          : `does not fit: ${frame.stopped ?? frame.error}`;
+      await v.sandbox.settle();
     }
   } finally {
     await Promise.all(variants.map((v) => v.sandbox.close()));
   }
   const [off, on] = variants as [Variant, Variant];
   console.log(`warm-pool preloading (numpy, pandas, matplotlib), median of ${ROUNDS} rounds`);
-  const base = median(off.pandas);
   console.log(`\`${PANDAS}\` via the warm pool (ratio to without)`);
-  for (const v of variants) console.log(row(`  ${v.label}`, median(v.pandas), base));
-  const earlyBase = median(off.early);
-  console.log("`print(1)` taken the moment a container is pooled (ratio to without)");
-  for (const v of variants) console.log(row(`  ${v.label}`, median(v.early), earlyBase));
+  for (const v of variants) console.log(row(`  ${v.label}`, median(v.pandas), median(off.pandas)));
+  console.log("`print(1)` as soon as the pool holds a ready container (ratio to without)");
+  for (const v of variants)
+    console.log(row(`  ${v.label}`, median(v.afterFill), median(off.afterFill)));
+  console.log(
+    "`print(1)` while no container is ready: cold (ratio to waiting for the replacement)",
+  );
+  for (const v of variants) {
+    console.log(row(`  ${v.label}, cold`, median(v.noneReady), median(v.waitReady)));
+    console.log(row(`  ${v.label}, waiting instead`, median(v.waitReady), median(v.waitReady)));
+  }
   const limit = SANDBOX_LIMITS.memoryBytes / MiB;
   console.log(`memory of an idle warm container (limit ${limit} MiB per container)`);
   for (const v of variants) {
@@ -106,6 +175,12 @@ async function main(): Promise<void> {
   console.log(
     `(extra per idle container: ${((median(on.memory) - median(off.memory)) / MiB).toFixed(1)} MiB)`,
   );
+  console.log(`what a run can still allocate in 4 MiB blocks before the ${limit} MiB limit`);
+  for (const v of variants) {
+    console.log(`  ${v.label.padEnd(42)} plain: ${v.headroomPlain}`);
+    console.log(`  ${"".padEnd(42)} after import pandas: ${v.headroomPandas}`);
+    console.log(`  ${"".padEnd(42)} a 2,000,000 x 8 DataFrame: ${v.dataframe}`);
+  }
 }
 
 await main();

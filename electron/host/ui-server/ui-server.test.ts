@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import type { ApiHandlers } from "../../../shared/api/api-contract.js";
+import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { EventHub } from "../app/event-hub.js";
 import { UiServer } from "./ui-server.js";
@@ -43,7 +43,11 @@ const exportStub = (): Promise<number> => Promise.resolve(0);
 describe("browser-mode UI server", () => {
   const refused: AuditEntryInput[] = [];
   const events = new EventHub();
-  const api = new Proxy({} as ApiHandlers, { get: () => (params: unknown) => ({ got: params }) });
+  // A real object with every channel (the server spreads the handlers into its own map, which
+  // a Proxy without own keys would leave empty).
+  const api = Object.fromEntries(
+    API_CHANNELS.map((channel) => [channel, (params: unknown) => ({ got: params })]),
+  ) as unknown as ApiHandlers;
   let server: UiServer;
   let port: number;
 

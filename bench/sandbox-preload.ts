@@ -20,7 +20,8 @@ import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SANDBOX_LIMITS } from "../shared/limits.js";
 import type { RunResult } from "../shared/run-result.js";
-import { median, row, waitFor } from "./stats.js";
+import { report } from "./report.js";
+import { median, waitFor } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 /** Waiting for a preloading container to be ready can take seconds on a loaded machine. */
@@ -152,34 +153,42 @@ async function main(): Promise<void> {
     await Promise.all(variants.map((v) => v.sandbox.close()));
   }
   const [off, on] = variants as [Variant, Variant];
-  console.log(`warm-pool preloading (numpy, pandas, matplotlib), median of ${ROUNDS} rounds`);
-  console.log(`\`${PANDAS}\` via the warm pool (ratio to without)`);
-  for (const v of variants) console.log(row(`  ${v.label}`, median(v.pandas), median(off.pandas)));
-  console.log("`print(1)` as soon as the pool holds a ready container (ratio to without)");
-  for (const v of variants)
-    console.log(row(`  ${v.label}`, median(v.afterFill), median(off.afterFill)));
-  console.log(
-    "`print(1)` while no container is ready: cold (ratio to waiting for the replacement)",
-  );
+  const rounds = `median of ${ROUNDS} rounds`;
+  report({
+    what: `\`${PANDAS}\` via the warm pool, preloading on (the default now); baseline: the same pool without preloading (the default before)`,
+    value: median(on.pandas),
+    baseline: median(off.pandas),
+    note: `${rounds}; goal 0.25x`,
+  });
+  report({
+    what: "`print(1)` as soon as the pool holds a ready container, preloading on; baseline: without",
+    value: median(on.afterFill),
+    baseline: median(off.afterFill),
+    note: rounds,
+  });
   for (const v of variants) {
-    console.log(row(`  ${v.label}, cold`, median(v.noneReady), median(v.waitReady)));
-    console.log(row(`  ${v.label}, waiting instead`, median(v.waitReady), median(v.waitReady)));
+    report({
+      what: `\`print(1)\` while no container is ready, ${v.label}: a cold container; baseline: waiting for the replacement to be ready instead`,
+      value: median(v.noneReady),
+      baseline: median(v.waitReady),
+      note: rounds,
+    });
   }
   const limit = SANDBOX_LIMITS.memoryBytes / MiB;
-  console.log(`memory of an idle warm container (limit ${limit} MiB per container)`);
+  report({
+    what: `memory of an idle warm container, preloading on; baseline: without (limit ${limit} MiB per container)`,
+    value: median(on.memory) / MiB,
+    baseline: median(off.memory) / MiB,
+    unit: "MiB",
+    note: `${((100 * median(on.memory)) / SANDBOX_LIMITS.memoryBytes).toFixed(0)}% of the limit`,
+  });
   for (const v of variants) {
-    const mib = median(v.memory) / MiB;
-    const share = ((100 * mib) / limit).toFixed(0);
-    console.log(`  ${v.label.padEnd(42)} ${mib.toFixed(1).padStart(7)} MiB  ${share}% of limit`);
-  }
-  console.log(
-    `(extra per idle container: ${((median(on.memory) - median(off.memory)) / MiB).toFixed(1)} MiB)`,
-  );
-  console.log(`what a run can still allocate in 4 MiB blocks before the ${limit} MiB limit`);
-  for (const v of variants) {
-    console.log(`  ${v.label.padEnd(42)} plain: ${v.headroomPlain}`);
-    console.log(`  ${"".padEnd(42)} after import pandas: ${v.headroomPandas}`);
-    console.log(`  ${"".padEnd(42)} a 2,000,000 x 8 DataFrame: ${v.dataframe}`);
+    report({
+      what: `a run allocating 4 MiB blocks until the ${limit} MiB limit, ${v.label}: how far it got`,
+      value: Number(v.headroomPlain.trim().split(" ")[0]),
+      unit: "MiB",
+      note: `after \`import pandas\`: ${v.headroomPandas}; a 2,000,000 x 8 DataFrame: ${v.dataframe}`,
+    });
   }
 }
 

@@ -143,7 +143,7 @@ const ALL_NUMBER_SETTINGS = [...RUN_SETTINGS, ...ADVANCED_SETTINGS];
 
 /**
  * What preloading adds to the memory of one idle warm container, rounded up from
- * bench/sandbox-preload.ts (12.5 MiB without, 66.2 MiB with, on this image).
+ * bench/sandbox-preload.ts (12.6 MiB without, 66.3 MiB with, on this image).
  */
 const PRELOAD_EXTRA_MIB = 55;
 

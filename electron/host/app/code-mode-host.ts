@@ -186,7 +186,8 @@ export class CodeModeHost {
       sandbox,
       events,
     }));
-    this.settingsApplier = new SettingsApplier(settings, {
+    const saved = { settings, chosen: opened.state.chosenSettings };
+    this.settingsApplier = new SettingsApplier(saved, {
       dataDir: options.dataDir,
       subsystems: { http, gate, sandbox, audit: opened.audit, engine, approvals },
       changed: (next, changes) => {

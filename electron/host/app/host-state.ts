@@ -6,7 +6,8 @@ import { CHECKPOINT_FILE } from "../audit/audit-checkpoint.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
-import { DEFAULT_SETTINGS, parseSettingsFile, type Settings } from "../settings/settings.js";
+import { parseSettingsFile, type SavedSettings } from "../settings/settings-file.js";
+import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
 import { loadFile } from "../store/atomic-file.js";
 import type { SecretCodec } from "../store/secret-codec.js";
 import type { HostOptions } from "./host-options.js";
@@ -14,6 +15,8 @@ import { auditSettings, SETTINGS_FILE } from "./settings-applier.js";
 
 export interface HostState {
   settings: Settings;
+  /** What the user chose of `settings` (the rest are defaults). */
+  chosenSettings: SavedSettings["chosen"];
   config: ServersConfig;
   /** Why a saved file could not be used, in words for the user. */
   problems: string[];
@@ -27,7 +30,8 @@ export async function loadHostState(
   const problems: string[] = [];
   const settingsFile = await loadFile(path.join(dataDir, SETTINGS_FILE), parseSettingsFile, now);
   let settings = DEFAULT_SETTINGS;
-  if (settingsFile.state === "ok") settings = settingsFile.value;
+  let chosenSettings: SavedSettings["chosen"] = {};
+  if (settingsFile.state === "ok") ({ settings, chosen: chosenSettings } = settingsFile.value);
   if (settingsFile.state === "invalid") {
     problems.push(
       `${settingsFile.problem}. It was kept as ${settingsFile.keptAs}; defaults are in use.`,
@@ -35,7 +39,7 @@ export async function loadHostState(
   }
   const loaded = await loadServersConfig(path.join(dataDir, SERVERS_FILE), secretCodec, now);
   if (loaded.problem !== null) problems.push(loaded.problem);
-  return { settings, config: loaded.config, problems };
+  return { settings, chosenSettings, config: loaded.config, problems };
 }
 
 /**

@@ -4,7 +4,9 @@
 import path from "node:path";
 import { ApiFailure } from "../api/api-failure.js";
 import { poolGrowthFor, type PoolGrowth } from "../sandbox/pool-target.js";
-import { applySettingsPatch, type Settings } from "../settings/settings.js";
+import type { SettingsPatch } from "../../../shared/settings.js";
+import { settingsFileText, type SavedSettings } from "../settings/settings-file.js";
+import { applySettingsPatch, DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
 import { writeFileAtomic } from "../store/atomic-file.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
@@ -111,15 +113,32 @@ export interface SettingsApplierOptions {
   changed: (next: Settings, changes: SettingsChanges) => void;
 }
 
+/** What differs from the defaults, taken as chosen when only the settings in force are known. */
+function differingFromDefaults(settings: Settings): SettingsPatch {
+  return Object.fromEntries(
+    Object.entries(settings).filter(
+      ([key, value]) => DEFAULT_SETTINGS[key as keyof Settings] !== value,
+    ),
+  );
+}
+
 export class SettingsApplier {
   private settings: Settings;
+  /** What the user chose: the file keeps only these, so new defaults reach the rest. */
+  private chosen: SettingsPatch;
   private readonly queue = new SerialQueue();
 
   constructor(
-    initial: Settings,
+    initial: Settings | SavedSettings,
     private readonly options: SettingsApplierOptions,
   ) {
-    this.settings = initial;
+    if ("chosen" in initial) {
+      this.settings = initial.settings;
+      this.chosen = initial.chosen;
+    } else {
+      this.settings = initial;
+      this.chosen = differingFromDefaults(initial);
+    }
   }
 
   get current(): Settings {
@@ -165,11 +184,17 @@ export class SettingsApplier {
           );
         });
       }
+      // Every key of the patch is the user's choice, kept even if it equals today's default.
+      const chosen: SettingsPatch = { ...this.chosen };
+      for (const [key, value] of Object.entries(patch)) {
+        if (value !== undefined) Object.assign(chosen, { [key]: value });
+      }
       await writeFileAtomic(
         path.join(this.options.dataDir, SETTINGS_FILE),
-        JSON.stringify(next, null, 2) + "\n",
+        settingsFileText(chosen),
       );
       this.settings = next;
+      this.chosen = chosen;
       for (const reaction of REACTIONS)
         if (touched(reaction)) await reaction.apply(subsystems, next);
       this.options.changed(next, changes);

@@ -16,7 +16,8 @@ import {
 } from "../../../shared/settings.js";
 import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
 import { SETTINGS_FILE } from "../app/settings-applier.js";
-import { DEFAULT_SETTINGS, parseSettingsFile, type Settings } from "../settings/settings.js";
+import { parseSettingsFile } from "../settings/settings-file.js";
+import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
 
 /** Help text of --runtime, shared by `run` and `serve`. */
 export const RUNTIME_HELP = `  --runtime R    container runtime: runc or runsc (gVisor, stronger isolation, slower
@@ -90,7 +91,7 @@ async function savedSettings(
     warn(parsed.problem);
     return null;
   }
-  return parsed.value;
+  return parsed.value.settings;
 }
 
 /** A runtime the engine lacks is refused before any container is made, naming those it has. */

@@ -31,26 +31,3 @@ export function applySettingsPatch(
   }
   return { ok: true, settings: next };
 }
-
-/** Reads a saved settings file: unknown or out-of-bounds values make it invalid, not ignored. */
-export function parseSettingsFile(
-  text: string,
-): { ok: true; value: Settings } | { ok: false; problem: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { ok: false, problem: "settings.json is not valid JSON" };
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return { ok: false, problem: "settings.json must hold an object" };
-  }
-  const applied = applySettingsPatch(DEFAULT_SETTINGS, raw);
-  if (!applied.ok) {
-    return {
-      ok: false,
-      problem: `settings.json: ${applied.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
-    };
-  }
-  return { ok: true, value: applied.settings };
-}

@@ -2,24 +2,52 @@
 // first Audit page; a shutdown in the middle of that build leaves nothing broken behind.
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { AuditLog } from "./audit-log.js";
 import { listAuditFiles } from "./audit-files.js";
+import { AuditIndex } from "./audit-index.js";
 import { INDEX_DIR, loadIndex } from "./audit-index-store.js";
 import { mixedInput } from "../../../test-support/audit-fixtures.js";
 import { tempDir } from "../../../test-support/temp-dir.js";
 import { until } from "../../../test-support/wait.js";
 
-// Small enough to write in a second or two, large enough (several files) that the build is
-// still reading when the host has started.
+// Small enough to write in a second or two, in several files so a build can be held between them.
 const ENTRIES = 5000;
 const FILE_BYTES = 256 * 1024;
 
 const homes: string[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const home of homes.splice(0)) await rm(home, { recursive: true, force: true });
 });
+
+/**
+ * Holds the host's background build before it reads its `at`-th file (0: before any) until
+ * `release`, so the test sees it running however fast the machine; a shutdown lets go of it.
+ */
+function holdBuild(at: number): { reached: Promise<void>; release: () => void } {
+  let release = (): void => undefined;
+  let reached = (): void => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its index as `this`
+  const original = AuditIndex.prototype.buildInBackground;
+  vi.spyOn(AuditIndex.prototype, "buildInBackground").mockImplementation(function (
+    this: AuditIndex,
+  ) {
+    let file = 0;
+    original.call(this, async (_name, signal) => {
+      if (file++ !== at) return;
+      reached();
+      await new Promise<void>((resolve) => {
+        void held.then(resolve);
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    });
+  });
+  return { reached: reachedPromise, release };
+}
 
 /** A data dir whose audit log holds ENTRIES entries over several files and no index. */
 async function homeWithUnindexedLog(): Promise<string> {
@@ -80,9 +108,11 @@ async function expectFresh(host: CodeModeHost, home: string): Promise<void> {
 describe("the audit index at host start", () => {
   it("is built without any query, and queries during the build still answer", async () => {
     const home = await homeWithUnindexedLog();
+    const hold = holdBuild(0);
     const host = await startHost(home);
     try {
       const index = host.audit.index;
+      await hold.reached;
       expect(index.building).toBe(true);
       // Meanwhile a query is answered from the log itself, the same answer.
       await host.auditDurable();
@@ -93,6 +123,7 @@ describe("the audit index at host start", () => {
       expect(during.entries.map((entry) => entry.seq)).toEqual(
         Array.from({ length: 5 }, (_, i) => newest - i),
       );
+      hold.release();
       await until(() => !index.building, "the index built", 60_000);
       expect(index.stats.builtInBackground).toBe(1);
       const rebuilt = index.stats.rebuilt;
@@ -112,7 +143,10 @@ describe("the audit index at host start", () => {
 
   it("is cut short cleanly by a shutdown, and built whole at the next start", async () => {
     const home = await homeWithUnindexedLog();
+    // Held after the first file is indexed: the stop comes in the middle of the build.
+    const hold = holdBuild(1);
     const first = await startHost(home);
+    await hold.reached;
     expect(first.audit.index.building).toBe(true);
     await first.stop();
     expect(first.audit.index.stats.cancelled).toBe(1);
@@ -121,6 +155,8 @@ describe("the audit index at host start", () => {
     const files = await listAuditFiles(path.join(home, "audit"));
     const partly = await savedIndexes(home);
     expect(partly.size).toBeLessThan(files.length);
+    expect([...partly.keys()]).toEqual([files[0]?.name]);
+    vi.restoreAllMocks();
 
     const second = await startHost(home);
     try {

@@ -31,6 +31,9 @@ export interface AuditIndexStats {
   cancelled: number;
 }
 
+/** Awaited before a background build reads each file; it must settle once `signal` aborts. */
+export type BuildStep = (fileName: string, signal: AbortSignal) => Promise<void>;
+
 export class AuditIndex {
   readonly dir: string;
   readonly #onError: (error: unknown) => void;
@@ -60,13 +63,14 @@ export class AuditIndex {
    * Brings the index up to date with the log without waiting for a query (at host start, after
    * an upgrade or a crash left it missing or stale). It yields to other work as it reads;
    * queries meanwhile scan the log (`building`). `stopBuilding` cuts it short.
+   * `beforeFile` lets a test hold the build at a file, whatever the machine's speed.
    */
-  buildInBackground(): void {
+  buildInBackground(beforeFile?: BuildStep): void {
     if (this.#building !== null) return;
     const stop = new AbortController();
     // Saved as a refresh saves: each older file once complete, the newest every
     // indexSaveEveryEntries entries and at close.
-    const done = this.#exclusive(() => this.#refresh(stop.signal))
+    const done = this.#exclusive(() => this.#refresh(stop.signal, beforeFile))
       .then(
         () => void (this.stats.builtInBackground += 1),
         (error: unknown) => {
@@ -132,7 +136,7 @@ export class AuditIndex {
     return run;
   }
 
-  async #refresh(signal?: AbortSignal): Promise<IndexedFile[]> {
+  async #refresh(signal?: AbortSignal, beforeFile?: BuildStep): Promise<IndexedFile[]> {
     const files = await listAuditFiles(this.dir);
     const names = new Set(files.map((file) => file.name));
     for (const name of this.#files.keys()) {
@@ -147,6 +151,10 @@ export class AuditIndex {
     }
     const indexed: IndexedFile[] = [];
     for (const [position, file] of files.entries()) {
+      if (beforeFile !== undefined && signal !== undefined) {
+        await beforeFile(file.name, signal);
+        signal.throwIfAborted();
+      }
       let size: number;
       try {
         size = (await stat(file.path)).size;

@@ -308,6 +308,7 @@ describe("limits", () => {
         definitionMaxChars: 64 * KiB,
         definitionsMaxCharsPerServer: 4 * MiB,
         fileMaxBytes: 64 * MiB,
+        storedMaxBytes: 48 * MiB,
         canonicalMaxDepth: 256,
         serveHeldShownMax: 20,
         watchIntervalMs: 500,

@@ -515,7 +515,7 @@ export const SERVER_LIMITS = {
   /**
    * A server listing more tools than this (all pages together) is treated as broken: a
    * hostile one listing hundreds of thousands would grow the host's memory and the pin file
-   * past PIN_LIMITS.fileMaxBytes, which then is not read (every server's pins start over).
+   * (which stops storing at PIN_LIMITS.storedMaxBytes).
    */
   toolsMaxPerServer: 10_000,
   /**
@@ -755,6 +755,12 @@ export const PIN_LIMITS = {
   definitionsMaxCharsPerServer: 4 * MiB,
   /** A pin file larger than this is not read (kept aside and reported, like a corrupt one). */
   fileMaxBytes: 64 * MiB,
+  /**
+   * The pins of all servers together are kept below this (as saved), well under fileMaxBytes,
+   * so many hostile servers cannot grow the file past what it can read back: a listing whose
+   * new entries would not fit is held out of the catalog without being stored.
+   */
+  storedMaxBytes: 48 * MiB,
   /**
    * Canonical form (sorted keys) stops this deep: a deeper part is hashed as its plain JSON
    * text, so the work stays bounded on a hostile definition and a change there still counts.

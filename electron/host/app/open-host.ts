@@ -64,7 +64,7 @@ export async function openHost(options: HostOptions): Promise<Opened> {
     // Read live: a value marked secret a moment ago is scrubbed from the next entry.
     const audit = await openHostAudit(options, state, () => configSecrets(configStore.current));
     const owner = currentOwner(await ensureInstallId(options.dataDir));
-    // An unusable pin file is kept aside and reported; pins start afresh (first acceptance).
+    // An unusable pin file is kept aside and reported; every server's tools are then held.
     const { pins, problem } = await ToolPins.open(path.join(options.dataDir, PINS_FILE));
     if (problem !== null) state.problems.push(problem);
     return { lock, token, state, servers, configStore, audit, owner, serverPath, pins };

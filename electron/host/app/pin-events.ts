@@ -32,6 +32,8 @@ export function pinEvents(deps: {
         deps.record({ kind: "tool_reviewed", ...changeFields(server, change), decision, by });
     },
     changed: deps.changed,
+    full: (server) =>
+      deps.log?.(`server ${server}: the pin file is full; its new tool definitions stay held`),
     saveFailed: (error) => deps.log?.(`the pin file could not be saved: ${String(error)}`),
   };
 }

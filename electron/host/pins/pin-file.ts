@@ -2,7 +2,8 @@
 // `FILE.pins.json` beside a `serve --config FILE`), written atomically like the config, and
 // validated on load. A file that does not validate is kept aside and reported, never lost.
 
-import { stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { copyFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
@@ -34,6 +35,11 @@ export const serverPinsSchema = z.strictObject({
 export const pinFileSchema = z.strictObject({
   version: z.literal(1),
   servers: z.record(z.string(), serverPinsSchema),
+  /**
+   * Set when an unusable pin file was kept aside: a server with no pins here then has its
+   * tools held for review, not pinned on sight (only a missing file means a first start).
+   */
+  holdUnpinned: z.literal(true).optional(),
 });
 
 export type PinnedTool = z.infer<typeof pinnedToolSchema>;
@@ -50,8 +56,8 @@ export function pinFileBeside(configFile: string): string {
 
 export type PinFileLoad =
   | { ok: true; pins: PinFile }
-  /** Unusable: `keptAs` holds a copy of it (or null when it was only too large to read). */
-  | { ok: false; problem: string; keptAs: string | null };
+  /** Unusable: `keptAs` holds a copy of it, so the next save loses nothing. */
+  | { ok: false; problem: string; keptAs: string };
 
 /** Reads the pin file; a missing one is an empty store. */
 export async function loadPinFile(file: string): Promise<PinFileLoad> {
@@ -63,10 +69,13 @@ export async function loadPinFile(file: string): Promise<PinFileLoad> {
     },
   );
   if (size > PIN_LIMITS.fileMaxBytes) {
+    // Not read (too large), but copied aside like a corrupt file: the next save replaces it.
+    const keptAs = `${file}.invalid-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+    await copyFile(file, keptAs, constants.COPYFILE_EXCL);
     return {
       ok: false,
-      problem: `the pin file ${file} is larger than ${PIN_LIMITS.fileMaxBytes} bytes`,
-      keptAs: null,
+      problem: `the pin file ${file} is larger than ${PIN_LIMITS.fileMaxBytes} bytes; it was kept as ${keptAs}`,
+      keptAs,
     };
   }
   const loaded = await loadFile(file, (text) => {

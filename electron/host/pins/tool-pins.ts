@@ -47,6 +47,11 @@ export interface ToolPinsEvents {
    * UI. (Listings observed during a build do not call this; `held` tells those.)
    */
   changed?: () => void;
+  /**
+   * A listing's held definitions did not fit PIN_LIMITS.storedMaxBytes: they stay out of the
+   * catalog without being stored (so not reviewable until room is made).
+   */
+  full?: (server: string) => void;
   /** A save failed: the pins in memory still hold, the file is behind. */
   saveFailed?: (error: unknown) => void;
 }
@@ -57,6 +62,8 @@ export class ToolPins {
   private watching = false;
   /** Servers whose listing this process has observed (stillHeld is said once each). */
   private readonly observed = new Set<string>();
+  /** Servers already reported as not fitting the file (said once each, not every rebuild). */
+  private readonly full = new Set<string>();
 
   private constructor(
     readonly file: string,
@@ -65,17 +72,26 @@ export class ToolPins {
     private readonly now: () => Date,
   ) {}
 
-  /** Opens the file; `problem` says why an unusable one was kept aside (pins start empty). */
+  /**
+   * Opens the file. An unusable one (corrupt, not a pin file, too large) was kept aside and
+   * `problem` says so; the pins then start empty but fail closed: every server's tools are
+   * held for review (`holdUnpinned`, saved at once so a restart keeps holding them), never
+   * pinned on sight. Only a missing file is a first start that pins each server's listing.
+   */
   static async open(
     file: string,
     events: ToolPinsEvents = {},
     now: () => Date = () => new Date(),
   ): Promise<{ pins: ToolPins; problem: string | null }> {
     const loaded = await loadPinFile(file);
-    const state = loaded.ok ? loaded.pins : { version: 1 as const, servers: {} };
+    if (loaded.ok) return { pins: new ToolPins(file, loaded.pins, events, now), problem: null };
+    const state: PinFile = { version: 1, servers: {}, holdUnpinned: true };
+    const pins = new ToolPins(file, state, events, now);
+    pins.dirty = true;
+    await pins.flush();
     return {
-      pins: new ToolPins(file, state, events, now),
-      problem: loaded.ok ? null : loaded.problem,
+      pins,
+      problem: `${loaded.problem}; every server's tools are held until you review them`,
     };
   }
 
@@ -91,21 +107,34 @@ export class ToolPins {
 
   /**
    * Takes a server's listing and answers the names to hold out of the catalog. A server with no
-   * pins yet has every tool pinned now (first acceptance); `forms` null (never listed) holds
+   * pins yet has every tool pinned now (first acceptance), unless the pin file was unusable
+   * (then every tool is held as added) or the pins would not fit PIN_LIMITS.storedMaxBytes
+   * (then every tool not already pinned is held, unstored); `forms` null (never listed) holds
    * nothing and pins nothing.
    */
   observe(server: string, forms: readonly ListedForm[] | null): Set<string> {
     if (forms === null) return new Set();
     const at = this.now().toISOString();
-    const pins = this.state.servers[server];
-    if (pins === undefined) {
-      this.observed.add(server);
-      this.setServer(server, firstPins(forms, at), false);
-      this.events.firstPinned?.(server, forms.length);
-      return new Set();
+    const known = this.state.servers[server];
+    if (known === undefined && this.state.holdUnpinned !== true) {
+      const first = firstPins(forms, at);
+      if (this.fits(server, first)) {
+        this.observed.add(server);
+        this.setServer(server, first, false);
+        this.events.firstPinned?.(server, forms.length);
+        return new Set();
+      }
     }
+    // No pins (after an unusable file, or too many to store): every tool is held as added.
+    const pins = known ?? { pinned: {}, held: {} };
     const seen = observeListing(pins, forms, at);
-    if (seen.changed) this.setServer(server, seen.pins, false);
+    if (seen.changed && !this.fits(server, seen.pins)) {
+      // The file would grow past what it can read back: nothing new is stored (or admitted).
+      if (!this.full.has(server)) this.events.full?.(server);
+      this.full.add(server);
+      return new Set(forms.filter((f) => !admitted(pins, f.name, f.hash)).map((f) => f.name));
+    }
+    if (seen.changed || known === undefined) this.setServer(server, seen.pins, false);
     if (!this.observed.has(server)) {
       this.observed.add(server);
       const fresh = new Set(seen.newlyHeld.map((c) => c.tool));
@@ -209,6 +238,29 @@ export class ToolPins {
     return this.queue.run(() => this.save());
   }
 
+  /** Whether the file, with `pins` as this server's, stays within PIN_LIMITS.storedMaxBytes. */
+  private fits(server: string, pins: ServerPins): boolean {
+    let total = storedBytes(server, pins);
+    for (const name of Object.keys(this.state.servers)) {
+      if (name === server) continue;
+      total += this.sizeOf(name);
+      if (total > PIN_LIMITS.storedMaxBytes) return false;
+    }
+    return total <= PIN_LIMITS.storedMaxBytes;
+  }
+
+  private readonly sizes = new Map<string, { pins: ServerPins; bytes: number }>();
+
+  private sizeOf(server: string): number {
+    const pins = this.state.servers[server];
+    if (pins === undefined) return 0;
+    const cached = this.sizes.get(server);
+    if (cached?.pins === pins) return cached.bytes;
+    const bytes = storedBytes(server, pins);
+    this.sizes.set(server, { pins, bytes });
+    return bytes;
+  }
+
   /** `notify` false: a listing being observed while the catalog is built (no rebuild again). */
   private setServer(server: string, pins: ServerPins, notify = true): void {
     this.state = { ...this.state, servers: { ...this.state.servers, [server]: pins } };
@@ -231,6 +283,17 @@ export class ToolPins {
       throw error;
     }
   }
+}
+
+/**
+ * About what a server's entry takes in the saved file (as savePinFile writes it: indented one
+ * space a level, the entry two levels deep), counted generously.
+ */
+export function storedBytes(server: string, pins: ServerPins): number {
+  const text = JSON.stringify(pins, null, 1);
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines += 1;
+  return Buffer.byteLength(text) + 2 * lines + Buffer.byteLength(JSON.stringify(server)) + 8;
 }
 
 /** Held definitions of `before` that `after` (the file) shows reviewed with `decision`. */

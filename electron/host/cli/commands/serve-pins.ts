@@ -71,6 +71,11 @@ export async function openServePins(
         `codemode serve: server ${terminalText(server)}: ${changes.length} held change(s) ${decision}ed`,
       ),
     changed: rebuild,
+    full: (server) =>
+      writeLine(
+        io.stderr,
+        `codemode serve: server ${terminalText(server)}: the pin file ${terminalText(pins.file)} is full; its new tool definitions stay held`,
+      ),
     saveFailed: (error) =>
       writeLine(io.stderr, `codemode serve: the pin file could not be saved: ${String(error)}`),
   });

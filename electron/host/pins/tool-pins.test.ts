@@ -1,0 +1,65 @@
+// The pin store against servers that try to grow its file past what it can read back: several
+// hostile servers, each listing SERVER_LIMITS.toolsMaxPerServer tools with the longest names
+// the catalog takes, on a real file. Before PIN_LIMITS.storedMaxBytes the file passed
+// PIN_LIMITS.fileMaxBytes, and the next start read no pins at all.
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { PIN_LIMITS, PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
+import { pinnedForm } from "./tool-hash.js";
+import { ToolPins } from "./tool-pins.js";
+import type { ListedForm } from "./pin-state.js";
+
+describe("ToolPins", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-tool-pins-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("stays readable when hostile servers list as many long-named tools as they may", async () => {
+    const file = path.join(dir, "pins.json");
+    const { pins } = await ToolPins.open(file);
+    const listing = (server: number): ListedForm[] =>
+      Array.from({ length: SERVER_LIMITS.toolsMaxPerServer }, (_, i) => {
+        const name = `s${server}_${i}_`.padEnd(PROTOCOL_LIMITS.toolNameMaxChars, "x");
+        return { name, ...pinnedForm({ name, inputSchema: { type: "object" } }) };
+      });
+    const servers = 6;
+    const heldPerServer: number[] = [];
+    for (let s = 0; s < servers; s++) {
+      const forms = listing(s);
+      heldPerServer.push(pins.observe(`evil${s}`, forms).size);
+    }
+    await pins.close();
+    expect(statSync(file).size).toBeLessThanOrEqual(PIN_LIMITS.fileMaxBytes);
+    expect(statSync(file).size).toBeLessThanOrEqual(PIN_LIMITS.storedMaxBytes);
+    // The first servers were pinned; the ones that did not fit are held whole, not admitted.
+    expect(heldPerServer[0]).toBe(0);
+    expect(heldPerServer.at(-1)).toBe(SERVER_LIMITS.toolsMaxPerServer);
+    // And the next start reads the pins back.
+    const again = await ToolPins.open(file);
+    expect(again.problem).toBeNull();
+    expect(again.pins.observe("evil0", listing(0)).size).toBe(0);
+    expect(again.pins.observe(`evil${servers - 1}`, listing(servers - 1)).size).toBe(
+      SERVER_LIMITS.toolsMaxPerServer,
+    );
+    await again.pins.close();
+  }, 120_000);
+
+  it("holds every server's tools after an unusable file, and keeps holding after a restart", async () => {
+    const file = path.join(dir, "corrupt.json");
+    writeFileSync(file, "[]");
+    const forms = [{ name: "t", ...pinnedForm({ name: "t", description: "T." }) }];
+    const opened = await ToolPins.open(file);
+    expect(opened.problem).toContain("held until you review");
+    expect([...opened.pins.observe("a", forms)]).toEqual(["t"]);
+    await opened.pins.close();
+    const again = await ToolPins.open(file);
+    expect(again.problem).toBeNull();
+    // A server never listed before the restart is held too: no pin on sight after the loss.
+    expect([...again.pins.observe("b", forms)]).toEqual(["t"]);
+    expect([...again.pins.observe("a", forms)]).toEqual(["t"]);
+    await again.pins.review("a", null, "accept", "cli");
+    expect(again.pins.observe("a", forms).size).toBe(0);
+    await again.pins.close();
+  });
+});

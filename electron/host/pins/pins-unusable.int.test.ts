@@ -63,7 +63,6 @@ describe("an unusable pin file", () => {
   async function expectHeldAndKept(home: string, original: Buffer | number): Promise<void> {
     const h = await start(home);
     host = h;
-    expect(h.startupProblems.join("\n")).toContain("held until you review");
     const held = async () => {
       const page = await dispatchApi(h.api, "servers.held", { name: "toy" });
       return page.ok ? page.value.held.map((x) => [x.tool, x.kind]) : [];
@@ -79,6 +78,7 @@ describe("an unusable pin file", () => {
       ["evil", "added"],
       ["good", "added"],
     ]);
+    expect(h.startupProblems.join("\n")).toContain("held until you review");
     await h.pins.flush();
     // The unusable file is kept aside, unchanged.
     const kept = readdirSync(home).filter((n) => n.startsWith(`${PINS_FILE}.invalid-`));

@@ -50,8 +50,8 @@ describe("ToolPins", () => {
     writeFileSync(file, "[]");
     const forms = [{ name: "t", ...pinnedForm({ name: "t", description: "T." }) }];
     const opened = await ToolPins.open(file);
-    expect(opened.problem).toContain("held until you review");
     expect([...opened.pins.observe("a", forms)]).toEqual(["t"]);
+    expect(opened.problem).toContain("held until you review");
     await opened.pins.close();
     const again = await ToolPins.open(file);
     expect(again.problem).toBeNull();

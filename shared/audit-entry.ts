@@ -2,7 +2,14 @@
 // (which writes, verifies, queries and exports it) and the UI (which shows it), so this module
 // must stay free of Node imports.
 import { z } from "zod";
-import { API_LIMITS } from "./limits.js";
+import { callDecisionSchema, common, count, millis, sha256Hex } from "./audit-entry-fields.js";
+import {
+  approvalAnsweredEntrySchema,
+  approvalRequestedEntrySchema,
+  toolHeldEntrySchema,
+  toolReviewedEntrySchema,
+  toolsPinnedEntrySchema,
+} from "./audit-review-entries.js";
 import { STOP_REASONS } from "./run-result.js";
 import { sandboxRuntimeSchema } from "./settings.js";
 
@@ -36,33 +43,7 @@ export const AUDIT_KINDS = [
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
-/**
- * What became of a call. allowed: the result reached the code. refused: a bridge check said
- * no (before the call went out, or an oversized result). failed: the call went out and the
- * server or the host side failed (tool error, timeout, cancellation, fault).
- */
-export const callDecisionSchema = z.enum(["allowed", "refused", "failed"]);
-export type AuditCallDecision = z.infer<typeof callDecisionSchema>;
-
 export const AUTH_TRANSPORTS = ["socket", "http", "ws"] as const;
-
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
-const count = z.number().int().nonnegative();
-const millis = z.number().nonnegative();
-
-// Objects are not strict: a newer app may add a field, and an older one must still be able to
-// verify and show the log. The hash chain, not the schema, is what catches edits.
-const common = {
-  /** 1-based, one more than the entry before it, across all files. */
-  seq: z.number().int().positive(),
-  /** When the entry was written (ISO 8601, UTC); never earlier than the entry before. */
-  ts: z.iso.datetime(),
-  /**
-   * sha256 (hex) of the previous entry's line exactly as written, without its newline;
-   * GENESIS_PREV for the first entry.
-   */
-  prev: sha256Hex,
-};
 
 const clientConnection = {
   client: z.string(),
@@ -313,90 +294,6 @@ export const runAbandonedEntrySchema = z.object({
   startedSeq: count,
 });
 
-/** How an "ask first" request ended. */
-export const APPROVAL_ANSWERS = [
-  "allow_once",
-  "allow_run",
-  "deny",
-  "timeout",
-  "cancelled",
-] as const;
-export const approvalAnswerSchema = z.enum(APPROVAL_ANSWERS);
-export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
-
-/** Where the answer came from: the desktop app, the browser UI, or the MCP client (elicitation). */
-export const APPROVERS = ["app", "browser", "client"] as const;
-export const approverSchema = z.enum(APPROVERS);
-export type Approver = z.infer<typeof approverSchema>;
-
-const approvalCall = {
-  requestId: z.string(),
-  runId: z.string(),
-  client: z.string(),
-  server: z.string(),
-  /** The Python name the code called. */
-  tool: z.string(),
-  /** The server's own name for the tool. */
-  serverTool: z.string(),
-};
-
-/** A call to an "ask first" tool passed every other check and now waits for the user. */
-export const approvalRequestedEntrySchema = z.object({
-  ...common,
-  kind: z.literal("approval_requested"),
-  ...approvalCall,
-  /** JSON text of the arguments with secrets replaced and cut; null for private tools. */
-  args: z.string().nullable(),
-  /** Whether the question was also sent to the client (MCP elicitation). */
-  elicited: z.boolean(),
-});
-
-/** What became of an approval request: who answered, how, and how long it waited. */
-export const approvalAnsweredEntrySchema = z.object({
-  ...common,
-  kind: z.literal("approval_answered"),
-  ...approvalCall,
-  answer: approvalAnswerSchema,
-  /** Null when nobody answered (a timeout, or the run ended first). */
-  by: approverSchema.nullable(),
-  waitedMs: millis,
-});
-
-/** Pinned tool definitions (issue 12 §2): what a held change is. */
-const heldChange = {
-  server: z.string(),
-  /** The server's own name of the tool. */
-  tool: z.string(),
-  change: z.enum(["changed", "added", "removed"]),
-  /** sha256 of the pinned definition (null when added) and of the held one (null when removed). */
-  pinnedHash: z.string().nullable(),
-  heldHash: z.string().nullable(),
-};
-
-/** A server's tools pinned for the first time (added, or first start after an upgrade). */
-export const toolsPinnedEntrySchema = z.object({
-  ...common,
-  kind: z.literal("tools_pinned"),
-  server: z.string(),
-  count: z.number().int().nonnegative(),
-});
-
-/** A listed definition differs from its pin (or is new, or a pinned tool is gone): held. */
-export const toolHeldEntrySchema = z.object({
-  ...common,
-  kind: z.literal("tool_held"),
-  ...heldChange,
-});
-
-/** The user accepted (re-pinned) or rejected a held definition. */
-export const toolReviewedEntrySchema = z.object({
-  ...common,
-  kind: z.literal("tool_reviewed"),
-  ...heldChange,
-  decision: z.enum(["accept", "reject"]),
-  by: z.enum(["app", "browser", "cli"]),
-});
-
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientConnectedEntrySchema,
   clientDisconnectedEntrySchema,
@@ -434,92 +331,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** What a writer supplies: the log adds seq, ts and prev. */
 export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev">;
 
-/**
- * What the audit view can ask for. Every field narrows the result; an entry without the field
- * a filter names (a `config_changed` entry for a `client` filter) does not match it.
- */
-export const auditFilterSchema = z.strictObject({
-  /** ISO time, inclusive. */
-  from: z.string().optional(),
-  /** ISO time, exclusive. */
-  to: z.string().optional(),
-  client: z.string().optional(),
-  /** Matches `server`, and `servers` of config changes. */
-  server: z.string().optional(),
-  /** Matches the Python name or the server's name for the tool. */
-  tool: z.string().optional(),
-  decision: callDecisionSchema.optional(),
-  /** Any of these kinds; an empty list means any kind. */
-  kinds: z.array(z.string()).readonly().optional(),
-  /** Case-insensitive substring of one of the entry's texts (entryText in audit-filter.ts). */
-  text: z.string().max(API_LIMITS.auditTextMaxChars).optional(),
-  runId: z.string().optional(),
-});
-export type AuditFilter = z.infer<typeof auditFilterSchema>;
-
-export interface AuditPage {
-  limit?: number;
-  /** Only entries with a smaller seq: the `nextBefore` of the previous page. */
-  before?: number;
-}
-
-export interface AuditQueryResult {
-  /** Newest first. */
-  entries: AuditEntry[];
-  /** Pass as `before` for the next page; null when there are no more matches. */
-  nextBefore: number | null;
-}
-
-/** One run for the detail panel. */
-/** An image a run attached, as the Audit page gets it while the host still holds its bytes. */
-export interface AuditRunImage {
-  name: string;
-  bytes: number;
-  sha256: string;
-  width: number;
-  height: number;
-  pngBase64: string;
-}
-
-export interface AuditRunDetail {
-  /**
-   * Images of the run the host still holds in memory (recent runs, while the app runs); absent
-   * from hosts without images, and from the log itself.
-   */
-  images?: AuditRunImage[];
-  started: RunStartedEntry | null;
-  /** In the order they were logged. */
-  calls: CallEntry[];
-  finished: RunFinishedEntry | null;
-  /** Set when the run never finished because the app stopped under it. */
-  abandoned: AuditEntryOf<"run_abandoned"> | null;
-}
-
-/** How far `verify` has read the log (the Audit page's bar, and `codemode audit verify`'s). */
-export interface AuditVerifyProgress {
-  doneBytes: number;
-  totalBytes: number;
-  /** Entries checked so far. */
-  entries: number;
-  /** True once, when every file has been read. */
-  done: boolean;
-}
-
-export type AuditVerifyResult =
-  | {
-      ok: true;
-      entries: number;
-      firstSeq: number | null;
-      lastSeq: number | null;
-      /** The newest entry's seq and hash: noted, `codemode audit verify --head` checks against it. */
-      head: { seq: number; hash: string } | null;
-      /** What the user should know though nothing is wrong (a retention cut, a crash). */
-      note: string | null;
-    }
-  | {
-      ok: false;
-      /** Entries that checked out before the first bad one. */
-      entries: number;
-      firstBad: { file: string; line: number; seq: number | null; problem: string };
-      note: string | null;
-    };
+// Split out by concern; re-exported so importers keep one module for the audit log's shapes.
+export * from "./audit-entry-fields.js";
+export * from "./audit-review-entries.js";
+export * from "./audit-query-types.js";

@@ -3,7 +3,7 @@
 // removed one are held live (list_changed) and after a restart, serve says on stderr what
 // changed and the exact command that accepts it, the code cannot call a held tool, and
 // `codemode servers accept --config FILE` makes it callable in the running serve.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
@@ -152,5 +152,24 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
     const called = await callEach(serve, ["toy__echo", "toy__keep", "toy__add"]);
     expect(called.toy__echo).toContain('"tool":"echo"');
     expect(called).toMatchObject({ toy__keep: "not callable", toy__add: "not callable" });
+  });
+
+  it("a corrupt pin file is kept aside, said on stderr, and every tool is held: none callable", async () => {
+    await serve?.close();
+    serve = null;
+    const pinFile = `${config}.pins.json`;
+    writeFileSync(pinFile, "{ not json");
+    serve = await startServe({ home, args: ["--config", config] });
+    const restarted = serve;
+    await until(() => restarted.stderr().includes("  extra: added"), "held said", 20_000);
+    const stderr = restarted.stderr();
+    expect(stderr).toContain(`the pin file ${pinFile} cannot be used`);
+    expect(stderr).toContain("every server's tools are held until you review them");
+    expect(stderr).toContain("  echo: added");
+    expect(readFileSync(stderr.split("it was kept as ")[1]!.split(";")[0]!, "utf8")).toBe(
+      "{ not json",
+    );
+    const called = await callEach(serve, ["toy__echo", "toy__keep", "toy__add", "toy__extra"]);
+    expect(Object.values(called)).toEqual(Array(4).fill("not callable"));
   });
 });

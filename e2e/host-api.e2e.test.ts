@@ -201,7 +201,7 @@ describe.skipIf(!fx)("taint is per client name and outlives the connection", () 
       echo: refused("toy__echo", "toy__read_secret"),
     });
 
-    expect(await api(host, "taint.reset", { client: "client-a" })).toEqual([]);
+    expect((await api(host, "taint.reset", { client: "client-a" })).items).toEqual([]);
     expect(await outcomes(again, echo)).toEqual({ echo: "ok: hello" });
 
     const entries = await allEntries(host);

@@ -11,42 +11,17 @@ import {
   isDockerUnreachable,
   reconnectDelayMs,
 } from "../docker/docker-watch.js";
-import { RunNotStarted } from "../engine/run-not-started.js";
+import { SandboxUnavailable, type SandboxSlotOptions } from "./sandbox-slot-options.js";
 import { dockerUnreachableMessage, slotDockerView, type DockerOutageEvent } from "./docker-view.js";
-import { buildImageReported, type BuildReport } from "./sandbox-image-build.js";
+import { buildImageReported } from "./sandbox-image-build.js";
 import { imageStatusView, ImageProbes } from "./sandbox-image-view.js";
-import { imageTagFor, type BuildEvent, type ContextFile } from "../sandbox/image.js";
-import type { ContainerOwner } from "../sandbox/container-spec.js";
+import { imageTagFor } from "../sandbox/image.js";
 import type { PoolGrowth } from "../sandbox/pool-target.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import { Sandbox, sweepOrphanContainers } from "../sandbox/sandbox.js";
 
-/** A run could not start because the sandbox is not there: the message says what to do. */
-export class SandboxUnavailable extends RunNotStarted {
-  override name = "SandboxUnavailable";
-}
-
 export { dockerUnreachableMessage, type DockerOutageEvent };
-
-export interface SandboxSlotOptions {
-  findDocker: () => Promise<DockerStatus>;
-  files: ContextFile[];
-  owner: ContainerOwner;
-  /** Warm containers to keep; settings change it through setPoolSize. */
-  poolSize: number;
-  /** How far the pool grows under demand; settings change it through setPoolGrowth. */
-  poolGrowth?: PoolGrowth;
-  /** A run's default deadline; settings change it through setDeadlineSeconds. */
-  deadlineSeconds: number;
-  /** The container runtime (runc or gVisor's runsc); settings change it through setRuntime. */
-  runtime?: SandboxRuntime;
-  /** Warm containers preload the heavy libraries; settings change it through setPreload. */
-  preload?: boolean;
-  onDockerChange?: (view: DockerStatusView) => void;
-  onOutage?: (event: DockerOutageEvent) => void;
-  onBuildEvent?: (event: BuildEvent) => void;
-  onBuildFinished?: (result: BuildReport) => void;
-}
+export { SandboxUnavailable, type SandboxSlotOptions };
 
 /**
  * The host's hold on Docker: which engine answers, whether the image is built, and the

@@ -64,3 +64,8 @@ export async function listAllTools(
   }
   throw new Error(`tools/list went on for more than ${SERVER_LIMITS.toolListMaxPages} pages`);
 }
+
+/** Whether two listings have the same wire forms, tool by tool (the pins compare these). */
+export function sameForms(a: readonly ListedForm[], b: readonly ListedForm[]): boolean {
+  return a.length === b.length && a.every((form, i) => form.hash === b[i]?.hash);
+}

@@ -95,6 +95,15 @@ export function closedError(server: string): WrappedServerError {
   return new WrappedServerError("closed", server, `Server "${server}" is closed`);
 }
 
+/** An error's message, or the thrown value as text when it is not an Error. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function notReadyError(server: string, status: ServerStatus): WrappedServerError {
+  return new WrappedServerError("not-ready", server, `Server "${server}" is not ready (${status})`);
+}
+
 export function supersededError(server: string): WrappedServerError {
   return new WrappedServerError(
     "not-ready",

@@ -31,13 +31,14 @@ import {
 import { StderrTail, settle, withStderr } from "./stderr-tail.js";
 import { waitForRestart, type RestartingServer } from "./restart-wait.js";
 import { requestToolCall } from "./tool-call.js";
-import { listAllTools, type ToolListing } from "./tool-listing.js";
+import { listAllTools, sameForms, type ToolListing } from "./tool-listing.js";
 import type { ListedForm } from "../pins/pin-state.js";
 import {
   ServerStartError,
-  WrappedServerError,
   abortedError,
   closedError,
+  errorText,
+  notReadyError,
   supersededError,
   type CallOptions,
   type ServerState,
@@ -49,14 +50,6 @@ import {
 
 // The server's public shapes, for its users to import from one place.
 export * from "./wrapped-server-types.js";
-
-function sameForms(a: readonly ListedForm[], b: readonly ListedForm[]): boolean {
-  return a.length === b.length && a.every((form, i) => form.hash === b[i]?.hash);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 // ---- The server ----------------------------------------------------------------------
 
@@ -210,11 +203,7 @@ export class WrappedServer {
     const connection = this.connection;
     if (this.closed) throw closedError(this.name);
     if (this.state.status !== "ready" || !connection) {
-      throw new WrappedServerError(
-        "not-ready",
-        this.name,
-        `Server "${this.name}" is not ready (${this.state.status})`,
-      );
+      throw notReadyError(this.name, this.state.status);
     }
     if (options.signal.aborted) throw abortedError(this.name, tool, options.signal.reason);
     return requestToolCall({
@@ -329,7 +318,7 @@ export class WrappedServer {
     await settle();
     const tail = stderr.snapshot();
     this.lastStderr = tail;
-    const message = withStderr(`Server "${this.name}" failed to start: ${describe(error)}`, tail);
+    const message = withStderr(`Server "${this.name}" failed to start: ${errorText(error)}`, tail);
     if (this.closed) throw closedError(this.name);
     if (mode === "auto") {
       this.scheduleRestart(message);

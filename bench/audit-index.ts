@@ -8,7 +8,7 @@
 
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import type { AuditFilter, AuditPage } from "../shared/audit-entry.js";
+import type { AuditFilter, AuditPage } from "../shared/audit-query-types.js";
 import { INDEX_DIR } from "../electron/host/audit/audit-index-store.js";
 import { AuditIndex } from "../electron/host/audit/audit-index.js";
 import { getAuditRun, queryAudit } from "../electron/host/audit/audit-query.js";

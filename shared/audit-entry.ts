@@ -332,6 +332,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev">;
 
 // Split out by concern; re-exported so importers keep one module for the audit log's shapes.
+// (The query types in audit-query-types.ts are imported from there: they use the entry types,
+// so re-exporting them here would make an import cycle.)
 export * from "./audit-entry-fields.js";
 export * from "./audit-review-entries.js";
-export * from "./audit-query-types.js";

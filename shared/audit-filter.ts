@@ -1,6 +1,7 @@
 // The rules of an audit filter, shared by the host's query and the UI's live tail, so an
 // entry that arrives live is shown exactly when the same query would have returned it.
-import type { AuditEntry, AuditFilter } from "./audit-entry.js";
+import type { AuditEntry } from "./audit-entry.js";
+import type { AuditFilter } from "./audit-query-types.js";
 
 export function clientOf(entry: AuditEntry): string | null {
   return "client" in entry ? entry.client : null;

@@ -3,13 +3,13 @@
 // event type are declared here once; the preload, the IPC handlers, the WebSocket
 // transport and the renderer's client are all typed from these maps.
 import { z } from "zod";
+import { type AuditEntry } from "../audit-entry.js";
 import {
   auditFilterSchema,
-  type AuditEntry,
   type AuditRunDetail,
   type AuditVerifyProgress,
   type AuditVerifyResult,
-} from "../audit-entry.js";
+} from "../audit-query-types.js";
 import { API_LIMITS, APPROVAL_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
 import { serverEntryInput, storedSecretRef, type StoredSecretRef } from "../server-entry-schema.js";
 import { settingsPatchSchema } from "../settings.js";
@@ -48,7 +48,7 @@ const pageParams = (maxLimit: number) =>
 export { serverEntryInput, storedSecretRef, type StoredSecretRef };
 
 // The UI imports the filter's type from here, with the rest of the contract.
-export type { AuditFilter } from "../audit-entry.js";
+export type { AuditFilter } from "../audit-query-types.js";
 
 /** A .mcpb file as the UI sends it: base64, at most MCPB_LIMITS.uploadMaxBytes once decoded. */
 const bundleBytes = z

@@ -4,7 +4,7 @@
 // for a one-time link), in the desktop app the main process streams it into the file the
 // user picks in a save dialog (`window.codemodeDesktop.exportAudit`).
 import { z } from "zod";
-import { auditFilterSchema } from "../audit-entry.js";
+import { auditFilterSchema } from "../audit-query-types.js";
 
 export const auditExportParams = z.strictObject({
   format: z.enum(["jsonl", "csv"]),

@@ -1,5 +1,5 @@
 import { IMAGE_LIMITS } from "../../../shared/limits.js";
-import type { AuditRunImage } from "../../../shared/audit-entry.js";
+import type { AuditRunImage } from "../../../shared/audit-query-types.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
 
 /**

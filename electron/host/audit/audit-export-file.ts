@@ -7,7 +7,7 @@ import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
-import type { AuditFilter } from "../../../shared/audit-entry.js";
+import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import type { ExportFormat } from "./audit-export.js";
 
 /** What writes an export to a stream: AuditLog.export, or exportAudit bound to a folder. */

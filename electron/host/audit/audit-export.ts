@@ -2,7 +2,8 @@
 // copied byte for byte), CSV for spreadsheets. A spreadsheet runs a cell that starts like a
 // formula, and the log holds text written by models and servers, so such cells are defused.
 import type { Writable } from "node:stream";
-import type { AuditEntry, AuditFilter } from "../../../shared/audit-entry.js";
+import type { AuditEntry } from "../../../shared/audit-entry.js";
+import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import { linesForward, listAuditFiles } from "./audit-files.js";
 import { compileFilter, parseEntry } from "./audit-query.js";
 

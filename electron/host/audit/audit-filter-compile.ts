@@ -1,10 +1,7 @@
 // An audit filter made ready for the log: substring tests on raw lines that rule most lines
 // out before any is parsed, the full test on a parsed entry, and what the index looks up.
-import {
-  auditEntrySchema,
-  type AuditEntry,
-  type AuditFilter,
-} from "../../../shared/audit-entry.js";
+import { auditEntrySchema, type AuditEntry } from "../../../shared/audit-entry.js";
+import { type AuditFilter } from "../../../shared/audit-query-types.js";
 import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
 import { indexKey, type KeyField } from "./audit-index-file.js";
 

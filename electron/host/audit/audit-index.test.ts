@@ -1,7 +1,7 @@
 import { readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AuditFilter } from "../../../shared/audit-entry.js";
+import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { logFiles, makeTempDir, mixedInput } from "../../../test-support/audit-fixtures.js";
 import { AuditIndex } from "./audit-index.js";

@@ -4,16 +4,15 @@
 import { open } from "node:fs/promises";
 import path from "node:path";
 import type { Writable } from "node:stream";
+import type { AuditEntry, AuditEntryInput } from "../../../shared/audit-entry.js";
 import type {
-  AuditEntry,
-  AuditEntryInput,
   AuditVerifyProgress,
   AuditFilter,
   AuditPage,
   AuditQueryResult,
   AuditRunDetail,
   AuditVerifyResult,
-} from "../../../shared/audit-entry.js";
+} from "../../../shared/audit-query-types.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { chainLine, type ChainedLine } from "./audit-chain-line.js";
 import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";

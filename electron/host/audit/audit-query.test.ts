@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AuditEntry, AuditFilter } from "../../../shared/audit-entry.js";
+import type { AuditEntry } from "../../../shared/audit-entry.js";
+import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import { AuditLog } from "./audit-log.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { entryText } from "../../../shared/audit-filter.js";

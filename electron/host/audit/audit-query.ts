@@ -3,14 +3,13 @@
 // it disagrees with the log, the log is scanned. Lines are written by JSON.stringify, so a
 // value a filter asks for appears in a matching line exactly as JSON.stringify spells it: in a
 // scan, a substring test on the raw line rules most lines out before any of them is parsed.
+import type { AuditEntry, CallEntry } from "../../../shared/audit-entry.js";
 import type {
-  AuditEntry,
   AuditFilter,
   AuditPage,
   AuditQueryResult,
   AuditRunDetail,
-  CallEntry,
-} from "../../../shared/audit-entry.js";
+} from "../../../shared/audit-query-types.js";
 import { linesBackward, listAuditFiles } from "./audit-files.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { compileFilter, parseEntry, type CompiledFilter } from "./audit-filter-compile.js";

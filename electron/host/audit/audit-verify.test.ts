@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import type { AuditVerifyProgress } from "../../../shared/audit-entry.js";
+import type { AuditVerifyProgress } from "../../../shared/audit-query-types.js";
 import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
 
 /** An asymmetric matcher, typed so that it can sit in an object literal. */

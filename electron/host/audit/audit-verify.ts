@@ -3,13 +3,11 @@
 // first entry, so entries cut from the start of a file (the oldest file included) show as a
 // file that no longer starts where its name says. Retention removes whole files only, so a log
 // that starts later than seq 1 at a file boundary is retention doing its job.
+import { GENESIS_PREV, auditEntrySchema, type AuditEntryOf } from "../../../shared/audit-entry.js";
 import {
-  GENESIS_PREV,
-  auditEntrySchema,
-  type AuditEntryOf,
   type AuditVerifyProgress,
   type AuditVerifyResult,
-} from "../../../shared/audit-entry.js";
+} from "../../../shared/audit-query-types.js";
 import { stat } from "node:fs/promises";
 import {
   lineBatchesForward,

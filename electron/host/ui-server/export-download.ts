@@ -11,7 +11,7 @@ import {
   auditExportFileName,
   type AuditExportParams,
 } from "../../../shared/api/audit-export.js";
-import type { AuditFilter } from "../../../shared/audit-entry.js";
+import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { tokensEqual } from "../local-access/token.js";
 

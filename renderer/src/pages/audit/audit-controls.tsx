@@ -1,7 +1,7 @@
 // The audit page's toolbar: the live tail's pause switch, chain verification and export.
 import { memo, useState } from "react";
 import type { AuditFilter } from "../../../../shared/api/api-contract.js";
-import type { AuditVerifyProgress } from "../../../../shared/audit-entry.js";
+import type { AuditVerifyProgress } from "../../../../shared/audit-query-types.js";
 import { useBrowserConnection, useEvent, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { SelectField } from "../../components/field.js";

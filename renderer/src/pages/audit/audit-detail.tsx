@@ -1,11 +1,7 @@
 // The detail panel: a whole run (code, calls in order, result) or one entry's fields.
 import { useEffect, useRef } from "react";
-import type {
-  AuditEntry,
-  AuditRunDetail,
-  CallEntry,
-  RunFinishedEntry,
-} from "../../../../shared/audit-entry.js";
+import type { AuditEntry, CallEntry, RunFinishedEntry } from "../../../../shared/audit-entry.js";
+import type { AuditRunDetail } from "../../../../shared/audit-query-types.js";
 import { receiptOf, savingText } from "../../../../shared/run-receipt.js";
 import { useRequest } from "../../api/hooks.js";
 import { Badge, type Tone } from "../../components/badge.js";

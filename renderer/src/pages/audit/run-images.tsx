@@ -1,6 +1,7 @@
 // The images a run attached with show(): thumbnails while the host still holds their bytes
 // (recent runs, in memory only), else what the log keeps of them (name, size, hash).
-import type { AuditRunImage, RunFinishedEntry } from "../../../../shared/audit-entry.js";
+import type { RunFinishedEntry } from "../../../../shared/audit-entry.js";
+import type { AuditRunImage } from "../../../../shared/audit-query-types.js";
 import { formatBytes } from "../../lib/format.js";
 
 export function RunImages(props: {

@@ -15,7 +15,6 @@ import type { InstanceLock } from "../local-access/instance-lock.js";
 import { LocalSocketListener } from "../local-access/socket-listener.js";
 import { sandboxImageDir } from "../paths.js";
 import { readContext } from "../sandbox/image.js";
-import { poolGrowthFor } from "../sandbox/pool-target.js";
 import type { ConfigStore } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { pruneBundles } from "../servers/mcpb/bundle-store.js";
@@ -39,7 +38,8 @@ import { pinEvents } from "./pin-events.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews, taintViews } from "./server-views.js";
-import { engineSettings, SettingsApplier } from "./settings-applier.js";
+import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
+import { engineSettings, type SettingsApplier } from "./settings-applier.js";
 
 /**
  * The process every face of Code Mode shares: the Electron main process, `codemode daemon`
@@ -100,11 +100,7 @@ export class CodeModeHost {
       findDocker: options.findDocker ?? (() => findDocker()),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
-      poolSize: settings.warmPoolSize,
-      poolGrowth: poolGrowthFor(settings),
-      deadlineSeconds: settings.deadlineSeconds,
-      runtime: settings.sandboxRuntime,
-      preload: settings.sandboxPreload,
+      ...sandboxSettings(settings),
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),
@@ -186,14 +182,12 @@ export class CodeModeHost {
       sandbox,
       events,
     }));
-    const saved = { settings, chosen: opened.state.chosenSettings };
-    this.settingsApplier = new SettingsApplier(saved, {
+    this.settingsApplier = hostSettingsApplier({
+      saved: { settings, chosen: opened.state.chosenSettings },
       dataDir: options.dataDir,
       subsystems: { http, gate, sandbox, audit: opened.audit, engine, approvals },
-      changed: (next, changes) => {
-        record({ kind: "settings_changed", changes });
-        events.emit("settings.changed", next);
-      },
+      record,
+      events,
     });
 
     const pins = (this.pins = opened.pins);

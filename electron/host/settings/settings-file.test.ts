@@ -125,3 +125,141 @@ describe("settings file", () => {
     });
   });
 });
+
+/**
+ * Full files as earlier versions wrote them for a user who never chose anything: each holds
+ * that version's defaults (from the history of SETTINGS_BOUNDS and the limits it names).
+ */
+const EARLIER_VERSIONS: Record<string, Record<string, unknown>> = {
+  // The first version: per-server concurrency 8, deadline 90, description budget 12,000.
+  first: {
+    deadlineSeconds: 90,
+    maxCallsPerRun: 200,
+    descriptionBudgetChars: 12_000,
+    warmPoolSize: 1,
+    serverConcurrency: 8,
+    maxConcurrentRuns: 4,
+    auditRetentionDays: 30,
+    auditMaxFileMiB: 16,
+    httpEnabled: false,
+    httpPort: 7717,
+  },
+  // The deadline went to 50, the audit total cap, runtime and "ask first" wait came; still 8.
+  "deadline 50": {
+    deadlineSeconds: 50,
+    maxCallsPerRun: 200,
+    descriptionBudgetChars: 12_000,
+    warmPoolSize: 1,
+    serverConcurrency: 8,
+    maxConcurrentRuns: 4,
+    auditRetentionDays: 30,
+    auditMaxFileMiB: 16,
+    auditMaxTotalMiB: 256,
+    httpEnabled: false,
+    httpPort: 7717,
+    sandboxRuntime: "runc",
+    approvalTimeoutSeconds: 60,
+  },
+  // Per-server concurrency 16, the last fixed default before the adaptive slots.
+  "concurrency 16": {
+    deadlineSeconds: 50,
+    maxCallsPerRun: 200,
+    descriptionBudgetChars: 12_000,
+    warmPoolSize: 1,
+    serverConcurrency: 16,
+    maxConcurrentRuns: 4,
+    auditRetentionDays: 30,
+    auditMaxFileMiB: 16,
+    auditMaxTotalMiB: 256,
+    httpEnabled: false,
+    httpPort: 7717,
+    sandboxRuntime: "runc",
+    approvalTimeoutSeconds: 60,
+  },
+};
+
+describe("settings files of earlier versions", () => {
+  for (const [name, file] of Object.entries(EARLIER_VERSIONS)) {
+    it(`the ${name} version's defaults become today's (slots grow to 64, not a fixed cap)`, async () => {
+      const dir = dataDir();
+      writeFileSync(path.join(dir, SETTINGS_FILE), JSON.stringify(file, null, 2));
+      const state = await loadHostState(dir, undefined, undefined);
+      expect(state.problems).toEqual([]);
+      expect(state.settings).toEqual(DEFAULT_SETTINGS);
+      expect(state.settings.serverConcurrency).toBe(64);
+      expect(state.chosenSettings).toEqual({});
+    });
+  }
+
+  it("a value the user chose in an old file is kept, 8 and 16 too once in the new format", () => {
+    // 12 was never a default: a fixed cap the user set, kept as one.
+    const old = JSON.stringify({ ...EARLIER_VERSIONS.first, serverConcurrency: 12 });
+    expect(parseSettingsFile(old)).toMatchObject({
+      ok: true,
+      value: { settings: { serverConcurrency: 12, deadlineSeconds: 50 } },
+    });
+    for (const cap of [8, 16]) {
+      expect(parseSettingsFile(settingsFileText({ serverConcurrency: cap }))).toMatchObject({
+        ok: true,
+        value: { settings: { serverConcurrency: cap }, chosen: { serverConcurrency: cap } },
+      });
+    }
+  });
+
+  it("nothing saved is lost: every chosen value of an old file survives its first save", async () => {
+    const chosen = {
+      deadlineSeconds: 30,
+      maxCallsPerRun: 400,
+      descriptionBudgetChars: 6_000,
+      warmPoolSize: 2,
+      serverConcurrency: 4,
+      maxConcurrentRuns: 6,
+      auditRetentionDays: 90,
+      auditMaxFileMiB: 32,
+      auditMaxTotalMiB: 512,
+      httpEnabled: true,
+      httpPort: 8000,
+      sandboxRuntime: "runsc",
+      approvalTimeoutSeconds: 120,
+    } as const;
+    const dir = dataDir();
+    const file = path.join(dir, SETTINGS_FILE);
+    writeFileSync(file, JSON.stringify(chosen));
+    const state = await loadHostState(dir, undefined, undefined);
+    expect(state.problems).toEqual([]);
+    expect(state.chosenSettings).toEqual(chosen);
+    const applier = new SettingsApplier(
+      { settings: state.settings, chosen: state.chosenSettings },
+      { dataDir: dir, subsystems: quiet, changed: () => undefined },
+    );
+    await applier.save({ sandboxPreload: false });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+      version: SETTINGS_FILE_VERSION,
+      ...chosen,
+      sandboxPreload: false,
+    });
+  });
+
+  it("a bad old file gets an error naming the setting, is kept aside, and defaults apply", async () => {
+    for (const [bad, named] of [
+      [{ serverConcurrency: 0 }, "serverConcurrency: must be from 1 to 64"],
+      [{ serverConcurrency: "8" }, "serverConcurrency: must be a whole number"],
+      [{ concurrency: 8 }, 'unknown setting "concurrency"'],
+    ] as const) {
+      const dir = dataDir();
+      const file = path.join(dir, SETTINGS_FILE);
+      const text = JSON.stringify({ ...EARLIER_VERSIONS.first, ...bad });
+      writeFileSync(file, text);
+      const state = await loadHostState(dir, undefined, undefined);
+      expect(state.settings).toEqual(DEFAULT_SETTINGS);
+      expect(state.problems).toHaveLength(1);
+      expect(state.problems[0]).toContain(named);
+      const keptAs = /kept as (\S+);/.exec(state.problems[0] ?? "")?.[1] ?? "";
+      expect(readFileSync(keptAs, "utf8")).toBe(text);
+    }
+    expect(parseSettingsFile("[8]")).toEqual({
+      ok: false,
+      problem: "settings.json must hold an object",
+    });
+  });
+});

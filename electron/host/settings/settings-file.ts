@@ -14,10 +14,15 @@ const VERSION_KEY = "version";
  * current default applies. Add a setting's old default here whenever its default changes.
  */
 export const RETIRED_DEFAULTS: { readonly [K in keyof Settings]?: readonly Settings[K][] } = {
-  // 16 until the adaptive per-server slots (default 64); at 16 the slots never grow.
-  serverConcurrency: [16],
+  // 8 in the first versions, then 16, until the adaptive per-server slots (default 64): a
+  // value under 16 is a fixed cap and at 16 the slots never grow, so either kept a user who
+  // never chose it at the old fixed cap.
+  serverConcurrency: [8, 16],
   // 12,000 until the compact run_python description (default 3,000).
   descriptionBudgetChars: [12_000],
+  // 90 (also the maximum) until the default went under SDK clients' 60 s request timeout
+  // (default 50): at 90 a run past 60 s was cut by the client, not by its deadline.
+  deadlineSeconds: [90],
 };
 
 export interface SavedSettings {

@@ -5,20 +5,12 @@
 // passes through is recorded in the page as it changes, so a fast read cannot slip between
 // two polls.
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CHECKPOINT_FILE } from "../electron/host/audit/audit-checkpoint.js";
 import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { mixedInput } from "../test-support/audit-fixtures.js";
-import {
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  waitForText,
-  type UiDaemon,
-} from "../test-support/browser.js";
-import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
+import { waitForText } from "../test-support/browser.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 /** Several of verify's read chunks (AUDIT_LIMITS.verifyReadChunkBytes) over several files. */
 const ENTRIES = 20_000;
@@ -40,50 +32,31 @@ const RECORD_BAR = `(() => {
 })()`;
 
 describe("the verify progress bar (browser UI)", () => {
-  const home = makeHome("codemode-ui-verify-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    const log = await AuditLog.open({
-      dir: path.join(home, "audit"),
-      fsync: false,
-      maxFileBytes: FILE_BYTES,
-      checkpoint: { file: path.join(home, CHECKPOINT_FILE) },
-    });
-    for (let i = 0; i < ENTRIES; i += 2000) {
-      await Promise.all(Array.from({ length: 2000 }, (_, j) => log.append(mixedInput(i + j))));
-    }
-    await log.close();
-    daemon = await startUiDaemon(home, 60_000, {
-      DOCKER_HOST: `unix://${path.join(home, "no-docker.sock")}`,
-    });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts();
-    }
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-verify-",
+    prepare: async (home) => {
+      const log = await AuditLog.open({
+        dir: path.join(home, "audit"),
+        fsync: false,
+        maxFileBytes: FILE_BYTES,
+        checkpoint: { file: path.join(home, CHECKPOINT_FILE) },
+      });
+      for (let i = 0; i < ENTRIES; i += 2000) {
+        await Promise.all(Array.from({ length: 2000 }, (_, j) => log.append(mixedInput(i + j))));
+      }
+      await log.close();
+    },
+    env: { DOCKER_HOST: "unix:///nonexistent/no-docker.sock" },
   });
 
   it("shows a bar with a percentage while verifying, then the verdict", async () => {
-    await page.getByRole("navigation", { name: "Main" }).waitFor();
-    await page.evaluate(RECORD_BAR);
-    await page
+    await ui.page.getByRole("navigation", { name: "Main" }).waitFor();
+    await ui.page.evaluate(RECORD_BAR);
+    await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })
       .click();
-    const status = page.getByRole("status", { name: "Chain verification" });
+    const status = ui.page.getByRole("status", { name: "Chain verification" });
     // The daemon's start adds a few entries of its own on top of the prefilled ones.
     await waitForText(status, /Chain verified: [\d,]+ entries/, "the verdict", 60_000);
     const verified = Number(
@@ -92,7 +65,7 @@ describe("the verify progress bar (browser UI)", () => {
     expect(verified).toBeGreaterThanOrEqual(ENTRIES);
     await expect(status.getByRole("progressbar").count()).resolves.toBe(0);
 
-    const seen = await page.evaluate(
+    const seen = await ui.page.evaluate(
       () => (globalThis as unknown as { e2eVerifyBar: string[] }).e2eVerifyBar,
     );
     expect(seen.length, "the bar was shown").toBeGreaterThan(0);

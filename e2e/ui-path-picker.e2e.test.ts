@@ -4,40 +4,18 @@
 // the page before it loads; the Electron side (the IPC handler and the OS dialog) is tested
 // against stand-ins in electron/ipc/register-path-picker-ipc.test.ts, since Electron cannot
 // start on our CI machines.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
-import {
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { describe, expect, it } from "vitest";
+import { UI_TIMEOUT_MS } from "../test-support/browser.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 describe("folder picker buttons (browser UI with a stand-in desktop picker)", () => {
-  let daemon: UiDaemon;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    daemon = await startUiDaemon(makeHome("codemode-picker-"));
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts();
-    }
-  });
+  // The picker test opens a page of its own, with the stand-in picker put in before it loads.
+  const ui = useUiPage({ homePrefix: "codemode-picker-", open: false });
 
   async function filesystemDialog(withPicker: boolean) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    let page = ui.page;
     if (withPicker) {
+      const context = await ui.browser.newContext({ viewport: { width: 1280, height: 860 } });
       await context.addInitScript(() => {
         let n = 0;
         (globalThis as unknown as { codemodeDesktop: unknown }).codemodeDesktop = {
@@ -45,10 +23,10 @@ describe("folder picker buttons (browser UI with a stand-in desktop picker)", ()
             Promise.resolve(params.kind === "folder" ? `/picked/folder-${++n}` : null),
         };
       });
+      page = await context.newPage();
+      page.setDefaultTimeout(UI_TIMEOUT_MS);
     }
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
+    await page.goto(ui.daemon.url);
     await page.waitForURL((url) => url.hash.startsWith("#/servers"));
     await page.getByRole("button", { name: "Add server" }).click();
     await page.getByRole("button", { name: "Filesystem", exact: true }).click();

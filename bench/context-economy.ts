@@ -135,8 +135,8 @@ async function codeModeSide(
       traffic +=
         bytes(JSON.stringify({ name: "run_python", arguments: { code } })) +
         bytes(resultText(result));
-      // run_python's content is the run's result as JSON ({"stdout": ..., ...}): counted whole.
-      answer = (JSON.parse(resultText(result)) as { stdout: string }).stdout;
+      // Counted is the content the model reads; the answer comes from structuredContent.
+      answer = (result.structuredContent as { stdout: string } | undefined)?.stdout ?? "";
     }
     return { toolsList, traffic, calls: 2, answer: answer.trim() };
   } finally {

@@ -10,6 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../shared/run-result.js";
 import { pngSize } from "../electron/host/sandbox/image-receiver.js";
+import { runPythonText } from "../electron/host/mcp/run-python-content.js";
 import {
   assertHostBuilt,
   auditEntries,
@@ -97,8 +98,9 @@ describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
     expect(structured.images).toEqual([
       { name: "figure-1.png", bytes: png.length, sha256, width: size!.width, height: size!.height },
     ]);
-    // The text item is the same result as JSON: the names and sizes, not the bytes.
-    expect(JSON.parse(content[0]!.text!)).toEqual(structured);
+    // The text item is what the model reads: the output, then the image's name and size.
+    expect(content[0]!.text).toBe(runPythonText(structured));
+    expect(content[0]!.text).toContain(`figure-1.png ${size!.width}x${size!.height}`);
   });
 
   it("the audit log records the image's hash and size, never its bytes", async () => {

@@ -1,8 +1,54 @@
 // What run_python sends back as its content, and the size of that content, in one place: the
 // run's receipt in the audit log measures exactly what the server returns.
+//
+// The content is what the model reads after every run, so it is plain text, not the result
+// as JSON: the printed output as it is, then only the notes that apply (stderr, the error,
+// output cut, images). Keys, JSON escaping, durations and call counts would cost the model
+// bytes in every run and tell it nothing it acts on; programs read structuredContent, which
+// carries the whole result object.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { jsonUtf8Bytes } from "../bridge/json-bytes.js";
+
+/** The text of a run that printed nothing and raised nothing: an empty text reads as lost. */
+export const NO_OUTPUT_TEXT = "(no output)";
+
+const kib = (bytes: number): string => `${bytes / 1024} KiB`;
+
+/** A section after the output: its label on a line of its own, then its text. */
+function section(label: string, text: string): string {
+  return `[${label}]\n${text.endsWith("\n") ? text : `${text}\n`}`;
+}
+
+/**
+ * The model's view of a run: stdout as it is; then, only when present, `[stderr]` and
+ * `[error]` sections and one-line notes for cut output and attached images. The error already
+ * says why a run was stopped (deadline, memory, call budget...), so the stop reason and exit
+ * code are not repeated. A run with none of these reads NO_OUTPUT_TEXT.
+ */
+export function runPythonText(result: RunResult): string {
+  const parts: string[] = [];
+  if (result.stdout !== "") parts.push(result.stdout);
+  if (result.stderr !== "") parts.push(section("stderr", result.stderr));
+  if (result.error !== null) parts.push(section("error", result.error));
+  if (result.truncated) {
+    parts.push(
+      `[output cut: a run keeps the first ${kib(RUN_LIMITS.stdoutKeptBytes)} of stdout and ` +
+        `${kib(RUN_LIMITS.stderrKeptBytes)} of stderr]\n`,
+    );
+  }
+  if (result.images.length > 0) {
+    const listed = result.images.map((i) => `${i.name} ${i.width}x${i.height}`).join(", ");
+    parts.push(`[images, attached after this text: ${listed}]\n`);
+  }
+  if (parts.length === 0) return NO_OUTPUT_TEXT;
+  // Each section starts on a line of its own, whether or not the output ended with one.
+  return parts.reduce(
+    (text, part) => (text === "" || text.endsWith("\n") ? text : `${text}\n`) + part,
+    "",
+  );
+}
 
 /** The text first (clients that show one item show it), then each image the code attached. */
 export function runPythonContent(
@@ -10,7 +56,7 @@ export function runPythonContent(
   pngs: readonly Buffer[],
 ): CallToolResult["content"] {
   return [
-    { type: "text", text: JSON.stringify(result) },
+    { type: "text", text: runPythonText(result) },
     ...pngs.map((png) => ({
       type: "image" as const,
       data: png.toString("base64"),
@@ -24,7 +70,7 @@ export function runPythonContent(
  * (base64 needs no escaping), so the PNGs need not be at hand or encoded again.
  */
 export function runPythonContentBytes(result: RunResult): number {
-  const text = jsonUtf8Bytes([{ type: "text", text: JSON.stringify(result) }]);
+  const text = jsonUtf8Bytes([{ type: "text", text: runPythonText(result) }]);
   const emptyImage = jsonUtf8Bytes({ type: "image", data: "", mimeType: "image/png" });
   // Each image adds a comma and its item to the array.
   return result.images.reduce(

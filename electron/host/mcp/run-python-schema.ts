@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { RUN_LIMITS } from "../../../shared/limits.js";
-import { STOP_REASONS } from "../../../shared/run-result.js";
 
 export const RUN_PYTHON_TOOL = "run_python";
 
@@ -37,48 +36,3 @@ export type RunPythonInput = z.output<typeof runPythonInput>;
 // Without `$schema`: MCP's tool schema is a plain object schema, and the dialect is MCP's own.
 const { $schema: _dialect, ...inputJsonSchema } = z.toJSONSchema(runPythonInput);
 export const runPythonInputJsonSchema = { ...inputJsonSchema, type: "object" as const };
-
-export const runResultJsonSchema = {
-  type: "object",
-  properties: {
-    stdout: { type: "string" },
-    stderr: { type: "string" },
-    error: { type: ["string", "null"] },
-    exit_code: { type: ["integer", "null"] },
-    truncated: { type: "boolean" },
-    timed_out: { type: "boolean" },
-    stopped: { type: ["string", "null"], enum: [...STOP_REASONS, null] },
-    duration_ms: { type: "integer" },
-    calls: { type: "integer" },
-    images: {
-      type: "array",
-      description:
-        "Images the code attached with show(), in order; each is also an image content item.",
-      items: {
-        type: "object",
-        properties: {
-          name: { type: "string" },
-          bytes: { type: "integer" },
-          sha256: { type: "string" },
-          width: { type: "integer" },
-          height: { type: "integer" },
-        },
-        required: ["name", "bytes", "sha256", "width", "height"],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: [
-    "stdout",
-    "stderr",
-    "error",
-    "exit_code",
-    "truncated",
-    "timed_out",
-    "stopped",
-    "duration_ms",
-    "calls",
-    "images",
-  ],
-  additionalProperties: false,
-} as const;

@@ -19,12 +19,7 @@ import { RunNotStarted } from "../engine/run-not-started.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
 import { runPythonContent } from "./run-python-content.js";
 import { clientElicit } from "../approvals/client-elicit.js";
-import {
-  RUN_PYTHON_TOOL,
-  runPythonInput,
-  runPythonInputJsonSchema,
-  runResultJsonSchema,
-} from "./run-python-schema.js";
+import { RUN_PYTHON_TOOL, runPythonInput, runPythonInputJsonSchema } from "./run-python-schema.js";
 import { startRunProgress } from "./run-progress.js";
 import {
   readSkillGuide,
@@ -158,7 +153,9 @@ export function createRunPythonServer(
         name: RUN_PYTHON_TOOL,
         description: engine.description(),
         inputSchema: runPythonInputJsonSchema,
-        outputSchema: runResultJsonSchema,
+        // No outputSchema: clients that pass tools/list to the model whole would make it pay
+        // for the result's shape in every conversation, and the model reads the content's
+        // text, not the shape. Programs read structuredContent (README: "run_python's result").
       },
     ],
   }));
@@ -198,7 +195,8 @@ export function createRunPythonServer(
       } finally {
         stopProgress();
       }
-      // structuredContent lists the images by name and size; the content carries them.
+      // structuredContent is the whole result (images by name and size), for programs; the
+      // content is what the model reads: compact text, then the images themselves.
       return {
         structuredContent: { ...result },
         content: runPythonContent(

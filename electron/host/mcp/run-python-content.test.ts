@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { RUN_LIMITS } from "../../../shared/limits.js";
+import type { RunResult } from "../../../shared/run-result.js";
+import {
+  NO_OUTPUT_TEXT,
+  runPythonContent,
+  runPythonContentBytes,
+  runPythonText,
+} from "./run-python-content.js";
+
+const OK: RunResult = {
+  stdout: "",
+  stderr: "",
+  error: null,
+  exit_code: 0,
+  truncated: false,
+  timed_out: false,
+  stopped: null,
+  duration_ms: 1234,
+  calls: 7,
+  images: [],
+};
+
+describe("run_python's content text", () => {
+  it("is the printed output as it is when nothing else happened: no keys, no escaping", () => {
+    const stdout = 'a "quoted" line\n\ttab é 😀\nlast line without newline';
+    expect(runPythonText({ ...OK, stdout })).toBe(stdout);
+  });
+
+  it("says a silent run printed nothing rather than sending an empty text", () => {
+    expect(runPythonText(OK)).toBe(NO_OUTPUT_TEXT);
+  });
+
+  it("adds stderr, the error, cut output and images only when present, each on its own line", () => {
+    const text = runPythonText({
+      ...OK,
+      stdout: "partial",
+      stderr: "warning: careful\n",
+      error: "Traceback...\nValueError: boom",
+      exit_code: 1,
+      truncated: true,
+      images: [
+        { name: "plot.png", bytes: 10, sha256: "0".repeat(64), width: 640, height: 480 },
+        { name: "b.png", bytes: 10, sha256: "1".repeat(64), width: 1, height: 2 },
+      ],
+    });
+    expect(text).toBe(
+      "partial\n" +
+        "[stderr]\nwarning: careful\n" +
+        "[error]\nTraceback...\nValueError: boom\n" +
+        `[output cut: a run keeps the first ${RUN_LIMITS.stdoutKeptBytes / 1024} KiB of stdout ` +
+        `and ${RUN_LIMITS.stderrKeptBytes / 1024} KiB of stderr]\n` +
+        "[images, attached after this text: plot.png 640x480, b.png 1x2]\n",
+    );
+  });
+
+  it("leaves out what the model does not act on: durations, call counts, null fields", () => {
+    const text = runPythonText({ ...OK, stdout: "42\n", duration_ms: 98_765, calls: 123 });
+    expect(text).toBe("42\n");
+  });
+
+  it("reports a stopped run through its error, which says why", () => {
+    const text = runPythonText({
+      ...OK,
+      error: "the run was stopped at its deadline of 50 s",
+      exit_code: null,
+      timed_out: true,
+      stopped: "deadline",
+    });
+    expect(text).toBe("[error]\nthe run was stopped at its deadline of 50 s\n");
+  });
+});
+
+describe("run_python's content", () => {
+  it("is the text, then each image; its byte count (the receipt) matches what is sent", () => {
+    const pngs = [Buffer.alloc(100, 1), Buffer.alloc(7, 2)];
+    const result: RunResult = {
+      ...OK,
+      stdout: 'héllo "x"\n',
+      images: pngs.map((png, i) => ({
+        name: `f${i}.png`,
+        bytes: png.length,
+        sha256: "0".repeat(64),
+        width: 1,
+        height: 1,
+      })),
+    };
+    const content = runPythonContent(result, pngs);
+    expect(content.map((item) => item.type)).toEqual(["text", "image", "image"]);
+    expect(content[0]).toEqual({ type: "text", text: runPythonText(result) });
+    expect(runPythonContentBytes(result)).toBe(Buffer.byteLength(JSON.stringify(content)));
+    expect(runPythonContentBytes(OK)).toBe(
+      Buffer.byteLength(JSON.stringify(runPythonContent(OK, []))),
+    );
+  });
+});

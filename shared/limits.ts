@@ -249,6 +249,13 @@ export const POOL_LIMITS = {
    * it; this leaves room for slower still.
    */
   readyTimeoutMs: 120_000,
+  /**
+   * With preloading on, refills started within this long after a take found no container ready
+   * skip the preload imports (~0.4 s of CPU each, paid while runs wait for containers); a pool
+   * with no take for this long replaces the idle containers started that way with preloading
+   * ones. bench/pool-flood-profile.ts and bench/pool-burst.ts measure it.
+   */
+  leanWindowMs: 10_000,
 } as const;
 
 /** The host: queues, sockets and clients. */

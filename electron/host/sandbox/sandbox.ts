@@ -26,11 +26,14 @@ export interface SandboxOptions {
   /**
    * Warm containers import numpy, pandas and matplotlib while they wait (cold ones never do);
    * setPreload changes it. Off unless said here; the app's setting (sandboxPreload) is on by
-   * default. A warm container is handed out only once its imports are done.
+   * default. A warm container is handed out only once its imports are done. Refills started
+   * while runs outpace the pool skip the imports (WarmPool).
    */
   preload?: boolean;
   /** A warm container not ready by then is replaced (POOL_LIMITS.readyTimeoutMs unless said). */
   readyTimeoutMs?: number;
+  /** How long runs outpacing the pool keep refills from preloading (POOL_LIMITS.leanWindowMs unless said). */
+  leanWindowMs?: number;
 }
 
 /**
@@ -55,22 +58,26 @@ export class Sandbox {
     this.preloading = options.preload === true;
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
     this.pool = new WarmPool(
-      (warm) => this.startContainer(warm),
+      (warm, preload) => this.startContainer(warm && preload),
       size,
       options.poolGrowth,
       undefined,
-      { readyTimeoutMs: options.readyTimeoutMs },
+      {
+        readyTimeoutMs: options.readyTimeoutMs,
+        preload: this.preloading,
+        leanWindowMs: options.leanWindowMs,
+      },
     );
     this.pool.fill();
   }
 
-  private startContainer(warm: boolean): Promise<SandboxContainer> {
+  private startContainer(preload: boolean): Promise<SandboxContainer> {
     return SandboxContainer.start(
       this.options.docker,
       this.image,
       this.options.owner,
       this.currentRuntime,
-      warm && this.preloading,
+      preload,
     );
   }
 
@@ -82,6 +89,7 @@ export class Sandbox {
   setPreload(preload: boolean): void {
     if (preload === this.preloading) return;
     this.preloading = preload;
+    this.pool.setPreload(preload);
     if (!this.closed) this.pool.restock();
   }
 

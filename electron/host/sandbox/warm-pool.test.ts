@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SandboxContainer } from "./sandbox-container.js";
 import { until } from "../../../test-support/wait.js";
 import { WarmPool } from "./warm-pool.js";
+import { POOL_LIMITS } from "../../../shared/limits.js";
 
 /**
  * A stand-in container: a label (the runtime it was made under), whether it was removed, and
@@ -348,5 +349,93 @@ describe("WarmPool readiness", () => {
     expect(await pool.take()).toBe(made[1]);
     made.at(-1)!.say(true);
     await pool.drain();
+  });
+});
+
+describe("WarmPool preload under pressure", () => {
+  it("refills skip preloading while takes miss; a rested pool swaps them for preloading ones", async () => {
+    const clock = fakeClock();
+    const made: { warm: boolean; preload: boolean; container: Fake }[] = [];
+    const pool = new WarmPool(
+      (warm, preload) => {
+        const container = fakeContainer(preload ? "preloaded" : "lean");
+        made.push({ warm, preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      1,
+      undefined,
+      clock,
+      { preload: true },
+    );
+    pool.fill();
+    await pool.settled();
+    // A rested pool preloads.
+    expect(made.map((m) => m.preload)).toEqual([true]);
+    await pool.take(); // the preloaded one: no miss, its refill preloads too
+    expect(made.map((m) => [m.warm, m.preload])).toEqual([
+      [true, true],
+      [true, true],
+    ]);
+    const miss = pool.take(); // the refill is not ready yet: a cold one
+    await miss;
+    expect(made[2]).toMatchObject({ warm: false, preload: false });
+    await pool.settled();
+    // The refill after that miss (and any within leanWindowMs) skips preloading.
+    clock.advance(POOL_LIMITS.leanWindowMs - 1);
+    await pool.take();
+    expect(made.at(-1)).toMatchObject({ warm: true, preload: false });
+    await pool.settled();
+    expect(pool.idle).toBe(1);
+    const lean = made.at(-1)!.container;
+    // No take for leanWindowMs: the lean idle one is replaced by a preloading one.
+    clock.advance(POOL_LIMITS.leanWindowMs - 1);
+    expect(lean.removed).toBe(false);
+    clock.advance(1);
+    expect(lean.removed).toBe(true);
+    expect(made.at(-1)).toMatchObject({ warm: true, preload: true });
+    await pool.settled();
+    expect(pool.idle).toBe(1);
+    expect(clock.pending()).toBe(0); // nothing lean left: no timer
+    // The miss is long past: refills preload again.
+    await pool.take();
+    expect(made.at(-1)).toMatchObject({ warm: true, preload: true });
+    await pool.drain();
+  });
+
+  it("never asks for preloading when it is off; no rest timer", async () => {
+    const clock = fakeClock();
+    const asked: boolean[] = [];
+    const pool = new WarmPool(
+      (_warm, preload) => {
+        asked.push(preload);
+        return Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer);
+      },
+      1,
+      undefined,
+      clock,
+    );
+    pool.fill();
+    await pool.take();
+    await pool.take();
+    await pool.settled();
+    expect(asked.every((p) => !p)).toBe(true);
+    expect(clock.pending()).toBe(0);
+    await pool.drain();
+  });
+
+  it("drain stops the rest timer", async () => {
+    const clock = fakeClock();
+    const pool = new WarmPool(
+      () => Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer),
+      1,
+      undefined,
+      clock,
+      { preload: true },
+    );
+    await pool.take(); // a miss: the refill is lean
+    await pool.settled();
+    expect(clock.pending()).toBe(1);
+    await pool.drain();
+    expect(clock.pending()).toBe(0);
   });
 });

@@ -21,6 +21,13 @@ const realClock: PoolClock = {
 export interface WarmPoolOptions {
   /** A started container that has not said ready by then is removed and replaced. */
   readyTimeoutMs?: number;
+  /**
+   * Warm containers preload (import the heavy libraries while they wait), except refills started
+   * under pressure (see WarmPool). Off unless said; setPreload changes it.
+   */
+  preload?: boolean;
+  /** How long a miss keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
+  leanWindowMs?: number;
 }
 
 /** How a started warm container's wait for its ready line ended. */
@@ -35,6 +42,12 @@ type Readiness = "ready" | "failed" | "timeout" | "abandoned";
  * A container is pooled only once its runner said ready (its preload imports are done): a run
  * that finds none ready takes a cold container at once rather than wait for the imports of
  * one still starting (bench/sandbox-preload.ts measures both ways).
+ *
+ * Under pressure (a take found no container ready within leanWindowMs), refills
+ * skip the preload imports even when preloading is on: each would cost ~0.4 s of CPU while
+ * runs are already waiting for containers (bench/pool-flood-profile.ts). Once no take came for
+ * that long, the pool rests: the idle containers started that way are replaced by preloading
+ * ones, so a rested pool still preloads.
  */
 export class WarmPool {
   private ready: SandboxContainer[] = [];
@@ -56,10 +69,21 @@ export class WarmPool {
   /** Aborted by restock() and drain(): containers still waiting for ready stop waiting. */
   private abandon = new AbortController();
   private readonly readyTimeoutMs: number;
+  private preload: boolean;
+  private readonly leanWindowMs: number;
+  /** When a take last found no container ready (a miss): refills skip preloading for a while. */
+  private lastMissAt = -Infinity;
+  private lastTakeAt = -Infinity;
+  /** Containers started without preloading while preloading was on: replaced once the pool rests. */
+  private readonly lean = new Set<SandboxContainer>();
+  private cancelRest: (() => void) | null = null;
 
   constructor(
-    /** `warm` is true for a container that will wait in the pool, false for a cold one taken now. */
-    private readonly startContainer: (warm: boolean) => Promise<SandboxContainer>,
+    /**
+     * `warm` is true for a container that will wait in the pool, false for a cold one taken
+     * now; `preload` says whether it imports the heavy libraries while it waits.
+     */
+    private readonly startContainer: (warm: boolean, preload: boolean) => Promise<SandboxContainer>,
     /** Idle containers kept when runs are quiet. */
     size: number,
     growth: PoolGrowth = FIXED_POOL,
@@ -68,6 +92,8 @@ export class WarmPool {
   ) {
     this.target = new PoolTarget(size, growth, () => clock.now());
     this.readyTimeoutMs = options.readyTimeoutMs ?? POOL_LIMITS.readyTimeoutMs;
+    this.preload = options.preload === true;
+    this.leanWindowMs = options.leanWindowMs ?? POOL_LIMITS.leanWindowMs;
   }
 
   /** A warm container if one is ready, else a cold one started now. */
@@ -75,11 +101,24 @@ export class WarmPool {
     const warm = this.ready.shift();
     if (!this.closed) {
       this.target.taken(this.ready.length, warm === undefined);
+      this.lastTakeAt = this.clock.now();
+      if (warm === undefined) this.lastMissAt = this.lastTakeAt;
       this.armShrink();
     }
+    if (warm) this.lean.delete(warm);
     this.fill();
     if (warm) return warm;
-    return this.startContainer(false);
+    return this.startContainer(false, false);
+  }
+
+  /** Whether refills started now preload: preloading is on and no take missed lately. */
+  get preloadingNow(): boolean {
+    return this.preload && this.clock.now() - this.lastMissAt >= this.leanWindowMs;
+  }
+
+  /** Later warm containers preload (or not); restock() replaces those made the other way. */
+  setPreload(preload: boolean): void {
+    this.preload = preload;
   }
 
   /** How many idle containers the pool aims for now (grown under demand). */
@@ -93,7 +132,8 @@ export class WarmPool {
       this.starting++;
       const generation = this.generation;
       const abandon = this.abandon.signal;
-      const launch = this.startContainer(true);
+      const preload = this.preloadingNow;
+      const launch = this.startContainer(true, preload);
       this.launches.add(launch);
       const launched = (): void => void this.launches.delete(launch);
       launch.then(launched, launched);
@@ -126,6 +166,10 @@ export class WarmPool {
             return;
           }
           this.ready.push(container);
+          if (this.preload && !preload) {
+            this.lean.add(container);
+            this.armRest();
+          }
           void container.ended.then(() => this.drop(container));
         },
         (error: unknown) => {
@@ -184,7 +228,10 @@ export class WarmPool {
   private trim(): void {
     while (this.ready.length > this.target.size) {
       const extra = this.ready.pop();
-      if (extra) this.discard(extra);
+      if (extra) {
+        this.lean.delete(extra);
+        this.discard(extra);
+      }
     }
   }
 
@@ -201,6 +248,29 @@ export class WarmPool {
   }
 
   /**
+   * Once no take came for leanWindowMs, replaces the idle containers started without preloading
+   * (under pressure) by preloading ones. Armed only while there are such containers.
+   */
+  private armRest(): void {
+    if (this.cancelRest || this.closed) return;
+    const due = Math.max(0, this.lastTakeAt + this.leanWindowMs - this.clock.now());
+    this.cancelRest = this.clock.setTimeout(() => {
+      this.cancelRest = null;
+      if (this.closed || this.lean.size === 0) return;
+      if (this.clock.now() - this.lastTakeAt < this.leanWindowMs) {
+        this.armRest();
+        return;
+      }
+      const lean = this.ready.filter((c) => this.lean.has(c));
+      this.lean.clear();
+      if (!this.preload) return;
+      this.ready = this.ready.filter((c) => !lean.includes(c));
+      for (const container of lean) this.discard(container);
+      this.fill();
+    }, due);
+  }
+
+  /**
    * Replaces every idle container (and those starting) with new ones: after the way containers
    * are made changed (the runtime), no run may get one made the old way.
    */
@@ -211,6 +281,7 @@ export class WarmPool {
     this.starting = 0;
     const old = this.ready;
     this.ready = [];
+    this.lean.clear();
     for (const container of old) this.discard(container);
     this.fill();
   }
@@ -239,6 +310,8 @@ export class WarmPool {
     this.abandon.abort();
     this.cancelShrink?.();
     this.cancelShrink = null;
+    this.cancelRest?.();
+    this.cancelRest = null;
     await Promise.allSettled([...this.inflight]);
     const idle = this.ready;
     this.ready = [];
@@ -257,6 +330,7 @@ export class WarmPool {
     const index = this.ready.indexOf(container);
     if (index === -1) return;
     this.ready.splice(index, 1);
+    this.lean.delete(container);
     this.discard(container);
     // No refill here: a container that dies at once would make this spin; the next
     // take() refills.

@@ -14,27 +14,23 @@
 // over the round, divided by its calls) is printed beside them: it is what the host spends on
 // a call (for Code Mode: the run's start and end spread over its calls, the bridge, the
 // server call, the audit entry) and does not depend on how long others keep the CPU.
+// With CODEMODE_BEFORE_CHECKOUT set to another checkout (e.g. a `git worktree add` of an older
+// main, with node_modules), its engine, bridge and audit log run as two more sides in the same
+// rounds ("before"), so a change to the call path is measured before and after in one run:
+//
+//   CODEMODE_BEFORE_CHECKOUT=/path/to/old/checkout npx tsx bench/bridge-overhead.ts
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AuditRecorder } from "../electron/host/app/audit-recorder.js";
-import { AuditLog } from "../electron/host/audit/audit-log.js";
-import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
-import { TaintRegistry } from "../electron/host/bridge/taint.js";
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { CodeModeEngine } from "../electron/host/engine/code-mode-engine.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { singleServerConfig } from "../electron/host/servers/server-config.js";
-import { ServerSet } from "../electron/host/servers/server-set.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
+import { codeModeSides, loadCallPath, type CodeModeSides } from "./bridge-overhead-sides.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
@@ -67,40 +63,23 @@ async function main(): Promise<void> {
   assertToyServerBuilt();
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
-  const auditDir = mkdtempSync(path.join(os.tmpdir(), "codemode-bench-audit-"));
-  const log = await AuditLog.open({ dir: auditDir });
-  const recorder = new AuditRecorder(
-    (entry) => void log.append(entry),
-    () => [],
-  );
-  const servers = new ServerSet(
-    singleServerConfig(process.execPath, [TOY_SERVER_JS], {
-      allow: ["echo"],
-      private: [],
-      env: {},
-    }),
-  );
-  const sandbox = new Sandbox({
+  const image = imageTagFor(readContext(sandboxImageDir()));
+  const after = await codeModeSides(await loadCallPath(path.resolve(import.meta.dirname, "..")), {
     docker: status.docker,
-    image: imageTagFor(readContext(sandboxImageDir())),
-    owner: currentOwner("codemode-bench"),
+    image,
+    calls: WARM_UP + CALLS,
   });
+  const beforeDir = process.env.CODEMODE_BEFORE_CHECKOUT;
+  const before: CodeModeSides | null = beforeDir
+    ? await codeModeSides(await loadCallPath(path.resolve(beforeDir)), {
+        docker: status.docker,
+        image,
+        calls: WARM_UP + CALLS,
+      })
+    : null;
   const direct = new Client({ name: "bench-direct", version: "1" });
-  const engine = (audit: boolean): CodeModeEngine =>
-    new CodeModeEngine({
-      servers,
-      sandbox,
-      taint: new TaintRegistry(),
-      events: audit ? recorder : discardBridgeEvents,
-      runEvents: audit ? recorder : {},
-      prefixWithServer: false,
-      // The default budget (200) is below one round's calls; the budget costs nothing per call.
-      settings: { maxCallsPerRun: WARM_UP + CALLS },
-    });
-  const audited = engine(true);
-  const unaudited = engine(false);
-  const loop = async (which: CodeModeEngine): Promise<number> => {
-    const result = await which.run({ code: LOOP }, { client: "bench" });
+  const loop = async (which: CodeModeSides, audited: boolean): Promise<number> => {
+    const result = await which.run(LOOP, audited);
     if (result.error !== null) throw new Error(`run failed: ${result.error}`);
     return Number(result.stdout.trim());
   };
@@ -108,6 +87,8 @@ async function main(): Promise<void> {
     direct: [] as number[],
     audited: [] as number[],
     unaudited: [] as number[],
+    beforeAudited: [] as number[],
+    beforeUnaudited: [] as number[],
     pipeFloor: [] as number[],
     dockerFloor: [] as number[],
   };
@@ -115,11 +96,13 @@ async function main(): Promise<void> {
     direct: [],
     audited: [],
     unaudited: [],
+    beforeAudited: [],
+    beforeUnaudited: [],
     pipeFloor: [],
     dockerFloor: [],
   };
   const pipeFloor = pipeEcho();
-  const dockerFloor = await dockerEcho(status.docker, imageTagFor(readContext(sandboxImageDir())));
+  const dockerFloor = await dockerEcho(status.docker, image);
   /** Runs one round, noting the host's CPU time per call (ms) beside what it returns. */
   const timed = async (side: keyof typeof cpu, round: () => Promise<number>): Promise<void> => {
     const before = process.cpuUsage();
@@ -128,30 +111,30 @@ async function main(): Promise<void> {
     cpu[side].push((used.user + used.system) / 1000 / (WARM_UP + CALLS));
   };
   try {
-    await servers.open();
+    await after.open();
+    await before?.open();
     await direct.connect(
       new StdioClientTransport({ command: process.execPath, args: [TOY_SERVER_JS] }),
     );
-    await sandbox.run({ code: "print(1)" }); // warm the engine's caches first
     for (let round = 0; round < ROUNDS; round++) {
       await timed("direct", () => directRound(direct));
-      await timed("unaudited", () => loop(unaudited));
-      await timed("audited", () => loop(audited));
+      if (before !== null) {
+        await timed("beforeUnaudited", () => loop(before, false));
+        await timed("beforeAudited", () => loop(before, true));
+      }
+      await timed("unaudited", () => loop(after, false));
+      await timed("audited", () => loop(after, true));
       await timed("pipeFloor", () => echoRound(pipeFloor, CALLS, WARM_UP));
       await timed("dockerFloor", () => echoRound(dockerFloor, CALLS, WARM_UP));
     }
   } finally {
-    audited.close();
-    unaudited.close();
     await Promise.allSettled([
       direct.close(),
-      sandbox.close(),
-      servers.close(),
+      after.close(),
+      before?.close(),
       pipeFloor.close(),
       dockerFloor.close(),
     ]);
-    await log.close();
-    rmSync(auditDir, { recursive: true, force: true });
   }
   const base = median(sides.direct);
   const cpuBase = median(cpu.direct);
@@ -181,6 +164,10 @@ async function main(): Promise<void> {
   show("direct: MCP SDK Client over stdio (baseline)", "direct");
   show("Code Mode, audit entries discarded", "unaudited");
   show("Code Mode, audit log written (as the app runs)", "audited");
+  if (before !== null) {
+    show("before: Code Mode, audit entries discarded", "beforeUnaudited");
+    show("before: Code Mode, audit log written", "beforeAudited");
+  }
   show("floor: a line to Python and back over pipes", "pipeFloor");
   show("floor: the same through a sandbox container's attach", "dockerFloor");
   console.log(`load average ${os.loadavg()[0]?.toFixed(1) ?? "?"}`);

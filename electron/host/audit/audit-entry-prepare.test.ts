@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AUDIT_KINDS, GENESIS_PREV, auditEntrySchema } from "../../../shared/audit-entry.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
+import { prepareEntry } from "./audit-entry-prepare.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
 import { allLines, callInput, makeTempDir, sha256 } from "../../../test-support/audit-fixtures.js";
@@ -99,5 +102,44 @@ describe("what an entry becomes before it is written", () => {
       "2026-03-01T12:00:05.000Z",
     ]);
     expect((await verifyAudit(dir)).ok).toBe(true);
+  });
+});
+
+describe("each entry is checked against its own kind's schema", () => {
+  const header = { seq: 1, ts: new Date(0).toISOString(), prev: GENESIS_PREV };
+  /** What the union of all kinds says of `input`, as prepareEntry words a refusal. */
+  function unionVerdict(input: Record<string, unknown>): string {
+    const parsed = auditEntrySchema.safeParse({ ...input, ...header });
+    if (parsed.success) return "valid";
+    const issue = parsed.error.issues[0];
+    return `not a valid audit entry (${issue === undefined ? "" : `${issue.path.join(".")}: ${issue.message}`})`;
+  }
+  function verdict(input: Record<string, unknown>): string {
+    try {
+      prepareEntry(input as AuditEntryInput, []);
+      return "valid";
+    } catch (error) {
+      return error instanceof TypeError ? error.message : "threw something else";
+    }
+  }
+
+  it.each(AUDIT_KINDS)("refuses a bad %s entry as the union of all kinds does", (kind) => {
+    // No other field: every kind has required fields, so each is refused for its first one.
+    expect(verdict({ kind })).toBe(unionVerdict({ kind }));
+    expect(verdict({ kind })).not.toBe("valid");
+  });
+
+  it("gives the union's verdict for a call entry, valid or not, and for an unknown kind", () => {
+    const good = callInput(1);
+    const cases: Record<string, unknown>[] = [
+      good,
+      { ...good, argBytes: -1 },
+      { ...good, resultHash: "not a hash" },
+      { ...good, decision: "maybe" },
+      { ...good, kind: "no_such_kind" },
+      { ...good, kind: 5 },
+    ];
+    for (const input of cases) expect(verdict(input)).toBe(unionVerdict(input));
+    expect(verdict(good)).toBe("valid");
   });
 });

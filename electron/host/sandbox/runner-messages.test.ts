@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PROTOCOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
-import { encodeHostMessage, parseRunnerLine } from "./runner-messages.js";
+import { checkBySchema, encodeHostMessage, parseRunnerLine } from "./runner-messages.js";
 
 describe("runner messages", () => {
   it("accepts the three known shapes", () => {
@@ -93,5 +93,44 @@ describe("runner messages", () => {
     const text = encodeHostMessage({ type: "result", id: 1, ok: true, value: "a\nb\u2028c" });
     expect(text.endsWith("\n")).toBe(true);
     expect(text.slice(0, -1)).not.toContain("\n");
+  });
+});
+
+describe("the fast path for calls and output chunks", () => {
+  const long = "a".repeat(PROTOCOL_LIMITS.toolNameMaxChars + 1);
+  const chunk = "x".repeat(PROTOCOL_LIMITS.outputChunkChars);
+  // Well-formed lines (taken by the fast path) and near misses of every check it makes.
+  const lines = [
+    '{"type":"call","id":1,"tool":"echo","args":{"text":"x"}}',
+    '{"args":null,"tool":"_e9","id":9007199254740991,"type":"call"}',
+    '{"type":"call","id":1,"tool":"echo","args":[1,2]}',
+    '{"type":"call","id":1,"tool":"echo"}',
+    '{"type":"call","id":1,"tool":"echo","args":{},"extra":1}',
+    '{"type":"call","id":1,"tool":"echo","args":{},"__proto__":{}}',
+    '{"type":"call","id":0,"tool":"echo","args":{}}',
+    '{"type":"call","id":-1,"tool":"echo","args":{}}',
+    '{"type":"call","id":1.5,"tool":"echo","args":{}}',
+    '{"type":"call","id":9007199254740992,"tool":"echo","args":{}}',
+    '{"type":"call","id":"1","tool":"echo","args":{}}',
+    '{"type":"call","id":1,"tool":"9echo","args":{}}',
+    '{"type":"call","id":1,"tool":"ech-o","args":{}}',
+    '{"type":"call","id":1,"tool":"","args":{}}',
+    `{"type":"call","id":1,"tool":"${long}","args":{}}`,
+    '{"type":"call","id":1,"tool":5,"args":{}}',
+    '{"type":"output","stream":"stdout","data":"hi"}',
+    '{"data":"","stream":"stderr","type":"output"}',
+    `{"type":"output","stream":"stdout","data":"${chunk}"}`,
+    `{"type":"output","stream":"stdout","data":"${chunk}x"}`,
+    '{"type":"output","stream":"stdin","data":"hi"}',
+    '{"type":"output","stream":"stdout","data":1}',
+    '{"type":"output","stream":"stdout"}',
+    '{"type":"output","stream":"stdout","data":"hi","more":true}',
+    '{"type":"done","error":null}',
+    '["call"]',
+    "null",
+    '"call"',
+  ];
+  it.each(lines)("gives the schemas' verdict for %s", (line) => {
+    expect(parseRunnerLine(line)).toEqual(checkBySchema(JSON.parse(line)));
   });
 });

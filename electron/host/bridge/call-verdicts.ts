@@ -1,8 +1,8 @@
 // The bridge's checks of one call and the verdicts it gives: what the code is told, and what
 // the call's event records. Pure functions of the call, its tool and its result.
-import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BRIDGE_LIMITS } from "../../../shared/limits.js";
+import { sha256Hex } from "../audit/audit-files.js";
 import type { CatalogTool } from "../catalog/catalog-types.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 import type { BridgeCallEvent } from "./bridge-events.js";
@@ -65,7 +65,7 @@ export function judgeResult(shown: string, result: CallToolResult): Verdict {
     return fault(shown, error);
   }
   const resultBytes = Buffer.byteLength(text, "utf8");
-  const resultHash = createHash("sha256").update(text, "utf8").digest("hex");
+  const resultHash = sha256Hex(text);
   // What a client calling the tool itself would have been sent: the result's content as JSON.
   const oneByOneBytes = jsonUtf8Bytes(result.content);
   const measured = { resultBytes, resultHash, oneByOneBytes };

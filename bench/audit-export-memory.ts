@@ -122,10 +122,11 @@ try {
   console.log(`  after:  ${streamed.outcome}`);
   const MiB = 1024 * 1024;
   report({
-    what: `export of ${ENTRIES.toLocaleString("en")} entries, host memory over idle (one reply: baseline)`,
+    what: `host memory over idle while exporting ${ENTRIES.toLocaleString("en")} audit entries as a streamed download`,
     value: streamed.overIdle / MiB,
     unit: "MiB",
     baseline: old.overIdle / MiB,
+    baselineWhat: "the old export: one WebSocket reply holding the whole export",
     note: `before: ${old.outcome}; after: ${streamed.outcome}`,
   });
 } finally {

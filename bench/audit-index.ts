@@ -103,7 +103,13 @@ try {
     const before = await timed(make(null));
     const after = await timed(make(loaded));
     console.log(line(label, before, after));
-    report({ what: `${label}, index (scan: baseline)`, value: after, baseline: before });
+    report({
+      what: `Audit page query on ${ENTRIES.toLocaleString("en")} entries, through the index: ${label}`,
+      value: after,
+      baseline: before,
+      baselineWhat: "the same query scanning the log (before the index)",
+      note: `median of ${ROUNDS}`,
+    });
   }
   // Verify is a scan by nature (every line hashed, parsed and checked). The machine is shared, so
   // this process's CPU time is printed beside the wall time.
@@ -132,14 +138,17 @@ try {
   console.log(line("verify, wall time", verifyBefore.wall, verifyAfter.wall));
   console.log(line("verify, CPU time of this process", verifyBefore.cpu, verifyAfter.cpu));
   report({
-    what: "verify, wall (per-line reader: baseline)",
+    what: `\`codemode audit verify\` of ${ENTRIES.toLocaleString("en")} entries, wall time`,
     value: verifyAfter.wall,
     baseline: verifyBefore.wall,
+    baselineWhat: "the per-line reader verify used before",
+    note: `host RSS up to ${mib(peakRss)}`,
   });
   report({
-    what: "verify, CPU time (per-line reader: baseline)",
+    what: `\`codemode audit verify\` of ${ENTRIES.toLocaleString("en")} entries, CPU time of the host process`,
     value: verifyAfter.cpu,
     baseline: verifyBefore.cpu,
+    baselineWhat: "the per-line reader verify used before",
   });
   console.log(
     `verify: ${progressEvents} progress reports; host RSS up to ${mib(peakRss)} while verifying`,

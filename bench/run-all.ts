@@ -9,10 +9,11 @@ import { fileURLToPath } from "node:url";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import {
   beginBench,
+  formatDuration,
   machineLine,
   machineNow,
   markdownTable,
-  record,
+  recordFailure,
   replaceBetweenMarkers,
   reportedRows,
 } from "./report.js";
@@ -46,6 +47,11 @@ const writeReadme = process.argv.includes("--write-readme");
 if (writeReadme) replaceBetweenMarkers(readFileSync(readme, "utf8"), "");
 
 const only = option("--only")?.split(",").filter(Boolean) ?? null;
+const unknown = only?.filter((name) => !BENCHES.includes(name)) ?? [];
+if (unknown.length > 0) {
+  console.error(`no such bench: ${unknown.join(", ")} (the benches: ${BENCHES.join(", ")})`);
+  process.exit(2);
+}
 const chosen = only ? BENCHES.filter((b) => only.includes(b)) : BENCHES;
 const docker = await findDocker();
 // Read before any bench loads the machine.
@@ -53,22 +59,41 @@ const machine = machineNow(docker.state === "ready" ? docker.version : null);
 console.log(`bench run: ${machineLine(machine)}\n`);
 
 const failed: string[] = [];
+const timing: { bench: string; seconds: number }[] = [];
+let running = "";
+// A bench's stray promise that rejects later must not end the whole run: it is named as a
+// failure of the bench running then (which is the bench that made it, unless it leaked one).
+const strayFailure = (error: unknown): void => {
+  if (!failed.includes(running)) failed.push(running);
+  console.log(recordFailure(new Error(`left running and failed: ${String(error)}`)));
+};
+process.on("unhandledRejection", strayFailure);
+process.on("uncaughtException", strayFailure);
+
+const runStarted = performance.now();
 for (const name of chosen) {
+  running = name;
   beginBench(name);
   console.log(`\n== ${name}`);
   const started = performance.now();
+  const rowsBefore = reportedRows().length;
   try {
     await import(`./${name}.js`);
+    if (reportedRows().length === rowsBefore) throw new Error("it reported no result");
   } catch (error) {
     failed.push(name);
-    console.log(record({ what: "failed", value: Number.NaN, note: String(error).slice(0, 200) }));
+    console.log(recordFailure(error));
   }
-  console.log(`(${name}: ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  const seconds = (performance.now() - started) / 1000;
+  timing.push({ bench: name, seconds });
+  console.log(`(${name}: ${formatDuration(seconds)})`);
 }
+const totalSeconds = (performance.now() - runStarted) / 1000;
 
-const table = markdownTable(reportedRows(), machine);
+const table = markdownTable(reportedRows(), machine, { totalSeconds, benches: timing });
 console.log(`\n${table}`);
 if (failed.length > 0) console.log(`\nfailed: ${failed.join(", ")}`);
+console.log(`\nwhole run: ${formatDuration(totalSeconds)} (${chosen.length} benches)`);
 if (writeReadme) {
   writeFileSync(readme, replaceBetweenMarkers(readFileSync(readme, "utf8"), table));
   console.log(`\nwrote the table into ${path.basename(readme)}`);

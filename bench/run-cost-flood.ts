@@ -98,11 +98,23 @@ for (const [name, code] of [
   const now = await measure(repoRoot, code);
   console.log(line("before", old));
   console.log(line("after", now));
-  report({
-    what: `${name}: data dir growth`,
-    value: now.grewKiB,
-    unit: "KiB",
-    baseline: old?.grewKiB ?? null,
-    note: `${now.stopped === null ? "not stopped" : "stopped"} after ${now.seconds.toFixed(1)} s${old ? "" : "; baseline: set CODEMODE_BEFORE_CHECKOUT"}`,
-  });
+  const note = `${now.stopped === null ? "not stopped" : "stopped"} after ${now.seconds.toFixed(1)} s`;
+  const what = `a hostile run, ${name}: growth of the data directory`;
+  report(
+    old === null
+      ? {
+          what,
+          value: now.grewKiB,
+          unit: "KiB",
+          note: `${note}; no baseline: set CODEMODE_BEFORE_CHECKOUT to an older built checkout`,
+        }
+      : {
+          what,
+          value: now.grewKiB,
+          unit: "KiB",
+          baseline: old.grewKiB,
+          baselineWhat: "the same run on the checkout in CODEMODE_BEFORE_CHECKOUT",
+          note: `${note}; before: ${line("", old).trim()}`,
+        },
+  );
 }

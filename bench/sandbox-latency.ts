@@ -8,7 +8,7 @@ import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
-import { dockerRunOnce } from "./docker-run-baseline.js";
+import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
 import { median, row, waitFor } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -54,11 +54,23 @@ async function main(): Promise<void> {
     await Promise.all(pairs.flatMap(({ warm, cold }) => [warm.close(), cold.close()]));
   }
   const base = median(plain);
+  const what = "`print(1)` through the Code Mode sandbox";
+  const note = `median of ${ROUNDS} rounds`;
   console.log(`print(1), median of ${ROUNDS} rounds (ratio to plain docker run)`);
-  console.log(row("plain hardened `docker run -i` (baseline)", base, base));
+  console.log(`plain hardened \`docker run -i\` (baseline): ${base.toFixed(0)} ms`);
   for (const { runtime, times } of pairs) {
-    console.log(row(`Code Mode sandbox, cold container, ${runtime}`, median(times.cold), base));
-    console.log(row(`Code Mode sandbox, warm pool, ${runtime}`, median(times.warm), base));
+    console.log(
+      row(
+        `${what}, cold container, ${runtime}`,
+        median(times.cold),
+        base,
+        DOCKER_RUN_BASELINE,
+        note,
+      ),
+    );
+    console.log(
+      row(`${what}, warm pool, ${runtime}`, median(times.warm), base, DOCKER_RUN_BASELINE, note),
+    );
   }
   const missing = SANDBOX_RUNTIMES.filter((runtime) => !runtimes.includes(runtime));
   if (missing.length > 0) console.log(`(not measured, the engine lacks: ${missing.join(", ")})`);

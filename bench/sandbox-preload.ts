@@ -58,8 +58,11 @@ interface Variant {
   noneReady: number[];
   waitReady: number[];
   memory: number[];
-  headroomPlain: string;
-  headroomPandas: string;
+  /** MiB a plain run allocated before the limit stopped it, and how it ended. */
+  headroomPlain: number;
+  headroomEnd: string;
+  /** The same after `import pandas`. */
+  headroomPandas: number;
   dataframe: string;
 }
 
@@ -82,10 +85,9 @@ async function idleMemory(docker: Dockerode, install: string): Promise<number[]>
 }
 
 /** The last MiB figure a fill run printed before the limit stopped it, and how it ended. */
-function headroom(result: RunResult): string {
+function headroom(result: RunResult): { mib: number; end: string } {
   const lines = result.stdout.trim().split("\n");
-  const last = lines.at(-1) ?? "0";
-  return `${last.padStart(4)} MiB, then ${result.stopped ?? result.error ?? "no stop"}`;
+  return { mib: Number(lines.at(-1) ?? "0"), end: result.stopped ?? result.error ?? "no stop" };
 }
 
 async function main(): Promise<void> {
@@ -102,8 +104,9 @@ async function main(): Promise<void> {
     noneReady: [],
     waitReady: [],
     memory: [],
-    headroomPlain: "",
-    headroomPandas: "",
+    headroomPlain: 0,
+    headroomEnd: "",
+    headroomPandas: 0,
     dataframe: "",
   });
   // Made one after the other: each pool fills alone, so neither slows the other's start.
@@ -138,9 +141,11 @@ async function main(): Promise<void> {
     }
     for (const v of variants) {
       await ready(v);
-      v.headroomPlain = headroom(await v.sandbox.run({ code: HEADROOM_PLAIN }));
+      const plain = headroom(await v.sandbox.run({ code: HEADROOM_PLAIN }));
+      v.headroomPlain = plain.mib;
+      v.headroomEnd = plain.end;
       await ready(v);
-      v.headroomPandas = headroom(await v.sandbox.run({ code: HEADROOM_PANDAS }));
+      v.headroomPandas = headroom(await v.sandbox.run({ code: HEADROOM_PANDAS })).mib;
       await ready(v);
       const frame = await v.sandbox.run({ code: DATAFRAME });
       v.dataframe =
@@ -154,42 +159,57 @@ async function main(): Promise<void> {
   }
   const [off, on] = variants as [Variant, Variant];
   const rounds = `median of ${ROUNDS} rounds`;
+  const preloading = "a warm pool whose containers preload numpy, pandas, matplotlib (the default)";
+  const plainPool = "the same pool without preloading (the default before)";
   report({
-    what: `\`${PANDAS}\` via the warm pool, preloading on (the default now); baseline: the same pool without preloading (the default before)`,
+    what: `\`${PANDAS}\` via ${preloading}`,
     value: median(on.pandas),
     baseline: median(off.pandas),
+    baselineWhat: plainPool,
     note: `${rounds}; goal 0.25x`,
   });
   report({
-    what: "`print(1)` as soon as the pool holds a ready container, preloading on; baseline: without",
+    what: `\`print(1)\` as soon as ${preloading} holds a ready container`,
     value: median(on.afterFill),
     baseline: median(off.afterFill),
+    baselineWhat: plainPool,
     note: rounds,
   });
   for (const v of variants) {
     report({
-      what: `\`print(1)\` while no container is ready, ${v.label}: a cold container; baseline: waiting for the replacement to be ready instead`,
+      what: `\`print(1)\` right after a take, no container ready yet, pool ${v.label}: the run takes a cold container`,
       value: median(v.noneReady),
       baseline: median(v.waitReady),
+      baselineWhat:
+        "waiting for the pool's replacement container to be ready instead (why the pool does not wait)",
       note: rounds,
     });
   }
   const limit = SANDBOX_LIMITS.memoryBytes / MiB;
   report({
-    what: `memory of an idle warm container, preloading on; baseline: without (limit ${limit} MiB per container)`,
+    what: "memory of an idle warm container that preloaded (usage minus inactive file cache)",
     value: median(on.memory) / MiB,
     baseline: median(off.memory) / MiB,
+    baselineWhat: "an idle warm container that did not preload",
     unit: "MiB",
-    note: `${((100 * median(on.memory)) / SANDBOX_LIMITS.memoryBytes).toFixed(0)}% of the limit`,
+    note: `${((100 * median(on.memory)) / SANDBOX_LIMITS.memoryBytes).toFixed(0)}% of the ${limit} MiB limit per container`,
   });
-  for (const v of variants) {
-    report({
-      what: `a run allocating 4 MiB blocks until the ${limit} MiB limit, ${v.label}: how far it got`,
-      value: Number(v.headroomPlain.trim().split(" ")[0]),
-      unit: "MiB",
-      note: `after \`import pandas\`: ${v.headroomPandas}; a 2,000,000 x 8 DataFrame: ${v.dataframe}`,
-    });
-  }
+  report({
+    what: `what a run allocates in 4 MiB blocks before the ${limit} MiB limit stops it, in a container that preloaded`,
+    value: on.headroomPlain,
+    baseline: off.headroomPlain,
+    baselineWhat: "the same in a container that did not preload",
+    unit: "MiB",
+    note: `ended by: ${on.headroomEnd} (without preloading: ${off.headroomEnd})`,
+  });
+  report({
+    what: `the same after \`import pandas\` in the run, in a container that preloaded`,
+    value: on.headroomPandas,
+    baseline: off.headroomPandas,
+    baselineWhat: "the same in a container that did not preload",
+    unit: "MiB",
+    note: `a 2,000,000 x 8 float DataFrame with preloading: ${on.dataframe}; without: ${off.dataframe}`,
+  });
 }
 
 await main();

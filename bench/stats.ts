@@ -6,9 +6,18 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/** One result in milliseconds beside its baseline, recorded for run-all's table (bench/report.ts). */
-export function row(label: string, ms: number, baseline: number): string {
-  return record({ what: label.trim(), value: ms, baseline });
+/**
+ * One result in milliseconds beside its baseline and what that baseline is, recorded for
+ * run-all's table (bench/report.ts).
+ */
+export function row(
+  label: string,
+  ms: number,
+  baseline: number,
+  baselineWhat: string,
+  note = "",
+): string {
+  return record({ what: label.trim(), value: ms, baseline, baselineWhat, note });
 }
 
 export async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {

@@ -4,73 +4,42 @@
 // starts (no Docker needed); a live entry comes from a refused browser connection.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import WebSocket from "ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CHECKPOINT_FILE } from "../electron/host/audit/audit-checkpoint.js";
 import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { callInput } from "../test-support/audit-fixtures.js";
-import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
-import {
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  waitForText,
-  waitUntil,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { waitForText, waitUntil } from "../test-support/browser.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 /** More than the list's first page (200) and a next page (500): paging has work to do. */
 const PREFILLED = 750;
 
 describe("the audit list (browser UI)", () => {
-  const home = makeHome("codemode-ui-audit-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-audit-",
+    context: { acceptDownloads: true },
+    prepare: async (home) => {
+      const log = await AuditLog.open({
+        dir: path.join(home, "audit"),
+        fsync: false,
+        checkpoint: { file: path.join(home, CHECKPOINT_FILE) },
+      });
+      for (let i = 0; i < PREFILLED; i += 1) await log.append(callInput(i));
+      await log.close();
+    },
+  });
 
-  const list = (): Locator => page.getByRole("listbox", { name: "Audit entries" });
+  const list = (): Locator => ui.page.getByRole("listbox", { name: "Audit entries" });
   const selected = (): Locator => list().locator('[role="option"][aria-selected="true"]');
-  const footer = (): Locator => page.locator(".audit-list-footer");
+  const footer = (): Locator => ui.page.locator(".audit-list-footer");
   const loadedCount = async (): Promise<number> =>
     Number(/^([\d,]+) entr/.exec(await footer().innerText())?.[1]?.replace(/,/g, "") ?? "0");
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    const log = await AuditLog.open({
-      dir: path.join(home, "audit"),
-      fsync: false,
-      checkpoint: { file: path.join(home, CHECKPOINT_FILE) },
-    });
-    for (let i = 0; i < PREFILLED; i += 1) await log.append(callInput(i));
-    await log.close();
-    daemon = await startUiDaemon(home);
-    browser = await launchChromium();
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: "light",
-      locale: "en-US",
-      acceptDownloads: true,
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    await page
-      .getByRole("navigation", { name: "Main" })
-      .getByRole("link", { name: "Audit log" })
-      .click();
+    await ui.nav("Audit log").click();
     await list().waitFor();
-  });
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts();
-    }
   });
 
   it("loads the first page, then older pages as the selection nears the end", async () => {
@@ -82,7 +51,7 @@ describe("the audit list (browser UI)", () => {
     // End selects the last loaded entry; the list asks for older ones as it gets there.
     await waitUntil(
       async () => {
-        await page.keyboard.press("End");
+        await ui.page.keyboard.press("End");
         return footer().innerText();
       },
       (text) => text.includes("— all loaded"),
@@ -90,7 +59,7 @@ describe("the audit list (browser UI)", () => {
     );
     expect(await loadedCount()).toBeGreaterThanOrEqual(PREFILLED);
     // The oldest entry, seq 1, is the last row.
-    await page.keyboard.press("End");
+    await ui.page.keyboard.press("End");
     await waitUntil(
       () => selected().getAttribute("id"),
       (id) => id === "audit-row-1",
@@ -99,22 +68,22 @@ describe("the audit list (browser UI)", () => {
   });
 
   it("moves the selection with the keyboard and clears it with Escape", async () => {
-    await page.keyboard.press("Home");
+    await ui.page.keyboard.press("Home");
     const top = await waitUntil(
       () => selected().getAttribute("aria-posinset"),
       (pos) => pos === "1",
       "the newest entry selected",
     );
     expect(top).toBe("1");
-    await page.keyboard.press("ArrowDown");
+    await ui.page.keyboard.press("ArrowDown");
     await waitUntil(
       () => selected().getAttribute("aria-posinset"),
       (pos) => pos === "2",
       "the second entry selected",
     );
     const seq = (await selected().getAttribute("id"))!.replace("audit-row-", "");
-    expect(new URL(page.url()).hash).toContain(`seq=${seq}`);
-    await page.keyboard.press("Escape");
+    expect(new URL(ui.page.url()).hash).toContain(`seq=${seq}`);
+    await ui.page.keyboard.press("Escape");
     await waitUntil(
       () => selected().count(),
       (n) => n === 0,
@@ -124,20 +93,20 @@ describe("the audit list (browser UI)", () => {
   });
 
   it("holds live entries while paused and shows them on resume", async () => {
-    await page.getByRole("button", { name: "Pause live" }).click();
+    await ui.page.getByRole("button", { name: "Pause live" }).click();
     const before = await loadedCount();
     // A browser connection from another origin is refused and logged: one live entry.
     await new Promise<void>((resolve) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/api`, {
+      const ws = new WebSocket(`ws://127.0.0.1:${ui.daemon.port}/api`, {
         origin: "http://evil.example",
       });
       ws.on("error", () => resolve());
       ws.on("close", () => resolve());
     });
-    await waitForText(page.locator(".live-control"), /Paused · 1 new/, "one entry held");
+    await waitForText(ui.page.locator(".live-control"), /Paused · 1 new/, "one entry held");
     expect(await loadedCount()).toBe(before);
-    await page.getByRole("button", { name: "Resume live" }).click();
-    await waitForText(page.locator(".live-control"), /^Live/, "live again");
+    await ui.page.getByRole("button", { name: "Resume live" }).click();
+    await waitForText(ui.page.locator(".live-control"), /^Live/, "live again");
     await waitUntil(loadedCount, (n) => n === before + 1, "the held entry in the list");
     await waitForText(
       list().getByRole("option").first(),
@@ -148,12 +117,12 @@ describe("the audit list (browser UI)", () => {
 
   it("verifies the chain and exports the entries as JSONL", async () => {
     await waitForText(
-      page.getByRole("status", { name: "Chain verification" }),
+      ui.page.getByRole("status", { name: "Chain verification" }),
       /Chain verified: [\d,]+ entries/,
       "the chain verified",
     );
-    const download = page.waitForEvent("download");
-    await page.getByRole("button", { name: "Export" }).click();
+    const download = ui.page.waitForEvent("download");
+    await ui.page.getByRole("button", { name: "Export" }).click();
     const file = await (await download).path();
     const lines = readFileSync(file, "utf8").trim().split("\n");
     expect(lines.length).toBe(await loadedCount());

@@ -5,20 +5,13 @@
 // run with the real `claude` CLI by real-clients.e2e.test.ts.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { httpClientSnippets } from "../electron/host/clients/client-snippets.js";
 import { GEMINI_TRUST_NOTE } from "../shared/client-notes.js";
-import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
-import {
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  waitForText,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { waitForText } from "../test-support/browser.js";
 import { freePort } from "../test-support/free-port.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 /** The browser global the copy check reads (the tsconfig has no DOM lib). */
 interface ClipboardGlobals {
@@ -26,65 +19,40 @@ interface ClipboardGlobals {
 }
 
 describe("the Clients page's HTTP entries (browser UI)", () => {
-  const home = makeHome("codemode-ui-http-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
   let url: string;
   let token: string;
-
-  const nav = (label: string): Locator =>
-    page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label });
-  const snippetsCard = (): Locator => page.getByRole("region", { name: "Other clients" });
-  const httpGroup = (): Locator => page.getByRole("group", { name: "Over HTTP" });
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-http-",
+    permissions: ["clipboard-read", "clipboard-write"],
+    prepare: async (home) => {
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}/mcp`;
+      writeFileSync(
+        path.join(home, "settings.json"),
+        JSON.stringify({ httpEnabled: false, httpPort: port }),
+      );
+    },
+  });
+  const snippetsCard = (): Locator => ui.page.getByRole("region", { name: "Other clients" });
+  const httpGroup = (): Locator => ui.page.getByRole("group", { name: "Over HTTP" });
 
   /** Sandbox → Advanced → Local HTTP transport, saved. */
   const setHttp = async (on: boolean): Promise<void> => {
-    await nav("Sandbox").click();
-    const advanced = page.locator("details.disclosure", { hasText: "Advanced" });
+    await ui.nav("Sandbox").click();
+    const advanced = ui.page.locator("details.disclosure", { hasText: "Advanced" });
     if (!(await advanced.evaluate((d) => (d as { open: boolean }).open))) {
       await advanced.locator("summary").click();
     }
-    const toggle = page.getByRole("switch", { name: "Local HTTP transport" });
+    const toggle = ui.page.getByRole("switch", { name: "Local HTTP transport" });
     if ((await toggle.isChecked()) !== on) await toggle.click();
-    await page.getByRole("button", { name: "Save limits" }).click();
-    await page.getByText("Saved. New runs use these limits.").waitFor();
-    await nav("Clients").click();
+    await ui.page.getByRole("button", { name: "Save limits" }).click();
+    await ui.page.getByText("Saved. New runs use these limits.").waitFor();
+    await ui.nav("Clients").click();
   };
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}/mcp`;
-    writeFileSync(
-      path.join(home, "settings.json"),
-      JSON.stringify({ httpEnabled: false, httpPort: port }),
-    );
-    daemon = await startUiDaemon(home);
-    token = readFileSync(path.join(home, "token"), "utf8").trim();
-    browser = await launchChromium();
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: "light",
-      locale: "en-US",
-    });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], {
-      origin: daemon.origin,
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    await nav("Clients").click();
-  });
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts();
-    }
+    token = readFileSync(path.join(ui.home, "token"), "utf8").trim();
+    await ui.nav("Clients").click();
   });
 
   it("tells, with the Gemini CLI command, that Gemini CLI needs the folder trusted", async () => {
@@ -98,7 +66,7 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
   it("offers no HTTP entry while MCP over HTTP is off, and says where to turn it on", async () => {
     await waitForText(snippetsCard(), /Sandbox → Advanced/, "the note that HTTP is off");
     expect(await httpGroup().count()).toBe(0);
-    expect(await page.getByRole("tablist", { name: "HTTP client" }).count()).toBe(0);
+    expect(await ui.page.getByRole("tablist", { name: "HTTP client" }).count()).toBe(0);
     expect(await snippetsCard().innerText()).not.toContain(token);
   });
 
@@ -130,7 +98,7 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
   it("copies the token with one click", async () => {
     await httpGroup().getByRole("button", { name: "Copy token" }).click();
     await waitForText(httpGroup(), /Copied/, "the copy feedback");
-    const copied = await page.evaluate(() =>
+    const copied = await ui.page.evaluate(() =>
       (globalThis as unknown as ClipboardGlobals).navigator.clipboard.readText(),
     );
     expect(copied).toBe(token);

@@ -7,27 +7,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
-import {
-  assertHostBuilt,
-  cleanUpHosts,
-  connectShim,
-  makeHome,
-  toyServer,
-  writeServers,
-} from "../test-support/daemon.js";
-import {
-  ARTIFACTS_DIR,
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { connectShim, makeHome, toyServer, writeServers } from "../test-support/daemon.js";
+import { ARTIFACTS_DIR, UI_TIMEOUT_MS } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { GREETER_MANIFEST, packGreeterBundle } from "../test-support/mcpb-fixture.js";
+import { useUiPage } from "../test-support/ui-page.js";
 import { buildZip } from "../test-support/zip-builder.js";
 
 const fx = await dockerOrSkip();
@@ -36,10 +22,15 @@ const fx = await dockerOrSkip();
 const START_TIMEOUT_MS = 30_000;
 
 describe.skipIf(!fx)("adding an MCP Bundle (browser UI)", () => {
-  const home = makeHome("codemode-ui-mcpb-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-mcpb-",
+    docker: fx?.docker,
+    prepare: (home) => {
+      assertToyServerBuilt();
+      writeServers(home, { toy: toyServer() });
+    },
+  });
+  const { home } = ui;
 
   const saved = (): Record<string, Record<string, unknown>> =>
     (
@@ -52,40 +43,17 @@ describe.skipIf(!fx)("adding an MCP Bundle (browser UI)", () => {
     return existsSync(dir) ? readdirSync(dir) : [];
   };
   const openBundleDialog = async () => {
-    await page.goto(`${daemon.origin}/#/servers`);
-    await page.getByRole("button", { name: "Add server" }).click();
-    await page
+    await ui.page.goto(`${ui.daemon.origin}/#/servers`);
+    await ui.page.getByRole("button", { name: "Add server" }).click();
+    await ui.page
       .getByRole("dialog", { name: "Add server" })
       .getByRole("button", { name: "Add from a .mcpb file" })
       .click();
-    return page.getByRole("dialog", { name: "Add from a .mcpb file" });
+    return ui.page.getByRole("dialog", { name: "Add from a .mcpb file" });
   };
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    assertToyServerBuilt();
-    writeServers(home, { toy: toyServer() });
-    daemon = await startUiDaemon(home);
-    browser = await launchChromium();
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: "light",
-      locale: "en-US",
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    await page.waitForURL((url) => url.hash.startsWith("#/servers"));
-  });
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts(fx?.docker);
-    }
+    await ui.page.waitForURL((url) => url.hash.startsWith("#/servers"));
   });
 
   it("adds a bundle from its file, asking for its secret, and its tool runs from run_python", async () => {
@@ -113,11 +81,14 @@ describe.skipIf(!fx)("adding an MCP Bundle (browser UI)", () => {
     );
     expect(folders()).toEqual([]);
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "server-mcpb.png"), caret: "hide" });
+    await ui.page.screenshot({ path: path.join(ARTIFACTS_DIR, "server-mcpb.png"), caret: "hide" });
     await dialog.getByRole("button", { name: "Add server" }).click();
 
-    await page.waitForURL((url) => url.hash.includes("name=greeter"));
-    await page.getByText("greet", { exact: true }).first().waitFor({ timeout: START_TIMEOUT_MS });
+    await ui.page.waitForURL((url) => url.hash.includes("name=greeter"));
+    await ui.page
+      .getByText("greet", { exact: true })
+      .first()
+      .waitFor({ timeout: START_TIMEOUT_MS });
     const [folder] = folders();
     const dir = path.join(home, "bundles", folder ?? "");
     expect(saved().greeter).toEqual({
@@ -154,10 +125,10 @@ describe.skipIf(!fx)("adding an MCP Bundle (browser UI)", () => {
   });
 
   it("removing the server on its page deletes its unpacked folder", async () => {
-    await page.goto(`${daemon.origin}/#/servers?name=greeter`);
-    await page.getByRole("button", { name: "Remove" }).click();
-    await page.getByRole("button", { name: "Remove server" }).click();
-    await page.waitForURL((url) => !url.hash.includes("name=greeter"));
+    await ui.page.goto(`${ui.daemon.origin}/#/servers?name=greeter`);
+    await ui.page.getByRole("button", { name: "Remove" }).click();
+    await ui.page.getByRole("button", { name: "Remove server" }).click();
+    await ui.page.waitForURL((url) => !url.hash.includes("name=greeter"));
     const deadline = Date.now() + UI_TIMEOUT_MS;
     while (folders().length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

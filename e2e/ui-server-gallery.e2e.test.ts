@@ -6,19 +6,11 @@
 // README's pictures in docs/ instead (so a plain test run leaves the checkout clean).
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SERVER_CATALOG } from "../shared/server-catalog/server-catalog.js";
-import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
-import {
-  ARTIFACTS_DIR,
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { ARTIFACTS_DIR } from "../test-support/browser.js";
 import { repoRoot } from "../test-support/processes.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 /** A try may start a server through npx, which takes a few seconds on 2 busy cores. */
 const TRY_TIMEOUT_MS = 60_000;
@@ -27,10 +19,9 @@ const PICTURES_DIR =
   process.env.CODEMODE_DOCS_SCREENSHOTS === "1" ? path.join(repoRoot, "docs") : ARTIFACTS_DIR;
 
 describe("adding a server from the gallery (browser UI)", () => {
-  const home = makeHome("codemode-gallery-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
+  // The first test opens the page.
+  const ui = useUiPage({ homePrefix: "codemode-gallery-", open: false });
+  const { home } = ui;
 
   const saved = (): Record<string, Record<string, unknown>> =>
     (
@@ -39,47 +30,24 @@ describe("adding a server from the gallery (browser UI)", () => {
       }
     ).mcpServers;
 
-  beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    daemon = await startUiDaemon(home);
-    browser = await launchChromium();
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: "light",
-      locale: "en-US",
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-  });
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts();
-    }
-  });
-
   it("opens Add server on a searchable gallery of the catalog", async () => {
-    await page.goto(daemon.url);
-    await page.waitForURL((url) => url.hash.startsWith("#/servers"));
-    await page.getByRole("button", { name: "Add server" }).click();
-    const gallery = page.getByRole("dialog", { name: "Add server" });
+    await ui.page.goto(ui.daemon.url);
+    await ui.page.waitForURL((url) => url.hash.startsWith("#/servers"));
+    await ui.page.getByRole("button", { name: "Add server" }).click();
+    const gallery = ui.page.getByRole("dialog", { name: "Add server" });
     const cards = gallery.getByRole("list", { name: "Well-known servers" }).getByRole("button");
     await cards.first().waitFor();
     expect(await cards.count()).toBe(SERVER_CATALOG.length);
-    await page.mouse.move(1278, 858);
+    await ui.page.mouse.move(1278, 858);
     mkdirSync(PICTURES_DIR, { recursive: true });
-    await page.screenshot({
+    await ui.page.screenshot({
       path: path.join(PICTURES_DIR, "server-gallery.png"),
       animations: "disabled",
       caret: "hide",
     });
 
     await gallery.getByRole("searchbox", { name: "Search servers" }).fill("knowledge graph");
-    await page.waitForFunction(
+    await ui.page.waitForFunction(
       () =>
         (
           globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
@@ -92,8 +60,8 @@ describe("adding a server from the gallery (browser UI)", () => {
   });
 
   it("chooses memory, tries it, sees its tools, adds it, and it becomes ready", async () => {
-    await page.getByRole("button", { name: "Memory", exact: true }).click();
-    const dialog = page.getByRole("dialog", { name: "Add Memory" });
+    await ui.page.getByRole("button", { name: "Memory", exact: true }).click();
+    const dialog = ui.page.getByRole("dialog", { name: "Add Memory" });
     // Only what memory needs: its name and the one optional file (left empty: the default).
     expect(await dialog.getByRole("textbox").count()).toBe(2);
     await dialog.getByLabel("Memory file").waitFor();
@@ -104,16 +72,16 @@ describe("adding a server from the gallery (browser UI)", () => {
     const tools = await worked.getByRole("list", { name: "Tools it offers" }).textContent();
     expect(tools).toContain("memory__create_entities");
     expect(tools).toContain("memory__read_graph");
-    await page.mouse.move(1278, 858);
-    await page.screenshot({
+    await ui.page.mouse.move(1278, 858);
+    await ui.page.screenshot({
       path: path.join(PICTURES_DIR, "server-try-it.png"),
       animations: "disabled",
       caret: "hide",
     });
 
     await dialog.getByRole("button", { name: "Add server" }).click();
-    await page.waitForURL((url) => url.hash.includes("name=memory"));
-    await page.getByText("create_entities").first().waitFor({ timeout: TRY_TIMEOUT_MS });
+    await ui.page.waitForURL((url) => url.hash.includes("name=memory"));
+    await ui.page.getByText("create_entities").first().waitFor({ timeout: TRY_TIMEOUT_MS });
     expect(saved().memory).toEqual({
       command: "npx",
       args: ["-y", "@modelcontextprotocol/server-memory"],
@@ -123,10 +91,10 @@ describe("adding a server from the gallery (browser UI)", () => {
   });
 
   it("shows a failing try's stderr and a hint, and asks before adding it anyway", async () => {
-    await page.goto(`${daemon.origin}/#/servers`);
-    await page.getByRole("button", { name: "Add server" }).click();
-    await page.getByRole("button", { name: "Filesystem", exact: true }).click();
-    const dialog = page.getByRole("dialog", { name: "Add Filesystem" });
+    await ui.page.goto(`${ui.daemon.origin}/#/servers`);
+    await ui.page.getByRole("button", { name: "Add server" }).click();
+    await ui.page.getByRole("button", { name: "Filesystem", exact: true }).click();
+    const dialog = ui.page.getByRole("dialog", { name: "Add Filesystem" });
     // Required settings are named before anything starts.
     await dialog.getByRole("button", { name: "Add server" }).click();
     await dialog.getByText("Folders it may use is required").waitFor();
@@ -143,7 +111,7 @@ describe("adding a server from the gallery (browser UI)", () => {
     await dialog.getByRole("button", { name: "Add server" }).click();
     await dialog.getByText("did not start when you tried it. Add it anyway?").waitFor();
     await dialog.getByRole("button", { name: "Back" }).click();
-    await page
+    await ui.page
       .getByRole("dialog", { name: "Add server" })
       .getByRole("button", { name: "Close" })
       .click();
@@ -151,9 +119,9 @@ describe("adding a server from the gallery (browser UI)", () => {
   });
 
   it("tries a server from the blank form too, and asks before saving one that failed", async () => {
-    await page.getByRole("button", { name: "Add server" }).click();
-    await page.getByRole("button", { name: "Blank form" }).click();
-    const dialog = page.getByRole("dialog", { name: "Add server" });
+    await ui.page.getByRole("button", { name: "Add server" }).click();
+    await ui.page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = ui.page.getByRole("dialog", { name: "Add server" });
     await dialog.getByLabel("Name", { exact: true }).fill("typo");
     await dialog.getByLabel("Command", { exact: true }).fill("codemode-no-such-program");
     await dialog.getByRole("button", { name: "Try it" }).click();

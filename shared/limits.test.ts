@@ -313,6 +313,10 @@ describe("limits", () => {
         canonicalMaxDepth: 256,
         serveHeldShownMax: 20,
         watchIntervalMs: 500,
+        lockWaitMs: 10_000,
+        lockRetryMs: 25,
+        lockStaleMs: 60_000,
+        reviewNotesMaxBytes: 1 * MiB,
       },
     });
   });

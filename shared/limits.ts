@@ -780,4 +780,23 @@ export const PIN_LIMITS = {
    * (`codemode servers accept`) made.
    */
   watchIntervalMs: 500,
+  /**
+   * A process changing the pin file (a host saving, `codemode servers accept|reject`) holds
+   * `FILE.lock` meanwhile; another waits for it this long at most, then fails with an error
+   * naming the lock.
+   */
+  lockWaitMs: 10_000,
+  /** How often a waiting process looks at the lock again. */
+  lockRetryMs: 25,
+  /**
+   * A lock older than this is taken over even when its pid looks alive (a reused pid after a
+   * crash, another machine's pid on a shared disk). No holder keeps it nearly this long: it
+   * reads, changes and writes one file.
+   */
+  lockStaleMs: 60_000,
+  /**
+   * Reviews the CLI made, noted beside the pin file for the host's audit (`FILE.reviews`):
+   * a host reads at most this many bytes of notes; past them it records one line saying so.
+   */
+  reviewNotesMaxBytes: 1 * MiB,
 } as const;

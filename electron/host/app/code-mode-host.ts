@@ -195,6 +195,7 @@ export class CodeModeHost {
       pinEvents({
         record,
         log,
+        configured: () => configStore.current.servers.keys(),
         changed: () => {
           engine.rebuild();
           this.emitServers();

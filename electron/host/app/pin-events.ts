@@ -18,6 +18,7 @@ export function pinEvents(deps: {
   record: (entry: AuditEntryInput) => void;
   log: ((line: string) => void) | undefined;
   changed: () => void;
+  configured: () => Iterable<string>;
 }): ToolPinsEvents {
   return {
     firstPinned: (server, count) => deps.record({ kind: "tools_pinned", server, count }),
@@ -35,5 +36,8 @@ export function pinEvents(deps: {
     full: (server) =>
       deps.log?.(`server ${server}: the pin file is full; its new tool definitions stay held`),
     saveFailed: (error) => deps.log?.(`the pin file could not be saved: ${String(error)}`),
+    configured: deps.configured,
+    notesUnreadable: (count) =>
+      deps.log?.(`${count} note(s) of reviews made from the CLI could not be read`),
   };
 }

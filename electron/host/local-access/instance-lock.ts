@@ -131,7 +131,7 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
  * over at once, the slower one must not delete the lock the faster one just wrote. The move
  * aside is atomic, so we can look at what we moved and put it back if it was not stale.
  */
-async function removeIfUnchanged(file: string, expected: string): Promise<void> {
+export async function removeIfUnchanged(file: string, expected: string): Promise<void> {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
     await rename(file, aside);

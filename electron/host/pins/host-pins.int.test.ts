@@ -11,7 +11,9 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
-import { acceptCommand } from "../cli/commands/pins-command.js";
+import { acceptCommand, rejectCommand } from "../cli/commands/pins-command.js";
+import { PIN_LIMITS } from "../../../shared/limits.js";
+import { reviewNotesPath } from "./review-notes.js";
 import { memoryIO } from "../../../test-support/cli-io.js";
 import { pinFileSchema } from "./pin-file.js";
 import { PINS_FILE } from "./tool-pins.js";
@@ -52,6 +54,9 @@ describe("pinned tool definitions in the host", () => {
     // Newest first from the query; oldest first here.
     return page.ok ? page.value.entries.reverse() : [];
   };
+
+  const reviews = async () =>
+    (await auditKinds("tool_reviewed")).flatMap((e) => (e.kind === "tool_reviewed" ? [e] : []));
 
   beforeAll(async () => {
     writeFileSync(toolsFile, JSON.stringify([echo, add, gone, keep]));
@@ -232,5 +237,45 @@ describe("pinned tool definitions in the host", () => {
     expect(await held()).toEqual([]);
     const reviewed = await auditKinds("tool_reviewed");
     expect(reviewed.at(-1)).toMatchObject({ tool: "echo", decision: "accept", by: "cli" });
+    // Recorded once: from the CLI's note, not again from the file's change.
+    await host.pins.reload();
+    await new Promise((resolve) => setTimeout(resolve, 3 * PIN_LIMITS.watchIntervalMs));
+    const byCli = (await reviews()).filter((e) => e.by === "cli");
+    expect(byCli).toHaveLength(1);
+  });
+
+  it("a CLI reject while nothing runs reaches the audit at the next start", async () => {
+    writeFileSync(
+      toolsFile,
+      JSON.stringify([
+        { ...echo, description: "Echo v5." },
+        { ...add, inputSchema: schema({ a: {}, to: {} }) },
+        keep,
+        { name: "extra", inputSchema: schema() },
+      ]),
+    );
+    await until(async () => (await held()).length === 1, "echo v5 held", 20_000);
+    await host.stop();
+    const { io, out } = memoryIO({ CODEMODE_HOME: home });
+    expect(await rejectCommand(["toy", "echo"], io)).toBe(0);
+    expect(out()).toContain("Rejected 1 held change(s) of toy");
+    // Rejecting it again is nothing to do, said as such (and noted once only).
+    const again = memoryIO({ CODEMODE_HOME: home });
+    await expect(rejectCommand(["toy", "echo"], again.io)).rejects.toThrow(
+      'server "toy" has no tool "echo" held and not yet rejected',
+    );
+    host = await start();
+    await ready();
+    await until(
+      async () => (await reviews()).some((e) => e.decision === "reject" && e.by === "cli"),
+      "the CLI's reject recorded",
+      20_000,
+    );
+    const rejected = (await reviews()).filter((e) => e.decision === "reject");
+    expect(rejected.at(-1)).toMatchObject({ tool: "echo", change: "changed", by: "cli" });
+    expect(rejected.filter((e) => e.by === "cli")).toHaveLength(1);
+    expect((await held()).map((h) => [h.tool, h.rejected])).toEqual([["echo", true]]);
+    expect(pyNames()).not.toContain("toy__echo");
+    expect(existsSync(reviewNotesPath(path.join(home, PINS_FILE)))).toBe(false);
   });
 });

@@ -107,3 +107,25 @@ export async function loadPinFile(file: string): Promise<PinFileLoad> {
 export async function savePinFile(file: string, pins: PinFile): Promise<void> {
   await writeFileAtomic(file, `${JSON.stringify(pins, null, 1)}\n`);
 }
+
+/** The file's identity and size as stat tells them (a rename makes a new inode); null: none. */
+export async function fileSignature(file: string): Promise<string | null> {
+  return stat(file).then(
+    (s) => `${s.ino}:${s.size}:${s.mtimeMs}`,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return null;
+      throw error;
+    },
+  );
+}
+
+/**
+ * About what a server's entry takes in the saved file (as savePinFile writes it: indented one
+ * space a level, the entry two levels deep), counted generously.
+ */
+export function storedBytes(server: string, pins: ServerPins): number {
+  const text = JSON.stringify(pins, null, 1);
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines += 1;
+  return Buffer.byteLength(text) + 2 * lines + Buffer.byteLength(JSON.stringify(server)) + 8;
+}

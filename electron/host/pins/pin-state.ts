@@ -151,3 +151,25 @@ export function review(
   }
   return { pins: { pinned, held }, reviewed };
 }
+
+/** Held definitions of `before` that `after` (the file) shows reviewed with `decision`. */
+export function reviewedOnDisk(
+  before: ServerPins,
+  after: ServerPins,
+  decision: Decision,
+): HeldChange[] {
+  const done: HeldChange[] = [];
+  for (const [tool, held] of Object.entries(before.held)) {
+    const now = after.held[tool];
+    const accepted =
+      now === undefined &&
+      (held.hash === null
+        ? after.pinned[tool] === undefined
+        : after.pinned[tool]?.hash === held.hash);
+    const rejected = now !== undefined && now.hash === held.hash && now.rejected && !held.rejected;
+    if (decision === "accept" ? accepted : rejected) {
+      done.push(heldChange(before, tool, held));
+    }
+  }
+  return done;
+}

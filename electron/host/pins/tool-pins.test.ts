@@ -2,11 +2,12 @@
 // hostile servers, each listing SERVER_LIMITS.toolsMaxPerServer tools with the longest names
 // the catalog takes, on a real file. Before PIN_LIMITS.storedMaxBytes the file passed
 // PIN_LIMITS.fileMaxBytes, and the next start read no pins at all.
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PIN_LIMITS, PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
+import { pinFileSchema } from "./pin-file.js";
 import { pinnedForm } from "./tool-hash.js";
 import { ToolPins } from "./tool-pins.js";
 import type { ListedForm } from "./pin-state.js";
@@ -61,5 +62,37 @@ describe("ToolPins", () => {
     await again.pins.review("a", null, "accept", "cli");
     expect(again.pins.observe("a", forms).size).toBe(0);
     await again.pins.close();
+  });
+
+  it("ends 'hold everything' once every configured server is reviewed, and not before", async () => {
+    const file = path.join(dir, "reviewed-after-corrupt.json");
+    writeFileSync(file, "{ not json");
+    const form = (name: string) => [{ name, ...pinnedForm({ name, description: `${name}.` }) }];
+    const configured = () => ["a", "b"];
+    const first = await ToolPins.open(file, { configured });
+    expect([...first.pins.observe("a", form("x"))]).toEqual(["x"]);
+    await first.pins.review("a", null, "accept", "app");
+    // Server b has not listed yet: its tools must not be pinned on sight, so it still holds.
+    expect(first.pins.current.holdUnpinned).toBe(true);
+    await first.pins.close();
+
+    const second = await ToolPins.open(file, { configured });
+    expect(second.pins.current.holdUnpinned).toBe(true);
+    expect(second.pins.observe("a", form("x")).size).toBe(0);
+    expect([...second.pins.observe("b", form("y"))]).toEqual(["y"]);
+    // Rejecting counts as reviewed: nothing is left to review, so the hold ends (on disk too).
+    await second.pins.review("b", "y", "reject", "app");
+    expect(second.pins.current.holdUnpinned).toBeUndefined();
+    expect([...second.pins.observe("b", form("y"))]).toEqual(["y"]);
+    await second.pins.close();
+    expect(
+      pinFileSchema.parse(JSON.parse(readFileSync(file, "utf8"))).holdUnpinned,
+    ).toBeUndefined();
+
+    const third = await ToolPins.open(file, { configured: () => ["a", "b", "c"] });
+    // A server added now is a first listing again: pinned on sight.
+    expect(third.pins.observe("c", form("z")).size).toBe(0);
+    expect(third.pins.current.servers.c?.pinned.z).toBeDefined();
+    await third.pins.close();
   });
 });

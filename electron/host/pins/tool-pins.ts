@@ -3,24 +3,36 @@
 // changes and reviews reach the audit (the app) or stderr (serve) through the callbacks.
 //
 // Observation is synchronous and in memory (the catalog is built from it); the file follows
-// through a queue of atomic writes, each writing the state as it then is.
+// through a queue of atomic writes, each writing the state as it then is. Each write holds the
+// pin file's lock (pin-lock.ts) and first takes in what `codemode servers accept|reject` wrote
+// since this process last read or wrote the file, so neither side's change is lost.
 
 import { unwatchFile, watchFile } from "node:fs";
 import type { HeldToolView } from "../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { SerialQueue } from "../util/serial-queue.js";
-import { loadPinFile, savePinFile, type PinFile, type ServerPins } from "./pin-file.js";
+import {
+  fileSignature,
+  loadPinFile,
+  savePinFile,
+  storedBytes,
+  type PinFile,
+  type ServerPins,
+} from "./pin-file.js";
+import { withPinLock } from "./pin-lock.js";
 import {
   admitted,
   firstPins,
   heldChange,
-  heldKind,
   observeListing,
   review,
+  reviewedOnDisk,
   type Decision,
   type HeldChange,
   type ListedForm,
 } from "./pin-state.js";
+import { heldView } from "./held-view.js";
+import { takeReviewNotes } from "./review-notes.js";
 import { shortHash } from "./tool-hash.js";
 
 /** Who reviewed a held change, for the audit. */
@@ -54,6 +66,14 @@ export interface ToolPinsEvents {
   full?: (server: string) => void;
   /** A save failed: the pins in memory still hold, the file is behind. */
   saveFailed?: (error: unknown) => void;
+  /**
+   * The servers configured now. With it, "hold everything" (set after an unusable pin file)
+   * clears once every configured server has pins and none has a change left to review;
+   * without it, it never clears (fails closed).
+   */
+  configured?: () => Iterable<string>;
+  /** Notes of CLI reviews that could not be read (recorded as a count, not as reviews). */
+  notesUnreadable?: (count: number) => void;
 }
 
 export class ToolPins {
@@ -64,6 +84,8 @@ export class ToolPins {
   private readonly observed = new Set<string>();
   /** Servers already reported as not fitting the file (said once each, not every rebuild). */
   private readonly full = new Set<string>();
+  /** The file as this process last read or wrote it (stat), to see another's write. */
+  private diskSig: string | null = null;
 
   private constructor(
     readonly file: string,
@@ -83,10 +105,20 @@ export class ToolPins {
     events: ToolPinsEvents = {},
     now: () => Date = () => new Date(),
   ): Promise<{ pins: ToolPins; problem: string | null }> {
-    const loaded = await loadPinFile(file);
-    if (loaded.ok) return { pins: new ToolPins(file, loaded.pins, events, now), problem: null };
+    const opened = await withPinLock(file, async () => {
+      const loaded = await loadPinFile(file);
+      return { loaded, sig: await fileSignature(file) };
+    });
+    const { loaded } = opened;
+    if (loaded.ok) {
+      const pins = new ToolPins(file, loaded.pins, events, now);
+      pins.diskSig = opened.sig;
+      return { pins, problem: null };
+    }
     const state: PinFile = { version: 1, servers: {}, holdUnpinned: true };
     const pins = new ToolPins(file, state, events, now);
+    // The unusable file (kept aside) is replaced at once, so a restart keeps holding.
+    pins.diskSig = opened.sig;
     pins.dirty = true;
     await pins.flush();
     return {
@@ -144,6 +176,7 @@ export class ToolPins {
       if (still.length > 0) this.events.stillHeld?.(server, still);
     }
     if (seen.newlyHeld.length > 0) this.events.held?.(server, seen.newlyHeld);
+    this.settleHoldUnpinned();
     return new Set(forms.filter((f) => !admitted(seen.pins, f.name, f.hash)).map((f) => f.name));
   }
 
@@ -177,6 +210,7 @@ export class ToolPins {
     const done = review(pins, tool, decision, this.now().toISOString());
     if (done.reviewed.length === 0) return [];
     this.setServer(server, done.pins);
+    this.settleHoldUnpinned();
     this.events.reviewed?.(server, done.reviewed, decision, who);
     await this.flush();
     return done.reviewed;
@@ -193,28 +227,14 @@ export class ToolPins {
   }
 
   /**
-   * Takes the file as it now is on disk (`codemode servers accept` wrote it while this host
-   * ran); an unusable file leaves the pins in memory as they are. A held definition the file
-   * no longer holds (re-pinned, or its removal accepted) or now marks rejected is reported as
-   * reviewed by the CLI, so the audit has it. True when anything changed.
+   * Takes in what `codemode servers accept|reject` wrote while this process ran (see sync), and
+   * records the CLI's review notes. An unusable file leaves the pins in memory as they are (and
+   * is replaced by them). True when the pins changed.
    */
   async reload(): Promise<boolean> {
-    await this.flush();
-    const loaded = await loadPinFile(this.file);
-    if (!loaded.ok) return false;
-    if (JSON.stringify(loaded.pins) === JSON.stringify(this.state)) return false;
-    const before = this.state;
-    this.state = loaded.pins;
-    for (const [server, pins] of Object.entries(before.servers)) {
-      const after = loaded.pins.servers[server];
-      if (after === undefined) continue;
-      for (const decision of ["accept", "reject"] as const) {
-        const done = reviewedOnDisk(pins, after, decision);
-        if (done.length > 0) this.events.reviewed?.(server, done, decision, "cli");
-      }
-    }
-    this.events.changed?.();
-    return true;
+    const merged = await this.queue.run(() => this.sync());
+    if (merged) this.events.changed?.();
+    return merged;
   }
 
   /** Reloads whenever the file changes on disk (polled: PIN_LIMITS.watchIntervalMs). */
@@ -224,6 +244,8 @@ export class ToolPins {
     watchFile(this.file, { interval: intervalMs, persistent: false }, () => {
       void this.reload().catch((error: unknown) => this.events.saveFailed?.(error));
     });
+    // Reviews the CLI noted while nothing ran reach the audit now.
+    void this.reload().catch((error: unknown) => this.events.saveFailed?.(error));
   }
 
   /** Stops watching, and resolves once every change so far is on disk. */
@@ -235,7 +257,83 @@ export class ToolPins {
 
   /** Resolves once every change so far is on disk. */
   flush(): Promise<void> {
-    return this.queue.run(() => this.save());
+    return this.queue.run(async () => {
+      if (!this.dirty) return;
+      if (await this.sync()) this.events.changed?.();
+    });
+  }
+
+  /**
+   * Under the pin file's lock: if the file changed since this process last read or wrote it,
+   * the reviews it shows (another process's) are applied to the pins in memory; the CLI's
+   * review notes go to the `reviewed` callback; then the pins are written if anything changed.
+   * True when the file brought reviews in.
+   */
+  private async sync(): Promise<boolean> {
+    return withPinLock(this.file, async () => {
+      let merged = false;
+      if ((await fileSignature(this.file)) !== this.diskSig) {
+        const loaded = await loadPinFile(this.file);
+        if (loaded.ok) merged = this.merge(loaded.pins);
+        // Whatever differs from ours (say the file was deleted, or is unusable) is rewritten.
+        if (!loaded.ok || JSON.stringify(loaded.pins) !== JSON.stringify(this.state))
+          this.dirty = true;
+      }
+      const taken = await takeReviewNotes(this.file);
+      // One call per run of notes of the same server and decision (one CLI command, mostly).
+      const groups: { server: string; decision: Decision; changes: HeldChange[] }[] = [];
+      for (const { server, decision, tool, kind, pinnedHash, heldHash } of taken.notes) {
+        let group = groups.at(-1);
+        if (group?.server !== server || group.decision !== decision) {
+          group = { server, decision, changes: [] };
+          groups.push(group);
+        }
+        group.changes.push({ tool, kind, pinnedHash, heldHash });
+      }
+      for (const g of groups) this.events.reviewed?.(g.server, g.changes, g.decision, "cli");
+      if (taken.unreadable > 0) this.events.notesUnreadable?.(taken.unreadable);
+      await this.save();
+      this.diskSig = await fileSignature(this.file);
+      return merged;
+    });
+  }
+
+  /** Applies the reviews `disk` shows over the held definitions in memory. */
+  private merge(disk: PinFile): boolean {
+    let any = false;
+    const at = this.now().toISOString();
+    for (const [server, pins] of Object.entries(this.state.servers)) {
+      const after = disk.servers[server];
+      if (after === undefined) continue;
+      let next = pins;
+      for (const decision of ["accept", "reject"] as const)
+        for (const change of reviewedOnDisk(pins, after, decision))
+          next = review(next, change.tool, decision, at).pins;
+      if (next === pins) continue;
+      any = true;
+      this.state = { ...this.state, servers: { ...this.state.servers, [server]: next } };
+    }
+    if (any) {
+      this.dirty = true;
+      this.settleHoldUnpinned();
+    }
+    return any;
+  }
+
+  /**
+   * "Hold everything" (after an unusable pin file) ends once the user has reviewed it all:
+   * every configured server has pins and no held definition is left unreviewed (accepted or
+   * rejected). Until then it stays in the file, so a restart keeps holding.
+   */
+  private settleHoldUnpinned(): void {
+    if (this.state.holdUnpinned !== true || this.events.configured === undefined) return;
+    for (const server of this.events.configured())
+      if (this.state.servers[server] === undefined) return;
+    for (const server of Object.keys(this.state.servers)) if (this.heldCount(server) > 0) return;
+    const { holdUnpinned: _cleared, ...rest } = this.state;
+    this.state = rest;
+    this.dirty = true;
+    void this.flush().catch((error: unknown) => this.events.saveFailed?.(error));
   }
 
   /** Whether the file, with `pins` as this server's, stays within PIN_LIMITS.storedMaxBytes. */
@@ -273,6 +371,7 @@ export class ToolPins {
     if (notify) this.events.changed?.();
   }
 
+  /** Writes the pins if they changed; call holding the lock (sync). */
   private async save(): Promise<void> {
     if (!this.dirty) return;
     this.dirty = false;
@@ -283,57 +382,6 @@ export class ToolPins {
       throw error;
     }
   }
-}
-
-/**
- * About what a server's entry takes in the saved file (as savePinFile writes it: indented one
- * space a level, the entry two levels deep), counted generously.
- */
-export function storedBytes(server: string, pins: ServerPins): number {
-  const text = JSON.stringify(pins, null, 1);
-  let lines = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines += 1;
-  return Buffer.byteLength(text) + 2 * lines + Buffer.byteLength(JSON.stringify(server)) + 8;
-}
-
-/** Held definitions of `before` that `after` (the file) shows reviewed with `decision`. */
-function reviewedOnDisk(before: ServerPins, after: ServerPins, decision: Decision): HeldChange[] {
-  const done: HeldChange[] = [];
-  for (const [tool, held] of Object.entries(before.held)) {
-    const now = after.held[tool];
-    const accepted =
-      now === undefined &&
-      (held.hash === null
-        ? after.pinned[tool] === undefined
-        : after.pinned[tool]?.hash === held.hash);
-    const rejected = now !== undefined && now.hash === held.hash && now.rejected && !held.rejected;
-    if (decision === "accept" ? accepted : rejected) {
-      done.push(heldChange(before, tool, held));
-    }
-  }
-  return done;
-}
-
-function heldView(server: string, pins: ServerPins, tool: string): HeldToolView {
-  const held = pins.held[tool];
-  const pinned = pins.pinned[tool];
-  if (held === undefined) throw new Error(`no held tool ${tool}`);
-  return {
-    server,
-    tool,
-    kind: heldKind(pins, tool, held),
-    pinned: pinned ? (pinned.definition ?? notKept(pinned.hash)) : null,
-    current: held.hash === null ? null : (held.definition ?? notKept(held.hash)),
-    rejected: held.rejected,
-    since: held.since,
-  };
-}
-
-function notKept(hash: string): Record<string, unknown> {
-  return {
-    notKept: `definition over ${PIN_LIMITS.definitionMaxChars} characters (or past the server's budget): only its hash is kept`,
-    hash: `sha256:${hash}`,
-  };
 }
 
 export { shortHash };

@@ -31,13 +31,16 @@ export function heldMessage(
   });
   const more = changes.length - shown.length;
   if (more > 0) shown.push(`  ... and ${more} more`);
-  const accept = `codemode servers accept --config ${shellWord(configFile)} ${shellWord(server)}`;
+  const args = `--config ${shellWord(configFile)} ${shellWord(server)}`;
+  const accept = `codemode servers accept ${args}`;
+  const reject = `codemode servers reject ${args}`;
   return (
     `codemode serve: server ${terminalText(server)}: ${changes.length} tool definition(s) ` +
     `differ from the ones pinned in ${terminalText(pinFileBeside(configFile))} and are held ` +
     `(not callable) until accepted:\n${shown.join("\n")}\n` +
     `  see them: codemode servers pins --config ${shellWord(configFile)}\n` +
-    `  accept them: ${terminalText(accept)}`
+    `  accept them: ${terminalText(accept)}\n` +
+    `  or keep them out: ${terminalText(reject)}`
   );
 }
 
@@ -78,6 +81,9 @@ export async function openServePins(
       ),
     saveFailed: (error) =>
       writeLine(io.stderr, `codemode serve: the pin file could not be saved: ${String(error)}`),
+    configured: () => servers.serverTools().map((entry) => entry.server),
+    notesUnreadable: (count) =>
+      writeLine(io.stderr, `codemode serve: ${count} note(s) of CLI reviews could not be read`),
   });
   pins.watch();
   return {

@@ -29,7 +29,7 @@ import {
 } from "../../servers/server-config.js";
 import { writeFileAtomic } from "../../store/atomic-file.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { acceptCommand, pinsCommand } from "./pins-command.js";
+import { acceptCommand, pinsCommand, rejectCommand } from "./pins-command.js";
 
 export const SERVERS_HELP = `Usage:
   codemode servers catalog [--json]
@@ -48,6 +48,11 @@ export const SERVERS_HELP = `Usage:
   codemode servers accept [--config FILE] NAME [TOOL]
       Accept the held changes of server NAME (only TOOL when given): they are pinned and the
       tools become callable. A running Code Mode or serve takes this within a second.
+  codemode servers reject [--config FILE] NAME [TOOL]
+      Reject the held changes of server NAME (only TOOL when given), as the Servers page's
+      Reject does: the tools stay out of the catalog until the server changes them again.
+      Reviews made here reach the audit log as the CLI's (when Code Mode next starts, if it
+      is not running).
 
 The Code Mode app must not be running while servers are added here (add them in its
 Servers page instead). CODEMODE_HOME sets the data directory.`;
@@ -58,6 +63,7 @@ export async function serversCommand(argv: string[], io: CliIO): Promise<number>
   if (sub === "add") return addCommand(rest, io);
   if (sub === "pins") return pinsCommand(rest, io);
   if (sub === "accept") return acceptCommand(rest, io);
+  if (sub === "reject") return rejectCommand(rest, io);
   const help = sub === "--help" || sub === "-h" || sub === "help";
   writeLine(help ? io.stdout : io.stderr, SERVERS_HELP);
   return help ? 0 : 2;

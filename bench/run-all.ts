@@ -31,6 +31,7 @@ const BENCHES = [
   "audit-checkpoint",
   "image-lines",
   "bridge-overhead",
+  "runner-call-loop",
   "context-economy",
   "audit-index",
   "audit-export-memory",

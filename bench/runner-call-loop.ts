@@ -1,0 +1,109 @@
+// What the sandbox's runner itself adds to a tool call, apart from Docker and the host's bridge:
+// the real runner.py, run here as a child process over pipes, with a host that answers each call
+// line at once (the host's own parse of the line, then a result line). The code times each
+// `await echo(...)` as bridge-overhead.ts does. Beside it, in the same rounds, the pipe floor of
+// line-echo-floor.ts: one line to a Python process and back with no JSON, no asyncio, no thread.
+// The difference is the runner's own work per call: the JSON line both ways, the future, the
+// result's hop from its reader thread to the code's event loop.
+//
+//   npx tsx bench/runner-call-loop.ts
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { PROTOCOL_LIMITS } from "../shared/limits.js";
+import { LineSplitter } from "../electron/host/sandbox/line-splitter.js";
+import { runnerLimits } from "../electron/host/sandbox/run-session.js";
+import { encodeHostMessage, parseRunnerLine } from "../electron/host/sandbox/runner-messages.js";
+import { echoRound, pipeEcho } from "./line-echo-floor.js";
+import { report } from "./report.js";
+import { median } from "./stats.js";
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const WARM_UP = 100;
+const RUNNER = path.resolve(import.meta.dirname, "..", "sandbox-image", "runner.py");
+
+const LOOP = `import time
+for _ in range(${WARM_UP}):
+    await echo({"text": "x"})
+times = []
+for _ in range(${CALLS}):
+    t = time.perf_counter()
+    r = await echo({"text": "x"})
+    times.append((time.perf_counter() - t) * 1000)
+    assert r == "x", r
+times.sort()
+print(times[len(times) // 2])`;
+
+/** One run of LOOP in a fresh runner process; resolves with the median call in ms. */
+function runnerRound(): Promise<number> {
+  const nonce = randomBytes(16).toString("hex");
+  const child = spawn("python3", [RUNNER, nonce], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
+  let stdout = "";
+  return new Promise<number>((resolve, reject) => {
+    child.on("error", reject);
+    child.stdout.on("data", (chunk: Buffer) => {
+      for (const event of lines.push(chunk)) {
+        if (event.kind !== "line") return reject(new Error("a line too long"));
+        if (event.text === '{"type":"ready"}') continue;
+        const parsed = parseRunnerLine(event.text);
+        if (!parsed.ok) return reject(new Error(parsed.reason));
+        const message = parsed.message;
+        if (message.type === "call") {
+          child.stdin.write(
+            encodeHostMessage({ type: "result", id: message.id, ok: true, value: "x" }),
+          );
+        } else if (message.type === "output") {
+          stdout += message.data;
+        } else if (message.type === "done") {
+          if (message.error !== null) return reject(new Error(message.error));
+          resolve(Number(stdout.trim()));
+        }
+      }
+    });
+    child.stdin.write(`\n${nonce}\n`);
+    child.stdin.write(
+      encodeHostMessage({
+        type: "start",
+        code: LOOP,
+        stdin: "",
+        tools: [{ name: "echo", stub: "" }],
+        down: [],
+        limits: runnerLimits(),
+      }),
+    );
+  });
+}
+
+const floor = pipeEcho();
+const runner: number[] = [];
+const pipe: number[] = [];
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    runner.push(await runnerRound());
+    pipe.push(await echoRound(floor, CALLS, WARM_UP));
+  }
+} finally {
+  await floor.close();
+}
+const floorMs = median(pipe);
+const runnerMs = median(runner);
+console.log(
+  `one call from Python code to a host that answers at once, over pipes: median of ${CALLS} ` +
+    `calls per round, median of ${ROUNDS} rounds`,
+);
+console.log(
+  `floor: a line to Python and back     ${floorMs.toFixed(3)} ms   fastest round ${Math.min(...pipe).toFixed(3)} ms`,
+);
+console.log(
+  `the runner's call (await echo(...)) ${runnerMs.toFixed(3)} ms   fastest round ${Math.min(...runner).toFixed(3)} ms` +
+    `   (runner's own work ${(runnerMs - floorMs).toFixed(3)} ms per call)`,
+);
+report({
+  what: "runner.py call over pipes, host answering at once",
+  value: runnerMs,
+  baseline: floorMs,
+  baselineWhat: "a line to a Python echo and back over pipes",
+  note: `runner's own work ${(runnerMs - floorMs).toFixed(3)} ms per call`,
+});

@@ -18,7 +18,6 @@ serves exactly one run, so whatever state these modules hold cannot reach anothe
 """
 
 import ast
-import asyncio
 import base64
 import builtins
 import io
@@ -385,6 +384,11 @@ def _make_tool(host, name, stub):
             raise ToolError(
                 f"{name}() arguments are {size} bytes, the limit is {limit} bytes"
             )
+        # Imported here, not at start-up: importing asyncio (and the ssl, inspect, ... it pulls
+        # in) is ~70 ms of CPU in every container, most of whose runs never use it. A tool is
+        # awaited, so the code is on an event loop and asyncio is loaded already.
+        import asyncio
+
         future = asyncio.get_running_loop().create_future()
         host.flush_output()
         # Registered before the line goes out, so the result cannot beat its future.
@@ -797,7 +801,9 @@ def _run(source, namespace, down=()):
         # Code without a top-level await runs right here, outside any event loop, so the
         # common `asyncio.run(main())` works. With one, eval returns a coroutine to drive.
         result = eval(code, namespace)
-        if asyncio.iscoroutine(result):
+        if isinstance(result, types.CoroutineType):
+            import asyncio  # only now: see the tool function
+
             asyncio.run(result)
     except SystemExit as exc:
         # As for a script: exit(), exit(None) and exit(0) are a normal end, anything else

@@ -1,0 +1,41 @@
+// What the runner costs before the code runs: it imports asyncio (~70 ms of CPU in every
+// container, with the ssl and inspect modules it pulls in) only when the code awaits, so a run
+// that never does is spared it. Real image: sys.modules tells what was imported, and awaiting
+// tools still works without the code importing asyncio itself.
+import { afterAll, describe, expect, it } from "vitest";
+import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
+import { Sandbox } from "./sandbox.js";
+
+const fx = await dockerOrSkip();
+
+describe.skipIf(!fx)("the runner's start-up", () => {
+  const sandbox = fx
+    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0 })
+    : null;
+
+  afterAll(async () => {
+    await sandbox?.close();
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("does not import asyncio for code that never awaits", async () => {
+    const result = await sandbox!.run({ code: "import sys\nprint('asyncio' in sys.modules)" });
+    expect(result).toMatchObject({ stdout: "False\n", error: null });
+  });
+
+  it("top-level await of tools, gathered, works without the code importing asyncio", async () => {
+    const result = await sandbox!.run(
+      {
+        code: "a, b = await __import__('asyncio').gather(echo({'x': 1}), echo({'x': 2}))\nprint(a, b)\nprint(await echo())",
+        tools: [{ name: "echo", stub: "async def echo(params: dict | None = None) -> str: ..." }],
+      },
+      { onCall: (_tool, args) => Promise.resolve({ ok: true, value: JSON.stringify(args) }) },
+    );
+    expect(result).toMatchObject({ stdout: '{"x":1} {"x":2}\n{}\n', error: null });
+    const plain = await sandbox!.run(
+      { code: "print(await echo({'y': 3}))", tools: [{ name: "echo", stub: "" }] },
+      { onCall: (_tool, args) => Promise.resolve({ ok: true, value: JSON.stringify(args) }) },
+    );
+    expect(plain).toMatchObject({ stdout: '{"y":3}\n', error: null });
+  });
+});

@@ -20,6 +20,11 @@ import { report } from "./report.js";
 
 const ENTRIES = Number(process.env.AUDIT_BENCH_ENTRIES ?? 1_000_000);
 const ROUNDS = 3;
+/**
+ * A side whose first round takes longer than this gets that one round: the scans of the whole
+ * log take seconds each, their spread is tight, and the ratio is orders of magnitude.
+ */
+const ONE_ROUND_PAST_MS = 1_000;
 const MiB = 1024 * 1024;
 
 const mib = (bytes: number): string => `${(bytes / MiB).toFixed(0)} MiB`;
@@ -30,6 +35,7 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
     const started = performance.now();
     await run();
     times.push(performance.now() - started);
+    if (round === 0 && times[0]! > ONE_ROUND_PAST_MS) break;
   }
   return median(times);
 }
@@ -108,7 +114,7 @@ try {
       value: after,
       baseline: before,
       baselineWhat: "the same query scanning the log (before the index)",
-      note: `median of ${ROUNDS}`,
+      note: `median of ${ROUNDS} (1 round of a scan over ${ONE_ROUND_PAST_MS / 1000} s)`,
     });
   }
   // Verify is a scan by nature (every line hashed, parsed and checked). The machine is shared, so

@@ -41,7 +41,8 @@ async function measure(checkout: string, code: string): Promise<Measured> {
   try {
     await new Promise<void>((resolve, reject) => {
       let text = "";
-      const timer = setTimeout(() => reject(new Error(`no ready line:\n${text}`)), 60_000);
+      // Long: a daemon starting on a busy machine is slow, and the bench must not fail for that.
+      const timer = setTimeout(() => reject(new Error(`no ready line:\n${text}`)), 300_000);
       daemon.stderr.on("data", (chunk: Buffer) => {
         text += chunk.toString("utf8");
         if (text.includes("codemode daemon: ready")) {

@@ -20,10 +20,14 @@ export function row(
   return record({ what: label.trim(), value: ms, baseline, baselineWhat, note });
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+/**
+ * Waits for a condition. The default cap is long on purpose: on a busy machine a warm container
+ * can take minutes to be ready, and a bench must not fail because the machine is busy.
+ */
+export async function waitFor(check: () => boolean, timeoutMs = 300_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error("timed out waiting");
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findDocker } from "../electron/host/docker/docker-status.js";
+import { assertHostBuilt } from "../test-support/daemon.js";
 import {
   beginBench,
   formatDuration,
@@ -54,6 +55,14 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const chosen = only ? BENCHES.filter((b) => only.includes(b)) : BENCHES;
+// Most benches run the built host (dist/): a stale build fails them all, so say it now rather
+// than after twenty minutes of a run whose table is mostly failures.
+try {
+  assertHostBuilt();
+} catch (error) {
+  console.error(String(error instanceof Error ? error.message : error));
+  process.exit(2);
+}
 const docker = await findDocker();
 // Read before any bench loads the machine.
 const machine = machineNow(docker.state === "ready" ? docker.version : null);

@@ -1,6 +1,5 @@
 // Writes that must survive a crash: every byte written, the file synced, and a new name in a
 // directory synced too.
-import { writeSync } from "node:fs";
 import { open, unlink, type FileHandle } from "node:fs/promises";
 import { isErrno } from "./audit-files.js";
 
@@ -10,20 +9,6 @@ export async function writeAll(handle: FileHandle, data: Buffer): Promise<void> 
     // The file is open for appending, so each write lands at the end whatever the position.
     const { bytesWritten } = await handle.write(data, done, data.length - done);
     done += bytesWritten;
-  }
-}
-
-/**
- * writeAll done on this thread: an append of a few lines lands in the page cache in
- * microseconds, while the asynchronous write costs a round trip through libuv's thread pool
- * (a thread woken, then this one) for every batch, which is most of what the audit log costs a
- * tool call on a busy machine (bench/bridge-overhead.ts). The sync that makes it durable stays
- * asynchronous: that one waits for the disk.
- */
-export function writeAllNow(handle: FileHandle, data: Buffer): void {
-  let done = 0;
-  while (done < data.length) {
-    done += writeSync(handle.fd, data, done, data.length - done);
   }
 }
 

@@ -17,7 +17,7 @@ import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { chainLine, type ChainedLine } from "./audit-chain-line.js";
 import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";
 import type { CheckpointExpectations } from "./audit-checkpoint-open.js";
-import { syncDirectory, writeAllNow } from "./audit-durable-write.js";
+import { syncDirectory, writeAll } from "./audit-durable-write.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
 import { auditFileName, listAuditFiles } from "./audit-files.js";
@@ -313,7 +313,7 @@ export class AuditLog {
     const current = this.#current;
     const data = segment.length === 1 ? first.line : Buffer.concat(segment.map((b) => b.line));
     try {
-      writeAllNow(current.handle, data);
+      await writeAll(current.handle, data);
       this.#stats.writes += 1;
       if (this.#fsync) {
         await current.handle.datasync();

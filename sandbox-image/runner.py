@@ -698,6 +698,34 @@ def _make_down_tool(name, server, reason):
     return tool
 
 
+def _make_held_tool(name, message):
+    """`NAME` of a tool held for the user's review: calling it raises ToolError saying so.
+
+    The stub never reaches the host, and the host refuses the name too (it is not in the
+    catalog), so a call forged on the protocol gets nowhere either."""
+
+    async def tool(params: dict | None = None) -> str:
+        raise ToolError(message)
+
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = "A tool held for the user's review: it cannot be called until accepted."
+    tool.__module__ = "__main__"
+    return tool
+
+
+def _add_held_tools(code, namespace, held):
+    """Give every held tool's name the code uses a ToolError stub (not a NameError).
+
+    Only names the code itself uses get one, so globals, TOOLS and search_tools stay the
+    catalog's and the held names are not listed to the code; a name the code defines wins."""
+    if not held:
+        return
+    for name in sorted(_names_used(code)):
+        message = held.get(name)
+        if message is not None and name not in namespace:
+            namespace[name] = _make_held_tool(name, message)
+
+
 def _names_used(code):
     """Every name the compiled code (and the functions, classes and lambdas in it) looks up."""
     names = set()
@@ -784,7 +812,7 @@ def _format_error(exc):
         return f"{type(exc).__name__}: (the traceback could not be formatted)\n"
 
 
-def _run(source, namespace, down=()):
+def _run(source, namespace, down=(), held=None):
     """Compile and run the code; None if it finished, else the error text for `done`."""
     # Registered so that traceback lines (ours and any the code prints) show the source.
     # mtime None tells linecache.checkcache never to drop it.
@@ -797,6 +825,7 @@ def _run(source, namespace, down=()):
             flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
             dont_inherit=True,  # none of the runner's compiler flags leak into the code
         )
+        _add_held_tools(code, namespace, held)
         _add_down_tools(code, namespace, down)
         # Code without a top-level await runs right here, outside any event loop, so the
         # common `asyncio.run(main())` works. With one, eval returns a coroutine to drive.
@@ -864,6 +893,7 @@ def main():
     stdin = start.get("stdin")
     tools = start.get("tools")
     down = start.get("down", [])
+    held = start.get("held", [])
     limits = start.get("limits")
     if not (
         start.get("type") == "start"
@@ -871,6 +901,7 @@ def main():
         and type(stdin) is str
         and type(tools) is list
         and type(down) is list
+        and type(held) is list
         and type(limits) is dict
         and _is_positive_int(limits.get("args_max_bytes"))
         and _is_positive_int(limits.get("output_chunk_chars"))
@@ -908,6 +939,14 @@ def main():
         if not all(type(field) is str for field in fields) or not fields[0]:
             _host_bug()
         down_servers.append(fields)
+    held_tools = {}
+    for entry in held:
+        if type(entry) is not dict:
+            _host_bug()
+        name, message = entry.get("name"), entry.get("message")
+        if type(name) is not str or type(message) is not str or not name.isidentifier():
+            _host_bug()
+        held_tools[name] = message
 
     host = _Host(proto_out, limits["args_max_bytes"])
     chunk = limits["output_chunk_chars"]
@@ -938,7 +977,7 @@ def main():
         target=_read_results, args=(reader, host), name="codemode-results", daemon=True
     ).start()
 
-    error = _run(source, module.__dict__, down_servers)
+    error = _run(source, module.__dict__, down_servers, held_tools)
     # The host keeps only the tail of a traceback; cutting it here keeps a huge exception
     # message from turning a normal error into an over-long (protocol-violating) line.
     error_max = limits.get("error_max_chars")

@@ -25,6 +25,25 @@ describe("which tools can be called", () => {
     expect(refused(await s.run().call("fetch", {}))).toContain("web__fetch");
   });
 
+  it("a call naming a held tool (forged past the runner's stub) is refused, saying it is held", async () => {
+    const catalog = {
+      ...makeCatalog(DEFAULT_TOOLS),
+      held: new Map([["web__fetch_all", "web__fetch_all: held for the user's review"]]),
+    };
+    const caller = new FakeCaller();
+    const bridge = new Bridge({
+      catalog: () => catalog,
+      caller,
+      taint: new TaintRegistry(),
+      events: { emit: () => undefined },
+    });
+    const run = bridge.startRun({ runId: "r", client: "c", signal: new AbortController().signal });
+    expect(refused(await run.call("web__fetch_all", {}))).toBe(
+      "web__fetch_all: held for the user's review",
+    );
+    expect(caller.calls).toHaveLength(0);
+  });
+
   it("the allowlist keeps other tools out", async () => {
     // The server has `delete`, but the catalog (the allowlist) does not hold it.
     const s = setup({ handler: () => text("deleted everything") });

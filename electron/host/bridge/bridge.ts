@@ -226,6 +226,9 @@ export class Bridge {
     // (2) Known tool. Nothing about an unknown name reaches any server.
     if (tool === undefined) {
       if (typeof pyName !== "string") return refuse("A tool name must be a string.");
+      // Held for review (a call forged past the runner's stub): refused, saying why.
+      const held = this.#catalog().held?.get(pyName);
+      if (held !== undefined) return refuse(held);
       const near = closeNames(name, this.#catalog().byPyName.keys());
       const hint = near.length > 0 ? ` Did you mean ${near.join(", ")}?` : "";
       return refuse(

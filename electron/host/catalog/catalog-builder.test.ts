@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
-import { CatalogError, buildCatalog } from "./catalog-builder.js";
+import { CatalogError, buildCatalog, heldToolMessage } from "./catalog-builder.js";
 import type { DiscoveredTool, ServerTools } from "./catalog-types.js";
 
 const addTool: DiscoveredTool = {
@@ -175,6 +175,23 @@ describe("catalog builder", () => {
     expect(catalog.warnings).toEqual([
       `Left out tool "lookahead" of server "s": ${catalog.leftOut[0]?.reason.text}.`,
     ]);
+  });
+
+  it("gives each held tool the message a call to it raises, naming no part of its definition", () => {
+    const changed = tool("echo", { description: "Echo, and mail the text to someone." });
+    const catalog = buildCatalog(
+      [server("toy", [changed, tool("keep"), tool("new")], { held: new Set(["echo", "new"]) })],
+      { prefixWithServer: true },
+    );
+    expect(catalog.tools.map((t) => t.pyName)).toEqual(["toy__keep"]);
+    expect([...(catalog.held ?? new Map()).keys()]).toEqual(["toy__echo", "toy__new"]);
+    const message = catalog.held?.get("toy__echo") ?? "";
+    expect(message).toBe(heldToolMessage("toy__echo", "toy", "echo"));
+    expect(message).toContain('toy__echo: the definition of tool "echo" of server "toy" changed');
+    expect(message).toContain("held for the user's review");
+    expect(message).toContain("Servers page");
+    expect(message).toContain("codemode servers accept");
+    expect(message).not.toContain("mail");
   });
 
   it("requires labels to name kept tools", () => {

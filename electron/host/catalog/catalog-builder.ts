@@ -178,13 +178,21 @@ function checkNamesKept(entry: ServerTools, kept: KeptTools): void {
 export function buildCatalog(servers: ServerTools[], options: BuildCatalogOptions): Catalog {
   const warnings: string[] = [];
   const leftOut: LeftOutTool[] = [];
+  const held = new Map<string, string>();
   const tools: CatalogTool[] = [];
   const byPyName = new Map<string, CatalogTool>();
 
   for (const entry of servers) {
     const kept = keepTools(entry, options, warnings);
     checkNamesKept(entry, kept);
-    for (const [tool, reason] of kept.leftOut) leftOut.push({ server: entry.server, tool, reason });
+    for (const [tool, reason] of kept.leftOut) {
+      leftOut.push({ server: entry.server, tool, reason });
+      if (reason.code !== "held_for_review") continue;
+      const pyName = pythonNameFor(entry.server, tool, options.prefixWithServer);
+      // A name the code could not use (too long) needs no message.
+      if (pyName.length <= PROTOCOL_LIMITS.toolNameMaxChars)
+        held.set(pyName, heldToolMessage(pyName, entry.server, tool));
+    }
     for (const tool of kept.tools) {
       const other = byPyName.get(tool.pyName);
       if (other !== undefined) {
@@ -198,5 +206,21 @@ export function buildCatalog(servers: ServerTools[], options: BuildCatalogOption
       tools.push(tool);
     }
   }
-  return { tools, byPyName, warnings, leftOut };
+  // A held name that is also a kept tool's (a clash) is that tool: the catalog wins.
+  for (const pyName of byPyName.keys()) held.delete(pyName);
+  return { tools, byPyName, warnings, leftOut, held };
+}
+
+/**
+ * What a call to a held tool raises in the code: why it cannot be called and how the user
+ * accepts it. Names only (quoted and cut): nothing of the held definition itself.
+ */
+export function heldToolMessage(pyName: string, server: string, tool: string): string {
+  return (
+    `${pyName}: the definition of ${toolLabel(server, tool)} changed (or the tool is new) ` +
+    "since the user accepted the server's tools, so it is held for the user's review and " +
+    "cannot be called. The user can review it in Code Mode's Servers page (Accept or Reject), " +
+    "or accept it with `codemode servers accept SERVER TOOL` (with `--config FILE` for " +
+    "`codemode serve --config FILE`)."
+  );
 }

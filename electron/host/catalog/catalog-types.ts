@@ -57,4 +57,9 @@ export interface Catalog {
   warnings: readonly string[];
   /** The same tools as data: what the UI shows beside each tool (names are never cut here). */
   leftOut: readonly LeftOutTool[];
+  /**
+   * Tools held for the user's review, by the Python name they would have, with the message a
+   * call gets (the runner raises it; the bridge refuses a forged call with it). Absent: none.
+   */
+  held?: ReadonlyMap<string, string>;
 }

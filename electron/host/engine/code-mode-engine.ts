@@ -17,6 +17,7 @@ import type { RunPythonInput } from "../mcp/run-python-schema.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { Emitter } from "../util/emitter.js";
 import { downServers, type DownServer } from "./down-servers.js";
+import { heldNamedIn } from "./held-names.js";
 
 function notRun(error: string): RunResult {
   return {
@@ -246,6 +247,8 @@ export class CodeModeEngine {
           stdin: input.stdin,
           deadlineSeconds: input.timeout_s,
           tools: catalog.tools.map((tool) => ({ name: tool.pyName, stub: tool.stub })),
+          // Their names raise ToolError saying they are held for review, not NameError.
+          held: heldNamedIn(input.code, catalog.held),
           // Their tool names raise ToolError with the reason in the code, not NameError.
           down: this.downServers().flatMap((d) =>
             d.prefix === null ? [] : [{ prefix: d.prefix, server: d.server, reason: d.reason }],

@@ -244,6 +244,7 @@ export function runInContainer(
           server: d.server,
           reason: d.reason,
         })),
+        held: (request.held ?? []).map((h) => ({ name: h.name, message: h.message })),
         limits: runnerLimits(),
       }),
     );

@@ -18,6 +18,11 @@ export interface RunRequest {
    * function that raises ToolError with the reason.
    */
   down?: readonly { prefix: string; server: string; reason: string }[] | undefined;
+  /**
+   * Tools held for the user's review (issue 12 §2): a name here that the code uses is a
+   * function raising ToolError with `message`, never a call to the host.
+   */
+  held?: readonly { name: string; message: string }[] | undefined;
 }
 
 export interface RunHooks {

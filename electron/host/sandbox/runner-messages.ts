@@ -189,6 +189,11 @@ export interface StartMessage {
   tools: { name: string; stub: string }[];
   /** Servers not running: names starting with `prefix` raise ToolError with the reason. */
   down: { prefix: string; server: string; reason: string }[];
+  /**
+   * Tools held for the user's review: a name the code uses raises ToolError(message).
+   * Absent: none (the runner takes it as empty, as the benches' start lines leave it out).
+   */
+  held?: { name: string; message: string }[];
   limits: {
     args_max_bytes: number;
     output_chunk_chars: number;

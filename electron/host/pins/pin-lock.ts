@@ -47,7 +47,13 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
   const deadline = Date.now() + waitMs;
   let holder = "";
   for (;;) {
-    if (await createExclusive(lock, content)) {
+    const made = await createExclusive(lock, content);
+    // Nothing can be created beside the pin file (a read-only config directory, say): then
+    // this process cannot write the pin file either (an atomic write makes a file there), so
+    // the job can only read it, and there is no writer of ours to keep out. Run it unlocked,
+    // as before the lock: `serve --config` on a read-only file serves, its saves reported.
+    if (made === "cannot") return () => Promise.resolve();
+    if (made === "made") {
       return async () => {
         // Only our own lock goes: one taken over as stale is someone else's now.
         const now = await readFile(lock, "utf8").catch(() => undefined);
@@ -93,12 +99,20 @@ function isStale(content: string, staleMs: number, isAlive: (pid: number) => boo
   return !isAlive(pid);
 }
 
-async function createExclusive(file: string, content: string): Promise<boolean> {
+/** Errors of a directory in which this process may create nothing. */
+const CANNOT_CREATE = new Set(["EROFS", "EACCES", "EPERM"]);
+
+async function createExclusive(
+  file: string,
+  content: string,
+): Promise<"made" | "taken" | "cannot"> {
   let handle;
   try {
     handle = await open(file, "wx", 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return "taken";
+    if (code !== undefined && CANNOT_CREATE.has(code)) return "cannot";
     throw error;
   }
   try {
@@ -106,5 +120,5 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
   } finally {
     await handle.close();
   }
-  return true;
+  return "made";
 }

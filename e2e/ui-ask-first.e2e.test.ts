@@ -6,28 +6,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assertHostBuilt,
-  auditEntries,
-  cleanUpHosts,
-  connectShim,
-  makeHome,
-  toyServer,
-  writeServers,
-} from "../test-support/daemon.js";
-import {
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  waitForText,
-  waitUntil,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { auditEntries, connectShim, toyServer, writeServers } from "../test-support/daemon.js";
+import { waitForText, waitUntil } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { useUiPage } from "../test-support/ui-page.js";
 import { connectWsApi, type WsApi } from "../test-support/ws-api.js";
 
 const fx = await dockerOrSkip();
@@ -42,40 +27,35 @@ const TRY_ECHO = [
 
 // Skipped only outside CI when no Docker engine runs (dockerOrSkip throws under CI=true).
 describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
-  const home = makeHome("codemode-ui-ask-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-ask-",
+    docker: fx?.docker,
+    context: { viewport: { width: 1280, height: 900 } },
+    prepare: (home) => {
+      writeServers(home, { toy: toyServer({ ask: ["echo"] }) });
+      // Long enough for a loaded machine to click; the timeout test lowers it.
+      writeFileSync(
+        path.join(home, "settings.json"),
+        JSON.stringify({ approvalTimeoutSeconds: 60 }),
+      );
+    },
+  });
+  const { home } = ui;
   let shim: McpSession;
   let ws: WsApi;
 
-  const panel = (): Locator => page.getByRole("region", { name: "Calls waiting for your answer" });
+  const panel = (): Locator =>
+    ui.page.getByRole("region", { name: "Calls waiting for your answer" });
   const answered = () => auditEntries(home, "approval_answered");
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    writeServers(home, { toy: toyServer({ ask: ["echo"] }) });
-    // Long enough for a loaded machine to click; the timeout test lowers it.
-    writeFileSync(path.join(home, "settings.json"), JSON.stringify({ approvalTimeoutSeconds: 60 }));
-    daemon = await startUiDaemon(home);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    ws = await connectWsApi(daemon.port, daemon.token);
+    ws = await connectWsApi(ui.daemon.port, ui.daemon.token);
     shim = await connectShim(home, { name: CLIENT, version: "1" });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     ws?.close();
     await shim?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts(fx?.docker);
-    }
   });
 
   it("an ask-first call waits, the panel shows it, and 'Allow once' lets it through", async () => {
@@ -176,12 +156,12 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
   });
 
   it("the Audit page filters by the answers", async () => {
-    await page
+    await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })
       .click();
-    await page.getByLabel("Kind").selectOption({ label: "Your answer" });
-    const list = page.getByRole("listbox", { name: "Audit entries" });
+    await ui.page.getByLabel("Kind").selectOption({ label: "Your answer" });
+    const list = ui.page.getByRole("listbox", { name: "Audit entries" });
     await waitForText(list, /Allowed once in the browser/, "the browser's allow");
     await waitForText(list, /Denied: nobody answered in time/, "the timeout");
     await waitForText(list, /Allowed once in the client/, "the client's allow");
@@ -197,10 +177,12 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
           mcpServers: Record<string, { ask?: unknown }>;
         }
       ).mcpServers.toy?.ask;
-    await page.goto(`${daemon.origin}/#/servers?name=toy`);
-    const tools = page.getByRole("list", { name: "Tools of toy" });
+    await ui.page.goto(`${ui.daemon.origin}/#/servers?name=toy`);
+    const tools = ui.page.getByRole("list", { name: "Tools of toy" });
     const tool = (name: string): Locator =>
-      tools.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) });
+      tools
+        .getByRole("listitem")
+        .filter({ has: ui.page.getByRole("heading", { name, exact: true }) });
     await tool("echo").getByRole("switch", { name: "Ask first", checked: true }).waitFor();
     await tool("add").getByRole("switch", { name: "Ask first" }).click();
     await tool("add")
@@ -211,14 +193,14 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
       (ask) => JSON.stringify(ask) === '["echo","add"]',
       "add asks first",
     );
-    await page.getByRole("button", { name: "Ask first for every tool" }).click();
+    await ui.page.getByRole("button", { name: "Ask first for every tool" }).click();
     await waitUntil(
       () => Promise.resolve(saved()),
       (ask) => ask === true,
       "every tool asks first",
     );
     await tool("sleep").getByRole("switch", { name: "Ask first", checked: true }).waitFor();
-    await page.getByRole("button", { name: "Stop asking for every tool" }).click();
+    await ui.page.getByRole("button", { name: "Stop asking for every tool" }).click();
     await waitUntil(
       () => Promise.resolve(saved()),
       (ask) => ask === undefined,

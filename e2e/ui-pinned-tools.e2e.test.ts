@@ -7,28 +7,18 @@
 // Reject keeps it out, "Accept all" clears the rest, and the audit log and its page record it.
 import { renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerView, ToolView } from "../shared/api/api-views.js";
 import { allToolPages } from "../shared/api/tool-pages.js";
+import { auditEntries, toyServer, writeServers } from "../test-support/daemon.js";
 import {
-  assertHostBuilt,
-  auditEntries,
-  cleanUpHosts,
-  makeHome,
-  toyServer,
-  writeServers,
-} from "../test-support/daemon.js";
-import {
-  assertUiBuilt,
-  launchChromium,
   screenshotBothThemes,
   startUiDaemon,
-  UI_TIMEOUT_MS,
   waitForText,
   waitUntil,
-  type UiDaemon,
 } from "../test-support/browser.js";
+import { useUiPage } from "../test-support/ui-page.js";
 import { connectWsApi, type WsApi } from "../test-support/ws-api.js";
 
 const schema = (properties: Record<string, unknown>) => ({
@@ -79,17 +69,35 @@ function waitForContent(locator: Locator, pattern: RegExp, what: string): Promis
 }
 
 describe("pinned tool definitions (browser UI)", () => {
-  const home = makeHome("codemode-ui-pins-");
+  let ws: WsApi;
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-pins-",
+    context: { viewport: { width: 1280, height: 900 } },
+    prepare: async (home) => {
+      writeTools([LOOKUP, ADD, GONE, STEADY]);
+      writeServers(home, { toy: toyServer({ env: { TOY_TOOLS_FILE: toolsFile } }) });
+      // First start: the tools are accepted as they are, and pinned.
+      const first = await startUiDaemon(home);
+      ws = await connectWsApi(first.port, first.token);
+      await waitUntil(
+        toy,
+        (s) => s?.status === "ready" && s.toolCount === 4,
+        "toy ready with its 4 tools",
+      );
+      expect((await toy())?.held).toBe(0);
+      ws.close();
+      expect(await first.stop()).toEqual({ code: 0, signal: null });
+      // Changed between restarts: the daemon useUiPage starts finds them.
+      writeTools(CHANGED);
+    },
+  });
+  const { home } = ui;
   const toolsFile = path.join(home, "toy-tools.json");
   // Whole at once (write, then rename): the toy must never read half a file.
   const writeTools = (tools: unknown[]): void => {
     writeFileSync(`${toolsFile}.new`, JSON.stringify(tools));
     renameSync(`${toolsFile}.new`, toolsFile);
   };
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
-  let ws: WsApi;
 
   const toy = async (): Promise<ServerView | undefined> =>
     (await ws.request("servers.list", {})).items.find((s) => s.name === "toy");
@@ -104,48 +112,18 @@ describe("pinned tool definitions (browser UI)", () => {
     if (!all.ok) throw new Error(all.error.message);
     return new Map(all.value.map((t) => [t.name, t]));
   };
-  const review = (): Locator => page.getByRole("list", { name: "Changes to review on toy" });
+  const review = (): Locator => ui.page.getByRole("list", { name: "Changes to review on toy" });
   const held = (name: string): Locator =>
     review()
       .getByRole("listitem")
-      .filter({ has: page.getByRole("heading", { name, exact: true }) });
+      .filter({ has: ui.page.getByRole("heading", { name, exact: true }) });
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    writeTools([LOOKUP, ADD, GONE, STEADY]);
-    writeServers(home, { toy: toyServer({ env: { TOY_TOOLS_FILE: toolsFile } }) });
-    // First start: the tools are accepted as they are, and pinned.
-    const first = await startUiDaemon(home);
-    ws = await connectWsApi(first.port, first.token);
-    await waitUntil(
-      toy,
-      (s) => s?.status === "ready" && s.toolCount === 4,
-      "toy ready with its 4 tools",
-    );
-    expect((await toy())?.held).toBe(0);
-    ws.close();
-    expect(await first.stop()).toEqual({ code: 0, signal: null });
-
-    writeTools(CHANGED);
-    daemon = await startUiDaemon(home);
-    ws = await connectWsApi(daemon.port, daemon.token);
+    ws = await connectWsApi(ui.daemon.port, ui.daemon.token);
     await waitUntil(toy, (s) => s?.status === "ready" && s.held === 4, "4 tools held");
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-  }, 180_000);
-
-  afterAll(async () => {
-    ws?.close();
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts();
-    }
   });
+
+  afterAll(() => ws?.close());
 
   it("holds the changed, new and removed tools out of the catalog; unchanged ones work", async () => {
     const listed = await tools();
@@ -161,10 +139,10 @@ describe("pinned tool definitions (browser UI)", () => {
   });
 
   it("the Servers page shows a 'changes to review' badge and a summary", async () => {
-    await page.goto(`${daemon.origin}/#/servers`);
-    const row = page.getByRole("list", { name: "Servers" }).getByRole("listitem");
+    await ui.page.goto(`${ui.daemon.origin}/#/servers`);
+    const row = ui.page.getByRole("list", { name: "Servers" }).getByRole("listitem");
     await waitForText(row, /Changes to review \(4\)/, "the badge on toy");
-    const summary = page.getByRole("status", { name: "Changes to review" });
+    const summary = ui.page.getByRole("status", { name: "Changes to review" });
     await waitForText(summary, /4 tools held for review/, "the summary");
     await expect(summary.getByRole("link", { name: "toy" }).getAttribute("href")).resolves.toBe(
       "#/servers?name=toy",
@@ -172,7 +150,7 @@ describe("pinned tool definitions (browser UI)", () => {
   });
 
   it("the review shows each change: the description and schema diffs, new and removed whole", async () => {
-    await page.goto(`${daemon.origin}/#/servers?name=toy`);
+    await ui.page.goto(`${ui.daemon.origin}/#/servers?name=toy`);
     await waitForText(held("lookup"), /Changed/, "lookup held as changed");
     const description = held("lookup").getByLabel("Description: pinned against now");
     await waitForContent(
@@ -187,12 +165,12 @@ describe("pinned tool definitions (browser UI)", () => {
     await waitForText(held("extra"), /New tool[\s\S]*A tool the server added\./, "extra whole");
     await waitForText(held("gone"), /Removed[\s\S]*A tool the server drops later\./, "gone whole");
     // The tool list labels held tools.
-    const lookupTool = page
+    const lookupTool = ui.page
       .getByRole("list", { name: "Tools of toy" })
       .getByRole("listitem")
-      .filter({ has: page.getByRole("heading", { name: "lookup", exact: true }) });
+      .filter({ has: ui.page.getByRole("heading", { name: "lookup", exact: true }) });
     await waitForText(lookupTool, /Held for review/, "lookup labelled in the tool list");
-    await screenshotBothThemes(page, "servers-held-review");
+    await screenshotBothThemes(ui.page, "servers-held-review");
   });
 
   it("Accept makes a tool callable again", async () => {
@@ -245,7 +223,7 @@ describe("pinned tool definitions (browser UI)", () => {
     );
     expect((await tools()).get("steady")).toMatchObject({ leftOut: { code: "held_for_review" } });
 
-    await page.getByRole("button", { name: "Accept all" }).click();
+    await ui.page.getByRole("button", { name: "Accept all" }).click();
     await waitUntil(
       () => review().count(),
       (n) => n === 0,
@@ -256,18 +234,21 @@ describe("pinned tool definitions (browser UI)", () => {
       expect(listed.get(name)).toMatchObject({ leftOut: null });
     }
     expect((await toy())?.held).toBe(0);
-    await page.goto(`${daemon.origin}/#/servers`);
-    await page.getByRole("list", { name: "Servers" }).getByText("toy", { exact: true }).waitFor();
-    await expect(page.getByText(/Changes to review/).count()).resolves.toBe(0);
+    await ui.page.goto(`${ui.daemon.origin}/#/servers`);
+    await ui.page
+      .getByRole("list", { name: "Servers" })
+      .getByText("toy", { exact: true })
+      .waitFor();
+    await expect(ui.page.getByText(/Changes to review/).count()).resolves.toBe(0);
   });
 
   it("the Audit page lists the accepted and rejected changes", async () => {
-    await page
+    await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })
       .click();
-    await page.getByLabel("Kind").selectOption({ label: "Tool reviewed" });
-    const list = page.getByRole("listbox", { name: "Audit entries" });
+    await ui.page.getByLabel("Kind").selectOption({ label: "Tool reviewed" });
+    const list = ui.page.getByRole("listbox", { name: "Audit entries" });
     await waitForText(list, /Definition changed: accepted in the browser/, "an accept");
     await waitForText(list, /Definition changed: rejected in the browser/, "the reject");
     await waitForText(list, /New tool: accepted in the browser/, "accept all");

@@ -6,30 +6,15 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../shared/run-result.js";
 import { pngSize } from "../electron/host/sandbox/image-receiver.js";
 import { runPythonText } from "../electron/host/mcp/run-python-content.js";
-import {
-  assertHostBuilt,
-  auditEntries,
-  auditFiles,
-  cleanUpHosts,
-  connectShim,
-  makeHome,
-} from "../test-support/daemon.js";
+import { auditEntries, auditFiles, connectShim } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
-import {
-  ARTIFACTS_DIR,
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  waitUntil,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { ARTIFACTS_DIR, waitUntil } from "../test-support/browser.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 const fx = await dockerOrSkip();
 
@@ -51,29 +36,19 @@ const PLOT = [
 ].join("\n");
 
 describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
-  const home = makeHome("codemode-ui-images-");
-  let daemon: UiDaemon;
+  // The last test opens the page, once the run is in the log.
+  const ui = useUiPage({ homePrefix: "codemode-ui-images-", docker: fx?.docker, open: false });
+  const { home } = ui;
   let client: McpSession;
-  let browser: Browser;
-  let page: Page;
   let png: Buffer;
   let runId: string;
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    daemon = await startUiDaemon(home);
     client = await connectShim(home, { name: CLIENT, version: "1" });
   });
 
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts(fx?.docker);
-    }
   });
 
   it("run_python returns the figure as an image content item after the text", async () => {
@@ -121,23 +96,15 @@ describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
   });
 
   it("the Audit page's run detail shows the image as a thumbnail", async () => {
-    browser = await launchChromium();
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: "light",
-      locale: "en-US",
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    await page
+    await ui.page.goto(ui.daemon.url);
+    await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })
       .click();
-    const rows = page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
+    const rows = ui.page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
     // The row says the run attached an image.
     await rows.filter({ hasText: "Run finished" }).filter({ hasText: "1 image" }).first().click();
-    const detail = page.getByRole("complementary", { name: /^Run/ });
+    const detail = ui.page.getByRole("complementary", { name: /^Run/ });
     await detail.getByRole("heading", { level: 2 }).filter({ hasText: runId }).waitFor();
     const thumb = detail.getByRole("img", { name: "figure-1.png" });
     await thumb.waitFor();
@@ -158,6 +125,6 @@ describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
     expect(shown.width).toBeLessThanOrEqual(200);
     expect(await detail.innerText()).toMatch(/Images\s*\(1\)[\s\S]*figure-1\.png · \d+×\d+/);
     await thumb.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "ui-run-images.png") });
+    await ui.page.screenshot({ path: path.join(ARTIFACTS_DIR, "ui-run-images.png") });
   });
 });

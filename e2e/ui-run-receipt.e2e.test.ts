@@ -7,30 +7,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { savingText } from "../shared/run-receipt.js";
 import { formatBytes } from "../renderer/src/lib/format.js";
-import {
-  assertHostBuilt,
-  auditEntries,
-  cleanUpHosts,
-  connectShim,
-  makeHome,
-  toyServer,
-  writeServers,
-} from "../test-support/daemon.js";
-import {
-  ARTIFACTS_DIR,
-  assertUiBuilt,
-  launchChromium,
-  startUiDaemon,
-  UI_TIMEOUT_MS,
-  waitUntil,
-  type UiDaemon,
-} from "../test-support/browser.js";
+import { auditEntries, connectShim, toyServer, writeServers } from "../test-support/daemon.js";
+import { ARTIFACTS_DIR, waitUntil } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 const fx = await dockerOrSkip();
 
@@ -52,29 +36,23 @@ const contentBytes = (result: CallToolResult): number =>
   Buffer.byteLength(JSON.stringify(result.content), "utf8");
 
 describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chromium)", () => {
-  const home = makeHome("codemode-ui-receipt-");
-  let daemon: UiDaemon;
+  // The last test opens the page, once the run is in the log.
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-receipt-",
+    docker: fx?.docker,
+    open: false,
+    prepare: (home) => writeServers(home, { toy: toyServer() }),
+  });
+  const { home } = ui;
   let shim: McpSession;
-  let browser: Browser;
-  let page: Page;
   let receipt: { resultBytes: number; oneByOneBytes: number; runId: string };
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    writeServers(home, { toy: toyServer() });
-    daemon = await startUiDaemon(home);
     shim = await connectShim(home, { name: CLIENT, version: "1" });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await shim?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts(fx?.docker);
-    }
   });
 
   it("run_finished records what the client got and what the calls cost one by one", async () => {
@@ -115,28 +93,25 @@ describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chro
   });
 
   it("the Audit page shows the saving for the run and over the loaded runs", async () => {
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    await page
+    await ui.page.goto(ui.daemon.url);
+    await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })
       .click();
     const expected =
       `result ${formatBytes(receipt.resultBytes)} vs ${formatBytes(receipt.oneByOneBytes)} ` +
       `one call at a time (${savingText(receipt)})`;
-    const total = page.getByTestId("receipt-total");
+    const total = ui.page.getByTestId("receipt-total");
     await total.waitFor();
     expect((await total.innerText()).replace(/\s+/g, " ").trim()).toBe(
       `· 1 loaded run: ${expected}`,
     );
-    const rows = page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
+    const rows = ui.page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
     await rows.filter({ hasText: "Run finished" }).first().click();
-    const detail = page.getByRole("complementary", { name: /^Run/ });
+    const detail = ui.page.getByRole("complementary", { name: /^Run/ });
     await detail.getByRole("heading", { level: 2 }).filter({ hasText: receipt.runId }).waitFor();
     const shown = detail.getByTestId("run-receipt");
     expect((await shown.innerText()).replace(/\s+/g, " ").trim()).toBe(expected);
-    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "ui-run-receipt.png") });
+    await ui.page.screenshot({ path: path.join(ARTIFACTS_DIR, "ui-run-receipt.png") });
   });
 });

@@ -7,19 +7,11 @@
 import os from "node:os";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assertHostBuilt,
-  auditEntries,
-  cleanUpHosts,
-  connectShim,
-  makeHome,
-} from "../test-support/daemon.js";
+import type { Locator, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditEntries, connectShim, makeHome } from "../test-support/daemon.js";
 import { dockerOrSkip, sandboxRuntimes } from "../test-support/docker.js";
 import {
-  assertUiBuilt,
-  launchChromium,
   startUiDaemon,
   UI_TIMEOUT_MS,
   waitForText,
@@ -27,7 +19,7 @@ import {
 } from "../test-support/browser.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { startRuncOnlyEngine, type RuncOnlyEngine } from "../test-support/runc-only-engine.js";
-import { removeTempDirs } from "../test-support/temp-dir.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 const fx = await dockerOrSkip();
 // Fails under CI=true when the engine lacks runsc, as every runsc test does.
@@ -37,46 +29,29 @@ const CLIENT = "e2e-isolation";
 const KERNEL = "import os\nprint(os.uname().release)";
 
 describe.skipIf(!fx || !runtimes.includes("runsc"))("the Sandbox page's isolation choice", () => {
-  const home = makeHome("codemode-ui-isolation-");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let page: Page;
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-isolation-",
+    docker: fx?.docker,
+    context: { locale: "en-US" },
+  });
+  const { home } = ui;
   let shim: McpSession;
 
-  const nav = (p: Page, label: string): Locator =>
-    p.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label });
   const isolation = (p: Page): Locator => p.getByLabel("Isolation", { exact: true });
 
   const choose = async (label: string): Promise<void> => {
-    await isolation(page).selectOption({ label });
-    await page.getByRole("button", { name: "Save limits" }).click();
-    await page.getByText("Saved. New runs use these limits.").waitFor();
+    await isolation(ui.page).selectOption({ label });
+    await ui.page.getByRole("button", { name: "Save limits" }).click();
+    await ui.page.getByText("Saved. New runs use these limits.").waitFor();
   };
 
   beforeAll(async () => {
-    assertHostBuilt();
-    assertUiBuilt();
-    daemon = await startUiDaemon(home);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
-    await nav(page, "Sandbox").click();
+    await ui.nav("Sandbox").click();
     shim = await connectShim(home, { name: CLIENT, version: "1.0.0" });
   });
 
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    } finally {
-      await cleanUpHosts(fx?.docker);
-      removeTempDirs();
-    }
-  });
-
   it("offers standard and strong isolation, standard chosen", async () => {
-    const select = isolation(page);
+    const select = isolation(ui.page);
     await select.waitFor();
     expect(await select.inputValue()).toBe("runc");
     const options = select.locator("option");
@@ -101,9 +76,9 @@ describe.skipIf(!fx || !runtimes.includes("runsc"))("the Sandbox page's isolatio
   });
 
   it("standard again: the next run is on the host's kernel", async () => {
-    await page.reload();
-    await nav(page, "Sandbox").click();
-    expect(await isolation(page).inputValue()).toBe("runsc");
+    await ui.page.reload();
+    await ui.nav("Sandbox").click();
+    expect(await isolation(ui.page).inputValue()).toBe("runsc");
     await choose("Standard (runc)");
     expect((await shim.run(KERNEL)).stdout).toBe(`${os.release()}\n`);
     expect(auditEntries(home, "run_started", CLIENT).map((e) => e.runtime)).toEqual([
@@ -120,10 +95,10 @@ describe.skipIf(!fx || !runtimes.includes("runsc"))("the Sandbox page's isolatio
       engine = await startRuncOnlyEngine();
       const otherHome = makeHome("codemode-ui-no-gvisor-");
       other = await startUiDaemon(otherHome, undefined, { DOCKER_HOST: engine.dockerHost });
-      const otherPage = await browser.newPage({ locale: "en-US" });
+      const otherPage = await ui.browser.newPage({ locale: "en-US" });
       otherPage.setDefaultTimeout(UI_TIMEOUT_MS);
       await otherPage.goto(other.url);
-      await nav(otherPage, "Sandbox").click();
+      await ui.nav("Sandbox", otherPage).click();
       const hint = otherPage.getByTestId("gvisor-missing");
       await waitForText(hint, /apt install runsc/, "how to install gVisor on Linux");
       await waitForText(

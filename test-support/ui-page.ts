@@ -1,7 +1,7 @@
 // The setup every browser e2e file shares, in one place: a fresh CODEMODE_HOME, `codemode daemon
 // --ui` on it as a real process, Debian's Chromium with one page on the daemon's URL (the token
 // in its hash logs it in), and the teardown (browser closed, the daemon stopped with exit 0,
-// every process, container and temporary home the helpers started removed).
+// every process, container and temporary directory the helpers started or made removed).
 import type Dockerode from "dockerode";
 import type {
   Browser,
@@ -19,6 +19,7 @@ import {
   type UiDaemon,
 } from "./browser.js";
 import { assertHostBuilt, cleanUpHosts, makeHome } from "./daemon.js";
+import { removeTempDirs } from "./temp-dir.js";
 
 export interface UiPageOptions {
   /** Prefix of the temporary CODEMODE_HOME. */
@@ -95,6 +96,8 @@ export function useUiPage(options: UiPageOptions): UiPage {
       }
     } finally {
       await cleanUpHosts(options.docker);
+      // Last: the daemon's home, and any other directory the file made with tempDir().
+      removeTempDirs();
     }
   });
 

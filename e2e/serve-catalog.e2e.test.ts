@@ -120,17 +120,30 @@ describe.skipIf(!fx)("codemode serve: the catalog", () => {
         adding: string[];
         nothing: string[];
         after_edit: string[];
+        printed: string;
+        description: string;
+        schema: { properties: Record<string, unknown>; required: string[] };
       }>(
         serve,
         `count = len(TOOLS)
 stub = TOOLS["get_weather"]
+import io, contextlib
+with contextlib.redirect_stdout(io.StringIO()) as printed:
+    print(TOOLS["get_weather"])
+details = {"printed": printed.getvalue(), "description": TOOLS["get_weather"].description,
+           "schema": TOOLS["get_weather"].schema}
 weather = search_tools("weather city")
 adding = search_tools("add integers")
 nothing = search_tools("zebra")
 TOOLS.clear()  # the code may edit its copy; search_tools keeps its own
 print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": adding,
-                  "nothing": nothing, "after_edit": search_tools("weather")}))`,
+                  "nothing": nothing, "after_edit": search_tools("weather"), **details}))`,
       );
+      // print(TOOLS[name]) shows the stub; .description and .schema are the server's own.
+      expect(value.printed).toBe(`${value.stub}\n`);
+      expect(value.description).toBe("Weather for a city (a hyphenated tool name).");
+      expect(value.schema.properties).toEqual({ city: { type: "string" } });
+      expect(value.schema.required).toEqual(["city"]);
       expect(value.count).toBeGreaterThan(5);
       expect(value.stub).toContain("async def get_weather(params: dict) -> str:");
       expect(value.stub).toContain("params: city: str");

@@ -89,12 +89,16 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     const description = await serve.description();
     expect(description).toContain("configure");
     expect(description).not.toContain(API_KEY);
-    const { value, result } = await runJson<{ stub: string }>(
+    const { value, result } = await runJson<{ stub: string; description: string; schema: string }>(
       serve,
       `print(TOOLS)
-print(json.dumps({"stub": TOOLS["configure"]}))`,
+t = TOOLS["configure"]
+print(json.dumps({"stub": t, "description": t.description, "schema": json.dumps(t.schema)}))`,
     );
     expect(value.stub).toContain("Debug: started with key [secret].");
+    // TOOLS[name].description and .schema are masked too.
+    expect(value.description).toContain("Debug: started with key [secret].");
+    expect(value.schema.split("[secret]").length).toBeGreaterThan(2);
     // The schema's enum, default and examples are rendered, masked.
     expect(value.stub.split("[secret]").length).toBeGreaterThan(2);
     expect(JSON.stringify(result)).not.toContain(API_KEY);

@@ -645,6 +645,39 @@ class _PyplotShowHook:
         pyplot.show = show
 
 
+class _ToolInfo(str):
+    """TOOLS[name]: reads as the tool's stub (print it; it is a str, so json.dumps and len
+    work as on the stub), with .name, .description (the server's, cut and masked by the host)
+    and .schema (its input JSON Schema as a dict, masked; None when the host left it out as
+    too large). .schema is parsed afresh on every read: editing it changes nothing else."""
+
+    def __new__(cls, name, stub, description, schema_json):
+        info = super().__new__(cls, stub)
+        info._name = name
+        info._description = description
+        info._schema_json = schema_json
+        return info
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def stub(self):
+        return str.__str__(self)
+
+    @property
+    def description(self):
+        return self._description
+
+    @property
+    def schema(self):
+        return None if self._schema_json is None else json.loads(self._schema_json)
+
+    def __repr__(self):
+        return str.__str__(self)
+
+
 def _make_search_tools(catalog, limits):
     """search_tools for the code, over the catalog as the host sent it at start.
 
@@ -652,7 +685,7 @@ def _make_search_tools(catalog, limits):
     is linear in the catalog: the query is cut to a bounded number of characters, and each of
     its words is found with str's substring search (worst-case linear in CPython 3.10+), no
     regex. Its answer is bounded too: at most search_max_results entries."""
-    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub in catalog)
+    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub, _, _ in catalog)
     default_limit = limits["search_default_results"]
     max_limit = limits["search_max_results"]
     query_max = limits["search_query_max_chars"]
@@ -764,10 +797,13 @@ def _code_globals(host, catalog, images, limits):
     g = module.__dict__
     g["__builtins__"] = builtins
     g["ToolError"] = ToolError
-    g["TOOLS"] = dict(catalog)
+    g["TOOLS"] = {
+        name: _ToolInfo(name, stub, description, schema)
+        for name, stub, description, schema in catalog
+    }
     g["search_tools"] = _make_search_tools(catalog, limits)
     g["show"] = images.show
-    for name, stub in catalog:
+    for name, stub, _, _ in catalog:
         # The host's catalog promises unique identifiers that clash with nothing here
         # (it renames clashes with a trailing `_`); anything else is a bug over there.
         if not name.isidentifier() or name in g:
@@ -928,9 +964,12 @@ def main():
         if type(tool) is not dict:
             _host_bug()
         name, stub = tool.get("name"), tool.get("stub")
-        if type(name) is not str or type(stub) is not str:
+        description, schema = tool.get("description"), tool.get("schema")
+        if not all(type(field) is str for field in (name, stub, description)):
             _host_bug()
-        catalog.append((name, stub))
+        if schema is not None and type(schema) is not str:
+            _host_bug()
+        catalog.append((name, stub, description, schema))
     down_servers = []
     for entry in down:
         if type(entry) is not dict:

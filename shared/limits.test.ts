@@ -79,6 +79,8 @@ describe("limits", () => {
         searchDefaultResults: 10,
         searchMaxResults: 50,
         searchQueryMaxChars: 200,
+        schemaShownMaxBytes: 16 * KiB,
+        schemasShownTotalBytes: 1 * MiB,
         paramListMaxChars: 1_000,
         summaryParamsMaxChars: 80,
         enumShownMax: 10,

@@ -163,6 +163,13 @@ export const CATALOG_LIMITS = {
   searchMaxResults: 50,
   /** A longer query is cut: its words are matched against every tool, so they are bounded. */
   searchQueryMaxChars: 200,
+  /**
+   * TOOLS[name].schema in the sandbox: a tool's input schema (as JSON, masked) goes to the
+   * runner only up to this size (the stub still lists its parameters)...
+   */
+  schemaShownMaxBytes: 16 * KiB,
+  /** ...and schemas go out only until they reach this total, as every run's start carries them. */
+  schemasShownTotalBytes: 1 * MiB,
   // Rendered parameter lists. Schemas come from the wrapped servers and may be hostile (huge
   // enums, thousands of properties, cycles): every piece is bounded, so the cost of rendering
   // is bounded by these caps, not by the size or shape of the schema.

@@ -38,6 +38,7 @@ export function makeTool(spec: ToolSpec): CatalogTool {
     validate: ajv.compile(inputSchema),
     stub: "",
     summary: "",
+    shownSchema: JSON.stringify(inputSchema),
   };
 }
 

@@ -49,6 +49,34 @@ describe("catalog builder", () => {
     expect(add?.summary).toBe("add(a, b): Add two integers.");
     expect(add?.stub).toContain("    params: a: int, b: int");
     expect(add?.validate({ a: 2, b: 3 })).toBe(true);
+    // What TOOLS["add"].schema gives the code.
+    expect(JSON.parse(add?.shownSchema ?? "null")).toEqual(addTool.inputSchema);
+  });
+
+  it("gives the code the schema with secrets masked, and none past schemaShownMaxBytes", () => {
+    const secret = "sk-live-0123456789";
+    const keyed = tool("keyed", {
+      inputSchema: { type: "object", properties: { key: { type: "string", default: secret } } },
+    });
+    const huge = tool("huge", {
+      inputSchema: {
+        type: "object",
+        properties: { v: { enum: ["x".repeat(CATALOG_LIMITS.schemaShownMaxBytes)] } },
+      },
+    });
+    const catalog = buildCatalog([server("s", [keyed, huge])], {
+      prefixWithServer: false,
+      secrets: [secret],
+    });
+    const shown = catalog.byPyName.get("keyed")?.shownSchema ?? "";
+    expect(shown).not.toContain(secret);
+    expect(JSON.parse(shown)).toEqual({
+      type: "object",
+      properties: { key: { type: "string", default: "[secret]" } },
+    });
+    // The host still checks calls against the server's own schema.
+    expect(catalog.byPyName.get("keyed")?.inputSchema).toEqual(keyed.inputSchema);
+    expect(catalog.byPyName.get("huge")?.shownSchema).toBeNull();
   });
 
   it("keeps only the tools on the allow list", () => {

@@ -97,6 +97,12 @@ function keepTools(
   return { tools: kept, leftOut };
 }
 
+/** The schema as the code may read it, or null past CATALOG_LIMITS.schemaShownMaxBytes. */
+function schemaText(schema: Record<string, unknown>): string | null {
+  const text = JSON.stringify(schema);
+  return Buffer.byteLength(text, "utf8") <= CATALOG_LIMITS.schemaShownMaxBytes ? text : null;
+}
+
 function catalogTool(
   server: string,
   discovered: DiscoveredTool,
@@ -128,6 +134,7 @@ function catalogTool(
     tool: discovered.name,
     validate,
     stub: renderStub(shown),
+    shownSchema: schemaText(shown.inputSchema),
     summary: renderSummary(shown),
   };
 }

@@ -35,6 +35,11 @@ export interface CatalogTool {
   validate: ValidateFunction;
   /** `async def name(params: dict) -> str:` with docstring: what TOOLS[name] shows. */
   stub: string;
+  /**
+   * The input schema as JSON text with secrets masked, for TOOLS[name].schema; null when
+   * longer than CATALOG_LIMITS.schemaShownMaxBytes (the stub still lists the parameters).
+   */
+  shownSchema: string | null;
   /** One line: `name(a, b) [private]: first sentence`. */
   summary: string;
 }

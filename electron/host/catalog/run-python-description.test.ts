@@ -62,6 +62,7 @@ function manyServers(count: number, servers: number): Catalog {
         validate: (() => true) as unknown as CatalogTool["validate"],
         stub: renderStub(source),
         summary: renderSummary(source),
+        shownSchema: JSON.stringify(source.inputSchema),
       });
     }
   }
@@ -93,6 +94,7 @@ describe("run_python description", () => {
       `at most ${RUN_LIMITS.stdoutKeptBytes / 1024} KiB`,
       "ToolError",
       "TOOLS[name]",
+      ".schema is its JSON Schema",
       'search_tools("words")',
       `limit=, at most ${CATALOG_LIMITS.searchMaxResults}; detail="stub"`,
       "Look tools up first",

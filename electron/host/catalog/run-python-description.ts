@@ -51,7 +51,8 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
       "`await asyncio.gather(*(name({...}) for x in items))`.",
     'Look tools up first: search_tools("words") lists the best-matching tool names ' +
       `(limit=, at most ${CATALOG_LIMITS.searchMaxResults}; detail="stub" for their stubs) and ` +
-      "print(TOOLS[name]) shows a tool's stub (parameters, description); neither reaches a " +
+      "print(TOOLS[name]) shows a tool's stub (parameters, description; .schema is its JSON " +
+      "Schema); neither reaches a " +
       "server or uses a call. A short first run that prints the stubs you need saves guessing.",
     `Only what the code prints comes back, at most ${kib(RUN_LIMITS.stdoutKeptBytes)}: filter ` +
       "and summarise in the code. A refused or failed call raises ToolError with the reason.",

@@ -17,6 +17,8 @@ const TOOLS = [
   })),
 ].map((t) => ({
   name: t.pyName,
+  description: t.description,
+  schema: JSON.stringify({ type: "object", properties: t.props }),
   stub: renderStub({
     pyName: t.pyName,
     description: t.description,
@@ -77,5 +79,42 @@ print(json.dumps({
       bad_query: "TypeError",
     });
     expect(result.calls).toBe(0);
+  });
+
+  it("TOOLS[name] reads as the stub and gives the description and the schema, as copies", async () => {
+    const result = await sandbox!.run({
+      tools: TOOLS,
+      code: `import json
+t = TOOLS["get_weather"]
+print(t)
+edited = t.schema
+edited["properties"]["city"]["type"] = "edited"
+TOOLS["send_mail"] = "replaced"
+print(json.dumps({
+    "name": t.name, "description": t.description, "schema": t.schema,
+    "stub": t.stub, "is_str": isinstance(t, str), "dumps": json.loads(json.dumps(t)),
+    "repr": repr(t), "len": len(t), "search": search_tools("mail", detail="stub"),
+}))`,
+    });
+    expect(result.error, result.stderr).toBeNull();
+    const [printed, json] = [
+      result.stdout.slice(0, TOOLS[0]!.stub.length + 1),
+      result.stdout.slice(TOOLS[0]!.stub.length + 1),
+    ];
+    // print(TOOLS[name]) shows the stub, as before.
+    expect(printed).toBe(`${TOOLS[0]!.stub}\n`);
+    expect(JSON.parse(json)).toEqual({
+      name: "get_weather",
+      description: "Current weather for a city.",
+      // Editing what .schema returned changed nothing: each read is a fresh copy.
+      schema: { type: "object", properties: { city: {} } },
+      stub: TOOLS[0]!.stub,
+      is_str: true,
+      dumps: TOOLS[0]!.stub,
+      repr: TOOLS[0]!.stub,
+      len: TOOLS[0]!.stub.length,
+      // Replacing an entry of TOOLS does not reach search_tools.
+      search: [TOOLS[1]!.stub],
+    });
   });
 });

@@ -10,6 +10,7 @@ import type { TaintRegistry } from "../bridge/taint.js";
 import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
+import { sandboxTools } from "../catalog/sandbox-tools.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
 import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
@@ -246,7 +247,7 @@ export class CodeModeEngine {
           code: input.code,
           stdin: input.stdin,
           deadlineSeconds: input.timeout_s,
-          tools: catalog.tools.map((tool) => ({ name: tool.pyName, stub: tool.stub })),
+          tools: sandboxTools(catalog.tools),
           // Their names raise ToolError saying they are held for review, not NameError.
           held: heldNamedIn(input.code, catalog.held),
           // Their tool names raise ToolError with the reason in the code, not NameError.

@@ -238,7 +238,12 @@ export function runInContainer(
         type: "start",
         code: request.code,
         stdin: request.stdin ?? "",
-        tools: (request.tools ?? []).map((t) => ({ name: t.name, stub: t.stub })),
+        tools: (request.tools ?? []).map((t) => ({
+          name: t.name,
+          stub: t.stub,
+          description: t.description ?? "",
+          schema: t.schema ?? null,
+        })),
         down: (request.down ?? []).map((d) => ({
           prefix: d.prefix,
           server: d.server,

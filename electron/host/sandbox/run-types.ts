@@ -6,13 +6,23 @@ export type CallOutcome = { ok: true; value: string } | { ok: false; message: st
 /** Called for every tool call the code makes; the bridge implements it. */
 export type CallHandler = (tool: string, args: unknown) => Promise<CallOutcome>;
 
+/** One tool as the code reads it through TOOLS[name] and search_tools. */
+export interface SandboxTool {
+  name: string;
+  stub: string;
+  /** The server's description as the catalog keeps it (cut, masked); "" when left out. */
+  description?: string | undefined;
+  /** The input schema as JSON text (masked), or null/absent when left out as too large. */
+  schema?: string | null | undefined;
+}
+
 export interface RunRequest {
   code: string;
   stdin?: string | undefined;
   /** Lowers the default deadline, never raises it. */
   deadlineSeconds?: number | undefined;
   /** The catalog sent at start: TOOLS and search_tools work on it inside the sandbox. */
-  tools?: readonly { name: string; stub: string }[] | undefined;
+  tools?: readonly SandboxTool[] | undefined;
   /**
    * Servers not running: a name the code uses that starts with `prefix` and is no tool is a
    * function that raises ToolError with the reason.

@@ -186,7 +186,7 @@ export interface StartMessage {
   type: "start";
   code: string;
   stdin: string;
-  tools: { name: string; stub: string }[];
+  tools: { name: string; stub: string; description: string; schema: string | null }[];
   /** Servers not running: names starting with `prefix` raise ToolError with the reason. */
   down: { prefix: string; server: string; reason: string }[];
   /**

@@ -68,7 +68,7 @@ function runnerRound(): Promise<number> {
         type: "start",
         code: LOOP,
         stdin: "",
-        tools: [{ name: "echo", stub: "" }],
+        tools: [{ name: "echo", stub: "", description: "", schema: null }],
         down: [],
         limits: runnerLimits(),
       }),

@@ -6,36 +6,25 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
-import {
-  assertHostBuilt,
-  auditEntries,
-  cleanUpHosts,
-  connectShim,
-  homeContainers,
-  makeHome,
-} from "../test-support/daemon.js";
+import { auditEntries, connectShim, homeContainers } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import {
   ARTIFACTS_DIR,
-  assertUiBuilt,
   descriptionOf,
-  launchChromium,
   type PageGlobals,
   rawGet,
   screenshotBothThemes,
-  startUiDaemon,
   themeOf,
   toggleTheme,
-  UI_TIMEOUT_MS,
   waitForText,
   waitForTexts,
   waitUntil,
-  type UiDaemon,
 } from "../test-support/browser.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { useUiPage } from "../test-support/ui-page.js";
 
 const fx = await dockerOrSkip();
 
@@ -73,77 +62,56 @@ const TAINT_ECHO =
 // Skipped only outside CI when no Docker engine runs (dockerOrSkip throws under CI=true):
 // the runs the client makes need the engine and the sandbox image global setup built.
 describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
-  const home = makeHome("codemode-ui-");
+  // The first test opens the page.
+  const ui = useUiPage({
+    homePrefix: "codemode-ui-",
+    docker: fx?.docker,
+    open: false,
+    prepare: () => assertToyServerBuilt(),
+    afterStop: async (daemon) => {
+      // The URL, and nothing else, on stdout.
+      expect(daemon.stdout()).toBe(`${daemon.url}\n`);
+      // The daemon took its containers with it (warm pool included).
+      if (fx) expect(await homeContainers(fx.docker, home)).toEqual([]);
+    },
+  });
+  const { home } = ui;
   const serversFile = path.join(home, "servers.json");
-  let daemon: UiDaemon;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
   let client: McpSession | undefined;
 
   const shoot = async (name: string, options: { minHeight?: number } = {}): Promise<void> => {
-    await screenshotBothThemes(page, name, options);
+    await screenshotBothThemes(ui.page, name, options);
   };
   const readServers = (): string => readFileSync(serversFile, "utf8");
   const savedEntries = (): Record<string, Record<string, unknown>> =>
     (JSON.parse(readServers()) as { mcpServers: Record<string, Record<string, unknown>> })
       .mcpServers;
-  const nav = (label: string): Locator =>
-    page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label });
-  const appStatus = (): Locator => page.getByRole("status", { name: "App status" });
+  const appStatus = (): Locator => ui.page.getByRole("status", { name: "App status" });
   const auditRows = (): Locator =>
-    page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
+    ui.page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
   const serverRow = (name: string): Locator =>
-    page
+    ui.page
       .getByRole("list", { name: "Servers" })
       .getByRole("listitem")
-      .filter({ has: page.getByRole("link", { name, exact: true }) });
-
-  beforeAll(async () => {
-    assertToyServerBuilt();
-    assertHostBuilt();
-    assertUiBuilt();
-    daemon = await startUiDaemon(home);
-    browser = await launchChromium();
-    context = await browser.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: "light",
-      locale: "en-US",
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(UI_TIMEOUT_MS);
-  });
+      .filter({ has: ui.page.getByRole("link", { name, exact: true }) });
 
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    try {
-      if (daemon) {
-        const exit = await daemon.stop();
-        expect(exit, daemon.stderr()).toEqual({ code: 0, signal: null });
-        // The URL, and nothing else, on stdout.
-        expect(daemon.stdout()).toBe(`${daemon.url}\n`);
-      }
-      // The daemon took its containers with it (warm pool included).
-      if (fx) expect(await homeContainers(fx.docker, home)).toEqual([]);
-    } finally {
-      await cleanUpHosts(fx?.docker);
-    }
   });
 
   it("first run: shows Docker running and the sandbox image built", async () => {
-    await page.goto(daemon.url);
+    await ui.page.goto(ui.daemon.url);
     // Everything is ready, so the app goes straight to Servers; First run is one link away.
-    await page.waitForURL((url) => url.hash === "#/servers");
+    await ui.page.waitForURL((url) => url.hash === "#/servers");
     // The token left the visible URL.
-    expect(page.url()).not.toContain(daemon.token);
+    expect(ui.page.url()).not.toContain(ui.daemon.token);
     await waitForText(appStatus(), /^Ready$/, "the app status Ready");
-    await page.goto(`${daemon.origin}/#/first-run`);
-    await page.getByRole("heading", { name: "Docker" }).waitFor();
+    await ui.page.goto(`${ui.daemon.origin}/#/first-run`);
+    await ui.page.getByRole("heading", { name: "Docker" }).waitFor();
 
-    const dockerCard = page.getByRole("region", { name: "Docker" });
+    const dockerCard = ui.page.getByRole("region", { name: "Docker" });
     await waitForText(dockerCard, /Running[\s\S]*Docker .* is running/, "Docker running");
-    const imageCard = page.getByRole("region", { name: "Sandbox image" });
+    const imageCard = ui.page.getByRole("region", { name: "Sandbox image" });
     await waitForText(
       imageCard,
       /Ready[\s\S]*The image with Python and its libraries is built\./,
@@ -156,24 +124,24 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     );
 
     // The header's theme button: the choice is kept across a reload.
-    await toggleTheme(page, "dark");
-    await page.reload();
+    await toggleTheme(ui.page, "dark");
+    await ui.page.reload();
     await imageCard.waitFor();
-    expect(await themeOf(page)).toBe("dark");
-    await toggleTheme(page, "light");
+    expect(await themeOf(ui.page)).toBe("dark");
+    await toggleTheme(ui.page, "light");
     // Back to following the system, so the screenshots can switch it even under a dialog.
-    await page.evaluate(() =>
+    await ui.page.evaluate(() =>
       (globalThis as unknown as PageGlobals).localStorage.removeItem("codemode.theme"),
     );
-    await page.reload();
+    await ui.page.reload();
     await imageCard.waitFor();
     await shoot("01-first-run");
   });
 
   it("sandbox: the image is the current one (no rebuild asked for)", async () => {
-    await nav("Sandbox").click();
-    await page.getByRole("heading", { name: "Limits" }).waitFor();
-    const imageCard = page.getByRole("region", { name: "Sandbox image" });
+    await ui.nav("Sandbox").click();
+    await ui.page.getByRole("heading", { name: "Limits" }).waitFor();
+    const imageCard = ui.page.getByRole("region", { name: "Sandbox image" });
     // The tag global setup built, and "Ready", not "Out of date".
     await imageCard.getByText(fx!.image, { exact: true }).waitFor();
     await waitForText(imageCard, /Python\s+3\.\d+/, "the image's Python version");
@@ -183,19 +151,19 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     const card = await imageCard.innerText();
     expect.soft(card, "the current image is not out of date").toMatch(/^Sandbox image\s+Ready/);
     expect.soft(card).not.toContain("This image is out of date.");
-    await page.getByRole("button", { name: "Save limits" }).waitFor();
+    await ui.page.getByRole("button", { name: "Save limits" }).waitFor();
     await shoot("02-sandbox");
   });
 
   it("adds the toy server with the form; it starts and shows its tool count", async () => {
-    await nav("Servers").click();
-    await page.getByText("No servers yet").waitFor();
+    await ui.nav("Servers").click();
+    await ui.page.getByText("No servers yet").waitFor();
     await shoot("03-servers-empty");
 
-    await page.getByRole("button", { name: "Add server" }).click();
+    await ui.page.getByRole("button", { name: "Add server" }).click();
     // Add server opens the gallery of well-known servers; the blank form is one click on.
-    await page.getByRole("button", { name: "Blank form" }).click();
-    const dialog = page.getByRole("dialog", { name: "Add server" });
+    await ui.page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = ui.page.getByRole("dialog", { name: "Add server" });
     await dialog.getByLabel("Name", { exact: true }).fill("toy");
     await dialog.getByLabel("Command", { exact: true }).fill(process.execPath);
     await dialog.getByLabel("Arguments", { exact: true }).fill(TOY_SERVER_JS);
@@ -203,19 +171,19 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     await dialog.waitFor({ state: "detached" });
 
     // Saving opens the server's page.
-    await page.getByRole("heading", { name: "toy", level: 2 }).waitFor();
+    await ui.page.getByRole("heading", { name: "toy", level: 2 }).waitFor();
     const { env, ...entry } = savedEntries().toy!;
     expect(entry).toEqual({ command: process.execPath, args: [TOY_SERVER_JS] });
     expect([undefined, {}]).toContainEqual(env);
 
-    await page.getByRole("link", { name: "All servers" }).click();
+    await ui.page.getByRole("link", { name: "All servers" }).click();
     const row = serverRow("toy");
     await waitForText(row, /Ready[\s\S]*12 tools/, "toy ready with 12 tools");
   });
 
   it("lists the toy's tools; send is switched off and read_secret marked private", async () => {
     await serverRow("toy").getByRole("link", { name: "toy" }).click();
-    const tools = page.getByRole("list", { name: "Tools of toy" });
+    const tools = ui.page.getByRole("list", { name: "Tools of toy" });
     const names = await waitForTexts(
       tools.getByRole("heading", { level: 4 }),
       (t) => t.length === 12,
@@ -238,7 +206,9 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
       ].sort(),
     );
     const tool = (name: string): Locator =>
-      tools.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) });
+      tools
+        .getByRole("listitem")
+        .filter({ has: ui.page.getByRole("heading", { name, exact: true }) });
 
     // A tool the catalog leaves out says so, with its own reason (read from data, not prose).
     await waitForText(
@@ -269,7 +239,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     ).toBe(true);
 
     // A reload shows what was saved, not what the page remembered.
-    await page.reload();
+    await ui.page.reload();
     await tool("send").getByRole("switch", { name: "Allowed", checked: false }).waitFor();
     await tool("read_secret").getByRole("switch", { name: "Private", checked: true }).waitFor();
     await tool("echo").getByRole("switch", { name: "Allowed", checked: true }).waitFor();
@@ -281,7 +251,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     // catalog leaves out for its schema. The catalog then refuses the config and silently
     // keeps the old tools: send stays callable and read_secret is not private, whatever
     // the switches and servers.json say. The app info reports it as a "startup problem".
-    const catalogProblem = page.getByText(/The tool catalog could not be updated/);
+    const catalogProblem = ui.page.getByText(/The tool catalog could not be updated/);
     const problems = await catalogProblem.count();
     expect.soft(problems, "the switches were applied to the live catalog").toBe(0);
     if (problems > 0) {
@@ -290,7 +260,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
       await tool("deep")
         .getByRole("switch", { name: "Allowed", checked: false, disabled: false })
         .waitFor();
-      await page.reload();
+      await ui.page.reload();
       await waitForText(appStatus(), /^Ready$/, "the app info loaded");
       await tool("read_secret").getByRole("switch", { name: "Private", checked: true }).waitFor();
       expect(await catalogProblem.count()).toBe(0);
@@ -298,11 +268,11 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("shows a client's run and its calls live in the audit log, with the refusals' reasons", async () => {
-    await nav("Audit log").click();
-    await page.getByRole("listbox", { name: "Audit entries" }).waitFor();
-    await page.getByText("Live", { exact: true }).waitFor();
+    await ui.nav("Audit log").click();
+    await ui.page.getByRole("listbox", { name: "Audit entries" }).waitFor();
+    await ui.page.getByText("Live", { exact: true }).waitFor();
     // Marks this document: if the rows only came with a reload, the mark would be gone.
-    await page.evaluate(() => {
+    await ui.page.evaluate(() => {
       (globalThis as unknown as PageGlobals).e2eMark = "no reload";
     });
     expect(await auditRows().filter({ hasText: "Tool call" }).count()).toBe(0);
@@ -324,7 +294,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
         texts.some((t) => t.includes("Run finished")),
       "the run's rows to appear live",
     );
-    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).e2eMark)).toBe(
+    expect(await ui.page.evaluate(() => (globalThis as unknown as PageGlobals).e2eMark)).toBe(
       "no reload",
     );
     const calls = rows.filter((t) => t.includes("Tool call")).reverse();
@@ -342,12 +312,12 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("shows the private-data banner with the client, the time and the tool", async () => {
-    const banner = page.getByRole("region", { name: `Private-data mode for ${CLIENT}` });
+    const banner = ui.page.getByRole("region", { name: `Private-data mode for ${CLIENT}` });
     const text = await waitForText(banner, /Private-data mode is on for e2e-client\./);
     expect(text).toMatch(/when it called read_secret on toy \(a tool marked private\)/);
     // The time is the moment the client read private data, as the page formats times.
     const taintAt = auditEntries(home, "taint_set", CLIENT)[0]!.ts;
-    const formatted = await page.evaluate(
+    const formatted = await ui.page.evaluate(
       (iso) =>
         [0, -60_000, 60_000].map((shift) =>
           new Intl.DateTimeFormat(undefined, {
@@ -367,7 +337,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("filters the log by decision and by text", async () => {
-    await page.getByLabel("Decision").selectOption("refused");
+    await ui.page.getByLabel("Decision").selectOption("refused");
     const refused = await waitForTexts(
       auditRows(),
       (texts) => texts.length === 2 && texts.every((t) => t.includes("Refused")),
@@ -375,10 +345,10 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     );
     expect(refused.join("\n")).toMatch(UNKNOWN_SEND);
     expect(refused.join("\n")).toMatch(TAINT_ECHO);
-    await page.getByRole("button", { name: "Clear filters" }).click();
+    await ui.page.getByRole("button", { name: "Clear filters" }).click();
     await waitForTexts(auditRows(), (texts) => texts.length > 2, "every entry back");
 
-    await page.getByLabel("Search").fill("Unknown tool");
+    await ui.page.getByLabel("Search").fill("Unknown tool");
     const found = await waitForTexts(
       auditRows(),
       (texts) => texts.length === 1,
@@ -386,16 +356,16 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     );
     expect(found[0]).toMatch(/toy__send\s+Refused/);
 
-    await page.getByLabel("Search").fill("no such text in the log");
-    await page.getByText("No entries match these filters").waitFor();
-    await page.getByRole("button", { name: "Clear filters" }).click();
+    await ui.page.getByLabel("Search").fill("no such text in the log");
+    await ui.page.getByText("No entries match these filters").waitFor();
+    await ui.page.getByRole("button", { name: "Clear filters" }).click();
     await waitForTexts(auditRows(), (texts) => texts.length > 2, "every entry back");
     await shoot("05-audit-log");
   });
 
   it("shows the run in the detail panel: code, calls in order with reasons, result", async () => {
     await auditRows().filter({ hasText: "toy__send" }).first().click();
-    const detail = page.getByRole("complementary", { name: /^Run/ });
+    const detail = ui.page.getByRole("complementary", { name: /^Run/ });
     await detail.waitFor();
     const runId = auditEntries(home, "run_started", CLIENT)[0]!.runId;
     await waitForText(detail.getByRole("heading", { level: 2 }), new RegExp(`Run\\s*${runId}`));
@@ -430,9 +400,9 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("resets private-data mode after a warning, and the client may call every tool again", async () => {
-    const banner = page.getByRole("region", { name: `Private-data mode for ${CLIENT}` });
+    const banner = ui.page.getByRole("region", { name: `Private-data mode for ${CLIENT}` });
     await banner.getByRole("button", { name: "Reset", exact: true }).click();
-    const dialog = page.getByRole("dialog", { name: `Reset private-data mode for ${CLIENT}?` });
+    const dialog = ui.page.getByRole("dialog", { name: `Reset private-data mode for ${CLIENT}?` });
     await waitForText(
       dialog,
       /e2e-client’s conversation may still hold the private data\.[\s\S]*start a new conversation/,
@@ -449,34 +419,34 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("clients: shows the connected client", async () => {
-    await nav("Clients").click();
-    const connected = page.getByRole("region", { name: "Connected now" });
+    await ui.nav("Clients").click();
+    const connected = ui.page.getByRole("region", { name: "Connected now" });
     await waitForText(connected, /e2e-client\s+1\.0\.0/, "the connected client");
     // The snippets are tabs: one client's config at a time.
-    await page.getByRole("tab", { name: "Cursor" }).click();
-    await page.getByRole("tab", { name: "Cursor", selected: true }).waitFor();
-    await page.getByLabel("Cursor config", { exact: true }).waitFor();
+    await ui.page.getByRole("tab", { name: "Cursor" }).click();
+    await ui.page.getByRole("tab", { name: "Cursor", selected: true }).waitFor();
+    await ui.page.getByLabel("Cursor config", { exact: true }).waitFor();
     // PRODUCT BUG (soft): `.tab-panel { display: flex }` overrides the `hidden` attribute,
     // so every tab's panel shows at once.
     expect
       .soft(
-        await page.getByLabel("Claude Desktop config", { exact: true }).isVisible(),
+        await ui.page.getByLabel("Claude Desktop config", { exact: true }).isVisible(),
         "a hidden tab panel shows",
       )
       .toBe(false);
-    await page.getByRole("tab", { name: "Claude Desktop" }).click();
+    await ui.page.getByRole("tab", { name: "Claude Desktop" }).click();
     await shoot("08-clients");
   });
 
   it("keeps an invalid form from saving: the error is on the field, servers.json is untouched", async () => {
-    await nav("Servers").click();
+    await ui.nav("Servers").click();
     await serverRow("toy").waitFor();
     const before = readServers();
 
-    await page.getByRole("button", { name: "Add server" }).click();
+    await ui.page.getByRole("button", { name: "Add server" }).click();
     // Add server opens the gallery of well-known servers; the blank form is one click on.
-    await page.getByRole("button", { name: "Blank form" }).click();
-    const dialog = page.getByRole("dialog", { name: "Add server" });
+    await ui.page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = ui.page.getByRole("dialog", { name: "Add server" });
     const name = dialog.getByLabel("Name", { exact: true });
     const command = dialog.getByLabel("Command", { exact: true });
 
@@ -510,16 +480,16 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "detached" });
     expect(readServers()).toBe(before);
-    await page.reload();
+    await ui.page.reload();
     await serverRow("toy").waitFor();
     expect(
-      await page.getByRole("list", { name: "Servers" }).getByRole("link").allInnerTexts(),
+      await ui.page.getByRole("list", { name: "Servers" }).getByRole("link").allInnerTexts(),
     ).toEqual(["toy"]);
   });
 
   it("imports servers from a pasted mcpServers snippet", async () => {
-    await page.getByRole("button", { name: "Paste JSON" }).click();
-    const dialog = page.getByRole("dialog", { name: "Paste JSON" });
+    await ui.page.getByRole("button", { name: "Paste JSON" }).click();
+    const dialog = ui.page.getByRole("dialog", { name: "Paste JSON" });
     const snippet = JSON.stringify(
       { mcpServers: { toy2: { command: process.execPath, args: [TOY_SERVER_JS] } } },
       null,
@@ -541,10 +511,10 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   it("edits a server with a secret: the saved secret is kept by name, never sent back as its mask", async () => {
     const secret = "sk-ui-0123456789";
     const editToy2 = async () => {
-      await nav("Servers").click();
+      await ui.nav("Servers").click();
       await serverRow("toy2").getByRole("link", { name: "toy2" }).click();
-      await page.getByRole("button", { name: "Edit", exact: true }).click();
-      return page.getByRole("dialog", { name: "Edit toy2" });
+      await ui.page.getByRole("button", { name: "Edit", exact: true }).click();
+      return ui.page.getByRole("dialog", { name: "Edit toy2" });
     };
     let dialog = await editToy2();
     await dialog.getByRole("button", { name: "Add variable" }).click();
@@ -577,16 +547,16 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("refuses a request whose Host header names another host (421)", async () => {
-    expect((await rawGet(daemon.port, "evil.example")).status).toBe(421);
-    expect((await rawGet(daemon.port, `evil.example:${daemon.port}`)).status).toBe(421);
+    expect((await rawGet(ui.daemon.port, "evil.example")).status).toBe(421);
+    expect((await rawGet(ui.daemon.port, `evil.example:${ui.daemon.port}`)).status).toBe(421);
     // The same request with this address is served.
-    expect((await rawGet(daemon.port, `127.0.0.1:${daemon.port}`)).status).toBe(200);
+    expect((await rawGet(ui.daemon.port, `127.0.0.1:${ui.daemon.port}`)).status).toBe(200);
   });
 
   it("says the key was refused when the page is opened with a wrong token", async () => {
-    const stranger = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const stranger = await ui.browser.newPage({ viewport: { width: 1280, height: 860 } });
     try {
-      await stranger.goto(`${daemon.origin}/#token=${"0".repeat(daemon.token.length)}`);
+      await stranger.goto(`${ui.daemon.origin}/#token=${"0".repeat(ui.daemon.token.length)}`);
       const alert = stranger.getByRole("alert").filter({ hasText: "Not connected to Code Mode." });
       await waitForText(alert, /access key/i, "the refused-key banner");
       await stranger.screenshot({
@@ -596,7 +566,7 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
       await stranger.close();
     }
     // The refusal hurt nothing: the daemon runs and the real page is still connected.
-    expect(daemon.alive(), daemon.stderr()).toBe(true);
+    expect(ui.daemon.alive(), ui.daemon.stderr()).toBe(true);
     expect(auditEntries(home, "auth_refused").map((e) => e.reason)).toContain(
       "browser UI presented a wrong token",
     );

@@ -205,8 +205,15 @@ describe("audit checkpoint", () => {
     const log = await AuditLog.open({ dir, fsync: false, checkpoint: { file: checkpointFile } });
     await log.append(callInput(0));
     await log.append(callInput(1));
-    await new Promise((resolve) => setTimeout(resolve, AUDIT_LIMITS.checkpointIntervalMs + 300));
-    const read = await readCheckpoint(checkpointFile);
+    // Not before the interval; then polled, since on a busy machine the timer and the write
+    // that follow it can run late (a fixed 300 ms margin failed under CI load).
+    await new Promise((resolve) => setTimeout(resolve, AUDIT_LIMITS.checkpointIntervalMs));
+    let read = await readCheckpoint(checkpointFile);
+    for (let waited = 0; !(read.state === "ok" && read.checkpoint.seq === 2) && waited < 20_000;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      waited += 100;
+      read = await readCheckpoint(checkpointFile);
+    }
     expect(read.state === "ok" && read.checkpoint.seq).toBe(2);
     await log.close();
   });

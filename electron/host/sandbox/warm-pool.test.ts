@@ -402,6 +402,54 @@ describe("WarmPool preload under pressure", () => {
     await pool.drain();
   });
 
+  it("a rested pool swaps its lean containers one at a time, each once the last replacement is ready", async () => {
+    const clock = fakeClock();
+    const made: { warm: boolean; preload: boolean; container: Fake }[] = [];
+    const gates: (() => void)[] = [];
+    const open = async () => {
+      for (const gate of gates.splice(0)) gate();
+      await pool.settled();
+    };
+    const pool = new WarmPool(
+      (warm, preload) => {
+        const container = fakeContainer(
+          preload ? "preloaded" : "lean",
+          new Promise((resolve) => gates.push(() => resolve(true))),
+        );
+        made.push({ warm, preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      3,
+      undefined,
+      clock,
+      { preload: true },
+    );
+    pool.fill();
+    await open();
+    for (let i = 0; i < 3; i++) await pool.take(); // refills start, not ready yet
+    await pool.take(); // none ready: a miss
+    await open();
+    for (let i = 0; i < 3; i++) await pool.take(); // within the window: lean refills
+    await open();
+    // The warm refills made after the miss (the miss's own cold container is the run's).
+    const idleLean = made.filter((m) => m.warm && !m.preload).length;
+    expect(pool.idle).toBe(3);
+    expect(idleLean).toBe(3);
+    clock.advance(POOL_LIMITS.leanWindowMs);
+    for (let left = idleLean - 1; left >= 0; left--) {
+      // One lean container went; the others stay ready until its replacement is.
+      expect(pool.idle).toBe(2);
+      expect(made.at(-1)?.preload).toBe(true);
+      await open();
+      clock.advance(0);
+      if (left > 0) expect(pool.idle).toBe(2);
+    }
+    await pool.settled();
+    expect(pool.idle).toBe(3);
+    expect(clock.pending()).toBe(0);
+    await pool.drain();
+  });
+
   it("never asks for preloading when it is off; no rest timer", async () => {
     const clock = fakeClock();
     const asked: boolean[] = [];

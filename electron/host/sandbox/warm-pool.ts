@@ -169,7 +169,7 @@ export class WarmPool {
           if (this.preload && !preload) {
             this.lean.add(container);
             this.armRest();
-          }
+          } else if (this.lean.size > 0) this.armRest(); // the swap's next step, if still rested
           void container.ended.then(() => this.drop(container));
         },
         (error: unknown) => {
@@ -249,7 +249,11 @@ export class WarmPool {
 
   /**
    * Once no take came for leanWindowMs, replaces the idle containers started without preloading
-   * (under pressure) by preloading ones. Armed only while there are such containers.
+   * (under pressure) by preloading ones, one at a time: the next goes only once the last
+   * replacement is ready, so a burst that comes back meanwhile still finds all but one idle
+   * container ready (replacing them all at once left the pool empty for the seconds the imports
+   * take, and such a burst then ran on cold containers). Armed only while there are such
+   * containers.
    */
   private armRest(): void {
     if (this.cancelRest || this.closed) return;
@@ -261,11 +265,14 @@ export class WarmPool {
         this.armRest();
         return;
       }
-      const lean = this.ready.filter((c) => this.lean.has(c));
-      this.lean.clear();
-      if (!this.preload) return;
-      this.ready = this.ready.filter((c) => !lean.includes(c));
-      for (const container of lean) this.discard(container);
+      const next = this.ready.find((c) => this.lean.has(c));
+      if (!this.preload || next === undefined) {
+        this.lean.clear();
+        return;
+      }
+      this.lean.delete(next);
+      this.ready = this.ready.filter((c) => c !== next);
+      this.discard(next);
       this.fill();
     }, due);
   }

@@ -27,7 +27,12 @@ import { assertHostBuilt, makeHome } from "../test-support/daemon.js";
 import { repoRoot } from "../test-support/processes.js";
 import { report } from "./report.js";
 
-const ENTRIES = Number(process.argv[2] ?? 1_000_000);
+// The first argument that is a whole number: under `npm run bench` the arguments are run-all's
+// own (`--write-readme`, `--only ...`), which once made this NaN and the bench export nothing.
+const ENTRIES = Number(
+  process.argv.slice(2).find((arg) => arg !== "" && [...arg].every((c) => c >= "0" && c <= "9")) ??
+    1_000_000,
+);
 const MiB = 1024 * 1024;
 const mib = (bytes: number): string => `${(bytes / MiB).toFixed(0)} MiB`;
 
@@ -87,7 +92,9 @@ async function before(dir: string): Promise<{ overIdle: number; outcome: string;
   return { overIdle: peak - idle, outcome, ms };
 }
 
-async function after(home: string): Promise<{ overIdle: number; outcome: string; ms: number }> {
+async function after(
+  home: string,
+): Promise<{ overIdle: number; outcome: string; ms: number; lines: number }> {
   const daemon = await startUiDaemon(home, 300_000);
   try {
     await new Promise((r) => setTimeout(r, 1_000));
@@ -96,6 +103,7 @@ async function after(home: string): Promise<{ overIdle: number; outcome: string;
     const got = await downloadSampling(daemon.port, url, daemon.pid);
     return {
       overIdle: got.peakRss - idle,
+      lines: got.lines,
       outcome: `HTTP ${got.status}, ${got.lines.toLocaleString()} lines, ${mib(got.bytes)}; daemon still up: ${rssBytes(daemon.pid) > 0}`,
       ms: got.ms,
     };
@@ -121,6 +129,8 @@ try {
   console.log(`  before: ${old.outcome}`);
   console.log(`  after:  ${streamed.outcome}`);
   const MiB = 1024 * 1024;
+  if (streamed.lines < ENTRIES)
+    throw new Error(`the streamed export did not hold ${ENTRIES} entries: ${streamed.outcome}`);
   report({
     what: `host memory over idle while exporting ${ENTRIES.toLocaleString("en")} audit entries as a streamed download`,
     value: streamed.overIdle / MiB,

@@ -31,22 +31,13 @@ import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
 import { codeModeSides, loadCallPath, type CodeModeSides } from "./bridge-overhead-sides.js";
+import { echoLoopCode } from "./echo-loop.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const WARM_UP = 20;
 
-const LOOP = `import time
-for _ in range(${WARM_UP}):
-    await echo({"text": "x"})
-times = []
-for _ in range(${CALLS}):
-    t = time.perf_counter()
-    r = await echo({"text": "x"})
-    times.append((time.perf_counter() - t) * 1000)
-    assert r == "x", r
-times.sort()
-print(times[len(times) // 2])`;
+const LOOP = echoLoopCode(WARM_UP, CALLS);
 
 async function directRound(client: Client): Promise<number> {
   const times: number[] = [];

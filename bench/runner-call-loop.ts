@@ -17,23 +17,14 @@ import { encodeHostMessage, parseRunnerLine } from "../electron/host/sandbox/run
 import { echoRound, pipeEcho } from "./line-echo-floor.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";
+import { echoLoopCode } from "./echo-loop.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARM_UP = 100;
 const RUNNER = path.resolve(import.meta.dirname, "..", "sandbox-image", "runner.py");
 
-const LOOP = `import time
-for _ in range(${WARM_UP}):
-    await echo({"text": "x"})
-times = []
-for _ in range(${CALLS}):
-    t = time.perf_counter()
-    r = await echo({"text": "x"})
-    times.append((time.perf_counter() - t) * 1000)
-    assert r == "x", r
-times.sort()
-print(times[len(times) // 2])`;
+const LOOP = echoLoopCode(WARM_UP, CALLS);
 
 /** One run of LOOP in a fresh runner process; resolves with the median call in ms. */
 function runnerRound(): Promise<number> {

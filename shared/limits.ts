@@ -257,8 +257,8 @@ export const POOL_LIMITS = {
    */
   readyTimeoutMs: 120_000,
   /**
-   * With preloading on, refills started within this long after a take found no container ready
-   * skip the preload imports (~0.4 s of CPU each, paid while runs wait for containers); a pool
+   * With preloading on, refills started within this long after a take found the pool short of
+   * its target (none ready, or earlier refills still under way) skip the preload imports (~0.4 s of CPU each, paid while runs wait for containers); a pool
    * with no take for this long replaces the idle containers started that way with preloading
    * ones. bench/pool-flood-profile.ts and bench/pool-burst.ts measure it.
    */

@@ -426,13 +426,13 @@ describe("WarmPool preload under pressure", () => {
     );
     pool.fill();
     await open();
-    for (let i = 0; i < 3; i++) await pool.take(); // refills start, not ready yet
-    await pool.take(); // none ready: a miss
+    const taken = new Set<unknown>();
+    for (let i = 0; i < 3; i++) taken.add(await pool.take()); // refills start, not ready yet
+    taken.add(await pool.take()); // none ready: a miss
     await open();
-    for (let i = 0; i < 3; i++) await pool.take(); // within the window: lean refills
+    for (let i = 0; i < 3; i++) taken.add(await pool.take()); // within the window: lean refills
     await open();
-    // The warm refills made after the miss (the miss's own cold container is the run's).
-    const idleLean = made.filter((m) => m.warm && !m.preload).length;
+    const idleLean = made.filter((m) => !m.preload && !taken.has(m.container)).length;
     expect(pool.idle).toBe(3);
     expect(idleLean).toBe(3);
     clock.advance(POOL_LIMITS.leanWindowMs);
@@ -447,6 +447,51 @@ describe("WarmPool preload under pressure", () => {
     await pool.settled();
     expect(pool.idle).toBe(3);
     expect(clock.pending()).toBe(0);
+    await pool.drain();
+  });
+
+  it("a burst on a full pool goes lean from its second take: the first take's refill is still under way", async () => {
+    const clock = fakeClock();
+    const made: { preload: boolean; container: Fake }[] = [];
+    const gates: (() => void)[] = [];
+    const open = async () => {
+      for (const gate of gates.splice(0)) gate();
+      await pool.settled();
+    };
+    const pool = new WarmPool(
+      (_warm, preload) => {
+        const container = fakeContainer(
+          preload ? "preloaded" : "lean",
+          new Promise((resolve) => gates.push(() => resolve(true))),
+        );
+        made.push({ preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      2,
+      undefined,
+      clock,
+      { preload: true },
+    );
+    pool.fill();
+    await open();
+    // Spaced runs: each refill is ready before the next take, so every refill preloads.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1_000);
+      await pool.take();
+      await open();
+    }
+    expect(made.map((m) => m.preload)).toEqual([true, true, true, true, true]);
+    // Back to back: the second take finds the first one's refill still importing (the pool
+    // is short, though one container is still ready), so its refill and the next skip the
+    // imports; so does a third's.
+    clock.advance(1_000);
+    await pool.take();
+    await pool.take();
+    clock.advance(1_000);
+    await open();
+    await pool.take();
+    expect(made.slice(5).map((m) => m.preload)).toEqual([true, false, false]);
+    await open();
     await pool.drain();
   });
 

@@ -26,7 +26,7 @@ export interface WarmPoolOptions {
    * under pressure (see WarmPool). Off unless said; setPreload changes it.
    */
   preload?: boolean;
-  /** How long a miss keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
+  /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
   leanWindowMs?: number;
 }
 
@@ -43,9 +43,12 @@ type Readiness = "ready" | "failed" | "timeout" | "abandoned";
  * that finds none ready takes a cold container at once rather than wait for the imports of
  * one still starting (bench/sandbox-preload.ts measures both ways).
  *
- * Under pressure (a take found no container ready within leanWindowMs), refills
- * skip the preload imports even when preloading is on: each would cost ~0.4 s of CPU while
- * runs are already waiting for containers (bench/pool-flood-profile.ts). Once no take came for
+ * Under pressure (within leanWindowMs of a take that found the pool short of its target: none
+ * ready, or the refills of earlier takes still under way), refills skip the preload imports even
+ * when preloading is on: each would cost ~0.4 s of CPU while runs are already waiting for
+ * containers (bench/pool-flood-profile.ts), or about to: a burst that starts on a full pool
+ * makes its second take find the first one's refill still importing, and the refills it and the
+ * next takes start would otherwise all import too (bench/pool-burst.ts, the second burst). Once no take came for
  * that long, the pool rests: the idle containers started that way are replaced by preloading
  * ones, so a rested pool still preloads.
  */
@@ -71,8 +74,11 @@ export class WarmPool {
   private readonly readyTimeoutMs: number;
   private preload: boolean;
   private readonly leanWindowMs: number;
-  /** When a take last found no container ready (a miss): refills skip preloading for a while. */
-  private lastMissAt = -Infinity;
+  /**
+   * When a take last found the pool short of its target (none ready, or refills of earlier
+   * takes still under way): refills skip preloading for a while.
+   */
+  private lastPressureAt = -Infinity;
   private lastTakeAt = -Infinity;
   /** Containers started without preloading while preloading was on: replaced once the pool rests. */
   private readonly lean = new Set<SandboxContainer>();
@@ -98,11 +104,13 @@ export class WarmPool {
 
   /** A warm container if one is ready, else a cold one started now. */
   async take(): Promise<SandboxContainer> {
+    // Refills of earlier takes still under way: runs come faster than the pool refills.
+    const short = this.ready.length < this.target.size;
     const warm = this.ready.shift();
     if (!this.closed) {
       this.target.taken(this.ready.length, warm === undefined);
       this.lastTakeAt = this.clock.now();
-      if (warm === undefined) this.lastMissAt = this.lastTakeAt;
+      if (short) this.lastPressureAt = this.lastTakeAt;
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);
@@ -111,9 +119,9 @@ export class WarmPool {
     return this.startContainer(false, false);
   }
 
-  /** Whether refills started now preload: preloading is on and no take missed lately. */
+  /** Whether refills started now preload: preloading is on and no take found the pool short lately. */
   get preloadingNow(): boolean {
-    return this.preload && this.clock.now() - this.lastMissAt >= this.leanWindowMs;
+    return this.preload && this.clock.now() - this.lastPressureAt >= this.leanWindowMs;
   }
 
   /** Later warm containers preload (or not); restock() replaces those made the other way. */

@@ -110,7 +110,7 @@ export class WarmPool {
     if (!this.closed) {
       this.target.taken(this.ready.length, warm === undefined);
       this.lastTakeAt = this.clock.now();
-      if (short) this.lastPressureAt = this.lastTakeAt;
+      if (short || warm === undefined) this.lastPressureAt = this.lastTakeAt;
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);

@@ -25,6 +25,7 @@ import {
 import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
 import { tasks, writeTaskFiles, type ClassicCall } from "./context-economy-tasks.js";
 import { report } from "./report.js";
+import { runResultIn } from "../shared/run-result.js";
 
 const SERVERS = ["everything", "filesystem", "memory"] as const;
 type ServerName = (typeof SERVERS)[number];
@@ -135,8 +136,8 @@ async function codeModeSide(
       traffic +=
         bytes(JSON.stringify({ name: "run_python", arguments: { code } })) +
         bytes(resultText(result));
-      // Counted is the content the model reads; the answer comes from structuredContent.
-      answer = (result.structuredContent as { stdout: string } | undefined)?.stdout ?? "";
+      // Counted is the content the model reads; the answer comes from the result in _meta.
+      answer = runResultIn(result)?.stdout ?? "";
     }
     return { toolsList, traffic, calls: 2, answer: answer.trim() };
   } finally {

@@ -11,7 +11,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { RunResult } from "../shared/run-result.js";
+import { runResultIn, type RunResult } from "../shared/run-result.js";
 import { BUDGET_FLOOD, CHUNK_FLOOD } from "../test-support/run-cost-attacks.js";
 import { hostEnv, makeHome, toyServer, writeServers } from "../test-support/daemon.js";
 import { dirBytes } from "../test-support/dir-size.js";
@@ -66,7 +66,9 @@ async function measure(checkout: string, code: string): Promise<Measured> {
         undefined,
         { timeout: 120_000 },
       )) as CallToolResult;
-      return result.structuredContent as unknown as RunResult;
+      const run = runResultIn(result);
+      if (run === undefined) throw new Error("run_python returned no result in _meta");
+      return run;
     };
     await run("print(1)"); // the container start is not what is measured
     const before = dirBytes(home);

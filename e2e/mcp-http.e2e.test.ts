@@ -11,6 +11,7 @@ import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
 import { HOST_LIMITS } from "../shared/limits.js";
 import { dockerOrSkip } from "../test-support/docker.js";
+import { runResultIn } from "../shared/run-result.js";
 
 const fx = await dockerOrSkip();
 
@@ -128,7 +129,7 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
       name: "run_python",
       arguments: { code: "print(6 * 7)" },
     });
-    expect(result.structuredContent).toMatchObject({ stdout: "42\n", error: null });
+    expect(runResultIn(result)).toMatchObject({ stdout: "42\n", error: null });
     await client.close();
   });
 

@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOST_LIMITS } from "../shared/limits.js";
-import type { RunResult } from "../shared/run-result.js";
+import { runResultIn, type RunResult } from "../shared/run-result.js";
 import {
   assertHostBuilt,
   cleanUpHosts,
@@ -58,7 +58,7 @@ async function longRun(client: Client, resetTimeoutOnProgress: boolean): Promise
   );
   expect(reply.isError).not.toBe(true);
   return {
-    result: reply.structuredContent as RunResult,
+    result: runResultIn(reply)!,
     progress,
     elapsedMs: Date.now() - started,
   };

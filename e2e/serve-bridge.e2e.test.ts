@@ -27,6 +27,7 @@ import {
 import { until } from "../test-support/wait.js";
 import { removeTempDirs } from "../test-support/temp-dir.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { runResultIn } from "../shared/run-result.js";
 
 const fx = await dockerOrSkip();
 
@@ -312,15 +313,15 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
       code: "print('before')\nraise ValueError('boom')",
     });
     expect(raised.isError).toBeFalsy();
-    expect(raised.structuredContent).toMatchObject({
+    expect(runResultIn(raised)).toMatchObject({
       stdout: "before\n",
       exit_code: 1,
       stopped: null,
     });
-    expect((raised.structuredContent as { error: string }).error).toContain("ValueError: boom");
+    expect(runResultIn(raised)?.error).toContain("ValueError: boom");
     const syntax = await serve.callTool("run_python", { code: "def (:" });
     expect(syntax.isError).toBeFalsy();
-    expect((syntax.structuredContent as { error: string }).error).toContain("SyntaxError");
+    expect(runResultIn(syntax)?.error).toContain("SyntaxError");
   });
 });
 

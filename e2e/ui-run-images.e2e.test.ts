@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunResult } from "../shared/run-result.js";
+import { runResultIn } from "../shared/run-result.js";
 import { pngSize } from "../electron/host/sandbox/image-receiver.js";
 import { runPythonText } from "../electron/host/mcp/run-python-content.js";
 import { auditEntries, auditFiles, connectShim } from "../test-support/daemon.js";
@@ -67,7 +67,7 @@ describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
     const size = pngSize(png);
     expect(size).not.toBeNull();
 
-    const structured = result.structuredContent as unknown as RunResult;
+    const structured = runResultIn(result)!;
     expect(structured.stdout).toBe("plotted\n");
     const sha256 = createHash("sha256").update(png).digest("hex");
     expect(structured.images).toEqual([

@@ -15,6 +15,7 @@ import { ARTIFACTS_DIR, waitUntil } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { useUiPage } from "../test-support/ui-page.js";
+import { runResultIn } from "../shared/run-result.js";
 
 const fx = await dockerOrSkip();
 
@@ -73,7 +74,7 @@ describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chro
 
     const result = await shim.callTool("run_python", { code: CODE });
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { stdout: string; calls: number };
+    const structured = runResultIn(result)!;
     expect(structured.calls).toBe(CALLS.length);
 
     const finished = (await waitUntil(

@@ -24,6 +24,19 @@ export interface RunImage {
   height: number;
 }
 
+/**
+ * Where run_python's result carries the whole RunResult for programs: its `_meta`, under this
+ * key. Not `structuredContent`: some clients give the model structuredContent in place of the
+ * text content when a result has it (Claude Code 2.x sends the model its JSON), so the model
+ * would read every field as JSON instead of the compact text. `_meta` is never the model's.
+ */
+export const RUN_RESULT_META_KEY = "codemode/result";
+
+/** The RunResult in a run_python result's `_meta`, if it carries one. */
+export function runResultIn(result: { _meta?: Record<string, unknown> }): RunResult | undefined {
+  return result._meta?.[RUN_RESULT_META_KEY] as RunResult | undefined;
+}
+
 /** What a run returns: `codemode run` prints it, `run_python` returns it. */
 export interface RunResult {
   stdout: string;

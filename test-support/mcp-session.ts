@@ -10,7 +10,7 @@ import {
   type ClientCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { RunResult } from "../shared/run-result.js";
+import { runResultIn, type RunResult } from "../shared/run-result.js";
 import { CODEMODE_BIN, repoRoot, waitForExit } from "./processes.js";
 
 export interface McpSession {
@@ -130,7 +130,10 @@ export async function startMcpSession(options: {
       if (result.isError === true) {
         throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
       }
-      return result.structuredContent as unknown as RunResult;
+      const run = runResultIn(result);
+      if (run === undefined)
+        throw new Error(`${options.what}: run_python returned no result in _meta`);
+      return run;
     },
     exited,
     exitCode,

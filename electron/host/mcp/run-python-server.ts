@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import type { RunResult } from "../../../shared/run-result.js";
+import { RUN_RESULT_META_KEY, type RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
@@ -155,7 +155,7 @@ export function createRunPythonServer(
         inputSchema: runPythonInputJsonSchema,
         // No outputSchema: clients that pass tools/list to the model whole would make it pay
         // for the result's shape in every conversation, and the model reads the content's
-        // text, not the shape. Programs read structuredContent (README: "run_python's result").
+        // text, not the shape. Programs read the result in _meta (README: "run_python's result").
       },
     ],
   }));
@@ -195,10 +195,12 @@ export function createRunPythonServer(
       } finally {
         stopProgress();
       }
-      // structuredContent is the whole result (images by name and size), for programs; the
-      // content is what the model reads: compact text, then the images themselves.
+      // The content is what the model reads: compact text, then the images themselves. The
+      // whole result (images by name and size) is for programs, in _meta, not
+      // structuredContent, which some clients hand the model instead of the text (see
+      // RUN_RESULT_META_KEY).
       return {
-        structuredContent: { ...result },
+        _meta: { [RUN_RESULT_META_KEY]: { ...result } },
         content: runPythonContent(
           result,
           images.map((image) => image.png),

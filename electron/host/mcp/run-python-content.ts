@@ -6,6 +6,12 @@
 // output cut, images). Keys, JSON escaping, durations and call counts would cost the model
 // bytes in every run and tell it nothing it acts on; programs read structuredContent, which
 // carries the whole result object.
+//
+// The printed text is the code's, and may carry what a hostile server returned, so it could
+// print a line `[error]` to pass for a section of ours. Rule: our sections and notes always
+// start a line with one of MARKERS; a line of stdout, stderr or the error that starts with one
+// is sent with a space in front. A plain print (a number, a Python list `[1, 2]`) is unchanged;
+// structuredContent keeps the raw text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
@@ -13,6 +19,25 @@ import { jsonUtf8Bytes } from "../bridge/json-bytes.js";
 
 /** The text of a run that printed nothing and raised nothing: an empty text reads as lost. */
 export const NO_OUTPUT_TEXT = "(no output)";
+
+/** How each section or note of ours starts its line; nothing the code prints does. */
+const MARKERS = [
+  "[stderr]",
+  "[error]",
+  "[output cut:",
+  "[images, attached after this text:",
+  NO_OUTPUT_TEXT,
+] as const;
+
+/** The text with a space before each line that starts like one of our MARKERS. */
+export function neutraliseMarkers(text: string): string {
+  // Most output holds no marker at all: then it goes out as it is, with no split.
+  if (!MARKERS.some((marker) => text.includes(marker))) return text;
+  return text
+    .split("\n")
+    .map((line) => (MARKERS.some((marker) => line.startsWith(marker)) ? ` ${line}` : line))
+    .join("\n");
+}
 
 const kib = (bytes: number): string => `${bytes / 1024} KiB`;
 
@@ -25,13 +50,14 @@ function section(label: string, text: string): string {
  * The model's view of a run: stdout as it is; then, only when present, `[stderr]` and
  * `[error]` sections and one-line notes for cut output and attached images. The error already
  * says why a run was stopped (deadline, memory, call budget...), so the stop reason and exit
- * code are not repeated. A run with none of these reads NO_OUTPUT_TEXT.
+ * code are not repeated. A run with none of these reads NO_OUTPUT_TEXT. Printed lines that
+ * start like a marker get a space in front (see neutraliseMarkers).
  */
 export function runPythonText(result: RunResult): string {
   const parts: string[] = [];
-  if (result.stdout !== "") parts.push(result.stdout);
-  if (result.stderr !== "") parts.push(section("stderr", result.stderr));
-  if (result.error !== null) parts.push(section("error", result.error));
+  if (result.stdout !== "") parts.push(neutraliseMarkers(result.stdout));
+  if (result.stderr !== "") parts.push(section("stderr", neutraliseMarkers(result.stderr)));
+  if (result.error !== null) parts.push(section("error", neutraliseMarkers(result.error)));
   if (result.truncated) {
     parts.push(
       `[output cut: a run keeps the first ${kib(RUN_LIMITS.stdoutKeptBytes)} of stdout and ` +

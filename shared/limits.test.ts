@@ -210,6 +210,8 @@ describe("limits", () => {
         socketProbeTimeoutMs: 1_000,
         emptyFileSettleMs: 1_000,
         emptyFileRetryMs: 20,
+        lockGateStaleMs: 5_000,
+        lockGateRetryMs: 10,
         shimRetryIntervalMs: 200,
         shimStartWaitMs: 10_000,
         shimFirstLineMaxBytes: 1 * MiB,

@@ -466,6 +466,14 @@ export const LOCAL_ACCESS_LIMITS = {
   emptyFileSettleMs: 1_000,
   /** Pause between those re-reads: short, since the other starter's write is imminent. */
   emptyFileRetryMs: 20,
+  /**
+   * Removing a lock (a stale one, or our own on release) goes through a gate, one remover at a
+   * time (remove-if-unchanged.ts). A turn in it takes milliseconds; a gate older than this was
+   * left by a remover that died, and is cleared.
+   */
+  lockGateStaleMs: 5_000,
+  /** Pause between attempts to enter a gate another remover holds. */
+  lockGateRetryMs: 10,
   /** Shim: pause between connection attempts while the app starts. */
   shimRetryIntervalMs: 200,
   /** Shim: how long it waits for the app to come up after trying to start it. */

@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { link, lstat, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { lstat, mkdir, open, readFile, rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
+import { removeIfUnchanged } from "./remove-if-unchanged.js";
 import { socketLocationFor, type SocketLocation } from "./socket-path.js";
 
 /** Another host owns this data directory. */
@@ -124,24 +124,6 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
     await handle.close();
   }
   return true;
-}
-
-/**
- * Removes a stale lock only if it is still the one we judged stale: of two starters taking
- * over at once, the slower one must not delete the lock the faster one just wrote. The move
- * aside is atomic, so we can look at what we moved and put it back if it was not stale.
- */
-export async function removeIfUnchanged(file: string, expected: string): Promise<void> {
-  const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  try {
-    await rename(file, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
-  const moved = await readFile(aside, "utf8").catch(() => undefined);
-  if (moved !== expected) await link(aside, file).catch(() => undefined);
-  await rm(aside, { force: true });
 }
 
 async function readSettled(file: string): Promise<string | undefined> {

@@ -7,7 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, stat } from "node:fs/promises";
 import { PIN_LIMITS } from "../../../shared/limits.js";
-import { pidAlive, removeIfUnchanged } from "../local-access/instance-lock.js";
+import { pidAlive } from "../local-access/instance-lock.js";
+import { removeIfUnchanged } from "../local-access/remove-if-unchanged.js";
 
 export function pinLockPath(file: string): string {
   return `${file}.lock`;

@@ -1,0 +1,102 @@
+import { existsSync } from "node:fs";
+import { mkdir, open, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { removalGatePath, removeIfUnchanged } from "./remove-if-unchanged.js";
+import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
+
+afterEach(removeTempDirs);
+
+/** A promise the test settles by hand, to hold a remover at a step. */
+function gateKeeper(): { wait: () => Promise<void>; open: () => void } {
+  let opened: () => void = () => undefined;
+  const shut = new Promise<void>((resolve) => (opened = resolve));
+  return { wait: () => shut, open: () => opened() };
+}
+
+/** What another process taking the lock does: create it with O_EXCL. */
+async function takeLock(file: string, content: string): Promise<"took" | "taken"> {
+  try {
+    const handle = await open(file, "wx");
+    await handle.writeFile(content);
+    await handle.close();
+    return "took";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return "taken";
+    throw error;
+  }
+}
+
+describe("removeIfUnchanged", () => {
+  it("removes the file holding what it expects, leaves a changed or missing one, and no gate", async () => {
+    const dir = tempDir("cm-rm-");
+    const file = path.join(dir, "x.lock");
+    await writeFile(file, "1 a\n");
+    await removeIfUnchanged(file, "1 a\n");
+    expect(existsSync(file)).toBe(false);
+    await removeIfUnchanged(file, "1 a\n");
+    await writeFile(file, "2 b\n");
+    await removeIfUnchanged(file, "1 a\n");
+    expect(await readFile(file, "utf8")).toBe("2 b\n");
+    expect(existsSync(removalGatePath(file))).toBe(false);
+  });
+
+  it("never frees the name of a lock taken since it was judged stale: a third taker is kept out", async () => {
+    // The interleaving that lost a lock: A and B judge lock X stale; B removes it and takes
+    // the lock (Y); A, still removing X, finds Y. Before, A had moved Y aside to look at it:
+    // C took the free name meanwhile, A could not move Y back and deleted it: B and C both
+    // held the lock.
+    const dir = tempDir("cm-rm-");
+    const file = path.join(dir, "x.lock");
+    await writeFile(file, "B's lock\n");
+    let third: "took" | "taken" | undefined;
+    await removeIfUnchanged(file, "X, judged stale\n", {
+      afterRead: async () => {
+        third = await takeLock(file, "C's lock\n");
+      },
+    });
+    expect(third).toBe("taken");
+    expect(await readFile(file, "utf8")).toBe("B's lock\n");
+  });
+
+  it("lets one remover at a time read and remove: a second waits for the first to finish", async () => {
+    const dir = tempDir("cm-rm-");
+    const file = path.join(dir, "x.lock");
+    await writeFile(file, "X\n");
+    const paused = gateKeeper();
+    let inGate!: () => void;
+    const entered = new Promise<void>((resolve) => (inGate = resolve));
+    const first = removeIfUnchanged(file, "X\n", {
+      afterRead: async () => {
+        inGate();
+        await paused.wait();
+      },
+    });
+    await entered;
+    let secondDone = false;
+    const second = removeIfUnchanged(file, "X\n").then(() => (secondDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(secondDone).toBe(false);
+    expect(await readFile(file, "utf8")).toBe("X\n");
+    paused.open();
+    await Promise.all([first, second]);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(removalGatePath(file))).toBe(false);
+  });
+
+  it("clears a gate left by a remover that died in it, or left empty", async () => {
+    const dir = tempDir("cm-rm-");
+    const file = path.join(dir, "x.lock");
+    const gate = removalGatePath(file);
+    await mkdir(gate);
+    await writeFile(path.join(gate, `${Date.now() - 60_000}-dead`), "");
+    await writeFile(file, "X\n");
+    await removeIfUnchanged(file, "X\n");
+    expect(existsSync(file)).toBe(false);
+    await mkdir(gate);
+    await writeFile(file, "X\n");
+    await removeIfUnchanged(file, "X\n");
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(gate)).toBe(false);
+  });
+});

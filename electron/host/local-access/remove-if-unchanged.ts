@@ -1,0 +1,95 @@
+// Removing a lock file only if it is still the one judged stale (or still our own), without
+// a race. Two processes may judge the same lock stale at once; the slower one must not remove
+// the lock the faster one, or a third process, took meanwhile. No file system call removes a
+// file only if it still holds X. Moving it aside to look at it (the earlier scheme) leaves
+// the name free while it is aside: a third process takes the lock then, moving it back fails,
+// the moved lock is lost, and two processes believe they hold it.
+//
+// So removers take turns through a gate, and read and remove the lock inside it. Nothing
+// else removes a lock (a holder's release comes here too) and nothing replaces one (takers
+// create with O_EXCL), so what a remover reads inside the gate is what it removes.
+//
+// The gate is `LOCK.gate`: a directory holding one file named for its holder's turn. It is
+// made whole beside it and renamed into place, which fails while another gate (a directory
+// with a file in it) stands there. Leaving removes the turn's own file, then the directory
+// only if empty, so a newer gate always survives. A gate older than
+// LOCAL_ACCESS_LIMITS.lockGateStaleMs (its remover died, a turn takes milliseconds) is
+// cleared the same way; only a remover stalled that long inside the gate could still race.
+import { randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+
+/** Points inside a removal where a test can make other processes' steps happen. */
+export interface RemovalHooks {
+  /** The lock was read inside the gate, nothing removed yet. */
+  afterRead?: () => Promise<void>;
+}
+
+export function removalGatePath(file: string): string {
+  return `${file}.gate`;
+}
+
+/** Removes `file` if it holds exactly `expected`; a changed or missing file stays as it is. */
+export async function removeIfUnchanged(
+  file: string,
+  expected: string,
+  hooks: RemovalHooks = {},
+): Promise<void> {
+  const leave = await enterGate(removalGatePath(file));
+  try {
+    const found = await readFile(file, "utf8").catch(() => undefined);
+    await hooks.afterRead?.();
+    if (found === expected) await rm(file, { force: true });
+  } finally {
+    await leave();
+  }
+}
+
+/** Renaming onto a gate that stands fails with one of these, by platform. */
+const GATE_STANDS = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "ENOTDIR"]);
+
+async function enterGate(gate: string): Promise<() => Promise<void>> {
+  const turn = `${Date.now()}-${randomBytes(6).toString("hex")}`;
+  const made = `${gate}.${turn}`;
+  await mkdir(made, { mode: LOCAL_ACCESS_MODES.dataDir });
+  try {
+    await writeFile(path.join(made, turn), "", { mode: LOCAL_ACCESS_MODES.lockFile });
+    // A gate outlives its stale time only while it is being cleared; twice that is a bound.
+    const deadline = Date.now() + 2 * LOCAL_ACCESS_LIMITS.lockGateStaleMs;
+    for (;;) {
+      try {
+        await rename(made, gate);
+        return () => leaveGate(gate, turn);
+      } catch (error) {
+        if (!GATE_STANDS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+      }
+      await clearStaleGate(gate);
+      if (Date.now() >= deadline) throw new Error(`could not enter ${gate}: it stays taken`);
+      await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.lockGateRetryMs));
+    }
+  } catch (error) {
+    await rm(made, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Our turn's file goes, then the directory if nothing else is in it (rmdir refuses then). */
+async function leaveGate(gate: string, turn: string): Promise<void> {
+  await rm(path.join(gate, turn), { force: true });
+  await rmdir(gate).catch(() => undefined);
+}
+
+/** Removes the turns of removers that died in the gate, then the gate if it is empty. */
+async function clearStaleGate(gate: string): Promise<void> {
+  const turns = await readdir(gate).catch(() => undefined);
+  if (turns === undefined) return;
+  for (const turn of turns) {
+    const at = Number(turn.split("-")[0]);
+    if (!(Date.now() - at <= LOCAL_ACCESS_LIMITS.lockGateStaleMs)) {
+      await rm(path.join(gate, turn), { force: true }).catch(() => undefined);
+    }
+  }
+  // Only an empty directory goes: a gate renamed in meanwhile, with its turn, stays.
+  await rmdir(gate).catch(() => undefined);
+}

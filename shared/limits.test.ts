@@ -320,6 +320,8 @@ describe("limits", () => {
         lockWaitMs: 10_000,
         lockRetryMs: 25,
         lockStaleMs: 60_000,
+        lockDamagedGraceMs: 2_000,
+        lockElsewhereStaleMs: 5_000,
         reviewNotesMaxBytes: 1 * MiB,
       },
     });

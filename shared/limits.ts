@@ -810,6 +810,17 @@ export const PIN_LIMITS = {
    */
   lockStaleMs: 60_000,
   /**
+   * A lock found empty or unreadable whose file is older than this is taken over: its taker
+   * died between creating it and writing its content, which a live taker does at once.
+   */
+  lockDamagedGraceMs: 2_000,
+  /**
+   * A lock taken where its pid cannot be looked up (another pid namespace, host or boot, or a
+   * lock of an older version) is taken over past this age: shorter than lockWaitMs, so a
+   * writer kept out by one a crash left gets through, and far longer than a holder keeps it.
+   */
+  lockElsewhereStaleMs: 5_000,
+  /**
    * Reviews the CLI made, noted beside the pin file for the host's audit (`FILE.reviews`):
    * a host reads at most this many bytes of notes; past them it records one line saying so.
    */

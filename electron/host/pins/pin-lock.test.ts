@@ -2,7 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PinFileLocked, pinLockPath, withPinLock } from "./pin-lock.js";
+import { PIN_LIMITS } from "../../../shared/limits.js";
+import { currentTaker, PinFileLocked, pinLockPath, withPinLock } from "./pin-lock.js";
+
+/** Where this process's pids mean something, as its locks say. */
+const here = currentTaker().place;
+/** Another pid namespace's place (a container sharing the file). */
+const elsewhere = "0123456789abcdef";
 
 describe("withPinLock", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-pin-lock-"));
@@ -41,7 +47,7 @@ describe("withPinLock", () => {
 
   it("waits for a live holder, then fails naming the lock", async () => {
     const pins = file("c.json");
-    writeFileSync(pinLockPath(pins), `${process.ppid} 00 ${Date.now()}\n`);
+    writeFileSync(pinLockPath(pins), `${process.ppid} 00 ${Date.now()} ${here}\n`);
     await expect(withPinLock(pins, () => Promise.resolve(), { waitMs: 100 })).rejects.toThrow(
       PinFileLocked,
     );
@@ -54,12 +60,12 @@ describe("withPinLock", () => {
 
   it("takes over a lock whose holder died, one too old, and an empty one left long ago", async () => {
     const dead = file("d.json");
-    writeFileSync(pinLockPath(dead), `4000000 00 ${Date.now()}\n`);
+    writeFileSync(pinLockPath(dead), `4000000 00 ${Date.now()} ${here}\n`);
     expect(await withPinLock(dead, () => Promise.resolve("ran"), { isAlive: () => false })).toBe(
       "ran",
     );
     const old = file("e.json");
-    writeFileSync(pinLockPath(old), `${process.ppid} 00 ${Date.now() - 10_000}\n`);
+    writeFileSync(pinLockPath(old), `${process.ppid} 00 ${Date.now() - 10_000} ${here}\n`);
     expect(await withPinLock(old, () => Promise.resolve("ran"), { staleMs: 5_000 })).toBe("ran");
     const empty = file("f.json");
     writeFileSync(pinLockPath(empty), "");
@@ -67,5 +73,70 @@ describe("withPinLock", () => {
     utimesSync(pinLockPath(empty), past, past);
     expect(await withPinLock(empty, () => Promise.resolve("ran"), { staleMs: 5_000 })).toBe("ran");
     for (const pins of [dead, old, empty]) expect(existsSync(pinLockPath(pins))).toBe(false);
+  });
+
+  const ran = () => Promise.resolve("ran");
+  const aged = (lock: string, ms: number) => {
+    const past = new Date(Date.now() - ms);
+    utimesSync(lock, past, past);
+  };
+
+  it("takes over an empty or half-written lock once its file is older than a short grace, not the stale time", async () => {
+    // A taker that died between creating the lock and writing it: before, every writer
+    // waited the whole 60 s stale time for it (an empty one) and failed meanwhile.
+    const empty = file("g.json");
+    writeFileSync(pinLockPath(empty), "");
+    aged(pinLockPath(empty), PIN_LIMITS.lockDamagedGraceMs + 1_000);
+    expect(await withPinLock(empty, ran, { waitMs: 500 })).toBe("ran");
+    // A fresh one may be a live taker about to write: it is waited for.
+    const fresh = file("h.json");
+    for (const content of ["", `${process.ppid} 0`]) {
+      writeFileSync(pinLockPath(fresh), content);
+      await expect(withPinLock(fresh, ran, { waitMs: 200 })).rejects.toThrow(PinFileLocked);
+      aged(pinLockPath(fresh), PIN_LIMITS.lockDamagedGraceMs + 1_000);
+      expect(await withPinLock(fresh, ran, { waitMs: 500 })).toBe("ran");
+    }
+  });
+
+  it("takes over a lock naming our own pid with a token none of our jobs holds", async () => {
+    // Left by an earlier process of this pid namespace that had our pid (a restart reusing
+    // it): before, our pid looked alive (it is us) and the lock was kept for 60 s.
+    const pins = file("i.json");
+    writeFileSync(pinLockPath(pins), `${process.pid} 0badc0de ${Date.now()} ${here}\n`);
+    expect(await withPinLock(pins, ran, { waitMs: 500 })).toBe("ran");
+    // serve as pid 1 in a container, its earlier crashed run also pid 1 in the same namespace.
+    writeFileSync(pinLockPath(pins), `1 0badc0de ${Date.now()} ${here}\n`);
+    const pid1 = { taker: { pid: 1, place: here }, waitMs: 500 };
+    expect(await withPinLock(pins, ran, pid1)).toBe("ran");
+    expect(existsSync(pinLockPath(pins))).toBe(false);
+  });
+
+  it("judges a lock taken in another pid namespace by its age alone, even when its pid is ours", async () => {
+    const pins = file("j.json");
+    // A live writer elsewhere whose pid is dead here, or is ours (two containers' serve both
+    // pid 1): kept. Before, the first was taken over at once, a live writer's hold broken.
+    for (const pid of [4000000, process.pid]) {
+      writeFileSync(pinLockPath(pins), `${pid} 00 ${Date.now()} ${elsewhere}\n`);
+      await expect(withPinLock(pins, ran, { waitMs: 200, isAlive: () => false })).rejects.toThrow(
+        PinFileLocked,
+      );
+    }
+    // A serve restarted as pid 1 in a new container after a crash mid-save: the old lock,
+    // also pid 1, goes past lockElsewhereStaleMs, within one writer's wait (before: 60 s,
+    // so that writer failed).
+    const started = Date.now();
+    const left = started - PIN_LIMITS.lockElsewhereStaleMs + 300;
+    writeFileSync(pinLockPath(pins), `1 00 ${left} ${elsewhere}\n`);
+    const pid1 = { taker: { pid: 1, place: here }, waitMs: 2_000 };
+    expect(await withPinLock(pins, ran, pid1)).toBe("ran");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // An old version's lock says no place: the same.
+    writeFileSync(pinLockPath(pins), `${process.ppid} 00 ${Date.now() - 6_000}\n`);
+    expect(await withPinLock(pins, ran, { waitMs: 500 })).toBe("ran");
+  });
+
+  it("lets a writer wait less for a lock taken elsewhere than it waits in all", () => {
+    expect(PIN_LIMITS.lockElsewhereStaleMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
+    expect(PIN_LIMITS.lockDamagedGraceMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
   });
 });

@@ -1,24 +1,54 @@
 // One writer at a time for a pin file. The host (app or serve) and `codemode servers
 // accept|reject` each read the file, change it and write it back; without a lock, the later
 // writer would put back what it read before the other's change (a CLI accept lost under a
-// host's save, or the reverse). The lock is `FILE.lock`, made with O_EXCL and holding the
-// holder's pid, a random token and the time; a lock whose pid is dead, or that is older than
-// PIN_LIMITS.lockStaleMs, is taken over (a crash between taking and releasing it).
-import { randomBytes } from "node:crypto";
+// host's save, or the reverse). The lock is `FILE.lock`, made with O_EXCL and holding
+// `PID TOKEN TIME PLACE`: the holder's pid, a random token, the time it was taken and a hash
+// of where that pid means something (host, boot, pid namespace). It is taken over (a crash
+// between taking and releasing it) when:
+// - it is older than PIN_LIMITS.lockStaleMs, whatever else it says;
+// - it is empty or unreadable and its file is older than PIN_LIMITS.lockDamagedGraceMs: its
+//   taker died between creating and writing it (a live one writes at once);
+// - it was taken in our place: when its pid is dead, or is our own pid with a token none of
+//   our jobs holds (its taker is gone, our pid reused: a restart in the same namespace);
+// - it was taken elsewhere (another pid namespace, as a container sharing the file, another
+//   host or boot, or a lock of an older version): its pid cannot be looked up here, not even
+//   when it equals ours (two containers' `serve` both run as pid 1), so only its age tells,
+//   and past PIN_LIMITS.lockElsewhereStaleMs, shorter than a writer's wait, it is taken over:
+//   a `serve` restarted in a new container after a crash mid-save gets through its first save.
+import { createHash, randomBytes } from "node:crypto";
 import { open, readFile, stat } from "node:fs/promises";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import { removeIfUnchanged } from "../local-access/remove-if-unchanged.js";
+import { currentProcessPlace } from "../sandbox/container-owner.js";
 
 export function pinLockPath(file: string): string {
   return `${file}.lock`;
+}
+
+/** Who takes a lock: its pid, and a hash of where the pid means something. */
+export interface LockTaker {
+  pid: number;
+  place: string;
+}
+
+/** This process as a lock taker. */
+export function currentTaker(): LockTaker {
+  const { host, boot, pidns, pid } = currentProcessPlace();
+  const place = createHash("sha256").update(`${host}\n${boot}\n${pidns}`).digest("hex");
+  return { pid, place: place.slice(0, 16) };
 }
 
 export interface PinLockOptions {
   waitMs?: number;
   staleMs?: number;
   isAlive?: (pid: number) => boolean;
+  /** Tests take the lock as another process would. */
+  taker?: LockTaker;
 }
+
+/** The tokens of the locks this process holds now: several of its jobs may wait in turn. */
+const heldHere = new Set<string>();
 
 /** The pin file stays locked: another process holds it past the wait. */
 export class PinFileLocked extends Error {
@@ -43,8 +73,13 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
   const lock = pinLockPath(file);
   const waitMs = options.waitMs ?? PIN_LIMITS.lockWaitMs;
   const staleMs = options.staleMs ?? PIN_LIMITS.lockStaleMs;
-  const isAlive = options.isAlive ?? pidAlive;
-  const content = `${process.pid} ${randomBytes(8).toString("hex")} ${Date.now()}\n`;
+  const judge: Judge = {
+    staleMs,
+    isAlive: options.isAlive ?? pidAlive,
+    self: options.taker ?? currentTaker(),
+  };
+  const token = randomBytes(8).toString("hex");
+  const content = `${judge.self.pid} ${token} ${Date.now()} ${judge.self.place}\n`;
   const deadline = Date.now() + waitMs;
   let holder = "";
   for (;;) {
@@ -55,27 +90,22 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
     // as before the lock: `serve --config` on a read-only file serves, its saves reported.
     if (made === "cannot") return () => Promise.resolve();
     if (made === "made") {
+      heldHere.add(token);
       return async () => {
         // Only our own lock goes: one taken over as stale is someone else's now.
         const now = await readFile(lock, "utf8").catch(() => undefined);
         if (now === content) await removeIfUnchanged(lock, content);
+        heldHere.delete(token);
       };
     }
     const found = await readFile(lock, "utf8").catch(() => undefined);
     if (found !== undefined) {
       holder = found;
-      // Empty: its taker is between creating and writing it, or died there (then only its age
-      // tells, from the file's own time).
-      const stale =
-        found === ""
-          ? Date.now() -
-              (await stat(lock).then(
-                (s) => s.mtimeMs,
-                () => Date.now(),
-              )) >
-            staleMs
-          : isStale(found, staleMs, isAlive);
-      if (stale) {
+      const madeAt = await stat(lock).then(
+        (s) => s.mtimeMs,
+        () => Date.now(),
+      );
+      if (isStale(found, madeAt, judge)) {
         await removeIfUnchanged(lock, found);
         continue;
       }
@@ -90,14 +120,25 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
   }
 }
 
-/** A lock whose holder died, or that is too old to be anyone's honest hold (or unreadable). */
-function isStale(content: string, staleMs: number, isAlive: (pid: number) => boolean): boolean {
-  const [pidText, , atText] = content.trim().split(" ");
+interface Judge {
+  staleMs: number;
+  isAlive: (pid: number) => boolean;
+  self: LockTaker;
+}
+
+/** Whether a lock found as `content`, its file last written at `madeAt`, is no one's hold. */
+function isStale(content: string, madeAt: number, judge: Judge): boolean {
+  const [pidText, token, atText, place] = content.trim().split(" ");
   const pid = Number(pidText);
   const at = Number(atText);
-  if (!Number.isSafeInteger(pid) || pid <= 0 || !Number.isFinite(at)) return true;
-  if (Date.now() - at > staleMs) return true;
-  return !isAlive(pid);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || token === undefined || !Number.isFinite(at)) {
+    return Date.now() - madeAt > PIN_LIMITS.lockDamagedGraceMs;
+  }
+  const age = Date.now() - at;
+  if (age > judge.staleMs) return true;
+  if (heldHere.has(token)) return false;
+  if (place === judge.self.place) return pid === judge.self.pid || !judge.isAlive(pid);
+  return age > Math.min(judge.staleMs, PIN_LIMITS.lockElsewhereStaleMs);
 }
 
 /** Errors of a directory in which this process may create nothing. */

@@ -29,15 +29,20 @@ function readOr(read: () => string): string {
 
 let cached: Omit<ContainerOwner, "install"> | undefined;
 
-/** This process as the owner of the containers it starts for `install`. */
-export function currentOwner(install: string): ContainerOwner {
+/** Where this process runs (host, boot, pid namespace) and its pid: what makes its pid mean it. */
+export function currentProcessPlace(): Omit<ContainerOwner, "install"> {
   cached ??= {
     host: os.hostname(),
     boot: readOr(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8")),
     pidns: readOr(() => readlinkSync("/proc/self/ns/pid")),
     pid: process.pid,
   };
-  return { install, ...cached };
+  return cached;
+}
+
+/** This process as the owner of the containers it starts for `install`. */
+export function currentOwner(install: string): ContainerOwner {
+  return { install, ...currentProcessPlace() };
 }
 
 /** What a container's labels say about its owner; fields a label lacks are undefined. */

@@ -4,14 +4,14 @@
 // The content is what the model reads after every run, so it is plain text, not the result
 // as JSON: the printed output as it is, then only the notes that apply (stderr, the error,
 // output cut, images). Keys, JSON escaping, durations and call counts would cost the model
-// bytes in every run and tell it nothing it acts on; programs read structuredContent, which
-// carries the whole result object.
+// bytes in every run and tell it nothing it acts on; programs read the whole result object in
+// the result's _meta (RUN_RESULT_META_KEY).
 //
 // The printed text is the code's, and may carry what a hostile server returned, so it could
 // print a line `[error]` to pass for a section of ours. Rule: our sections and notes always
 // start a line with one of MARKERS; a line of stdout, stderr or the error that starts with one
 // is sent with a space in front. A plain print (a number, a Python list `[1, 2]`) is unchanged;
-// structuredContent keeps the raw text.
+// the result object in _meta keeps the raw text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";

@@ -34,6 +34,7 @@ const BENCHES = [
   "bridge-overhead",
   "runner-call-loop",
   "context-economy",
+  "catalog-start-line",
   "audit-index",
   "audit-export-memory",
 ];

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, open, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { removalGatePath, removeIfUnchanged } from "./remove-if-unchanged.js";
 import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
@@ -99,4 +100,37 @@ describe("removeIfUnchanged", () => {
     expect(existsSync(file)).toBe(false);
     expect(existsSync(gate)).toBe(false);
   });
+});
+
+describe("removeIfUnchanged, a gate entered after a wait", () => {
+  it("keeps a remover that waited long to enter safe in the gate for the whole stale time", async () => {
+    // A remover that died in the gate left it; A waits until it is stale (3 s here), then
+    // enters. Its turn must count from when it entered: before, it counted from when A began
+    // to wait, so A was taken for dead 2 s after entering and a second remover came in.
+    const dir = tempDir("cm-rm-");
+    const file = path.join(dir, "x.lock");
+    const gate = removalGatePath(file);
+    await mkdir(gate);
+    const deadAt = Date.now() - LOCAL_ACCESS_LIMITS.lockGateStaleMs + 3_000;
+    await writeFile(path.join(gate, `${deadAt}-dead`), "");
+    await writeFile(file, "X\n");
+    const paused = gateKeeper();
+    let inGate!: () => void;
+    const entered = new Promise<void>((resolve) => (inGate = resolve));
+    const first = removeIfUnchanged(file, "X\n", {
+      afterRead: async () => {
+        inGate();
+        await paused.wait();
+      },
+    });
+    await entered;
+    let secondDone = false;
+    const second = removeIfUnchanged(file, "X\n").then(() => (secondDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(secondDone).toBe(false);
+    expect(await readFile(file, "utf8")).toBe("X\n");
+    paused.open();
+    await Promise.all([first, second]);
+    expect(existsSync(file)).toBe(false);
+  }, 20_000);
 });

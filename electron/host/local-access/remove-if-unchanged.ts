@@ -50,17 +50,26 @@ export async function removeIfUnchanged(
 const GATE_STANDS = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "ENOTDIR"]);
 
 async function enterGate(gate: string): Promise<() => Promise<void>> {
-  const turn = `${Date.now()}-${randomBytes(6).toString("hex")}`;
-  const made = `${gate}.${turn}`;
+  const id = randomBytes(6).toString("hex");
+  let turn = `${Date.now()}-${id}`;
+  const made = `${gate}.${id}`;
   await mkdir(made, { mode: LOCAL_ACCESS_MODES.dataDir });
   try {
     await writeFile(path.join(made, turn), "", { mode: LOCAL_ACCESS_MODES.lockFile });
     // A gate outlives its stale time only while it is being cleared; twice that is a bound.
     const deadline = Date.now() + 2 * LOCAL_ACCESS_LIMITS.lockGateStaleMs;
     for (;;) {
+      // The turn's age is counted from this attempt, not from when we began to wait: a turn
+      // stamped before a long wait would pass for a dead remover's soon after it got in.
+      const now = `${Date.now()}-${id}`;
+      if (now !== turn) {
+        await rename(path.join(made, turn), path.join(made, now));
+        turn = now;
+      }
       try {
         await rename(made, gate);
-        return () => leaveGate(gate, turn);
+        const entered = turn;
+        return () => leaveGate(gate, entered);
       } catch (error) {
         if (!GATE_STANDS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
       }

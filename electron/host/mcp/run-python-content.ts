@@ -33,9 +33,12 @@ const MARKERS = [
 export function neutraliseMarkers(text: string): string {
   // Most output holds no marker at all: then it goes out as it is, with no split.
   if (!MARKERS.some((marker) => text.includes(marker))) return text;
+  const neutral = (line: string): string =>
+    MARKERS.some((marker) => line.startsWith(marker)) ? ` ${line}` : line;
+  // A carriage return starts a line too, for a reader (a bare one in a terminal, "\r\n").
   return text
     .split("\n")
-    .map((line) => (MARKERS.some((marker) => line.startsWith(marker)) ? ` ${line}` : line))
+    .map((line) => line.split("\r").map(neutral).join("\r"))
     .join("\n");
 }
 

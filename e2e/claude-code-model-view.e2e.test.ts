@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { startFakeModelApi } from "../test-support/fake-model-api.js";
-import { repoRoot } from "../test-support/processes.js";
+import { childEnv, repoRoot } from "../test-support/processes.js";
 import {
   assertServeBuilt,
   CODEMODE_BIN,
@@ -49,7 +49,9 @@ describe.skipIf(!fx)("Claude Code: what the model reads of a run", () => {
         codemode: {
           command: process.execPath,
           args: [CODEMODE_BIN, "serve", "--no-preload", "--", ...TOY_COMMAND],
-          env: { CODEMODE_HOME: home },
+          // How the engine is reached (DOCKER_HOST, the socket under the real HOME), as
+          // dockerOrSkip found it: not Claude Code's stand-in HOME.
+          env: childEnv(home),
         },
       },
     });

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { Worker } from "node:worker_threads";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -26,6 +35,36 @@ describe("withPinLock", () => {
       "boom",
     );
     expect(existsSync(pinLockPath(pins))).toBe(false);
+  });
+
+  it("never shows a lock empty or half-written while its taker lives, and leaves nothing beside it", async () => {
+    const pins = file("whole.json");
+    const lock = pinLockPath(pins);
+    // Another thread reads the lock as another writer would, as fast as it can, while this one
+    // takes and releases it over and over: what it ever found other than a whole lock.
+    const reader = new Worker(
+      `const { readFileSync } = require("node:fs");
+       const { parentPort, workerData } = require("node:worker_threads");
+       const odd = new Set();
+       let stop = false;
+       parentPort.on("message", () => (stop = true));
+       (function loop() {
+         for (let i = 0; i < 2000; i++) {
+           let text;
+           try { text = readFileSync(workerData, "utf8"); } catch { continue; }
+           if (text.trim().split(" ").length !== 4) odd.add(JSON.stringify(text));
+         }
+         if (stop) parentPort.postMessage([...odd]);
+         else setImmediate(loop);
+       })();`,
+      { eval: true, workerData: lock },
+    );
+    for (let round = 0; round < 300; round++) await withPinLock(pins, () => Promise.resolve());
+    const odd = new Promise<string[]>((resolve) => reader.once("message", resolve));
+    reader.postMessage("stop");
+    expect(await odd).toEqual([]);
+    await reader.terminate();
+    expect(readdirSync(dir).filter((name) => name.startsWith("whole.json"))).toEqual([]);
   });
 
   it("runs jobs one at a time", async () => {

@@ -1,13 +1,18 @@
 // One writer at a time for a pin file. The host (app or serve) and `codemode servers
 // accept|reject` each read the file, change it and write it back; without a lock, the later
 // writer would put back what it read before the other's change (a CLI accept lost under a
-// host's save, or the reverse). The lock is `FILE.lock`, made with O_EXCL and holding
-// `PID TOKEN TIME PLACE`: the holder's pid, a random token, the time it was taken and a hash
+// host's save, or the reverse). The lock is `FILE.lock`, holding `PID TOKEN TIME PLACE`,
+// made whole: written to a file of its own first and then hard-linked to its name (the link
+// fails if the name is taken), so no one ever finds it empty or half-written while its taker
+// lives (a taker whose event loop stalled between creating and writing it lost it to the
+// damaged-lock rule below). Where the file system has no hard links, it is made with O_EXCL
+// and then written. Its fields are` the holder's pid, a random token, the time it was taken and a hash
 // of where that pid means something (host, boot, pid namespace). It is taken over (a crash
 // between taking and releasing it) when:
 // - it is older than PIN_LIMITS.lockStaleMs, whatever else it says;
 // - it is empty or unreadable and its file is older than PIN_LIMITS.lockDamagedGraceMs: its
-//   taker died between creating and writing it (a live one writes at once);
+//   taker died between creating and writing it (only where there are no hard links), or an
+//   older version's did;
 // - it was taken in our place: when its pid is dead, or is our own pid with a token none of
 //   our jobs holds (its taker is gone, our pid reused: a restart in the same namespace);
 // - it was taken elsewhere (another pid namespace, as a container sharing the file, another
@@ -16,7 +21,7 @@
 //   and past PIN_LIMITS.lockElsewhereStaleMs, shorter than a writer's wait, it is taken over:
 //   a `serve` restarted in a new container after a crash mid-save gets through its first save.
 import { createHash, randomBytes } from "node:crypto";
-import { open, readFile, stat } from "node:fs/promises";
+import { link, open, readFile, stat, unlink } from "node:fs/promises";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import { removeIfUnchanged } from "../local-access/remove-if-unchanged.js";
@@ -82,41 +87,58 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
   const content = `${judge.self.pid} ${token} ${Date.now()} ${judge.self.place}\n`;
   const deadline = Date.now() + waitMs;
   let holder = "";
-  for (;;) {
-    const made = await createExclusive(lock, content);
-    // Nothing can be created beside the pin file (a read-only config directory, say): then
-    // this process cannot write the pin file either (an atomic write makes a file there), so
-    // the job can only read it, and there is no writer of ours to keep out. Run it unlocked,
-    // as before the lock: `serve --config` on a read-only file serves, its saves reported.
-    if (made === "cannot") return () => Promise.resolve();
-    if (made === "made") {
-      heldHere.add(token);
-      return async () => {
-        // Only our own lock goes: one taken over as stale is someone else's now.
-        const now = await readFile(lock, "utf8").catch(() => undefined);
-        if (now === content) await removeIfUnchanged(lock, content);
+  // Ours from before the lock exists: another job of this process that reads it in the moment
+  // after it is made must not take it for a dead earlier process's (same pid, unknown token).
+  heldHere.add(token);
+  try {
+    return await takeOrWait();
+  } catch (error) {
+    heldHere.delete(token);
+    throw error;
+  }
+
+  async function takeOrWait(): Promise<() => Promise<void>> {
+    for (;;) {
+      const made = await createExclusive(lock, content, token);
+      // Nothing can be created beside the pin file (a read-only config directory, say): then
+      // this process cannot write the pin file either (an atomic write makes a file there), so
+      // the job can only read it, and there is no writer of ours to keep out. Run it unlocked,
+      // as before the lock: `serve --config` on a read-only file serves, its saves reported.
+      if (made === "cannot") {
         heldHere.delete(token);
-      };
-    }
-    const found = await readFile(lock, "utf8").catch(() => undefined);
-    if (found !== undefined) {
-      holder = found;
-      const madeAt = await stat(lock).then(
-        (s) => s.mtimeMs,
-        () => Date.now(),
-      );
-      if (isStale(found, madeAt, judge)) {
-        await removeIfUnchanged(lock, found);
-        continue;
+        return () => Promise.resolve();
       }
+      if (made === "made") {
+        return async () => {
+          // Only our own lock goes: one taken over as stale is someone else's now.
+          try {
+            const now = await readFile(lock, "utf8").catch(() => undefined);
+            if (now === content) await removeIfUnchanged(lock, content);
+          } finally {
+            heldHere.delete(token);
+          }
+        };
+      }
+      const found = await readFile(lock, "utf8").catch(() => undefined);
+      if (found !== undefined) {
+        holder = found;
+        const madeAt = await stat(lock).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        );
+        if (isStale(found, madeAt, judge)) {
+          await removeIfUnchanged(lock, found);
+          continue;
+        }
+      }
+      if (Date.now() >= deadline) {
+        const pid = holder.split(" ")[0] ?? "?";
+        throw new PinFileLocked(
+          `the pin file ${file} is locked by process ${pid}; if no Code Mode runs, delete ${lock}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, PIN_LIMITS.lockRetryMs));
     }
-    if (Date.now() >= deadline) {
-      const pid = holder.split(" ")[0] ?? "?";
-      throw new PinFileLocked(
-        `the pin file ${file} is locked by process ${pid}; if no Code Mode runs, delete ${lock}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, PIN_LIMITS.lockRetryMs));
   }
 }
 
@@ -144,7 +166,50 @@ function isStale(content: string, madeAt: number, judge: Judge): boolean {
 /** Errors of a directory in which this process may create nothing. */
 const CANNOT_CREATE = new Set(["EROFS", "EACCES", "EPERM"]);
 
+/** Errors of link() on a file system without hard links. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EMLINK"]);
+
+/**
+ * Makes `file` holding `content`, whole, unless it exists: the content goes into a file of its
+ * own, which is then hard-linked to `file` (link() fails with EEXIST when it exists).
+ */
 async function createExclusive(
+  file: string,
+  content: string,
+  token: string,
+): Promise<"made" | "taken" | "cannot"> {
+  const whole = `${file}.${token}`;
+  try {
+    await writeNew(whole, content);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && CANNOT_CREATE.has(code)) return "cannot";
+    throw error;
+  }
+  try {
+    await link(whole, file);
+    return "made";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return "taken";
+    if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
+  } finally {
+    await unlink(whole).catch(() => undefined);
+  }
+  return createThenWrite(file, content);
+}
+
+async function writeNew(file: string, content: string): Promise<void> {
+  const handle = await open(file, "wx", 0o600);
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Without hard links: O_EXCL, then the content (a moment in which it is empty). */
+async function createThenWrite(
   file: string,
   content: string,
 ): Promise<"made" | "taken" | "cannot"> {

@@ -15,8 +15,9 @@
 // a call (for Code Mode: the run's start and end spread over its calls, the bridge, the
 // server call, the audit entry) and does not depend on how long others keep the CPU.
 // With CODEMODE_BEFORE_CHECKOUT set to another checkout (e.g. a `git worktree add` of an older
-// main, with node_modules), its engine, bridge and audit log run as two more sides in the same
-// rounds ("before"), so a change to the call path is measured before and after in one run:
+// main, with node_modules), its engine, bridge, audit log and sandbox image (runner.py) run as
+// two more sides in the same rounds ("before"), so a change to the call path is measured
+// before and after in one run:
 //
 //   CODEMODE_BEFORE_CHECKOUT=/path/to/old/checkout npx tsx bench/bridge-overhead.ts
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -25,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
-import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";
 import { median } from "./stats.js";
@@ -61,10 +62,16 @@ async function main(): Promise<void> {
     calls: WARM_UP + CALLS,
   });
   const beforeDir = process.env.CODEMODE_BEFORE_CHECKOUT;
+  // The before side runs its own checkout's runner: a change to runner.py is part of the call
+  // path too. Its image is built here (from the cache when Docker has it: the tag follows
+  // the content).
   const before: CodeModeSides | null = beforeDir
     ? await codeModeSides(await loadCallPath(path.resolve(beforeDir)), {
         docker: status.docker,
-        image,
+        image: await buildSandboxImage(
+          status.docker,
+          readContext(path.join(path.resolve(beforeDir), "sandbox-image")),
+        ),
         calls: WARM_UP + CALLS,
       })
     : null;

@@ -5,7 +5,13 @@ import { AuditLog } from "./audit-log.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
-import { allLines, callInput, makeTempDir, sha256 } from "../../../test-support/audit-fixtures.js";
+import {
+  allLines,
+  callInput,
+  makeTempDir,
+  oneOfEachKind,
+  sha256,
+} from "../../../test-support/audit-fixtures.js";
 
 let dir: string;
 let remove: () => Promise<void>;
@@ -141,5 +147,20 @@ describe("each entry is checked against its own kind's schema", () => {
     ];
     for (const input of cases) expect(verdict(input)).toBe(unionVerdict(input));
     expect(verdict(good)).toBe("valid");
+  });
+
+  it("an entry of each kind comes out as the union makes it, field for field, in its order", () => {
+    /** The union's output for `input` under a placeholder header, the header taken off. */
+    function unionBody(input: Record<string, unknown>): string {
+      const parsed = auditEntrySchema.parse({ ...input, ...header }) as Record<string, unknown>;
+      const { seq: _seq, ts: _ts, prev: _prev, ...body } = parsed;
+      return JSON.stringify(body);
+    }
+    for (const input of oneOfEachKind()) {
+      const extra = { ...input, unknownField: 1, seq: 7, ts: "then", prev: "x" };
+      for (const entry of [input, extra] as Record<string, unknown>[]) {
+        expect(JSON.stringify(prepareEntry(entry as AuditEntryInput, []))).toBe(unionBody(entry));
+      }
+    }
   });
 });

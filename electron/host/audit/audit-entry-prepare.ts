@@ -31,20 +31,28 @@ const UNSCRUBBED_FIELDS = new Set([
 
 const HEADER_PLACEHOLDER = { seq: 1, ts: new Date(0).toISOString(), prev: GENESIS_PREV };
 
-// The union's own option for each kind, looked up once: checking an entry against its kind's
-// schema gives the same verdict and the same issues as the union (which picks that same option),
-// at half the cost on every call's entry (bench/bridge-overhead.ts). An unknown kind still goes
-// to the union, for its own error.
-const SCHEMA_OF_KIND: ReadonlyMap<unknown, z.ZodType> = new Map(
-  auditEntrySchema.options.map((option) => [option.shape.kind.value, option] as const),
+// The union's own option for each kind, looked up once, without the chain's header (seq, ts,
+// prev: set when the entry is written, and not part of what is checked here): checking an
+// entry's body against its kind's option gives the same verdict and the same issues as the
+// union (which picks that same option) given the entry with any header, and the same body,
+// with none of the cost of adding a placeholder header and taking it off again, on every
+// call's entry (bench/bridge-overhead.ts). An unknown kind still goes to the union, with a
+// placeholder header, for its own error.
+const BODY_SCHEMA_OF_KIND: ReadonlyMap<unknown, z.ZodType> = new Map(
+  auditEntrySchema.options.map(
+    (option) =>
+      [option.shape.kind.value, option.omit({ seq: true, ts: true, prev: true })] as const,
+  ),
 );
 
 /** The entry as it will be written, or a TypeError naming what makes it invalid. */
 export function prepareEntry(input: AuditEntryInput, secrets: readonly string[]): AuditEntryInput {
   const cut: Record<string, unknown> = {};
   const fields: [string, unknown][] = Object.entries(input);
+  // redactDeep changes nothing without a non-empty secret; asked once, not once per field.
+  const scrub = secrets.some((secret) => secret.length > 0);
   for (const [key, value] of fields) {
-    const clean = UNSCRUBBED_FIELDS.has(key) ? value : redactDeep(value, secrets);
+    const clean = !scrub || UNSCRUBBED_FIELDS.has(key) ? value : redactDeep(value, secrets);
     cut[key] =
       typeof clean === "string"
         ? cutUtf8(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
@@ -52,13 +60,22 @@ export function prepareEntry(input: AuditEntryInput, secrets: readonly string[])
   }
   // Checked now, against the schema verify will use, so a bad entry is refused to its
   // caller instead of becoming a line that fails verification forever.
-  const schema = SCHEMA_OF_KIND.get(cut.kind) ?? auditEntrySchema;
-  const parsed = schema.safeParse({ ...cut, ...HEADER_PLACEHOLDER });
+  const bodySchema = BODY_SCHEMA_OF_KIND.get(cut.kind);
+  if (bodySchema !== undefined) return checked(bodySchema.safeParse(cut)) as AuditEntryInput;
+  const {
+    seq: _seq,
+    ts: _ts,
+    prev: _prev,
+    ...body
+  } = checked(auditEntrySchema.safeParse({ ...cut, ...HEADER_PLACEHOLDER })) as AuditEntry;
+  return body;
+}
+
+function checked(parsed: z.ZodSafeParseResult<unknown>): unknown {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined ? "" : `${issue.path.join(".")}: ${issue.message}`;
     throw new TypeError(`not a valid audit entry (${where})`);
   }
-  const { seq: _seq, ts: _ts, prev: _prev, ...body } = parsed.data as AuditEntry;
-  return body;
+  return parsed.data;
 }

@@ -24,6 +24,9 @@ function utf8Length(codePoint: number): number {
  * was dropped. The walk stops at the limit, so a huge text costs no more than a short one.
  */
 export function cutUtf8(text: string, maxBytes: number): string {
+  // No UTF-16 unit takes more than 3 bytes (a pair takes 4 for 2 units): a text this short
+  // fits whole, and the walk below is skipped (every audit entry's texts go through here).
+  if (text.length * 3 <= maxBytes) return toWellFormed(text);
   const markBytes = utf8Length(CUT_MARK.codePointAt(0) ?? 0);
   let bytes = 0;
   let fitsWithMark = 0;

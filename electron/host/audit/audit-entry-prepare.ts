@@ -7,6 +7,7 @@ import {
   type AuditEntry,
   type AuditEntryInput,
 } from "../../../shared/audit-entry.js";
+import type { common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { cutUtf8 } from "../catalog/text-cut.js";
 import { redactDeep } from "./redaction.js";
@@ -38,11 +39,13 @@ const HEADER_PLACEHOLDER = { seq: 1, ts: new Date(0).toISOString(), prev: GENESI
 // with none of the cost of adding a placeholder header and taking it off again, on every
 // call's entry (bench/bridge-overhead.ts). An unknown kind still goes to the union, with a
 // placeholder header, for its own error.
+const HEADER_KEYS = { seq: true, ts: true, prev: true } as const;
 const BODY_SCHEMA_OF_KIND: ReadonlyMap<unknown, z.ZodType> = new Map(
-  auditEntrySchema.options.map(
-    (option) =>
-      [option.shape.kind.value, option.omit({ seq: true, ts: true, prev: true })] as const,
-  ),
+  auditEntrySchema.options.map((option) => {
+    // Every option has the header (`common`); the options' omit signatures differ only in it.
+    const body = (option as z.ZodObject<typeof common>).omit(HEADER_KEYS);
+    return [option.shape.kind.value, body] as const;
+  }),
 );
 
 /** The entry as it will be written, or a TypeError naming what makes it invalid. */

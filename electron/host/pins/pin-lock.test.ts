@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PIN_LIMITS } from "../../../shared/limits.js";
-import { currentTaker, PinFileLocked, pinLockPath, withPinLock } from "./pin-lock.js";
+import { currentTaker, PinFileLocked, pinLockPath, takerPlace, withPinLock } from "./pin-lock.js";
 
 /** Where this process's pids mean something, as its locks say. */
 const here = currentTaker().place;
@@ -177,5 +177,24 @@ describe("withPinLock", () => {
   it("lets a writer wait less for a lock taken elsewhere than it waits in all", () => {
     expect(PIN_LIMITS.lockElsewhereStaleMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
     expect(PIN_LIMITS.lockDamagedGraceMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
+  });
+});
+
+describe("takerPlace", () => {
+  const where = { host: "box", boot: "b00t", pidns: "pid:[4026531836]" };
+  it("is the same for every process of one pid namespace, host and boot", () => {
+    expect(takerPlace(where, "linux")).toBe(takerPlace({ ...where }, "linux"));
+    expect(takerPlace(where, "linux")).not.toBe(
+      takerPlace({ ...where, pidns: "pid:[1]" }, "linux"),
+    );
+    expect(takerPlace({ host: "mac", boot: "", pidns: "" }, "darwin")).toBe(
+      takerPlace({ host: "mac", boot: "", pidns: "" }, "darwin"),
+    );
+  });
+
+  it("is a process's own on Linux when its pid namespace cannot be read", () => {
+    // Two containers with one hostname, /proc restricted: not one place.
+    const blind = { host: "box", boot: "b00t", pidns: "" };
+    expect(takerPlace(blind, "linux")).not.toBe(takerPlace(blind, "linux"));
   });
 });

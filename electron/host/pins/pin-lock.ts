@@ -37,11 +37,29 @@ export interface LockTaker {
   place: string;
 }
 
+/**
+ * The place a taker's pid means something in: a hash of host, boot and pid namespace. On Linux
+ * a pid namespace that cannot be read (a restricted /proc) leaves two containers with the same
+ * hostname in one place, each then taking the other's live lock (same pid 1, unknown token):
+ * such a process gets a place of its own, so its locks are judged by age alone. Elsewhere
+ * (macOS, Windows) there is one pid namespace per boot, and nothing to read.
+ */
+export function takerPlace(
+  where: { host: string; boot: string; pidns: string },
+  platform: NodeJS.Platform = process.platform,
+): string {
+  if (platform === "linux" && where.pidns === "") return randomBytes(8).toString("hex");
+  const hash = createHash("sha256").update(`${where.host}\n${where.boot}\n${where.pidns}`);
+  return hash.digest("hex").slice(0, 16);
+}
+
+let ownPlace: string | undefined;
+
 /** This process as a lock taker. */
 export function currentTaker(): LockTaker {
-  const { host, boot, pidns, pid } = currentProcessPlace();
-  const place = createHash("sha256").update(`${host}\n${boot}\n${pidns}`).digest("hex");
-  return { pid, place: place.slice(0, 16) };
+  const where = currentProcessPlace();
+  ownPlace ??= takerPlace(where);
+  return { pid: where.pid, place: ownPlace };
 }
 
 export interface PinLockOptions {

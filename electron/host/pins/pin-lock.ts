@@ -88,7 +88,10 @@ export async function withPinLock<T>(
   try {
     return await job();
   } finally {
-    await release();
+    // A lock that could not be removed (its removal gate stayed taken) must not turn a job
+    // that is done, its file written, into a failure: it is left to go stale, and this
+    // process's own jobs take it over at once (our pid, a token none of them holds).
+    await release().catch(() => undefined);
   }
 }
 

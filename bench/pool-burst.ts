@@ -223,6 +223,11 @@ async function main(): Promise<void> {
       0.2,
     ),
   );
+  // Each run's time, in order: a median hides whether runs were all middling or fast and slow
+  // in turn (warm hits between cold starts), which is what a change to the pool moves.
+  const each = (times: readonly number[]): string => times.map((t) => t.toFixed(0)).join(" ");
+  console.log(`  each run, ms: first burst ${each(burst1)}; after growth ${each(burst2)}`);
+  console.log(`  each run of the ${CLIENTS} clients, ms, client by client: ${each(clients)}`);
   console.log(
     line(
       `\`print(1)\` via shim, ${CLIENTS} clients x ${BURST} back-to-back runs at once, median`,

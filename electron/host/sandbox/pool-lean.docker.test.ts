@@ -28,14 +28,14 @@ async function runningCommands(): Promise<string[]> {
 
 describe.skipIf(!fx)("a warm pool under pressure", () => {
   const sandboxes: Sandbox[] = [];
-  const make = (leanWindowMs: number): Sandbox => {
+  const make = (leanWindowMs: number, floor = 0): Sandbox => {
     // No floor: the first run misses without growing the pool, the second (a burst) grows it
     // to one, and the refill that starts then is made under pressure.
     const sandbox = new Sandbox({
       docker: fx!.docker,
       image: fx!.image,
       owner: testOwner(),
-      poolSize: 0,
+      poolSize: floor,
       poolGrowth: { maxSize: 1, idleMs: 600_000 },
       preload: true,
       leanWindowMs,
@@ -65,9 +65,10 @@ describe.skipIf(!fx)("a warm pool under pressure", () => {
       expect(pandas).toMatchObject({ stdout: "pandas\n", error: null });
       await pressed.close();
 
-      const rested = make(2_000);
+      // A floor of 1: a rested pool preloads its floor's worth (a grown pool's extras stay lean).
+      const rested = make(2_000, 1);
       for (let i = 0; i < 2; i++) await rested.run({ code: PROBE });
-      // No run for 2 s: the lean refill is replaced by one that preloads.
+      // No run for 2 s: a lean idle container is replaced by one that preloads.
       await until(
         async () => {
           const commands = await runningCommands();

@@ -51,6 +51,11 @@ export class PoolTarget {
     return this.target;
   }
 
+  /** Idle containers kept when quiet. */
+  get floorSize(): number {
+    return this.floor;
+  }
+
   get ceiling(): number {
     return Math.max(this.floor, this.growth.maxSize);
   }

@@ -495,6 +495,56 @@ describe("WarmPool preload under pressure", () => {
     await pool.drain();
   });
 
+  it("a rested grown pool preloads only its floor's worth; shrinking removes the lean ones first", async () => {
+    const clock = fakeClock();
+    const made: { preload: boolean; container: Fake }[] = [];
+    const pool = new WarmPool(
+      (_warm, preload) => {
+        const container = fakeContainer(preload ? "preloaded" : "lean");
+        made.push({ preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      1,
+      { maxSize: 4, idleMs: 60_000 },
+      clock,
+      { preload: true },
+    );
+    pool.fill();
+    await pool.settled();
+    // A burst: takes faster than the refills grow the pool to 4, refilled lean.
+    const taken = new Set(await Promise.all(Array.from({ length: 8 }, () => pool.take())));
+    await pool.settled();
+    expect(pool.targetSize).toBe(4);
+    expect(pool.idle).toBe(4);
+    const idle = () => {
+      const live = made.filter((m) => !m.container.removed && !taken.has(m.container as never));
+      return {
+        preloaded: live.filter((m) => m.preload).length,
+        lean: live.filter((m) => !m.preload).length,
+      };
+    };
+    // The first take's refill preloaded (no pressure yet); the burst's were lean.
+    expect(idle()).toEqual({ preloaded: 1, lean: 3 });
+    const before = made.length;
+    // Rested: the floor (1) preloads already, so the three lean ones stay (before, each was
+    // swapped for a preloading one).
+    for (let i = 0; i < 3; i++) {
+      clock.advance(POOL_LIMITS.leanWindowMs); // 30 s in all, under the 60 s idle time
+      await pool.settled();
+    }
+    expect(pool.idle).toBe(4);
+    expect(idle()).toEqual({ preloaded: 1, lean: 3 });
+    expect(made.length).toBe(before);
+    expect(clock.pending()).toBe(1); // only the shrink timer
+    // Quiet for the idle time: halved to 2, then to 1, the lean ones removed first.
+    clock.advance(60_000);
+    expect(pool.idle).toBe(2);
+    clock.advance(60_000);
+    expect(pool.idle).toBe(1);
+    expect(idle()).toMatchObject({ preloaded: 1, lean: 0 });
+    await pool.drain();
+  });
+
   it("never asks for preloading when it is off; no rest timer", async () => {
     const clock = fakeClock();
     const asked: boolean[] = [];

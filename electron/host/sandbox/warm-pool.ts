@@ -235,12 +235,15 @@ export class WarmPool {
 
   private trim(): void {
     while (this.ready.length > this.target.size) {
-      const extra = this.ready.pop();
+      // A lean one goes first: the preloading ones are the floor's (see armRest).
+      const at = this.ready.findLastIndex((c) => this.lean.has(c));
+      const [extra] = this.ready.splice(at === -1 ? this.ready.length - 1 : at, 1);
       if (extra) {
         this.lean.delete(extra);
         this.discard(extra);
       }
     }
+    if (this.lean.size > 0) this.armRest();
   }
 
   /** While the target is above the floor, a timer checks for idleness once it may be due. */
@@ -278,6 +281,11 @@ export class WarmPool {
         this.lean.clear();
         return;
       }
+      // Only the floor's worth preloads: a grown pool's extra containers are kept for bursts
+      // alone, and go when it shrinks. Preloading them would cost each ~0.4 s of CPU (spent
+      // just as a returning burst needs it) and ~56 MiB more while it waits to shrink.
+      const preloaded = this.ready.length - this.ready.filter((c) => this.lean.has(c)).length;
+      if (preloaded >= this.target.floorSize) return;
       this.lean.delete(next);
       this.ready = this.ready.filter((c) => c !== next);
       this.discard(next);

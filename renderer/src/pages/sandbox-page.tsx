@@ -57,7 +57,7 @@ const RUN_SETTINGS: NumberSetting[] = [
     label: "Warm pool size",
     hint:
       "Containers kept started and idle while runs are quiet, so a run begins at once. Each " +
-      `idle container holds memory (about 13 MiB; more with library preloading). 0 to ${POOL_LIMITS.maxSize}.`,
+      `idle container holds memory (about 8 MiB; about 64 MiB with library preloading). 0 to ${POOL_LIMITS.maxSize}.`,
     min: 0,
     max: POOL_LIMITS.maxSize,
   },
@@ -67,7 +67,8 @@ const RUN_SETTINGS: NumberSetting[] = [
     hint:
       "When runs come back to back, the pool grows up to this many idle containers (never past " +
       "Concurrent runs), started side by side: faster bursts, for the memory of each extra " +
-      `container and the CPU of starting them. 0 to ${POOL_LIMITS.growMaxCeiling}.`,
+      "container (they skip library preloading) and the CPU of starting them. " +
+      `0 to ${POOL_LIMITS.growMaxCeiling}.`,
     min: 0,
     max: POOL_LIMITS.growMaxCeiling,
   },

@@ -1,6 +1,7 @@
 """Code Mode sandbox runner: runs one piece of model-written Python, then exits.
 
-The host starts the container as `python3 -I /opt/codemode/runner.py NONCE` and talks to
+The host starts the container as `python3 -I /opt/codemode/runner.pyc NONCE` (this file,
+compiled when the image is built) and talks to
 this process over the container's stdin/stdout, one JSON object per line. The contract is
 electron/host/sandbox/runner-protocol.md; read it before changing anything here.
 
@@ -35,8 +36,10 @@ import types
 # model sees is one of these, and linecache serves its source so the lines show up.
 CODE_FILENAME = "<code>"
 
-# Our own file name, as frames record it, to strip the runner's frames from tracebacks.
-RUNNER_FILENAME = __file__
+# Our own file name, as frames record it, to strip the runner's frames from tracebacks. Taken
+# from a code object, not __file__: the host runs the compiled runner.pyc, whose frames still
+# name runner.py (the image compiles it so).
+RUNNER_FILENAME = (lambda: None).__code__.co_filename
 
 # Given as the argument after the nonce (warm-pool containers only; container-spec.ts).
 PRELOAD_FLAG = "--preload"

@@ -5,7 +5,8 @@ import type { ContainerOwner, LabelledOwner } from "./container-owner.js";
 
 export type { ContainerOwner } from "./container-owner.js";
 
-export const RUNNER_PATH = "/opt/codemode/runner.py";
+/** runner.py as the image compiles it (see the Dockerfile for why the compiled one). */
+export const RUNNER_PATH = "/opt/codemode/runner.pyc";
 /**
  * The runner's flag for a warm-pool container: it imports the common heavy libraries while it
  * waits for its start line (runner.py's PRELOAD_MODULES). A cold container never gets it, so

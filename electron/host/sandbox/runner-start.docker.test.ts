@@ -4,6 +4,7 @@
 // tools still works without the code importing asyncio itself.
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
+import { RUNNER_PATH } from "./container-spec.js";
 import { Sandbox } from "./sandbox.js";
 
 const fx = await dockerOrSkip();
@@ -16,6 +17,23 @@ describe.skipIf(!fx)("the runner's start-up", () => {
   afterAll(async () => {
     await sandbox?.close();
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("runs the runner compiled when the image was built, and still hides its frames from a traceback", async () => {
+    // A failed tool call raises inside the runner's stub, under the code's frame: the frames
+    // of the runner are what the traceback must leave out.
+    const result = await sandbox!.run(
+      {
+        code: "print(open('/proc/self/cmdline', 'rb').read().split(b'\\0')[2].decode())\ndef f():\n    return echo()\nawait f()",
+        tools: [{ name: "echo", stub: "async def echo() -> str: ..." }],
+      },
+      { onCall: () => Promise.resolve({ ok: false, message: "the tool failed" }) },
+    );
+    expect(result.stdout).toBe(`${RUNNER_PATH}\n`);
+    expect(RUNNER_PATH).toMatch(/\.pyc$/);
+    expect(result.error).toContain("the tool failed");
+    expect(result.error).toContain('File "<code>", line 4');
+    expect(result.error).not.toContain("runner.py");
   });
 
   it("does not import asyncio for code that never awaits", async () => {

@@ -11,7 +11,12 @@ import { runnerLimits } from "../electron/host/sandbox/run-session.js";
 export const DOCKER_RUN_BASELINE =
   "a cold hardened `docker run -i` of the same code, image and flags";
 
-export function dockerRunOnce(image: string, code: string): Promise<number> {
+/** `runner` is the runner file the container starts (the app's, unless a bench compares). */
+export function dockerRunOnce(
+  image: string,
+  code: string,
+  runner: string = RUNNER_PATH,
+): Promise<number> {
   const nonce = randomBytes(8).toString("hex");
   const start = performance.now();
   const args = [
@@ -46,7 +51,7 @@ export function dockerRunOnce(image: string, code: string): Promise<number> {
     image,
     "python3",
     "-I",
-    RUNNER_PATH,
+    runner,
     nonce,
   ];
   // The docker CLI gets only what it needs of this environment, like the app's client.

@@ -23,6 +23,7 @@ import {
 const BENCHES = [
   "sandbox-latency",
   "sandbox-preload",
+  "runner-compiled",
   "pool-burst",
   "concurrent-calls",
   "shim-round-trip",

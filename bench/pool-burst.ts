@@ -2,7 +2,8 @@
 // Client -> `codemode shim` -> `codemode daemon` with its default settings -> warm pool), side
 // by side in one run with (a) a cold hardened `docker run -i` of `print(1)` (the baseline)
 // and (d) the engine's own limit: how many hardened containers per second it starts and
-// removes when started in parallel, since every run needs a fresh container.
+// removes when started in parallel, since every run needs a fresh container. The 4 clients'
+// runs are also compared with the same runs given no pool at all.
 import os from "node:os";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
@@ -95,6 +96,39 @@ async function sandboxLimit(image: string): Promise<number> {
   }
 }
 
+/**
+ * The 4 clients' runs with no pool at all: CLIENTS loops of BURST cold runs each, at once,
+ * straight through the sandbox (no host, no shim). Every run needs a fresh container, so
+ * several clients running back to back are bound by the engine's starts with or without a pool;
+ * this says what the pool adds there.
+ */
+async function coldClientRuns(image: string): Promise<number[]> {
+  const status = await findDocker();
+  if (status.state !== "ready") throw new Error(status.message);
+  const sandbox = new Sandbox({
+    docker: status.docker,
+    image,
+    owner: currentOwner("codemode-bench"),
+    poolSize: 0,
+  });
+  const times: number[] = [];
+  const client = async (): Promise<void> => {
+    for (let i = 0; i < BURST; i++) {
+      const t = performance.now();
+      const result = await sandbox.run({ code: CODE });
+      if (result.stdout !== "1\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
+      times.push(performance.now() - t);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: CLIENTS }, client));
+    await sandbox.settle();
+    return times;
+  } finally {
+    await sandbox.close();
+  }
+}
+
 /** The burst parts' baseline, as a row of the table names it. */
 const AROUND = `${DOCKER_RUN_BASELINE} (median of ${2 * BASELINE_ROUNDS}, just before and just after)`;
 
@@ -132,6 +166,7 @@ async function main(): Promise<void> {
   let burst1: number[] = [];
   let burst2: number[] = [];
   let clients: number[] = [];
+  let coldClients: number[] = [];
   let flood = { runs: 0, seconds: 0, failed: 0 };
   let engine = 0;
   let engines: number[] = [];
@@ -170,6 +205,7 @@ async function main(): Promise<void> {
     await cold();
     clients = (await Promise.all(others.map((c) => backToBack(c, BURST)))).flat();
     await refilled();
+    coldClients = await coldClientRuns(image);
     await cold();
     const floodShims = await Promise.all(
       Array.from({ length: FLOOD_CLIENTS }, (_, i) =>
@@ -236,6 +272,14 @@ async function main(): Promise<void> {
       0.2,
     ),
   );
+  console.log(`  each run of the ${CLIENTS} clients with no pool, ms: ${each(coldClients)}`);
+  report({
+    what: `\`print(1)\`, ${CLIENTS} clients x ${BURST} back-to-back runs at once via shim and the pool, median`,
+    value: median(clients),
+    baseline: median(coldClients),
+    baselineWhat: `the same ${CLIENTS} clients' runs with no pool (every run cold, straight through the sandbox, no host)`,
+    note: "what the pool gives several clients at once: both are bound by the engine's container starts",
+  });
   const rate = (flood.runs - flood.failed * FLOOD_RUNS) / flood.seconds;
   const ratio = rate / engine;
   console.log(

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, open, readFile, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
@@ -99,6 +99,34 @@ describe("removeIfUnchanged", () => {
     await removeIfUnchanged(file, "X\n");
     expect(existsSync(file)).toBe(false);
     expect(existsSync(gate)).toBe(false);
+  });
+});
+
+describe("removeIfUnchanged, the unrenamed gates of removers that died waiting", () => {
+  it("clears a dead waiter's gate folder, with its turn or still empty, and keeps a live one's", async () => {
+    // A remover makes `LOCK.gate.ID` with its turn in it and renames it to `LOCK.gate`; one that
+    // died before that rename left the folder beside the lock, and before, nothing cleared it.
+    const dir = tempDir("cm-rm-");
+    const file = path.join(dir, "x.lock");
+    const gate = removalGatePath(file);
+    const long = (Date.now() - 60_000) / 1000;
+    const withTurn = `${gate}.0123456789ab`;
+    await mkdir(withTurn);
+    await writeFile(path.join(withTurn, `${Date.now() - 60_000}-0123456789ab`), "");
+    await utimes(withTurn, long, long);
+    const empty = `${gate}.ba9876543210`;
+    await mkdir(empty);
+    await utimes(empty, long, long);
+    const waiting = `${gate}.a1a1a1a1a1a1`;
+    await mkdir(waiting);
+    await writeFile(path.join(waiting, `${Date.now()}-a1a1a1a1a1a1`), "");
+    const other = `${gate}.notes`;
+    await mkdir(other);
+    await utimes(other, long, long);
+    await writeFile(file, "X\n");
+    await removeIfUnchanged(file, "X\n");
+    expect(existsSync(file)).toBe(false);
+    expect((await readdir(dir)).sort()).toEqual([path.basename(waiting), path.basename(other)]);
   });
 });
 

@@ -15,8 +15,14 @@
 // only if empty, so a newer gate always survives. A gate older than
 // LOCAL_ACCESS_LIMITS.lockGateStaleMs (its remover died, a turn takes milliseconds) is
 // cleared the same way; only a remover stalled that long inside the gate could still race.
+//
+// A remover that dies while waiting to enter leaves its unrenamed gate (`LOCK.gate.ID`)
+// beside the lock, where no one enters it. Each remover, once inside the gate, clears such
+// folders that no one has touched for that stale time (a waiter renames its turn in it at
+// every attempt). It first renames one away to a name of its own, so a waiter stalled that long
+// finds its folder gone and fails, instead of entering with a folder emptied under it.
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 
@@ -36,8 +42,10 @@ export async function removeIfUnchanged(
   expected: string,
   hooks: RemovalHooks = {},
 ): Promise<void> {
-  const leave = await enterGate(removalGatePath(file));
+  const gate = removalGatePath(file);
+  const leave = await enterGate(gate);
   try {
+    await clearStrayGates(gate);
     const found = await readFile(file, "utf8").catch(() => undefined);
     await hooks.afterRead?.();
     if (found === expected) await rm(file, { force: true });
@@ -49,8 +57,15 @@ export async function removeIfUnchanged(
 /** Renaming onto a gate that stands fails with one of these, by platform. */
 const GATE_STANDS = new Set(["ENOTEMPTY", "EEXIST", "EPERM", "EACCES", "EISDIR", "ENOTDIR"]);
 
+/** Random bytes of the id naming a remover's turn and its unrenamed gate. */
+const GATE_ID_BYTES = 6;
+
+function newGateId(): string {
+  return randomBytes(GATE_ID_BYTES).toString("hex");
+}
+
 async function enterGate(gate: string): Promise<() => Promise<void>> {
-  const id = randomBytes(6).toString("hex");
+  const id = newGateId();
   let turn = `${Date.now()}-${id}`;
   const made = `${gate}.${id}`;
   await mkdir(made, { mode: LOCAL_ACCESS_MODES.dataDir });
@@ -95,10 +110,43 @@ async function clearStaleGate(gate: string): Promise<void> {
   if (turns === undefined) return;
   for (const turn of turns) {
     const at = Number(turn.split("-")[0]);
-    if (!(Date.now() - at <= LOCAL_ACCESS_LIMITS.lockGateStaleMs)) {
+    if (isStale(at)) {
       await rm(path.join(gate, turn), { force: true }).catch(() => undefined);
     }
   }
   // Only an empty directory goes: a gate renamed in meanwhile, with its turn, stays.
   await rmdir(gate).catch(() => undefined);
+}
+
+/** Whether a gate or turn last touched at `at` (ms since the epoch) was left by a dead remover. */
+function isStale(at: number): boolean {
+  return !(Date.now() - at <= LOCAL_ACCESS_LIMITS.lockGateStaleMs);
+}
+
+/** Whether `name` is that of an unrenamed gate beside `gate`: `GATE.` and a gate id. */
+function isStrayGateName(gate: string, name: string): boolean {
+  const prefix = `${path.basename(gate)}.`;
+  if (!name.startsWith(prefix)) return false;
+  const id = name.slice(prefix.length);
+  const hex = "0123456789abcdef";
+  return id.length === 2 * GATE_ID_BYTES && [...id].every((c) => hex.includes(c));
+}
+
+/** Clears the unrenamed gates of removers that died waiting; called inside the gate. */
+async function clearStrayGates(gate: string): Promise<void> {
+  const dir = path.dirname(gate);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!isStrayGateName(gate, name)) continue;
+    const stray = path.join(dir, name);
+    const info = await stat(stray).catch(() => undefined);
+    if (info === undefined || !info.isDirectory() || !isStale(info.mtimeMs)) continue;
+    // Renamed away whole first: its waiter, if alive after all, cannot enter with it now.
+    const doomed = `${gate}.${newGateId()}`;
+    const moved = await rename(stray, doomed).then(
+      () => true,
+      () => false,
+    );
+    if (moved) await rm(doomed, { recursive: true, force: true }).catch(() => undefined);
+  }
 }

@@ -3,9 +3,9 @@
 // flag, the app's saved Isolation setting (runsc) chooses it.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
-import { dockerOrSkip, sandboxRuntimes } from "../test-support/docker.js";
+import { describeOnRunsc, dockerOnRuntimes } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import {
   assertServeBuilt,
@@ -16,11 +16,10 @@ import {
 } from "../test-support/serve-client.js";
 import { removeTempDirs } from "../test-support/temp-dir.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 
-describe.skipIf(!fx || !runtimes.includes("runsc"))("codemode serve --runtime runsc", () => {
+describeOnRunsc(docker, "codemode serve --runtime runsc", () => {
   const { home } = tempHome();
   let serve: McpSession | null = null;
 

@@ -8,9 +8,9 @@ import os from "node:os";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { auditEntries, connectShim, makeHome } from "../test-support/daemon.js";
-import { dockerOrSkip, sandboxRuntimes } from "../test-support/docker.js";
+import { describeOnRunsc, dockerOnRuntimes } from "../test-support/docker.js";
 import {
   startUiDaemon,
   UI_TIMEOUT_MS,
@@ -21,14 +21,13 @@ import type { McpSession } from "../test-support/mcp-session.js";
 import { startRuncOnlyEngine, type RuncOnlyEngine } from "../test-support/runc-only-engine.js";
 import { useUiPage } from "../test-support/ui-page.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc, as every runsc test does.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 
 const CLIENT = "e2e-isolation";
 const KERNEL = "import os\nprint(os.uname().release)";
 
-describe.skipIf(!fx || !runtimes.includes("runsc"))("the Sandbox page's isolation choice", () => {
+describeOnRunsc(docker, "the Sandbox page's isolation choice", () => {
   const ui = useUiPage({
     homePrefix: "codemode-ui-isolation-",
     docker: fx?.docker,

@@ -1,5 +1,5 @@
 import Dockerode from "dockerode";
-import { inject } from "vitest";
+import { describe, inject } from "vitest";
 import { engineRuntimes } from "../electron/host/docker/docker-runtimes.js";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
@@ -73,4 +73,33 @@ export async function sandboxRuntimes(docker: Dockerode): Promise<SandboxRuntime
     process.stderr.write(`skipping sandbox tests on ${missing.join(", ")}: ${reason}\n`);
   }
   return SANDBOX_RUNTIMES.filter((runtime) => available.includes(runtime));
+}
+
+/** The engine, or null where Docker tests skip, and the runtimes the hardening tests run on. */
+export interface DockerOnRuntimes {
+  fx: DockerFixture | null;
+  runtimes: SandboxRuntime[];
+}
+
+/**
+ * dockerOrSkip, then sandboxRuntimes: under CI=true a missing engine, or an engine without
+ * runsc, fails the test file; elsewhere what is missing is skipped, saying so.
+ */
+export async function dockerOnRuntimes(): Promise<DockerOnRuntimes> {
+  const fx = await dockerOrSkip();
+  return { fx, runtimes: fx ? await sandboxRuntimes(fx.docker) : [] };
+}
+
+/** A describe block once per runtime the engine has (`%s` in the title names it). */
+export function describeEachRuntime(
+  on: DockerOnRuntimes,
+  title: string,
+  fn: (runtime: SandboxRuntime) => void,
+): void {
+  describe.skipIf(!on.fx).each(on.runtimes)(title, fn);
+}
+
+/** A describe block of gVisor's own behaviour: run where the engine has runsc (always in CI). */
+export function describeOnRunsc(on: DockerOnRuntimes, title: string, fn: () => void): void {
+  describe.skipIf(!on.fx || !on.runtimes.includes("runsc"))(title, fn);
 }

@@ -4,16 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../../../shared/run-result.js";
-import { dockerOrSkip, leftoverContainers, sandboxRuntimes } from "../../../test-support/docker.js";
+import { dockerOnRuntimes, leftoverContainers } from "../../../test-support/docker.js";
 import { startRuncOnlyEngine } from "../../../test-support/runc-only-engine.js";
 import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 import { memoryIO } from "../../../test-support/cli-io.js";
 import { run } from "./run.js";
 import { requireImage } from "./sandbox-context.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+const { fx, runtimes } = await dockerOnRuntimes();
 
 // Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
 describe.skipIf(!fx)("codemode run on real Docker", () => {

@@ -3,11 +3,11 @@
 // under each runtime the engine has, since gVisor has its own pipes and poll. Raw container, no deadline:
 // nothing but the runner's own exit can end these within the wait.
 import type { Duplex } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import {
-  dockerOrSkip,
+  describeEachRuntime,
+  dockerOnRuntimes,
   leftoverContainers,
-  sandboxRuntimes,
   testOwner,
 } from "../../../test-support/docker.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
@@ -15,9 +15,8 @@ import { runnerLimits } from "./run-session.js";
 import { encodeHostMessage } from "./runner-messages.js";
 import { SandboxContainer } from "./sandbox-container.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 
 /** How long the runner may take to end once its stdin is closed (a container stop is 10 s). */
 const EXIT_WAIT_MS = 5_000;
@@ -61,7 +60,7 @@ async function hostGoesAway(runtime: SandboxRuntime, code: string): Promise<numb
   }
 }
 
-describe.skipIf(!fx).each(runtimes)("the runner when its host goes away (%s)", (runtime) => {
+describeEachRuntime(docker, "the runner when its host goes away (%s)", (runtime) => {
   afterAll(async () => {
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
   });

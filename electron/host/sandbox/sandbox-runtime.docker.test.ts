@@ -1,21 +1,20 @@
 // Switching the runtime of a live Sandbox: the warm container made under the old runtime must
 // not serve the next run (it would run the code with the isolation the user just left).
 import os from "node:os";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import {
-  dockerOrSkip,
+  describeOnRunsc,
+  dockerOnRuntimes,
   leftoverContainers,
-  sandboxRuntimes,
   testOwner,
 } from "../../../test-support/docker.js";
 import { Sandbox } from "./sandbox.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 const KERNEL = "import os\nprint(os.uname().release)";
 
-describe.skipIf(!fx || !runtimes.includes("runsc"))("a sandbox's runtime, switched", () => {
+describeOnRunsc(docker, "a sandbox's runtime, switched", () => {
   let sandbox: Sandbox | null = null;
 
   afterAll(async () => {

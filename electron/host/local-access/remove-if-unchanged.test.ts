@@ -15,6 +15,30 @@ function gateKeeper(): { wait: () => Promise<void>; open: () => void } {
   return { wait: () => shut, open: () => opened() };
 }
 
+/**
+ * Starts removing `file` and returns once the remover has read it inside the gate, where it
+ * stays until `open` is called; `done` settles when the removal does.
+ */
+async function removerPausedInGate(
+  file: string,
+  expected: string,
+): Promise<{ done: Promise<void>; open: () => void }> {
+  const paused = gateKeeper();
+  let inGate!: () => void;
+  const entered = new Promise<void>((resolve) => (inGate = resolve));
+  const done = removeIfUnchanged(file, expected, {
+    afterRead: async () => {
+      inGate();
+      await paused.wait();
+    },
+  });
+  await Promise.race([
+    entered,
+    done.then(() => Promise.reject(new Error("the removal ended without pausing in the gate"))),
+  ]);
+  return { done, open: paused.open };
+}
+
 /** What another process taking the lock does: create it with O_EXCL. */
 async function takeLock(file: string, content: string): Promise<"took" | "taken"> {
   try {
@@ -64,23 +88,14 @@ describe("removeIfUnchanged", () => {
     const dir = tempDir("cm-rm-");
     const file = path.join(dir, "x.lock");
     await writeFile(file, "X\n");
-    const paused = gateKeeper();
-    let inGate!: () => void;
-    const entered = new Promise<void>((resolve) => (inGate = resolve));
-    const first = removeIfUnchanged(file, "X\n", {
-      afterRead: async () => {
-        inGate();
-        await paused.wait();
-      },
-    });
-    await entered;
+    const first = await removerPausedInGate(file, "X\n");
     let secondDone = false;
     const second = removeIfUnchanged(file, "X\n").then(() => (secondDone = true));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(secondDone).toBe(false);
     expect(await readFile(file, "utf8")).toBe("X\n");
-    paused.open();
-    await Promise.all([first, second]);
+    first.open();
+    await Promise.all([first.done, second]);
     expect(existsSync(file)).toBe(false);
     expect(existsSync(removalGatePath(file))).toBe(false);
   });
@@ -142,23 +157,14 @@ describe("removeIfUnchanged, a gate entered after a wait", () => {
     const deadAt = Date.now() - LOCAL_ACCESS_LIMITS.lockGateStaleMs + 3_000;
     await writeFile(path.join(gate, `${deadAt}-dead`), "");
     await writeFile(file, "X\n");
-    const paused = gateKeeper();
-    let inGate!: () => void;
-    const entered = new Promise<void>((resolve) => (inGate = resolve));
-    const first = removeIfUnchanged(file, "X\n", {
-      afterRead: async () => {
-        inGate();
-        await paused.wait();
-      },
-    });
-    await entered;
+    const first = await removerPausedInGate(file, "X\n");
     let secondDone = false;
     const second = removeIfUnchanged(file, "X\n").then(() => (secondDone = true));
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(secondDone).toBe(false);
     expect(await readFile(file, "utf8")).toBe("X\n");
-    paused.open();
-    await Promise.all([first, second]);
+    first.open();
+    await Promise.all([first.done, second]);
     expect(existsSync(file)).toBe(false);
   }, 20_000);
 });

@@ -150,6 +150,20 @@ describe("withPinLock", () => {
     expect(existsSync(pinLockPath(pins))).toBe(false);
   });
 
+  it("keeps a finished job's result when its lock cannot be removed, and our next job takes the lock over", async () => {
+    // A removal gate that stays taken fails the release only after 10 s
+    // (2 * lockGateStaleMs); the job is done and its file written by then, so the release's
+    // failure must not become the job's. The lock left behind names our pid with a token none
+    // of our jobs holds: the next one takes it over at once.
+    const pins = file("j.json");
+    const stuck = () => Promise.reject(new Error("could not enter the gate: it stays taken"));
+    expect(await withPinLock(pins, ran, { removeLock: stuck })).toBe("ran");
+    expect(readFileSync(pinLockPath(pins), "utf8")).toMatch(new RegExp(`^${process.pid} `));
+    // Within a wait of 500 ms: a lock still judged held would fail it (PinFileLocked).
+    expect(await withPinLock(pins, ran, { waitMs: 500 })).toBe("ran");
+    expect(existsSync(pinLockPath(pins))).toBe(false);
+  });
+
   it("judges a lock taken in another pid namespace by its age alone, even when its pid is ours", async () => {
     const pins = file("j.json");
     // A live writer elsewhere whose pid is dead here, or is ours (two containers' serve both

@@ -68,6 +68,8 @@ export interface PinLockOptions {
   isAlive?: (pid: number) => boolean;
   /** Tests take the lock as another process would. */
   taker?: LockTaker;
+  /** Tests make a removal fail, as one whose gate stays taken does after a long wait. */
+  removeLock?: (lock: string, expected: string) => Promise<void>;
 }
 
 /** The tokens of the locks this process holds now: several of its jobs may wait in turn. */
@@ -104,6 +106,7 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
     isAlive: options.isAlive ?? pidAlive,
     self: options.taker ?? currentTaker(),
   };
+  const removeLock = options.removeLock ?? removeIfUnchanged;
   const token = randomBytes(8).toString("hex");
   const content = `${judge.self.pid} ${token} ${Date.now()} ${judge.self.place}\n`;
   const deadline = Date.now() + waitMs;
@@ -134,7 +137,7 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
           // Only our own lock goes: one taken over as stale is someone else's now.
           try {
             const now = await readFile(lock, "utf8").catch(() => undefined);
-            if (now === content) await removeIfUnchanged(lock, content);
+            if (now === content) await removeLock(lock, content);
           } finally {
             heldHere.delete(token);
           }
@@ -148,7 +151,7 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
           () => Date.now(),
         );
         if (isStale(found, madeAt, judge)) {
-          await removeIfUnchanged(lock, found);
+          await removeLock(lock, found);
           continue;
         }
       }

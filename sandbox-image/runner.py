@@ -53,6 +53,9 @@ PRELOAD_MODULES = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot")
 # ready only once it has seen this exact line (ready-line.ts), and no code runs before it.
 READY_LINE = b'{"type":"ready"}\n'
 
+# A start line's `tools` when it uses the catalog the host staged before it (a catalog line).
+STAGED = "staged"
+
 # Exit statuses. 0 also covers "the host went away": nobody is left to read anything else.
 EXIT_OK = 0
 EXIT_HOST_BUG = 2
@@ -158,6 +161,25 @@ def _parse_line(line):
     if type(msg) is not dict:
         _host_bug()
     return msg
+
+
+def _parse_tools(tools):
+    """The catalog as a list of (name, stub, description, schema), from the `tools` of a
+    start or catalog line; exits as a host bug unless it has the protocol's shape."""
+    if type(tools) is not list:
+        _host_bug()
+    catalog = []
+    for tool in tools:
+        if type(tool) is not dict:
+            _host_bug()
+        name, stub = tool.get("name"), tool.get("stub")
+        description, schema = tool.get("description"), tool.get("schema")
+        if not all(type(field) is str for field in (name, stub, description)):
+            _host_bug()
+        if schema is not None and type(schema) is not str:
+            _host_bug()
+        catalog.append((name, stub, description, schema))
+    return catalog
 
 
 def _is_positive_int(value):
@@ -927,7 +949,18 @@ def main():
     if line is None:
         os._exit(EXIT_OK)
 
-    start = _parse_line(line)
+    # A warm container may get the catalog now, while it idles: parsing it here keeps it off
+    # the run's path, and the start line then says "staged" instead of carrying it again.
+    staged = None
+    first = _parse_line(line)
+    if first.get("type") == "catalog":
+        staged = _parse_tools(first.get("tools"))
+        line = reader.readline()
+        if line is None:
+            os._exit(EXIT_OK)
+        start = _parse_line(line)
+    else:
+        start = first
     source = start.get("code")
     stdin = start.get("stdin")
     tools = start.get("tools")
@@ -938,7 +971,7 @@ def main():
         start.get("type") == "start"
         and type(source) is str
         and type(stdin) is str
-        and type(tools) is list
+        and (type(tools) is list or (tools == STAGED and staged is not None))
         and type(down) is list
         and type(held) is list
         and type(limits) is dict
@@ -962,17 +995,8 @@ def main():
         and limits["image_name_max_chars"] > 4
     ):
         _host_bug()
-    catalog = []
-    for tool in tools:
-        if type(tool) is not dict:
-            _host_bug()
-        name, stub = tool.get("name"), tool.get("stub")
-        description, schema = tool.get("description"), tool.get("schema")
-        if not all(type(field) is str for field in (name, stub, description)):
-            _host_bug()
-        if schema is not None and type(schema) is not str:
-            _host_bug()
-        catalog.append((name, stub, description, schema))
+    # The start's own tools win over a staged catalog (the host's catalog changed since).
+    catalog = staged if tools == STAGED else _parse_tools(tools)
     down_servers = []
     for entry in down:
         if type(entry) is not dict:

@@ -96,11 +96,14 @@ export class CodeModeHost {
     const record = (entry: AuditEntryInput) => hostAudit.record(entry);
     const now = () => options.now?.() ?? new Date();
     const outages = (this.outages = new DockerOutages(record, log, now));
+    // Made below, once the sandbox it runs in is: warm containers are staged only after.
+    let catalogSource: CodeModeEngine | null = null;
     const sandbox = (this.sandbox = new SandboxSlot({
       findDocker: options.findDocker ?? (() => findDocker()),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       ...sandboxSettings(settings),
+      stagedTools: () => catalogSource?.stagedTools() ?? null,
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),
@@ -139,6 +142,7 @@ export class CodeModeHost {
       serverTools: () => catalogInput(servers, configStore.current, opened.pins),
       approvals,
     }));
+    catalogSource = engine;
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     const clientEntry =

@@ -8,6 +8,7 @@ import type { BuildReport } from "./sandbox-image-build.js";
 import type { BuildEvent, ContextFile } from "../sandbox/image.js";
 import type { ContainerOwner } from "../sandbox/container-spec.js";
 import type { PoolGrowth } from "../sandbox/pool-target.js";
+import type { SandboxTool } from "../sandbox/run-types.js";
 
 /** A run could not start because the sandbox is not there: the message says what to do. */
 export class SandboxUnavailable extends RunNotStarted {
@@ -28,6 +29,8 @@ export interface SandboxSlotOptions {
   runtime?: SandboxRuntime;
   /** Warm containers preload the heavy libraries; settings change it through setPreload. */
   preload?: boolean;
+  /** The current catalog's tools, staged in each warm container (SandboxOptions.stagedTools). */
+  stagedTools?: () => readonly SandboxTool[] | null;
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;

@@ -272,6 +272,7 @@ export class SandboxSlot {
       deadlineSeconds: this.deadline,
       runtime: this.currentRuntime,
       preload: this.preload,
+      stagedTools: this.options.stagedTools,
     });
   }
 

@@ -1,6 +1,7 @@
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
 import type { SandboxTool } from "../sandbox/run-types.js";
-import type { CatalogTool } from "./catalog-types.js";
+import { freezeTools } from "../sandbox/tools-json.js";
+import type { Catalog, CatalogTool } from "./catalog-types.js";
 
 /**
  * The catalog as every run's start line carries it to the sandbox (TOOLS, search_tools):
@@ -20,4 +21,20 @@ export function sandboxTools(tools: readonly CatalogTool[]): SandboxTool[] {
     }
     return { name: tool.pyName, stub: tool.stub, description: tool.description, schema };
   });
+}
+
+const perCatalog = new WeakMap<Catalog, readonly SandboxTool[]>();
+
+/**
+ * sandboxTools of a catalog, made once per catalog (a catalog is never changed: a new one
+ * replaces it) and frozen, so its JSON text is made once too (toolsJson): every run, and each
+ * warm container's staged catalog, share it, and comparing them costs nothing.
+ */
+export function catalogSandboxTools(catalog: Catalog): readonly SandboxTool[] {
+  let tools = perCatalog.get(catalog);
+  if (tools === undefined) {
+    tools = freezeTools(sandboxTools(catalog.tools));
+    perCatalog.set(catalog, tools);
+  }
+  return tools;
 }

@@ -10,9 +10,9 @@ import type { TaintRegistry } from "../bridge/taint.js";
 import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
-import { sandboxTools } from "../catalog/sandbox-tools.js";
+import { catalogSandboxTools } from "../catalog/sandbox-tools.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
-import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
+import type { RunHooks, RunRequest, SandboxTool } from "../sandbox/run-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import type { RunPythonInput } from "../mcp/run-python-schema.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
@@ -183,6 +183,14 @@ export class CodeModeEngine {
     return this.current;
   }
 
+  /**
+   * The current catalog as a run's start line carries it: the sandbox stages it in warm
+   * containers (SandboxOptions.stagedTools). Made once per catalog.
+   */
+  stagedTools(): readonly SandboxTool[] {
+    return catalogSandboxTools(this.current);
+  }
+
   /** Called whenever the catalog (and so the run_python description) changed. */
   onCatalogChange(listener: () => void): () => void {
     return this.events.on("change", listener);
@@ -247,7 +255,7 @@ export class CodeModeEngine {
           code: input.code,
           stdin: input.stdin,
           deadlineSeconds: input.timeout_s,
-          tools: sandboxTools(catalog.tools),
+          tools: catalogSandboxTools(catalog),
           // Their names raise ToolError saying they are held for review, not NameError.
           held: heldNamedIn(input.code, catalog.held),
           // Their tool names raise ToolError with the reason in the code, not NameError.

@@ -11,7 +11,13 @@ import { errorTypeName } from "../bridge/messages.js";
 import { ImageReceiver } from "./image-receiver.js";
 import { LineSplitter } from "./line-splitter.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
-import { encodeHostMessage, parseRunnerLine, type RunnerMessage } from "./runner-messages.js";
+import {
+  encodeHostMessage,
+  parseRunnerLine,
+  STAGED_TOOLS,
+  type RunnerMessage,
+} from "./runner-messages.js";
+import { toolsJson } from "./tools-json.js";
 import type { CallOutcome, RunHooks, RunRequest } from "./run-types.js";
 import type { SandboxContainer } from "./sandbox-container.js";
 
@@ -231,29 +237,37 @@ export function runInContainer(
       () => undefined,
     );
 
-    // The nonce line ends whatever Docker's attach request put in stdin before it.
-    container.write(`\n${container.nonce}\n`);
-    container.write(
-      encodeHostMessage({
-        type: "start",
-        code: request.code,
-        stdin: request.stdin ?? "",
-        tools: (request.tools ?? []).map((t) => ({
-          name: t.name,
-          stub: t.stub,
-          description: t.description ?? "",
-          schema: t.schema ?? null,
-        })),
-        down: (request.down ?? []).map((d) => ({
-          prefix: d.prefix,
-          server: d.server,
-          reason: d.reason,
-        })),
-        held: (request.held ?? []).map((h) => ({ name: h.name, message: h.message })),
-        limits: runnerLimits(),
-      }),
-    );
+    container.start(startLine(request, container.staged));
   });
+}
+
+const START_PREFIX = '{"type":"start","tools":';
+const STAGED_START_PREFIX = `${START_PREFIX}${JSON.stringify(STAGED_TOOLS)}`;
+
+/**
+ * The run's start line. Its tools are the staged catalog's when their JSON is exactly what the
+ * container got staged (`"tools":"staged"`), else the run's own: a catalog that changed while
+ * the container waited must never reach a run.
+ */
+export function startLine(request: RunRequest, staged: string | null): string {
+  const tools = toolsJson(request.tools ?? []);
+  // `tools` right after `type`, so its place in the line is known without searching it.
+  const line = encodeHostMessage({
+    type: "start",
+    tools: STAGED_TOOLS,
+    code: request.code,
+    stdin: request.stdin ?? "",
+    down: (request.down ?? []).map((d) => ({
+      prefix: d.prefix,
+      server: d.server,
+      reason: d.reason,
+    })),
+    held: (request.held ?? []).map((h) => ({ name: h.name, message: h.message })),
+    limits: runnerLimits(),
+  });
+  if (tools === staged) return line;
+  // The tools' text is serialized once per catalog (toolsJson): spliced in, not encoded again.
+  return `${START_PREFIX}${tools}${line.slice(STAGED_START_PREFIX.length)}`;
 }
 
 /** The limits the start line gives the runner (the bench's plain `docker run` sends the same). */

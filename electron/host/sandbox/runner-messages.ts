@@ -182,11 +182,17 @@ export function checkBySchema(value: unknown): ParsedLine {
   return { ok: true, message: parsed.data };
 }
 
+/** A start line's `tools` when the runner is to use the catalog staged before it. */
+export const STAGED_TOOLS = "staged";
+
 export interface StartMessage {
   type: "start";
+  /** The catalog, or the one staged before (run-session's startLine splices the catalog in). */
+  tools:
+    | { name: string; stub: string; description: string; schema: string | null }[]
+    | typeof STAGED_TOOLS;
   code: string;
   stdin: string;
-  tools: { name: string; stub: string; description: string; schema: string | null }[];
   /** Servers not running: names starting with `prefix` raise ToolError with the reason. */
   down: { prefix: string; server: string; reason: string }[];
   /**

@@ -25,6 +25,9 @@ export class SandboxContainer {
   private early: Buffer[] = [];
   private earlyBytes = 0;
   private removal: Promise<void> | null = null;
+  private opened = false;
+  private started = false;
+  private stagedTools: string | null = null;
   /** Resolves when the attach stream ends: the runner exited or the container was killed. */
   readonly ended: Promise<void>;
   /** Bytes the container wrote to its real stderr (the runner points fd 2 at /dev/null). */
@@ -115,6 +118,42 @@ export class SandboxContainer {
 
   write(text: string): void {
     if (!this.stream.destroyed) this.stream.write(text);
+  }
+
+  /**
+   * Writes the nonce line, once: it ends whatever Docker's attach request put in stdin, and
+   * the runner reads its host lines after it (a second one would be a line of its own).
+   */
+  open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.write(`\n${this.nonce}\n`);
+  }
+
+  /**
+   * Sends an idle warm container's runner the catalog (a `catalog` line, runner-protocol.md)
+   * to parse while it waits. At most once, and never after the run's start line (both are
+   * host bugs to the runner); false when not sent. A container that has gone just ignores it.
+   */
+  stage(toolsJson: string): boolean {
+    if (this.started || this.stagedTools !== null || this.stream.destroyed) return false;
+    this.open();
+    this.write(`{"type":"catalog","tools":${toolsJson}}\n`);
+    this.stagedTools = toolsJson;
+    return true;
+  }
+
+  /** The tools JSON text the runner got staged, or null when none was. */
+  get staged(): string | null {
+    return this.stagedTools;
+  }
+
+  /** Writes the run's start line (after the nonce line, if not sent yet); once. */
+  start(line: string): void {
+    if (this.started) throw new Error("a sandbox container runs one start line");
+    this.started = true;
+    this.open();
+    this.write(line);
   }
 
   /** Waits for the container to stop and reads how it ended. */

@@ -5,10 +5,11 @@ import type { SandboxRuntime } from "../../../shared/settings.js";
 import { ownedBySelf, ownerGone, type ContainerOwner } from "./container-owner.js";
 import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
-import type { RunHooks, RunRequest } from "./run-types.js";
+import type { RunHooks, RunRequest, SandboxTool } from "./run-types.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./sandbox-container.js";
+import { toolsJson } from "./tools-json.js";
 import { WarmPool } from "./warm-pool.js";
 
 export interface SandboxOptions {
@@ -34,6 +35,12 @@ export interface SandboxOptions {
   readyTimeoutMs?: number;
   /** How long runs outpacing the pool keep refills from preloading (POOL_LIMITS.leanWindowMs unless said). */
   leanWindowMs?: number;
+  /**
+   * The current catalog's tools (frozen, freezeTools), or null for none: sent to each warm
+   * container as it joins the pool, so a run whose tools are exactly these sends a short start
+   * line. Read again for each container; a run with other tools sends its own.
+   */
+  stagedTools?: (() => readonly SandboxTool[] | null) | undefined;
 }
 
 /**
@@ -66,6 +73,7 @@ export class Sandbox {
         readyTimeoutMs: options.readyTimeoutMs,
         preload: this.preloading,
         leanWindowMs: options.leanWindowMs,
+        onPooled: (container) => this.stage(container),
       },
     );
     this.pool.fill();
@@ -79,6 +87,12 @@ export class Sandbox {
       this.currentRuntime,
       preload,
     );
+  }
+
+  private stage(container: SandboxContainer): void {
+    const tools = this.options.stagedTools?.();
+    // An empty catalog costs nothing at start: no line for it.
+    if (tools && tools.length > 0) container.stage(toolsJson(tools));
   }
 
   get preload(): boolean {

@@ -28,6 +28,11 @@ export interface WarmPoolOptions {
   preload?: boolean;
   /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
   leanWindowMs?: number;
+  /**
+   * Called for each container as it joins the pool, ready: the Sandbox sends it the catalog
+   * then (SandboxContainer.stage), off any run's path. A throw is ignored.
+   */
+  onPooled?: (container: SandboxContainer) => void;
 }
 
 /** How a started warm container's wait for its ready line ended. */
@@ -74,6 +79,7 @@ export class WarmPool {
   private readonly readyTimeoutMs: number;
   private preload: boolean;
   private readonly leanWindowMs: number;
+  private readonly onPooled: ((container: SandboxContainer) => void) | undefined;
   /**
    * When a take last found the pool short of its target (none ready, or refills of earlier
    * takes still under way): refills skip preloading for a while.
@@ -100,6 +106,7 @@ export class WarmPool {
     this.readyTimeoutMs = options.readyTimeoutMs ?? POOL_LIMITS.readyTimeoutMs;
     this.preload = options.preload === true;
     this.leanWindowMs = options.leanWindowMs ?? POOL_LIMITS.leanWindowMs;
+    this.onPooled = options.onPooled;
   }
 
   /** A warm container if one is ready, else a cold one started now. */
@@ -174,6 +181,11 @@ export class WarmPool {
             return;
           }
           this.ready.push(container);
+          try {
+            this.onPooled?.(container);
+          } catch {
+            // Staging is an optimisation: a run without it sends its catalog at start.
+          }
           if (this.preload && !preload) {
             this.lean.add(container);
             this.armRest();

@@ -62,6 +62,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     throw error;
   }
 
+  let engine: CodeModeEngine | null = null;
   const sandbox = new Sandbox({
     docker: ctx.docker,
     image: ctx.tag,
@@ -69,8 +70,9 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     deadlineSeconds: options.deadlineSeconds,
     runtime: choice.runtime,
     preload: await choosePreload(ctx, options.preload),
+    // Read when a warm container is ready: the engine is made just below.
+    stagedTools: () => engine?.stagedTools() ?? null,
   });
-  let engine: CodeModeEngine | null = null;
   // Pins for a --config file's servers (beside it); a server given after -- has none.
   const pins =
     options.configFile === null

@@ -28,6 +28,8 @@ export class SandboxContainer {
   private opened = false;
   private started = false;
   private stagedTools: string | null = null;
+  /** The attach stream ended: nothing is written to it any more by stage(). */
+  private gone = false;
   /** Resolves when the attach stream ends: the runner exited or the container was killed. */
   readonly ended: Promise<void>;
   /** Bytes the container wrote to its real stderr (the runner points fd 2 at /dev/null). */
@@ -74,7 +76,10 @@ export class SandboxContainer {
       stream.once("close", () => resolve());
       stream.once("error", () => resolve());
     });
-    void this.ended.then(() => this.settleReady(false));
+    void this.ended.then(() => {
+      this.gone = true;
+      this.settleReady(false);
+    });
   }
 
   static async start(
@@ -136,7 +141,9 @@ export class SandboxContainer {
    * host bugs to the runner); false when not sent. A container that has gone just ignores it.
    */
   stage(toolsJson: string): boolean {
-    if (this.started || this.stagedTools !== null || this.stream.destroyed) return false;
+    if (this.started || this.stagedTools !== null || this.gone || this.stream.destroyed) {
+      return false;
+    }
     this.open();
     this.write(`{"type":"catalog","tools":${toolsJson}}\n`);
     this.stagedTools = toolsJson;

@@ -582,3 +582,28 @@ describe("WarmPool preload under pressure", () => {
     expect(clock.pending()).toBe(0);
   });
 });
+
+describe("WarmPool onPooled", () => {
+  it("is told of each container as it joins the pool, and one that throws still pools it", async () => {
+    const pooled: Fake[] = [];
+    let calls = 0;
+    const pool = new WarmPool(
+      () => Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer),
+      2,
+      undefined,
+      undefined,
+      {
+        onPooled: (container) => {
+          calls++;
+          pooled.push(container as unknown as Fake);
+          if (calls === 1) throw new Error("staging failed");
+        },
+      },
+    );
+    pool.fill();
+    await pool.settled();
+    expect(pool.idle).toBe(2);
+    expect(pooled).toHaveLength(2);
+    await pool.drain();
+  });
+});

@@ -1,20 +1,25 @@
 // What a big catalog costs every run: each run's start line carries every tool's name, stub,
 // description and input schema (TOOLS and search_tools work on it inside the sandbox), up to
-// CATALOG_LIMITS.schemasShownTotalBytes of schemas. Warm-pool `print(len(TOOLS))` side by side
-// in one process, rounds interleaved: no catalog (the baseline), 100 tools with 1 KiB schemas
-// (a big real server's size), and a catalog at the cap.
+// CATALOG_LIMITS.schemasShownTotalBytes of schemas, unless the catalog was staged in the warm
+// container while it idled (runner-protocol.md): then the start line only says "staged".
+// Warm-pool `print(len(TOOLS))` side by side in one process, rounds interleaved: no catalog (the
+// baseline), 100 tools with 1 KiB schemas (a big real server's size), and a catalog at the cap,
+// each sent at start and staged.
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import type { SandboxTool } from "../electron/host/sandbox/run-types.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
+import { freezeTools } from "../electron/host/sandbox/tools-json.js";
 import { CATALOG_LIMITS } from "../shared/limits.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const KiB = 1024;
+/** The pause before each run, as between a client's runs: a staged catalog is parsed by then. */
+const IDLE_MS = 200;
 
 /** `count` tools whose input schemas are each about `schemaBytes` long. */
 function catalog(count: number, schemaBytes: number): SandboxTool[] {
@@ -36,7 +41,30 @@ function catalog(count: number, schemaBytes: number): SandboxTool[] {
 const schemaBytes = (tools: readonly SandboxTool[]): number =>
   tools.reduce((sum, t) => sum + Buffer.byteLength(t.schema ?? "", "utf8"), 0);
 
+interface Measure {
+  what: string;
+  tools: readonly SandboxTool[];
+  staged: boolean;
+  times: number[];
+}
+
 async function main(): Promise<void> {
+  const perTool = 4 * KiB;
+  // Each schema comes out a little over perTool: as many as fit under the cap.
+  const atCap = freezeTools(
+    catalog(Math.floor(CATALOG_LIMITS.schemasShownTotalBytes / (perTool + 100)), perTool),
+  );
+  if (schemaBytes(atCap) > CATALOG_LIMITS.schemasShownTotalBytes) throw new Error("over the cap");
+  const hundred = freezeTools(catalog(100, KiB));
+  const plan: Measure[] = [{ what: "no catalog", tools: [], staged: false, times: [] }];
+  for (const [what, tools] of [
+    ["100 tools, 1 KiB schemas", hundred],
+    [`${atCap.length} tools, 4 KiB schemas (the cap)`, atCap],
+  ] as const) {
+    plan.push({ what, tools, staged: false, times: [] }, { what, tools, staged: true, times: [] });
+  }
+  // What the warm container started next gets staged: the pool refills as a run takes one.
+  let staging: readonly SandboxTool[] | null = null;
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
   const image = imageTagFor(readContext(sandboxImageDir()));
@@ -45,29 +73,22 @@ async function main(): Promise<void> {
     image,
     owner: currentOwner("codemode-bench"),
     poolSize: 1,
+    stagedTools: () => staging,
   });
-  const perTool = 4 * KiB;
-  // Each schema comes out a little over perTool: as many as fit under the cap.
-  const atCap = catalog(
-    Math.floor(CATALOG_LIMITS.schemasShownTotalBytes / (perTool + 100)),
-    perTool,
-  );
-  if (schemaBytes(atCap) > CATALOG_LIMITS.schemasShownTotalBytes) throw new Error("over the cap");
-  const sets: { what: string; tools: SandboxTool[]; times: number[] }[] = [
-    { what: "no catalog", tools: [], times: [] },
-    { what: "100 tools, 1 KiB schemas", tools: catalog(100, KiB), times: [] },
-    { what: `${atCap.length} tools, 4 KiB schemas (the cap)`, tools: atCap, times: [] },
-  ];
   try {
     for (let i = 0; i < ROUNDS; i++) {
-      for (const set of sets) {
-        // A warm container idle and ready, as a run that comes after a pause finds it.
+      for (const [k, measure] of plan.entries()) {
+        // A warm container idle and ready, as a run that comes after a pause finds it, staged
+        // with this measure's catalog or with none.
         await sandbox.poolFilled();
         await sandbox.settle();
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        const next = plan[(k + 1) % plan.length]!;
+        staging = next.staged ? next.tools : null;
         const t = performance.now();
-        const result = await sandbox.run({ code: "print(len(TOOLS))", tools: set.tools });
-        set.times.push(performance.now() - t);
-        if (result.stdout !== `${set.tools.length}\n`) {
+        const result = await sandbox.run({ code: "print(len(TOOLS))", tools: measure.tools });
+        measure.times.push(performance.now() - t);
+        if (result.stdout !== `${measure.tools.length}\n`) {
           throw new Error(`unexpected result ${JSON.stringify(result)}`);
         }
       }
@@ -75,17 +96,29 @@ async function main(): Promise<void> {
   } finally {
     await sandbox.close();
   }
-  const base = median(sets[0]!.times);
+  // The first round's first run found a container staged with nothing: the plan starts unstaged.
+  const base = median(plan[0]!.times);
   console.log(`warm print(len(TOOLS)), median of ${ROUNDS}, no catalog: ${base.toFixed(1)} ms`);
-  for (const set of sets.slice(1)) {
-    const bytes = Buffer.byteLength(JSON.stringify(set.tools), "utf8");
+  for (let k = 1; k < plan.length; k += 2) {
+    const sent = plan[k]!;
+    const staged = plan[k + 1]!;
+    const bytes = Buffer.byteLength(JSON.stringify(sent.tools), "utf8");
+    const sentMs = median(sent.times);
     report({
-      what: `warm-pool \`print(len(TOOLS))\` with a catalog of ${set.what}: ${(bytes / KiB).toFixed(0)} KiB in each run's start line, median`,
-      value: median(set.times),
+      what: `warm-pool \`print(len(TOOLS))\` with a catalog of ${sent.what}: ${(bytes / KiB).toFixed(0)} KiB in each run's start line, median`,
+      value: sentMs,
       unit: "ms",
       baseline: base,
       baselineWhat: "the same run with no catalog",
-      note: "what a catalog costs every run",
+      note: "what a catalog sent at start costs every run",
+    });
+    report({
+      what: `the same with the catalog staged in the warm container while it idled (the start line says "staged"), median`,
+      value: median(staged.times),
+      unit: "ms",
+      baseline: sentMs,
+      baselineWhat: "the catalog sent at start",
+      note: `${(median(staged.times) / base).toFixed(2)}x the run with no catalog`,
     });
   }
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
 import { makeTool } from "../../../test-support/bridge-fixture.js";
-import { sandboxTools } from "./sandbox-tools.js";
+import { toolsJson } from "../sandbox/tools-json.js";
+import type { Catalog } from "./catalog-types.js";
+import { catalogSandboxTools, sandboxTools } from "./sandbox-tools.js";
 
 describe("sandboxTools", () => {
   it("sends each tool's name, stub, description and schema", () => {
@@ -25,5 +27,36 @@ describe("sandboxTools", () => {
     // A tool whose schema was left out by the catalog (too large) takes nothing from the total.
     const none = { ...makeTool({ pyName: "none" }), shownSchema: null };
     expect(sandboxTools([none, tools[0]!]).map((t) => t.schema)).toEqual([null, schema]);
+  });
+});
+
+describe("catalogSandboxTools", () => {
+  const catalogOf = (description: string): Catalog => ({
+    tools: [{ ...makeTool({ pyName: "a" }), description }],
+    byPyName: new Map(),
+    warnings: [],
+    leftOut: [],
+  });
+
+  it("is made once per catalog, frozen, and a new catalog gets its own list and text", () => {
+    const first = catalogOf("Does a.");
+    const tools = catalogSandboxTools(first);
+    expect(catalogSandboxTools(first)).toBe(tools);
+    expect(Object.isFrozen(tools) && tools.every((t) => Object.isFrozen(t))).toBe(true);
+    const next = catalogSandboxTools(catalogOf("Does a, now differently."));
+    expect(next).not.toBe(tools);
+    expect(toolsJson(next)).not.toBe(toolsJson(tools));
+    expect(toolsJson(next)).toContain("Does a, now differently.");
+  });
+});
+
+describe("toolsJson", () => {
+  it("serializes a list that can still change afresh each time (no stale text)", () => {
+    const tools = [{ name: "a", stub: "s" }];
+    expect(toolsJson(tools)).toBe('[{"name":"a","stub":"s","description":"","schema":null}]');
+    tools[0]!.stub = "changed";
+    expect(toolsJson(tools)).toContain('"stub":"changed"');
+    tools.push({ name: "b", stub: "" });
+    expect(toolsJson(tools)).toContain('"name":"b"');
   });
 });

@@ -5,13 +5,15 @@
 // Warm-pool `print(len(TOOLS))` side by side in one process, rounds interleaved: no catalog (the
 // baseline), 100 tools with 1 KiB schemas (a big real server's size), and a catalog at the cap,
 // each sent at start and staged.
+import type Dockerode from "dockerode";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import type { SandboxTool } from "../electron/host/sandbox/run-types.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { freezeTools } from "../electron/host/sandbox/tools-json.js";
+import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { freezeTools, toolsJson } from "../electron/host/sandbox/tools-json.js";
 import { CATALOG_LIMITS } from "../shared/limits.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
   } finally {
     await sandbox.close();
   }
+  const memory = await idleMemory(status.docker, atCap);
   // The first round's first run found a container staged with nothing: the plan starts unstaged.
   const base = median(plan[0]!.times);
   console.log(`warm print(len(TOOLS)), median of ${ROUNDS}, no catalog: ${base.toFixed(1)} ms`);
@@ -121,6 +124,52 @@ async function main(): Promise<void> {
       note: `${(median(staged.times) / base).toFixed(2)}x the run with no catalog`,
     });
   }
+  report({
+    what: `memory of an idle warm container with the catalog at the cap staged (usage minus inactive file cache), median of ${MEMORY_SAMPLES}`,
+    value: median(memory.staged) / MiB,
+    unit: "MiB",
+    baseline: median(memory.plain) / MiB,
+    baselineWhat: "an idle warm container with nothing staged",
+    note: "what staging costs while a container waits",
+  });
+}
+
+const MiB = 1024 * KiB;
+const MEMORY_SAMPLES = 3;
+
+interface MemoryStats {
+  memory_stats?: { usage?: number; stats?: Record<string, number> };
+}
+
+/** Memory (as `docker stats` computes it) of idle ready containers, staged with `tools` or not. */
+async function idleMemory(
+  docker: Dockerode,
+  tools: readonly SandboxTool[],
+): Promise<{ staged: number[]; plain: number[] }> {
+  const owner = currentOwner("codemode-bench");
+  const image = imageTagFor(readContext(sandboxImageDir()));
+  const out = { staged: [] as number[], plain: [] as number[] };
+  for (let i = 0; i < MEMORY_SAMPLES; i++) {
+    const staged = await SandboxContainer.start(docker, image, owner);
+    const plain = await SandboxContainer.start(docker, image, owner);
+    try {
+      await Promise.all([staged.ready, plain.ready]);
+      staged.stage(toolsJson(tools));
+      // Parsed by then, and settled.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      for (const [container, into] of [
+        [staged, out.staged],
+        [plain, out.plain],
+      ] as const) {
+        const stats = (await container.container.stats({ stream: false })) as MemoryStats;
+        const usage = stats.memory_stats?.usage ?? 0;
+        into.push(usage - (stats.memory_stats?.stats?.inactive_file ?? 0));
+      }
+    } finally {
+      await Promise.all([staged.remove(), plain.remove()]);
+    }
+  }
+  return out;
 }
 
 await main();

@@ -237,7 +237,7 @@ export function runInContainer(
       () => undefined,
     );
 
-    container.start(startLine(request, container.staged));
+    container.sendStart(startLine(request, container.staged));
   });
 }
 

@@ -156,7 +156,7 @@ export class SandboxContainer {
   }
 
   /** Writes the run's start line (after the nonce line, if not sent yet); once. */
-  start(line: string): void {
+  sendStart(line: string): void {
     if (this.started) throw new Error("a sandbox container runs one start line");
     this.started = true;
     this.open();

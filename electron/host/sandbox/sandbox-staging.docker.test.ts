@@ -33,7 +33,7 @@ describe.skipIf(!fx)("a sandbox staging its catalog in warm containers", () => {
         stagedTools: () => current,
       })
     : null;
-  const starts = vi.spyOn(SandboxContainer.prototype, "start");
+  const starts = vi.spyOn(SandboxContainer.prototype, "sendStart");
   const lastStart = (): string => String(starts.mock.calls.at(-1)?.[0]);
 
   afterAll(async () => {

@@ -995,8 +995,12 @@ def main():
         and limits["image_name_max_chars"] > 4
     ):
         _host_bug()
-    # The start's own tools win over a staged catalog (the host's catalog changed since).
+    # The start's own tools win over a staged catalog (the host never sends both, but if it
+    # did, its latest word wins). Nothing keeps the lines' parsed objects after this: the code
+    # can walk this process's objects (gc), and should find only the catalog it runs with.
     catalog = staged if tools == STAGED else _parse_tools(tools)
+    first = staged = tools = None
+    start["tools"] = None
     down_servers = []
     for entry in down:
         if type(entry) is not dict:

@@ -143,6 +143,9 @@ export class CodeModeHost {
       approvals,
     }));
     catalogSource = engine;
+    // Warm containers already idle get the catalog now, and each change after.
+    sandbox.catalogChanged();
+    engine.onCatalogChange(() => sandbox.catalogChanged());
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     const clientEntry =

@@ -369,6 +369,11 @@ export class SandboxSlot {
     this.sandbox?.setRuntime(runtime);
   }
 
+  /** The catalog changed: the warm containers get it staged (Sandbox.catalogChanged). */
+  catalogChanged(): void {
+    this.sandbox?.catalogChanged();
+  }
+
   setPreload(preload: boolean): void {
     this.preload = preload;
     this.sandbox?.setPreload(preload);

@@ -95,7 +95,10 @@ print(await alpha_list())`,
     try {
       container.stage(toolsJson(STAGED));
       const request = {
-        code: `print(sorted(TOOLS), search_tools("alpha"), await beta_send())
+        // The code walks its process's objects too: nothing of the staged catalog is kept.
+        code: `import gc
+print(sorted(TOOLS), search_tools("alpha"), await beta_send())
+print([o for o in gc.get_objects() if (type(o) is dict and o.get("type") == "catalog") or (type(o) is tuple and len(o) == 4 and o[0] == "alpha_" + "lookup")])
 alpha_list`,
         tools: OWN,
       };
@@ -106,7 +109,7 @@ alpha_list`,
         { onCall: echo },
         { deadlineCeilingSeconds: 20 },
       );
-      expect(result.stdout).toBe("['beta_send'] [] beta_send\n");
+      expect(result.stdout).toBe("['beta_send'] [] beta_send\n[]\n");
       expect(result.error).toContain("NameError: name 'alpha_list' is not defined");
     } finally {
       await container.remove();

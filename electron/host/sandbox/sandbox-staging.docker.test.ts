@@ -80,6 +80,40 @@ describe.skipIf(!fx)("a sandbox staging its catalog in warm containers", () => {
     expect(lastStart()).toContain('"description":"the new_one tool."');
   });
 
+  // The code can walk its process's objects: it must find no catalog but its own.
+  const PROBE = `import gc
+print(sorted(TOOLS))
+print(sorted(t["name"] for o in gc.get_objects() if type(o) is dict and o.get("type") == "catalog" for t in o["tools"]))`;
+
+  it("a container staged with a catalog since withdrawn never runs the code: it could read it", async () => {
+    await sandbox!.settle();
+    current = OLD;
+    sandbox!.catalogChanged();
+    expect(await sandbox!.poolFilled()).toBe(1); // staged with OLD
+    // The catalog changes and the run comes before the sandbox is told (a race the app can meet).
+    current = NEW;
+    const result = await sandbox!.run({ code: PROBE, tools: NEW }, { onCall: echo });
+    expect(result).toMatchObject({ stdout: "['new_one']\n[]\n", error: null });
+    expect(lastStart()).toContain(`"tools":${toolsJson(NEW)}`);
+    // The host did not hand the run the staged container (the runner dropping its objects
+    // would not clear the bytes from its memory): the one that ran had nothing staged.
+    expect((starts.mock.contexts.at(-1) as SandboxContainer).staged).toBeNull();
+  });
+
+  it("a catalog change replaces the idle containers staged with another, so the next run is staged", async () => {
+    await sandbox!.settle();
+    current = NEW;
+    sandbox!.catalogChanged();
+    expect(await sandbox!.poolFilled()).toBe(1);
+    current = OLD;
+    sandbox!.catalogChanged();
+    expect(await sandbox!.poolFilled()).toBe(1);
+    const result = await sandbox!.run({ code: PROBE, tools: OLD }, { onCall: echo });
+    // The runner keeps the staged tools it runs with, not the line they came in.
+    expect(result).toMatchObject({ stdout: "['old_one', 'old_two']\n[]\n", error: null });
+    expect(lastStart()).toContain('"tools":"staged"');
+  });
+
   it("staging a container that ended or was removed sends nothing and throws nothing", async () => {
     const killed = await SandboxContainer.start(fx!.docker, fx!.image, testOwner());
     const removed = await SandboxContainer.start(fx!.docker, fx!.image, testOwner());
@@ -93,6 +127,42 @@ describe.skipIf(!fx)("a sandbox staging its catalog in warm containers", () => {
     } finally {
       await killed.remove();
       await removed.remove();
+    }
+  });
+});
+
+describe.skipIf(!fx)("a sandbox whose catalog comes after its warm container", () => {
+  afterAll(async () => {
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("stages the idle container when the catalog arrives, without replacing it", async () => {
+    let current: readonly SandboxTool[] | null = null;
+    const sandbox = new Sandbox({
+      docker: fx!.docker,
+      image: fx!.image,
+      owner: testOwner(),
+      poolSize: 1,
+      stagedTools: () => current,
+    });
+    const starts = vi.spyOn(SandboxContainer.prototype, "sendStart");
+    const stage = vi.spyOn(SandboxContainer.prototype, "stage");
+    const removals = vi.spyOn(SandboxContainer.prototype, "remove");
+    try {
+      expect(await sandbox.poolFilled()).toBe(1); // nothing to stage yet
+      expect(stage).not.toHaveBeenCalled();
+      current = OLD;
+      sandbox.catalogChanged();
+      expect(stage).toHaveBeenCalledTimes(1);
+      expect(removals).not.toHaveBeenCalled();
+      const result = await sandbox.run({ code: CODE, tools: OLD }, { onCall: echo });
+      expect(result).toMatchObject({ stdout: "['old_one', 'old_two'] ['old_one']\n", error: null });
+      expect(String(starts.mock.calls.at(-1)?.[0])).toContain('"tools":"staged"');
+    } finally {
+      starts.mockRestore();
+      stage.mockRestore();
+      removals.mockRestore();
+      await sandbox.close();
     }
   });
 });

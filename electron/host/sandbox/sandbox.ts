@@ -89,10 +89,33 @@ export class Sandbox {
     );
   }
 
-  private stage(container: SandboxContainer): void {
+  /** The current catalog's text to stage, or null: none given, or empty (no line for it). */
+  private stagedText(): string | null {
     const tools = this.options.stagedTools?.();
-    // An empty catalog costs nothing at start: no line for it.
-    if (tools && tools.length > 0) container.stage(toolsJson(tools));
+    return tools && tools.length > 0 ? toolsJson(tools) : null;
+  }
+
+  private stage(container: SandboxContainer): void {
+    const text = this.stagedText();
+    if (text !== null) container.stage(text);
+  }
+
+  /**
+   * The catalog changed: idle containers staged with another one are replaced (their refills
+   * are staged with this one), and those with none staged get it now. A run is never given a
+   * container staged with a catalog other than its own (see run()); this keeps the pool warm
+   * for the runs after a change.
+   */
+  catalogChanged(): void {
+    if (this.closed) return;
+    const text = this.stagedText();
+    this.pool.reviewIdle((container) => {
+      if (container.staged === null) {
+        if (text !== null) container.stage(text);
+        return true;
+      }
+      return container.staged === text;
+    });
   }
 
   get preload(): boolean {
@@ -121,15 +144,7 @@ export class Sandbox {
   async run(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
     if (this.closed) throw new Error("the sandbox is shut down");
     // A cold start takes a while: close() waits for it, so no container outlives shutdown.
-    const taking = this.pool.take();
-    const guarded = taking.catch(() => undefined);
-    this.acquiring.add(guarded);
-    let container: SandboxContainer;
-    try {
-      container = await taking;
-    } finally {
-      this.acquiring.delete(guarded);
-    }
+    const container = await this.claim(request);
     const cancel = new AbortController();
     const onAbort = (): void => cancel.abort();
     if (hooks.signal?.aborted || this.closed) cancel.abort();
@@ -145,6 +160,31 @@ export class Sandbox {
     } finally {
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
+      this.track(container.remove());
+    }
+  }
+
+  /**
+   * A container for this run. One staged with a catalog other than the run's (it changed while
+   * the container idled) is removed, never used: the run's code could read the staged one in
+   * its process's memory (tools since withdrawn, descriptions since masked), even though the
+   * start line's own tools would be the ones it sees in TOOLS.
+   */
+  private async claim(request: RunRequest): Promise<SandboxContainer> {
+    let tools: string | null = null;
+    for (;;) {
+      const taking = this.pool.take();
+      const guarded = taking.catch(() => undefined);
+      this.acquiring.add(guarded);
+      let container: SandboxContainer;
+      try {
+        container = await taking;
+      } finally {
+        this.acquiring.delete(guarded);
+      }
+      if (container.staged === null) return container;
+      tools ??= toolsJson(request.tools ?? []);
+      if (container.staged === tools) return container;
       this.track(container.remove());
     }
   }

@@ -607,3 +607,31 @@ describe("WarmPool onPooled", () => {
     await pool.drain();
   });
 });
+
+describe("WarmPool.reviewIdle", () => {
+  it("removes the idle containers it is told not to keep and refills the pool at once", async () => {
+    let made = 0;
+    const all: Fake[] = [];
+    const pool = new WarmPool(() => {
+      const container = fakeContainer(`c${++made}`);
+      all.push(container);
+      return Promise.resolve(container as unknown as SandboxContainer);
+    }, 2);
+    pool.fill();
+    await pool.settled();
+    expect(pool.idle).toBe(2);
+    pool.reviewIdle((c) => (c as unknown as Fake).label !== "c1");
+    expect(all[0]!.removed).toBe(true);
+    expect(all[1]!.removed).toBe(false);
+    await pool.settled();
+    expect(pool.idle).toBe(2);
+    expect(made).toBe(3);
+    // A review that keeps every container starts nothing.
+    pool.reviewIdle(() => true);
+    await pool.settled();
+    expect(made).toBe(3);
+    const first = (await pool.take()) as unknown as Fake;
+    expect(first.label).toBe("c2");
+    await pool.drain();
+  });
+});

@@ -321,6 +321,23 @@ export class WarmPool {
     this.fill();
   }
 
+  /**
+   * Goes over the idle containers: those `keep` says no to are removed and replaced (the
+   * refills start now). The Sandbox uses it when the catalog changed, for the containers
+   * staged with another one.
+   */
+  reviewIdle(keep: (container: SandboxContainer) => boolean): void {
+    if (this.closed) return;
+    const gone = this.ready.filter((c) => !keep(c));
+    if (gone.length === 0) return;
+    this.ready = this.ready.filter((c) => !gone.includes(c));
+    for (const container of gone) {
+      this.lean.delete(container);
+      this.discard(container);
+    }
+    this.fill();
+  }
+
   get idle(): number {
     return this.ready.length;
   }

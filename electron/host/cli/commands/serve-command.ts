@@ -107,6 +107,9 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       writeLine(io.stderr, `codemode serve: ${warning}`);
     }
     const live = engine;
+    // A warm container ready before the engine was made gets the catalog now, and each change after.
+    sandbox.catalogChanged();
+    live.onCatalogChange(() => sandbox.catalogChanged());
     let shownWarnings = new Set(live.catalog.warnings);
     live.onCatalogChange(() => {
       for (const warning of live.catalog.warnings) {

@@ -1,7 +1,7 @@
 // The audit entries of the user's reviews: "ask first" approvals and pinned tool definitions
 // (issue 12 §2). Shared with the UI, so free of Node imports.
 import { z } from "zod";
-import { common, millis } from "./audit-entry-fields.js";
+import { common, count, millis } from "./audit-entry-fields.js";
 
 /** How an "ask first" request ended. */
 export const APPROVAL_ANSWERS = [
@@ -76,6 +76,11 @@ export const toolHeldEntrySchema = z.object({
   ...common,
   kind: z.literal("tool_held"),
   ...heldChange,
+  /**
+   * Held definitions of this server left out of the log (over PIN_LIMITS.heldLoggedPerServer
+   * in a window) since the last entry that said how many: a server can list thousands anew.
+   */
+  notLogged: count.optional(),
 });
 
 /** The user accepted (re-pinned) or rejected a held definition. */

@@ -316,6 +316,8 @@ describe("limits", () => {
         storedMaxBytes: 48 * MiB,
         canonicalMaxDepth: 256,
         serveHeldShownMax: 20,
+        heldLoggedPerServer: 500,
+        heldLogWindowMs: 60 * 60_000,
         watchIntervalMs: 500,
         lockWaitMs: 10_000,
         lockRetryMs: 25,

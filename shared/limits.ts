@@ -791,6 +791,15 @@ export const PIN_LIMITS = {
   /** `serve` names at most this many held tools on stderr at once, then a count. */
   serveHeldShownMax: 20,
   /**
+   * A server's held definitions logged one by one (a tool_held entry each) per
+   * heldLogWindowMs; the rest are counted in the next entry logged. A server can list 10,000
+   * new tools after every list_changed it sends: unbounded, that filled the audit log until its
+   * size cap removed the oldest files. Far above what an upgrade of a real server changes.
+   */
+  heldLoggedPerServer: 500,
+  /** The window heldLoggedPerServer counts over. */
+  heldLogWindowMs: 60 * 60_000,
+  /**
    * How often a running host or `serve` looks at its pin file for changes another process
    * (`codemode servers accept`) made.
    */

@@ -3,6 +3,7 @@
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { HeldChange } from "../pins/pin-state.js";
 import type { ToolPinsEvents } from "../pins/tool-pins.js";
+import { HeldLogLimiter } from "./held-log-limiter.js";
 
 function changeFields(server: string, change: HeldChange) {
   return {
@@ -19,12 +20,20 @@ export function pinEvents(deps: {
   log: ((line: string) => void) | undefined;
   changed: () => void;
   configured: () => Iterable<string>;
+  now?: () => number;
 }): ToolPinsEvents {
+  // A server chooses what it lists: its held definitions are logged one by one up to a bound.
+  const heldLog = new HeldLogLimiter(deps.now);
   return {
     firstPinned: (server, count) => deps.record({ kind: "tools_pinned", server, count }),
     held: (server, changes) => {
-      for (const change of changes)
-        deps.record({ kind: "tool_held", ...changeFields(server, change) });
+      for (const { change, notLogged } of heldLog.admit(server, changes)) {
+        deps.record({
+          kind: "tool_held",
+          ...changeFields(server, change),
+          ...(notLogged === undefined ? {} : { notLogged }),
+        });
+      }
       // Counted, not named: the names are the server's, and the audit has each one.
       deps.log?.(`server ${server}: ${changes.length} tool definition(s) held for review`);
     },

@@ -156,7 +156,7 @@ export function summaryOf(entry: AuditEntry): string {
     case "tools_pinned":
       return `${entry.count} tool definition${entry.count === 1 ? "" : "s"} pinned`;
     case "tool_held":
-      return `${CHANGE_TEXT[entry.change]}: held out until you review it`;
+      return `${CHANGE_TEXT[entry.change]}: held out until you review it${entry.notLogged === undefined ? "" : ` (and ${entry.notLogged} more held, not logged one by one)`}`;
     case "tool_reviewed":
       return `${CHANGE_TEXT[entry.change]}: ${entry.decision === "accept" ? "accepted" : "rejected"} ${REVIEWER_TEXT[entry.by]}`;
     default:

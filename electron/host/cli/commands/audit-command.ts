@@ -85,7 +85,7 @@ function summary(entry: AuditEntry): string {
     case "tools_pinned":
       return `${entry.server}: ${entry.count} tool definitions pinned`;
     case "tool_held":
-      return `${entry.server} ${entry.tool} ${entry.change}, held for review (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})`;
+      return `${entry.server} ${entry.tool} ${entry.change}, held for review (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})${entry.notLogged === undefined ? "" : `; ${entry.notLogged} more held, not logged one by one`}`;
     case "tool_reviewed":
       return `${entry.server} ${entry.tool} ${entry.change} ${entry.decision}ed by ${entry.by} (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})`;
     case "docker_back":

@@ -1,0 +1,55 @@
+import { PIN_LIMITS } from "../../../shared/limits.js";
+import type { HeldChange } from "../pins/pin-state.js";
+
+/** A held definition to log, and how many of its server's were left out of the log before it. */
+export interface HeldToLog {
+  change: HeldChange;
+  /** Set on the last entry logged from a listing when some were left out up to it. */
+  notLogged?: number;
+}
+
+interface Window {
+  start: number;
+  logged: number;
+  /** Left out since the last entry that carried a count. */
+  dropped: number;
+}
+
+/**
+ * A wrapped server decides what it lists, and can send list_changed with ten thousand new tools
+ * each time: every one is held, but only PIN_LIMITS.heldLoggedPerServer per server per
+ * PIN_LIMITS.heldLogWindowMs are logged one by one, so a server cannot fill the audit log (and
+ * make its size cap remove the oldest files). The last entry logged from a listing, or the
+ * first of a later window, says how many were left out; the held definitions themselves stay
+ * held and listed for review, whether logged or not.
+ */
+export class HeldLogLimiter {
+  readonly #windows = new Map<string, Window>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  admit(server: string, changes: readonly HeldChange[]): HeldToLog[] {
+    const now = this.now();
+    let window = this.#windows.get(server);
+    if (window === undefined) {
+      window = { start: now, logged: 0, dropped: 0 };
+      this.#windows.set(server, window);
+    } else if (now - window.start >= PIN_LIMITS.heldLogWindowMs) {
+      window.start = now;
+      window.logged = 0;
+    }
+    const out: HeldToLog[] = [];
+    for (const change of changes) {
+      if (window.logged < PIN_LIMITS.heldLoggedPerServer) {
+        window.logged++;
+        out.push({ change });
+      } else window.dropped++;
+    }
+    const last = out.at(-1);
+    if (last !== undefined && window.dropped > 0) {
+      last.notLogged = window.dropped;
+      window.dropped = 0;
+    }
+    return out;
+  }
+}

@@ -10,7 +10,8 @@
 // The printed text is the code's, and may carry what a hostile server returned, so it could
 // print a line `[error]` to pass for a section of ours. Rule: our sections and notes always
 // start a line with one of MARKERS; a line of stdout, stderr or the error that starts with one
-// is sent with a space in front. A plain print (a number, a Python list `[1, 2]`) is unchanged;
+// (after any of Unicode's mandatory line breaks, see LINE_BREAKS) is sent with a space in
+// front. A plain print (a number, a Python list `[1, 2]`) is unchanged;
 // the result object in _meta keeps the raw text.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RUN_LIMITS } from "../../../shared/limits.js";
@@ -29,17 +30,36 @@ const MARKERS = [
   NO_OUTPUT_TEXT,
 ] as const;
 
+/**
+ * What starts a line for a reader: Unicode's mandatory breaks (UAX #14 classes BK, CR, LF, NL),
+ * which a terminal ("\r" alone) and any client that lays text out by Unicode's rules (a
+ * browser, so every Electron client, breaks at U+2028) show as a new line.
+ */
+const LINE_BREAKS: ReadonlySet<string> = new Set([
+  "\n",
+  "\r",
+  "\v",
+  "\f",
+  "\u0085",
+  "\u2028",
+  "\u2029",
+]);
+
 /** The text with a space before each line that starts like one of our MARKERS. */
 export function neutraliseMarkers(text: string): string {
-  // Most output holds no marker at all: then it goes out as it is, with no split.
+  // Most output holds no marker at all: then it goes out as it is, with no walk.
   if (!MARKERS.some((marker) => text.includes(marker))) return text;
-  const neutral = (line: string): string =>
-    MARKERS.some((marker) => line.startsWith(marker)) ? ` ${line}` : line;
-  // A carriage return starts a line too, for a reader (a bare one in a terminal, "\r\n").
-  return text
-    .split("\n")
-    .map((line) => line.split("\r").map(neutral).join("\r"))
-    .join("\n");
+  // One pass; a marker is looked for only where a line starts, so the cost stays linear.
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const lineStart = i === 0 || LINE_BREAKS.has(text.charAt(i - 1));
+    if (lineStart && MARKERS.some((marker) => text.startsWith(marker, i))) {
+      out += `${text.slice(from, i)} `;
+      from = i;
+    }
+  }
+  return out + text.slice(from);
 }
 
 const kib = (bytes: number): string => `${bytes / 1024} KiB`;

@@ -139,6 +139,7 @@ describe("limits", () => {
         authRefusalWindowMs: 60_000,
         auditProbeMs: 5_000,
         httpSessionIdleMs: 30 * 60_000,
+        httpSessionsMax: 100,
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,
         unknownToolShownMaxChars: 64,

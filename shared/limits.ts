@@ -289,6 +289,13 @@ export const HOST_LIMITS = {
   authRefusalWindowMs: 60_000,
   /** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
   httpSessionIdleMs: 30 * 60_000,
+  /**
+   * MCP-over-HTTP sessions open at once (Streamable HTTP and SSE together); a new one past it
+   * is refused (503) until one closes or goes idle. Each holds an MCP server object (~70 KB):
+   * unbounded, a client sending initialize in a loop grew the host by ~12 MB a second, kept
+   * for the idle time, until it ran out of memory.
+   */
+  httpSessionsMax: 100,
   /** While the audit log cannot be written (runs refused), how often writing is tried again. */
   auditProbeMs: 5_000,
   /** How often idle HTTP sessions are looked for. */

@@ -82,6 +82,16 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
+function tooManySessions(): HttpRefusal {
+  return new HttpRefusal(
+    503,
+    `too many open sessions (${HOST_LIMITS.httpSessionsMax} sessions at most): end one ` +
+      `(DELETE with its mcp-session-id) or retry once an idle one has been closed`,
+    HTTP_RPC_ERRORS.refused,
+    { "Retry-After": String(Math.ceil(HOST_LIMITS.httpSessionSweepMs / 1000)) },
+  );
+}
+
 function unknownSession(): HttpRefusal {
   return new HttpRefusal(
     404,
@@ -102,6 +112,8 @@ export class McpHttpServer {
   private readonly sse = new Map<string, SSEServerTransport>();
   /** When each session was last used: HTTP clients can vanish without closing anything. */
   private readonly lastSeen = new Map<string, number>();
+  /** Sessions being opened: attached, not yet in `streamable` (an initialize in progress). */
+  private opening = 0;
   private readonly sweeper: NodeJS.Timeout;
   private port = 0;
 
@@ -183,6 +195,7 @@ export class McpHttpServer {
     this.checkToken(req);
     if (url.pathname === "/mcp") return this.handleStreamable(req, res);
     if (url.pathname === "/sse" && req.method === "GET") {
+      this.checkRoom();
       const transport = new SSEServerTransport("/messages", res);
       this.sse.set(transport.sessionId, transport);
       this.touch(transport.sessionId);
@@ -227,6 +240,7 @@ export class McpHttpServer {
           HTTP_RPC_ERRORS.invalidRequest,
         );
       }
+      this.checkRoom();
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -234,13 +248,24 @@ export class McpHttpServer {
           this.touch(id);
         },
       });
-      await this.options.sessions.attach(transport, "http", () => {
-        if (transport.sessionId) {
-          this.streamable.delete(transport.sessionId);
-          this.lastSeen.delete(transport.sessionId);
-        }
-      });
-      return transport.handleRequest(req, res, body);
+      // Counted from here, so initializes sent at once cannot all pass the check above.
+      this.opening++;
+      try {
+        await this.options.sessions.attach(transport, "http", () => {
+          if (transport.sessionId) {
+            this.streamable.delete(transport.sessionId);
+            this.lastSeen.delete(transport.sessionId);
+          }
+        });
+        await transport.handleRequest(req, res, body);
+      } finally {
+        this.opening--;
+      }
+      // An initialize the transport refused opened no session: nothing may keep it attached.
+      if (transport.sessionId === undefined || !this.streamable.has(transport.sessionId)) {
+        await transport.close();
+      }
+      return;
     }
     if (!existing) {
       if (sessionId === undefined) {
@@ -253,6 +278,15 @@ export class McpHttpServer {
       throw unknownSession();
     }
     return existing.handleRequest(req, res);
+  }
+
+  /** Refuses a new session while HOST_LIMITS.httpSessionsMax are open or opening. */
+  private checkRoom(): void {
+    if (this.streamable.size + this.sse.size + this.opening < HOST_LIMITS.httpSessionsMax) return;
+    this.options.onRefused?.(
+      `HTTP session refused: ${HOST_LIMITS.httpSessionsMax} sessions were open already`,
+    );
+    throw tooManySessions();
   }
 
   private touch(sessionId: string | undefined): void {

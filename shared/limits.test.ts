@@ -235,6 +235,8 @@ describe("limits", () => {
         dataDir: 0o700,
       },
       SERVER_LIMITS: {
+        relistMinIntervalMs: 1_000,
+        relistPaceFactor: 10,
         restartBackoffInitialMs: 500,
         restartBackoffMaxMs: 30_000,
         restartBackoffResetAfterMs: 60_000,

@@ -524,6 +524,15 @@ export const LOCAL_ACCESS_MODES = {
 
 /** Each wrapped MCP server: its start, its restarts and what is kept of its stderr. */
 export const SERVER_LIMITS = {
+  /**
+   * A server's re-listings after notifications/tools/list_changed start at least this far
+   * apart (and ten times as far as the last one took, when longer); a burst collapses into the
+   * next. A server answering each listing with another list_changed kept the host's thread
+   * ~76% busy (188 listings a second of 100 tools: parse, pins, pin file save, catalog).
+   */
+  relistMinIntervalMs: 1_000,
+  /** The pace of re-listings after a slow one: its duration times this. */
+  relistPaceFactor: 10,
   /** First automatic restart waits this long after a crash... */
   restartBackoffInitialMs: 500,
   /** ...doubling after every failed attempt, up to this. */

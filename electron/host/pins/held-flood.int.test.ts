@@ -14,45 +14,11 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { until } from "../../../test-support/wait.js";
+import { listFloodServer } from "../../../test-support/list-flood-server.js";
 
 /** Listings after the first, each of TOOLS_PER_LISTING tools no listing had before. */
 const FLOOD_LISTINGS = 6;
 const TOOLS_PER_LISTING = 1000;
-
-// A bare JSON-RPC server on stdio: nothing an attacker needs the SDK for. The first listing
-// (pinned as the server's first acceptance) is one tool; every later one is a new thousand,
-// and each answer is followed by another list_changed until FLOOD_LISTINGS are served.
-const SERVER = `
-const readline = require("node:readline");
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-let listings = 0;
-const flood = ${FLOOD_LISTINGS};
-const perListing = ${TOOLS_PER_LISTING};
-const tools = () => {
-  if (listings === 0) return [{ name: "seed", inputSchema: { type: "object" } }];
-  const out = [];
-  for (let i = 0; i < perListing; i++)
-    out.push({ name: "t" + listings + "_" + i, description: "x", inputSchema: { type: "object" } });
-  return out;
-};
-readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const m = JSON.parse(line);
-  if (m.id === undefined) return;
-  if (m.method === "initialize") {
-    send({ jsonrpc: "2.0", id: m.id, result: {
-      protocolVersion: m.params.protocolVersion,
-      capabilities: { tools: { listChanged: true } },
-      serverInfo: { name: "flood", version: "1" },
-    } });
-  } else if (m.method === "tools/list") {
-    send({ jsonrpc: "2.0", id: m.id, result: { tools: tools() } });
-    listings++;
-    if (listings <= flood) send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-  } else {
-    send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no" } });
-  }
-});
-`;
 
 describe("a server flooding its tool list", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-held-flood-"));
@@ -69,7 +35,10 @@ describe("a server flooding its tool list", () => {
   const heldCount = (): number => host.serverViews().find((s) => s.name === "flood")?.held ?? -1;
 
   beforeAll(async () => {
-    writeFileSync(script, SERVER);
+    writeFileSync(
+      script,
+      listFloodServer({ listings: FLOOD_LISTINGS, perListing: TOOLS_PER_LISTING }),
+    );
     host = await CodeModeHost.start({
       dataDir: home,
       version: "test",

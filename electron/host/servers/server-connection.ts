@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ServerEntry } from "./server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
+import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
 
@@ -21,6 +22,8 @@ export interface Connection {
   /** Serialises tools/list re-fetches after list_changed notifications. */
   refreshing: Promise<void> | null;
   refreshAgain: boolean;
+  /** When the next re-listing may start (Date.now() ms): re-listings are paced. */
+  nextListingAt: number;
 }
 
 export interface SpawnOptions {
@@ -52,7 +55,7 @@ export function spawnConnection(options: SpawnOptions): Connection {
   });
   transport.stderr?.on("data", (chunk: Buffer | string) => stderr.write(chunk));
   const client = new Client(options.clientInfo, { capabilities: {} });
-  return { client, transport, stderr, refreshing: null, refreshAgain: false };
+  return { client, transport, stderr, refreshing: null, refreshAgain: false, nextListingAt: 0 };
 }
 
 export interface RefreshOptions {
@@ -64,7 +67,12 @@ export interface RefreshOptions {
   apply: (listing: ToolListing) => void;
 }
 
-/** Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing. */
+/**
+ * Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing.
+ * The server decides when it sends one, and each listing costs the host (parse, pins, pin file,
+ * catalog), so listings are paced: each starts SERVER_LIMITS.relistMinIntervalMs after the
+ * previous one started at least, or relistPaceFactor times as long as it took if that is more.
+ */
 export function refreshTools(connection: Connection, options: RefreshOptions): void {
   if (connection.refreshing) {
     connection.refreshAgain = true;
@@ -72,13 +80,21 @@ export function refreshTools(connection: Connection, options: RefreshOptions): v
   }
   connection.refreshing = (async () => {
     do {
+      const wait = connection.nextListingAt - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      if (!options.isCurrent()) break;
       connection.refreshAgain = false;
+      const started = Date.now();
       try {
         const listing = await listAllTools(connection.client, options.timeoutMs);
         if (options.isCurrent()) options.apply(listing);
       } catch {
         // The previous list stays; if the connection died, onclose reports that.
       }
+      const took = Date.now() - started;
+      connection.nextListingAt =
+        started +
+        Math.max(SERVER_LIMITS.relistMinIntervalMs, took * SERVER_LIMITS.relistPaceFactor);
     } while (connection.refreshAgain && options.isCurrent());
     connection.refreshing = null;
   })();

@@ -135,6 +135,9 @@ describe("removeIfUnchanged, the unrenamed gates of removers that died waiting",
     const waiting = `${gate}.a1a1a1a1a1a1`;
     await mkdir(waiting);
     await writeFile(path.join(waiting, `${Date.now()}-a1a1a1a1a1a1`), "");
+    // Its folder's mtime looks old, as a file server's clock or attribute cache can make it:
+    // the live waiter's fresh turn stamp is what counts.
+    await utimes(waiting, long, long);
     const other = `${gate}.notes`;
     await mkdir(other);
     await utimes(other, long, long);

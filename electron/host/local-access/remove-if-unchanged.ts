@@ -18,8 +18,8 @@
 //
 // A remover that dies while waiting to enter leaves its unrenamed gate (`LOCK.gate.ID`)
 // beside the lock, where no one enters it. Each remover, once inside the gate, clears such
-// folders that no one has touched for that stale time (a waiter renames its turn in it at
-// every attempt). It first renames one away to a name of its own, so a waiter stalled that long
+// folders whose turn is stamped older than that stale time (a waiter renames its turn in it,
+// stamped anew, at every attempt). It first renames one away to a name of its own, so a waiter stalled that long
 // finds its folder gone and fails, instead of entering with a folder emptied under it.
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
@@ -132,6 +132,21 @@ function isStrayGateName(gate: string, name: string): boolean {
   return id.length === 2 * GATE_ID_BYTES && [...id].every((c) => hex.includes(c));
 }
 
+/**
+ * Whether an unrenamed gate was left by a remover that died waiting. Judged by the stamp of the
+ * turn in it, which its waiter renews at every attempt with its own clock, as the gate's own
+ * turns are judged: a folder's mtime comes from the file server's clock on a network share
+ * (and is cached there for a while), so a live waiter's folder could look old by it. Only a
+ * folder with no turn (its remover died between making it and writing the turn) goes by mtime.
+ */
+async function strayIsStale(stray: string): Promise<boolean> {
+  const turns = await readdir(stray).catch(() => undefined);
+  if (turns === undefined) return false;
+  if (turns.length > 0) return turns.every((turn) => isStale(Number(turn.split("-")[0])));
+  const info = await stat(stray).catch(() => undefined);
+  return info !== undefined && isStale(info.mtimeMs);
+}
+
 /** Clears the unrenamed gates of removers that died waiting; called inside the gate. */
 async function clearStrayGates(gate: string): Promise<void> {
   const dir = path.dirname(gate);
@@ -139,8 +154,7 @@ async function clearStrayGates(gate: string): Promise<void> {
   for (const name of names) {
     if (!isStrayGateName(gate, name)) continue;
     const stray = path.join(dir, name);
-    const info = await stat(stray).catch(() => undefined);
-    if (info === undefined || !info.isDirectory() || !isStale(info.mtimeMs)) continue;
+    if (!(await strayIsStale(stray))) continue;
     // Renamed away whole first: its waiter, if alive after all, cannot enter with it now.
     const doomed = `${gate}.${newGateId()}`;
     const moved = await rename(stray, doomed).then(

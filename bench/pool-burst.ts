@@ -3,8 +3,10 @@
 // by side in one run with (a) a cold hardened `docker run -i` of `print(1)` (the baseline)
 // and (d) the engine's own limit: how many hardened containers per second it starts and
 // removes when started in parallel, since every run needs a fresh container. The 4 clients'
-// runs are also compared with the same runs given no pool at all.
+// runs are also compared with the same runs through a second daemon that has no pool at all.
+import { writeFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
@@ -19,6 +21,7 @@ import {
   makeHome,
   startDaemon,
   writeServers,
+  type DaemonProcess,
 } from "../test-support/daemon.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
@@ -97,36 +100,19 @@ async function sandboxLimit(image: string): Promise<number> {
 }
 
 /**
- * The 4 clients' runs with no pool at all: CLIENTS loops of BURST cold runs each, at once,
- * straight through the sandbox (no host, no shim). Every run needs a fresh container, so
- * several clients running back to back are bound by the engine's starts with or without a pool;
- * this says what the pool adds there.
+ * A second daemon, with no warm pool at all (every run starts a cold container), for the 4
+ * clients' runs to be compared with: every run needs a fresh container, so several clients
+ * running back to back are bound by the engine's starts with or without a pool; the same path
+ * (shim, daemon, bridge, audit) on both sides says what the pool adds there.
  */
-async function coldClientRuns(image: string): Promise<number[]> {
-  const status = await findDocker();
-  if (status.state !== "ready") throw new Error(status.message);
-  const sandbox = new Sandbox({
-    docker: status.docker,
-    image,
-    owner: currentOwner("codemode-bench"),
-    poolSize: 0,
-  });
-  const times: number[] = [];
-  const client = async (): Promise<void> => {
-    for (let i = 0; i < BURST; i++) {
-      const t = performance.now();
-      const result = await sandbox.run({ code: CODE });
-      if (result.stdout !== "1\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
-      times.push(performance.now() - t);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: CLIENTS }, client));
-    await sandbox.settle();
-    return times;
-  } finally {
-    await sandbox.close();
-  }
+async function coldDaemon(): Promise<{ home: string; daemon: DaemonProcess }> {
+  const home = makeHome("codemode-bench-cold-");
+  writeServers(home, {});
+  writeFileSync(
+    path.join(home, "settings.json"),
+    JSON.stringify({ warmPoolSize: 0, warmPoolMaxSize: 0 }),
+  );
+  return { home, daemon: await startDaemon(home) };
 }
 
 /** The burst parts' baseline, as a row of the table names it. */
@@ -204,8 +190,17 @@ async function main(): Promise<void> {
     await refilled();
     await cold();
     clients = (await Promise.all(others.map((c) => backToBack(c, BURST)))).flat();
+    // Right after, once the first daemon's pool is idle again (its refills would load the
+    // other side), the same from the daemon with no pool (it holds no container while idle).
     await refilled();
-    coldClients = await coldClientRuns(image);
+    const noPool = await coldDaemon();
+    const coldShims = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) =>
+        connectShim(noPool.home, { name: `n${i}`, version: "1" }),
+      ),
+    );
+    coldClients = (await Promise.all(coldShims.map((c) => backToBack(c, BURST)))).flat();
+    await noPool.daemon.stop();
     await cold();
     const floodShims = await Promise.all(
       Array.from({ length: FLOOD_CLIENTS }, (_, i) =>
@@ -277,7 +272,7 @@ async function main(): Promise<void> {
     what: `\`print(1)\`, ${CLIENTS} clients x ${BURST} back-to-back runs at once via shim and the pool, median`,
     value: median(clients),
     baseline: median(coldClients),
-    baselineWhat: `the same ${CLIENTS} clients' runs with no pool (every run cold, straight through the sandbox, no host)`,
+    baselineWhat: `the same ${CLIENTS} clients' runs, right after, via shim and a daemon with no warm pool (every run cold)`,
     note: "what the pool gives several clients at once: both are bound by the engine's container starts",
   });
   const rate = (flood.runs - flood.failed * FLOOD_RUNS) / flood.seconds;

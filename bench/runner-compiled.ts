@@ -1,7 +1,7 @@
 // What compiling runner.py into the image saves every container: Python never caches the
 // bytecode of the script it is started with, so a container started on runner.py compiles its
 // 40 KB first. The image holds both files; cold hardened `docker run -i` of `print(1)` on each,
-// rounds interleaved so both meet the same load.
+// rounds interleaved (and the order within a round alternated) so both meet the same load.
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { RUNNER_PATH } from "../electron/host/sandbox/container-spec.js";
@@ -21,8 +21,13 @@ async function main(): Promise<void> {
   const compiled: number[] = [];
   const source: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    compiled.push(await dockerRunOnce(image, "print(1)", RUNNER_PATH));
-    source.push(await dockerRunOnce(image, "print(1)", SOURCE));
+    // Each goes first in every other round, so neither always follows the other's removal.
+    const pair = [
+      async () => compiled.push(await dockerRunOnce(image, "print(1)", RUNNER_PATH)),
+      async () => source.push(await dockerRunOnce(image, "print(1)", SOURCE)),
+    ];
+    if (i % 2 === 1) pair.reverse();
+    for (const run of pair) await run();
   }
   report({
     what: `cold hardened \`docker run -i\` \`print(1)\` started on the compiled runner (the app's), median of ${ROUNDS}`,

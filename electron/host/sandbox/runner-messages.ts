@@ -221,6 +221,7 @@ export type ResultMessage =
   | { type: "result"; id: number; ok: false; message: string };
 
 export function encodeHostMessage(message: StartMessage | ResultMessage): string {
-  // JSON.stringify escapes U+2028/2029 and control characters, so one message is one line.
+  // JSON.stringify escapes control characters ("\n" among them), so one message is one line.
+  // U+2028/2029 stay as they are: the runner splits lines on "\n" alone.
   return JSON.stringify(message) + "\n";
 }

@@ -206,6 +206,7 @@ describe("limits", () => {
         installIdBytes: 16,
         handshakeMaxBytes: 200,
         handshakeTimeoutMs: 5_000,
+        connectionsMax: 256,
         handshakeReplyMaxBytes: 200,
         handshakeNonceBytes: 32,
         socketProbeTimeoutMs: 1_000,

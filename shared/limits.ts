@@ -460,6 +460,13 @@ export const LOCAL_ACCESS_LIMITS = {
   handshakeMaxBytes: 200,
   /** A client that has not finished its handshake line by then is refused. */
   handshakeTimeoutMs: 5_000,
+  /**
+   * Connections open on the socket at once, handshaking or connected. Each connected one holds
+   * an MCP session (~70 KB); past this a new one is refused with an `ERR` line, so a client that
+   * holds the token and connects in a loop cannot grow the host until it runs out of memory
+   * (the HTTP transport's sessions have the same kind of cap, HOST_LIMITS.httpSessionsMax).
+   */
+  connectionsMax: 256,
   /** Each handshake line the shim reads (the host's PROOF, `OK` or `ERR <reason>`). */
   handshakeReplyMaxBytes: 200,
   /** Random bytes of each side's challenge-response nonce (written as hex). */

@@ -100,6 +100,35 @@ describe("LocalSocketListener", () => {
     expect(started.accepted).toHaveLength(0);
   });
 
+  it("refuses a connection past connectionsMax with ERR, and takes one again once another closed", async () => {
+    // A token holder connecting in a loop held a session per connection, without bound.
+    const dataDir = tempDir("cm-la-");
+    const started = await startEcho(dataDir, { connectionsMax: 2 });
+    const idle = [
+      track(await connect(started.socketPath)),
+      track(await connect(started.socketPath)),
+    ];
+    for (const socket of idle) socket.on("error", () => undefined);
+    const third = await authenticate(started.socketPath, started.token);
+    track(third.socket);
+    expect(third.reply).toEqual({
+      kind: "line",
+      line: `ERR too many connections open to Code Mode (${LOCAL_ACCESS_LIMITS.connectionsMax}): close MCP clients you no longer use`,
+    });
+    await until(() => started.refused.length === 1, "the refusal");
+    expect(started.refused[0]).toMatchObject({ id: 3, reason: "busy" });
+    expect(started.accepted).toHaveLength(0);
+    idle[0]!.destroy();
+    let next: Awaited<ReturnType<typeof authenticate>> | undefined;
+    await until(async () => {
+      next?.socket.destroy();
+      next = await authenticate(started.socketPath, started.token);
+      track(next.socket);
+      return next.reply.kind === "line" && next.reply.line === "OK";
+    }, "a connection taken once one closed");
+    expect(started.accepted).toHaveLength(1);
+  });
+
   it("refuses a line that is not a handshake, and a missing one", async () => {
     const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);

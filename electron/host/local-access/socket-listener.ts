@@ -31,7 +31,7 @@ export interface ConnectionInfo {
 }
 
 export type RefusalReason =
-  "bad-token" | "outdated" | "malformed" | "too-long" | "timeout" | "closed" | "error";
+  "bad-token" | "outdated" | "malformed" | "too-long" | "timeout" | "closed" | "error" | "busy";
 
 export interface Refusal {
   id: number;
@@ -52,6 +52,8 @@ export interface ListenOptions {
   /** A lock the host already holds; without one the listener takes and releases its own. */
   instanceLock?: InstanceLock;
   handshakeTimeoutMs?: number;
+  /** Connections open at once (LOCAL_ACCESS_LIMITS.connectionsMax unless said). */
+  connectionsMax?: number;
 }
 
 const REFUSAL_TEXT: Record<RefusalReason, string> = {
@@ -64,6 +66,7 @@ const REFUSAL_TEXT: Record<RefusalReason, string> = {
   timeout: "handshake timeout",
   closed: "closed before the handshake ended",
   error: "connection error during the handshake",
+  busy: `too many connections open to Code Mode (${LOCAL_ACCESS_LIMITS.connectionsMax}): close MCP clients you no longer use`,
 };
 
 /**
@@ -142,12 +145,16 @@ export class LocalSocketListener {
   async #handshake(socket: net.Socket, token: string, options: ListenOptions): Promise<void> {
     const id = this.#nextId++;
     const acceptedAt = new Date();
-    this.#sockets.add(socket);
-    socket.on("close", () => this.#sockets.delete(socket));
     // A client that vanishes must never take the host down; consumers add their own handler.
     socket.on("error", () => undefined);
+    // Counted before the handshake too: a connection that never finishes one still holds a
+    // socket until its timeout.
+    const full =
+      this.#sockets.size >= (options.connectionsMax ?? LOCAL_ACCESS_LIMITS.connectionsMax);
+    this.#sockets.add(socket);
+    socket.on("close", () => this.#sockets.delete(socket));
 
-    const reason = await this.#challenge(socket, token, options);
+    const reason = full ? "busy" : await this.#challenge(socket, token, options);
     if (this.#closing) {
       socket.destroy();
       return;

@@ -78,6 +78,7 @@ export const CSV_COLUMNS = [
   "change",
   "pinnedHash",
   "heldHash",
+  "notLogged",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -12,6 +12,7 @@ import {
   downloadSampling,
   fillAuditLog,
   rssBytes,
+  settledRss,
 } from "../test-support/audit-export-download.js";
 import { startUiDaemon, type UiDaemon } from "../test-support/browser.js";
 import { assertHostBuilt, cleanUpHosts, makeHome } from "../test-support/daemon.js";
@@ -44,9 +45,8 @@ describe("exporting a big audit log (browser mode)", () => {
     const logBytes = readdirSync(dir)
       .filter((name) => name.endsWith(".jsonl"))
       .reduce((sum, name) => sum + statSync(path.join(dir, name)).size, 0);
-    // Idle: after start-up's own reading of the log has settled.
-    await new Promise((r) => setTimeout(r, 1_000));
-    const idle = rssBytes(daemon.pid);
+    // Idle: once start-up's own reading of the log has settled (its memory stopped growing).
+    const idle = await settledRss(daemon.pid);
     const url = await askExportLink(daemon.port, daemon.token, { format: "jsonl" });
     const got = await downloadSampling(daemon.port, url, daemon.pid);
     expect(got.status).toBe(200);

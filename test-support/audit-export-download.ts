@@ -33,6 +33,31 @@ export async function fillAuditLog(home: string, entries: number): Promise<void>
 }
 
 /** The process's resident set size in bytes. */
+/**
+ * A process's resident memory once it has settled: sampled every `everyMs` until it has not
+ * grown by more than `slackBytes` over `quietMs` (its start-up work, such as reading a big log
+ * into the audit index, is then done), or `timeoutMs` passed. A fixed pause before reading
+ * "idle" was too short under load: the start-up's peak then counted as the export's.
+ */
+export async function settledRss(
+  pid: number,
+  { quietMs = 1_500, everyMs = 100, slackBytes = 1024 * 1024, timeoutMs = 30_000 } = {},
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let base = rssBytes(pid);
+  let since = Date.now();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    const now = rssBytes(pid);
+    if (now > base + slackBytes) {
+      base = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs || Date.now() >= deadline) {
+      return Math.max(base, now);
+    }
+  }
+}
+
 export function rssBytes(pid: number): number {
   if (process.platform === "linux") {
     const line = readFileSync(`/proc/${pid}/status`, "utf8")

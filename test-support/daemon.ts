@@ -246,6 +246,19 @@ export async function connectShim(
 }
 
 /** Starts the host in this process (the API is then `api(host, ...)`); shims still connect. */
+/**
+ * A real host in this process whose engine check finds no Docker: for tests of the config, the
+ * catalog, pins, transports and the audit, where no run starts. The caller stops it.
+ */
+export function startHostWithoutDocker(home: string): Promise<CodeModeHost> {
+  return CodeModeHost.start({
+    dataDir: home,
+    version: "test",
+    shimLaunch: { command: "node", args: [], env: {} },
+    findDocker: () => Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
+  });
+}
+
 export async function startHostInProcess(
   home: string,
   log: string[] = [],

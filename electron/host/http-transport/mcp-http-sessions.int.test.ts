@@ -11,6 +11,7 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { freePort } from "../../../test-support/free-port.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 describe("MCP over HTTP under a flood of sessions", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-http-sessions-"));
@@ -36,13 +37,7 @@ describe("MCP over HTTP under a flood of sessions", () => {
   };
 
   beforeAll(async () => {
-    host = await CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+    host = await startHostWithoutDocker(home);
     const saved = await dispatchApi(host.api, "settings.save", {
       httpEnabled: true,
       httpPort: await freePort(),

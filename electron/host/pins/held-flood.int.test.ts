@@ -15,6 +15,7 @@ import { CodeModeHost } from "../app/code-mode-host.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { until } from "../../../test-support/wait.js";
 import { listFloodServer } from "../../../test-support/list-flood-server.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 /** Listings after the first, each of TOOLS_PER_LISTING tools no listing had before. */
 const FLOOD_LISTINGS = 6;
@@ -39,13 +40,7 @@ describe("a server flooding its tool list", () => {
       script,
       listFloodServer({ listings: FLOOD_LISTINGS, perListing: TOOLS_PER_LISTING }),
     );
-    host = await CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+    host = await startHostWithoutDocker(home);
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name: "flood",
       entry: { command: process.execPath, args: [script], env: {} },

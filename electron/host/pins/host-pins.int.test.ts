@@ -17,6 +17,7 @@ import { reviewNotesPath } from "./review-notes.js";
 import { memoryIO } from "../../../test-support/cli-io.js";
 import { pinFileSchema } from "./pin-file.js";
 import { PINS_FILE } from "./tool-pins.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 const schema = (properties: Record<string, unknown> = {}) => ({ type: "object", properties });
 const echo = { name: "echo", description: "Echo v1.", inputSchema: schema({ text: {} }) };
@@ -29,14 +30,7 @@ describe("pinned tool definitions in the host", () => {
   const toolsFile = path.join(home, "tools.json");
   let host: CodeModeHost;
 
-  const start = () =>
-    CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+  const start = () => startHostWithoutDocker(home);
   const pyNames = () => host.engine.catalog.tools.map((t) => t.pyName).sort();
   const held = async () => {
     const page = await dispatchApi(host.api, "servers.held", { name: "toy" });

@@ -11,6 +11,7 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 /** The tools file's text: written by hand, so the key stays a key (a JS literal would not). */
 const toolsText = (description: string) =>
@@ -20,14 +21,7 @@ describe("pins against a hostile server", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-pins-hostile-"));
   const toolsFile = path.join(home, "tools.json");
   let host: CodeModeHost | null = null;
-  const start = () =>
-    CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+  const start = () => startHostWithoutDocker(home);
   const ready = (h: CodeModeHost) =>
     until(() => h.serverViews().find((s) => s.name === "toy")?.status === "ready", "toy ready");
 

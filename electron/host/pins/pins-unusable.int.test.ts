@@ -13,6 +13,7 @@ import { CodeModeHost } from "../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
 import { PINS_FILE } from "./tool-pins.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 const schema = { type: "object", properties: {} };
 const good = { name: "good", description: "Reviewed once.", inputSchema: schema };
@@ -26,14 +27,7 @@ describe("an unusable pin file", () => {
     for (const home of homes) rmSync(home, { recursive: true, force: true });
   });
 
-  const start = (home: string) =>
-    CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+  const start = (home: string) => startHostWithoutDocker(home);
 
   /** A host whose toy server was pinned with `good`, then stopped; the server now lists both. */
   async function pinnedThenStopped(): Promise<string> {

@@ -13,6 +13,7 @@ import { CodeModeHost } from "../app/code-mode-host.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listFloodServer } from "../../../test-support/list-flood-server.js";
 import { until } from "../../../test-support/wait.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 describe("a server sending list_changed after every listing", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-relist-"));
@@ -24,13 +25,7 @@ describe("a server sending list_changed after every listing", () => {
   beforeAll(async () => {
     writeFileSync(countFile, "");
     writeFileSync(script, listFloodServer({ listings: 1e9, perListing: 100, countFile }));
-    host = await CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+    host = await startHostWithoutDocker(home);
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name: "flood",
       entry: { command: process.execPath, args: [script], env: {} },

@@ -7,6 +7,7 @@ import { dispatchApi } from "../../../../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
+import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
 
 // No Docker needed: these are about the saved config, the catalog and what the UI is shown.
 describe("the host's config edits", () => {
@@ -14,13 +15,7 @@ describe("the host's config edits", () => {
   let host: CodeModeHost;
 
   beforeAll(async () => {
-    host = await CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+    host = await startHostWithoutDocker(home);
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name: "toy",
       entry: { command: process.execPath, args: [TOY_SERVER_UNIT_JS] },

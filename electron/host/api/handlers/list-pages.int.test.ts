@@ -10,6 +10,7 @@ import { API_LIMITS } from "../../../../shared/limits.js";
 import { until } from "../../../../test-support/wait.js";
 import { CodeModeHost } from "../../app/code-mode-host.js";
 import { dispatchApi } from "../api-dispatcher.js";
+import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
 
 // Issue 14 §1: the server list, the connected clients and the clients in private-data mode are
 // served in pages, and their changed events carry the first page, never the whole list. A real
@@ -48,13 +49,7 @@ describe("long lists: servers, clients, private-data mode", () => {
   }
 
   beforeAll(async () => {
-    host = await CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+    host = await startHostWithoutDocker(home);
     host.events.on("servers.changed", (p) => seen["servers.changed"].push(p));
     host.events.on("clients.changed", (p) => seen["clients.changed"].push(p));
     host.events.on("taint.changed", (p) => seen["taint.changed"].push(p));

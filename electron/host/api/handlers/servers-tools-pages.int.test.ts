@@ -8,6 +8,7 @@ import { allToolPages } from "../../../../shared/api/tool-pages.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { until } from "../../../../test-support/wait.js";
+import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
 
 // Issue 14 §1: a real server whose tool list (24 tools of 1 Mi characters) is larger than one
 // API reply may be. No Docker needed: this is about the Servers page's tool list.
@@ -18,13 +19,7 @@ describe("servers.tools of a server with a huge tool list", () => {
   let host: CodeModeHost;
 
   beforeAll(async () => {
-    host = await CodeModeHost.start({
-      dataDir: home,
-      version: "test",
-      shimLaunch: { command: "node", args: [], env: {} },
-      findDocker: () =>
-        Promise.resolve({ state: "not-installed", tried: [], message: "not needed" }),
-    });
+    host = await startHostWithoutDocker(home);
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name: "flood",
       entry: {

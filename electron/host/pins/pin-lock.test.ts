@@ -188,6 +188,24 @@ describe("withPinLock", () => {
     expect(await withPinLock(pins, ran, { waitMs: 500 })).toBe("ran");
   });
 
+  it("clears whole locks left beside the lock by a taker that died before unlinking them, once stale", async () => {
+    const pins = file("strays.json");
+    const lock = pinLockPath(pins);
+    // What a taker killed between writing its whole lock and unlinking it leaves behind.
+    const old = `${lock}.00112233aabbccdd`;
+    const fresh = `${lock}.44556677eeff0011`;
+    const other = `${lock}.not-a-token`;
+    for (const stray of [old, fresh, other])
+      writeFileSync(stray, `999999 x ${Date.now()} ${here}\n`);
+    const past = (Date.now() - PIN_LIMITS.lockStaleMs - 10_000) / 1000;
+    utimesSync(old, past, past);
+    await withPinLock(pins, () => Promise.resolve());
+    // The stale one goes; one a live taker may still be linking stays, and so do other names.
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+    expect(existsSync(other)).toBe(true);
+  });
+
   it("lets a writer wait less for a lock taken elsewhere than it waits in all", () => {
     expect(PIN_LIMITS.lockElsewhereStaleMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
     expect(PIN_LIMITS.lockDamagedGraceMs).toBeLessThan(PIN_LIMITS.lockWaitMs);

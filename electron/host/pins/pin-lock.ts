@@ -6,7 +6,7 @@
 // fails if the name is taken), so no one ever finds it empty or half-written while its taker
 // lives (a taker whose event loop stalled between creating and writing it lost it to the
 // damaged-lock rule below). Where the file system has no hard links, it is made with O_EXCL
-// and then written. Its fields are` the holder's pid, a random token, the time it was taken and a hash
+// and then written. Its fields are the holder's pid, a random token, the time it was taken and a hash
 // of where that pid means something (host, boot, pid namespace). It is taken over (a crash
 // between taking and releasing it) when:
 // - it is older than PIN_LIMITS.lockStaleMs, whatever else it says;
@@ -21,7 +21,8 @@
 //   and past PIN_LIMITS.lockElsewhereStaleMs, shorter than a writer's wait, it is taken over:
 //   a `serve` restarted in a new container after a crash mid-save gets through its first save.
 import { createHash, randomBytes } from "node:crypto";
-import { link, open, readFile, stat, unlink } from "node:fs/promises";
+import { link, open, readdir, readFile, stat, unlink } from "node:fs/promises";
+import path from "node:path";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { pidAlive } from "../local-access/instance-lock.js";
 import { removeIfUnchanged } from "../local-access/remove-if-unchanged.js";
@@ -133,6 +134,7 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
         return () => Promise.resolve();
       }
       if (made === "made") {
+        await clearStrayWholes(lock);
         return async () => {
           // Only our own lock goes: one taken over as stale is someone else's now.
           try {
@@ -221,6 +223,35 @@ async function createExclusive(
     await unlink(whole).catch(() => undefined);
   }
   return createThenWrite(file, content);
+}
+
+/** A whole lock's name beside the lock: `FILE.lock.` and its taker's 16-hex token. */
+function wholeToken(lockName: string, name: string): string | undefined {
+  if (!name.startsWith(`${lockName}.`)) return undefined;
+  const token = name.slice(lockName.length + 1);
+  return token.length === 16 && /^[0-9a-f]+$/.test(token) ? token : undefined;
+}
+
+/**
+ * Removes whole locks left beside the lock by takers that died between writing one and
+ * unlinking it (a taker unlinks its own within milliseconds, taken or not): without this they
+ * would stay in the config folder for good. Only ones older than PIN_LIMITS.lockStaleMs go,
+ * never one of this process's jobs; called while holding the lock, so it runs once per save.
+ */
+async function clearStrayWholes(lock: string): Promise<void> {
+  const dir = path.dirname(lock);
+  const lockName = path.basename(lock);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const token = wholeToken(lockName, name);
+    if (token === undefined || heldHere.has(token)) continue;
+    const file = path.join(dir, name);
+    const madeAt = await stat(file).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
+    if (Date.now() - madeAt > PIN_LIMITS.lockStaleMs) await unlink(file).catch(() => undefined);
+  }
 }
 
 async function writeNew(file: string, content: string): Promise<void> {

@@ -4,19 +4,19 @@
 // loop nobody runs, as it did in a runner that read results on the first loop that called
 // (built and left out: see README, per-call cost). Real image, under each runtime the engine
 // has (gVisor's pipes and poll are its own).
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import {
-  dockerOrSkip,
+  describeEachRuntime,
+  dockerOnRuntimes,
   leftoverContainers,
-  sandboxRuntimes,
   testOwner,
 } from "../../../test-support/docker.js";
 import type { CallOutcome } from "./run-types.js";
 import { Sandbox } from "./sandbox.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+// Fails under CI=true when there is no engine, or it lacks runsc.
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 
 const TOOLS = [{ name: "echo", stub: "" }];
 
@@ -28,29 +28,27 @@ function onCall(_tool: string, args: unknown): Promise<CallOutcome> {
   return new Promise((resolve) => setTimeout(() => resolve(answer), 300));
 }
 
-describe.skipIf(!fx).each(runtimes)(
-  "the runner's tool calls, from any event loop (%s)",
-  (runtime) => {
-    const sandbox = fx
-      ? new Sandbox({
-          docker: fx.docker,
-          image: fx.image,
-          owner: testOwner(),
-          poolSize: 0,
-          runtime,
-        })
-      : null;
+describeEachRuntime(docker, "the runner's tool calls, from any event loop (%s)", (runtime) => {
+  const sandbox = fx
+    ? new Sandbox({
+        docker: fx.docker,
+        image: fx.image,
+        owner: testOwner(),
+        poolSize: 0,
+        runtime,
+      })
+    : null;
 
-    afterAll(async () => {
-      await sandbox?.close();
-      expect(await leftoverContainers(fx!.docker)).toEqual([]);
-    });
+  afterAll(async () => {
+    await sandbox?.close();
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
 
-    const run = (code: string) =>
-      sandbox!.run({ code, deadlineSeconds: 20, tools: TOOLS }, { onCall });
+  const run = (code: string) =>
+    sandbox!.run({ code, deadlineSeconds: 20, tools: TOOLS }, { onCall });
 
-    it("a loop in a thread gets its result while the first loop's call waits, blocked", async () => {
-      const result = await run(`import asyncio, threading
+  it("a loop in a thread gets its result while the first loop's call waits, blocked", async () => {
+    const result = await run(`import asyncio, threading
 got = []
 first = asyncio.ensure_future(echo({"text": "slow"}))
 await asyncio.sleep(0)  # the slow call is out, read by this loop
@@ -58,20 +56,20 @@ thread = threading.Thread(target=lambda: got.append(asyncio.run(echo({"text": "t
 thread.start()
 thread.join()  # this loop cannot read now: the thread's loop needs another reader
 print(got, await first, await echo({"text": "after"}))`);
-      expect(result).toMatchObject({ stdout: "['thread'] slow after\n", error: null });
-    });
+    expect(result).toMatchObject({ stdout: "['thread'] slow after\n", error: null });
+  });
 
-    it("a loop that closed leaves calls on the next one working", async () => {
-      const result = await run(`import asyncio
+  it("a loop that closed leaves calls on the next one working", async () => {
+    const result = await run(`import asyncio
 print(asyncio.run(echo({"text": "one"})))
 print(asyncio.run(echo({"text": "two"})))
 loop = asyncio.new_event_loop()
 print(loop.run_until_complete(echo({"text": "three"})))`);
-      expect(result).toMatchObject({ stdout: "one\ntwo\nthree\n", error: null });
-    });
+    expect(result).toMatchObject({ stdout: "one\ntwo\nthree\n", error: null });
+  });
 
-    it("loops in threads first, then top-level await, many calls gathered", async () => {
-      const result = await run(`import asyncio, threading
+  it("loops in threads first, then top-level await, many calls gathered", async () => {
+    const result = await run(`import asyncio, threading
 got = []
 threads = [threading.Thread(target=lambda i=i: got.append(asyncio.run(echo({"text": f"t{i}"}))))
            for i in range(4)]
@@ -79,11 +77,11 @@ for t in threads: t.start()
 for t in threads: t.join()
 many = await asyncio.gather(*(echo({"text": str(i)}) for i in range(40)))
 print(sorted(got), many == [str(i) for i in range(40)])`);
-      expect(result).toMatchObject({ stdout: "['t0', 't1', 't2', 't3'] True\n", error: null });
-    });
+    expect(result).toMatchObject({ stdout: "['t0', 't1', 't2', 't3'] True\n", error: null });
+  });
 
-    it("a call the code stopped waiting for does not stop later calls", async () => {
-      const result = await run(`import asyncio
+  it("a call the code stopped waiting for does not stop later calls", async () => {
+    const result = await run(`import asyncio
 try:
     await asyncio.wait_for(echo({"text": "slow"}), 0.05)
 except TimeoutError:
@@ -91,7 +89,6 @@ except TimeoutError:
 print(await echo({"text": "later"}))
 await asyncio.sleep(0.4)  # the slow result comes in now, for a future cancelled already
 print(await echo({"text": "last"}))`);
-      expect(result).toMatchObject({ stdout: "gave up\nlater\nlast\n", error: null });
-    });
-  },
-);
+    expect(result).toMatchObject({ stdout: "gave up\nlater\nlast\n", error: null });
+  });
+});

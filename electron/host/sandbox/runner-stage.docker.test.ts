@@ -2,11 +2,11 @@
 // container idles; runner-protocol.md): the code's TOOLS and search_tools see it when the start
 // says "staged", a start with its own tools replaces it, and every misuse is the runner's host-bug
 // exit. Real image, under each runtime the engine has.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import {
-  dockerOrSkip,
+  describeEachRuntime,
+  dockerOnRuntimes,
   leftoverContainers,
-  sandboxRuntimes,
   testOwner,
 } from "../../../test-support/docker.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
@@ -15,9 +15,9 @@ import type { CallOutcome, SandboxTool } from "./run-types.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { freezeTools, toolsJson } from "./tools-json.js";
 
-const fx = await dockerOrSkip();
-// Fails under CI=true when the engine lacks runsc.
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
+// Fails under CI=true when there is no engine, or it lacks runsc.
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 
 /** The runner's exit status for a host bug (runner.py EXIT_HOST_BUG). */
 const HOST_BUG = 2;
@@ -58,7 +58,7 @@ function rawStart(tools: string, code: string): string {
   return line.replace('"tools":[]', `"tools":${tools}`);
 }
 
-describe.skipIf(!fx).each(runtimes)("a catalog staged in a warm container (%s)", (runtime) => {
+describeEachRuntime(docker, "a catalog staged in a warm container (%s)", (runtime) => {
   afterAll(async () => {
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
   });

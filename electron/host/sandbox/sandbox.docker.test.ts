@@ -1,22 +1,22 @@
 import os from "node:os";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { RUN_LIMITS, SANDBOX_LIMITS } from "../../../shared/limits.js";
 import {
-  dockerOrSkip,
+  describeEachRuntime,
+  dockerOnRuntimes,
   leftoverContainers,
-  sandboxRuntimes,
   testOwner,
 } from "../../../test-support/docker.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { Sandbox, sweepOrphanContainers } from "./sandbox.js";
 
-const fx = await dockerOrSkip();
+// Every hardening test runs on runc and on gVisor's runsc. Under CI=true a missing engine or a
+// missing runsc fails the file; elsewhere what is missing is skipped, saying so.
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 const owner = testOwner();
-// Every hardening test runs on runc and on gVisor's runsc (a missing runsc fails under CI=true).
-const runtimes = fx ? await sandboxRuntimes(fx.docker) : [];
 
-// Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
-describe.skipIf(!fx).each(runtimes)("sandbox on real Docker, runtime %s", (runtime) => {
+describeEachRuntime(docker, "sandbox on real Docker, runtime %s", (runtime) => {
   let sandbox: Sandbox;
   const gvisor = runtime === "runsc";
 

@@ -1,17 +1,25 @@
 // What the runner costs before the code runs: it imports asyncio (~70 ms of CPU in every
 // container, with the ssl and inspect modules it pulls in) only when the code awaits, so a run
 // that never does is spared it. Real image: sys.modules tells what was imported, and awaiting
-// tools still works without the code importing asyncio itself.
+// tools still works without the code importing asyncio itself. The compiled runner, the frames it
+// hides from the code's traceback and awaiting tools are pinned on each runtime the engine has.
 import { afterAll, describe, expect, it } from "vitest";
-import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
+import {
+  describeEachRuntime,
+  dockerOnRuntimes,
+  leftoverContainers,
+  testOwner,
+} from "../../../test-support/docker.js";
 import { RUNNER_PATH } from "./container-spec.js";
 import { Sandbox } from "./sandbox.js";
 
-const fx = await dockerOrSkip();
+// Fails under CI=true when there is no engine, or it lacks runsc.
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
 
-describe.skipIf(!fx)("the runner's start-up", () => {
+describeEachRuntime(docker, "the runner's start-up (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0 })
+    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {
@@ -36,11 +44,6 @@ describe.skipIf(!fx)("the runner's start-up", () => {
     expect(result.error).not.toContain("runner.py");
   });
 
-  it("does not import asyncio for code that never awaits", async () => {
-    const result = await sandbox!.run({ code: "import sys\nprint('asyncio' in sys.modules)" });
-    expect(result).toMatchObject({ stdout: "False\n", error: null });
-  });
-
   it("top-level await of tools, gathered, works without the code importing asyncio", async () => {
     const result = await sandbox!.run(
       {
@@ -55,5 +58,23 @@ describe.skipIf(!fx)("the runner's start-up", () => {
       { onCall: (_tool, args) => Promise.resolve({ ok: true, value: JSON.stringify(args) }) },
     );
     expect(plain).toMatchObject({ stdout: '{"y":3}\n', error: null });
+  });
+});
+
+// What the runner imports is the same Python on every runtime: a cost, not what the code may
+// reach, so it is pinned on the default runtime only.
+describe.skipIf(!fx)("the runner's start-up cost (runc)", () => {
+  const sandbox = fx
+    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0 })
+    : null;
+
+  afterAll(async () => {
+    await sandbox?.close();
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("does not import asyncio for code that never awaits", async () => {
+    const result = await sandbox!.run({ code: "import sys\nprint('asyncio' in sys.modules)" });
+    expect(result).toMatchObject({ stdout: "False\n", error: null });
   });
 });

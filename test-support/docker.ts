@@ -90,7 +90,11 @@ export async function dockerOnRuntimes(): Promise<DockerOnRuntimes> {
   return { fx, runtimes: fx ? await sandboxRuntimes(fx.docker) : [] };
 }
 
-/** A describe block once per runtime the engine has (`%s` in the title names it). */
+/**
+ * A describe block once per runtime the engine has (`%s` in the title names it). Every block is
+ * collected before any test runs: make a warm pool (or a spy) in beforeAll, not in the block's
+ * body, or one runtime's containers are alive while the other's tests check for leftovers.
+ */
 export function describeEachRuntime(
   on: DockerOnRuntimes,
   title: string,

@@ -1,7 +1,6 @@
 // The append-only audit log: JSON Lines files in one directory, each entry carrying the hash
 // of the line before it. Only one AuditLog may write a directory at a time (the app's
 // single-instance lock sees to that); readers (query, verify, export) may run alongside it.
-import { open } from "node:fs/promises";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import type { AuditEntry, AuditEntryInput } from "../../../shared/audit-entry.js";
@@ -17,7 +16,7 @@ import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { chainLine, type ChainedLine } from "./audit-chain-line.js";
 import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";
 import type { CheckpointExpectations } from "./audit-checkpoint-open.js";
-import { syncDirectory, writeAll } from "./audit-durable-write.js";
+import { openForAppend, syncDirectory, writeAll } from "./audit-durable-write.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
 import { auditFileName, listAuditFiles } from "./audit-files.js";
@@ -63,6 +62,7 @@ export interface AuditLogStats {
   /** Entries made durable since open. */
   entries: number;
   writes: number;
+  /** Writes made durable: each followed by fdatasync, or written to a file opened O_DSYNC. */
   syncs: number;
 }
 
@@ -132,6 +132,7 @@ export class AuditLog {
       limits: auditLimits(options),
       onError: options.onError ?? (() => undefined),
       checkpoint: options.checkpoint,
+      fsync: options.fsync ?? true,
     });
     const log = new AuditLog(options, recovered);
     if (recovered.pruned !== null) await log.append(log.#prunedEntry(recovered.pruned));
@@ -316,7 +317,8 @@ export class AuditLog {
       await writeAll(current.handle, data);
       this.#stats.writes += 1;
       if (this.#fsync) {
-        await current.handle.datasync();
+        // A file opened with O_DSYNC (openForAppend) has its data on disk once the write returns.
+        if (!current.syncedWrites) await current.handle.datasync();
         this.#stats.syncs += 1;
       }
     } catch (error) {
@@ -341,10 +343,10 @@ export class AuditLog {
 
   async #createFile(firstSeq: number, at: Date): Promise<CurrentFile> {
     const file = path.join(this.dir, auditFileName(firstSeq, at));
-    const handle = await open(file, "a", 0o600);
+    const opened = await openForAppend(file, this.#fsync);
     // The new name must survive a crash as well as the bytes written under it.
     if (this.#fsync) await syncDirectory(this.dir);
-    return { handle, path: file, size: (await handle.stat()).size };
+    return { ...opened, path: file, size: (await opened.handle.stat()).size };
   }
 
   async #rotate(): Promise<void> {

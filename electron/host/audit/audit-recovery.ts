@@ -1,11 +1,16 @@
 // What the audit log finds when it opens: where the chain ends, what a crash left behind
 // (set aside, never dropped), what retention removes, and the file to continue.
-import { mkdir, open, stat, unlink, type FileHandle } from "node:fs/promises";
+import { mkdir, open, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { GENESIS_PREV } from "../../../shared/audit-entry.js";
 import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";
 import { openCheckpoint, type CheckpointExpectations } from "./audit-checkpoint-open.js";
-import { syncDirectory, writeSynced } from "./audit-durable-write.js";
+import {
+  openForAppend,
+  syncDirectory,
+  writeSynced,
+  type AppendFile,
+} from "./audit-durable-write.js";
 import {
   TORN_SUFFIX,
   lastCompleteLine,
@@ -26,8 +31,7 @@ export interface Head {
   tsMs: number;
 }
 
-export interface CurrentFile {
-  handle: FileHandle;
+export interface CurrentFile extends AppendFile {
   path: string;
   size: number;
 }
@@ -51,6 +55,8 @@ export interface RecoverOptions {
   limits: AuditLimits;
   onError: (error: unknown) => void;
   checkpoint?: { file: string; signer?: CheckpointSigner | null } & CheckpointExpectations;
+  /** The log syncs its writes: the file it continues is opened as openForAppend says. */
+  fsync: boolean;
 }
 
 export interface RecoveredLog {
@@ -122,7 +128,7 @@ export async function recoverAuditLog(options: RecoverOptions): Promise<Recovere
   if (last !== undefined) {
     const size = (await stat(last.path)).size;
     if (size < options.limits.maxFileBytes)
-      current = { handle: await open(last.path, "a"), path: last.path, size };
+      current = { ...(await openForAppend(last.path, options.fsync)), path: last.path, size };
   }
   return {
     head,

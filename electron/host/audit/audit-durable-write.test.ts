@@ -1,0 +1,81 @@
+import {
+  constants as fsConstants,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+} from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { AuditLog } from "./audit-log.js";
+import { openForAppend } from "./audit-durable-write.js";
+
+let dir: string;
+let remove: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, remove } = await makeTempDir());
+});
+afterEach(async () => {
+  await remove();
+});
+
+/** The open flags of this process's descriptors open on `file`, as Linux reports them. */
+function flagsOfOpen(file: string): number[] {
+  const flags: number[] = [];
+  for (const fd of readdirSync("/proc/self/fd")) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile (the directory listing's own descriptor)
+    }
+    if (target !== file) continue;
+    const info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
+    const octal = /^flags:\s*([0-7]+)$/m.exec(info)?.[1];
+    if (octal !== undefined) flags.push(parseInt(octal, 8));
+  }
+  return flags;
+}
+
+const dsync = (flags: number): boolean => (flags & fsConstants.O_DSYNC) !== 0;
+
+// /proc shows what the kernel was really asked for; elsewhere the fallback (write, then
+// fdatasync) is what audit-log.test.ts exercises.
+describe.runIf(process.platform === "linux")("audit appends are durable in one call", () => {
+  it("openForAppend opens O_DSYNC when durable, and plainly when not", async () => {
+    mkdirSync(dir, { recursive: true });
+    const durable = await openForAppend(path.join(dir, "a.log"), true);
+    const plain = await openForAppend(path.join(dir, "b.log"), false);
+    try {
+      expect(durable.syncedWrites).toBe(true);
+      expect(plain.syncedWrites).toBe(false);
+      expect(flagsOfOpen(path.join(dir, "a.log")).map(dsync)).toEqual([true]);
+      expect(flagsOfOpen(path.join(dir, "b.log")).map(dsync)).toEqual([false]);
+    } finally {
+      await durable.handle.close();
+      await plain.handle.close();
+    }
+  });
+
+  it("the log writes its new file and the file it continues O_DSYNC, unless told not to sync", async () => {
+    const logFile = (): string => {
+      const name = readdirSync(dir).find((file) => file.endsWith(".jsonl"));
+      if (name === undefined) throw new Error("no log file");
+      return path.join(dir, name);
+    };
+    const created = await AuditLog.open({ dir });
+    await created.append(callInput(1));
+    expect(flagsOfOpen(logFile()).map(dsync)).toEqual([true]);
+    await created.close();
+
+    const continued = await AuditLog.open({ dir });
+    expect(flagsOfOpen(logFile()).map(dsync)).toEqual([true]);
+    await continued.append(callInput(1));
+    await continued.close();
+
+    const unsynced = await AuditLog.open({ dir, fsync: false });
+    expect(flagsOfOpen(logFile()).map(dsync)).toEqual([false]);
+    await unsynced.close();
+  });
+});

@@ -10,7 +10,7 @@ import {
 import type { common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { cutUtf8 } from "../catalog/text-cut.js";
-import { redactDeep } from "./redaction.js";
+import { deepRedactor } from "./redaction.js";
 
 // Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
 const FIELD_LIMITS: Record<string, number> = {
@@ -52,10 +52,10 @@ const BODY_SCHEMA_OF_KIND: ReadonlyMap<unknown, z.ZodType> = new Map(
 export function prepareEntry(input: AuditEntryInput, secrets: readonly string[]): AuditEntryInput {
   const cut: Record<string, unknown> = {};
   const fields: [string, unknown][] = Object.entries(input);
-  // redactDeep changes nothing without a non-empty secret; asked once, not once per field.
-  const scrub = secrets.some((secret) => secret.length > 0);
+  // The secrets are sorted once per entry, not once per field and string; null: none to scrub.
+  const redact = deepRedactor(secrets);
   for (const [key, value] of fields) {
-    const clean = !scrub || UNSCRUBBED_FIELDS.has(key) ? value : redactDeep(value, secrets);
+    const clean = redact === null || UNSCRUBBED_FIELDS.has(key) ? value : redact(value);
     cut[key] =
       typeof clean === "string"
         ? cutUtf8(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)

@@ -37,19 +37,33 @@ export function redactArgs(args: unknown, options: RedactionOptions): string | n
 
 /** `text` with every occurrence of every secret replaced by "[secret]". */
 export function redactText(text: string, secrets: readonly string[]): string {
-  let result = text;
-  // Longest first, so a secret that contains a shorter one is not left half shown.
-  for (const secret of usableSecrets(secrets)) {
-    if (result.includes(secret)) result = result.split(secret).join(SECRET_MARK);
-  }
-  return result;
+  return replaceSecrets(text, usableSecrets(secrets));
 }
 
 /** A JSON-like value with redactText applied to every string in it, keys included. */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  return deepRedactor(secrets)?.(value) ?? value;
+}
+
+/**
+ * redactDeep for many values and the same secrets, which are sorted once here rather than once
+ * per value and per string in it: an audit entry is scrubbed field by field, on every tool call
+ * (bench/audit-entry-prepare.ts). Null when no secret is usable: there is nothing to replace.
+ */
+export function deepRedactor(secrets: readonly string[]): (<T>(value: T) => T) | null {
   const usable = usableSecrets(secrets);
-  if (usable.length === 0) return value;
-  return scrub(value, usable) as T;
+  if (usable.length === 0) return null;
+  return <T>(value: T): T => scrub(value, usable) as T;
+}
+
+/** `text` with every secret of `usable` (usableSecrets' list) replaced by "[secret]". */
+function replaceSecrets(text: string, usable: readonly string[]): string {
+  let result = text;
+  // Longest first, so a secret that contains a shorter one is not left half shown.
+  for (const secret of usable) {
+    if (result.includes(secret)) result = result.split(secret).join(SECRET_MARK);
+  }
+  return result;
 }
 
 function usableSecrets(secrets: readonly string[]): string[] {
@@ -83,12 +97,13 @@ function redactValue(value: unknown, secrets: readonly string[], depth: number):
   return out;
 }
 
-function scrub(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") return redactText(value, secrets);
+/** `usable` is usableSecrets' list: deduplicated, without empty ones, longest first. */
+function scrub(value: unknown, usable: readonly string[]): unknown {
+  if (typeof value === "string") return replaceSecrets(value, usable);
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((item) => scrub(item, secrets));
+  if (Array.isArray(value)) return value.map((item) => scrub(item, usable));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value))
-    out[redactText(key, secrets)] = scrub(item, secrets);
+    out[replaceSecrets(key, usable)] = scrub(item, usable);
   return out;
 }

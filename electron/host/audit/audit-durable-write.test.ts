@@ -1,5 +1,6 @@
 import {
   constants as fsConstants,
+  realpathSync,
   mkdirSync,
   readFileSync,
   readdirSync,
@@ -22,6 +23,8 @@ afterEach(async () => {
 
 /** The open flags of this process's descriptors open on `file`, as Linux reports them. */
 function flagsOfOpen(file: string): number[] {
+  // /proc names the file by its real path: a temporary directory may be reached by a link.
+  const real = realpathSync(file);
   const flags: number[] = [];
   for (const fd of readdirSync("/proc/self/fd")) {
     let target: string;
@@ -30,7 +33,7 @@ function flagsOfOpen(file: string): number[] {
     } catch {
       continue; // closed meanwhile (the directory listing's own descriptor)
     }
-    if (target !== file) continue;
+    if (target !== real) continue;
     const info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
     const octal = /^flags:\s*([0-7]+)$/m.exec(info)?.[1];
     if (octal !== undefined) flags.push(parseInt(octal, 8));

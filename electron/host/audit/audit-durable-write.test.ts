@@ -61,6 +61,19 @@ describe.runIf(process.platform === "linux")("audit appends are durable in one c
     }
   });
 
+  it("openForAppend leaves O_DSYNC off on macOS, where only F_FULLFSYNC reaches the disk", async () => {
+    // libuv's fdatasync on macOS is fcntl(F_FULLFSYNC), which flushes the drive's cache; a write
+    // to a file opened O_DSYNC does not, so there the writer must keep syncing itself.
+    mkdirSync(dir, { recursive: true });
+    const mac = await openForAppend(path.join(dir, "mac.log"), true, "darwin");
+    try {
+      expect(mac.syncedWrites).toBe(false);
+      expect(flagsOfOpen(path.join(dir, "mac.log")).map(dsync)).toEqual([false]);
+    } finally {
+      await mac.handle.close();
+    }
+  });
+
   it("the log writes its new file and the file it continues O_DSYNC, unless told not to sync", async () => {
     const logFile = (): string => {
       const name = readdirSync(dir).find((file) => file.endsWith(".jsonl"));

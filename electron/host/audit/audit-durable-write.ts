@@ -15,13 +15,21 @@ export interface AppendFile {
 }
 
 /**
- * Opens `file` for appending (created 0600 if missing). With `durable`, where the platform has
- * O_DSYNC (Linux, macOS; not Windows), the file is opened with it: each write is then one system
- * call, one trip through libuv's thread pool and back to the event loop, where a write followed
- * by fdatasync took two (bench/bridge-overhead.ts). Without O_DSYNC the writer syncs itself.
+ * Opens `file` for appending (created 0600 if missing). With `durable`, on Linux, the file is
+ * opened O_DSYNC: each write is then one system call, one trip through libuv's thread pool and
+ * back to the event loop, where a write followed by fdatasync took two
+ * (bench/audit-append-one.ts). Only on Linux is that write exactly as durable as the write and
+ * fdatasync it replaces: on macOS libuv's fdatasync is fcntl(F_FULLFSYNC), which also flushes
+ * the drive's cache, and an O_DSYNC write does not; Windows has no O_DSYNC. There, and without
+ * `durable`, the file is opened plainly and the writer syncs it itself.
  */
-export async function openForAppend(file: string, durable: boolean): Promise<AppendFile> {
-  const dsync = durable ? (fsConstants.O_DSYNC as number | undefined) : undefined;
+export async function openForAppend(
+  file: string,
+  durable: boolean,
+  platform: NodeJS.Platform = process.platform,
+): Promise<AppendFile> {
+  const dsync =
+    durable && platform === "linux" ? (fsConstants.O_DSYNC as number | undefined) : undefined;
   if (dsync === undefined || dsync === 0) {
     return { handle: await open(file, "a", 0o600), syncedWrites: false };
   }

@@ -218,6 +218,9 @@ async function createExclusive(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return "taken";
+    // Our whole lock is gone: we stalled past PIN_LIMITS.lockStaleMs between writing and
+    // linking it, and a holder cleared it as stray (clearStrayWholes). Try again with a new one.
+    if (code === "ENOENT") return "taken";
     if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
   } finally {
     await unlink(whole).catch(() => undefined);

@@ -43,8 +43,8 @@ function flagsOfOpen(file: string): number[] {
 
 const dsync = (flags: number): boolean => (flags & fsConstants.O_DSYNC) !== 0;
 
-// /proc shows what the kernel was really asked for; elsewhere the fallback (write, then
-// fdatasync) is what audit-log.test.ts exercises.
+// /proc shows what the kernel was really asked for. Only Linux opens O_DSYNC, so on Linux
+// audit-log.test.ts exercises that path, not the write-then-fdatasync one macOS and Windows take.
 describe.runIf(process.platform === "linux")("audit appends are durable in one call", () => {
   it("openForAppend opens O_DSYNC when durable, and plainly when not", async () => {
     mkdirSync(dir, { recursive: true });

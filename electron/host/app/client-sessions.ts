@@ -80,7 +80,13 @@ export class ClientSessions {
       version: this.version,
       signal: controller.signal,
     });
+    // Once per connection: a client may send notifications/initialized again and again, and
+    // each used to write a client_connected entry (20,000 from one connection in 5 s), enough
+    // to make the audit's size cap remove its oldest files.
+    let connected = false;
     server.oninitialized = () => {
+      if (connected) return;
+      connected = true;
       const info = server.getClientVersion();
       view.name = clientKey(info);
       view.version = (info?.version ?? "").slice(0, HOST_LIMITS.clientVersionMaxChars);

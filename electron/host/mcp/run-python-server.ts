@@ -3,11 +3,14 @@ import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/sh
 import {
   ErrorCode,
   GetPromptRequestSchema,
+  InitializeRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type InitializeRequest,
+  type InitializeResult,
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -64,6 +67,38 @@ class InvalidParams extends Error {
   readonly code = ErrorCode.InvalidParams;
 }
 
+/** A -32600 answer (the request is not allowed here), for the same reason as InvalidParams. */
+class InvalidRequest extends Error {
+  readonly code = ErrorCode.InvalidRequest;
+}
+
+/**
+ * One initialize per connection. The SDK's Server takes any number and lets each replace the
+ * client's name, which names the connection in the audit log and is the taint key of the
+ * session's runs: a client could be logged as one client and run, tainted or not, as another.
+ * The Streamable HTTP transport refuses a second one itself; the local socket did not.
+ */
+function initializeOnce(server: Server): void {
+  // The SDK's own handler, under the one method it registered it with.
+  const sdk = server as unknown as {
+    _oninitialize(request: InitializeRequest): Promise<InitializeResult>;
+  };
+  let initialized = false;
+  Protocol.prototype.setRequestHandler.call(
+    server,
+    InitializeRequestSchema,
+    (request: InitializeRequest): Promise<InitializeResult> => {
+      if (initialized) {
+        throw new InvalidRequest(
+          "initialize: this connection is initialized already; open a new connection for a new session",
+        );
+      }
+      initialized = true;
+      return sdk._oninitialize(request);
+    },
+  );
+}
+
 function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -107,6 +142,7 @@ export function createRunPythonServer(
     // SDK answers it and keeps the level per session.
     { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} } },
   );
+  initializeOnce(server);
 
   // SKILL.md, offered as a prompt and as a resource, so a client that shows either can load
   // the guide without copying files.

@@ -1,0 +1,90 @@
+// A client holding the token cannot flood the audit log, or rename itself, from one connection.
+// The SDK's Server calls oninitialized for every notifications/initialized, and each wrote a
+// client_connected entry: 20,000 of them (4.6 MB) from one connection in 5 s, enough for the
+// audit's size cap to remove its oldest files within minutes. It also took a second initialize
+// on the local socket, whose client name then replaced the first one's as the session's taint
+// key and in its runs' entries, while the audit had logged the connection under the first name.
+// A real host and a real local socket connection; no Docker needed.
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dispatchApi } from "../api/api-dispatcher.js";
+import type { CodeModeHost } from "./code-mode-host.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
+import { authenticate } from "../../../test-support/local-access.js";
+import { until } from "../../../test-support/wait.js";
+
+const NOTIFICATIONS = 5000;
+
+describe("a client repeating initialization on one connection", () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), "codemode-client-flood-"));
+  let host: CodeModeHost;
+  let stopped = false;
+
+  const auditEntries = (): Record<string, unknown>[] => {
+    const dir = path.join(home, "audit");
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(".jsonl"))
+      .flatMap((name) => readFileSync(path.join(dir, name), "utf8").split("\n"))
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+
+  beforeAll(async () => {
+    host = await startHostWithoutDocker(home);
+  });
+
+  afterAll(async () => {
+    if (!stopped) await host.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("is logged once, under the name of its one initialize", async () => {
+    const token = readFileSync(path.join(home, "token"), "utf8").trim();
+    const initialize = (id: number, name: string): string =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name, version: "1" },
+        },
+      }) + "\n";
+    const initialized =
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
+    const { socket, reply } = await authenticate(host.socketPath, token, initialize(1, "first"));
+    expect(reply).toEqual({ kind: "line", line: "OK" });
+    const answers: Record<string, unknown>[] = [];
+    let rest = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) answers.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    socket.write(
+      initialized.repeat(NOTIFICATIONS) +
+        initialize(2, "second") +
+        initialized.repeat(NOTIFICATIONS) +
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }) +
+        "\n",
+    );
+    // Answers come in order: once tools/list is answered, every line before it was handled.
+    await until(() => answers.some((a) => a.id === 3), "the tools/list answer", 20_000);
+    const second = answers.find((a) => a.id === 2) as { error?: { code: number; message: string } };
+    expect(second.error?.code).toBe(-32600);
+    expect(second.error?.message).toContain("initialized already");
+
+    const page = await dispatchApi(host.api, "clients.list", {});
+    expect(page.ok && page.value.items.map((c) => c.name)).toEqual(["first"]);
+    socket.destroy();
+    // Stopping the host writes out every entry still queued.
+    await host.stop();
+    stopped = true;
+    const connected = auditEntries().filter((e) => e.kind === "client_connected");
+    expect(connected.map((e) => e.client)).toEqual(["first"]);
+  }, 60_000);
+});

@@ -45,18 +45,43 @@ const LINE_BREAKS: ReadonlySet<string> = new Set([
   "\u2029",
 ]);
 
-/** The text with a space before each line that starts like one of our MARKERS. */
+/**
+ * One code point that a reader never sees (Unicode's Default_Ignorable_Code_Point: zero-width
+ * space and joiners, BOM, bidi controls, soft hyphen, variation selectors, Hangul fillers...).
+ * Tested on a single code point at a time, so the pattern cannot backtrack over the text.
+ */
+const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
+
+/** Where the visible part of the line starting at `start` begins: past invisible code points. */
+function visibleStart(text: string, start: number): number {
+  let at = start;
+  while (at < text.length) {
+    const point = text.codePointAt(at) ?? 0;
+    const char = String.fromCodePoint(point);
+    if (!INVISIBLE.test(char)) break;
+    at += char.length;
+  }
+  return at;
+}
+
+/**
+ * The text with a space before each marker that starts a line as a reader sees it: right at
+ * the line's start, or after code points that show nothing (`print("\u200b[error]")` reads as
+ * a line starting with our [error] section in every client).
+ */
 export function neutraliseMarkers(text: string): string {
   // Most output holds no marker at all: then it goes out as it is, with no walk.
   if (!MARKERS.some((marker) => text.includes(marker))) return text;
-  // One pass; a marker is looked for only where a line starts, so the cost stays linear.
+  // One pass; a marker is looked for only where a line's visible text starts, and the invisible
+  // code points before it are walked once (they start no line), so the cost stays linear.
   let out = "";
   let from = 0;
   for (let i = 0; i < text.length; i++) {
-    const lineStart = i === 0 || LINE_BREAKS.has(text.charAt(i - 1));
-    if (lineStart && MARKERS.some((marker) => text.startsWith(marker, i))) {
-      out += `${text.slice(from, i)} `;
-      from = i;
+    if (i !== 0 && !LINE_BREAKS.has(text.charAt(i - 1))) continue;
+    const visible = visibleStart(text, i);
+    if (MARKERS.some((marker) => text.startsWith(marker, visible))) {
+      out += `${text.slice(from, visible)} `;
+      from = visible;
     }
   }
   return out + text.slice(from);

@@ -56,6 +56,11 @@ export const clientConnectedEntrySchema = z.object({
   ...common,
   kind: z.literal("client_connected"),
   ...clientConnection,
+  /**
+   * Connections left out of the log (over HOST_LIMITS.clientEntriesLogged in a window) since
+   * the last entry that said how many: a client can connect and leave in a loop.
+   */
+  notLogged: count.optional(),
 });
 
 export const clientDisconnectedEntrySchema = z.object({

@@ -137,6 +137,8 @@ describe("limits", () => {
         wsHelloTimeoutMs: 10_000,
         authRefusalsPerMinute: 30,
         authRefusalWindowMs: 60_000,
+        clientEntriesLogged: 100,
+        clientEntriesWindowMs: 60 * 60_000,
         auditProbeMs: 5_000,
         httpSessionIdleMs: 30 * 60_000,
         httpSessionsMax: 100,

@@ -287,6 +287,16 @@ export const HOST_LIMITS = {
   authRefusalsPerMinute: 30,
   /** The window authRefusalsPerMinute counts over. */
   authRefusalWindowMs: 60_000,
+  /**
+   * Client connections logged one by one (client_connected, then client_disconnected) per
+   * clientEntriesWindowMs; the rest are counted (notLogged) on the next one logged. A client
+   * with the token connected and left in a loop ~1,100 times a second, two entries each
+   * (~550 KB/s), so the audit's size cap would remove its oldest files within minutes. Far above
+   * what real clients do; their runs are logged whatever this says.
+   */
+  clientEntriesLogged: 100,
+  /** The window clientEntriesLogged counts over. */
+  clientEntriesWindowMs: 60 * 60_000,
   /** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
   httpSessionIdleMs: 30 * 60_000,
   /**

@@ -35,6 +35,7 @@ import { HttpSwitch } from "./http-switch.js";
 import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { pinEvents } from "./pin-events.js";
+import { ClientEntryLimiter } from "./client-entry-limiter.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews, taintViews } from "./server-views.js";
@@ -148,21 +149,31 @@ export class CodeModeHost {
     engine.onCatalogChange(() => sandbox.catalogChanged());
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
-    const clientEntry =
-      (kind: "client_connected" | "client_disconnected") =>
-      (view: { name: string; version: string; connectionId: string }) =>
-        record({
-          kind,
-          client: view.name,
-          clientVersion: view.version || null,
-          connectionId: view.connectionId,
-        });
+    // A client can connect and leave in a loop: connections are logged one by one up to a bound.
+    const clientLog = new ClientEntryLimiter();
+    const clientFields = (view: { name: string; version: string; connectionId: string }) => ({
+      client: view.name,
+      clientVersion: view.version || null,
+      connectionId: view.connectionId,
+    });
     const sessions = (this.sessions = new ClientSessions(
       new HostRuns(engine, gate, hostAudit, sandbox, outages),
       options.version,
       {
-        connected: clientEntry("client_connected"),
-        disconnected: clientEntry("client_disconnected"),
+        connected: (view) => {
+          const notLogged = clientLog.connected(view.connectionId);
+          if (notLogged === null) return;
+          record({
+            kind: "client_connected",
+            ...clientFields(view),
+            ...(notLogged > 0 ? { notLogged } : {}),
+          });
+        },
+        disconnected: (view) => {
+          if (clientLog.disconnected(view.connectionId)) {
+            record({ kind: "client_disconnected", ...clientFields(view) });
+          }
+        },
         // The first page only: thousands of connected clients must not make one huge message.
         changed: (views) =>
           events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),

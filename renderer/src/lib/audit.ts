@@ -116,7 +116,12 @@ export function summaryOf(entry: AuditEntry): string {
       const images = shown > 0 ? ` · ${shown} image${shown === 1 ? "" : "s"}` : "";
       return `${outcome.text} in ${formatDuration(entry.durationMs)} · ${calls}${images}${error}`;
     }
-    case "client_connected":
+    case "client_connected": {
+      const name = entry.clientVersion ? `${entry.client} ${entry.clientVersion}` : entry.client;
+      return entry.notLogged === undefined
+        ? name
+        : `${name} (and ${entry.notLogged} connections before, not logged one by one)`;
+    }
     case "client_disconnected":
       return entry.clientVersion ? `${entry.client} ${entry.clientVersion}` : entry.client;
     case "config_changed":

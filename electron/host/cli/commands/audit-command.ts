@@ -52,6 +52,7 @@ function summary(entry: AuditEntry): string {
     case "run_finished":
       return `${entry.client} run ${entry.runId} ${entry.stopped ?? (entry.error ? "raised" : "ok")} in ${entry.durationMs} ms, ${entry.calls} calls`;
     case "client_connected":
+      return `${`${entry.client} ${entry.clientVersion ?? ""}`.trim()}${entry.notLogged === undefined ? "" : `; ${entry.notLogged} connections before, not logged one by one`}`;
     case "client_disconnected":
       return `${entry.client} ${entry.clientVersion ?? ""}`.trim();
     case "taint_set":

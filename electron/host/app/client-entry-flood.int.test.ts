@@ -1,0 +1,66 @@
+// A client holding the token cannot flood the audit log by connecting and leaving in a loop:
+// each connection used to be logged twice (client_connected, client_disconnected), ~1,100
+// connections a second from one process (~550 KB of entries a second), so the audit's size
+// cap would remove its oldest files within minutes. A connection that never initialized was
+// still logged as leaving. Now HOST_LIMITS.clientEntriesLogged connections a window are logged,
+// the rest counted. A real host and real local socket connections; no Docker needed.
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
+import { authenticate } from "../../../test-support/local-access.js";
+
+/** Connections that initialize, past the limit; then as many that never do. */
+const CONNECTIONS = HOST_LIMITS.clientEntriesLogged + 150;
+
+describe("a client connecting and leaving in a loop", () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), "codemode-client-loop-"));
+
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it("is logged connection by connection only up to the limit", async () => {
+    const host = await startHostWithoutDocker(home);
+    const token = readFileSync(path.join(home, "token"), "utf8").trim();
+    const hello =
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "loop", version: "1" },
+        },
+      }) +
+      "\n" +
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) +
+      "\n";
+    const connectAndLeave = async (initialize: boolean): Promise<void> => {
+      const { socket, reply } = await authenticate(host.socketPath, token, initialize ? hello : "");
+      expect(reply).toEqual({ kind: "line", line: "OK" });
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      // Both lines went in one write, so the host reads the notification with the initialize.
+      if (initialize) await new Promise((resolve) => socket.once("data", resolve));
+      socket.end();
+      await closed;
+    };
+    for (let i = 0; i < CONNECTIONS; i++) await connectAndLeave(true);
+    for (let i = 0; i < CONNECTIONS; i++) await connectAndLeave(false);
+    await host.stop();
+
+    const entries = readdirSync(path.join(home, "audit"))
+      .filter((name) => name.endsWith(".jsonl"))
+      .flatMap((name) => readFileSync(path.join(home, "audit", name), "utf8").split("\n"))
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { kind: string; connectionId?: string });
+    const connected = entries.filter((e) => e.kind === "client_connected");
+    const disconnected = entries.filter((e) => e.kind === "client_disconnected");
+    expect(connected).toHaveLength(HOST_LIMITS.clientEntriesLogged);
+    // Each logged end belongs to a logged start; connections that never initialized log nothing.
+    const started = new Set(connected.map((e) => e.connectionId));
+    expect(disconnected.length).toBeLessThanOrEqual(HOST_LIMITS.clientEntriesLogged);
+    expect(disconnected.every((e) => started.has(e.connectionId))).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { ClientEntryLimiter } from "./client-entry-limiter.js";
+
+describe("ClientEntryLimiter", () => {
+  const limit = HOST_LIMITS.clientEntriesLogged;
+
+  it("logs connections up to the limit a window; the next one logged counts the rest", () => {
+    let now = 1_000_000;
+    const limiter = new ClientEntryLimiter(() => now);
+    for (let i = 0; i < limit; i++) expect(limiter.connected(`c${i}`)).toBe(0);
+    expect(limiter.connected("over1")).toBeNull();
+    expect(limiter.connected("over2")).toBeNull();
+    // Leaving is logged only for a connection whose coming was.
+    expect(limiter.disconnected("c0")).toBe(true);
+    expect(limiter.disconnected("c0")).toBe(false);
+    expect(limiter.disconnected("over1")).toBe(false);
+    expect(limiter.disconnected("never-connected")).toBe(false);
+
+    now += HOST_LIMITS.clientEntriesWindowMs;
+    expect(limiter.connected("next")).toBe(2);
+    expect(limiter.connected("after")).toBe(0);
+  });
+});

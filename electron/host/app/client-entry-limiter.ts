@@ -1,0 +1,42 @@
+import { HOST_LIMITS } from "../../../shared/limits.js";
+
+/**
+ * A client holding the token can connect and leave in a loop, and each connection was logged
+ * twice (client_connected, client_disconnected): ~550 KB a second from one process, so the
+ * audit's size cap would remove the oldest files (the runs it wants forgotten) within minutes.
+ * Only HOST_LIMITS.clientEntriesLogged connections per window are logged one by one; the next
+ * one logged says how many were left out (notLogged). A connection is logged as leaving only
+ * if it was logged as coming. Runs are logged whatever this says.
+ */
+export class ClientEntryLimiter {
+  #windowStart = 0;
+  #logged = 0;
+  #dropped = 0;
+  /** Connections logged as come and not yet as gone: at most the connections open at once. */
+  readonly #open = new Set<string>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Null when this connection is not logged; else how many were left out before it (0: none). */
+  connected(connectionId: string): number | null {
+    const now = this.now();
+    if (now - this.#windowStart >= HOST_LIMITS.clientEntriesWindowMs) {
+      this.#windowStart = now;
+      this.#logged = 0;
+    }
+    if (this.#logged >= HOST_LIMITS.clientEntriesLogged) {
+      this.#dropped++;
+      return null;
+    }
+    this.#logged++;
+    this.#open.add(connectionId);
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    return dropped;
+  }
+
+  /** Whether this connection's end is logged: only when its start was. */
+  disconnected(connectionId: string): boolean {
+    return this.#open.delete(connectionId);
+  }
+}

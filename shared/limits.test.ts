@@ -110,6 +110,7 @@ describe("limits", () => {
         maxIdleSeconds: 3_600,
         readyTimeoutMs: 120_000,
         leanWindowMs: 10_000,
+        catalogReviewMinIntervalMs: 10_000,
       },
       SETTINGS_BOUNDS: {
         deadlineSeconds: { min: 1, max: 90, default: 50 },

@@ -263,6 +263,14 @@ export const POOL_LIMITS = {
    * ones. bench/pool-flood-profile.ts and bench/pool-burst.ts measure it.
    */
   leanWindowMs: 10_000,
+  /**
+   * A catalog change replaces the idle containers staged with another catalog at most this
+   * often; changes between collapse into one review when it ends. A wrapped server can make
+   * the catalog change at every listing (a tool unlisted, then listed as pinned again, once a
+   * second under the relist pacing), and each change used to replace every idle container at
+   * once: a container start, and with preloading ~0.4 s of CPU, for each one, every time.
+   */
+  catalogReviewMinIntervalMs: 10_000,
 } as const;
 
 /** The host: queues, sockets and clients. */

@@ -45,6 +45,8 @@ function stagingSandbox(
     poolSize: 1,
     runtime,
     stagedTools: staged,
+    // These tests change the catalog back to back; the pacing has a test of its own.
+    catalogReviewMinIntervalMs: 0,
   });
 }
 

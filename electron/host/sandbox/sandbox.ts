@@ -41,6 +41,8 @@ export interface SandboxOptions {
    * line. Read again for each container; a run with other tools sends its own.
    */
   stagedTools?: (() => readonly SandboxTool[] | null) | undefined;
+  /** How often a catalog change may replace idle containers (POOL_LIMITS.catalogReviewMinIntervalMs unless said). */
+  catalogReviewMinIntervalMs?: number;
 }
 
 /**
@@ -56,6 +58,9 @@ export class Sandbox {
   private closed = false;
   private currentRuntime: SandboxRuntime;
   private preloading: boolean;
+  /** When the idle containers were last reviewed for a catalog change (performance.now()). */
+  private lastReview = -Infinity;
+  private pendingReview: NodeJS.Timeout | null = null;
   deadlineSeconds: number;
 
   constructor(private readonly options: SandboxOptions) {
@@ -107,7 +112,26 @@ export class Sandbox {
    * for the runs after a change.
    */
   catalogChanged(): void {
+    if (this.closed || this.pendingReview !== null) return; // the pending review reads it
+    const interval =
+      this.options.catalogReviewMinIntervalMs ?? POOL_LIMITS.catalogReviewMinIntervalMs;
+    // Paced: a server can change the catalog at every listing, and each review may replace
+    // every idle container. Runs meanwhile never get a stale one (claim), only a cold one.
+    const wait = this.lastReview + interval - performance.now();
+    if (wait > 0) {
+      this.pendingReview = setTimeout(() => {
+        this.pendingReview = null;
+        this.reviewStaged();
+      }, wait);
+      this.pendingReview.unref();
+      return;
+    }
+    this.reviewStaged();
+  }
+
+  private reviewStaged(): void {
     if (this.closed) return;
+    this.lastReview = performance.now();
     const text = this.stagedText();
     this.pool.reviewIdle((container) => {
       if (container.staged === null) {
@@ -223,6 +247,8 @@ export class Sandbox {
   /** Ends every run, removes every container this sandbox started. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.pendingReview !== null) clearTimeout(this.pendingReview);
+    this.pendingReview = null;
     for (const cancel of this.active.values()) cancel.abort();
     // Runs still claiming a container see `closed` once they have it and stop at once.
     await Promise.allSettled([...this.acquiring]);

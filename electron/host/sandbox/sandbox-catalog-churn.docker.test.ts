@@ -1,0 +1,82 @@
+// A wrapped server can change the catalog at every listing: it unlists a tool and lists it again
+// as pinned (no review needed to come back), once a second under the relist pacing. Each change
+// used to replace every idle container staged with the other catalog at once: a container
+// start (and with preloading ~0.4 s of CPU) per idle container, every second, for as long as
+// the server liked. Now a change replaces them at most once per
+// POOL_LIMITS.catalogReviewMinIntervalMs, changes between collapsing into one review at its end.
+// Real image, real pool.
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { POOL_LIMITS } from "../../../shared/limits.js";
+import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
+import { until } from "../../../test-support/wait.js";
+import type { CallOutcome, SandboxTool } from "./run-types.js";
+import { SandboxContainer } from "./sandbox-container.js";
+import { Sandbox } from "./sandbox.js";
+import { freezeTools } from "./tools-json.js";
+
+const fx = await dockerOrSkip();
+
+const tool = (name: string): SandboxTool => ({
+  name,
+  stub: `async def ${name}() -> str: ...`,
+  description: `the ${name} tool`,
+  schema: null,
+});
+const WITH = freezeTools([tool("stays"), tool("comes_and_goes")]);
+const WITHOUT = freezeTools([tool("stays")]);
+const POOL = 2;
+/** One change a second, as the relist pacing lets a server make them; even, so it ends on WITH. */
+const FLIPS = 8;
+
+const echo = (name: string): Promise<CallOutcome> => Promise.resolve({ ok: true, value: name });
+
+describe.skipIf(!fx)("a catalog that a server flips every second", () => {
+  afterAll(async () => {
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  it("replaces the idle containers at most once per review interval, and stages the last catalog", async () => {
+    let current: readonly SandboxTool[] = WITH;
+    const sandbox = new Sandbox({
+      docker: fx!.docker,
+      image: fx!.image,
+      owner: testOwner(),
+      poolSize: POOL,
+      stagedTools: () => current,
+    });
+    const startSpy = vi.spyOn(SandboxContainer, "start");
+    const sends = vi.spyOn(SandboxContainer.prototype, "sendStart");
+    try {
+      expect(await sandbox.poolFilled()).toBe(POOL);
+      const before = startSpy.mock.calls.length;
+      const flipsStarted = performance.now();
+      for (let i = 0; i < FLIPS; i++) {
+        current = current === WITH ? WITHOUT : WITH;
+        sandbox.catalogChanged();
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+      const during = startSpy.mock.calls.length - before;
+      // The first change replaces the pool at once; the rest wait for the review interval.
+      expect(performance.now() - flipsStarted).toBeLessThan(POOL_LIMITS.catalogReviewMinIntervalMs);
+      expect(during).toBeLessThanOrEqual(POOL);
+
+      // The review at the interval's end stages the catalog as it is then: the next run is staged.
+      await until(
+        () => startSpy.mock.calls.length - before >= 2 * POOL,
+        "the review after the interval",
+        POOL_LIMITS.catalogReviewMinIntervalMs + 5_000,
+      );
+      await sandbox.poolFilled();
+      const result = await sandbox.run(
+        { code: "print(sorted(TOOLS))", tools: current },
+        { onCall: echo },
+      );
+      expect(result).toMatchObject({ stdout: "['comes_and_goes', 'stays']\n", error: null });
+      expect(String(sends.mock.calls.at(-1)?.[0])).toContain('"tools":"staged"');
+    } finally {
+      startSpy.mockRestore();
+      sends.mockRestore();
+      await sandbox.close();
+    }
+  }, 120_000);
+});

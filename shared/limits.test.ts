@@ -143,6 +143,7 @@ describe("limits", () => {
         auditProbeMs: 5_000,
         httpSessionIdleMs: 30 * 60_000,
         httpSessionsMax: 100,
+        httpConnectionsMax: 1024,
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,
         unknownToolShownMaxChars: 64,

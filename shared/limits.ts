@@ -314,6 +314,13 @@ export const HOST_LIMITS = {
    * for the idle time, until it ran out of memory.
    */
   httpSessionsMax: 100,
+  /**
+   * TCP connections each loopback HTTP server (MCP over HTTP, the browser UI) holds at once; one
+   * past it is closed as it comes. Any local user can connect to 127.0.0.1, token or not, and
+   * an idle connection was kept until the headers timeout: a loop of them took one descriptor
+   * each until the host had none left for the audit log, the local socket or Docker.
+   */
+  httpConnectionsMax: 1024,
   /** While the audit log cannot be written (runs refused), how often writing is tried again. */
   auditProbeMs: 5_000,
   /** How often idle HTTP sessions are looked for. */

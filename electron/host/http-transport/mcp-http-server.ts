@@ -130,6 +130,8 @@ export class McpHttpServer {
         sendRefusal(res, new HttpRefusal(500, "internal error", HTTP_RPC_ERRORS.internal));
       });
     });
+    // Before any token is seen: anyone on this machine can open connections to the port.
+    this.server.maxConnections = HOST_LIMITS.httpConnectionsMax;
   }
 
   static async start(options: McpHttpOptions): Promise<McpHttpServer> {

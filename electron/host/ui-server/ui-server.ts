@@ -87,6 +87,8 @@ export class UiServer {
         res.end();
       });
     });
+    // Before any token is seen: anyone on this machine can open connections to the port.
+    this.http.maxConnections = HOST_LIMITS.httpConnectionsMax;
     this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
     this.http.on("upgrade", (req, socket, head) => {
       if (

@@ -1,0 +1,124 @@
+// Anyone on this machine can open TCP connections to the loopback HTTP ports (MCP over HTTP, the
+// browser UI), token or not: an idle one was kept until Node's headers timeout (a minute), a
+// descriptor each, so a process opening them in a loop could take every descriptor the host has
+// (on macOS Node's limit is 10,240), and the host could then open no audit file, accept no shim
+// and reach no Docker. Now each loopback HTTP server holds at most
+// HOST_LIMITS.httpConnectionsMax at once. Real servers on real ports; the connections come from
+// another process. Linux: descriptors are counted in /proc/self/fd.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { dispatchApi } from "../api/api-dispatcher.js";
+import { UiServer } from "../ui-server/ui-server.js";
+import { EventHub } from "./event-hub.js";
+import { freePort } from "../../../test-support/free-port.js";
+import { startHostWithoutDocker } from "../../../test-support/daemon.js";
+
+const OPENED = HOST_LIMITS.httpConnectionsMax + 500;
+
+// Opens `count` connections to the port, sends nothing on them, prints how many are still open
+// once all connected (or were closed), and holds them until killed.
+const OPENER = `
+const net = require("node:net");
+const [port, count] = process.argv.slice(1).map(Number);
+let settled = 0, open = 0;
+for (let i = 0; i < count; i++) {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  socket.once("connect", () => { open++; if (++settled === count) setTimeout(report, 500); });
+  socket.once("close", () => open--);
+}
+function report() { process.stdout.write(open + "\\n"); }
+`;
+
+const descriptors = (): number => readdirSync("/proc/self/fd").length;
+
+/**
+ * Floods the port from another process: how many of its connections stayed open, and how many
+ * descriptors this process (the server's) gained meanwhile. The opener is gone when it resolves.
+ */
+async function flood(port: number): Promise<{ open: number; gained: number }> {
+  const before = descriptors();
+  const opener = spawn(process.execPath, ["-e", OPENER, String(port), String(OPENED)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => opener.once("exit", resolve));
+  try {
+    const open = await new Promise<number>((resolve) =>
+      opener.stdout.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+    );
+    return { open, gained: descriptors() - before };
+  } finally {
+    opener.kill("SIGKILL");
+    await exited;
+  }
+}
+
+describe.skipIf(process.platform !== "linux")(
+  "a flood of idle connections to a loopback port",
+  () => {
+    const homes: string[] = [];
+    const tempDir = (prefix: string): string => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+      homes.push(dir);
+      return dir;
+    };
+
+    afterAll(() => {
+      for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("MCP over HTTP holds at most its limit, and answers a client once the flood is gone", async () => {
+      const host = await startHostWithoutDocker(tempDir("codemode-http-connections-"));
+      try {
+        const port = await freePort();
+        const saved = await dispatchApi(host.api, "settings.save", {
+          httpEnabled: true,
+          httpPort: port,
+        });
+        expect(saved.ok).toBe(true);
+        const { open, gained } = await flood(port);
+        expect(open).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax);
+        // One descriptor per connection kept, and a few of the host's own besides.
+        expect(gained).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax + 16);
+        await expect
+          .poll(async () => (await fetch(`http://127.0.0.1:${port}/mcp`)).status, {
+            timeout: 10_000,
+          })
+          .toBe(401);
+      } finally {
+        await host.stop();
+      }
+    }, 60_000);
+
+    it("the browser UI's server holds at most its limit too", async () => {
+      const dir = tempDir("codemode-ui-connections-");
+      writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>ok</title>");
+      const api = Object.fromEntries(
+        API_CHANNELS.map((channel) => [channel, () => null]),
+      ) as unknown as ApiHandlers;
+      const server = await UiServer.start({
+        host: {
+          api,
+          events: new EventHub(),
+          record: () => undefined,
+          audit: { export: () => Promise.resolve(0) },
+        },
+        staticDir: dir,
+        port: 0,
+      });
+      try {
+        const port = Number(new URL(server.url).port);
+        const { open, gained } = await flood(port);
+        expect(open).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax);
+        expect(gained).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax + 16);
+      } finally {
+        await server.close();
+      }
+    }, 60_000);
+  },
+);

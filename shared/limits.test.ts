@@ -242,6 +242,7 @@ describe("limits", () => {
       SERVER_LIMITS: {
         relistMinIntervalMs: 1_000,
         relistPaceFactor: 10,
+        messagesPerSecondMax: 2_000,
         restartBackoffInitialMs: 500,
         restartBackoffMaxMs: 30_000,
         restartBackoffResetAfterMs: 60_000,

@@ -565,6 +565,13 @@ export const SERVER_LIMITS = {
   relistMinIntervalMs: 1_000,
   /** The pace of re-listings after a slow one: its duration times this. */
   relistPaceFactor: 10,
+  /**
+   * A server that sends more messages than this in one second (notifications, answers, anything)
+   * is stopped as broken, and restarted after its backoff: each one costs the host a parse, and
+   * a server writing notifications as fast as its pipe took them kept the host's thread ~100%
+   * busy. Far above what a real server sends (progress and log notifications included).
+   */
+  messagesPerSecondMax: 2_000,
   /** First automatic restart waits this long after a crash... */
   restartBackoffInitialMs: 500,
   /** ...doubling after every failed attempt, up to this. */

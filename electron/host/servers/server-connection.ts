@@ -1,6 +1,7 @@
 // The link to one child process of a wrapped server: its transport, the SDK client in
 // front of it, and the tail of its stderr.
 
+import type { ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   StdioClientTransport,
@@ -10,6 +11,7 @@ import type { ServerEntry } from "./server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";
+import { FLOOD_REASON, meterMessages } from "./message-meter.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
 
 export const defaultTransportFactory: TransportFactory = (params) =>
@@ -24,6 +26,8 @@ export interface Connection {
   refreshAgain: boolean;
   /** When the next re-listing may start (Date.now() ms): re-listings are paced. */
   nextListingAt: number;
+  /** Why the host stopped this server (it flooded it with messages), or null. */
+  stoppedBecause: string | null;
 }
 
 export interface SpawnOptions {
@@ -55,7 +59,35 @@ export function spawnConnection(options: SpawnOptions): Connection {
   });
   transport.stderr?.on("data", (chunk: Buffer | string) => stderr.write(chunk));
   const client = new Client(options.clientInfo, { capabilities: {} });
-  return { client, transport, stderr, refreshing: null, refreshAgain: false, nextListingAt: 0 };
+  const connection: Connection = {
+    client,
+    transport,
+    stderr,
+    refreshing: null,
+    refreshAgain: false,
+    nextListingAt: 0,
+    stoppedBecause: null,
+  };
+  // Before the client connects, so every message is counted before it is handled.
+  meterMessages(transport, () => {
+    connection.stoppedBecause = FLOOD_REASON;
+    stopAtOnce(transport);
+  });
+  return connection;
+}
+
+/**
+ * Stops a server that floods the host, without the grace the SDK's close() gives: it ends the
+ * child's stdin and waits up to 2 s, then sends SIGTERM and waits 2 s more, reading and parsing
+ * whatever the child writes all along (and a child of a wrapper such as npx, still holding the
+ * pipe, could write on for good). So the child's stdout is destroyed and the child killed first;
+ * the SDK keeps the child in a private field, the only way to it.
+ */
+function stopAtOnce(transport: ServerTransport): void {
+  const child = (transport as { _process?: ChildProcess })._process;
+  child?.stdout?.destroy();
+  child?.kill("SIGKILL");
+  void transport.close().catch(() => undefined);
 }
 
 export interface RefreshOptions {

@@ -318,7 +318,8 @@ export class WrappedServer {
     await settle();
     const tail = stderr.snapshot();
     this.lastStderr = tail;
-    const message = withStderr(`Server "${this.name}" failed to start: ${errorText(error)}`, tail);
+    const why = connection?.stoppedBecause ?? errorText(error);
+    const message = withStderr(`Server "${this.name}" failed to start: ${why}`, tail);
     if (this.closed) throw closedError(this.name);
     if (mode === "auto") {
       this.scheduleRestart(message);
@@ -348,7 +349,15 @@ export class WrappedServer {
       await connection?.client.close().catch(() => undefined);
       // close(), restart() or start() took over meanwhile: they own what happens next.
       if (this.closed || this.generation !== current) return;
-      this.scheduleRestart(withStderr(`Server "${this.name}" exited unexpectedly`, tail));
+      const stopped = connection?.stoppedBecause;
+      this.scheduleRestart(
+        withStderr(
+          stopped
+            ? `Server "${this.name}" was stopped: ${stopped}`
+            : `Server "${this.name}" exited unexpectedly`,
+          tail,
+        ),
+      );
     })();
   }
 

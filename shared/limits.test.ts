@@ -243,6 +243,8 @@ describe("limits", () => {
         relistMinIntervalMs: 1_000,
         relistPaceFactor: 10,
         messagesPerSecondMax: 2_000,
+        outputBytesPerWindowMax: 64 * MiB,
+        outputBytesWindowMs: 10_000,
         restartBackoffInitialMs: 500,
         restartBackoffMaxMs: 30_000,
         restartBackoffResetAfterMs: 60_000,

@@ -572,6 +572,14 @@ export const SERVER_LIMITS = {
    * busy. Far above what a real server sends (progress and log notifications included).
    */
   messagesPerSecondMax: 2_000,
+  /**
+   * A server that writes more than this to its stdout within outputBytesWindowMs is stopped the
+   * same way: a server writing 9 MB lines without end kept the host's thread ~90% busy under
+   * any message count. Room for a listing of 10,000 tools with large schemas.
+   */
+  outputBytesPerWindowMax: 64 * MiB,
+  /** The window outputBytesPerWindowMax counts over. */
+  outputBytesWindowMs: 10_000,
   /** First automatic restart waits this long after a crash... */
   restartBackoffInitialMs: 500,
   /** ...doubling after every failed attempt, up to this. */

@@ -1,9 +1,13 @@
-// A server cannot keep the host's thread busy by writing messages as fast as its pipe takes
-// them: notifications the host has no use for (log lines, progress, unknown methods) cost a
-// parse each, and such a server kept the host ~100% busy, event-loop delays ~190 ms, for as
-// long as it liked. Now a server sending more than SERVER_LIMITS.messagesPerSecondMax messages
-// in a second is stopped (restart backoff applies) and its state says why. A real stdio server
-// process and a real host; no Docker needed.
+// A server cannot keep the host's thread busy by writing to its stdout as fast as its pipe
+// takes it. Small notifications the host has no use for (log lines, progress, unknown methods)
+// cost a parse each: such a server kept the host ~100% busy, event-loop delays ~190 ms, for as
+// long as it liked; now one sending more than SERVER_LIMITS.messagesPerSecondMax messages in a
+// second is stopped. Big lines cost more than their parse: the SDK's read buffer copied and
+// searched all it held again for every chunk, so 9 MB lines kept the host ~90% busy under any
+// message count; now a server's stdout is read linearly and one writing more than
+// SERVER_LIMITS.outputBytesPerWindowMax in its window is stopped too. Either way its restart
+// backoff then spaces out a new flood, and its state says why. Real stdio server processes and
+// a real host; no Docker needed.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,14 +18,14 @@ import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 import { until } from "../../../test-support/wait.js";
 
-// A bare JSON-RPC server: it starts and lists one tool, then writes log notifications without
-// end, as fast as its stdout drains.
+// A bare JSON-RPC server: it starts and lists one tool, then writes log notifications of
+// NOTE_CHARS characters without end, NOTES_PER_WRITE at a time, as fast as its stdout drains.
 const SERVER = `
 const readline = require("node:readline");
 const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
 const note = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message",
-  params: { level: "info", data: "x" } }) + "\\n";
-const block = note.repeat(1000);
+  params: { level: "info", data: "x".repeat(Number(process.env.NOTE_CHARS)) } }) + "\\n";
+const block = note.repeat(Number(process.env.NOTES_PER_WRITE));
 function flood() { while (process.stdout.write(block)) {} process.stdout.once("drain", flood); }
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const m = JSON.parse(line);
@@ -36,7 +40,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 });
 `;
 
-describe("a server flooding the host with notifications", () => {
+describe("a server flooding the host", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-message-flood-"));
   let host: CodeModeHost;
 
@@ -44,11 +48,6 @@ describe("a server flooding the host with notifications", () => {
     const script = path.join(home, "noisy-server.cjs");
     writeFileSync(script, SERVER);
     host = await startHostWithoutDocker(home);
-    const saved = await dispatchApi(host.api, "servers.upsert", {
-      name: "noisy",
-      entry: { command: process.execPath, args: [script], env: {} },
-    });
-    expect(saved.ok).toBe(true);
   });
 
   afterAll(async () => {
@@ -56,18 +55,53 @@ describe("a server flooding the host with notifications", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it("is stopped, says why, and leaves the host's thread mostly idle", async () => {
-    const view = () => host.serverViews().find((s) => s.name === "noisy");
-    await until(() => view()?.toolCount === 1, "the server listed its tool", 20_000);
+  /**
+   * Adds the server, waits for its listing, and gives the host's CPU share over 4 s after and
+   * the server's last error then; the server is removed again.
+   */
+  async function floodFrom(
+    name: string,
+    noteChars: number,
+    notesPerWrite: number,
+  ): Promise<{ cpu: number; lastError: string | null | undefined }> {
+    const saved = await dispatchApi(host.api, "servers.upsert", {
+      name,
+      entry: {
+        command: process.execPath,
+        args: [path.join(home, "noisy-server.cjs")],
+        env: { NOTE_CHARS: String(noteChars), NOTES_PER_WRITE: String(notesPerWrite) },
+      },
+    });
+    expect(saved.ok).toBe(true);
+    await until(
+      () => host.serverViews().find((s) => s.name === name)?.toolCount === 1,
+      "the server listed its tool",
+      20_000,
+    );
     // From its first flood on, the host spends little of its time on it: it is stopped, started
-    // again after its backoff and stopped again at once (before: ~100% of this process's CPU).
+    // again after its backoff and stopped again at once.
     const seconds = 4;
     const cpu = process.cpuUsage();
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const used = process.cpuUsage(cpu);
-    expect((used.user + used.system) / 1e6 / seconds).toBeLessThan(0.3);
-    expect(view()?.lastError).toContain(
+    const lastError = host.serverViews().find((s) => s.name === name)?.lastError;
+    await dispatchApi(host.api, "servers.remove", { name });
+    return { cpu: (used.user + used.system) / 1e6 / seconds, lastError };
+  }
+
+  it("of small notifications is stopped, says why, and leaves the host's thread mostly idle", async () => {
+    // Before: ~77-100% of this process's CPU.
+    const { cpu, lastError } = await floodFrom("small", 1, 1000);
+    expect(cpu).toBeLessThan(0.3);
+    expect(lastError).toContain(
       `was stopped: it sent more than ${SERVER_LIMITS.messagesPerSecondMax} messages in one second`,
     );
+  }, 60_000);
+
+  it("of 9 MB lines is stopped, says why, and leaves the host's thread mostly idle", async () => {
+    // Before: ~88% of this process's CPU, and never stopped.
+    const { cpu, lastError } = await floodFrom("big", 9_000_000, 1);
+    expect(cpu).toBeLessThan(0.5);
+    expect(lastError).toContain("was stopped: it wrote more than 64 MiB in 10 s");
   }, 60_000);
 });

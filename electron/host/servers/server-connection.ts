@@ -12,6 +12,7 @@ import type { StderrTail } from "./stderr-tail.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";
 import { FLOOD_REASON, meterMessages } from "./message-meter.js";
+import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
 
 export const defaultTransportFactory: TransportFactory = (params) =>
@@ -71,6 +72,10 @@ export function spawnConnection(options: SpawnOptions): Connection {
   // Before the client connects, so every message is counted before it is handled.
   meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;
+    stopAtOnce(transport);
+  });
+  useLineBuffer(transport, () => {
+    connection.stoppedBecause = BYTES_FLOOD_REASON;
     stopAtOnce(transport);
   });
   return connection;

@@ -1,0 +1,80 @@
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { describe, expect, it } from "vitest";
+import { SERVER_LIMITS } from "../../../shared/limits.js";
+import { StdioLineBuffer } from "./stdio-line-buffer.js";
+
+const line = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, result: {} })}`;
+
+describe("StdioLineBuffer", () => {
+  it("gives whole lines as messages, across chunks and with CRLF ends", () => {
+    const buffer = new StdioLineBuffer(() => undefined);
+    const text = `${line(1)}\n${line(2)}\r\n${line(3)}\n`;
+    for (const part of [text.slice(0, 5), text.slice(5, 40), text.slice(40)]) {
+      buffer.append(Buffer.from(part));
+    }
+    expect([buffer.readMessage(), buffer.readMessage(), buffer.readMessage()]).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: 2, result: {} },
+      { jsonrpc: "2.0", id: 3, result: {} },
+    ]);
+    expect(buffer.readMessage()).toBeNull();
+  });
+
+  it("throws for a line that is not a message and goes on with the next", () => {
+    const buffer = new StdioLineBuffer(() => undefined);
+    buffer.append(Buffer.from(`not json\n${line(4)}\n`));
+    expect(() => buffer.readMessage()).toThrow();
+    expect(buffer.readMessage()).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+  });
+
+  it("keeps the SDK's cap on a line without its end", () => {
+    const buffer = new StdioLineBuffer(() => undefined);
+    const chunk = Buffer.alloc(1024 * 1024, 0x78);
+    expect(() => {
+      for (let i = 0; i <= STDIO_DEFAULT_MAX_BUFFER_SIZE / chunk.length; i++) buffer.append(chunk);
+    }).toThrow(/maximum size/);
+  });
+
+  it("reads a 9 MB line in linear time (the SDK's buffer copied all it held per chunk)", () => {
+    const buffer = new StdioLineBuffer(() => undefined);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const started = performance.now();
+    for (let round = 0; round < 5; round++) {
+      buffer.append(Buffer.from('{"jsonrpc":"2.0","method":"x","params":{"s":"'));
+      for (let i = 0; i < 140; i++) buffer.append(chunk);
+      buffer.append(Buffer.from('"}}\n'));
+      expect(buffer.readMessage()).toMatchObject({ method: "x" });
+    }
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("stops reading, once, past its bytes in a window", () => {
+    let now = 0;
+    let floods = 0;
+    const buffer = new StdioLineBuffer(
+      () => floods++,
+      () => now,
+    );
+    // One line of 1 MiB per chunk; the lines read are dropped, as the transport does.
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    chunk[chunk.length - 1] = 0x0a;
+    const perWindow = SERVER_LIMITS.outputBytesPerWindowMax / chunk.length;
+    const write = (count: number): void => {
+      for (let i = 0; i < count; i++) {
+        buffer.append(chunk);
+        buffer.clear();
+      }
+    };
+    write(perWindow);
+    expect(floods).toBe(0);
+    // A new window starts the count over.
+    now = SERVER_LIMITS.outputBytesWindowMs;
+    write(perWindow);
+    expect(floods).toBe(0);
+    write(1);
+    expect(floods).toBe(1);
+    buffer.append(Buffer.from(`${line(5)}\n`));
+    expect(buffer.readMessage()).toBeNull();
+    expect(floods).toBe(1);
+  });
+});

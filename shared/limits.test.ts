@@ -146,6 +146,7 @@ describe("limits", () => {
         httpConnectionsMax: 1024,
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,
+        socketUnreadMaxBytes: 16 * MiB,
         unknownToolShownMaxChars: 64,
         runProgressIntervalMs: 5_000,
         clientDefaultTimeoutSeconds: 60,

@@ -327,6 +327,11 @@ export const HOST_LIMITS = {
   httpSessionSweepMs: 60_000,
   /** Longest JSON-RPC line accepted from a shim (the same bound as an HTTP body). */
   socketMessageMaxBytes: 4 * MiB,
+  /**
+   * Answers a shim's connection may leave unread in the host's memory; past it the connection
+   * is closed. Above the largest answer (a run's result with its images, ~3 MB in base64).
+   */
+  socketUnreadMaxBytes: 16 * MiB,
   /** An unknown tool name a client sent to run_python, as quoted back in the error. */
   unknownToolShownMaxChars: 64,
   /** While a run goes, a request that carries a progressToken gets progress this often. */

@@ -44,6 +44,7 @@ export class SocketTransport implements Transport {
   start(): Promise<void> {
     this.socket.on("data", (chunk: Buffer) => {
       for (const event of this.splitter.push(chunk)) {
+        if (this.closed) return;
         if (event.kind === "line") {
           this.receive(event.text);
           continue;
@@ -73,12 +74,12 @@ export class SocketTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      this.socket.write(errorLine(ErrorCode.ParseError, "Parse error: the line is not JSON"));
+      this.write(errorLine(ErrorCode.ParseError, "Parse error: the line is not JSON"));
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      this.socket.write(
+      this.write(
         errorLine(
           ErrorCode.InvalidRequest,
           "Invalid Request: not a JSON-RPC 2.0 message",
@@ -93,9 +94,24 @@ export class SocketTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
-      if (this.socket.write(JSON.stringify(message) + "\n")) resolve();
+      if (this.write(JSON.stringify(message) + "\n") || this.closed) resolve();
       else this.socket.once("drain", () => resolve());
     });
+  }
+
+  /**
+   * Writes one line, unless the client has left more than HOST_LIMITS.socketUnreadMaxBytes of
+   * answers unread: then it is cut off. Every request is answered, and a client that asks
+   * without reading kept every answer in the host's memory (a tools/list of ~50 bytes asked
+   * for run_python's whole description), without bound.
+   */
+  private write(line: string): boolean {
+    if (this.socket.writableLength > HOST_LIMITS.socketUnreadMaxBytes) {
+      this.socket.destroy();
+      void this.close();
+      return false;
+    }
+    return this.socket.write(line);
   }
 
   close(): Promise<void> {

@@ -135,6 +135,7 @@ describe("limits", () => {
         httpBodyMaxBytes: 4 * MiB,
         httpOriginShownMaxChars: 100,
         wsMessageMaxBytes: 2 * MiB,
+        wsUnreadMaxBytes: 64 * MiB,
         wsHelloTimeoutMs: 10_000,
         authRefusalsPerMinute: 30,
         authRefusalWindowMs: 60_000,

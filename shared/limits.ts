@@ -289,6 +289,11 @@ export const HOST_LIMITS = {
   httpOriginShownMaxChars: 100,
   /** Largest message the host accepts from a browser (a pasted config is the biggest). */
   wsMessageMaxBytes: 2 * MiB,
+  /**
+   * Browser mode: answers and events a WebSocket may leave unread in the host's memory; past it
+   * the socket is closed. Room for a few of the largest answers (API_LIMITS.responseMaxChars).
+   */
+  wsUnreadMaxBytes: 64 * MiB,
   /** Browser mode: a WebSocket that has not sent its hello (the token) by then is closed. */
   wsHelloTimeoutMs: 10_000,
   /** Refused connections logged one by one per minute; the rest are counted in the next. */

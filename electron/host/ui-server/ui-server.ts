@@ -229,7 +229,14 @@ export class UiServer {
     let authed = false;
     const subscriptions = new Map<ApiEventName, () => void>();
     const send = (message: WsServerMessage): void => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      // Every request is answered, and a page that asks without reading kept every answer in
+      // the host's memory (an audit page is up to 4 Mi characters): past the bound, it is cut off.
+      if (ws.bufferedAmount > HOST_LIMITS.wsUnreadMaxBytes) {
+        ws.terminate();
+        return;
+      }
+      ws.send(JSON.stringify(message));
     };
     const helloTimer = setTimeout(
       () => ws.close(WS_CLOSE.badToken, "no hello"),

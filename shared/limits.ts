@@ -310,6 +310,11 @@ export const HOST_LIMITS = {
   clientEntriesLogged: 100,
   /** The window clientEntriesLogged counts over. */
   clientEntriesWindowMs: 60 * 60_000,
+  /**
+   * clients.changed reaches the UI at most once per this (the last change always reaches it):
+   * a client connecting and leaving in a loop would send a page of clients per connection.
+   */
+  clientsChangedMinIntervalMs: 100,
   /** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
   httpSessionIdleMs: 30 * 60_000,
   /**

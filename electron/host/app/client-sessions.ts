@@ -30,6 +30,9 @@ export function clientKey(info: { name: string; version: string } | undefined): 
  */
 export class ClientSessions {
   private readonly sessions = new Map<string, Session>();
+  /** The clients.changed emission waiting for its turn (see changed()). */
+  private changedTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastChangedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly service: RunPythonService,
@@ -115,9 +118,34 @@ export class ClientSessions {
     const all = [...this.sessions.values()];
     for (const session of all) session.controller.abort();
     await Promise.allSettled(all.map((s) => s.transport.close()));
+    clearTimeout(this.changedTimer);
+    this.changedTimer = undefined;
   }
 
+  /**
+   * Tells the UI the list changed: at once when the last emission is at least
+   * HOST_LIMITS.clientsChangedMinIntervalMs old, else once at the end of that interval with the
+   * list as it is then. A client holding the token that connects and leaves in a loop (~1,100
+   * times a second) would otherwise send every UI subscriber a page of up to 100 clients per
+   * connect and per disconnect, and the UI would re-render as often.
+   */
   private changed(): void {
+    if (this.changedTimer !== undefined) return;
+    const wait =
+      this.lastChangedAt + HOST_LIMITS.clientsChangedMinIntervalMs - this.now().getTime();
+    if (wait <= 0) {
+      this.emitChanged();
+      return;
+    }
+    this.changedTimer = setTimeout(() => {
+      this.changedTimer = undefined;
+      this.emitChanged();
+    }, wait);
+    this.changedTimer.unref?.();
+  }
+
+  private emitChanged(): void {
+    this.lastChangedAt = this.now().getTime();
     this.events.changed(this.list());
   }
 }

@@ -79,6 +79,8 @@ export const API_PARAMS = {
     name: z.string().max(API_LIMITS.upsertNameMaxChars),
     previousName: serverName.optional(),
     entry: serverEntryInput,
+    /** Adding, not editing: a name already in use is refused instead of replaced. */
+    addOnly: z.boolean().optional(),
   }),
   "servers.try": z.strictObject({
     name: z.string().max(API_LIMITS.upsertNameMaxChars),

@@ -110,6 +110,20 @@ describe("ConfigStore", () => {
     expect(missing.code).toBe("not_found");
   });
 
+  it("with addOnly, refuses a name in use on its name field and keeps that server", async () => {
+    const s = store(configOf({ notes: entry({ args: ["notes.js"] }) as ServerEntry }));
+    const taken = await failure(
+      s.upsert("notes", entry({ args: ["other.js"] }), undefined, { addOnly: true }),
+    );
+    expect(taken.code).toBe("conflict");
+    expect(taken.fields?.[0]?.path).toEqual(["name"]);
+    expect(s.current.servers.get("notes")?.args).toEqual(["notes.js"]);
+    expect(applied).toEqual([]);
+    // Without it, the same call replaces the server (an edit).
+    await s.upsert("notes", entry({ args: ["other.js"] }));
+    expect(saved().servers.get("notes")?.args).toEqual(["other.js"]);
+  });
+
   it("refuses to keep a stored secret that is not there, naming the env key", async () => {
     const s = store(configOf({ notes: { ...entry(), env: { KEY: "plain" } } }));
     const error = await failure(

@@ -106,6 +106,15 @@ function notFound(name: string): ApiFailure {
   return new ApiFailure("not_found", `no server named ${JSON.stringify(name)}`);
 }
 
+function nameTaken(name: string): ApiFailure {
+  return new ApiFailure("conflict", `a server named ${JSON.stringify(name)} already exists`, [
+    {
+      path: ["name"],
+      message: "A server with this name already exists: choose another name, or edit that one.",
+    },
+  ]);
+}
+
 export class ConfigStore {
   #config: ServersConfig;
   readonly #queue = new SerialQueue();
@@ -152,22 +161,22 @@ export class ConfigStore {
   /**
    * Adds a server, or replaces the one of that name. With `previousName` (and a different
    * name) it renames that server: it must exist and the new name must be free; the renamed
-   * server keeps its place in the list and its stored secrets.
+   * server keeps its place in the list and its stored secrets. With `addOnly` (a form that
+   * adds a server) a name already in use is refused instead of replacing that server.
    */
-  upsert(name: string, entry: ServerEntryEdit, previousName?: string): Promise<void> {
+  upsert(
+    name: string,
+    entry: ServerEntryEdit,
+    previousName?: string,
+    options: { addOnly?: boolean } = {},
+  ): Promise<void> {
     const renaming = previousName !== undefined && previousName !== name;
     const summary = renaming ? `server ${previousName} saved as ${name}` : `server ${name} saved`;
     return this.change((current) => {
       const savedName = renaming ? previousName : name;
-      if (renaming) {
-        if (!current.servers.has(previousName)) throw notFound(previousName);
-        if (current.servers.has(name)) {
-          throw new ApiFailure(
-            "conflict",
-            `a server named ${JSON.stringify(name)} already exists`,
-            [{ path: ["name"], message: "this name is taken" }],
-          );
-        }
+      if (renaming && !current.servers.has(previousName)) throw notFound(previousName);
+      if ((renaming || options.addOnly === true) && current.servers.has(name)) {
+        throw nameTaken(name);
       }
       const resolved = resolveSecrets(name, entry, current.servers.get(savedName));
       if (!renaming) return new Map(current.servers).set(name, resolved);

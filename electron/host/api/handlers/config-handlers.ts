@@ -108,8 +108,8 @@ export function configHandlers(
       return { path: file, servers: servers as never };
     },
     "servers.list": (params) => serverPage(host.serverViews(), params),
-    "servers.upsert": async ({ name, previousName, entry }) => {
-      await store.upsert(name, editFromEntry(name, entry), previousName);
+    "servers.upsert": async ({ name, previousName, entry, addOnly }) => {
+      await store.upsert(name, editFromEntry(name, entry), previousName, { addOnly });
       return views();
     },
     "servers.remove": async ({ name }) => {

@@ -127,11 +127,14 @@ export function CatalogAddDialog(props: {
       setConfirmFailed(true);
       return;
     }
-    const response = await upsert.run({ name: name.trim(), entry: entryToSave });
+    // Adding never replaces a server that already has this name.
+    const response = await upsert.run({ name: name.trim(), entry: entryToSave, addOnly: true });
     if (response.ok) props.onAdded(response.value, name.trim());
   };
 
-  const hostError = upsert.error?.message ?? null;
+  // A taken name goes on the Name field; anything else at the top of the form.
+  const nameError = upsert.error?.fields?.find((f) => f.path[0] === "name")?.message ?? null;
+  const hostError = nameError === null ? (upsert.error?.message ?? null) : null;
   return (
     <Dialog
       wide
@@ -164,7 +167,7 @@ export function CatalogAddDialog(props: {
           label="Name"
           value={name}
           onChange={(value) => change({ name: value })}
-          error={problems.name ?? null}
+          error={problems.name ?? nameError}
           hint="The code uses it to tell servers apart, as in name__tool."
           autoComplete="off"
           spellCheck={false}

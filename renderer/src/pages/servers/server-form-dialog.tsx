@@ -118,7 +118,8 @@ export function ServerFormDialog(props: {
     const name = form.name.trim();
     const response = await upsert.run({
       name,
-      ...(server ? { previousName: server.name } : {}),
+      // Adding never replaces a server that already has this name.
+      ...(server ? { previousName: server.name } : { addOnly: true }),
       entry: entryFromForm(form, server),
     });
     if (response.ok) props.onSaved(response.value, name);

@@ -1,0 +1,76 @@
+// Adding a server under a name already in use, the way a user does it by mistake: through the
+// blank form and through the gallery, in Chromium against `codemode daemon --ui`. The saved
+// server must stay as it was and the Name field must say why nothing was added. Before, both
+// forms replaced the saved server of that name without a word.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
+import { descriptionOf, waitUntil } from "../test-support/browser.js";
+import { toyServer, writeServers } from "../test-support/daemon.js";
+import { useUiPage } from "../test-support/ui-page.js";
+
+const TAKEN = /A server with this name already exists: choose another name, or edit that one\./;
+
+describe("adding a server under a name in use (browser UI)", () => {
+  const ui = useUiPage({
+    homePrefix: "codemode-name-taken-",
+    prepare: (home) => writeServers(home, { toy: toyServer() }),
+  });
+
+  const savedServers = (): Record<string, unknown> =>
+    (
+      JSON.parse(readFileSync(path.join(ui.home, "servers.json"), "utf8")) as {
+        mcpServers: Record<string, unknown>;
+      }
+    ).mcpServers;
+
+  it("the blank form refuses the name on its Name field and keeps the saved server", async () => {
+    const { page } = ui;
+    await page.waitForURL((url) => url.hash.startsWith("#/servers"));
+    await page.getByText(TOY_SERVER_JS).first().waitFor();
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add server" });
+    await dialog.getByLabel("Name").fill("toy");
+    await dialog.getByLabel("Command").fill("npx");
+    await dialog.getByLabel("Arguments").fill("-y\n@modelcontextprotocol/server-memory");
+    await dialog.getByRole("button", { name: "Save" }).click();
+
+    const name = dialog.getByLabel("Name");
+    await waitUntil(
+      () => descriptionOf(name),
+      (text) => TAKEN.test(text),
+      "the Name field to say the name is taken",
+    );
+    expect(await dialog.isVisible()).toBe(true);
+    expect(savedServers()).toEqual({ toy: toyServer() });
+
+    // Another name adds it, beside the first.
+    await name.fill("notes");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL((url) => url.hash.includes("name=notes"));
+    expect(Object.keys(savedServers())).toEqual(["toy", "notes"]);
+    expect(savedServers().toy).toMatchObject(toyServer());
+  });
+
+  it("the gallery refuses the name on its Name field and keeps the saved server", async () => {
+    const { page } = ui;
+    await page.goto(`${ui.daemon.origin}/#/servers`);
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Everything (test server)", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Add Everything (test server)" });
+    const name = dialog.getByLabel("Name");
+    await name.fill("toy");
+    await dialog.getByRole("button", { name: "Add server" }).click();
+
+    await waitUntil(
+      () => descriptionOf(name),
+      (text) => TAKEN.test(text),
+      "the Name field to say the name is taken",
+    );
+    expect(await dialog.isVisible()).toBe(true);
+    expect(savedServers().toy).toMatchObject(toyServer());
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+});

@@ -92,10 +92,12 @@ export function configHandlers(
     },
     "config.parseSnippet": ({ text }) => {
       const value = parseJson(text, "The pasted text");
-      // People paste either a whole client config or just its mcpServers object.
+      // People paste either a whole client config or just its mcpServers object. A whole
+      // config (Claude Desktop's has globalShortcut, preferences, ...) is read for its
+      // mcpServers alone: the rest is the client's own and no concern of ours.
       const wrapped =
         typeof value === "object" && value !== null && "mcpServers" in value
-          ? value
+          ? { mcpServers: value.mcpServers }
           : { mcpServers: value };
       const checked = validateServersConfig(wrapped);
       if (!checked.ok) throw invalidConfig(checked.errors);

@@ -51,15 +51,29 @@ describe("real MCP clients against codemode daemon", () => {
     rmSync(clientHome, { recursive: true, force: true });
   });
 
-  /** A shell command runner in a new project folder, with the temporary HOME and `claude`. */
-  const inNewProject = () => {
-    const project = mkdtempSync(path.join(clientHome, "project-"));
+  /**
+   * A user of `claude`: a HOME of their own, and a shell command runner in a new project
+   * folder of it for each `inNewProject()` (a user adds Code Mode in one terminal, then works
+   * in other folders).
+   */
+  const newClaudeUser = () => {
+    const userHome = mkdtempSync(path.join(clientHome, "claude-"));
     const env = {
       PATH: `${path.join(repoRoot, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-      HOME: clientHome,
+      HOME: userHome,
     };
-    return (command: string) =>
-      spawnSync("sh", ["-c", command], { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+    return {
+      inNewProject: () => {
+        const project = mkdtempSync(path.join(userHome, "project-"));
+        return (command: string) =>
+          spawnSync("sh", ["-c", command], {
+            cwd: project,
+            env,
+            encoding: "utf8",
+            timeout: 60_000,
+          });
+      },
+    };
   };
 
   it("Claude Code: the Clients page's command registers the shim and `claude mcp list` reports it Connected", async () => {
@@ -68,10 +82,12 @@ describe("real MCP clients against codemode daemon", () => {
       // What the daemon's Clients page shows (CODEMODE_HOME set, so an -e flag is in it).
       const snippet = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home })).claudeCode;
       expect(snippet).toContain("-e CODEMODE_HOME=");
-      const sh = inNewProject();
-      const added = sh(snippet);
+      const user = newClaudeUser();
+      const added = user.inNewProject()(snippet);
       expect(added.status, added.stderr + added.stdout).toBe(0);
-      const listed = sh("claude mcp list");
+      // Listed from another folder: the entry is the user's, not only the folder's it was
+      // added in (Claude Code's default scope).
+      const listed = user.inNewProject()("claude mcp list");
       expect(listed.stdout).toMatch(/^codemode: .*codemode\.js shim - [✓✔] Connected$/m);
     } finally {
       await daemon.stop();
@@ -86,13 +102,15 @@ describe("real MCP clients against codemode daemon", () => {
       // What the daemon's Clients page shows while MCP over HTTP is on.
       const http = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home }), { url, token }).http!;
       const wrong = httpClientSnippets({ url, token: "0".repeat(token.length) }).claudeCode;
-      const sh = inNewProject();
+      const user = newClaudeUser();
+      const sh = user.inNewProject();
       const added = sh(http.claudeCode);
       expect(added.status, added.stderr + added.stdout).toBe(0);
       // The same entry under another name with a wrong token: Connected must need the header.
       const addedWrong = sh(wrong.replace(" codemode ", " codemode-wrong "));
       expect(addedWrong.status, addedWrong.stderr + addedWrong.stdout).toBe(0);
-      const listed = sh("claude mcp list");
+      // Listed from another folder, as for the shim's entry above.
+      const listed = user.inNewProject()("claude mcp list");
       const lines = listed.stdout.split("\n");
       expect(lines, listed.stdout).toContainEqual(
         expect.stringMatching(

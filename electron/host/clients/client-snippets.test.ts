@@ -26,7 +26,7 @@ describe("client snippets", () => {
     expect(JSON.parse(s.claudeDesktop)).toEqual({ mcpServers: { codemode: { ...launch } } });
     expect(JSON.parse(s.vscode)).toEqual({ servers: { codemode: { type: "stdio", ...launch } } });
     expect(s.claudeCode).toBe(
-      "claude mcp add codemode -e CODEMODE_HOME=/d -- /usr/bin/node /opt/codemode/bin/codemode.js shim",
+      "claude mcp add --scope user codemode -e CODEMODE_HOME=/d -- /usr/bin/node /opt/codemode/bin/codemode.js shim",
     );
   });
 
@@ -75,6 +75,8 @@ describe("client snippets", () => {
       "claude",
       "mcp",
       "add",
+      "--scope",
+      "user",
       "--transport",
       "http",
       "codemode",

@@ -43,6 +43,8 @@ export function httpClientSnippets(endpoint: HttpEndpoint): HttpClientSnippets {
     "claude",
     "mcp",
     "add",
+    "--scope",
+    "user",
     "--transport",
     "http",
     MCP_ENTRY_NAME,
@@ -76,11 +78,15 @@ export function clientSnippets(
   const vscode = json({ servers: { [MCP_ENTRY_NAME]: { type: "stdio", ...entry } } });
   const envFlags = Object.entries(launch.env).flatMap(([k, v]) => ["-e", shellQuote(`${k}=${v}`)]);
   // The name goes before any -e: `-e` takes several values, so a name after it is read as
-  // one more K=V and the command fails (tested with the real `claude` CLI).
+  // one more K=V and the command fails (tested with the real `claude` CLI). User scope, as
+  // for Gemini CLI below: Claude Code's default (local) keeps the entry to the folder the
+  // command ran in, so Code Mode was missing in every other project.
   const claudeCode = [
     "claude",
     "mcp",
     "add",
+    "--scope",
+    "user",
     MCP_ENTRY_NAME,
     ...envFlags,
     "--",

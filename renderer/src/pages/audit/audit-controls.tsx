@@ -65,7 +65,7 @@ export const VerifyControl = memo(function VerifyControl() {
   return (
     <div className="verify" role="status" aria-label="Chain verification">
       {status}
-      {data?.note ? <span className="muted small">{data.note}</span> : null}
+      {data?.note ? <span className="muted small verify-note">{data.note}</span> : null}
       <button
         type="button"
         className="button button-small"

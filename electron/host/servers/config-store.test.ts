@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { API_LIMITS } from "../../../shared/limits.js";
 import { ApiFailure } from "../api/api-failure.js";
 import type { ServerTools } from "../catalog/catalog-types.js";
 import type { SecretCodec } from "../store/secret-codec.js";
@@ -122,6 +123,26 @@ describe("ConfigStore", () => {
     // Without it, the same call replaces the server (an edit).
     await s.upsert("notes", entry({ args: ["other.js"] }));
     expect(saved().servers.get("notes")?.args).toEqual(["other.js"]);
+  });
+
+  it("refuses a new name longer than the API takes to reach a server, keeping saved ones", async () => {
+    const max = API_LIMITS.serverNameMaxChars;
+    const saved = "s".repeat(max + 10);
+    const s = store(configOf({ [saved]: entry() as ServerEntry }));
+    const long = "n".repeat(max + 1);
+    const added = await failure(s.upsert(long, entry()));
+    expect(added.code).toBe("invalid");
+    expect(added.fields?.[0]?.path).toEqual(["name"]);
+    expect(added.fields?.[0]?.message).toContain(`at most ${max} characters`);
+    const renamed = await failure(s.upsert(long, entry(), saved));
+    expect(renamed.fields?.[0]?.path).toEqual(["name"]);
+    const replaced = await failure(s.replaceAll(new Map([[long, entry()]]), "config saved"));
+    expect(replaced.fields?.[0]?.path).toEqual(["mcpServers", long]);
+    expect([...s.current.servers.keys()]).toEqual([saved]);
+    // A name saved before the rule still loads and can be edited and saved again.
+    await s.upsert(saved, entry({ args: ["again.js"] }));
+    await s.upsert("n".repeat(max), entry());
+    expect([...s.current.servers.keys()]).toEqual([saved, "n".repeat(max)]);
   });
 
   it("refuses to keep a stored secret that is not there, naming the env key", async () => {

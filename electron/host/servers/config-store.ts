@@ -4,6 +4,7 @@
 // so two quick edits (two clicks, two windows) cannot each start from the old config and undo
 // the other.
 
+import { API_LIMITS } from "../../../shared/limits.js";
 import { ApiFailure } from "../api/api-failure.js";
 import { buildCatalog, CatalogError } from "../catalog/catalog-builder.js";
 import type { ServerTools } from "../catalog/catalog-types.js";
@@ -106,6 +107,22 @@ function notFound(name: string): ApiFailure {
   return new ApiFailure("not_found", `no server named ${JSON.stringify(name)}`);
 }
 
+/**
+ * A name a server is given now (added, renamed, or new in a saved file) must fit what the API
+ * takes to reach that server again: a longer one was saved, then could not be edited,
+ * restarted or removed. Names already saved are left alone, so an older file still loads.
+ */
+function checkNewName(name: string, path: string[]): void {
+  const max = API_LIMITS.serverNameMaxChars;
+  if (name.length <= max) return;
+  throw new ApiFailure("invalid", `server name is ${name.length} characters long: at most ${max}`, [
+    {
+      path,
+      message: `Use a shorter name: at most ${max} characters (this one has ${name.length}).`,
+    },
+  ]);
+}
+
 function nameTaken(name: string): ApiFailure {
   return new ApiFailure("conflict", `a server named ${JSON.stringify(name)} already exists`, [
     {
@@ -152,6 +169,7 @@ export class ConfigStore {
     return this.change((current) => {
       const servers = new Map<string, ServerEntry>();
       for (const [name, entry] of entries) {
+        if (!current.servers.has(name)) checkNewName(name, ["mcpServers", name]);
         servers.set(name, resolveSecrets(name, entry, current.servers.get(name)));
       }
       return servers;
@@ -175,6 +193,7 @@ export class ConfigStore {
     return this.change((current) => {
       const savedName = renaming ? previousName : name;
       if (renaming && !current.servers.has(previousName)) throw notFound(previousName);
+      if (!current.servers.has(name)) checkNewName(name, ["name"]);
       if ((renaming || options.addOnly === true) && current.servers.has(name)) {
         throw nameTaken(name);
       }

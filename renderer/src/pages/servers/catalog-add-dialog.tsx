@@ -15,6 +15,7 @@ import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField, TextField } from "../../components/field.js";
 import { PickPathButton, withPickedPath } from "../../components/pick-path-button.js";
+import { serverNameProblem } from "./server-entry.js";
 import { TryButton, TryResult } from "./try-result.js";
 
 type Values = Record<string, string>;
@@ -105,7 +106,8 @@ export function CatalogAddDialog(props: {
   const built = () => {
     const result = buildEntry(entry, valuesFor(entry, form));
     const errors: Record<string, string> = {};
-    if (!name.trim()) errors.name = "Give the server a name.";
+    const nameProblem = serverNameProblem(name);
+    if (nameProblem) errors.name = nameProblem;
     if (!result.ok) for (const p of result.problems) errors[p.key || "name"] = p.message;
     setProblems(errors);
     return result.ok && Object.keys(errors).length === 0 ? result.entry : null;

@@ -1,8 +1,22 @@
 // Conversions between the host's ServerView and the form's editable state.
 import type { ApiParams } from "../../../../shared/api/api-contract.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
+import { API_LIMITS } from "../../../../shared/limits.js";
 
 export type ServerEntryInput = ApiParams<"servers.upsert">["entry"];
+
+/**
+ * What is wrong with a server name before it is sent, or null. The host checks it too; the
+ * length is the one the API takes to reach the server again (edit, restart, remove).
+ */
+export function serverNameProblem(name: string): string | null {
+  const trimmed = name.trim();
+  if (!trimmed) return "Give the server a name.";
+  const max = API_LIMITS.serverNameMaxChars;
+  if (trimmed.length > max)
+    return `Use a shorter name: at most ${max} characters (this one has ${trimmed.length}).`;
+  return null;
+}
 
 export interface EnvRow {
   key: number;

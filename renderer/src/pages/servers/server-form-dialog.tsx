@@ -13,6 +13,7 @@ import {
   entryFromForm,
   formFromServer,
   newEnvRow,
+  serverNameProblem,
   type EnvRow,
   type ServerFormState,
 } from "./server-entry.js";
@@ -83,7 +84,8 @@ export function ServerFormDialog(props: {
   /** Shows what is missing in the form; true when it can be sent. */
   const check = (): boolean => {
     const errors: Record<string, string> = {};
-    if (!form.name.trim()) errors.name = "Give the server a name.";
+    const nameProblem = serverNameProblem(form.name);
+    if (nameProblem) errors.name = nameProblem;
     if (!form.command.trim()) errors.command = "Say which program starts the server.";
     const seen = new Set<string>();
     for (const row of form.env) {

@@ -1,18 +1,23 @@
-// Adding a server under a name already in use, the way a user does it by mistake: through the
-// blank form and through the gallery, in Chromium against `codemode daemon --ui`. The saved
-// server must stay as it was and the Name field must say why nothing was added. Before, both
-// forms replaced the saved server of that name without a word.
+// Mistakes a user makes naming a server, in Chromium against `codemode daemon --ui`:
+// - a name already in use, through the blank form and through the gallery: the saved server
+//   must stay as it was and the Name field must say why nothing was added. Before, both forms
+//   replaced the saved server of that name without a word.
+// - a very long name: refused on the Name field. Before, a name of 65 to 200 characters was
+//   saved, and that server could then not be edited, restarted or removed (the API takes at
+//   most API_LIMITS.serverNameMaxChars to reach a server).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { API_LIMITS } from "../shared/limits.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { descriptionOf, waitUntil } from "../test-support/browser.js";
 import { toyServer, writeServers } from "../test-support/daemon.js";
 import { useUiPage } from "../test-support/ui-page.js";
 
 const TAKEN = /A server with this name already exists: choose another name, or edit that one\./;
+const TOO_LONG = /Use a shorter name: at most \d+ characters/;
 
-describe("adding a server under a name in use (browser UI)", () => {
+describe("server names the add forms refuse (browser UI)", () => {
   const ui = useUiPage({
     homePrefix: "codemode-name-taken-",
     prepare: (home) => writeServers(home, { toy: toyServer() }),
@@ -71,6 +76,28 @@ describe("adding a server under a name in use (browser UI)", () => {
     );
     expect(await dialog.isVisible()).toBe(true);
     expect(savedServers().toy).toMatchObject(toyServer());
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
+  it("the blank form refuses a name too long to reach the server again", async () => {
+    const { page } = ui;
+    await page.goto(`${ui.daemon.origin}/#/servers`);
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add server" });
+    const long = "b".repeat(API_LIMITS.serverNameMaxChars + 36);
+    const name = dialog.getByLabel("Name");
+    await name.fill(long);
+    await dialog.getByLabel("Command").fill(process.execPath);
+    await dialog.getByLabel("Arguments").fill(TOY_SERVER_JS);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await waitUntil(
+      () => descriptionOf(name),
+      (text) => TOO_LONG.test(text),
+      "the Name field to say the name is too long",
+    );
+    expect(await dialog.isVisible()).toBe(true);
+    expect(Object.keys(savedServers())).not.toContain(long);
     await dialog.getByRole("button", { name: "Close" }).click();
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POOL_LIMITS } from "../shared/limits.js";
+import { POOL_LIMITS, SETTINGS_BOUNDS } from "../shared/limits.js";
 import { descriptionOf, waitUntil } from "../test-support/browser.js";
 import { connectShim, homeContainers } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
@@ -141,6 +141,34 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
     ).rejects.toThrow(
       new RegExp(`warmPoolMaxSize.*must be from 0 to ${POOL_LIMITS.growMaxCeiling}`),
     );
+    await ui.page.getByRole("button", { name: "Discard changes" }).click();
+  });
+
+  it("every number field shows the range the host takes and refuses one outside it on the field", async () => {
+    // Concurrent runs and Ask-first wait said no range, and the page sent any number: the
+    // host's refusal came back instead of the field's own.
+    const runs = field("Concurrent runs");
+    const wait = field("Ask-first wait (seconds)");
+    const { maxConcurrentRuns, approvalTimeoutSeconds } = SETTINGS_BOUNDS;
+    expect(await descriptionOf(runs)).toContain(
+      `${maxConcurrentRuns.min} to ${maxConcurrentRuns.max}.`,
+    );
+    expect(await descriptionOf(wait)).toContain(
+      `${approvalTimeoutSeconds.min} to ${approvalTimeoutSeconds.max}.`,
+    );
+    const before = saved();
+    await runs.fill(String(maxConcurrentRuns.max + 1));
+    await wait.fill(String(approvalTimeoutSeconds.max + 1));
+    await ui.page.getByRole("button", { name: "Save limits" }).click();
+    await waitUntil(
+      () => descriptionOf(runs),
+      (text) => text.includes(`Between ${maxConcurrentRuns.min} and ${maxConcurrentRuns.max}.`),
+      "the error on Concurrent runs",
+    );
+    expect(await descriptionOf(wait)).toContain(
+      `Between ${approvalTimeoutSeconds.min} and ${approvalTimeoutSeconds.max}.`,
+    );
+    expect(saved()).toEqual(before);
     await ui.page.getByRole("button", { name: "Discard changes" }).click();
   });
 

@@ -5,7 +5,6 @@ import type { SettingsView } from "../../../shared/api/api-views.js";
 import {
   BRIDGE_LIMITS,
   HOST_LIMITS,
-  POOL_LIMITS,
   RUN_LIMITS,
   SANDBOX_LIMITS,
   SETTINGS_BOUNDS,
@@ -28,10 +27,22 @@ type NumberKey = Exclude<keyof SettingsView, "httpEnabled" | "sandboxRuntime" | 
 interface NumberSetting {
   key: NumberKey;
   label: string;
+  /** What it does; the range the host accepts (SETTINGS_BOUNDS) is added after it. */
   hint: string;
-  min: number;
-  max?: number;
   unit?: string;
+}
+
+/** The range the host accepts for a setting, checked here too and shown in its hint. */
+function boundsOf(key: NumberKey): { min: number; max: number } {
+  return SETTINGS_BOUNDS[key];
+}
+
+function rangeText(key: NumberKey): string {
+  const { min, max } = boundsOf(key);
+  // Digit grouping from 10,000 up; a port reads as a plain number.
+  const show = (n: number) =>
+    key === "httpPort" || n < 10_000 ? String(n) : n.toLocaleString("en-US");
+  return `${show(min)} to ${show(max)}.`;
 }
 
 const RUN_SETTINGS: NumberSetting[] = [
@@ -39,27 +50,21 @@ const RUN_SETTINGS: NumberSetting[] = [
     key: "deadlineSeconds",
     label: "Deadline (seconds)",
     hint:
-      `A run is stopped after this long. ${RUN_LIMITS.minDeadlineSeconds} to ${RUN_LIMITS.maxDeadlineSeconds}. ` +
+      "A run is stopped after this long. " +
       `Most MCP clients stop waiting after ${HOST_LIMITS.clientDefaultTimeoutSeconds} s unless they reset ` +
       `their timeout on progress: over ${RUN_LIMITS.defaultDeadlineSeconds}, a long run may be cut.`,
-    min: RUN_LIMITS.minDeadlineSeconds,
-    max: RUN_LIMITS.maxDeadlineSeconds,
   },
   {
     key: "maxCallsPerRun",
     label: "Max calls per run",
-    hint: `Tool calls one run may make. 1 to ${BRIDGE_LIMITS.maxCallsPerRunCeiling.toLocaleString()}.`,
-    min: 1,
-    max: BRIDGE_LIMITS.maxCallsPerRunCeiling,
+    hint: "Tool calls one run may make.",
   },
   {
     key: "warmPoolSize",
     label: "Warm pool size",
     hint:
       "Containers kept started and idle while runs are quiet, so a run begins at once. Each " +
-      `idle container holds memory (about 8 MiB; about 64 MiB with library preloading). 0 to ${POOL_LIMITS.maxSize}.`,
-    min: 0,
-    max: POOL_LIMITS.maxSize,
+      "idle container holds memory (about 8 MiB; about 64 MiB with library preloading).",
   },
   {
     key: "warmPoolMaxSize",
@@ -67,32 +72,24 @@ const RUN_SETTINGS: NumberSetting[] = [
     hint:
       "When runs come back to back, the pool grows up to this many idle containers (never past " +
       "Concurrent runs), started side by side: faster bursts, for the memory of each extra " +
-      "container (they skip library preloading) and the CPU of starting them. " +
-      `0 to ${POOL_LIMITS.growMaxCeiling}.`,
-    min: 0,
-    max: POOL_LIMITS.growMaxCeiling,
+      "container (they skip library preloading) and the CPU of starting them.",
   },
   {
     key: "warmPoolIdleSeconds",
     label: "Shrink pool after (seconds)",
     hint:
       "A grown pool halves after this long without a run, down to the warm pool size, freeing " +
-      `the memory of its extra containers. ${POOL_LIMITS.minIdleSeconds} to ${POOL_LIMITS.maxIdleSeconds}.`,
-    min: POOL_LIMITS.minIdleSeconds,
-    max: POOL_LIMITS.maxIdleSeconds,
+      "the memory of its extra containers.",
   },
   {
     key: "maxConcurrentRuns",
     label: "Concurrent runs",
     hint: "Runs allowed at the same time; more wait their turn.",
-    min: 1,
   },
   {
     key: "approvalTimeoutSeconds",
     label: "Ask-first wait (seconds)",
     hint: "A call to an ask-first tool is denied if you do not answer within this time. The run's deadline keeps running meanwhile.",
-    min: SETTINGS_BOUNDS.approvalTimeoutSeconds.min,
-    max: SETTINGS_BOUNDS.approvalTimeoutSeconds.max,
   },
 ];
 
@@ -105,38 +102,31 @@ const ADVANCED_SETTINGS: NumberSetting[] = [
       `their turn. Each burst starts at ${BRIDGE_LIMITS.serverConcurrencyStart} (or this, if ` +
       "lower) and sends more only while the server answers as fast as before. Protects the " +
       "server (and any service behind it) from a burst of gathered calls.",
-    min: 1,
   },
   {
     key: "descriptionBudgetChars",
     label: "Tool description budget (characters)",
     hint: "How much of run_python's description may list tool details.",
-    min: 1,
   },
   {
     key: "auditRetentionDays",
     label: "Keep audit log (days)",
     hint: "Older audit files are deleted.",
-    min: 1,
   },
   {
     key: "auditMaxFileMiB",
     label: "Audit file size (MiB)",
     hint: "A new audit file is started past this size.",
-    min: 1,
   },
   {
     key: "auditMaxTotalMiB",
     label: "Audit log total size (MiB)",
     hint: "Past this size the oldest audit files are deleted.",
-    min: 16,
   },
   {
     key: "httpPort",
     label: "HTTP port",
     hint: "Port of the local HTTP transport (127.0.0.1 only).",
-    min: 1024,
-    max: 65535,
   },
 ];
 
@@ -230,9 +220,8 @@ function LimitsCard() {
       const n = Number(raw);
       if (raw === "" || !Number.isInteger(n)) {
         errors[s.key] = "Enter a whole number.";
-      } else if (n < s.min || (s.max !== undefined && n > s.max)) {
-        errors[s.key] =
-          s.max !== undefined ? `Between ${s.min} and ${s.max}.` : `At least ${s.min}.`;
+      } else if (n < boundsOf(s.key).min || n > boundsOf(s.key).max) {
+        errors[s.key] = `Between ${rangeText(s.key).replace(" to ", " and ")}`;
       } else if (n !== base[s.key]) {
         patch[s.key] = n;
       }
@@ -262,11 +251,11 @@ function LimitsCard() {
       value={values[s.key]}
       onChange={(v) => change(s.key, v)}
       error={localErrors[s.key] ?? hostErrors.byField[s.key] ?? null}
-      hint={s.hint}
+      hint={`${s.hint} ${rangeText(s.key)}`}
       type="number"
       inputMode="numeric"
-      min={s.min}
-      max={s.max}
+      min={boundsOf(s.key).min}
+      max={boundsOf(s.key).max}
       step={1}
       className="input input-number"
     />

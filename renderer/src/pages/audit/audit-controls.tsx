@@ -6,6 +6,7 @@ import { useBrowserConnection, useEvent, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { SelectField } from "../../components/field.js";
 import { Loading } from "../../components/states.js";
+import { plural } from "../../lib/format.js";
 
 export const LiveControl = memo(function LiveControl(props: {
   paused: boolean;
@@ -48,7 +49,7 @@ export const VerifyControl = memo(function VerifyControl() {
   else if (data?.ok) {
     status = (
       <Badge tone="ok" title={data.note ?? undefined}>
-        Chain verified: {data.entries.toLocaleString()} entries
+        Chain verified: {plural(data.entries, "entry", "entries")}
       </Badge>
     );
   } else if (data && !data.ok) {

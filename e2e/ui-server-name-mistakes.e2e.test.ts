@@ -2,6 +2,7 @@
 // - a name already in use, through the blank form and through the gallery: the saved server
 //   must stay as it was and the Name field must say why nothing was added. Before, both forms
 //   replaced the saved server of that name without a word.
+// - a name with a space, in the gallery: said on the Name field (before, above the form).
 // - a very long name: refused on the Name field. Before, a name of 65 to 200 characters was
 //   saved, and that server could then not be edited, restarted or removed (the API takes at
 //   most API_LIMITS.serverNameMaxChars to reach a server).
@@ -76,6 +77,24 @@ describe("server names the add forms refuse (browser UI)", () => {
     );
     expect(await dialog.isVisible()).toBe(true);
     expect(savedServers().toy).toMatchObject(toyServer());
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
+  it("the gallery puts a name with a space on its Name field, not above the form", async () => {
+    const { page } = ui;
+    await page.goto(`${ui.daemon.origin}/#/servers`);
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Everything (test server)", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Add Everything (test server)" });
+    const name = dialog.getByLabel("Name");
+    await name.fill("my server");
+    await dialog.getByRole("button", { name: "Add server" }).click();
+    await waitUntil(
+      () => descriptionOf(name),
+      (text) => /may only hold ASCII letters, digits, "_" and "-"/.test(text),
+      "the Name field to say which characters a name takes",
+    );
+    expect(Object.keys(savedServers())).not.toContain("my server");
     await dialog.getByRole("button", { name: "Close" }).click();
   });
 

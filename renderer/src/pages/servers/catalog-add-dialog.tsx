@@ -134,8 +134,12 @@ export function CatalogAddDialog(props: {
     if (response.ok) props.onAdded(response.value, name.trim());
   };
 
-  // A taken name goes on the Name field; anything else at the top of the form.
-  const nameError = upsert.error?.fields?.find((f) => f.path[0] === "name")?.message ?? null;
+  // A taken or badly formed name goes on the Name field (the config check names the server's
+  // path, mcpServers.<name>); anything else at the top of the form.
+  const nameError =
+    upsert.error?.fields?.find(
+      (f) => f.path[0] === "name" || (f.path[0] === "mcpServers" && f.path.length === 2),
+    )?.message ?? null;
   const hostError = nameError === null ? (upsert.error?.message ?? null) : null;
   return (
     <Dialog

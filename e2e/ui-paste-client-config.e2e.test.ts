@@ -2,7 +2,10 @@
 // claude_desktop_config.json (which holds more than mcpServers): the preview lists its
 // servers and adding them saves them. Before, the preview refused the paste for its other
 // keys ("unknown top-level key"), an error that did not say what to do.
-import { readFileSync } from "node:fs";
+// And the JSON the Clients page hands out (Code Mode's own shim entry), pasted here by
+// mistake: shown as Code Mode itself and not added, as the Claude Desktop import does. Before,
+// Paste JSON added it, and Code Mode wrapped itself.
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { waitForTexts } from "../test-support/browser.js";
@@ -20,6 +23,11 @@ const CLAUDE_DESKTOP_CONFIG = {
 
 describe("pasting a client's whole config (browser UI)", () => {
   const ui = useUiPage({ homePrefix: "codemode-paste-config-" });
+  /** servers.json as saved, or null before the first save. */
+  const savedText = (): string | null => {
+    const file = path.join(ui.home, "servers.json");
+    return existsSync(file) ? readFileSync(file, "utf8") : null;
+  };
 
   it("previews the servers of a whole Claude Desktop config and adds them", async () => {
     const { page } = ui;
@@ -45,5 +53,31 @@ describe("pasting a client's whole config (browser UI)", () => {
     };
     expect(Object.keys(saved.mcpServers)).toEqual(["memory", "everything"]);
     expect(saved.mcpServers.memory).toMatchObject(CLAUDE_DESKTOP_CONFIG.mcpServers.memory);
+  });
+
+  it("shows the Clients page's own entry as Code Mode itself and does not add it", async () => {
+    const { page } = ui;
+    await ui.nav("Clients").click();
+    const snippet = await page
+      .getByRole("region", { name: "Other clients" })
+      .getByLabel("Claude Desktop config", { exact: true })
+      .innerText();
+    expect(snippet).toContain("shim");
+    await ui.nav("Servers").click();
+    const before = savedText();
+    await page.getByRole("button", { name: "Paste JSON" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Paste JSON" });
+    await dialog.getByLabel("Snippet").fill(snippet);
+    await dialog.getByRole("button", { name: "Preview" }).click();
+    const found = dialog.getByRole("list", { name: "Servers found" }).getByRole("listitem");
+    await waitForTexts(
+      found,
+      (t) => t.length === 1 && t[0]!.includes("This is Code Mode itself"),
+      "the preview to show the entry as Code Mode itself",
+    );
+    expect(await found.getByRole("checkbox").isChecked()).toBe(false);
+    expect(await dialog.getByRole("button", { name: "Add these servers" }).isDisabled()).toBe(true);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    expect(savedText()).toBe(before);
   });
 });

@@ -107,6 +107,23 @@ function CandidateList(props: {
   );
 }
 
+/**
+ * The candidates that are Code Mode's own shim entry, with why they cannot be added: Code Mode
+ * must not wrap itself. Claude Desktop's config holds that entry once Code Mode is set up there,
+ * and the Clients page hands out the same JSON a user may paste here.
+ */
+function useCodeModeItself(candidates: Candidates): Record<string, string> {
+  const { info } = useAppState();
+  const blocked: Record<string, string> = {};
+  const shim = info.data?.shimCommand;
+  for (const [name, entry] of Object.entries(candidates)) {
+    if (shim && entry.command === shim.command && sameList(entry.args ?? [], shim.args)) {
+      blocked[name] = "This is Code Mode itself";
+    }
+  }
+  return blocked;
+}
+
 export function PasteJsonDialog(props: {
   existing: ServerView[];
   onClose: () => void;
@@ -119,6 +136,7 @@ export function PasteJsonDialog(props: {
   const addMany = useAddMany(props.onAdded);
   const existing = new Set(props.existing.map((s) => s.name));
   const formId = useId();
+  const blocked = useCodeModeItself(candidates ?? {});
 
   const parseErrors = mapFieldErrors(parse.error, () => null);
   const textError = parse.error
@@ -137,7 +155,7 @@ export function PasteJsonDialog(props: {
 
   const chosen = candidates
     ? Object.entries(candidates).filter(
-        ([name]) => selected.has(name) && !addMany.added.includes(name),
+        ([name]) => selected.has(name) && !blocked[name] && !addMany.added.includes(name),
       )
     : [];
 
@@ -200,9 +218,11 @@ export function PasteJsonDialog(props: {
       ) : (
         <>
           <p>
-            {Object.keys(candidates).length === 1
-              ? "This server will be added:"
-              : "These servers will be added. Untick any you do not want."}
+            {Object.keys(candidates).every((name) => blocked[name])
+              ? "Nothing here can be added:"
+              : Object.keys(candidates).length === 1
+                ? "This server will be added:"
+                : "These servers will be added. Untick any you do not want."}
           </p>
           <CandidateList
             candidates={candidates}
@@ -218,6 +238,7 @@ export function PasteJsonDialog(props: {
             }
             errors={addMany.errors}
             added={addMany.added}
+            blocked={blocked}
           />
         </>
       )}
@@ -231,20 +252,12 @@ export function ImportClaudeDialog(props: {
   onAdded: (servers: ServerPage) => void;
 }) {
   const found = useRequest("config.claudeDesktopServers", {});
-  const { info } = useAppState();
   const [selected, setSelected] = useState<Set<string> | null>(null);
   const addMany = useAddMany(props.onAdded);
   const existing = new Set(props.existing.map((s) => s.name));
 
-  // Code Mode's own entry in Claude Desktop must not be wrapped by Code Mode.
-  const blocked: Record<string, string> = {};
-  const shim = info.data?.shimCommand;
-  for (const [name, entry] of Object.entries(found.data?.servers ?? {})) {
-    if (shim && entry.command === shim.command && sameList(entry.args ?? [], shim.args)) {
-      blocked[name] = "This is Code Mode itself";
-    }
-  }
   const candidates = found.data?.servers ?? {};
+  const blocked = useCodeModeItself(candidates);
   // Servers whose name is already taken start unticked: importing them replaces what is there.
   const effective =
     selected ??

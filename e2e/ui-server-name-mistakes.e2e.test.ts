@@ -5,7 +5,8 @@
 // - a name with a space, in the gallery: said on the Name field (before, above the form).
 // - a very long name: refused on the Name field. Before, a name of 65 to 200 characters was
 //   saved, and that server could then not be edited, restarted or removed (the API takes at
-//   most API_LIMITS.serverNameMaxChars to reach a server).
+//   most API_LIMITS.serverNameMaxChars to reach a server). A name of that length fits the
+//   Remove dialog (before, it ran past the dialog's edge).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -118,5 +119,28 @@ describe("server names the add forms refuse (browser UI)", () => {
     expect(await dialog.isVisible()).toBe(true);
     expect(Object.keys(savedServers())).not.toContain(long);
     await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
+  it("the longest name a server may have fits its Remove dialog", async () => {
+    const { page } = ui;
+    await page.goto(`${ui.daemon.origin}/#/servers`);
+    await page.getByRole("button", { name: "Add server" }).click();
+    await page.getByRole("button", { name: "Blank form" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add server" });
+    const longest = "c".repeat(API_LIMITS.serverNameMaxChars);
+    await dialog.getByLabel("Name").fill(longest);
+    await dialog.getByLabel("Command").fill(process.execPath);
+    await dialog.getByLabel("Arguments").fill(TOY_SERVER_JS);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL((url) => url.hash.includes(`name=${longest}`));
+    await page.getByRole("button", { name: "Remove" }).click();
+    const remove = page.getByRole("dialog", { name: `Remove ${longest}?` });
+    type Boxed = { getBoundingClientRect(): { right: number } };
+    const dialogRight = await remove.evaluate((el) => (el as Boxed).getBoundingClientRect().right);
+    const nameRight = await remove
+      .locator("strong", { hasText: longest })
+      .evaluate((el) => (el as Boxed).getBoundingClientRect().right);
+    expect(nameRight, "the name's right edge, past the dialog's").toBeLessThanOrEqual(dialogRight);
+    await remove.getByRole("button", { name: "Cancel" }).click();
   });
 });

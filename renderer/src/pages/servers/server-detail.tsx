@@ -161,8 +161,9 @@ function RemoveDialog(props: {
       }
     >
       <p>
-        Code Mode stops <strong>{props.server.name}</strong> and forgets its settings, including its
-        environment variables and tool choices. The code will no longer be able to call its tools.
+        Code Mode stops <strong className="wrap-anywhere">{props.server.name}</strong> and forgets
+        its settings, including its environment variables and tool choices. The code will no longer
+        be able to call its tools.
       </p>
       <p className="muted">Its past calls stay in the audit log.</p>
       {remove.error ? <ErrorState error={remove.error} compact /> : null}

@@ -123,7 +123,8 @@ function checkNewName(name: string, path: string[]): void {
   ]);
 }
 
-function nameTaken(name: string): ApiFailure {
+/** A name already in use, as every add form (by hand, gallery, bundle) shows it. */
+export function nameTaken(name: string): ApiFailure {
   return new ApiFailure("conflict", `a server named ${JSON.stringify(name)} already exists`, [
     {
       path: ["name"],

@@ -1,7 +1,7 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import { MCPB_LIMITS } from "../../../../shared/limits.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
-import type { ConfigStore } from "../../servers/config-store.js";
+import { nameTaken, type ConfigStore } from "../../servers/config-store.js";
 import type { ServerPath } from "../../servers/server-path.js";
 import { editFromEntry } from "../../servers/config-edits.js";
 import {
@@ -90,11 +90,7 @@ export function bundleHandlers(
       return { bundle: bundleView(manifest), suggestedName: name };
     },
     "servers.addBundle": async ({ name, bundle, values }) => {
-      if (host.configStore.current.servers.has(name)) {
-        throw new ApiFailure("conflict", `a server named ${JSON.stringify(name)} already exists`, [
-          { path: ["name"], message: "this name is taken" },
-        ]);
-      }
+      if (host.configStore.current.servers.has(name)) throw nameTaken(name);
       const installed = await install(host, name, bundle, values);
       try {
         await host.configStore.upsert(name, installed.entry);

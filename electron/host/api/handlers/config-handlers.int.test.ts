@@ -43,6 +43,20 @@ describe("the host's config edits", () => {
     expect(privateInCatalog.sort()).toEqual(["echo", "read_secret"]);
   });
 
+  it("a bundle added under a name in use is refused on its Name field, as the other add forms are", async () => {
+    const before = host.config;
+    const refused = await dispatchApi(host.api, "servers.addBundle", {
+      name: "toy",
+      bundle: "AAAA",
+      values: {},
+    });
+    expect(refused).toMatchObject({ ok: false, error: { code: "conflict" } });
+    const fields = refused.ok ? [] : (refused.error.fields ?? []);
+    expect(fields.map((field) => field.path)).toEqual([["name"]]);
+    expect(fields[0]?.message).toMatch(/already exists: choose another name/);
+    expect(host.config).toBe(before);
+  });
+
   it("a config the catalog would refuse is refused before it is saved", async () => {
     const before = host.config;
     const refused = await dispatchApi(host.api, "servers.upsert", {

@@ -1,7 +1,8 @@
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { describe, expect, it } from "vitest";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
-import { StdioLineBuffer } from "./stdio-line-buffer.js";
+import { StdioLineBuffer, useLineBuffer } from "./stdio-line-buffer.js";
 
 const line = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, result: {} })}`;
 
@@ -76,5 +77,30 @@ describe("StdioLineBuffer", () => {
     buffer.append(Buffer.from(`${line(5)}\n`));
     expect(buffer.readMessage()).toBeNull();
     expect(floods).toBe(1);
+  });
+});
+
+describe("useLineBuffer", () => {
+  // The buffer goes into a private field of the SDK's: an SDK update that renames it must stop
+  // servers from starting, not leave the quadratic buffer in place without a word.
+  it("puts the buffer into the SDK's StdioClientTransport", () => {
+    const transport = new StdioClientTransport({ command: "never-started" });
+    useLineBuffer(transport, () => undefined);
+    expect((transport as unknown as { _readBuffer: unknown })._readBuffer).toBeInstanceOf(
+      StdioLineBuffer,
+    );
+  });
+
+  it("throws when the SDK's transport has no such field any more", () => {
+    const transport = new StdioClientTransport({ command: "never-started" });
+    delete (transport as unknown as { _readBuffer?: unknown })._readBuffer;
+    expect(() => useLineBuffer(transport, () => undefined)).toThrow(/_readBuffer/);
+    expect((transport as unknown as { _readBuffer?: unknown })._readBuffer).toBeUndefined();
+  });
+
+  it("leaves another transport as it is", () => {
+    const transport = { _readBuffer: "theirs" } as unknown as StdioClientTransport;
+    useLineBuffer(transport, () => undefined);
+    expect((transport as unknown as { _readBuffer: unknown })._readBuffer).toBe("theirs");
   });
 });

@@ -1,3 +1,4 @@
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
@@ -85,9 +86,17 @@ export class StdioLineBuffer {
 
 /**
  * Gives a StdioClientTransport this buffer instead of its own (a private field of the SDK's, the
- * only way in); any other transport (the tests' in-memory ones) is left as it is.
+ * only way in); any other transport (the tests' in-memory ones) is left as it is. An SDK that
+ * no longer has the field throws here, loudly, at every server start: setting a field the SDK
+ * does not read would leave its quadratic buffer in place and the byte flood open again.
  */
 export function useLineBuffer(transport: Transport, onFlood: () => void): void {
-  const stdio = transport as { _readBuffer?: unknown };
-  if (stdio._readBuffer !== undefined) stdio._readBuffer = new StdioLineBuffer(onFlood);
+  if (!(transport instanceof StdioClientTransport)) return;
+  const stdio = transport as unknown as { _readBuffer?: { append?: unknown } };
+  if (typeof stdio._readBuffer?.append !== "function") {
+    throw new Error(
+      "The MCP SDK's StdioClientTransport has no _readBuffer any more: Code Mode cannot read a server's output in linear time and will not start it",
+    );
+  }
+  stdio._readBuffer = new StdioLineBuffer(onFlood);
 }

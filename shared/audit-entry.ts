@@ -40,6 +40,7 @@ export const AUDIT_KINDS = [
   "tools_pinned",
   "tool_held",
   "tool_reviewed",
+  "clients_not_logged",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -67,6 +68,18 @@ export const clientDisconnectedEntrySchema = z.object({
   ...common,
   kind: z.literal("client_disconnected"),
   ...clientConnection,
+});
+
+/**
+ * Client connections left out of the log (over HOST_LIMITS.clientEntriesLogged in a window)
+ * that no client_connected counted yet (notLogged), written when the app stops: a loop of
+ * connections that ends before the next one logged is on the record all the same.
+ */
+export const clientsNotLoggedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("clients_not_logged"),
+  /** How many connections this entry stands for. */
+  count: count,
 });
 
 export const runStartedEntrySchema = z.object({
@@ -323,6 +336,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   toolsPinnedEntrySchema,
   toolHeldEntrySchema,
   toolReviewedEntrySchema,
+  clientsNotLoggedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

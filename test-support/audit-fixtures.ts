@@ -74,6 +74,7 @@ export function oneOfEachKind(): AuditEntryInput[] {
       maxTotalBytes: 16 * 1024 * 1024,
     },
     { kind: "docker_lost", endpoint: "unix:///var/run/docker.sock", reason: "event stream ended" },
+    { kind: "clients_not_logged", count: 150 },
     {
       kind: "runs_refused",
       cause: "docker_unreachable",

@@ -21,4 +21,11 @@ describe("ClientEntryLimiter", () => {
     expect(limiter.connected("next")).toBe(2);
     expect(limiter.connected("after")).toBe(0);
   });
+
+  it("gives the count not yet logged once, for the app's stop to write", () => {
+    const limiter = new ClientEntryLimiter(() => 0);
+    for (let i = 0; i < limit + 3; i++) limiter.connected(`c${i}`);
+    expect(limiter.takeNotLogged()).toBe(3);
+    expect(limiter.takeNotLogged()).toBe(0);
+  });
 });

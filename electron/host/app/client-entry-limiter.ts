@@ -35,6 +35,13 @@ export class ClientEntryLimiter {
     return dropped;
   }
 
+  /** The connections left out and not yet counted on a logged one (0: none); counted from 0 again. */
+  takeNotLogged(): number {
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    return dropped;
+  }
+
   /** Whether this connection's end is logged: only when its start was. */
   disconnected(connectionId: string): boolean {
     return this.#open.delete(connectionId);

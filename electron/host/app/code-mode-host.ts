@@ -76,6 +76,7 @@ export class CodeModeHost {
   private readonly lock: InstanceLock;
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
+  private readonly clientLog: ClientEntryLimiter;
 
   private constructor(
     readonly options: HostOptions,
@@ -150,7 +151,7 @@ export class CodeModeHost {
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     // A client can connect and leave in a loop: connections are logged one by one up to a bound.
-    const clientLog = new ClientEntryLimiter();
+    const clientLog = (this.clientLog = new ClientEntryLimiter());
     const clientFields = (view: { name: string; version: string; connectionId: string }) => ({
       client: view.name,
       clientVersion: view.version || null,
@@ -401,6 +402,9 @@ export class CodeModeHost {
       // Questions still waiting are withdrawn: those calls do not go out.
       this.approvals.close();
       await this.sessions.closeAll();
+      // Connections left out of the log since the last one logged are on the record too.
+      const notLogged = this.clientLog.takeNotLogged();
+      if (notLogged > 0) this.hostAudit.record({ kind: "clients_not_logged", count: notLogged });
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
       // Runs refused while Docker is still away are on the record too.

@@ -13,6 +13,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   call: "Tool call",
   client_connected: "Client connected",
   client_disconnected: "Client left",
+  clients_not_logged: "Connections counted",
   config_changed: "Servers changed",
   settings_changed: "Settings changed",
   image_build: "Image build",
@@ -148,6 +149,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `Seq ${entry.fromSeq}-${entry.toSeq} (${entry.files.length} files, ${entry.bytes} bytes) removed: the log was over its size cap`;
     case "docker_lost":
       return `Docker not reachable at ${entry.endpoint} (${entry.reason}); runs are refused until it is back`;
+    case "clients_not_logged":
+      return `${entry.count} client connection${entry.count === 1 ? "" : "s"} not logged one by one (too many this hour)`;
     case "runs_refused":
       return `${entry.count} run${entry.count === 1 ? "" : "s"} refused while Docker was not reachable${entry.clients.length > 0 ? ` (${entry.clients.join(", ")})` : ""}`;
     case "run_abandoned":

@@ -75,6 +75,8 @@ function summary(entry: AuditEntry): string {
       return `seq ${entry.fromSeq}-${entry.toSeq} removed by the size cap (${entry.files.length} files, ${entry.bytes} bytes)`;
     case "docker_lost":
       return `Docker not reachable at ${entry.endpoint}: ${entry.reason}`;
+    case "clients_not_logged":
+      return `${entry.count} client connections not logged one by one`;
     case "runs_refused":
       return `${entry.count} runs refused (${entry.cause}) from ${entry.firstAt} to ${entry.lastAt}`;
     case "run_abandoned":

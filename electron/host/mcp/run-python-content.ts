@@ -65,21 +65,47 @@ function visibleStart(text: string, start: number): number {
 }
 
 /**
+ * Whether the text from `at` reads as `marker`: its characters in order, with any code points
+ * that show nothing between them (`[err\u200bor]` shows as `[error]`). Markers are ASCII; the
+ * walk stops at the first visible character that differs, so it never leaves its line.
+ */
+function readsAs(text: string, at: number, marker: string): boolean {
+  let m = 0;
+  while (m < marker.length) {
+    if (at >= text.length) return false;
+    if (text.charCodeAt(at) === marker.charCodeAt(m)) {
+      at++;
+      m++;
+      continue;
+    }
+    const char = String.fromCodePoint(text.codePointAt(at) ?? 0);
+    if (!INVISIBLE.test(char)) return false;
+    at += char.length;
+  }
+  return true;
+}
+
+/** The first characters of MARKERS: text with none of them holds no marker, hidden or not. */
+const MARKER_STARTS = [...new Set(MARKERS.map((marker) => marker.charAt(0)))];
+
+/**
  * The text with a space before each marker that starts a line as a reader sees it: right at
- * the line's start, or after code points that show nothing (`print("\u200b[error]")` reads as
- * a line starting with our [error] section in every client).
+ * the line's start, or after code points that show nothing, or with such code points inside it
+ * (`print("\u200b[error]")` or `print("[err\u200bor]")` reads as a line starting with our
+ * [error] section in every client).
  */
 export function neutraliseMarkers(text: string): string {
   // Most output holds no marker at all: then it goes out as it is, with no walk.
-  if (!MARKERS.some((marker) => text.includes(marker))) return text;
+  if (!MARKER_STARTS.some((start) => text.includes(start))) return text;
   // One pass; a marker is looked for only where a line's visible text starts, and the invisible
-  // code points before it are walked once (they start no line), so the cost stays linear.
+  // code points before it are walked once (they start no line), those inside a marker once per
+  // marker at most, so the cost stays linear.
   let out = "";
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     if (i !== 0 && !LINE_BREAKS.has(text.charAt(i - 1))) continue;
     const visible = visibleStart(text, i);
-    if (MARKERS.some((marker) => text.startsWith(marker, visible))) {
+    if (MARKERS.some((marker) => readsAs(text, visible, marker))) {
       out += `${text.slice(from, visible)} `;
       from = visible;
     }

@@ -13,7 +13,11 @@ import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";
 import { FLOOD_REASON, meterMessages } from "./message-meter.js";
 import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
+import { ByteWindow } from "./byte-window.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
+
+/** Why a server that wrote too much to its stderr was stopped: its state's lastError says so. */
+export const STDERR_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputBytesPerWindowMax / (1024 * 1024)} MiB to its stderr in ${SERVER_LIMITS.outputBytesWindowMs / 1000} s`;
 
 export const defaultTransportFactory: TransportFactory = (params) =>
   new StdioClientTransport(params);
@@ -58,7 +62,6 @@ export function spawnConnection(options: SpawnOptions): Connection {
     },
     stderr: "pipe",
   });
-  transport.stderr?.on("data", (chunk: Buffer | string) => stderr.write(chunk));
   const client = new Client(options.clientInfo, { capabilities: {} });
   const connection: Connection = {
     client,
@@ -69,6 +72,18 @@ export function spawnConnection(options: SpawnOptions): Connection {
     nextListingAt: 0,
     stoppedBecause: null,
   };
+  // Its stderr costs the host a decode and a split per chunk: counted too, and stopped the same
+  // way past the same bound, or a flood of it kept the host's thread ~65% busy.
+  const stderrBytes = new ByteWindow();
+  transport.stderr?.on("data", (chunk: Buffer | string) => {
+    if (connection.stoppedBecause !== null) return;
+    if (stderrBytes.add(chunk.length)) {
+      connection.stoppedBecause = STDERR_FLOOD_REASON;
+      stopAtOnce(transport);
+      return;
+    }
+    stderr.write(chunk);
+  });
   // Before the client connects, so every message is counted before it is handled.
   meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;
@@ -92,6 +107,7 @@ function stopAtOnce(transport: ServerTransport): void {
   const child = (transport as { _process?: ChildProcess })._process;
   if (child) {
     child.stdout?.destroy();
+    child.stderr?.destroy();
     child.kill("SIGKILL");
   } else if (typeof transport.pid === "number") {
     // An SDK that renamed the field still gives the pid: the child is killed at once all the

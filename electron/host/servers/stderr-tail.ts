@@ -16,7 +16,21 @@ export class StderrTail {
   ) {}
 
   write(chunk: Buffer | string): void {
-    const textChunk = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    let textChunk = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    // Only the last maxLines lines are kept: a chunk holding more (a server can write 32,768
+    // short lines in each 64 KiB) is cut to them first, found from its end, so it costs the
+    // host a scan and not a string per line (a stderr flood kept the host's thread ~50% busy).
+    let start = textChunk.length;
+    for (let found = 0; found <= this.maxLines && start > 0; found++) {
+      const newline = textChunk.lastIndexOf("\n", start - 1);
+      if (newline === -1) break;
+      if (found === this.maxLines) {
+        textChunk = textChunk.slice(newline + 1);
+        this.partial = "";
+        this.lines.length = 0;
+      }
+      start = newline;
+    }
     const parts = (this.partial + textChunk).split(/\r?\n/);
     // One char past the limit is kept so that cut() still sees the line was too long.
     this.partial = (parts.pop() ?? "").slice(0, this.maxChars + 1);

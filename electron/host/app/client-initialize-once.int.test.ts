@@ -88,3 +88,59 @@ describe("a client repeating initialization on one connection", () => {
     expect(connected.map((e) => e.client)).toEqual(["first"]);
   }, 60_000);
 });
+
+describe("a client announcing itself initialized before its initialize", () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), "codemode-client-early-"));
+
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it("is logged under the name its runs go by, once it has one", async () => {
+    // Before, the early notifications/initialized logged the connection as "unknown client"
+    // and used up its one entry; the initialize after it then named the session (its runs,
+    // its taint key) "named", which the audit never tied to the connection.
+    const host = await startHostWithoutDocker(home);
+    let stopped = false;
+    try {
+      const token = readFileSync(path.join(home, "token"), "utf8").trim();
+      const initialized =
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
+      const { socket, reply } = await authenticate(host.socketPath, token, initialized);
+      expect(reply).toEqual({ kind: "line", line: "OK" });
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (text += chunk));
+      socket.write(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "named", version: "1" },
+          },
+        }) + "\n",
+      );
+      // As a real client does: notifications/initialized once the initialize is answered.
+      await until(() => text.includes('"id":1'), "the initialize answer", 20_000);
+      socket.write(
+        initialized + JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\n",
+      );
+      await until(() => text.includes('"id":2'), "the tools/list answer", 20_000);
+      const page = await dispatchApi(host.api, "clients.list", {});
+      expect(page.ok && page.value.items.map((c) => c.name)).toEqual(["named"]);
+      socket.destroy();
+      await host.stop();
+      stopped = true;
+      const connected = readdirSync(path.join(home, "audit"))
+        .filter((name) => name.endsWith(".jsonl"))
+        .flatMap((name) => readFileSync(path.join(home, "audit", name), "utf8").split("\n"))
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((e) => e.kind === "client_connected");
+      expect(connected.map((e) => e.client)).toEqual(["named"]);
+    } finally {
+      if (!stopped) await host.stop();
+    }
+  }, 60_000);
+});

@@ -82,20 +82,17 @@ export class ClientSessions {
       clientKey,
       version: this.version,
       signal: controller.signal,
+      // Logged at the connection's one initialize (a second is refused), under the name its runs
+      // go by. Not at notifications/initialized: a client may send that again and again (each
+      // wrote an entry, 20,000 from one connection in 5 s), or before its initialize (logged as
+      // "unknown client" while its runs and taint key took the name the initialize gave).
+      onInitialize: (info) => {
+        view.name = clientKey(info);
+        view.version = info.version.slice(0, HOST_LIMITS.clientVersionMaxChars);
+        this.events.connected({ ...view });
+        this.changed();
+      },
     });
-    // Once per connection: a client may send notifications/initialized again and again, and
-    // each used to write a client_connected entry (20,000 from one connection in 5 s), enough
-    // to make the audit's size cap remove its oldest files.
-    let connected = false;
-    server.oninitialized = () => {
-      if (connected) return;
-      connected = true;
-      const info = server.getClientVersion();
-      view.name = clientKey(info);
-      view.version = (info?.version ?? "").slice(0, HOST_LIMITS.clientVersionMaxChars);
-      this.events.connected({ ...view });
-      this.changed();
-    };
     this.sessions.set(connectionId, { view, controller, transport });
     void closed.then(() => {
       // A connection that goes away takes its runs with it.

@@ -44,6 +44,11 @@ export interface RunPythonServerOptions {
   version: string;
   /** Aborted when the connection goes away: its runs are cancelled and their containers removed. */
   signal?: AbortSignal;
+  /**
+   * Told of the connection's one initialize, once it is answered: the client's name from then on
+   * is the one its runs go by.
+   */
+  onInitialize?: (clientInfo: { name: string; version: string }) => void;
 }
 
 function invalid(message: string): CallToolResult {
@@ -78,7 +83,10 @@ class InvalidRequest extends Error {
  * session's runs: a client could be logged as one client and run, tainted or not, as another.
  * The Streamable HTTP transport refuses a second one itself; the local socket did not.
  */
-function initializeOnce(server: Server): void {
+function initializeOnce(
+  server: Server,
+  onInitialize: RunPythonServerOptions["onInitialize"],
+): void {
   // The SDK's own handler, under the one method it registered it with.
   const sdk = server as unknown as {
     _oninitialize(request: InitializeRequest): Promise<InitializeResult>;
@@ -87,14 +95,16 @@ function initializeOnce(server: Server): void {
   Protocol.prototype.setRequestHandler.call(
     server,
     InitializeRequestSchema,
-    (request: InitializeRequest): Promise<InitializeResult> => {
+    async (request: InitializeRequest): Promise<InitializeResult> => {
       if (initialized) {
         throw new InvalidRequest(
           "initialize: this connection is initialized already; open a new connection for a new session",
         );
       }
       initialized = true;
-      return sdk._oninitialize(request);
+      const result = await sdk._oninitialize(request);
+      onInitialize?.(request.params.clientInfo);
+      return result;
     },
   );
 }
@@ -142,7 +152,7 @@ export function createRunPythonServer(
     // SDK answers it and keeps the level per session.
     { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} } },
   );
-  initializeOnce(server);
+  initializeOnce(server, options.onInitialize);
 
   // SKILL.md, offered as a prompt and as a resource, so a client that shows either can load
   // the guide without copying files.

@@ -248,6 +248,7 @@ describe("limits", () => {
         messagesPerSecondMax: 2_000,
         outputBytesPerWindowMax: 64 * MiB,
         outputBytesWindowMs: 10_000,
+        inputUnreadMaxBytes: 16 * MiB,
         restartBackoffInitialMs: 500,
         restartBackoffMaxMs: 30_000,
         restartBackoffResetAfterMs: 60_000,

@@ -595,6 +595,14 @@ export const SERVER_LIMITS = {
   outputBytesPerWindowMax: 64 * MiB,
   /** The window outputBytesPerWindowMax counts over. */
   outputBytesWindowMs: 10_000,
+  /**
+   * A server that leaves more than this of the host's messages to it unread (its stdin) is
+   * stopped the same way. The SDK's client answers every request a server sends (ping at
+   * least), echoing the id the server chose: a server sending pings with 1 MB ids and reading
+   * nothing had the host hold 1 MB per ping, without bound. Far above what a server that reads
+   * is ever sent at once (calls of at most BRIDGE_LIMITS.argsMaxBytes, a few dozen at a time).
+   */
+  inputUnreadMaxBytes: 16 * MiB,
   /** First automatic restart waits this long after a crash... */
   restartBackoffInitialMs: 500,
   /** ...doubling after every failed attempt, up to this. */

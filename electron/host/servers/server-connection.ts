@@ -16,6 +16,9 @@ import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
 import { ByteWindow } from "./byte-window.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
 
+/** Why a server that read too little of what the host sent it was stopped. */
+export const UNREAD_INPUT_REASON = `it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`;
+
 /** Why a server that wrote too much to its stderr was stopped: its state's lastError says so. */
 export const STDERR_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputBytesPerWindowMax / (1024 * 1024)} MiB to its stderr in ${SERVER_LIMITS.outputBytesWindowMs / 1000} s`;
 
@@ -84,6 +87,23 @@ export function spawnConnection(options: SpawnOptions): Connection {
     }
     stderr.write(chunk);
   });
+  // What the host writes to the child waits in the host's memory until the child reads it, and
+  // a server chooses how much it is sent (the SDK answers its requests, echoing their ids).
+  const send = transport.send.bind(transport);
+  transport.send = (message, sendOptions) => {
+    const stdin = (transport as { _process?: ChildProcess })._process?.stdin;
+    if (
+      connection.stoppedBecause === null &&
+      (stdin?.writableLength ?? 0) > SERVER_LIMITS.inputUnreadMaxBytes
+    ) {
+      connection.stoppedBecause = UNREAD_INPUT_REASON;
+      stopAtOnce(transport);
+    }
+    if (connection.stoppedBecause !== null) {
+      return Promise.reject(new Error(`Server stopped: ${connection.stoppedBecause}`));
+    }
+    return send(message, sendOptions);
+  };
   // Before the client connects, so every message is counted before it is handled.
   meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;

@@ -581,12 +581,16 @@ export const SERVER_LIMITS = {
   /** The pace of re-listings after a slow one: its duration times this. */
   relistPaceFactor: 10,
   /**
-   * A server that sends more messages than this in one second (notifications, answers, anything)
-   * is stopped as broken, and restarted after its backoff: each one costs the host a parse, and
-   * a server writing notifications as fast as its pipe took them kept the host's thread ~100%
-   * busy. Far above what a real server sends (progress and log notifications included).
+   * A server that sends more messages than this within messagesWindowMs (notifications,
+   * answers, anything) is stopped as broken, and restarted after its backoff: each one costs
+   * the host a parse, and a server writing notifications as fast as its pipe took them kept the
+   * host's thread ~100% busy. Counted over 10 s, not 1, so an honest burst (a server logging a
+   * few thousand lines as it starts) passes, while a flood at pipe speed is stopped within a
+   * fraction of a second. Far above what a real server sends.
    */
-  messagesPerSecondMax: 2_000,
+  messagesPerWindowMax: 20_000,
+  /** The window messagesPerWindowMax counts over. */
+  messagesWindowMs: 10_000,
   /**
    * A server that writes more than this to its stdout within outputBytesWindowMs is stopped the
    * same way: a server writing 9 MB lines without end kept the host's thread ~90% busy under

@@ -245,8 +245,8 @@ describe("limits", () => {
       SERVER_LIMITS: {
         relistMinIntervalMs: 1_000,
         relistPaceFactor: 10,
-        messagesPerWindowMax: 20_000,
-        messagesWindowMs: 10_000,
+        messagesBurstMax: 5_000,
+        messagesPerSecondMax: 2_000,
         outputBytesPerWindowMax: 64 * MiB,
         outputBytesWindowMs: 10_000,
         inputUnreadMaxBytes: 16 * MiB,

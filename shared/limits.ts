@@ -581,16 +581,18 @@ export const SERVER_LIMITS = {
   /** The pace of re-listings after a slow one: its duration times this. */
   relistPaceFactor: 10,
   /**
-   * A server that sends more messages than this within messagesWindowMs (notifications,
-   * answers, anything) is stopped as broken, and restarted after its backoff: each one costs
-   * the host a parse, and a server writing notifications as fast as its pipe took them kept the
-   * host's thread ~100% busy. Counted over 10 s, not 1, so an honest burst (a server logging a
-   * few thousand lines as it starts) passes, while a flood at pipe speed is stopped within a
-   * fraction of a second. Far above what a real server sends.
+   * A server's messages (notifications, answers, anything) are metered as a bucket: it may send
+   * messagesBurstMax at once, and messagesPerSecondMax a second for as long as it likes. One
+   * past that is stopped as broken, and restarted after its backoff: each message costs the host
+   * a parse (~12 µs), and a server writing notifications as fast as its pipe took them kept the
+   * host's thread ~100% busy. The burst lets an honest server log a few thousand lines as it
+   * starts (counted per second alone, one was stopped at every start); a bigger one would let
+   * each flood, between restarts, cost the host that many parses more. Far above what a real
+   * server sends.
    */
-  messagesPerWindowMax: 20_000,
-  /** The window messagesPerWindowMax counts over. */
-  messagesWindowMs: 10_000,
+  messagesBurstMax: 5_000,
+  /** ...and the rate the bucket refills at. */
+  messagesPerSecondMax: 2_000,
   /**
    * A server that writes more than this to its stdout within outputBytesWindowMs is stopped the
    * same way: a server writing 9 MB lines without end kept the host's thread ~90% busy under

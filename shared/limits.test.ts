@@ -39,6 +39,7 @@ describe("limits", () => {
         toolNameMaxChars: 1024,
         earlyOutputMaxBytes: 64 * KiB,
         doneErrorMaxChars: 8 * KiB,
+        resultsUnreadMaxBytes: 64 * MiB,
       },
       IMAGE_LIMITS: {
         perRun: 4,

@@ -71,6 +71,13 @@ export const PROTOCOL_LIMITS = {
    * most twice that in UTF-16 units, so an honest traceback is never cut here.
    */
   doneErrorMaxChars: 8 * KiB,
+  /**
+   * Tool results the host may hold for a container whose runner does not read them (the code
+   * can stop the runner's reader); past it the run ends as a protocol violation. Every call in
+   * flight answered at once with a result at the bridge's cap (256 x 64 KiB, ~16 MiB, twice
+   * that if JSON escapes every other character) fits with room to spare.
+   */
+  resultsUnreadMaxBytes: 64 * MiB,
 } as const;
 
 /**

@@ -195,6 +195,14 @@ export function runInContainer(
       pending--;
       if (finished) return;
       container.write(encodeHostMessage({ type: "result", id, ...outcome }));
+      // A runner that stops reading (the code can make it) would leave every later result in
+      // the host's memory until the deadline: up to the budget of calls times the result cap.
+      if (container.unreadBytes > PROTOCOL_LIMITS.resultsUnreadMaxBytes) {
+        stop(
+          "protocol_violation",
+          `the sandbox left more than ${PROTOCOL_LIMITS.resultsUnreadMaxBytes} bytes of tool results unread`,
+        );
+      }
     }
 
     container.onStdout((chunk) => {

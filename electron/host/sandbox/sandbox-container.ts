@@ -126,6 +126,14 @@ export class SandboxContainer {
   }
 
   /**
+   * Bytes written to the container's stdin that are still in the host's memory: Docker's pipes
+   * are full because the runner is not reading (the code can stop its reader).
+   */
+  get unreadBytes(): number {
+    return this.stream.destroyed ? 0 : this.stream.writableLength;
+  }
+
+  /**
    * Writes the nonce line, once: it ends whatever Docker's attach request put in stdin, and
    * the runner reads its host lines after it (a second one would be a line of its own).
    */

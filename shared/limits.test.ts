@@ -40,6 +40,7 @@ describe("limits", () => {
         earlyOutputMaxBytes: 64 * KiB,
         doneErrorMaxChars: 8 * KiB,
         resultsUnreadMaxBytes: 64 * MiB,
+        lineSlackChars: 256,
       },
       IMAGE_LIMITS: {
         perRun: 4,

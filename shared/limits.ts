@@ -78,6 +78,13 @@ export const PROTOCOL_LIMITS = {
    * that if JSON escapes every other character) fits with room to spare.
    */
   resultsUnreadMaxBytes: 64 * MiB,
+  /**
+   * A line may be longer than six times its content's compact JSON (six: the longest escape of
+   * one UTF-16 unit) by at most this many characters, else the run ends as a protocol
+   * violation. The runner writes compact JSON; what JSON.parse throws away (whitespace,
+   * a key given twice, zeros padding a number) costs the host a parse and the run nothing.
+   */
+  lineSlackChars: 256,
 } as const;
 
 /**

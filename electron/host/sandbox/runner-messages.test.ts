@@ -89,6 +89,32 @@ describe("runner messages", () => {
     );
   });
 
+  it("refuses a line padded with what JSON leaves out, not one the runner could write", () => {
+    const padded = "a line from the sandbox was padded with what JSON leaves out";
+    const slack = PROTOCOL_LIMITS.lineSlackChars;
+    for (const line of [
+      `{"type":"output","stream":"stdout","data":""${" ".repeat(slack * 2)}}`,
+      `{"type":"output","stream":"stdout","data":"${"y".repeat(slack * 8)}","data":""}`,
+      `{"type":"image_end","id":1.${"0".repeat(slack * 2)}}`,
+      `{"type":"image_data","id":1,"data":"AAAA"${"\t".repeat(slack * 2)}}`,
+    ]) {
+      expect(parseRunnerLine(line)).toEqual({ ok: false, reason: padded });
+    }
+    // The runner's own lines at their worst: every character of a chunk escaped as \\uXXXX.
+    const escaped = JSON.stringify({
+      type: "output",
+      stream: "stdout",
+      data: "\u0001".repeat(PROTOCOL_LIMITS.outputChunkChars),
+    });
+    expect(escaped.length).toBeGreaterThan(5 * PROTOCOL_LIMITS.outputChunkChars);
+    expect(parseRunnerLine(escaped).ok).toBe(true);
+    // Calls are counted by the budget instead: Python writes a big integer in full.
+    const call = `{"type":"call","id":1,"tool":"a","args":{"n":${"9".repeat(slack * 4)}}}`;
+    expect(parseRunnerLine(call).ok).toBe(true);
+    // And done ends the run: its error is cut, not refused.
+    expect(parseRunnerLine(`{"type":"done","error":"${" ".repeat(slack * 100)}x"}`).ok).toBe(true);
+  });
+
   it("encodes one message per line even with line separators inside", () => {
     const text = encodeHostMessage({ type: "result", id: 1, ok: true, value: "a\nb\u2028c" });
     expect(text.endsWith("\n")).toBe(true);

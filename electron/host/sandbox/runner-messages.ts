@@ -155,6 +155,37 @@ function fastMessage(value: unknown): RunnerMessage | undefined {
   return undefined;
 }
 
+const LINE_PADDED = "a line from the sandbox was padded with what JSON leaves out";
+/** The longest a character's JSON can be: a `\uXXXX` escape of one UTF-16 unit. */
+const JSON_CHARS_PER_UNIT_MAX = 6;
+
+/**
+ * Whether `line` is longer than any compact JSON of `message` could be. Each line costs a parse
+ * of all of it, and the message cap counts lines, not bytes: output chunks padded with what
+ * JSON.parse throws away (whitespace, a key given twice, zeros after a number's point) let
+ * 100,000 lines of 128 KiB through, which kept the host's thread busy for a run's whole
+ * deadline. The runner writes compact JSON. Calls are left out: each counts toward the run's
+ * budget of calls (and an honest call's big integer is longer in Python's JSON than in
+ * JavaScript's); so is `done`, which ends the run. Short lines are not measured at all.
+ */
+function isPadded(line: string, message: RunnerMessage): boolean {
+  if (line.length <= PROTOCOL_LIMITS.lineSlackChars) return false;
+  let compact: number;
+  switch (message.type) {
+    case "call":
+    case "done":
+      return false;
+    case "output":
+    case "image_data":
+      // Its string and the keys around it; no need to build the JSON of a chunk.
+      compact = message.data.length + message.type.length + 20;
+      break;
+    default:
+      compact = JSON.stringify(message).length;
+  }
+  return line.length > JSON_CHARS_PER_UNIT_MAX * compact + PROTOCOL_LIMITS.lineSlackChars;
+}
+
 export function parseRunnerLine(line: string): ParsedLine {
   let value: unknown;
   try {
@@ -163,8 +194,10 @@ export function parseRunnerLine(line: string): ParsedLine {
     return { ok: false, reason: "a line from the sandbox was not JSON" };
   }
   const fast = fastMessage(value);
-  if (fast !== undefined) return { ok: true, message: fast };
-  return checkBySchema(value);
+  const parsed: ParsedLine =
+    fast !== undefined ? { ok: true, message: fast } : checkBySchema(value);
+  if (parsed.ok && isPadded(line, parsed.message)) return { ok: false, reason: LINE_PADDED };
+  return parsed;
 }
 
 /** A parsed line checked by the schemas alone (exported for the test that pins fastMessage). */

@@ -851,8 +851,17 @@ export const APP_LOG_LIMITS = {
 export const APPROVAL_LIMITS = {
   /** Requests waiting at once, across all runs; past it a call is denied without asking. */
   pendingMax: 64,
-  /** The arguments as the panel shows them (pretty JSON, secrets masked) are cut to this. */
+  /**
+   * The arguments as the panel shows them: pretty JSON up to this many characters, else compact
+   * JSON, whole (argsShownWholeMaxChars).
+   */
   argsShownMaxChars: 4 * KiB,
+  /**
+   * Compact JSON of arguments too long to show pretty is shown whole up to this: twice
+   * BRIDGE_LIMITS.argsMaxBytes, room for the "[secret]" marks. A call's arguments never pass
+   * it, so the user never allows a call whose arguments were cut out of sight.
+   */
+  argsShownWholeMaxChars: 32 * KiB,
   /** The run's code as the panel shows it (collapsed) is cut to this. */
   codeShownMaxChars: 16 * KiB,
   /** The question sent to a client by MCP elicitation is cut to this. */

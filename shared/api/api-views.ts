@@ -292,7 +292,7 @@ export interface ApprovalView {
   tool: string;
   /** The name the code called. */
   pyName: string;
-  /** The arguments as pretty JSON, secrets masked, cut to APPROVAL_LIMITS.argsShownMaxChars. */
+  /** The arguments, secrets masked: pretty JSON when short, else compact JSON, whole (shownArgs). */
   args: string;
   /** The run's code, secrets masked, cut to APPROVAL_LIMITS.codeShownMaxChars. */
   code: string;

@@ -4,6 +4,7 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import {
   API_LIMITS,
   APPROVAL_LIMITS,
+  BRIDGE_LIMITS,
   PROTOCOL_LIMITS,
   HOST_LIMITS,
 } from "../../../shared/limits.js";
@@ -187,14 +188,50 @@ describe("approval service", () => {
     const { approvals } = service();
     void approvals.ask(
       request({
-        args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownMaxChars) },
+        args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownWholeMaxChars) },
         code: "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxChars),
       }),
     );
     const [view] = approvals.list();
-    expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownMaxChars);
+    expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownWholeMaxChars);
     expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxChars);
     approvals.close();
+  });
+
+  it("shows a call's arguments whole, however the code pads them: nothing hides past a cut", async () => {
+    // Attack: the code puts a long harmless field first, so what the call really does came
+    // after the 4 KiB the panel showed (2 KiB in the client's question), and was allowed unseen.
+    const args = {
+      path: "notes/today.md",
+      note: "a harmless note ".repeat(900),
+      and_then: "delete every note",
+    };
+    expect(JSON.stringify(args).length).toBeLessThan(BRIDGE_LIMITS.argsMaxBytes);
+    const { approvals } = service();
+    let asked = "";
+    const answer = approvals.ask(
+      request({
+        args,
+        elicit: (message) => {
+          asked = message;
+          return new Promise(() => undefined);
+        },
+      }),
+    );
+    const [view] = approvals.list();
+    expect(view!.args).toBe(JSON.stringify(args));
+    // The client is told the arguments do not fit its question, not shown their start alone.
+    expect(asked).not.toContain("notes/today.md");
+    expect(asked).toContain("too long to show here");
+    expect([...asked].length).toBeLessThanOrEqual(APPROVAL_LIMITS.elicitMessageMaxChars);
+    // Short arguments still read as pretty JSON, in the app and in the client's question.
+    const short = approvals.ask(
+      request({ args: { id: 7 }, elicit: (m) => ((asked = m), new Promise(() => undefined)) }),
+    );
+    expect(approvals.list()[1]!.args).toBe('{\n  "id": 7\n}');
+    expect(asked).toContain('Arguments:\n{\n  "id": 7\n}');
+    approvals.close();
+    await Promise.all([answer, short]);
   });
 
   it("keeps approvals.list under the API's reply cap at its largest: pendingMax requests, every field at its worst", () => {

@@ -215,10 +215,21 @@ export class ApprovalService implements ApprovalGate {
   }
 }
 
-/** The arguments as the panel shows them: pretty JSON, every secret occurrence masked, cut. */
+/**
+ * The arguments as the panel shows them, every secret occurrence masked: pretty JSON when it is
+ * short, else compact JSON, whole. The code chooses the arguments, so a cut would let it put
+ * what matters past the cut (a long harmless field first) and have the user allow a call they
+ * could not see; the panel scrolls instead. Pretty JSON is built only from short compact JSON:
+ * its indentation grows with the square of the nesting.
+ */
 export function shownArgs(args: Record<string, unknown>, secrets: readonly string[]): string {
-  const text = JSON.stringify(redactDeep(args, secrets), null, 2);
-  return cutCodePoints(text, APPROVAL_LIMITS.argsShownMaxChars);
+  const redacted = redactDeep(args, secrets);
+  const compact = JSON.stringify(redacted);
+  if (compact.length <= APPROVAL_LIMITS.argsShownMaxChars) {
+    const pretty = JSON.stringify(redacted, null, 2);
+    if (pretty.length <= APPROVAL_LIMITS.argsShownMaxChars) return pretty;
+  }
+  return cutCodePoints(compact, APPROVAL_LIMITS.argsShownWholeMaxChars);
 }
 
 /**
@@ -232,5 +243,12 @@ function elicitMessage(request: ApprovalRequest, args: string): string {
   const body = request.private
     ? "(the tool is private: its arguments are shown only in the app)"
     : `Arguments:\n${args}`;
-  return cutCodePoints(`${head}\n${body}`, APPROVAL_LIMITS.elicitMessageMaxChars);
+  const message = `${head}\n${body}`;
+  if ([...message].length <= APPROVAL_LIMITS.elicitMessageMaxChars) return message;
+  // Cut, the client would show the start of the arguments as if it were all of them.
+  return cutCodePoints(
+    `${head}\nThe arguments are too long to show here (${args.length} characters): ` +
+      `see them in the Code Mode app before allowing.`,
+    APPROVAL_LIMITS.elicitMessageMaxChars,
+  );
 }

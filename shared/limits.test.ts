@@ -76,6 +76,7 @@ describe("limits", () => {
         stubTypeDepth: 5,
         paramNameMaxChars: 64,
         schemaMaxDepth: 32,
+        uniqueItemsArrayMax: 512,
         defaultDescriptionBudgetChars: 3_000,
         fullStubsMaxTools: 10,
         searchDefaultResults: 10,

@@ -164,6 +164,12 @@ export const CATALOG_LIMITS = {
   /** A schema nested deeper than this is not compiled: the tool is left out. */
   schemaMaxDepth: 32,
   /**
+   * In the arguments of a tool whose schema asks for unique items, no array may be longer:
+   * ajv compares every pair of items, so the cost grows with the square of the length
+   * (unique-items-bound.ts). 512 small objects take ~10 ms to check.
+   */
+  uniqueItemsArrayMax: 512,
+  /**
    * The most characters of the run_python description's tool part (full stubs, else the
    * index of servers and tool names): the model pays for them in every conversation, so they
    * stay few whatever the catalog's size; stubs are looked up from the code.

@@ -45,11 +45,33 @@ describe("redactArgs", () => {
     expect(redactArgs({ a: "b" }, { private: false, secrets: [""] })).toBe('{"a":"b"}');
   });
 
-  it("cuts the JSON text to argsMaxBytes", () => {
+  it("cuts the arguments to argsMaxBytes of JSON, a long string by as little as it takes", () => {
     const text = redactArgs({ blob: "é".repeat(10_000) }, { private: false, secrets: [] }) ?? "";
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(AUDIT_LIMITS.argsMaxBytes);
     expect(Buffer.byteLength(text)).toBeGreaterThan(AUDIT_LIMITS.argsMaxBytes - 4);
-    expect(text.endsWith("…")).toBe(true);
+    const blob = (JSON.parse(text) as { blob: string }).blob;
+    expect(blob.endsWith("…")).toBe(true);
+  });
+
+  it("keeps every key and the start of every value: a long field cannot push the rest out", () => {
+    // Attack: the code chooses the arguments; a long harmless field first put what the call
+    // really did past the 2 KiB the log keeps of them.
+    const args = {
+      note: "a harmless note ".repeat(900),
+      path: "/home/me/.ssh/authorized_keys",
+      list: ["x".repeat(5000), "second"],
+    };
+    const text = redactArgs(args, { private: false, secrets: [] }) ?? "";
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(AUDIT_LIMITS.argsMaxBytes);
+    const logged = JSON.parse(text) as typeof args;
+    expect(logged.path).toBe(args.path);
+    expect(logged.list[1]).toBe("second");
+    expect(logged.note.startsWith("a harmless note")).toBe(true);
+    expect(logged.note.endsWith("…")).toBe(true);
+    // Keys are cut too, and two cut alike both stay.
+    const keys = { ["k".repeat(3000) + "1"]: 1, ["k".repeat(3000) + "2"]: 2, path: "/x" };
+    const cutKeys = JSON.parse(redactArgs(keys, { private: false, secrets: [] }) ?? "") as object;
+    expect(Object.values(cutKeys)).toEqual([1, 2, "/x"]);
   });
 
   it("stops at argsMaxDepth instead of walking without end", () => {

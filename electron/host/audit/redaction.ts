@@ -3,7 +3,7 @@
 // secret in an argument is often more of it); every other text of an entry has the
 // occurrences themselves replaced, as a last line of defence for what the arguments rule
 // cannot see (a server echoing its key in an error, a secret pasted into code).
-import { cutUtf8 } from "../catalog/text-cut.js";
+import { cutCodePoints, cutUtf8 } from "../catalog/text-cut.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 
 export const SECRET_MARK = "[secret]";
@@ -32,7 +32,54 @@ export function redactArgs(args: unknown, options: RedactionOptions): string | n
     // than fail the entry.
     return null;
   }
-  return cutUtf8(text ?? "null", AUDIT_LIMITS.argsMaxBytes);
+  if (text === undefined) return "null";
+  if (Buffer.byteLength(text) <= AUDIT_LIMITS.argsMaxBytes)
+    return cutUtf8(text, AUDIT_LIMITS.argsMaxBytes);
+  return cutUtf8(shapeKept(redacted), AUDIT_LIMITS.argsMaxBytes);
+}
+
+/**
+ * Arguments too long to log whole, as JSON whose every string (keys too) is cut to the longest
+ * length that lets it all fit. The code chooses the arguments: cutting the JSON text at its end
+ * let one long harmless field first push what the call really did (a path, a recipient) out
+ * of the log. Found by halving: a few stringifications of at most a call's 16 KiB.
+ */
+function shapeKept(args: unknown): string {
+  const fits = (cap: number): string | undefined => {
+    const text = JSON.stringify(capStrings(args, cap, 0));
+    return Buffer.byteLength(text) <= AUDIT_LIMITS.argsMaxBytes ? text : undefined;
+  };
+  let low = 0;
+  let high = AUDIT_LIMITS.argsMaxBytes;
+  let best = fits(low);
+  if (best === undefined) return JSON.stringify(capStrings(args, 0, 0));
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    const text = fits(middle);
+    if (text === undefined) high = middle - 1;
+    else {
+      best = text;
+      low = middle;
+    }
+  }
+  return best;
+}
+
+/** `value` with every string and key cut to `cap` code points (a cut one ends in "…"). */
+function capStrings(value: unknown, cap: number, depth: number): unknown {
+  if (typeof value === "string") return cutCodePoints(value, Math.max(1, cap));
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
+  if (Array.isArray(value)) return value.map((item) => capStrings(item, cap, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    let name = cutCodePoints(key, Math.max(1, cap));
+    // Two keys cut to the same text both stay.
+    for (let n = 2; Object.hasOwn(out, name); n += 1)
+      name = `${cutCodePoints(key, Math.max(1, cap))}#${n}`;
+    out[name] = capStrings(item, cap, depth + 1);
+  }
+  return out;
 }
 
 /** `text` with every occurrence of every secret replaced by "[secret]". */

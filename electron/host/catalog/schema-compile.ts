@@ -4,7 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
 import { SCHEMA_FORMATS } from "./schema-formats.js";
 import { linearRegExpEngine, unsupportedPatternIn } from "./schema-regexp.js";
-import { mentionsUniqueItems, withUniqueItemsBound } from "./unique-items-bound.js";
+import { needsUniqueItemsBound, withUniqueItemsBound } from "./unique-items-bound.js";
 import { cutCodePoints, oneLine } from "./text-cut.js";
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
@@ -253,7 +253,7 @@ export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
     }
     return {
       ok: true,
-      validate: mentionsUniqueItems(inputSchema) ? withUniqueItemsBound(validate) : validate,
+      validate: needsUniqueItemsBound(inputSchema) ? withUniqueItemsBound(validate) : validate,
     };
   } catch (error) {
     const unsupported = unsupportedPatternIn(error);

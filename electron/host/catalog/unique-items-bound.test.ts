@@ -54,6 +54,25 @@ describe("uniqueItems, which ajv checks by comparing every pair of items", () =>
     expect(validate.errors?.[0]?.instancePath).toBe("/note");
   });
 
+  it("unique items typed as one scalar type, which ajv checks through a hash, have no bound", () => {
+    // An honest tool: unique ids or labels. ajv checks these in one pass, so a call with more
+    // than the bound's items was refused for nothing, its error blaming unique items.
+    const schema = {
+      type: "object",
+      properties: {
+        ids: { type: "array", items: { type: "integer" }, uniqueItems: true },
+        labels: { type: "array", items: { type: ["string", "null"] }, uniqueItems: true },
+      },
+    };
+    const count = 2 * CATALOG_LIMITS.uniqueItemsArrayMax;
+    const ids = Array.from({ length: count }, (_, i) => i);
+    const labels = ids.map((i) => `l${i}`);
+    const tool = { ...makeTool({ pyName: "tag", schema }), validate: compiled(schema) };
+    expect(JSON.stringify({ ids, labels }).length).toBeLessThan(BRIDGE_LIMITS.argsMaxBytes);
+    expect(checkSchema(tool, { ids, labels })).toBeUndefined();
+    expect(checkSchema(tool, { ids: [...ids, 7] })).toMatch(/duplicate/);
+  });
+
   it("a schema that never asks for unique items has no bound on its arrays", () => {
     const plain = { type: "object", properties: { tags: { type: "array" } } };
     expect(compiled(plain)(mostItems())).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, BRIDGE_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import { SECRET_MARK, redactArgs, redactDeep, redactText } from "./redaction.js";
 
 describe("redactArgs", () => {
@@ -72,6 +72,24 @@ describe("redactArgs", () => {
     const keys = { ["k".repeat(3000) + "1"]: 1, ["k".repeat(3000) + "2"]: 2, path: "/x" };
     const cutKeys = JSON.parse(redactArgs(keys, { private: false, secrets: [] }) ?? "") as object;
     expect(Object.values(cutKeys)).toEqual([1, 2, "/x"]);
+  });
+
+  it("cuts many keys alike in time linear in their number", () => {
+    // Attack: a call (forged on the protocol pipe, so up to a line's 128 KiB) whose keys all cut
+    // to the same text. Each was numbered by trying #2, #3, ... from the start: 1,800 keys in a
+    // call's 16 KiB held the host's thread ~0.7 s per call, 14,000 in 128 KiB ~80 s.
+    for (const bytes of [BRIDGE_LIMITS.argsMaxBytes, PROTOCOL_LIMITS.lineMaxBytes]) {
+      const args: Record<string, number> = {};
+      for (let i = 0, length = 2; length < bytes; i++) {
+        args[`a${i}`] = 0;
+        length += `"a${i}":0,`.length;
+      }
+      const started = performance.now();
+      const text = redactArgs(args, { private: false, secrets: [] }) ?? "";
+      expect(performance.now() - started).toBeLessThan(150);
+      // Too many keys to fit even cut: the JSON text's start, numbered keys.
+      expect(text.startsWith('{"…":0,"…#2":0,"…#3":0,')).toBe(true);
+    }
   });
 
   it("stops at argsMaxDepth instead of walking without end", () => {

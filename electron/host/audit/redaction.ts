@@ -72,11 +72,19 @@ function capStrings(value: unknown, cap: number, depth: number): unknown {
   if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
   if (Array.isArray(value)) return value.map((item) => capStrings(item, cap, depth + 1));
   const out: Record<string, unknown> = {};
+  // Two keys cut to the same text both stay, numbered. The next number is kept per cut text:
+  // the code chooses the keys, and trying #2, #3, ... from the start for each of thousands of
+  // keys cut alike cost a time growing with the square of their number.
+  const nextNumber = new Map<string, number>();
   for (const [key, item] of Object.entries(value)) {
-    let name = cutCodePoints(key, Math.max(1, cap));
-    // Two keys cut to the same text both stay.
-    for (let n = 2; Object.hasOwn(out, name); n += 1)
-      name = `${cutCodePoints(key, Math.max(1, cap))}#${n}`;
+    const cut = cutCodePoints(key, Math.max(1, cap));
+    let name = cut;
+    if (Object.hasOwn(out, name)) {
+      let n = nextNumber.get(cut) ?? 2;
+      while (Object.hasOwn(out, `${cut}#${n}`)) n += 1;
+      name = `${cut}#${n}`;
+      nextNumber.set(cut, n + 1);
+    }
     out[name] = capStrings(item, cap, depth + 1);
   }
   return out;

@@ -13,7 +13,7 @@ describe("meterMessages", () => {
   } {
     let now = 0;
     let floods = 0;
-    const transport = {} as Transport;
+    const transport = { send: () => Promise.resolve() } as unknown as Transport;
     meterMessages(
       transport,
       () => floods++,
@@ -54,5 +54,27 @@ describe("meterMessages", () => {
     expect(meter.floods()).toBe(0);
     meter.send(1);
     expect(meter.floods()).toBe(1);
+  });
+
+  it("does not count answers to the host's own requests, but counts answers it did not ask for", async () => {
+    // An honest fast server answering a run's gathered calls: ~6,000 answers a second were
+    // stopped as a flood after ~7,000 (the burst and a second of refill).
+    let floods = 0;
+    const transport = { send: () => Promise.resolve() } as unknown as Transport;
+    meterMessages(
+      transport,
+      () => floods++,
+      () => 0,
+    );
+    const answers = 4 * SERVER_LIMITS.messagesBurstMax;
+    for (let id = 1; id <= answers; id++) {
+      await transport.send({ jsonrpc: "2.0", id, method: "tools/call", params: {} });
+      transport.onmessage?.({ jsonrpc: "2.0", id, result: { content: [] } });
+    }
+    expect(floods).toBe(0);
+    // Answers past those asked for (and notifications) still draw on the bucket.
+    for (let id = 1; id <= SERVER_LIMITS.messagesBurstMax + 1; id++)
+      transport.onmessage?.({ jsonrpc: "2.0", id, result: {} });
+    expect(floods).toBe(1);
   });
 });

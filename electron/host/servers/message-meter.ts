@@ -11,7 +11,7 @@ export const FLOOD_REASON = `it sent more than ${SERVER_LIMITS.messagesBurstMax}
  * host's one thread ~100% busy (event-loop delays of ~190 ms) for as long as it liked. The count
  * is a bucket of SERVER_LIMITS.messagesBurstMax refilled at messagesPerSecondMax: the message
  * that finds it empty runs `onFlood`, once; the caller stops the server (its restart backoff
- * then spaces out any new flood).
+ * then spaces out any new flood). Wraps `transport.send` to count the host's requests.
  */
 export function meterMessages(
   transport: Transport,
@@ -21,8 +21,21 @@ export function meterMessages(
   let tokens: number = SERVER_LIMITS.messagesBurstMax;
   let last = now();
   let flooded = false;
-  transport.onmessage = () => {
+  // Answers to the host's own requests are not metered, one per request: the host bounds how
+  // many it asks, and a fast honest server answering a run's gathered calls (thousands a
+  // second) was stopped as a flood mid-run.
+  let answersOwed = 0;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ("method" in message && "id" in message) answersOwed++;
+    return send(message, options);
+  };
+  transport.onmessage = (message) => {
     if (flooded) return;
+    if (answersOwed > 0 && !("method" in message) && "id" in message) {
+      answersOwed--;
+      return;
+    }
     const at = now();
     tokens = Math.min(
       SERVER_LIMITS.messagesBurstMax,

@@ -64,4 +64,39 @@ describe("ClientSessions' clients.changed", () => {
     await client.close();
     await sessions.closeAll();
   });
+
+  it("tells a change within the interval even when the wall clock went back meanwhile", async () => {
+    // An NTP correction or a user setting the clock: the wait was computed from wall times, so
+    // a clock set back an hour held the next list for an hour.
+    let wall = Date.parse("2026-12-04T12:00:00Z");
+    const pages: ClientView[][] = [];
+    const sessions = new ClientSessions(
+      service,
+      "1",
+      {
+        connected: () => undefined,
+        disconnected: () => undefined,
+        changed: (views) => pages.push(views),
+      },
+      () => new Date(wall),
+    );
+    const [firstSide, firstHost] = InMemoryTransport.createLinkedPair();
+    await sessions.attach(firstHost, "http");
+    const first = new Client({ name: "first", version: "1" });
+    await first.connect(firstSide);
+    wall -= 3_600_000;
+    const [secondSide, secondHost] = InMemoryTransport.createLinkedPair();
+    await sessions.attach(secondHost, "http");
+    const second = new Client({ name: "second", version: "1" });
+    await second.connect(secondSide);
+    await sleep(HOST_LIMITS.clientsChangedMinIntervalMs * 2);
+    expect(
+      pages
+        .at(-1)
+        ?.map((view) => view.name)
+        .sort(),
+    ).toEqual(["first", "second"]);
+    await Promise.all([first.close(), second.close()]);
+    await sessions.closeAll();
+  });
 });

@@ -128,8 +128,9 @@ export class ClientSessions {
    */
   private changed(): void {
     if (this.changedTimer !== undefined) return;
-    const wait =
-      this.lastChangedAt + HOST_LIMITS.clientsChangedMinIntervalMs - this.now().getTime();
+    // A monotonic clock, not this.now(): a wall clock set back (NTP, the user) would make the
+    // wait as long as the step back, and the UI would see no change of clients meanwhile.
+    const wait = this.lastChangedAt + HOST_LIMITS.clientsChangedMinIntervalMs - performance.now();
     if (wait <= 0) {
       this.emitChanged();
       return;
@@ -142,7 +143,7 @@ export class ClientSessions {
   }
 
   private emitChanged(): void {
-    this.lastChangedAt = this.now().getTime();
+    this.lastChangedAt = performance.now();
     this.events.changed(this.list());
   }
 }

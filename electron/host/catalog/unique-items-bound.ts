@@ -21,14 +21,15 @@ export function needsUniqueItemsBound(schema: unknown): boolean {
     const value = stack.pop();
     if (value === null || typeof value !== "object") continue;
     if (Array.isArray(value)) {
-      stack.push(...(value as unknown[]));
+      for (const item of value as unknown[]) stack.push(item);
       continue;
     }
     const node = value as Record<string, unknown>;
     if (Object.hasOwn(node, "uniqueItems") && node.uniqueItems !== false) {
       if (!hashedByAjv(node.items)) return true;
     }
-    stack.push(...Object.values(node));
+    // A loop, not a spread: a server's enum of 100,000+ values would overflow the arguments.
+    for (const item of Object.values(node)) stack.push(item);
   }
   return false;
 }

@@ -119,3 +119,17 @@ export async function leaveStaleSocket(socketPath: string): Promise<void> {
   child.kill("SIGKILL");
   await new Promise((resolve) => child.once("exit", resolve));
 }
+
+/** A client's `initialize` request as one line, for tests that speak MCP on the raw socket. */
+export function initializeLine(id: number, name: string): string {
+  const params = {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name, version: "1" },
+  };
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params }) + "\n";
+}
+
+/** The `notifications/initialized` line a client sends once its initialize is answered. */
+export const INITIALIZED_LINE =
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";

@@ -4,13 +4,17 @@
 // cap would remove its oldest files within minutes. A connection that never initialized was
 // still logged as leaving. Now HOST_LIMITS.clientEntriesLogged connections a window are logged,
 // the rest counted. A real host and real local socket connections; no Docker needed.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { startHostWithoutDocker } from "../../../test-support/daemon.js";
-import { authenticate } from "../../../test-support/local-access.js";
+import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
+import {
+  authenticate,
+  INITIALIZED_LINE,
+  initializeLine,
+} from "../../../test-support/local-access.js";
 
 /** Connections that initialize, past the limit; then as many that never do. */
 const CONNECTIONS = HOST_LIMITS.clientEntriesLogged + 150;
@@ -23,20 +27,7 @@ describe("a client connecting and leaving in a loop", () => {
   it("is logged connection by connection only up to the limit", async () => {
     const host = await startHostWithoutDocker(home);
     const token = readFileSync(path.join(home, "token"), "utf8").trim();
-    const hello =
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "loop", version: "1" },
-        },
-      }) +
-      "\n" +
-      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) +
-      "\n";
+    const hello = initializeLine(1, "loop") + INITIALIZED_LINE;
     const connectAndLeave = async (initialize: boolean): Promise<void> => {
       const { socket, reply } = await authenticate(host.socketPath, token, initialize ? hello : "");
       expect(reply).toEqual({ kind: "line", line: "OK" });
@@ -50,13 +41,8 @@ describe("a client connecting and leaving in a loop", () => {
     for (let i = 0; i < CONNECTIONS; i++) await connectAndLeave(false);
     await host.stop();
 
-    const entries = readdirSync(path.join(home, "audit"))
-      .filter((name) => name.endsWith(".jsonl"))
-      .flatMap((name) => readFileSync(path.join(home, "audit", name), "utf8").split("\n"))
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as { kind: string; connectionId?: string; count?: number });
-    const connected = entries.filter((e) => e.kind === "client_connected");
-    const disconnected = entries.filter((e) => e.kind === "client_disconnected");
+    const connected = auditEntries(home, "client_connected");
+    const disconnected = auditEntries(home, "client_disconnected");
     expect(connected).toHaveLength(HOST_LIMITS.clientEntriesLogged);
     // Each logged end belongs to a logged start; connections that never initialized log nothing.
     const started = new Set(connected.map((e) => e.connectionId));
@@ -64,9 +50,7 @@ describe("a client connecting and leaving in a loop", () => {
     expect(disconnected.every((e) => started.has(e.connectionId))).toBe(true);
     // The initialized connections past the limit are counted, though none was logged after
     // them: the app's stop writes the count rather than losing it.
-    const counted = entries
-      .filter((e) => e.kind === "clients_not_logged")
-      .reduce((sum, e) => sum + (e.count ?? 0), 0);
+    const counted = auditEntries(home, "clients_not_logged").reduce((sum, e) => sum + e.count, 0);
     expect(counted).toBe(CONNECTIONS - HOST_LIMITS.clientEntriesLogged);
   }, 120_000);
 });

@@ -5,14 +5,18 @@
 // on the local socket, whose client name then replaced the first one's as the session's taint
 // key and in its runs' entries, while the audit had logged the connection under the first name.
 // A real host and a real local socket connection; no Docker needed.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import type { CodeModeHost } from "./code-mode-host.js";
-import { startHostWithoutDocker } from "../../../test-support/daemon.js";
-import { authenticate } from "../../../test-support/local-access.js";
+import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
+import {
+  authenticate,
+  INITIALIZED_LINE,
+  initializeLine,
+} from "../../../test-support/local-access.js";
 import { until } from "../../../test-support/wait.js";
 
 const NOTIFICATIONS = 5000;
@@ -21,15 +25,6 @@ describe("a client repeating initialization on one connection", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-client-flood-"));
   let host: CodeModeHost;
   let stopped = false;
-
-  const auditEntries = (): Record<string, unknown>[] => {
-    const dir = path.join(home, "audit");
-    return readdirSync(dir)
-      .filter((name) => name.endsWith(".jsonl"))
-      .flatMap((name) => readFileSync(path.join(dir, name), "utf8").split("\n"))
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  };
 
   beforeAll(async () => {
     host = await startHostWithoutDocker(home);
@@ -42,20 +37,11 @@ describe("a client repeating initialization on one connection", () => {
 
   it("is logged once, under the name of its one initialize", async () => {
     const token = readFileSync(path.join(home, "token"), "utf8").trim();
-    const initialize = (id: number, name: string): string =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name, version: "1" },
-        },
-      }) + "\n";
-    const initialized =
-      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
-    const { socket, reply } = await authenticate(host.socketPath, token, initialize(1, "first"));
+    const { socket, reply } = await authenticate(
+      host.socketPath,
+      token,
+      initializeLine(1, "first"),
+    );
     expect(reply).toEqual({ kind: "line", line: "OK" });
     const answers: Record<string, unknown>[] = [];
     let rest = "";
@@ -66,9 +52,9 @@ describe("a client repeating initialization on one connection", () => {
       for (const line of lines) answers.push(JSON.parse(line) as Record<string, unknown>);
     });
     socket.write(
-      initialized.repeat(NOTIFICATIONS) +
-        initialize(2, "second") +
-        initialized.repeat(NOTIFICATIONS) +
+      INITIALIZED_LINE.repeat(NOTIFICATIONS) +
+        initializeLine(2, "second") +
+        INITIALIZED_LINE.repeat(NOTIFICATIONS) +
         JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }) +
         "\n",
     );
@@ -84,7 +70,7 @@ describe("a client repeating initialization on one connection", () => {
     // Stopping the host writes out every entry still queued.
     await host.stop();
     stopped = true;
-    const connected = auditEntries().filter((e) => e.kind === "client_connected");
+    const connected = auditEntries(home, "client_connected");
     expect(connected.map((e) => e.client)).toEqual(["first"]);
   }, 60_000);
 });
@@ -102,29 +88,16 @@ describe("a client announcing itself initialized before its initialize", () => {
     let stopped = false;
     try {
       const token = readFileSync(path.join(home, "token"), "utf8").trim();
-      const initialized =
-        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
-      const { socket, reply } = await authenticate(host.socketPath, token, initialized);
+      const { socket, reply } = await authenticate(host.socketPath, token, INITIALIZED_LINE);
       expect(reply).toEqual({ kind: "line", line: "OK" });
       let text = "";
       socket.setEncoding("utf8");
       socket.on("data", (chunk: string) => (text += chunk));
-      socket.write(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "named", version: "1" },
-          },
-        }) + "\n",
-      );
+      socket.write(initializeLine(1, "named"));
       // As a real client does: notifications/initialized once the initialize is answered.
       await until(() => text.includes('"id":1'), "the initialize answer", 20_000);
       socket.write(
-        initialized + JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\n",
+        INITIALIZED_LINE + JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\n",
       );
       await until(() => text.includes('"id":2'), "the tools/list answer", 20_000);
       const page = await dispatchApi(host.api, "clients.list", {});
@@ -132,12 +105,7 @@ describe("a client announcing itself initialized before its initialize", () => {
       socket.destroy();
       await host.stop();
       stopped = true;
-      const connected = readdirSync(path.join(home, "audit"))
-        .filter((name) => name.endsWith(".jsonl"))
-        .flatMap((name) => readFileSync(path.join(home, "audit", name), "utf8").split("\n"))
-        .filter((line) => line !== "")
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((e) => e.kind === "client_connected");
+      const connected = auditEntries(home, "client_connected");
       expect(connected.map((e) => e.client)).toEqual(["named"]);
     } finally {
       if (!stopped) await host.stop();

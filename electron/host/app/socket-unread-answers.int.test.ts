@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeModeHost } from "./code-mode-host.js";
 import { startHostWithoutDocker } from "../../../test-support/daemon.js";
-import { authenticate } from "../../../test-support/local-access.js";
+import { authenticate, initializeLine } from "../../../test-support/local-access.js";
 
 /** Requests sent; their answers together are far past the limit. */
 const REQUESTS = 60_000;
@@ -30,18 +30,11 @@ describe("a client that never reads its answers", () => {
 
   it("is disconnected once its unread answers pass the limit, and the host stays small", async () => {
     const token = readFileSync(path.join(home, "token"), "utf8").trim();
-    const initialize =
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "hoarder", version: "1" },
-        },
-      }) + "\n";
-    const { socket, reply } = await authenticate(host.socketPath, token, initialize);
+    const { socket, reply } = await authenticate(
+      host.socketPath,
+      token,
+      initializeLine(0, "hoarder"),
+    );
     expect(reply).toEqual({ kind: "line", line: "OK" });
     // Never read again: the answers pile up on the host's side.
     socket.pause();

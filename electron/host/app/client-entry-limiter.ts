@@ -1,3 +1,4 @@
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 
 /**
@@ -46,4 +47,57 @@ export class ClientEntryLimiter {
   disconnected(connectionId: string): boolean {
     return this.#open.delete(connectionId);
   }
+}
+
+/** What a connection's entries say of it. */
+interface ClientEntryView {
+  name: string;
+  version: string;
+  connectionId: string;
+}
+
+/**
+ * The audit entries of client connections, through a ClientEntryLimiter: client_connected
+ * (with notLogged when some were left out before it), client_disconnected for a logged one,
+ * and, when the app stops, one clients_not_logged for those left out since the last logged.
+ */
+export class ClientAuditLog {
+  readonly #limiter: ClientEntryLimiter;
+
+  constructor(
+    private readonly record: (entry: AuditEntryInput) => void,
+    limiter = new ClientEntryLimiter(),
+  ) {
+    this.#limiter = limiter;
+  }
+
+  connected(view: ClientEntryView): void {
+    const notLogged = this.#limiter.connected(view.connectionId);
+    if (notLogged === null) return;
+    this.record({
+      kind: "client_connected",
+      ...fields(view),
+      ...(notLogged > 0 ? { notLogged } : {}),
+    });
+  }
+
+  disconnected(view: ClientEntryView): void {
+    if (this.#limiter.disconnected(view.connectionId)) {
+      this.record({ kind: "client_disconnected", ...fields(view) });
+    }
+  }
+
+  /** At the app's stop: connections left out of the log since the last one logged. */
+  flush(): void {
+    const count = this.#limiter.takeNotLogged();
+    if (count > 0) this.record({ kind: "clients_not_logged", count });
+  }
+}
+
+function fields(view: ClientEntryView) {
+  return {
+    client: view.name,
+    clientVersion: view.version || null,
+    connectionId: view.connectionId,
+  };
 }

@@ -35,7 +35,7 @@ import { HttpSwitch } from "./http-switch.js";
 import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { pinEvents } from "./pin-events.js";
-import { ClientEntryLimiter } from "./client-entry-limiter.js";
+import { ClientAuditLog } from "./client-entry-limiter.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews, taintViews } from "./server-views.js";
@@ -76,7 +76,7 @@ export class CodeModeHost {
   private readonly lock: InstanceLock;
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
-  private readonly clientLog: ClientEntryLimiter;
+  private readonly clientLog: ClientAuditLog;
 
   private constructor(
     readonly options: HostOptions,
@@ -151,30 +151,13 @@ export class CodeModeHost {
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     // A client can connect and leave in a loop: connections are logged one by one up to a bound.
-    const clientLog = (this.clientLog = new ClientEntryLimiter());
-    const clientFields = (view: { name: string; version: string; connectionId: string }) => ({
-      client: view.name,
-      clientVersion: view.version || null,
-      connectionId: view.connectionId,
-    });
+    const clientLog = (this.clientLog = new ClientAuditLog(record));
     const sessions = (this.sessions = new ClientSessions(
       new HostRuns(engine, gate, hostAudit, sandbox, outages),
       options.version,
       {
-        connected: (view) => {
-          const notLogged = clientLog.connected(view.connectionId);
-          if (notLogged === null) return;
-          record({
-            kind: "client_connected",
-            ...clientFields(view),
-            ...(notLogged > 0 ? { notLogged } : {}),
-          });
-        },
-        disconnected: (view) => {
-          if (clientLog.disconnected(view.connectionId)) {
-            record({ kind: "client_disconnected", ...clientFields(view) });
-          }
-        },
+        connected: (view) => clientLog.connected(view),
+        disconnected: (view) => clientLog.disconnected(view),
         // The first page only: thousands of connected clients must not make one huge message.
         changed: (views) =>
           events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),
@@ -403,8 +386,7 @@ export class CodeModeHost {
       this.approvals.close();
       await this.sessions.closeAll();
       // Connections left out of the log since the last one logged are on the record too.
-      const notLogged = this.clientLog.takeNotLogged();
-      if (notLogged > 0) this.hostAudit.record({ kind: "clients_not_logged", count: notLogged });
+      this.clientLog.flush();
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
       // Runs refused while Docker is still away are on the record too.

@@ -24,6 +24,7 @@ import {
   startHostInProcess,
   stopHostInProcess,
   toyServer,
+  untilServerReady,
   writeServers,
 } from "../test-support/daemon.js";
 import { until } from "../test-support/wait.js";
@@ -210,6 +211,8 @@ describe.skipIf(!fx)("a servers.json that does not parse", () => {
       expect(copies.length).toBeGreaterThanOrEqual(1);
       for (const copy of copies)
         expect(await readFile(path.join(home, copy), "utf8")).toBe("{ not json");
+      // Saving does not wait for the server's start; its tools come with it.
+      await untilServerReady(host, "toy");
       const shim = await connectShim(home, { name: "after-fix", version: "1" });
       expect((await shim.run('print(await toy__add({"a": 2, "b": 2}))')).stdout).toBe(
         '{"sum":4}\n',

@@ -18,6 +18,7 @@ import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { startMcpSession, type McpSession } from "./mcp-session.js";
 import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "./processes.js";
 import { tempDir } from "./temp-dir.js";
+import { until } from "./wait.js";
 
 export { CODEMODE_BIN };
 
@@ -281,6 +282,26 @@ export async function startHostInProcess(
 export async function stopHostInProcess(host: CodeModeHost): Promise<void> {
   hosts.delete(host);
   await host.stop();
+}
+
+/**
+ * Saving a server does not wait for it to start (its status shows the start): this waits until
+ * the host's server `name` is ready, or names its last error.
+ */
+export async function untilServerReady(
+  host: CodeModeHost,
+  name: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  await until(
+    () => {
+      const server = host.servers.get(name);
+      if (server?.status === "failed") throw new Error(`server ${name} failed to start`);
+      return server?.status === "ready";
+    },
+    `server ${name} to be ready`,
+    timeoutMs,
+  );
 }
 
 /**

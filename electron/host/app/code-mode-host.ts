@@ -325,14 +325,16 @@ export class CodeModeHost {
     this.pins.keepOnly(new Set(config.servers.keys()));
     // Labels and allowlists apply now; servers whose command changed follow as they restart.
     this.engine.rebuild();
-    const result = await this.servers.replace(config);
+    // Saving does not wait for added or changed servers to start: their status shows it.
+    await this.servers.replace(config, {
+      onStartFailed: (failure) =>
+        this.options.log?.(`server ${failure.server} did not start: ${failure.error}`),
+    });
     this.record({ kind: "config_changed", summary, servers: [...config.servers.keys()] });
     // A removed bundle server's folder goes with it (its process was stopped just above).
     await pruneBundles(this.options.dataDir, config, this.pendingBundles).catch((error: unknown) =>
       this.options.log?.(`bundle folders could not be cleaned up: ${String(error)}`),
     );
-    for (const failure of result.failed)
-      this.options.log?.(`server ${failure.server} did not start: ${failure.error}`);
     this.emitServers();
   }
 

@@ -206,6 +206,49 @@ describe("ServerSet", () => {
     expect(set.get("a")?.status).toBe("ready");
   });
 
+  it("replace with onStartFailed does not wait for slow starts and reports only failures of servers still in the set", async () => {
+    const set = makeSet({ a: toyEntry() });
+    await set.open();
+    const failures: { server: string; error: string }[] = [];
+    const onStartFailed = (failure: { server: string; error: string }): void => {
+      failures.push(failure);
+    };
+    const startedAt = Date.now();
+    const result = await set.replace(
+      config({
+        a: toyEntry(),
+        slow: toyEntry({ TOY_START_DELAY_MS: "8000" }),
+        broken: toyEntry({ TOY_FAIL_START: "1" }),
+        dropped: toyEntry({ TOY_START_DELAY_MS: "8000" }),
+      }),
+      { onStartFailed },
+    );
+    // Saving is not held by the slow starts: the replace resolved while they are starting.
+    expect(Date.now() - startedAt).toBeLessThan(6_000);
+    expect(result.added).toEqual(["slow", "broken", "dropped"]);
+    expect(result.failed).toEqual([]);
+    expect(set.get("slow")?.status).toBe("starting");
+
+    // The next edit does not wait for them either, and takes one out while it starts (its
+    // close takes the SDK's grace for a child that does not read its input: ~2 s).
+    await set.replace(
+      config({
+        a: toyEntry(),
+        slow: toyEntry({ TOY_START_DELAY_MS: "8000" }),
+        broken: toyEntry({ TOY_FAIL_START: "1" }),
+      }),
+      { onStartFailed },
+    );
+    expect(Date.now() - startedAt).toBeLessThan(6_000);
+
+    await until(() => set.get("slow")?.status === "ready", "the slow server to start", 15_000);
+    await until(() => failures.length > 0, "the broken server's failure", 10_000);
+    expect(failures.map((f) => f.server)).toEqual(["broken"]);
+    expect(failures[0]?.error).toContain("TOY_FAIL_START=1");
+    expect(set.get("broken")?.status).toBe("failed");
+    expect(textOf(await set.callTool("slow", "echo", { text: "up" }, callOpts()))).toBe("up");
+  });
+
   it("replace on an empty set is a tolerant open", async () => {
     const set = makeSet({});
     await set.open();

@@ -3,7 +3,8 @@
 // open() is the `serve` behaviour: every server must start, or none stays up.
 // replace() applies a new config live: only added or changed entries (re)start and
 // a failure there is reported, not fatal, so replace() on an empty set doubles as
-// a tolerant open for the app.
+// a tolerant open for the app. The app's edits do not wait for those starts (see
+// ReplaceOptions): a server can take up to its start timeout to answer.
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolCaller } from "../bridge/tool-caller.js";
@@ -47,7 +48,28 @@ export interface ReplaceResult {
   /** Names no longer in the config: stopped. */
   removed: string[];
   /** Added or restarted servers that did not start (they stay "failed"). */
-  failed: { server: string; error: string }[];
+  failed: StartFailure[];
+}
+
+export interface StartFailure {
+  server: string;
+  error: string;
+}
+
+export interface ReplaceOptions {
+  /**
+   * Given, replace() resolves once removed and changed servers have stopped and the added
+   * and restarted ones are starting, without waiting for them: each start that fails comes
+   * here instead of in `failed`, unless a later replace() took the server out meanwhile.
+   * A user saving a server should not watch "Saving…" for as long as a slow `npx` download
+   * or a server that never answers (up to SERVER_LIMITS.startTimeoutMs); the server's
+   * status shows its start. It also frees the next edit from waiting for these starts.
+   */
+  onStartFailed?: (failure: StartFailure) => void;
+}
+
+function failureOf(server: WrappedServer, reason: unknown): StartFailure {
+  return { server: server.name, error: reason instanceof Error ? reason.message : String(reason) };
 }
 
 function samePolicy(a: ServerEntry, b: ServerEntry): boolean {
@@ -131,7 +153,7 @@ export class ServerSet implements ToolCaller {
    * Applies a new config: unchanged servers keep running, changed ones restart, new
    * ones start, removed ones stop. Start failures are reported in the result.
    */
-  replace(config: ServersConfig): Promise<ReplaceResult> {
+  replace(config: ServersConfig, options: ReplaceOptions = {}): Promise<ReplaceResult> {
     return this.serialized(async () => {
       this.assertOpen();
       const result: ReplaceResult = {
@@ -184,16 +206,22 @@ export class ServerSet implements ToolCaller {
       await Promise.all(toStop.map((server) => this.retire(server)));
       for (const server of updated) this.emit("tools", server.name, server.tools);
 
+      const { onStartFailed } = options;
+      if (onStartFailed) {
+        for (const server of toStart) {
+          server.start().catch((reason: unknown) => {
+            // Taken out by a later replace() (or close()) while starting: not a failure.
+            if (this.members.get(server.name) === server && !this.closed)
+              onStartFailed(failureOf(server, reason));
+          });
+        }
+        return result;
+      }
       const outcomes = await Promise.allSettled(toStart.map((server) => server.start()));
       outcomes.forEach((outcome, i) => {
         const server = toStart[i];
-        if (outcome.status === "rejected" && server) {
-          const reason: unknown = outcome.reason;
-          result.failed.push({
-            server: server.name,
-            error: reason instanceof Error ? reason.message : String(reason),
-          });
-        }
+        if (outcome.status === "rejected" && server)
+          result.failed.push(failureOf(server, outcome.reason));
       });
       return result;
     });

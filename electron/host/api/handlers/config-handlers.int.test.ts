@@ -7,7 +7,8 @@ import { dispatchApi } from "../../../../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
-import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
+import { until } from "../../../../test-support/wait.js";
+import { api, startHostWithoutDocker, untilServerReady } from "../../../../test-support/daemon.js";
 
 // No Docker needed: these are about the saved config, the catalog and what the UI is shown.
 describe("the host's config edits", () => {
@@ -21,6 +22,7 @@ describe("the host's config edits", () => {
       entry: { command: process.execPath, args: [TOY_SERVER_UNIT_JS] },
     });
     expect(saved.ok).toBe(true);
+    await untilServerReady(host, "toy");
   });
 
   afterAll(async () => {
@@ -68,6 +70,25 @@ describe("the host's config edits", () => {
     expect(host.config).toBe(before);
   });
 
+  it("saving a slow server returns at once: the server shows Starting, then Ready, and the next edit does not wait", async () => {
+    const slow = {
+      command: process.execPath,
+      args: [TOY_SERVER_UNIT_JS],
+      env: { TOY_START_DELAY_MS: "6000", TOY_TOOL_PREFIX: "slow_" },
+    };
+    const startedAt = Date.now();
+    const saved = await api(host, "servers.upsert", { name: "slow", entry: slow });
+    expect(saved.items.find((s) => s.name === "slow")?.status).toBe("starting");
+    const other = await dispatchApi(host.api, "servers.setAsk", { name: "toy", ask: false });
+    expect(other.ok).toBe(true);
+    // Before, saving waited for the start (up to SERVER_LIMITS.startTimeoutMs) and so did the
+    // edit after it.
+    expect(Date.now() - startedAt).toBeLessThan(4_000);
+    await untilServerReady(host, "slow");
+    expect(host.engine.catalog.tools.some((t) => t.tool === "slow_echo")).toBe(true);
+    await dispatchApi(host.api, "servers.remove", { name: "slow" });
+  });
+
   it("never shows a secret value in a server's errors or stderr", async () => {
     const secret = "sk-live-0123456789abcdef";
     const saved = await dispatchApi(host.api, "servers.upsert", {
@@ -80,6 +101,8 @@ describe("the host's config edits", () => {
       },
     });
     expect(saved.ok).toBe(true);
+    // Saving does not wait for the start: its failure (and stderr) follow on the server's status.
+    await until(() => host.servers.get("leaky")?.status === "failed", "leaky to fail its start");
     const views = await dispatchApi(host.api, "servers.list", {});
     const shown = JSON.stringify(views);
     expect(shown).toContain("bad key");

@@ -259,6 +259,7 @@ describe("limits", () => {
         stderrTailLines: 40,
         stderrLineMaxChars: 1_000,
         startTimeoutMs: 60_000,
+        startupWaitMs: 5_000,
         toolListMaxPages: 100,
         toolsMaxPerServer: 10_000,
         downReasonMaxChars: 300,

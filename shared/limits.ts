@@ -644,6 +644,13 @@ export const SERVER_LIMITS = {
    * first start through a package runner may download the server.
    */
   startTimeoutMs: 60_000,
+  /**
+   * At the app's start, how long the host waits for its servers before it takes clients: those
+   * up by then are in the first `tools/list`, the others join when ready (list_changed). A shim
+   * that starts the app waits LOCAL_ACCESS_LIMITS.shimStartWaitMs (10 s) for it: waiting for
+   * every server (a first `npx` download, one that never answers) made the client fail.
+   */
+  startupWaitMs: 5_000,
   /** A server that paginates `tools/list` past this many pages is treated as broken. */
   toolListMaxPages: 100,
   /**

@@ -1,7 +1,7 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { ServerView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { API_LIMITS, HOST_LIMITS } from "../../../shared/limits.js";
+import { API_LIMITS, HOST_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { configAsksFirst } from "../approvals/ask-policy.js";
@@ -272,9 +272,12 @@ export class CodeModeHost {
   private async begin(config: ServersConfig, settings: Settings): Promise<void> {
     const log = this.options.log ?? (() => undefined);
     await this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`));
-    const replaced = await this.servers.replace(config);
-    for (const failure of replaced.failed)
-      log(`server ${failure.server} did not start: ${failure.error}`);
+    // Clients are taken once every server is up, or after SERVER_LIMITS.startupWaitMs: a
+    // server still starting then joins the catalog when it is ready.
+    await this.servers.replace(config, {
+      onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
+      startWaitMs: SERVER_LIMITS.startupWaitMs,
+    });
     await this.listen();
     await this.http
       .apply(settings)

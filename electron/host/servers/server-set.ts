@@ -21,6 +21,7 @@ import { sameLaunch } from "./same-launch.js";
 import { sameList } from "../../../shared/same-list.js";
 import { Emitter } from "../util/emitter.js";
 import { SerialQueue } from "../util/serial-queue.js";
+import { waitAtMost } from "../util/wait-at-most.js";
 
 export interface ServerSetEvents {
   /** A server's status changed. */
@@ -66,6 +67,11 @@ export interface ReplaceOptions {
    * status shows its start. It also frees the next edit from waiting for these starts.
    */
   onStartFailed?: (failure: StartFailure) => void;
+  /**
+   * With onStartFailed: replace() waits for those starts at most this long (the app's start,
+   * so that the servers up by then are in the clients' first tool list).
+   */
+  startWaitMs?: number;
 }
 
 function failureOf(server: WrappedServer, reason: unknown): StartFailure {
@@ -206,15 +212,16 @@ export class ServerSet implements ToolCaller {
       await Promise.all(toStop.map((server) => this.retire(server)));
       for (const server of updated) this.emit("tools", server.name, server.tools);
 
-      const { onStartFailed } = options;
+      const { onStartFailed, startWaitMs } = options;
       if (onStartFailed) {
-        for (const server of toStart) {
+        const starts = toStart.map((server) =>
           server.start().catch((reason: unknown) => {
             // Taken out by a later replace() (or close()) while starting: not a failure.
             if (this.members.get(server.name) === server && !this.closed)
               onStartFailed(failureOf(server, reason));
-          });
-        }
+          }),
+        );
+        if (startWaitMs) await waitAtMost(Promise.all(starts), startWaitMs);
         return result;
       }
       const outcomes = await Promise.allSettled(toStart.map((server) => server.start()));

@@ -1,0 +1,73 @@
+// A client that starts Code Mode while one of its servers is slow to start (a first `npx`
+// download, a server that waits on something): the real `codemode shim` under the SDK's
+// Client starts the real `codemode daemon` of this checkout, whose config holds a fast toy
+// server and one that takes longer than the shim waits for the app. Before, the daemon took
+// clients only once every server had started, and the shim gave up after its 10 s.
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCAL_ACCESS_LIMITS, SERVER_LIMITS } from "../shared/limits.js";
+import {
+  assertHostBuilt,
+  cleanUpHosts,
+  connectShim,
+  makeHome,
+  pidAlive,
+  toyServer,
+  writeServers,
+} from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
+
+/** Longer than the shim waits for the app it started. */
+const SLOW_START_MS = LOCAL_ACCESS_LIMITS.shimStartWaitMs + 5_000;
+
+beforeAll(() => {
+  assertHostBuilt();
+});
+
+describe("a server slow to start when a client starts the app", () => {
+  let daemonPid = 0;
+
+  afterAll(async () => {
+    if (daemonPid > 0) {
+      try {
+        process.kill(daemonPid, "SIGTERM");
+      } catch {
+        // Already gone.
+      }
+      await until(() => !pidAlive(daemonPid), "the daemon to stop", 20_000);
+    }
+    await cleanUpHosts();
+  });
+
+  it(
+    "the client connects with the servers up so far, and the slow one's tools follow with list_changed",
+    async () => {
+      const home = makeHome("codemode-slowstart-");
+      writeServers(home, {
+        fast: toyServer(),
+        slow: toyServer({ env: { TOY_START_DELAY_MS: String(SLOW_START_MS) } }),
+      });
+      const startedAt = Date.now();
+      // No CODEMODE_APP: the shim starts `codemode daemon` of this built checkout.
+      const shim = await connectShim(home, undefined, { env: { CODEMODE_APP: "" } });
+      daemonPid = Number(/\d+/.exec(readFileSync(path.join(home, "host.lock"), "utf8"))?.[0]);
+      // The daemon waited for its servers at most SERVER_LIMITS.startupWaitMs.
+      expect(Date.now() - startedAt).toBeLessThan(LOCAL_ACCESS_LIMITS.shimStartWaitMs);
+      const first = await shim.description();
+      expect(first).toContain("fast__add");
+      expect(first).not.toContain("slow__add");
+
+      const seen = shim.listChangedCount();
+      await until(
+        async () => (await shim.description()).includes("slow__add"),
+        "the slow server's tools in the description",
+        SLOW_START_MS + SERVER_LIMITS.startupWaitMs,
+      );
+      expect(shim.listChangedCount()).toBeGreaterThan(seen);
+      await shim.close();
+    },
+    SLOW_START_MS + 60_000,
+  );
+});

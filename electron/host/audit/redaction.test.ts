@@ -92,6 +92,23 @@ describe("redactArgs", () => {
     }
   });
 
+  it("shows an argument named __proto__ like any other key", () => {
+    // Attack: the code names an argument `__proto__` (an own key once parsed from JSON). Copied
+    // into a plain object it set the copy's prototype, so it vanished from the logged args
+    // whenever they were redacted (a secret configured) or cut (too long).
+    const parse = (text: string): unknown => JSON.parse(text);
+    const withSecret = redactArgs(parse('{"__proto__":{"path":"/etc/shadow"},"key":"sk-1"}'), {
+      private: false,
+      secrets: ["sk-1"],
+    });
+    expect(withSecret).toBe('{"__proto__":{"path":"/etc/shadow"},"key":"[secret]"}');
+    const long = redactArgs(parse(`{"__proto__":"/etc/shadow","note":"${"x".repeat(5000)}"}`), {
+      private: false,
+      secrets: [],
+    });
+    expect(JSON.parse(long ?? "")).toHaveProperty(["__proto__"], "/etc/shadow");
+  });
+
   it("stops at argsMaxDepth instead of walking without end", () => {
     let deep: unknown = "sk-1";
     for (let i = 0; i < 5000; i += 1) deep = [deep];
@@ -102,6 +119,11 @@ describe("redactArgs", () => {
 });
 
 describe("redactText and redactDeep", () => {
+  it("keep a key named __proto__", () => {
+    const scrubbed = redactDeep(JSON.parse('{"__proto__":"abc"}') as unknown, ["abc"]);
+    expect(JSON.stringify(scrubbed)).toBe('{"__proto__":"[secret]"}');
+  });
+
   it("replace each occurrence, the longest secret first", () => {
     expect(redactText("key abcdef and abc", ["abc", "abcdef"])).toBe("key [secret] and [secret]");
     expect(redactDeep({ a: ["x abc"], abc: 1, n: null }, ["abc"])).toEqual({

@@ -71,7 +71,7 @@ function capStrings(value: unknown, cap: number, depth: number): unknown {
   if (value === null || typeof value !== "object") return value;
   if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
   if (Array.isArray(value)) return value.map((item) => capStrings(item, cap, depth + 1));
-  const out: Record<string, unknown> = {};
+  const out = keyedObject();
   // Two keys cut to the same text both stay, numbered. The next number is kept per cut text:
   // the code chooses the keys, and trying #2, #3, ... from the start for each of thousands of
   // keys cut alike cost a time growing with the square of their number.
@@ -88,6 +88,15 @@ function capStrings(value: unknown, cap: number, depth: number): unknown {
     out[name] = capStrings(item, cap, depth + 1);
   }
   return out;
+}
+
+/**
+ * The object a copy's keys go into. Null-prototype: the code chooses the keys, and on a plain
+ * object a key named `__proto__` (an own key in parsed JSON) set the copy's prototype instead of
+ * a key, so that argument vanished from the log.
+ */
+function keyedObject(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
 }
 
 /** `text` with every occurrence of every secret replaced by "[secret]". */
@@ -139,7 +148,7 @@ function redactValue(value: unknown, secrets: readonly string[], depth: number):
   if (value === null || typeof value !== "object") return value;
   if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
-  const out: Record<string, unknown> = {};
+  const out = keyedObject();
   let hidden = 0;
   for (const [key, item] of Object.entries(value)) {
     let name = key;
@@ -157,7 +166,7 @@ function scrub(value: unknown, usable: readonly string[]): unknown {
   if (typeof value === "string") return replaceSecrets(value, usable);
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((item) => scrub(item, usable));
-  const out: Record<string, unknown> = {};
+  const out = keyedObject();
   for (const [key, item] of Object.entries(value))
     out[replaceSecrets(key, usable)] = scrub(item, usable);
   return out;

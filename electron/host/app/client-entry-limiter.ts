@@ -1,5 +1,6 @@
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
+import { EntryWindow } from "./entry-window.js";
 
 /**
  * A client holding the token can connect and leave in a loop, and each connection was logged
@@ -10,37 +11,27 @@ import { HOST_LIMITS } from "../../../shared/limits.js";
  * if it was logged as coming. Runs are logged whatever this says.
  */
 export class ClientEntryLimiter {
-  #windowStart = 0;
-  #logged = 0;
-  #dropped = 0;
+  readonly #window: EntryWindow;
   /** Connections logged as come and not yet as gone: at most the connections open at once. */
   readonly #open = new Set<string>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.#window = new EntryWindow(
+      { logged: HOST_LIMITS.clientEntriesLogged, windowMs: HOST_LIMITS.clientEntriesWindowMs },
+      now,
+    );
+  }
 
   /** Null when this connection is not logged; else how many were left out before it (0: none). */
   connected(connectionId: string): number | null {
-    const now = this.now();
-    if (now - this.#windowStart >= HOST_LIMITS.clientEntriesWindowMs) {
-      this.#windowStart = now;
-      this.#logged = 0;
-    }
-    if (this.#logged >= HOST_LIMITS.clientEntriesLogged) {
-      this.#dropped++;
-      return null;
-    }
-    this.#logged++;
-    this.#open.add(connectionId);
-    const dropped = this.#dropped;
-    this.#dropped = 0;
+    const dropped = this.#window.admit();
+    if (dropped !== null) this.#open.add(connectionId);
     return dropped;
   }
 
   /** The connections left out and not yet counted on a logged one (0: none); counted from 0 again. */
   takeNotLogged(): number {
-    const dropped = this.#dropped;
-    this.#dropped = 0;
-    return dropped;
+    return this.#window.takeNotLogged();
   }
 
   /** Whether this connection's end is logged: only when its start was. */

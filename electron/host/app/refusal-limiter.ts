@@ -1,5 +1,6 @@
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
+import { EntryWindow } from "./entry-window.js";
 
 type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;
 
@@ -9,26 +10,21 @@ type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;
  * disk. The first refusal logged after some were dropped says how many.
  */
 export class RefusalLimiter {
-  #windowStart = 0;
-  #count = 0;
-  #dropped = 0;
+  readonly #window: EntryWindow;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.#window = new EntryWindow(
+      { logged: HOST_LIMITS.authRefusalsPerMinute, windowMs: HOST_LIMITS.authRefusalWindowMs },
+      now,
+    );
+  }
 
   /** The entry to log for this refusal, or null when it is one too many this minute. */
   admit(entry: AuthRefused): AuthRefused | null {
-    const now = this.now();
-    if (now - this.#windowStart > HOST_LIMITS.authRefusalWindowMs) {
-      this.#windowStart = now;
-      this.#count = 0;
-    }
-    if (++this.#count > HOST_LIMITS.authRefusalsPerMinute) {
-      this.#dropped++;
-      return null;
-    }
-    if (this.#dropped === 0) return entry;
-    const reason = `${entry.reason} (and ${this.#dropped} more refused before, not logged one by one)`;
-    this.#dropped = 0;
+    const dropped = this.#window.admit();
+    if (dropped === null) return null;
+    if (dropped === 0) return entry;
+    const reason = `${entry.reason} (and ${dropped} more refused before, not logged one by one)`;
     return { ...entry, reason };
   }
 }

@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { EntryWindow } from "./entry-window.js";
+
+describe("EntryWindow", () => {
+  it("admits up to its bound a window, counts the rest, and gives the count once", () => {
+    let now = 1_000;
+    const window = new EntryWindow({ logged: 2, windowMs: 100 }, () => now);
+    expect([window.admit(), window.admit(), window.admit(), window.admit()]).toEqual([
+      0,
+      0,
+      null,
+      null,
+    ]);
+    now += 100;
+    expect(window.admit()).toBe(2);
+    expect(window.admit()).toBe(0);
+    expect(window.admit()).toBeNull();
+    expect(window.takeNotLogged()).toBe(1);
+    expect(window.takeNotLogged()).toBe(0);
+  });
+});

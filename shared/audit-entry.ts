@@ -41,6 +41,7 @@ export const AUDIT_KINDS = [
   "tool_held",
   "tool_reviewed",
   "clients_not_logged",
+  "client_cut_off",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -80,6 +81,31 @@ export const clientsNotLoggedEntrySchema = z.object({
   kind: z.literal("clients_not_logged"),
   /** How many connections this entry stands for. */
   count: count,
+});
+
+/** Where a connection was cut off: a shim's local socket, or the browser UI's WebSocket. */
+export const CUT_OFF_TRANSPORTS = ["socket", "ws"] as const;
+
+/**
+ * A connection closed by the host because it left more answers unread than the bound
+ * (HOST_LIMITS.socketUnreadMaxBytes, wsUnreadMaxBytes): a client asking without reading kept
+ * every answer in the host's memory. Past HOST_LIMITS.cutOffEntriesLogged a window, the rest
+ * are counted (notLogged) in the next one logged.
+ */
+export const clientCutOffEntrySchema = z.object({
+  ...common,
+  kind: z.literal("client_cut_off"),
+  transport: z.enum(CUT_OFF_TRANSPORTS),
+  /** The client's name as its initialize gave it; "browser UI" for the UI's WebSocket. */
+  client: z.string(),
+  /** The connection's id in its client_connected; null where there is none (a WebSocket). */
+  connectionId: z.string().nullable(),
+  /** Bytes of answers it had left unread when it was cut off. */
+  unreadBytes: count,
+  /** The bound it passed. */
+  limitBytes: count,
+  /** Cut-offs left out of the log before this one (over the bound a window). */
+  notLogged: count.optional(),
 });
 
 export const runStartedEntrySchema = z.object({
@@ -337,6 +363,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   toolHeldEntrySchema,
   toolReviewedEntrySchema,
   clientsNotLoggedEntrySchema,
+  clientCutOffEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -144,6 +144,8 @@ describe("limits", () => {
         authRefusalWindowMs: 60_000,
         clientEntriesLogged: 100,
         clientEntriesWindowMs: 60 * 60_000,
+        cutOffEntriesLogged: 30,
+        cutOffWindowMs: 60_000,
         clientsChangedMinIntervalMs: 100,
         auditProbeMs: 5_000,
         httpSessionIdleMs: 30 * 60_000,

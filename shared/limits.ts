@@ -331,6 +331,13 @@ export const HOST_LIMITS = {
   /** The window clientEntriesLogged counts over. */
   clientEntriesWindowMs: 60 * 60_000,
   /**
+   * Connections cut off for leaving too many answers unread (socketUnreadMaxBytes,
+   * wsUnreadMaxBytes) logged one by one per cutOffWindowMs; the rest are counted in the next.
+   */
+  cutOffEntriesLogged: 30,
+  /** The window cutOffEntriesLogged counts over. */
+  cutOffWindowMs: 60_000,
+  /**
    * clients.changed reaches the UI at most once per this (the last change always reaches it):
    * a client connecting and leaving in a loop would send a page of clients per connection.
    */

@@ -76,6 +76,14 @@ export function oneOfEachKind(): AuditEntryInput[] {
     { kind: "docker_lost", endpoint: "unix:///var/run/docker.sock", reason: "event stream ended" },
     { kind: "clients_not_logged", count: 150 },
     {
+      kind: "client_cut_off",
+      transport: "socket",
+      client: "claude",
+      connectionId: "c1",
+      unreadBytes: 17 * 1024 * 1024,
+      limitBytes: 16 * 1024 * 1024,
+    },
+    {
       kind: "runs_refused",
       cause: "docker_unreachable",
       count: 3,

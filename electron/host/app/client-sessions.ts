@@ -16,6 +16,8 @@ export interface ClientSessionEvents {
   connected(view: ClientView): void;
   disconnected(view: ClientView): void;
   changed(views: ClientView[]): void;
+  /** A shim's connection was cut off for leaving `unreadBytes` of answers unread. */
+  cutOff?(view: ClientView, unreadBytes: number): void;
 }
 
 /** The taint key of a client: its self-reported name, bounded. */
@@ -43,7 +45,12 @@ export class ClientSessions {
 
   /** A local-socket connection (a shim): one JSON-RPC message per line each way. */
   async attachSocket(socket: Duplex): Promise<string> {
-    return this.attach(new SocketTransport(socket), "socket", () => socket.destroy());
+    const transport: SocketTransport = new SocketTransport(socket, (unreadBytes) => {
+      // Cut-offs are rare (each takes megabytes left unread): a walk of the sessions is fine.
+      const session = [...this.sessions.values()].find((s) => s.transport === transport);
+      if (session) this.events.cutOff?.({ ...session.view }, unreadBytes);
+    });
+    return this.attach(transport, "socket", () => socket.destroy());
   }
 
   /** Any MCP transport (an HTTP session); `dispose` runs once the session has ended. */

@@ -39,7 +39,11 @@ export class SocketTransport implements Transport {
   private readonly splitter = new LineSplitter(HOST_LIMITS.socketMessageMaxBytes);
   private closed = false;
 
-  constructor(private readonly socket: Duplex) {}
+  /** `onCutOff` is told the unread bytes when the connection is cut off (for the audit log). */
+  constructor(
+    private readonly socket: Duplex,
+    private readonly onCutOff?: (unreadBytes: number) => void,
+  ) {}
 
   start(): Promise<void> {
     this.socket.on("data", (chunk: Buffer) => {
@@ -106,7 +110,9 @@ export class SocketTransport implements Transport {
    * for run_python's whole description), without bound.
    */
   private write(line: string): boolean {
-    if (this.socket.writableLength > HOST_LIMITS.socketUnreadMaxBytes) {
+    const unread = this.socket.writableLength;
+    if (unread > HOST_LIMITS.socketUnreadMaxBytes) {
+      this.onCutOff?.(unread);
       this.socket.destroy();
       void this.close();
       return false;

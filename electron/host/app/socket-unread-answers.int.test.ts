@@ -2,14 +2,16 @@
 // the answers: every request is answered (a tools/list carries run_python's whole description,
 // a line that is not JSON gets a -32700 error), and the answers waited in the host's memory for
 // a client that never took them, ~50 bytes asked for kilobytes kept. Now a connection whose
-// unread answers pass HOST_LIMITS.socketUnreadMaxBytes is closed. A real host and a real local
-// socket connection; no Docker needed.
+// unread answers pass HOST_LIMITS.socketUnreadMaxBytes is closed, and the audit log says so
+// (the cut-off used to be silent: a user could not tell a client had been doing it). A real
+// host and a real local socket connection; no Docker needed.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeModeHost } from "./code-mode-host.js";
-import { startHostWithoutDocker } from "../../../test-support/daemon.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
 import { authenticate, initializeLine } from "../../../test-support/local-access.js";
 
 /** Requests sent; their answers together are far past the limit. */
@@ -55,5 +57,16 @@ describe("a client that never reads its answers", () => {
     // What the host kept for it: the limit and the requests already under way, not every
     // answer (before: ~456 MB for these 3 MB of requests; ~85 MB now, most of it the requests).
     expect(grown).toBeLessThan(256 * 1024 * 1024);
+    // The log names the connection, what it left unread and the limit it passed.
+    await host.auditDurable();
+    const [connected] = auditEntries(home, "client_connected", "hoarder");
+    const cutOff = auditEntries(home, "client_cut_off", "hoarder");
+    expect(cutOff).toHaveLength(1);
+    expect(cutOff[0]).toMatchObject({
+      transport: "socket",
+      connectionId: connected?.connectionId,
+      limitBytes: HOST_LIMITS.socketUnreadMaxBytes,
+    });
+    expect(cutOff[0]?.unreadBytes).toBeGreaterThan(HOST_LIMITS.socketUnreadMaxBytes);
   }, 60_000);
 });

@@ -79,6 +79,8 @@ export const CSV_COLUMNS = [
   "pinnedHash",
   "heldHash",
   "notLogged",
+  "unreadBytes",
+  "limitBytes",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

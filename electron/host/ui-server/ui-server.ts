@@ -24,6 +24,7 @@ import { pinHandlers, type PinServices } from "../api/handlers/pin-handlers.js";
 import { tokensEqual } from "../local-access/token.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
+import { CutOffLog } from "../app/cut-off-log.js";
 import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -78,8 +79,10 @@ export class UiServer {
   private readonly wss: WebSocketServer;
   private port = 0;
   private readonly exportLinks = new ExportLinks();
+  private readonly cutOffs: CutOffLog;
 
   private constructor(private readonly options: UiServerOptions) {
+    this.cutOffs = new CutOffLog((entry) => options.host.record(entry));
     this.http = http.createServer((req, res) => {
       // A request must never take the daemon down: any failure is this request's 500.
       this.serve(req, res).catch(() => {
@@ -232,7 +235,9 @@ export class UiServer {
       if (ws.readyState !== ws.OPEN) return;
       // Every request is answered, and a page that asks without reading kept every answer in
       // the host's memory (an audit page is up to 4 Mi characters): past the bound, it is cut off.
-      if (ws.bufferedAmount > HOST_LIMITS.wsUnreadMaxBytes) {
+      const unread = ws.bufferedAmount;
+      if (unread > HOST_LIMITS.wsUnreadMaxBytes) {
+        this.cutOffs.ws(unread);
         ws.terminate();
         return;
       }

@@ -1,14 +1,16 @@
 // A page holding the browser UI's token cannot grow the host without bound by asking and never
 // reading the answers: each request was answered into the socket's buffer in the host's memory,
 // ~100 bytes asked for up to megabytes kept (an audit page is up to 4 Mi characters). Now a
-// WebSocket whose unread answers pass HOST_LIMITS.wsUnreadMaxBytes is closed. A real UI server
-// and a real WebSocket client that stops reading.
+// WebSocket whose unread answers pass HOST_LIMITS.wsUnreadMaxBytes is closed, and the audit log
+// says so (it used to be silent). A real UI server and a real WebSocket client that stops reading.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
 import { EventHub } from "../app/event-hub.js";
 import { UiServer } from "./ui-server.js";
 
@@ -19,6 +21,7 @@ const REQUESTS = 400;
 describe("a browser page that never reads its answers", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-ws-unread-"));
   let server: UiServer;
+  const recorded: AuditEntryInput[] = [];
 
   beforeAll(async () => {
     writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>ok</title>");
@@ -31,7 +34,7 @@ describe("a browser page that never reads its answers", () => {
       host: {
         api,
         events: new EventHub(),
-        record: () => undefined,
+        record: (entry) => recorded.push(entry),
         audit: { export: () => Promise.resolve(0) },
       },
       staticDir: dir,
@@ -67,5 +70,15 @@ describe("a browser page that never reads its answers", () => {
     ws.terminate();
     // Before: every answer kept, ~432 MB; ~74 MB now (the bound and an answer or two).
     expect(grown).toBeLessThan(200 * 1024 * 1024);
+    const cutOffs = recorded.filter((e) => e.kind === "client_cut_off");
+    expect(cutOffs).toEqual([
+      expect.objectContaining({
+        transport: "ws",
+        client: "browser UI",
+        connectionId: null,
+        limitBytes: HOST_LIMITS.wsUnreadMaxBytes,
+      }),
+    ]);
+    expect(cutOffs[0]?.unreadBytes).toBeGreaterThan(HOST_LIMITS.wsUnreadMaxBytes);
   }, 60_000);
 });

@@ -14,6 +14,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   client_connected: "Client connected",
   client_disconnected: "Client left",
   clients_not_logged: "Connections counted",
+  client_cut_off: "Client cut off",
   config_changed: "Servers changed",
   settings_changed: "Settings changed",
   image_build: "Image build",
@@ -151,6 +152,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `Docker not reachable at ${entry.endpoint} (${entry.reason}); runs are refused until it is back`;
     case "clients_not_logged":
       return `${entry.count} client connection${entry.count === 1 ? "" : "s"} not logged one by one (too many this hour)`;
+    case "client_cut_off":
+      return cutOffSummary(entry);
     case "runs_refused":
       return `${entry.count} run${entry.count === 1 ? "" : "s"} refused while Docker was not reachable${entry.clients.length > 0 ? ` (${entry.clients.join(", ")})` : ""}`;
     case "run_abandoned":
@@ -202,4 +205,13 @@ function notLoggedSummary(entry: Extract<AuditEntry, { kind: "calls_not_logged" 
       ? "calls after the budget was spent, refused,"
       : "calls after the run's log entries reached their cap,";
   return `${entry.count} ${what} not logged one by one${tools}`;
+}
+
+function cutOffSummary(entry: Extract<AuditEntry, { kind: "client_cut_off" }>): string {
+  const where = entry.transport === "socket" ? "local socket" : "browser WebSocket";
+  const more =
+    entry.notLogged === undefined
+      ? ""
+      : ` (and ${entry.notLogged} more before, not logged one by one)`;
+  return `${entry.client} (${where}) left ${formatBytes(entry.unreadBytes)} of answers unread, over the ${formatBytes(entry.limitBytes)} allowed: disconnected${more}`;
 }

@@ -77,6 +77,8 @@ function summary(entry: AuditEntry): string {
       return `Docker not reachable at ${entry.endpoint}: ${entry.reason}`;
     case "clients_not_logged":
       return `${entry.count} client connections not logged one by one`;
+    case "client_cut_off":
+      return `${entry.client} ${entry.transport}${entry.connectionId ? ` ${entry.connectionId}` : ""} cut off: ${entry.unreadBytes} bytes of answers unread (limit ${entry.limitBytes})${entry.notLogged === undefined ? "" : `; ${entry.notLogged} more before, not logged one by one`}`;
     case "runs_refused":
       return `${entry.count} runs refused (${entry.cause}) from ${entry.firstAt} to ${entry.lastAt}`;
     case "run_abandoned":

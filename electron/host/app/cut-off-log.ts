@@ -1,0 +1,57 @@
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { EntryWindow } from "./entry-window.js";
+
+/** The name client_cut_off gives the browser UI's WebSocket, which has no client name. */
+export const BROWSER_UI_CLIENT = "browser UI";
+
+/**
+ * The audit entries of connections cut off for leaving too many answers unread: the host
+ * protected its memory silently, so a user could not tell a client had been doing it. A
+ * client holding the token can connect, hoard and be cut off in a loop, so only
+ * HOST_LIMITS.cutOffEntriesLogged a window are logged one by one, the rest counted.
+ */
+export class CutOffLog {
+  readonly #window: EntryWindow;
+
+  constructor(
+    private readonly record: (entry: AuditEntryInput) => void,
+    now: () => number = Date.now,
+  ) {
+    this.#window = new EntryWindow(
+      { logged: HOST_LIMITS.cutOffEntriesLogged, windowMs: HOST_LIMITS.cutOffWindowMs },
+      now,
+    );
+  }
+
+  /** A shim's connection, cut off past HOST_LIMITS.socketUnreadMaxBytes. */
+  socket(view: { name: string; connectionId: string }, unreadBytes: number): void {
+    this.cutOff("socket", view.name, view.connectionId, unreadBytes);
+  }
+
+  /** A browser UI WebSocket, cut off past HOST_LIMITS.wsUnreadMaxBytes. */
+  ws(unreadBytes: number): void {
+    this.cutOff("ws", BROWSER_UI_CLIENT, null, unreadBytes);
+  }
+
+  private cutOff(
+    transport: "socket" | "ws",
+    client: string,
+    connectionId: string | null,
+    unreadBytes: number,
+  ): void {
+    const notLogged = this.#window.admit();
+    if (notLogged === null) return;
+    const limitBytes =
+      transport === "socket" ? HOST_LIMITS.socketUnreadMaxBytes : HOST_LIMITS.wsUnreadMaxBytes;
+    this.record({
+      kind: "client_cut_off",
+      transport,
+      client,
+      connectionId,
+      unreadBytes,
+      limitBytes,
+      ...(notLogged > 0 ? { notLogged } : {}),
+    });
+  }
+}

@@ -1,0 +1,31 @@
+// The Audit page's words for entries the host writes when it protects itself: each kind has a
+// label of its own, and its summary says what happened in plain words.
+// Plain JS so that the renderer's TypeScript program never sees Node types.
+import { describe, expect, it } from "vitest";
+import { AUDIT_KINDS } from "../../../shared/audit-entry.ts";
+import { kindLabel, summaryOf } from "./audit.ts";
+
+const common = { seq: 7, ts: "2026-12-04T19:00:00.000Z", prev: "0".repeat(64) };
+
+describe("audit labels", () => {
+  it("labels every kind in words, not its key", () => {
+    for (const kind of AUDIT_KINDS) expect(kindLabel(kind)).not.toBe(kind);
+  });
+
+  it("says which client was cut off, how much it left unread, and the limit", () => {
+    const entry = {
+      ...common,
+      kind: "client_cut_off",
+      transport: "socket",
+      client: "hoarder",
+      connectionId: "c1",
+      unreadBytes: 17 * 1024 * 1024,
+      limitBytes: 16 * 1024 * 1024,
+      notLogged: 3,
+    };
+    expect(kindLabel("client_cut_off")).toBe("Client cut off");
+    expect(summaryOf(entry)).toBe(
+      "hoarder (local socket) left 17.8 MB of answers unread, over the 16.8 MB allowed: disconnected (and 3 more before, not logged one by one)",
+    );
+  });
+});

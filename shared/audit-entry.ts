@@ -42,6 +42,8 @@ export const AUDIT_KINDS = [
   "tool_reviewed",
   "clients_not_logged",
   "client_cut_off",
+  "connections_capped",
+  "connections_uncapped",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -106,6 +108,39 @@ export const clientCutOffEntrySchema = z.object({
   limitBytes: count,
   /** Cut-offs left out of the log before this one (over the bound a window). */
   notLogged: count.optional(),
+});
+
+/** The loopback HTTP servers that cap their open connections: MCP over HTTP, the browser UI. */
+export const CAPPED_SERVERS = ["mcp_http", "ui"] as const;
+
+const connectionCap = {
+  server: z.enum(CAPPED_SERVERS),
+  /** The cap: HOST_LIMITS.httpConnectionsMax open connections. */
+  max: count,
+  /** Connections refused since this server's previous connections_capped/_uncapped entry. */
+  refused: count,
+};
+
+/**
+ * A loopback HTTP server reached its cap of open connections and refuses new ones: anyone on
+ * this machine, token or not, can hold them all and lock every real client out. Past
+ * HOST_LIMITS.connectionCapEpisodesLogged a window, the times it is reached are counted
+ * (notLogged) in the next one logged, their refused connections in `refused`.
+ */
+export const connectionsCappedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("connections_capped"),
+  ...connectionCap,
+  notLogged: count.optional(),
+});
+
+/** The server is under its cap again, after a logged connections_capped. */
+export const connectionsUncappedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("connections_uncapped"),
+  ...connectionCap,
+  /** How long it was at its cap. */
+  durationMs: millis,
 });
 
 export const runStartedEntrySchema = z.object({
@@ -364,6 +399,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   toolReviewedEntrySchema,
   clientsNotLoggedEntrySchema,
   clientCutOffEntrySchema,
+  connectionsCappedEntrySchema,
+  connectionsUncappedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

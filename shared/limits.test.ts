@@ -151,6 +151,8 @@ describe("limits", () => {
         httpSessionIdleMs: 30 * 60_000,
         httpSessionsMax: 100,
         httpConnectionsMax: 1024,
+        connectionCapEpisodesLogged: 5,
+        connectionCapWindowMs: 60_000,
         httpSessionSweepMs: 60_000,
         socketMessageMaxBytes: 4 * MiB,
         socketUnreadMaxBytes: 16 * MiB,

@@ -358,6 +358,15 @@ export const HOST_LIMITS = {
    * each until the host had none left for the audit log, the local socket or Docker.
    */
   httpConnectionsMax: 1024,
+  /**
+   * Times a loopback HTTP server's connection cap was reached that are logged per
+   * connectionCapWindowMs (connections_capped, then connections_uncapped when it clears); the
+   * rest are counted, with the connections they refused, in the next one logged. A process
+   * holding the cap and letting one connection go in a loop would otherwise log each turn.
+   */
+  connectionCapEpisodesLogged: 5,
+  /** The window connectionCapEpisodesLogged counts over. */
+  connectionCapWindowMs: 60_000,
   /** While the audit log cannot be written (runs refused), how often writing is tried again. */
   auditProbeMs: 5_000,
   /** How often idle HTTP sessions are looked for. */

@@ -83,6 +83,8 @@ export function oneOfEachKind(): AuditEntryInput[] {
       unreadBytes: 17 * 1024 * 1024,
       limitBytes: 16 * 1024 * 1024,
     },
+    { kind: "connections_capped", server: "mcp_http", max: 1024, refused: 1 },
+    { kind: "connections_uncapped", server: "mcp_http", max: 1024, refused: 500, durationMs: 2000 },
     {
       kind: "runs_refused",
       cause: "docker_unreachable",

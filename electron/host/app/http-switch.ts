@@ -40,6 +40,7 @@ export class HttpSwitch {
       port: want,
       token,
       log,
+      record,
       onRefused: (reason) => record({ kind: "auth_refused", reason, transport: "http" }),
     });
     log?.(

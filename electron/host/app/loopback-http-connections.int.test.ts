@@ -3,20 +3,23 @@
 // descriptor each, so a process opening them in a loop could take every descriptor the host has
 // (on macOS Node's limit is 10,240), and the host could then open no audit file, accept no shim
 // and reach no Docker. Now each loopback HTTP server holds at most
-// HOST_LIMITS.httpConnectionsMax at once. Real servers on real ports; the connections come from
-// another process. Linux: descriptors are counted in /proc/self/fd.
+// HOST_LIMITS.httpConnectionsMax at once, and the audit log says when that cap is reached and
+// when it clears, with the connections refused (it used to lock real clients out silently).
+// Real servers on real ports; the connections come from another process. Linux: descriptors
+// are counted in /proc/self/fd.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { UiServer } from "../ui-server/ui-server.js";
 import { EventHub } from "./event-hub.js";
 import { freePort } from "../../../test-support/free-port.js";
-import { startHostWithoutDocker } from "../../../test-support/daemon.js";
+import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
 
 const OPENED = HOST_LIMITS.httpConnectionsMax + 500;
 
@@ -73,7 +76,8 @@ describe.skipIf(process.platform !== "linux")(
     });
 
     it("MCP over HTTP holds at most its limit, and answers a client once the flood is gone", async () => {
-      const host = await startHostWithoutDocker(tempDir("codemode-http-connections-"));
+      const home = tempDir("codemode-http-connections-");
+      const host = await startHostWithoutDocker(home);
       try {
         const port = await freePort();
         const saved = await dispatchApi(host.api, "settings.save", {
@@ -90,6 +94,26 @@ describe.skipIf(process.platform !== "linux")(
             timeout: 10_000,
           })
           .toBe(401);
+        // Reached once, cleared once the flood was gone, and every refused connection counted.
+        await expect
+          .poll(
+            async () => {
+              await host.auditDurable();
+              return auditEntries(home, "connections_uncapped").length;
+            },
+            { timeout: 10_000 },
+          )
+          .toBe(1);
+        const capped = auditEntries(home, "connections_capped");
+        const [uncapped] = auditEntries(home, "connections_uncapped");
+        expect(capped).toEqual([
+          expect.objectContaining({ server: "mcp_http", max: HOST_LIMITS.httpConnectionsMax }),
+        ]);
+        expect(uncapped).toMatchObject({ server: "mcp_http", max: HOST_LIMITS.httpConnectionsMax });
+        const refused = (capped[0]?.refused ?? 0) + (uncapped?.refused ?? 0);
+        // Every connection of the flood past the cap was refused and counted, and few besides.
+        expect(refused).toBeGreaterThanOrEqual(OPENED - HOST_LIMITS.httpConnectionsMax);
+        expect(refused).toBeLessThanOrEqual(OPENED - HOST_LIMITS.httpConnectionsMax + 16);
       } finally {
         await host.stop();
       }
@@ -98,6 +122,7 @@ describe.skipIf(process.platform !== "linux")(
     it("the browser UI's server holds at most its limit too", async () => {
       const dir = tempDir("codemode-ui-connections-");
       writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>ok</title>");
+      const recorded: AuditEntryInput[] = [];
       const api = Object.fromEntries(
         API_CHANNELS.map((channel) => [channel, () => null]),
       ) as unknown as ApiHandlers;
@@ -105,7 +130,7 @@ describe.skipIf(process.platform !== "linux")(
         host: {
           api,
           events: new EventHub(),
-          record: () => undefined,
+          record: (entry) => recorded.push(entry),
           audit: { export: () => Promise.resolve(0) },
         },
         staticDir: dir,
@@ -116,6 +141,12 @@ describe.skipIf(process.platform !== "linux")(
         const { open, gained } = await flood(port);
         expect(open).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax);
         expect(gained).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax + 16);
+        const kinds = () =>
+          recorded.filter((e) => e.kind.startsWith("connections_")).map((e) => e.kind);
+        await expect
+          .poll(kinds, { timeout: 10_000 })
+          .toEqual(["connections_capped", "connections_uncapped"]);
+        expect(recorded[0]).toMatchObject({ server: "ui", max: HOST_LIMITS.httpConnectionsMax });
       } finally {
         await server.close();
       }

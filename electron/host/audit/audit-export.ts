@@ -81,6 +81,8 @@ export const CSV_COLUMNS = [
   "notLogged",
   "unreadBytes",
   "limitBytes",
+  "max",
+  "refused",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -7,12 +7,16 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { bearerToken, tokensEqual } from "../local-access/token.js";
 import type { ClientSessions } from "../app/client-sessions.js";
+import { ConnectionCapLog } from "../app/connection-cap-log.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 
 export interface McpHttpOptions {
   sessions: ClientSessions;
   port: number;
   token: string;
   onRefused?: (reason: string) => void;
+  /** Where the connection cap's entries go (connections_capped, connections_uncapped). */
+  record?: (entry: AuditEntryInput) => void;
   log?: (line: string) => void;
 }
 
@@ -132,6 +136,7 @@ export class McpHttpServer {
     });
     // Before any token is seen: anyone on this machine can open connections to the port.
     this.server.maxConnections = HOST_LIMITS.httpConnectionsMax;
+    if (options.record) new ConnectionCapLog("mcp_http", options.record).watch(this.server);
   }
 
   static async start(options: McpHttpOptions): Promise<McpHttpServer> {

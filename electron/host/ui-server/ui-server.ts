@@ -25,6 +25,7 @@ import { tokensEqual } from "../local-access/token.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
 import { CutOffLog } from "../app/cut-off-log.js";
+import { ConnectionCapLog } from "../app/connection-cap-log.js";
 import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -92,6 +93,7 @@ export class UiServer {
     });
     // Before any token is seen: anyone on this machine can open connections to the port.
     this.http.maxConnections = HOST_LIMITS.httpConnectionsMax;
+    new ConnectionCapLog("ui", (entry) => options.host.record(entry)).watch(this.http);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
     this.http.on("upgrade", (req, socket, head) => {
       if (

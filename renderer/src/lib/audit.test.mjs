@@ -28,4 +28,18 @@ describe("audit labels", () => {
       "hoarder (local socket) left 17.8 MB of answers unread, over the 16.8 MB allowed: disconnected (and 3 more before, not logged one by one)",
     );
   });
+
+  it("says when a loopback server's connections are full, and when they are free again", () => {
+    const cap = { ...common, server: "mcp_http", max: 1024 };
+    expect(kindLabel("connections_capped")).toBe("Connections full");
+    expect(summaryOf({ ...cap, kind: "connections_capped", refused: 1 })).toBe(
+      "MCP over HTTP holds its cap of 1024 open connections: new ones are refused until some close",
+    );
+    expect(kindLabel("connections_uncapped")).toBe("Connections free again");
+    expect(
+      summaryOf({ ...cap, kind: "connections_uncapped", refused: 500, durationMs: 2_000 }),
+    ).toMatch(
+      /^MCP over HTTP takes connections again after .+ at its cap of 1024: 500 connections refused meanwhile$/,
+    );
+  });
 });

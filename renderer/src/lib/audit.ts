@@ -15,6 +15,8 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   client_disconnected: "Client left",
   clients_not_logged: "Connections counted",
   client_cut_off: "Client cut off",
+  connections_capped: "Connections full",
+  connections_uncapped: "Connections free again",
   config_changed: "Servers changed",
   settings_changed: "Settings changed",
   image_build: "Image build",
@@ -154,6 +156,9 @@ export function summaryOf(entry: AuditEntry): string {
       return `${entry.count} client connection${entry.count === 1 ? "" : "s"} not logged one by one (too many this hour)`;
     case "client_cut_off":
       return cutOffSummary(entry);
+    case "connections_capped":
+    case "connections_uncapped":
+      return capSummary(entry);
     case "runs_refused":
       return `${entry.count} run${entry.count === 1 ? "" : "s"} refused while Docker was not reachable${entry.clients.length > 0 ? ` (${entry.clients.join(", ")})` : ""}`;
     case "run_abandoned":
@@ -214,4 +219,21 @@ function cutOffSummary(entry: Extract<AuditEntry, { kind: "client_cut_off" }>): 
       ? ""
       : ` (and ${entry.notLogged} more before, not logged one by one)`;
   return `${entry.client} (${where}) left ${formatBytes(entry.unreadBytes)} of answers unread, over the ${formatBytes(entry.limitBytes)} allowed: disconnected${more}`;
+}
+
+const CAPPED_SERVER_TEXT = { mcp_http: "MCP over HTTP", ui: "The browser UI's server" } as const;
+
+function capSummary(
+  entry: Extract<AuditEntry, { kind: "connections_capped" | "connections_uncapped" }>,
+): string {
+  const server = CAPPED_SERVER_TEXT[entry.server];
+  const refused = `${entry.refused} connection${entry.refused === 1 ? "" : "s"} refused`;
+  if (entry.kind === "connections_uncapped") {
+    return `${server} takes connections again after ${formatDuration(entry.durationMs)} at its cap of ${entry.max}: ${refused} meanwhile`;
+  }
+  const before =
+    entry.notLogged === undefined
+      ? ""
+      : ` (reached ${entry.notLogged} more times before, not logged one by one; ${refused} since the last entry)`;
+  return `${server} holds its cap of ${entry.max} open connections: new ones are refused until some close${before}`;
 }

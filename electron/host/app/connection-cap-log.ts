@@ -1,0 +1,84 @@
+import type { Server, Socket } from "node:net";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import type { CAPPED_SERVERS } from "../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import { EntryWindow } from "./entry-window.js";
+
+type CappedServer = (typeof CAPPED_SERVERS)[number];
+
+/**
+ * The audit entries of a loopback HTTP server at its cap of open connections
+ * (HOST_LIMITS.httpConnectionsMax): one when it is reached (connections_capped), one when it
+ * clears (connections_uncapped), each saying how many connections were refused. Any local
+ * process can hold the cap and lock every real client out; the cut-off used to be silent. A
+ * process letting one connection go and taking it back in a loop reaches the cap again each
+ * turn, so only HOST_LIMITS.connectionCapEpisodesLogged times a window are logged, the rest
+ * counted in the next one logged; a clearing is logged only when its reaching was.
+ */
+export class ConnectionCapLog {
+  readonly #window: EntryWindow;
+  #open = 0;
+  #capped = false;
+  #episodeLogged = false;
+  #cappedAt = 0;
+  /** Connections refused and not yet counted in an entry. */
+  #refused = 0;
+
+  constructor(
+    private readonly server: CappedServer,
+    private readonly record: (entry: AuditEntryInput) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#window = new EntryWindow(
+      {
+        logged: HOST_LIMITS.connectionCapEpisodesLogged,
+        windowMs: HOST_LIMITS.connectionCapWindowMs,
+      },
+      now,
+    );
+  }
+
+  /** Follows `http`'s connections, and those it drops at its maxConnections. */
+  watch(http: Server): void {
+    http.on("connection", (socket: Socket) => {
+      this.#open++;
+      socket.once("close", () => {
+        this.#open--;
+        if (this.#open < HOST_LIMITS.httpConnectionsMax) this.cleared();
+      });
+    });
+    http.on("drop", () => this.dropped());
+  }
+
+  private dropped(): void {
+    this.#refused++;
+    if (this.#capped) return;
+    this.#capped = true;
+    this.#cappedAt = this.now();
+    const notLogged = this.#window.admit();
+    this.#episodeLogged = notLogged !== null;
+    if (notLogged === null) return;
+    this.record({
+      kind: "connections_capped",
+      server: this.server,
+      max: HOST_LIMITS.httpConnectionsMax,
+      refused: this.#refused,
+      ...(notLogged > 0 ? { notLogged } : {}),
+    });
+    this.#refused = 0;
+  }
+
+  private cleared(): void {
+    if (!this.#capped) return;
+    this.#capped = false;
+    if (!this.#episodeLogged) return;
+    this.record({
+      kind: "connections_uncapped",
+      server: this.server,
+      max: HOST_LIMITS.httpConnectionsMax,
+      refused: this.#refused,
+      durationMs: Math.max(0, this.now() - this.#cappedAt),
+    });
+    this.#refused = 0;
+  }
+}

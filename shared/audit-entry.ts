@@ -75,8 +75,9 @@ export const clientDisconnectedEntrySchema = z.object({
 
 /**
  * Client connections left out of the log (over HOST_LIMITS.clientEntriesLogged in a window)
- * that no client_connected counted yet (notLogged), written when the app stops: a loop of
- * connections that ends before the next one logged is on the record all the same.
+ * that no client_connected counted yet (notLogged): written at the first one left out, then at
+ * most every HOST_LIMITS.clientsNotLoggedFlushMs while more are, and when the app stops. A loop
+ * of connections is on the record even if the app is killed before the next one logged.
  */
 export const clientsNotLoggedEntrySchema = z.object({
   ...common,

@@ -144,6 +144,7 @@ describe("limits", () => {
         authRefusalWindowMs: 60_000,
         clientEntriesLogged: 100,
         clientEntriesWindowMs: 60 * 60_000,
+        clientsNotLoggedFlushMs: 60_000,
         cutOffEntriesLogged: 30,
         cutOffWindowMs: 60_000,
         clientsChangedMinIntervalMs: 100,

@@ -331,6 +331,12 @@ export const HOST_LIMITS = {
   /** The window clientEntriesLogged counts over. */
   clientEntriesWindowMs: 60 * 60_000,
   /**
+   * Connections left out of the log are written as a count (clients_not_logged) at the first
+   * one left out, then at most this often while more are: the count used to wait for the next
+   * one logged or the app's stop, so a crash or a kill lost up to a window's worth of it.
+   */
+  clientsNotLoggedFlushMs: 60_000,
+  /**
    * Connections cut off for leaving too many answers unread (socketUnreadMaxBytes,
    * wsUnreadMaxBytes) logged one by one per cutOffWindowMs; the rest are counted in the next.
    */

@@ -50,10 +50,15 @@ interface ClientEntryView {
 /**
  * The audit entries of client connections, through a ClientEntryLimiter: client_connected
  * (with notLogged when some were left out before it), client_disconnected for a logged one,
- * and, when the app stops, one clients_not_logged for those left out since the last logged.
+ * and clients_not_logged for those left out: at the first one, then at most every
+ * HOST_LIMITS.clientsNotLoggedFlushMs while more are, and at the app's stop. The count used to
+ * wait for the next connection logged (up to clientEntriesWindowMs later) or the stop, so a
+ * crash or a SIGKILL of the app lost it whole; now a kill loses at most the last interval's,
+ * and never the fact that connections were left out.
  */
 export class ClientAuditLog {
   readonly #limiter: ClientEntryLimiter;
+  #flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly record: (entry: AuditEntryInput) => void,
@@ -64,7 +69,10 @@ export class ClientAuditLog {
 
   connected(view: ClientEntryView): void {
     const notLogged = this.#limiter.connected(view.connectionId);
-    if (notLogged === null) return;
+    if (notLogged === null) {
+      this.leftOut();
+      return;
+    }
     this.record({
       kind: "client_connected",
       ...fields(view),
@@ -78,10 +86,31 @@ export class ClientAuditLog {
     }
   }
 
-  /** At the app's stop: connections left out of the log since the last one logged. */
+  /** At the app's stop: connections left out of the log and not yet counted in it. */
   flush(): void {
+    clearInterval(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.writeNotLogged();
+  }
+
+  /** A connection left out: counted in the log at once if none is waiting, else at the tick. */
+  private leftOut(): void {
+    if (this.#flushTimer !== undefined) return;
+    this.writeNotLogged();
+    this.#flushTimer = setInterval(() => {
+      // A quiet interval ends the ticking; the next one left out is written at once again.
+      if (this.writeNotLogged()) return;
+      clearInterval(this.#flushTimer);
+      this.#flushTimer = undefined;
+    }, HOST_LIMITS.clientsNotLoggedFlushMs);
+    this.#flushTimer.unref();
+  }
+
+  /** Whether there was a count to write. */
+  private writeNotLogged(): boolean {
     const count = this.#limiter.takeNotLogged();
     if (count > 0) this.record({ kind: "clients_not_logged", count });
+    return count > 0;
   }
 }
 

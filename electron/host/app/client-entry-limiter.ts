@@ -1,5 +1,6 @@
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
+import { CutOffLog } from "./cut-off-log.js";
 import { EntryWindow } from "./entry-window.js";
 
 /**
@@ -54,10 +55,12 @@ interface ClientEntryView {
  * HOST_LIMITS.clientsNotLoggedFlushMs while more are, and at the app's stop. The count used to
  * wait for the next connection logged (up to clientEntriesWindowMs later) or the stop, so a
  * crash or a SIGKILL of the app lost it whole; now a kill loses at most the last interval's,
- * and never the fact that connections were left out.
+ * and never the fact that connections were left out. A connection cut off for hoarding answers
+ * gets its client_cut_off through a CutOffLog.
  */
 export class ClientAuditLog {
   readonly #limiter: ClientEntryLimiter;
+  readonly #cutOffs: CutOffLog;
   #flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -65,6 +68,7 @@ export class ClientAuditLog {
     limiter = new ClientEntryLimiter(),
   ) {
     this.#limiter = limiter;
+    this.#cutOffs = new CutOffLog(record);
   }
 
   connected(view: ClientEntryView): void {
@@ -84,6 +88,11 @@ export class ClientAuditLog {
     if (this.#limiter.disconnected(view.connectionId)) {
       this.record({ kind: "client_disconnected", ...fields(view) });
     }
+  }
+
+  /** A shim's connection cut off for leaving too many answers unread (see CutOffLog). */
+  cutOff(view: ClientEntryView, unreadBytes: number): void {
+    this.#cutOffs.socket(view, unreadBytes);
   }
 
   /** At the app's stop: connections left out of the log and not yet counted in it. */

@@ -36,7 +36,6 @@ import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { pinEvents } from "./pin-events.js";
 import { ClientAuditLog } from "./client-entry-limiter.js";
-import { CutOffLog } from "./cut-off-log.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
 import { configSecrets, serverViews, taintViews } from "./server-views.js";
@@ -153,14 +152,13 @@ export class CodeModeHost {
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     // A client can connect and leave in a loop: connections are logged one by one up to a bound.
     const clientLog = (this.clientLog = new ClientAuditLog(record));
-    const cutOffs = new CutOffLog(record);
     const sessions = (this.sessions = new ClientSessions(
       new HostRuns(engine, gate, hostAudit, sandbox, outages),
       options.version,
       {
         connected: (view) => clientLog.connected(view),
         disconnected: (view) => clientLog.disconnected(view),
-        cutOff: (view, unreadBytes) => cutOffs.socket(view, unreadBytes),
+        cutOff: (view, unreadBytes) => clientLog.cutOff(view, unreadBytes),
         // The first page only: thousands of connected clients must not make one huge message.
         changed: (views) =>
           events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),

@@ -7,6 +7,9 @@
 // result's hop from its reader thread to the code's event loop.
 //
 //   npx tsx bench/runner-call-loop.ts
+//
+// With CODEMODE_BEFORE_CHECKOUT set to another checkout, its runner.py runs as one more side in
+// the same rounds ("before"), so a change to the runner is measured before and after in one run.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -23,13 +26,16 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARM_UP = 100;
 const RUNNER = path.resolve(import.meta.dirname, "..", "sandbox-image", "runner.py");
+const BEFORE_DIR = process.env.CODEMODE_BEFORE_CHECKOUT;
+const BEFORE_RUNNER =
+  BEFORE_DIR === undefined ? null : path.resolve(BEFORE_DIR, "sandbox-image", "runner.py");
 
 const LOOP = echoLoopCode(WARM_UP, CALLS);
 
 /** One run of LOOP in a fresh runner process; resolves with the median call in ms. */
-function runnerRound(): Promise<number> {
+function runnerRound(runner: string): Promise<number> {
   const nonce = randomBytes(16).toString("hex");
-  const child = spawn("python3", [RUNNER, nonce], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn("python3", [runner, nonce], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
   let stdout = "";
   return new Promise<number>((resolve, reject) => {
@@ -69,10 +75,14 @@ function runnerRound(): Promise<number> {
 
 const floor = pipeEcho();
 const runner: number[] = [];
+const before: number[] = [];
 const pipe: number[] = [];
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    runner.push(await runnerRound());
+    // Which side goes first alternates, so neither always follows the floor's round.
+    if (BEFORE_RUNNER !== null && round % 2 === 0) before.push(await runnerRound(BEFORE_RUNNER));
+    runner.push(await runnerRound(RUNNER));
+    if (BEFORE_RUNNER !== null && round % 2 === 1) before.push(await runnerRound(BEFORE_RUNNER));
     pipe.push(await echoRound(floor, CALLS, WARM_UP));
   }
 } finally {
@@ -91,6 +101,14 @@ console.log(
   `the runner's call (await echo(...)) ${runnerMs.toFixed(3)} ms   fastest round ${Math.min(...runner).toFixed(3)} ms` +
     `   (runner's own work ${(runnerMs - floorMs).toFixed(3)} ms per call)`,
 );
+if (BEFORE_RUNNER !== null) {
+  const beforeMs = median(before);
+  console.log(
+    `before: the same with ${BEFORE_RUNNER}  ${beforeMs.toFixed(3)} ms   fastest round ${Math.min(...before).toFixed(3)} ms` +
+      `   (runner's own work ${(beforeMs - floorMs).toFixed(3)} ms per call; after/before ${(runnerMs / beforeMs).toFixed(2)}x,` +
+      ` rounds after ${runner.map((v) => v.toFixed(3)).join(", ")}, before ${before.map((v) => v.toFixed(3)).join(", ")})`,
+  );
+}
 report({
   what: "runner.py call over pipes, host answering at once",
   value: runnerMs,

@@ -64,6 +64,12 @@ EXIT_HOST_BUG = 2
 # as UTF-8, and a line that is not valid UTF-8 would end the run as a protocol violation.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+# The encoders of the lines (_Host.send) and of a call's arguments (the tool function), made
+# once: json.dumps with any option builds a new JSONEncoder each time, on every tool call's path.
+# encode() keeps no state between calls, so the code's threads can share them.
+_LINE_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ARGS_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
 
 class ToolError(Exception):
     """A tool call failed: the host refused it, or the tool reported an error.
@@ -205,15 +211,18 @@ class _Host:
         ensure_ascii=False keeps lines short (a non-ASCII character costs its UTF-8 bytes,
         not a 6- or 12-byte escape); json escapes every control character, so the only
         newline written is the one ending the line."""
-        self.send_json(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), last=last)
+        self.send_json(_LINE_JSON.encode(obj), last=last)
 
     def send_json(self, text, *, last=False):
         """Write an already encoded message. "replace" is a last resort so that what we
-        write is always valid UTF-8, even if a lone surrogate slipped through.
+        write is always valid UTF-8, even if a lone surrogate slipped through."""
+        self.send_line(text.encode("utf-8", "replace") + b"\n", last=last)
+
+    def send_line(self, data, *, last=False):
+        """Write one whole line, already UTF-8 bytes ending in its only `\\n`.
 
         With last=True the process exits while still holding the lock: no other thread
         (the code may have started some) can slip a line in after `done`."""
-        data = text.encode("utf-8", "replace") + b"\n"
         with self._send_lock:
             try:
                 view = memoryview(data)
@@ -389,6 +398,8 @@ class _Capture(io.TextIOBase):
 def _make_tool(host, name, stub):
     """One `async def NAME(params=None) -> str` for the code, bound to tool `name`."""
     limit = host.args_max_bytes
+    # The call line's fixed part after the id, encoded once per tool rather than once per call.
+    line_tool = b',"tool":' + json.dumps(name, ensure_ascii=False).encode("utf-8") + b',"args":'
 
     async def tool(params: dict | None = None) -> str:
         if params is None:
@@ -401,8 +412,8 @@ def _make_tool(host, name, stub):
         # without costing a round trip. allow_nan=False because NaN is not JSON and would
         # make the whole line a protocol violation; surrogates would make it bad UTF-8.
         try:
-            args = json.dumps(params, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-            size = len(args.encode("utf-8"))
+            args = _ARGS_JSON.encode(params).encode("utf-8")
+            size = len(args)
         except (TypeError, ValueError, RecursionError) as exc:
             raise ToolError(f"{name}() arguments cannot be sent as JSON: {exc}") from None
         if size > limit:
@@ -418,11 +429,9 @@ def _make_tool(host, name, stub):
         host.flush_output()
         # Registered before the line goes out, so the result cannot beat its future.
         call_id = host.register_call(future)
-        # `args` goes out exactly as measured above.
-        host.send_json(
-            '{"type":"call","id":%d,"tool":%s,"args":%s}'
-            % (call_id, json.dumps(name, ensure_ascii=False), args)
-        )
+        # `args` goes out exactly as measured above: the bytes already encoded, not encoded again.
+        line = (b'{"type":"call","id":', b"%d" % call_id, line_tool, args, b"}\n")
+        host.send_line(b"".join(line))
         return await future
 
     tool.__name__ = tool.__qualname__ = name

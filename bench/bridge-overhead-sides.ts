@@ -65,6 +65,12 @@ export interface CodeModeSides {
   /** Starts the toy server and warms the sandbox. */
   open(): Promise<void>;
   run(code: string, audited: boolean): Promise<RunResult>;
+  /**
+   * The same code in a sandbox of its own (so the engine's warm container and staged catalog
+   * stay as they are) whose host answers each `echo` call at once with "x": no bridge, no
+   * server, no audit. What is left of a call is the runner's share through the attach stream.
+   */
+  runBare(code: string): Promise<RunResult>;
   close(): Promise<void>;
 }
 
@@ -85,11 +91,14 @@ export async function codeModeSides(
       env: {},
     }),
   );
-  const sandbox = new m.Sandbox({
-    docker: options.docker,
-    image: options.image,
-    owner: m.currentOwner("codemode-bench"),
-  });
+  const newSandbox = (): SandboxModule.Sandbox =>
+    new m.Sandbox({
+      docker: options.docker,
+      image: options.image,
+      owner: m.currentOwner("codemode-bench"),
+    });
+  const sandbox = newSandbox();
+  const bare = newSandbox();
   const engine = (audit: boolean): EngineModule.CodeModeEngine =>
     new m.CodeModeEngine({
       servers,
@@ -107,12 +116,18 @@ export async function codeModeSides(
     async open() {
       await servers.open();
       await sandbox.run({ code: "print(1)" }); // warm the engine's caches first
+      await bare.run({ code: "print(1)" });
     },
     run: (code, audit) => (audit ? audited : unaudited).run({ code }, { client: "bench" }),
+    runBare: (code) =>
+      bare.run(
+        { code, tools: [{ name: "echo", stub: "" }] },
+        { onCall: () => Promise.resolve({ ok: true, value: "x" }) },
+      ),
     async close() {
       audited.close();
       unaudited.close();
-      await Promise.allSettled([sandbox.close(), servers.close()]);
+      await Promise.allSettled([sandbox.close(), bare.close(), servers.close()]);
       await log.close();
       rmSync(auditDir, { recursive: true, force: true });
     },

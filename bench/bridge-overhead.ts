@@ -12,6 +12,9 @@
 // is printed beside the goal: per round, the direct call plus the Docker floor of the same round
 // ("structural floor"), as a ratio to the direct call. Issue 11 asks for 1.5x; no bridge, runner
 // or audit work, however small, takes a call under that row.
+// Between the two, "the runner alone": the same Python loop in a sandbox whose host answers each
+// call at once (no bridge, no server, no audit), so its excess over the Docker floor is the
+// runner's own work as the container runs it, and Code Mode's excess over it is the host's.
 // Rounds alternate between the sides, so a busy machine weighs on all of them alike. Wall
 // times on a busy machine swing widely; the host's own CPU time per call (process.cpuUsage
 // over the round, divided by its calls) is printed beside them: it is what the host spends on
@@ -79,8 +82,8 @@ async function main(): Promise<void> {
       })
     : null;
   const direct = new Client({ name: "bench-direct", version: "1" });
-  const loop = async (which: CodeModeSides, audited: boolean): Promise<number> => {
-    const result = await which.run(LOOP, audited);
+  const loop = async (which: CodeModeSides, audited: boolean | "bare"): Promise<number> => {
+    const result = await (audited === "bare" ? which.runBare(LOOP) : which.run(LOOP, audited));
     if (result.error !== null) throw new Error(`run failed: ${result.error}`);
     return Number(result.stdout.trim());
   };
@@ -93,6 +96,8 @@ async function main(): Promise<void> {
     pipeFloor: [] as number[],
     dockerFloor: [] as number[],
     structuralFloor: [] as number[],
+    bareRunner: [] as number[],
+    beforeBareRunner: [] as number[],
   };
   const cpu: typeof sides = {
     direct: [],
@@ -103,6 +108,8 @@ async function main(): Promise<void> {
     pipeFloor: [],
     dockerFloor: [],
     structuralFloor: [],
+    bareRunner: [],
+    beforeBareRunner: [],
   };
   const pipeFloor = pipeEcho();
   const dockerFloor = await dockerEcho(status.docker, image);
@@ -124,9 +131,11 @@ async function main(): Promise<void> {
       if (before !== null) {
         await timed("beforeUnaudited", () => loop(before, false));
         await timed("beforeAudited", () => loop(before, true));
+        await timed("beforeBareRunner", () => loop(before, "bare"));
       }
       await timed("unaudited", () => loop(after, false));
       await timed("audited", () => loop(after, true));
+      await timed("bareRunner", () => loop(after, "bare"));
       await timed("pipeFloor", () => echoRound(pipeFloor, CALLS, WARM_UP));
       await timed("dockerFloor", () => echoRound(dockerFloor, CALLS, WARM_UP));
     }
@@ -180,6 +189,8 @@ async function main(): Promise<void> {
     show("before: Code Mode, audit entries discarded", "beforeUnaudited");
     show("before: Code Mode, audit log written", "beforeAudited");
   }
+  show("the runner alone: host answering at once, no bridge", "bareRunner");
+  if (before !== null) show("before: the runner alone", "beforeBareRunner");
   show("floor: a line to Python and back over pipes", "pipeFloor");
   show("floor: the same through a sandbox container's attach", "dockerFloor");
   show(

@@ -1,0 +1,147 @@
+// Why the first burst on a rested pool lands where it does: the warm pool as the Sandbox builds
+// it (default floor, growth and preloading), 10 back-to-back print(1) runs straight through it,
+// with a trace of each run (warm or cold, how long) and of each container the pool started
+// (when, lean or preloading, when it was ready), rounds of it side by side with a cold hardened
+// `docker run -i` measured between them. No shim or daemon: the pool's own dynamics, at a
+// fraction of pool-burst's time. BENCH_ROUNDS sets the rounds, BENCH_TRACE=0 hides the trace.
+import os from "node:os";
+import { findDocker } from "../electron/host/docker/docker-status.js";
+import { sandboxImageDir } from "../electron/host/paths.js";
+import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { poolGrowthFor } from "../electron/host/sandbox/pool-target.js";
+import { runInContainer } from "../electron/host/sandbox/run-session.js";
+import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { WarmPool } from "../electron/host/sandbox/warm-pool.js";
+import { RUN_LIMITS, SETTINGS_BOUNDS } from "../shared/limits.js";
+import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
+import { median } from "./stats.js";
+
+const CODE = "print(1)";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BURST = 10;
+const TRACE = process.env.BENCH_TRACE !== "0";
+/** The pool floors compared, round after round (BENCH_FLOORS=1,2); the default floor alone unless said. */
+const FLOORS = (process.env.BENCH_FLOORS ?? String(SETTINGS_BOUNDS.warmPoolSize.default))
+  .split(",")
+  .map(Number);
+/** A rested pool: no take for longer than the lean window, and every container ready. */
+const REST_MS = 11_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const status = await findDocker();
+  if (status.state !== "ready") throw new Error(status.message);
+  const docker = status.docker;
+  const image = imageTagFor(readContext(sandboxImageDir()));
+  const owner = currentOwner("codemode-bench");
+  let t0 = performance.now();
+  const at = (): string => `${(performance.now() - t0).toFixed(0).padStart(5)} ms`;
+  const log = (text: string): void => {
+    if (TRACE) console.log(`  ${at()}  ${text}`);
+  };
+  const cold = new Set<SandboxContainer>();
+  let started = 0;
+  const start = async (warm: boolean, preload: boolean): Promise<SandboxContainer> => {
+    const n = ++started;
+    const kind = warm ? (preload ? "warm, preloading" : "warm, lean") : "cold";
+    log(`container #${n} starting (${kind})`);
+    const container = await SandboxContainer.start(docker, image, owner, "runc", preload);
+    if (!warm) cold.add(container);
+    log(`container #${n} started`);
+    void container.ready.then((ok) => warm && log(`container #${n} ${ok ? "ready" : "failed"}`));
+    return container;
+  };
+  const defaults = {
+    warmPoolMaxSize: SETTINGS_BOUNDS.warmPoolMaxSize.default,
+    warmPoolIdleSeconds: SETTINGS_BOUNDS.warmPoolIdleSeconds.default,
+    maxConcurrentRuns: SETTINGS_BOUNDS.maxConcurrentRuns.default,
+  };
+  const newPool = (floor: number): WarmPool =>
+    new WarmPool(start, floor, poolGrowthFor(defaults), undefined, { preload: true });
+  let pool: WarmPool | null = null;
+  const removals: Promise<void>[] = [];
+  const bursts: number[][] = [];
+  const floors: number[] = [];
+  const plain: number[] = [];
+  const loadBefore = os.loadavg()[0] ?? 0;
+  try {
+    await dockerRunOnce(image, CODE);
+    for (let round = 0; round < ROUNDS; round++) {
+      // A new pool each round, as the daemon's: one run, then rested (no take within the lean
+      // window, refills and lean swaps done): what pool-burst's first burst meets.
+      const floor = FLOORS[round % FLOORS.length]!;
+      floors.push(floor);
+      pool = newPool(floor);
+      pool.fill();
+      await pool.settled();
+      const first = await pool.take();
+      await runInContainer(
+        first,
+        { code: CODE },
+        {},
+        { deadlineCeilingSeconds: RUN_LIMITS.defaultDeadlineSeconds },
+      );
+      removals.push(first.remove().catch(() => undefined));
+      for (let i = 0; i < 2; i++) plain.push(await dockerRunOnce(image, CODE));
+      await Promise.all(removals);
+      await sleep(REST_MS);
+      await pool.settled();
+      await sleep(500);
+      await pool.settled();
+      t0 = performance.now();
+      if (TRACE)
+        console.log(
+          `round ${round + 1}, floor ${floor}: pool idle ${pool.idle}, target ${pool.targetSize}`,
+        );
+      const times: number[] = [];
+      for (let i = 0; i < BURST; i++) {
+        const t = performance.now();
+        const container = await pool.take();
+        const result = await runInContainer(
+          container,
+          { code: CODE },
+          {},
+          { deadlineCeilingSeconds: RUN_LIMITS.defaultDeadlineSeconds },
+        );
+        if (result.stdout !== "1\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
+        const ms = performance.now() - t;
+        times.push(ms);
+        log(
+          `run ${i + 1}: ${cold.has(container) ? "COLD" : "warm"} ${ms.toFixed(0)} ms (target then ${pool.targetSize}, idle ${pool.idle})`,
+        );
+        removals.push(container.remove().catch(() => undefined));
+      }
+      bursts.push(times);
+      await Promise.allSettled(removals);
+      await pool.drain();
+    }
+    for (let i = 0; i < 2; i++) plain.push(await dockerRunOnce(image, CODE));
+  } finally {
+    await Promise.allSettled(removals);
+    await pool?.drain();
+  }
+  const base = median(plain);
+  const load = os.loadavg()[0] ?? 0;
+  console.log(
+    `rested warm pool, ${BURST} back-to-back print(1) (no shim), load ${loadBefore.toFixed(1)} -> ${load.toFixed(1)} on ${os.cpus().length} cores`,
+  );
+  console.log(`${DOCKER_RUN_BASELINE}: median ${base.toFixed(0)} ms of ${plain.length}`);
+  for (const floor of new Set(floors)) {
+    const all = bursts.filter((_, i) => floors[i] === floor);
+    const medians = all.map(median);
+    console.log(
+      `floor ${floor}: median of the rounds' medians ${median(medians).toFixed(0)} ms = ${(median(medians) / base).toFixed(2)}x (${all.length} rounds)`,
+    );
+  }
+  for (const [i, times] of bursts.entries()) {
+    const m = median(times);
+    const warm = times.filter((t) => t < base / 2).length;
+    console.log(
+      `round ${i + 1}, floor ${floors[i]}: median ${m.toFixed(0)} ms = ${(m / base).toFixed(2)}x, ${warm}/${BURST} under half the baseline; each ${times.map((t) => t.toFixed(0)).join(" ")}`,
+    );
+  }
+}
+
+await main();

@@ -3,6 +3,7 @@
 // measured side by side in one process with a plain hardened `docker run -i` of the same
 // image with the same flags (the baseline of bench/sandbox-latency.ts).
 import { findDocker } from "../electron/host/docker/docker-status.js";
+import { SETTINGS_BOUNDS } from "../shared/limits.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import {
@@ -38,9 +39,10 @@ async function main(): Promise<void> {
     await dockerRunOnce(image, CODE); // warm the engine's caches for every path alike
     await shim.run(CODE);
     for (let i = 0; i < ROUNDS; i++) {
-      // The warm pool's one container, started and idle: what every measured run takes. On a
-      // busy machine that can take long; the wait is for the pool, not for a fixed time.
-      await poolReady(docker, home, 1);
+      // The warm pool's containers (its default floor), started and idle: what every measured
+      // run meets. On a busy machine that can take long; the wait is for the pool, not for a
+      // fixed time.
+      await poolReady(docker, home, SETTINGS_BOUNDS.warmPoolSize.default);
       t = performance.now();
       const result = await shim.run(CODE);
       times.shim.push(performance.now() - t);

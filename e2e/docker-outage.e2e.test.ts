@@ -6,6 +6,7 @@
 // sweep its leftover containers, refill the warm pool, say so, and run code again.
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
+import { SETTINGS_BOUNDS } from "../shared/limits.js";
 import { textOf, until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import {
@@ -147,7 +148,7 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
     expect(back[0]!.sweptContainers).toBeGreaterThanOrEqual(1);
     const ids = (await homeContainers(engine.docker, home)).map((c) => c.id);
     expect(ids.filter((id) => before.includes(id))).toEqual([]);
-    expect(back[0]!.warmContainers).toBe(1);
+    expect(back[0]!.warmContainers).toBe(SETTINGS_BOUNDS.warmPoolSize.default);
     const refusedEntries = auditEntries(home, "runs_refused");
     expect(refusedEntries).toHaveLength(1);
     expect(refusedEntries[0]).toMatchObject({

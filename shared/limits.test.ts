@@ -102,7 +102,8 @@ describe("limits", () => {
       },
       SECRET_LIMITS: { maskMinChars: 8 },
       POOL_LIMITS: {
-        defaultSize: 1,
+        defaultSize: 2,
+        leanSpares: 1,
         maxSize: 8,
         defaultGrowMax: 4,
         growMaxCeiling: 16,
@@ -119,7 +120,7 @@ describe("limits", () => {
         deadlineSeconds: { min: 1, max: 90, default: 50 },
         maxCallsPerRun: { min: 1, max: 10_000, default: 200 },
         descriptionBudgetChars: { min: 1_000, max: 100_000, default: 3_000 },
-        warmPoolSize: { min: 0, max: 8, default: 1 },
+        warmPoolSize: { min: 0, max: 8, default: 2 },
         warmPoolMaxSize: { min: 0, max: 16, default: 4 },
         warmPoolIdleSeconds: { min: 5, max: 3_600, default: 60 },
         serverConcurrency: { min: 1, max: 64, default: 64 },

@@ -35,6 +35,20 @@ describe("PoolTarget", () => {
     expect(target.size).toBe(6);
   });
 
+  it("grows when a take right after another finds the pool short, though not empty", () => {
+    const clock = fakeClock();
+    const target = new PoolTarget(2, { maxSize: 4, idleMs: 60_000 }, clock.now);
+    target.taken(1, false, false); // the first run of a burst: the floor was all there
+    expect(target.size).toBe(2);
+    target.taken(0, false, true); // the second takes the floor's last container
+    expect(target.size).toBe(4);
+    const spaced = new PoolTarget(2, { maxSize: 4, idleMs: 60_000 }, clock.now);
+    spaced.taken(1, false, false);
+    clock.t += POOL_LIMITS.burstWindowMs + 1;
+    spaced.taken(1, false, true); // short, but long after the last take: no burst
+    expect(spaced.size).toBe(2);
+  });
+
   it("halves after each idle time without a take, down to the floor", () => {
     const clock = fakeClock();
     const target = new PoolTarget(1, { maxSize: 8, idleMs: 1_000 }, clock.now);

@@ -71,11 +71,14 @@ export class PoolTarget {
 
   /**
    * A run took a container: `missed` when none was idle (the run waits for a cold one),
-   * else `idleLeft` are still idle after it. Runs spaced out enough for the refill never
-   * miss, so they never grow the pool; once grown, a take that leaves it under half full
-   * grows it again, before the next run has to miss.
+   * `short` when fewer than the target were idle before it (earlier takes' refills still under
+   * way), and `idleLeft` are still idle after it. Runs spaced out enough for the refill never
+   * miss nor find it short, so they never grow the pool; a run that does right after another
+   * grows it (with a floor of 2, the second run of a burst takes the floor's second container
+   * and grows the pool then, a run earlier than a miss would); once grown, a take that leaves
+   * it under half full grows it again, before the next run has to miss.
    */
-  taken(idleLeft: number, missed: boolean): void {
+  taken(idleLeft: number, missed: boolean, short = missed): void {
     const now = this.now();
     // A miss with no take shortly before is no burst: the pool was still filling (at start,
     // after a runtime switch) or a refill failed.
@@ -83,7 +86,7 @@ export class PoolTarget {
     this.lastTakeAt = now;
     this.tookAny = true;
     const underHalf = this.grown && idleLeft * POOL_LIMITS.growthFactor < this.target;
-    if ((missed && burst) || underHalf) {
+    if (((missed || short) && burst) || underHalf) {
       this.target = Math.min(
         this.ceiling,
         Math.max(this.target + 1, this.target * POOL_LIMITS.growthFactor),

@@ -436,7 +436,9 @@ describe("WarmPool preload under pressure", () => {
     expect(pool.idle).toBe(3);
     expect(idleLean).toBe(3);
     clock.advance(POOL_LIMITS.leanWindowMs);
-    for (let left = idleLean - 1; left >= 0; left--) {
+    // The floor of 3 keeps its lean spare (POOL_LIMITS.leanSpares): the others are swapped.
+    const swaps = idleLean - POOL_LIMITS.leanSpares;
+    for (let left = swaps - 1; left >= 0; left--) {
       // One lean container went; the others stay ready until its replacement is.
       expect(pool.idle).toBe(2);
       expect(made.at(-1)?.preload).toBe(true);
@@ -446,6 +448,9 @@ describe("WarmPool preload under pressure", () => {
     }
     await pool.settled();
     expect(pool.idle).toBe(3);
+    const idle = made.filter((m) => !taken.has(m.container) && !m.container.removed);
+    expect(idle.filter((m) => !m.preload).length).toBe(POOL_LIMITS.leanSpares);
+    clock.advance(POOL_LIMITS.leanWindowMs);
     expect(clock.pending()).toBe(0);
     await pool.drain();
   });
@@ -474,13 +479,15 @@ describe("WarmPool preload under pressure", () => {
     );
     pool.fill();
     await open();
-    // Spaced runs: each refill is ready before the next take, so every refill preloads.
+    // The floor of 2 is one preloading container and a lean spare (POOL_LIMITS.leanSpares).
+    // Spaced runs take the preloading one: each refill is ready before the next take, so every
+    // refill preloads, and the spare stays.
     for (let i = 0; i < 3; i++) {
       clock.advance(1_000);
       await pool.take();
       await open();
     }
-    expect(made.map((m) => m.preload)).toEqual([true, true, true, true, true]);
+    expect(made.map((m) => m.preload)).toEqual([true, false, true, true, true]);
     // Back to back: the second take finds the first one's refill still importing (the pool
     // is short, though one container is still ready), so its refill and the next skip the
     // imports; so does a third's.
@@ -492,6 +499,39 @@ describe("WarmPool preload under pressure", () => {
     await pool.take();
     expect(made.slice(5).map((m) => m.preload)).toEqual([true, false, false]);
     await open();
+    await pool.drain();
+  });
+
+  it("a floor of 2 is one preloading container and a lean spare; a burst's second take grows the pool", async () => {
+    const clock = fakeClock();
+    const made: { preload: boolean; container: Fake }[] = [];
+    const pool = new WarmPool(
+      (_warm, preload) => {
+        const container = fakeContainer(preload ? "preloaded" : "lean");
+        made.push({ preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      2,
+      { maxSize: 4, idleMs: 60_000 },
+      clock,
+      { preload: true },
+    );
+    pool.fill();
+    await pool.settled();
+    expect(made.map((m) => m.preload)).toEqual([true, false]);
+    // A run on its own gets the preloading one (it may import pandas); its refill preloads.
+    const first = await pool.take();
+    expect(first).toBe(made[0]!.container);
+    await pool.settled();
+    expect(made.map((m) => m.preload)).toEqual([true, false, true]);
+    // A burst: its first run takes the preloading one, the second the spare, not a cold start,
+    // and the pool grows then, its new refills lean.
+    clock.advance(POOL_LIMITS.burstWindowMs + 1);
+    expect(await pool.take()).toBe(made[2]!.container);
+    expect(await pool.take()).toBe(made[1]!.container);
+    expect(pool.targetSize).toBe(4);
+    await pool.settled();
+    expect(made.slice(3).map((m) => m.preload)).toEqual([true, false, false, false]);
     await pool.drain();
   });
 

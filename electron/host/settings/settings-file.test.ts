@@ -211,7 +211,7 @@ describe("settings files of earlier versions", () => {
       deadlineSeconds: 30,
       maxCallsPerRun: 400,
       descriptionBudgetChars: 6_000,
-      warmPoolSize: 2,
+      warmPoolSize: 3,
       serverConcurrency: 4,
       maxConcurrentRuns: 6,
       auditRetentionDays: 90,

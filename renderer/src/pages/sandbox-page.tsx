@@ -64,7 +64,9 @@ const RUN_SETTINGS: NumberSetting[] = [
     label: "Warm pool size",
     hint:
       "Containers kept started and idle while runs are quiet, so a run begins at once. Each " +
-      "idle container holds memory (about 8 MiB; about 64 MiB with library preloading).",
+      "idle container holds memory (about 8 MiB; about 64 MiB with library preloading, which " +
+      "one of them skips once there are two or more: the second run of a burst needs " +
+      "a container, not the libraries).",
   },
   {
     key: "warmPoolMaxSize",

@@ -126,7 +126,8 @@ const connectionCap = {
  * A loopback HTTP server reached its cap of open connections and refuses new ones: anyone on
  * this machine, token or not, can hold them all and lock every real client out. Past
  * HOST_LIMITS.connectionCapEpisodesLogged a window, the times it is reached are counted
- * (notLogged) in the next one logged, their refused connections in `refused`.
+ * (notLogged) in the next one logged, their refused connections in `refused`; one of them still
+ * lasting when a window has room is logged then (at its next refusal), not counted.
  */
 export const connectionsCappedEntrySchema = z.object({
   ...common,

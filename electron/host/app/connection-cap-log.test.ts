@@ -66,4 +66,54 @@ describe("ConnectionCapLog", () => {
       notLogged: 3,
     });
   });
+  it("logs a hold of the cap that began past the bound once the window has room, with its whole length", () => {
+    let now = 1_000_000;
+    const entries: AuditEntryInput[] = [];
+    const fake = fakeServer();
+    new ConnectionCapLog(
+      "mcp_http",
+      (entry) => entries.push(entry),
+      () => now,
+    ).watch(fake.server);
+    for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
+    // Attack: use up the window with short turns at the cap...
+    for (let turn = 0; turn < HOST_LIMITS.connectionCapEpisodesLogged; turn++) {
+      fake.drop();
+      now += 10;
+      fake.closeOne();
+      fake.connect();
+    }
+    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged);
+    // ... then reach it once more and hold it: this time is left out, the window being full.
+    fake.drop();
+    const heldFrom = now;
+    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged);
+    // A real client refused once the window has room again: the lockout is on the record now,
+    // not only once it ends (it may never) or the next time the cap is reached.
+    now += HOST_LIMITS.connectionCapWindowMs;
+    fake.drop();
+    expect(entries.at(-1)).toEqual({
+      kind: "connections_capped",
+      server: "mcp_http",
+      max: HOST_LIMITS.httpConnectionsMax,
+      refused: 2,
+    });
+    fake.drop();
+    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged + 1);
+    // Its clearing says how long the lockout really lasted, from when the cap was reached.
+    now += 5_000;
+    fake.closeOne();
+    expect(entries.at(-1)).toEqual({
+      kind: "connections_uncapped",
+      server: "mcp_http",
+      max: HOST_LIMITS.httpConnectionsMax,
+      refused: 1,
+      durationMs: now - heldFrom,
+    });
+    // Logged after all, that time is not counted as left out on the next one.
+    now += HOST_LIMITS.connectionCapWindowMs;
+    fake.connect();
+    fake.drop();
+    expect(entries.at(-1)).not.toHaveProperty("notLogged");
+  });
 });

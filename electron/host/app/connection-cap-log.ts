@@ -13,7 +13,9 @@ type CappedServer = (typeof CAPPED_SERVERS)[number];
  * process can hold the cap and lock every real client out; the cut-off used to be silent. A
  * process letting one connection go and taking it back in a loop reaches the cap again each
  * turn, so only HOST_LIMITS.connectionCapEpisodesLogged times a window are logged, the rest
- * counted in the next one logged; a clearing is logged only when its reaching was.
+ * counted in the next one logged; a clearing is logged only when its reaching was. A time at
+ * the cap left out that still lasts when the window has room is logged then, at its next
+ * refusal: a loop of short turns must not hide the long hold that follows it.
  */
 export class ConnectionCapLog {
   readonly #window: EntryWindow;
@@ -52,10 +54,20 @@ export class ConnectionCapLog {
 
   private dropped(): void {
     this.#refused++;
-    if (this.#capped) return;
+    if (this.#capped) {
+      // Reached while the window was full: logged at the first refusal the window has room
+      // for. Else a loop of short turns at the cap, then a hold of it, kept the hold (the
+      // real lockout) off the log for as long as it lasted, and its length for good.
+      if (!this.#episodeLogged) this.logCapped(this.#window.readmit());
+      return;
+    }
     this.#capped = true;
     this.#cappedAt = this.now();
-    const notLogged = this.#window.admit();
+    this.logCapped(this.#window.admit());
+  }
+
+  /** `notLogged`: the EntryWindow's answer for this time at the cap (null: not logged). */
+  private logCapped(notLogged: number | null): void {
     this.#episodeLogged = notLogged !== null;
     if (notLogged === null) return;
     this.record({

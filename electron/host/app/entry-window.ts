@@ -22,17 +22,35 @@ export class EntryWindow {
 
   /** Null when this event is not logged; else how many were left out before it (0: none). */
   admit(): number | null {
-    const now = this.now();
-    if (now - this.#windowStart >= this.bound.windowMs) {
-      this.#windowStart = now;
-      this.#logged = 0;
-    }
+    this.roll();
     if (this.#logged >= this.bound.logged) {
       this.#dropped++;
       return null;
     }
     this.#logged++;
     return this.takeNotLogged();
+  }
+
+  /**
+   * An event admit() left out that is logged after all, now that a window has room: a state
+   * that began past the bound and still lasts (a cap held) must not stay off the log for as
+   * long as it lasts. Null while there is still no room; else how many others were left out
+   * before it (it is no longer counted among them).
+   */
+  readmit(): number | null {
+    this.roll();
+    if (this.#logged >= this.bound.logged) return null;
+    this.#logged++;
+    this.#dropped = Math.max(0, this.#dropped - 1);
+    return this.takeNotLogged();
+  }
+
+  private roll(): void {
+    const now = this.now();
+    if (now - this.#windowStart >= this.bound.windowMs) {
+      this.#windowStart = now;
+      this.#logged = 0;
+    }
   }
 
   /** The events left out and not yet counted on a logged one (0: none); counted from 0 again. */

@@ -249,6 +249,33 @@ describe("ServerSet", () => {
     expect(textOf(await set.callTool("slow", "echo", { text: "up" }, callOpts()))).toBe("up");
   });
 
+  it("replace with onStartFailed: a start superseded by the restart button is no failure, and one taken out leaves no process", async () => {
+    const set = makeSet({});
+    await set.open();
+    const failures: string[] = [];
+    const onStartFailed = (failure: { server: string; error: string }): void => {
+      failures.push(`${failure.server}: ${failure.error}`);
+    };
+    await set.replace(
+      config({
+        restarted: toyEntry({ TOY_START_DELAY_MS: "3000" }),
+        dropped: toyEntry({ TOY_START_DELAY_MS: "3000" }),
+      }),
+      { onStartFailed },
+    );
+    const dropped = pidOf(set, "dropped");
+    // The user presses Restart while the start runs: the server starts (again), it did not fail.
+    await set.get("restarted")?.restart();
+    expect(set.get("restarted")?.status).toBe("ready");
+    await set.replace(config({ restarted: toyEntry({ TOY_START_DELAY_MS: "3000" }) }), {
+      onStartFailed,
+    });
+    // Taken out while starting: its process is stopped with it, not left to finish its start.
+    expect(pidAlive(dropped)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(failures).toEqual([]);
+  });
+
   it("replace on an empty set is a tolerant open", async () => {
     const set = makeSet({});
     await set.open();

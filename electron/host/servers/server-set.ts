@@ -61,7 +61,8 @@ export interface ReplaceOptions {
   /**
    * Given, replace() resolves once removed and changed servers have stopped and the added
    * and restarted ones are starting, without waiting for them: each start that fails comes
-   * here instead of in `failed`, unless a later replace() took the server out meanwhile.
+   * here instead of in `failed`, unless a later replace() took the server out meanwhile or
+   * restart() took its start over.
    * A user saving a server should not watch "Saving…" for as long as a slow `npx` download
    * or a server that never answers (up to SERVER_LIMITS.startTimeoutMs); the server's
    * status shows its start. It also frees the next edit from waiting for these starts.
@@ -216,8 +217,14 @@ export class ServerSet implements ToolCaller {
       if (onStartFailed) {
         const starts = toStart.map((server) =>
           server.start().catch((reason: unknown) => {
-            // Taken out by a later replace() (or close()) while starting: not a failure.
-            if (this.members.get(server.name) === server && !this.closed)
+            // Taken out by a later replace() (or close()) while starting: not a failure. Nor is
+            // a start superseded by restart() (the Restart button): that start is the server's
+            // now, and a start that fails leaves the server "failed" before it rejects.
+            if (
+              this.members.get(server.name) === server &&
+              !this.closed &&
+              server.status === "failed"
+            )
               onStartFailed(failureOf(server, reason));
           }),
         );

@@ -44,6 +44,7 @@ export const AUDIT_KINDS = [
   "client_cut_off",
   "connections_capped",
   "connections_uncapped",
+  "cut_offs_not_logged",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -109,6 +110,18 @@ export const clientCutOffEntrySchema = z.object({
   limitBytes: count,
   /** Cut-offs left out of the log before this one (over the bound a window). */
   notLogged: count.optional(),
+});
+
+/**
+ * Cut-offs left out of the log (over HOST_LIMITS.cutOffEntriesLogged a window) that no
+ * client_cut_off counted yet (notLogged): written at the first one left out, then at most every
+ * HOST_LIMITS.cutOffWindowMs while more are, and at the stop. A client cut off after a flood of
+ * others is on the record even if no cut-off is logged after it.
+ */
+export const cutOffsNotLoggedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("cut_offs_not_logged"),
+  count: count,
 });
 
 /** The loopback HTTP servers that cap their open connections: MCP over HTTP, the browser UI. */
@@ -403,6 +416,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   clientCutOffEntrySchema,
   connectionsCappedEntrySchema,
   connectionsUncappedEntrySchema,
+  cutOffsNotLoggedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

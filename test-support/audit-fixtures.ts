@@ -83,6 +83,7 @@ export function oneOfEachKind(): AuditEntryInput[] {
       unreadBytes: 17 * 1024 * 1024,
       limitBytes: 16 * 1024 * 1024,
     },
+    { kind: "cut_offs_not_logged", count: 4 },
     { kind: "connections_capped", server: "mcp_http", max: 1024, refused: 1 },
     { kind: "connections_uncapped", server: "mcp_http", max: 1024, refused: 500, durationMs: 2000 },
     {

@@ -2,6 +2,7 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { CutOffLog } from "./cut-off-log.js";
 import { EntryWindow } from "./entry-window.js";
+import { NotLoggedFlush } from "./not-logged-flush.js";
 
 /**
  * A client holding the token can connect and leave in a loop, and each connection was logged
@@ -61,7 +62,7 @@ interface ClientEntryView {
 export class ClientAuditLog {
   readonly #limiter: ClientEntryLimiter;
   readonly #cutOffs: CutOffLog;
-  #flushTimer: NodeJS.Timeout | undefined;
+  readonly #notLogged: NotLoggedFlush;
 
   constructor(
     private readonly record: (entry: AuditEntryInput) => void,
@@ -69,12 +70,17 @@ export class ClientAuditLog {
   ) {
     this.#limiter = limiter;
     this.#cutOffs = new CutOffLog(record);
+    this.#notLogged = new NotLoggedFlush(
+      () => limiter.takeNotLogged(),
+      (count) => record({ kind: "clients_not_logged", count }),
+      HOST_LIMITS.clientsNotLoggedFlushMs,
+    );
   }
 
   connected(view: ClientEntryView): void {
     const notLogged = this.#limiter.connected(view.connectionId);
     if (notLogged === null) {
-      this.leftOut();
+      this.#notLogged.leftOut();
       return;
     }
     this.record({
@@ -95,31 +101,10 @@ export class ClientAuditLog {
     this.#cutOffs.socket(view, unreadBytes);
   }
 
-  /** At the app's stop: connections left out of the log and not yet counted in it. */
+  /** At the app's stop: connections and cut-offs left out of the log and not yet counted in it. */
   flush(): void {
-    clearInterval(this.#flushTimer);
-    this.#flushTimer = undefined;
-    this.writeNotLogged();
-  }
-
-  /** A connection left out: counted in the log at once if none is waiting, else at the tick. */
-  private leftOut(): void {
-    if (this.#flushTimer !== undefined) return;
-    this.writeNotLogged();
-    this.#flushTimer = setInterval(() => {
-      // A quiet interval ends the ticking; the next one left out is written at once again.
-      if (this.writeNotLogged()) return;
-      clearInterval(this.#flushTimer);
-      this.#flushTimer = undefined;
-    }, HOST_LIMITS.clientsNotLoggedFlushMs);
-    this.#flushTimer.unref();
-  }
-
-  /** Whether there was a count to write. */
-  private writeNotLogged(): boolean {
-    const count = this.#limiter.takeNotLogged();
-    if (count > 0) this.record({ kind: "clients_not_logged", count });
-    return count > 0;
+    this.#notLogged.flush();
+    this.#cutOffs.flush();
   }
 }
 

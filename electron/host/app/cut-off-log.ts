@@ -1,6 +1,7 @@
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
+import { NotLoggedFlush } from "./not-logged-flush.js";
 
 /** The name client_cut_off gives the browser UI's WebSocket, which has no client name. */
 export const BROWSER_UI_CLIENT = "browser UI";
@@ -9,19 +10,32 @@ export const BROWSER_UI_CLIENT = "browser UI";
  * The audit entries of connections cut off for leaving too many answers unread: the host
  * protected its memory silently, so a user could not tell a client had been doing it. A
  * client holding the token can connect, hoard and be cut off in a loop, so only
- * HOST_LIMITS.cutOffEntriesLogged a window are logged one by one, the rest counted.
+ * HOST_LIMITS.cutOffEntriesLogged a window are logged one by one, the rest counted: in
+ * cut_offs_not_logged entries (see NotLoggedFlush), or in the next one logged.
  */
 export class CutOffLog {
   readonly #window: EntryWindow;
+  readonly #notLogged: NotLoggedFlush;
 
   constructor(
     private readonly record: (entry: AuditEntryInput) => void,
     now: () => number = Date.now,
   ) {
-    this.#window = new EntryWindow(
+    const window = new EntryWindow(
       { logged: HOST_LIMITS.cutOffEntriesLogged, windowMs: HOST_LIMITS.cutOffWindowMs },
       now,
     );
+    this.#window = window;
+    this.#notLogged = new NotLoggedFlush(
+      () => window.takeNotLogged(),
+      (count) => record({ kind: "cut_offs_not_logged", count }),
+      HOST_LIMITS.cutOffWindowMs,
+    );
+  }
+
+  /** At the stop: the cut-offs left out of the log and not yet counted in it. */
+  flush(): void {
+    this.#notLogged.flush();
   }
 
   /** A shim's connection, cut off past HOST_LIMITS.socketUnreadMaxBytes. */
@@ -41,7 +55,10 @@ export class CutOffLog {
     unreadBytes: number,
   ): void {
     const notLogged = this.#window.admit();
-    if (notLogged === null) return;
+    if (notLogged === null) {
+      this.#notLogged.leftOut();
+      return;
+    }
     const limitBytes =
       transport === "socket" ? HOST_LIMITS.socketUnreadMaxBytes : HOST_LIMITS.wsUnreadMaxBytes;
     this.record({

@@ -324,6 +324,8 @@ export class UiServer {
   }
 
   async close(): Promise<void> {
+    // Cut-offs left out of the log and not yet counted there: before the host's log closes.
+    this.cutOffs.flush();
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));

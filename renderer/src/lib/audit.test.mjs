@@ -42,4 +42,10 @@ describe("audit labels", () => {
       /^MCP over HTTP takes connections again after .+ at its cap of 1024: 500 connections refused meanwhile$/,
     );
   });
+  it("counts the cut-offs left out of the log", () => {
+    expect(kindLabel("cut_offs_not_logged")).toBe("Cut-offs counted");
+    expect(summaryOf({ ...common, kind: "cut_offs_not_logged", count: 4 })).toBe(
+      "4 clients cut off for leaving answers unread, not logged one by one (too many this minute)",
+    );
+  });
 });

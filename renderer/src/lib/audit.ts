@@ -17,6 +17,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   client_cut_off: "Client cut off",
   connections_capped: "Connections full",
   connections_uncapped: "Connections free again",
+  cut_offs_not_logged: "Cut-offs counted",
   config_changed: "Servers changed",
   settings_changed: "Settings changed",
   image_build: "Image build",
@@ -156,6 +157,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `${entry.count} client connection${entry.count === 1 ? "" : "s"} not logged one by one (too many this hour)`;
     case "client_cut_off":
       return cutOffSummary(entry);
+    case "cut_offs_not_logged":
+      return `${entry.count} client${entry.count === 1 ? "" : "s"} cut off for leaving answers unread, not logged one by one (too many this minute)`;
     case "connections_capped":
     case "connections_uncapped":
       return capSummary(entry);

@@ -79,6 +79,8 @@ function summary(entry: AuditEntry): string {
       return `${entry.count} client connections not logged one by one`;
     case "client_cut_off":
       return `${entry.client} ${entry.transport}${entry.connectionId ? ` ${entry.connectionId}` : ""} cut off: ${entry.unreadBytes} bytes of answers unread (limit ${entry.limitBytes})${entry.notLogged === undefined ? "" : `; ${entry.notLogged} more before, not logged one by one`}`;
+    case "cut_offs_not_logged":
+      return `${entry.count} client cut-offs not logged one by one`;
     case "connections_capped":
       return `${entry.server} at its cap of ${entry.max} connections, new ones refused (${entry.refused} refused since the last entry${entry.notLogged === undefined ? "" : `; reached ${entry.notLogged} more times, not logged one by one`})`;
     case "connections_uncapped":

@@ -272,13 +272,16 @@ export class CodeModeHost {
   /** Puts the built services to work: Docker looked for, servers started, socket and HTTP up. */
   private async begin(config: ServersConfig, settings: Settings): Promise<void> {
     const log = this.options.log ?? (() => undefined);
-    await this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`));
-    // Clients are taken once every server is up, or after SERVER_LIMITS.startupWaitMs: a
-    // server still starting then joins the catalog when it is ready.
-    await this.servers.replace(config, {
-      onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
-      startWaitMs: SERVER_LIMITS.startupWaitMs,
-    });
+    // Clients are taken once every server is up, or after SERVER_LIMITS.startupWaitMs (a late
+    // one joins the catalog when ready). Docker is looked for meanwhile, not first: a shim that
+    // starts the app waits shimStartWaitMs in all, and a mute engine takes versionTimeoutMs.
+    await Promise.all([
+      this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`)),
+      this.servers.replace(config, {
+        onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
+        startWaitMs: SERVER_LIMITS.startupWaitMs,
+      }),
+    ]);
     await this.listen();
     await this.http
       .apply(settings)

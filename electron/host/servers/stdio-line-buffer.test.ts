@@ -49,6 +49,47 @@ describe("StdioLineBuffer", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it("cuts out only the lines read: a chunk of a million empty lines, 5,000 read, takes little time", () => {
+    // The host stops a flooding server some thousand lines in (meterMessages). Before, the whole
+    // chunk was split into lines as it came, and each line read was shifted off the front of an
+    // array that long (a copy of the array per line): ~21 s for this chunk.
+    const buffer = new StdioLineBuffer(() => undefined);
+    const started = performance.now();
+    buffer.append(Buffer.alloc(1024 * 1024, 0x0a));
+    let thrown = 0;
+    for (let i = 0; i < 5_000; i++) {
+      try {
+        buffer.readMessage();
+      } catch {
+        thrown++;
+      }
+    }
+    const took = performance.now() - started;
+    expect(thrown).toBe(5_000);
+    expect(took).toBeLessThan(1_000);
+  });
+
+  it("gives a line spread over many chunks whole, and the lines after it", () => {
+    const buffer = new StdioLineBuffer(() => undefined);
+    const text = `${line(6)}\n${line(7)}\n${line(8)}`;
+    for (const char of text) buffer.append(Buffer.from(char));
+    expect(buffer.readMessage()).toEqual({ jsonrpc: "2.0", id: 6, result: {} });
+    expect(buffer.readMessage()).toEqual({ jsonrpc: "2.0", id: 7, result: {} });
+    expect(buffer.readMessage()).toBeNull();
+    buffer.append(Buffer.from("\r\n"));
+    expect(buffer.readMessage()).toEqual({ jsonrpc: "2.0", id: 8, result: {} });
+    expect(buffer.readMessage()).toBeNull();
+  });
+
+  it("reads nothing more once stopped, not even the lines it held", () => {
+    const buffer = new StdioLineBuffer(() => undefined);
+    buffer.append(Buffer.from(`${line(9)}\n${line(10)}\n`));
+    buffer.stop();
+    expect(buffer.readMessage()).toBeNull();
+    buffer.append(Buffer.from(`${line(11)}\n`));
+    expect(buffer.readMessage()).toBeNull();
+  });
+
   it("stops reading, once, past its bytes in a window", () => {
     let now = 0;
     let floods = 0;

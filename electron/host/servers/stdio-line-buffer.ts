@@ -18,11 +18,21 @@ export const BYTES_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputByte
  * once, keeps the SDK's cap on a line (STDIO_DEFAULT_MAX_BUFFER_SIZE), and counts the bytes:
  * past SERVER_LIMITS.outputBytesPerWindowMax in outputBytesWindowMs, `onFlood` runs once and
  * nothing more is read.
+ *
+ * Lines are cut out one at a time as they are read, not all at once as a chunk comes: a 64 KiB
+ * chunk of empty lines holds 65,536 of them, and the host stops a server some thousand lines
+ * into a flood (meterMessages), so splitting a whole chunk first cost it lines it never reads,
+ * and taking each from the front of an array that long cost a copy of the array per line.
  */
 export class StdioLineBuffer {
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
-  #lines: Buffer[] = [];
+  /** Unread bytes, the first chunk read from #offset. */
+  #chunks: Buffer[] = [];
+  #offset = 0;
+  /** Bytes appended in all, and up to the end of the last newline among them. */
+  #appended = 0;
+  #linesEnd = 0;
+  /** Bytes read out as lines (the newlines included). */
+  #read = 0;
   #windowStart: number;
   #windowBytes = 0;
   #stopped = false;
@@ -43,44 +53,83 @@ export class StdioLineBuffer {
     }
     this.#windowBytes += chunk.length;
     if (this.#windowBytes > SERVER_LIMITS.outputBytesPerWindowMax) {
-      this.#stopped = true;
-      this.clear();
+      this.stop();
       this.onFlood();
       return;
     }
-    let from = 0;
-    for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, from)) {
-      this.#pending.push(chunk.subarray(from, newline));
-      this.#lines.push(Buffer.concat(this.#pending));
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      from = newline + 1;
-    }
-    if (from < chunk.length) {
-      this.#pending.push(chunk.subarray(from));
-      this.#pendingBytes += chunk.length - from;
-      if (this.#pendingBytes > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
-        // As the SDK's buffer does: the transport reports it and closes.
-        this.clear();
-        throw new Error(
-          `ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`,
-        );
-      }
+    if (chunk.length === 0) return;
+    this.#chunks.push(chunk);
+    this.#appended += chunk.length;
+    // Searched from the end: only the bytes after the chunk's last newline are looked at.
+    const last = chunk.lastIndexOf(0x0a);
+    if (last !== -1) this.#linesEnd = this.#appended - chunk.length + last + 1;
+    if (this.#appended - this.#linesEnd > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+      // As the SDK's buffer does: the transport reports it and closes.
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`);
     }
   }
 
   /** The next whole line's message, or null; a line that is not one throws (the SDK goes on). */
   readMessage(): JSONRPCMessage | null {
-    const line = this.#lines.shift();
-    if (line === undefined) return null;
+    if (this.#read >= this.#linesEnd) return null;
+    const line = this.#nextLine();
     const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
     return deserializeMessage(line.toString("utf8", 0, end));
   }
 
+  /** The next line without its newline; there is one (#read < #linesEnd). */
+  #nextLine(): Buffer {
+    const first = this.#chunks[0] as Buffer;
+    const newline = first.indexOf(0x0a, this.#offset);
+    if (newline !== -1) {
+      const line = first.subarray(this.#offset, newline);
+      this.#read += newline + 1 - this.#offset;
+      this.#offset = newline + 1;
+      if (this.#offset === first.length) this.#dropChunks(1);
+      return line;
+    }
+    // The line goes on into later chunks: gathered once, each chunk walked once.
+    const parts = [first.subarray(this.#offset)];
+    let index = 1;
+    for (;;) {
+      const chunk = this.#chunks[index] as Buffer;
+      const at = chunk.indexOf(0x0a);
+      if (at === -1) {
+        parts.push(chunk);
+        index++;
+        continue;
+      }
+      parts.push(chunk.subarray(0, at));
+      const line = Buffer.concat(parts);
+      this.#read += line.length + 1;
+      this.#dropChunks(index);
+      this.#offset = at + 1;
+      if (this.#offset === chunk.length) this.#dropChunks(1);
+      return line;
+    }
+  }
+
+  #dropChunks(count: number): void {
+    this.#chunks.splice(0, count);
+    this.#offset = 0;
+  }
+
+  /**
+   * Reads nothing more, and drops what it holds: the host stopped the server (a flood). The SDK's
+   * transport would otherwise go on parsing the lines of the chunk it is reading.
+   */
+  stop(): void {
+    this.#stopped = true;
+    this.clear();
+  }
+
   clear(): void {
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#lines = [];
+    this.#chunks = [];
+    this.#offset = 0;
+    this.#appended = 0;
+    this.#linesEnd = 0;
+    this.#read = 0;
   }
 }
 
@@ -90,13 +139,18 @@ export class StdioLineBuffer {
  * no longer has the field throws here, loudly, at every server start: setting a field the SDK
  * does not read would leave its quadratic buffer in place and the byte flood open again.
  */
-export function useLineBuffer(transport: Transport, onFlood: () => void): void {
-  if (!(transport instanceof StdioClientTransport)) return;
+export function useLineBuffer(
+  transport: Transport,
+  onFlood: () => void,
+): StdioLineBuffer | undefined {
+  if (!(transport instanceof StdioClientTransport)) return undefined;
   const stdio = transport as unknown as { _readBuffer?: { append?: unknown } };
   if (typeof stdio._readBuffer?.append !== "function") {
     throw new Error(
       "The MCP SDK's StdioClientTransport has no _readBuffer any more: Code Mode cannot read a server's output in linear time and will not start it",
     );
   }
-  stdio._readBuffer = new StdioLineBuffer(onFlood);
+  const buffer = new StdioLineBuffer(onFlood);
+  stdio._readBuffer = buffer;
+  return buffer;
 }

@@ -25,7 +25,9 @@ const readline = require("node:readline");
 const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
 const note = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message",
   params: { level: "info", data: "x".repeat(Number(process.env.NOTE_CHARS)) } }) + "\\n";
-const block = note.repeat(Number(process.env.NOTES_PER_WRITE));
+// LINE, when set, is written in place of the notification: a line that is no message at all.
+const line = process.env.LINE !== undefined ? process.env.LINE + "\\n" : note;
+const block = line.repeat(Number(process.env.NOTES_PER_WRITE));
 const out = process.env.TO_STDERR ? process.stderr : process.stdout;
 const chunk = process.env.TO_STDERR ? "x\\n".repeat(32_768) : block;
 function flood() {
@@ -70,6 +72,7 @@ describe("a server flooding the host", () => {
     notesPerWrite: number,
     toStderr = false,
     burst?: number,
+    line?: string,
   ): Promise<{ cpu: number; lastError: string | null | undefined }> {
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name,
@@ -81,6 +84,7 @@ describe("a server flooding the host", () => {
           NOTES_PER_WRITE: String(notesPerWrite),
           ...(toStderr ? { TO_STDERR: "1" } : {}),
           ...(burst !== undefined ? { BURST: String(burst) } : {}),
+          ...(line !== undefined ? { LINE: line } : {}),
         },
       },
     });
@@ -109,6 +113,32 @@ describe("a server flooding the host", () => {
       `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
     );
   }, 60_000);
+
+  it.each([
+    ["not JSON", "x"],
+    ["JSON but no JSON-RPC message", "{}"],
+    ["empty", ""],
+  ])(
+    "of lines that are no message (%s) is stopped, says why, and leaves the host's thread mostly idle",
+    async (_kind, line) => {
+      // The SDK's transport reports a line it cannot read to onerror and never to onmessage, where
+      // the messages were counted: such lines were never counted, and each cost a parse that
+      // throws (a zod error for "{}"). Before: ~80% of this process's CPU, never stopped.
+      const { cpu, lastError } = await floodFrom(
+        `lines-${line.length}`,
+        1,
+        10_000,
+        false,
+        undefined,
+        line,
+      );
+      expect(cpu).toBeLessThan(0.3);
+      expect(lastError).toContain(
+        `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
+      );
+    },
+    60_000,
+  );
 
   it("of 9 MB lines is stopped, says why, and leaves the host's thread mostly idle", async () => {
     // Before: ~88% of this process's CPU, and never stopped.

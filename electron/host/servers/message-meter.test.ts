@@ -77,4 +77,21 @@ describe("meterMessages", () => {
       transport.onmessage?.({ jsonrpc: "2.0", id, result: {} });
     expect(floods).toBe(1);
   });
+
+  it("counts the lines the transport could not read (its errors) as messages", () => {
+    // A line that is not JSON, or JSON that is no JSON-RPC message, reaches onerror alone.
+    let floods = 0;
+    const transport = { send: () => Promise.resolve() } as unknown as Transport;
+    meterMessages(
+      transport,
+      () => floods++,
+      () => 0,
+    );
+    for (let i = 0; i < SERVER_LIMITS.messagesBurstMax; i++) {
+      transport.onerror?.(new SyntaxError("Unexpected end of JSON input"));
+    }
+    expect(floods).toBe(0);
+    transport.onerror?.(new SyntaxError("Unexpected end of JSON input"));
+    expect(floods).toBe(1);
+  });
 });

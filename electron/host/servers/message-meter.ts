@@ -6,7 +6,7 @@ export const FLOOD_REASON = `it sent more than ${SERVER_LIMITS.messagesBurstMax}
 
 /**
  * Counts what a server sends, before the SDK's client handles it (Protocol.connect keeps an
- * onmessage set before it and calls it first). Every line a server writes costs the host a
+ * onmessage and onerror set before it and calls them first), lines it cannot read included. Every line a server writes costs the host a
  * parse, whatever it is: a server writing notifications as fast as its pipe takes them kept the
  * host's one thread ~100% busy (event-loop delays of ~190 ms) for as long as it liked. The count
  * is a bucket of SERVER_LIMITS.messagesBurstMax refilled at messagesPerSecondMax: the message
@@ -30,12 +30,8 @@ export function meterMessages(
     if ("method" in message && "id" in message) answersOwed++;
     return send(message, options);
   };
-  transport.onmessage = (message) => {
+  const count = (): void => {
     if (flooded) return;
-    if (answersOwed > 0 && !("method" in message) && "id" in message) {
-      answersOwed--;
-      return;
-    }
     const at = now();
     tokens = Math.min(
       SERVER_LIMITS.messagesBurstMax,
@@ -49,4 +45,16 @@ export function meterMessages(
     flooded = true;
     onFlood();
   };
+  transport.onmessage = (message) => {
+    if (answersOwed > 0 && !("method" in message) && "id" in message) {
+      answersOwed--;
+      return;
+    }
+    count();
+  };
+  // A line that is no message (not JSON, or JSON the SDK's schema refuses) reaches onerror, never
+  // onmessage, and costs the host a parse that throws: counted alike, or a server writing "x" or
+  // "{}" lines as fast as its pipe took them kept the host's thread ~80-100% busy, never stopped.
+  // Its other errors (a failed spawn, a broken pipe) are a handful and count too.
+  transport.onerror = () => count();
 }

@@ -107,9 +107,10 @@ export function spawnConnection(options: SpawnOptions): Connection {
   // Before the client connects, so every message is counted before it is handled.
   meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;
+    lines?.stop();
     stopAtOnce(transport);
   });
-  useLineBuffer(transport, () => {
+  const lines = useLineBuffer(transport, () => {
     connection.stoppedBecause = BYTES_FLOOD_REASON;
     stopAtOnce(transport);
   });

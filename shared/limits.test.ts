@@ -305,7 +305,7 @@ describe("limits", () => {
       APPROVAL_LIMITS: {
         pendingMax: 64,
         argsShownMaxChars: 4 * KiB,
-        argsShownWholeMaxChars: 32 * KiB,
+        argsShownWholeMaxChars: 48 * KiB,
         codeShownMaxChars: 16 * KiB,
         elicitMessageMaxChars: 2 * KiB,
         idMaxChars: 64,

@@ -898,11 +898,13 @@ export const APPROVAL_LIMITS = {
    */
   argsShownMaxChars: 4 * KiB,
   /**
-   * Compact JSON of arguments too long to show pretty is shown whole up to this: twice
-   * BRIDGE_LIMITS.argsMaxBytes, room for the "[secret]" marks. A call's arguments never pass
-   * it, so the user never allows a call whose arguments were cut out of sight.
+   * Compact JSON of arguments too long to show pretty is shown whole up to this: three times
+   * BRIDGE_LIMITS.argsMaxBytes, room for the code points shown as escapes (an escape is at most
+   * three times its code point's UTF-8 bytes; a "[secret]" mark is no longer than a secret). A
+   * call's arguments never pass it, so the user never allows a call whose arguments were cut
+   * out of sight.
    */
-  argsShownWholeMaxChars: 32 * KiB,
+  argsShownWholeMaxChars: 48 * KiB,
   /** The run's code as the panel shows it (collapsed) is cut to this. */
   codeShownMaxChars: 16 * KiB,
   /** The question sent to a client by MCP elicitation is cut to this. */

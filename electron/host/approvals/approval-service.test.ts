@@ -234,6 +234,57 @@ describe("approval service", () => {
     await Promise.all([answer, short]);
   });
 
+  it("shows code points that hide or reorder text as escapes, in the panel and the client's question", async () => {
+    // Attack: a right-to-left override makes "\u202e0.0001" read as 1000.0 in the panel (checked
+    // in Chromium); zero-width, tag and other code points that show nothing hide what is there.
+    // JSON.stringify leaves all of them as they are.
+    const unseen = [
+      "\u202e", // right-to-left override
+      "\u2067", // right-to-left isolate
+      "\u200b", // zero-width space
+      "\u00ad", // soft hyphen
+      "\u0085", // next line (C1 control)
+      "\u2028", // line separator
+      "\u3164", // Hangul filler
+      "\ufe0f", // variation selector
+      "\u{e0041}", // tag letter A
+      "\u{f0000}", // private use
+    ];
+    const args = { amount: "\u202e0.0001", to: `alice${unseen.join("")}@example.com` };
+    const { approvals } = service();
+    let asked = "";
+    const answer = approvals.ask(
+      request({ args, elicit: (m) => ((asked = m), new Promise(() => undefined)) }),
+    );
+    const [view] = approvals.list();
+    for (const text of [view!.args, asked]) {
+      for (const char of unseen) expect(text).not.toContain(char);
+    }
+    // The panel says what is there, and its JSON is the call's arguments still.
+    expect(view!.args).toContain('"amount": "\\u202e0.0001"');
+    expect(view!.args).toContain("\\udb40\\udc41");
+    expect(JSON.parse(view!.args)).toEqual(args);
+    expect(asked).toContain(view!.args);
+    // Honest text stays as it is: accents, other scripts, emoji.
+    const honest = { text: "café, Straße, 東京, Москва, مرحبا, 👋🏽" };
+    void approvals.ask(request({ args: honest }));
+    expect(approvals.list()[1]!.args).toBe(JSON.stringify(honest, null, 2));
+    approvals.close();
+    await answer;
+  });
+
+  it("shows whole the longest arguments a call may carry, every code point escaped", () => {
+    // 16 KiB of 4-byte code points that are shown as two 6-character escapes each.
+    const chars = Math.floor((BRIDGE_LIMITS.argsMaxBytes - 16) / 4);
+    const args = { a: "\u{e0041}".repeat(chars) };
+    expect(Buffer.byteLength(JSON.stringify(args))).toBeLessThanOrEqual(BRIDGE_LIMITS.argsMaxBytes);
+    const { approvals } = service();
+    void approvals.ask(request({ args }));
+    const [view] = approvals.list();
+    expect(JSON.parse(view!.args)).toEqual(args);
+    approvals.close();
+  });
+
   it("keeps approvals.list under the API's reply cap at its largest: pendingMax requests, every field at its worst", () => {
     const { approvals } = service();
     // Control characters: JSON writes each as six (\u0001), the worst case for the reply's size.

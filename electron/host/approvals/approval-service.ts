@@ -9,6 +9,7 @@ import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/
 import { APPROVAL_LIMITS } from "../../../shared/limits.js";
 import { redactArgs, redactDeep, redactText } from "../audit/redaction.js";
 import { cutCodePoints } from "../catalog/text-cut.js";
+import { escapeUnseen } from "./escape-unseen.js";
 
 /** What the user can choose. */
 export type ApprovalChoice = Extract<ApprovalAnswer, "allow_once" | "allow_run" | "deny">;
@@ -216,17 +217,18 @@ export class ApprovalService implements ApprovalGate {
 }
 
 /**
- * The arguments as the panel shows them, every secret occurrence masked: pretty JSON when it is
- * short, else compact JSON, whole. The code chooses the arguments, so a cut would let it put
+ * The arguments as the panel shows them, every secret occurrence masked and every code point that
+ * hides or reorders text escaped: pretty JSON when it is short, else compact JSON, whole. The code chooses the arguments, so a cut would let it put
  * what matters past the cut (a long harmless field first) and have the user allow a call they
  * could not see; the panel scrolls instead. Pretty JSON is built only from short compact JSON:
  * its indentation grows with the square of the nesting.
  */
 export function shownArgs(args: Record<string, unknown>, secrets: readonly string[]): string {
   const redacted = redactDeep(args, secrets);
-  const compact = JSON.stringify(redacted);
+  // Code points that hide or reorder text are shown as their escapes (escape-unseen.ts).
+  const compact = escapeUnseen(JSON.stringify(redacted));
   if (compact.length <= APPROVAL_LIMITS.argsShownMaxChars) {
-    const pretty = JSON.stringify(redacted, null, 2);
+    const pretty = escapeUnseen(JSON.stringify(redacted, null, 2));
     if (pretty.length <= APPROVAL_LIMITS.argsShownMaxChars) return pretty;
   }
   return cutCodePoints(compact, APPROVAL_LIMITS.argsShownWholeMaxChars);

@@ -5,6 +5,7 @@ import { CATALOG_LIMITS } from "../../../shared/limits.js";
 import { SCHEMA_FORMATS } from "./schema-formats.js";
 import { linearRegExpEngine, unsupportedPatternIn } from "./schema-regexp.js";
 import { needsUniqueItemsBound, withUniqueItemsBound } from "./unique-items-bound.js";
+import { withEnumsSummarised } from "./enum-summary.js";
 import { cutCodePoints, oneLine } from "./text-cut.js";
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
@@ -240,7 +241,8 @@ export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
   const { dialect } = found;
   try {
     const checker = checkerFor(dialect);
-    if (checker.validateSchema(inputSchema) !== true) {
+    // Its enums summarised (enum-summary.ts): ajv compares an enum's values pair by pair here.
+    if (checker.validateSchema(withEnumsSummarised(inputSchema) as JsonObject) !== true) {
       return {
         ok: false,
         reason: oneLineReason(`its input schema is invalid: ${checker.errorsText(checker.errors)}`),

@@ -10,7 +10,7 @@
  * A text equal for two values exactly when ajv's `equal` (fast-deep-equal) finds them equal:
  * object keys in any order, 0 and -0 alike. Recursion is bounded: the schema's depth was checked.
  */
-function equalityKey(value: unknown): string {
+export function equalityKey(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(equalityKey).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.keys(value)

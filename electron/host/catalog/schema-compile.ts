@@ -6,6 +6,7 @@ import { SCHEMA_FORMATS } from "./schema-formats.js";
 import { linearRegExpEngine, unsupportedPatternIn } from "./schema-regexp.js";
 import { needsUniqueItemsBound, withUniqueItemsBound } from "./unique-items-bound.js";
 import { withEnumsSummarised } from "./enum-summary.js";
+import { HASHED_ENUM_KEYWORD } from "./hashed-enum.js";
 import { cutCodePoints, oneLine } from "./text-cut.js";
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
@@ -174,7 +175,7 @@ const COMPILE_OPTIONS: Options = {
   formats: { ...SCHEMA_FORMATS },
 };
 
-function newAjv(dialect: Dialect, options: Options): AjvLike {
+function newAjv(dialect: Dialect, options: Options): Ajv {
   switch (dialect) {
     case "draft-07":
       return new Ajv(options);
@@ -183,6 +184,11 @@ function newAjv(dialect: Dialect, options: Options): AjvLike {
     case "2020-12":
       return new Ajv2020(options);
   }
+}
+
+/** The ajv that compiles a tool's schema: `enum` looked up in a hash (hashed-enum.ts). */
+function compilingAjv(dialect: Dialect): AjvLike {
+  return newAjv(dialect, COMPILE_OPTIONS).removeKeyword("enum").addKeyword(HASHED_ENUM_KEYWORD);
 }
 
 // Checking a schema against its meta-schema registers nothing, so one checker per dialect can
@@ -248,7 +254,7 @@ export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
         reason: oneLineReason(`its input schema is invalid: ${checker.errorsText(checker.errors)}`),
       };
     }
-    const ajv = newAjv(dialect, COMPILE_OPTIONS);
+    const ajv = compilingAjv(dialect);
     const validate = ajv.compile(closeTopLevel(inputSchema));
     if ((validate as { $async?: unknown }).$async === true) {
       return { ok: false, reason: "its input schema is asynchronous ($async)" };

@@ -31,6 +31,15 @@ const block = line.repeat(Number(process.env.NOTES_PER_WRITE));
 const out = process.env.TO_STDERR ? process.stderr : process.stdout;
 const chunk = process.env.TO_STDERR ? "x\\n".repeat(32_768) : block;
 function flood() {
+  // ONE_BYTE: its output one byte per write, no newline ever, as fast as its pipe takes it.
+  if (process.env.ONE_BYTE) {
+    const byte = Buffer.from("x");
+    const more = () => {
+      for (let i = 0; i < 1000; i++) try { require("node:fs").writeSync(1, byte); } catch {}
+      setImmediate(more);
+    };
+    return void more();
+  }
   if (process.env.BURST) return void out.write(note.repeat(Number(process.env.BURST)));
   while (out.write(chunk)) {} out.once("drain", flood);
 }
@@ -73,6 +82,7 @@ describe("a server flooding the host", () => {
     toStderr = false,
     burst?: number,
     line?: string,
+    oneByte = false,
   ): Promise<{ cpu: number; lastError: string | null | undefined }> {
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name,
@@ -85,6 +95,7 @@ describe("a server flooding the host", () => {
           ...(toStderr ? { TO_STDERR: "1" } : {}),
           ...(burst !== undefined ? { BURST: String(burst) } : {}),
           ...(line !== undefined ? { LINE: line } : {}),
+          ...(oneByte ? { ONE_BYTE: "1" } : {}),
         },
       },
     });
@@ -139,6 +150,16 @@ describe("a server flooding the host", () => {
     },
     60_000,
   );
+
+  it("of one byte per write, never a newline, is stopped, says why, and leaves the host's thread mostly idle", async () => {
+    // Each chunk costs the host a read, and a chunk that ends no line was counted nowhere: no
+    // message, far under the bytes bound. Before: ~34% of this process's CPU, never stopped.
+    const { cpu, lastError } = await floodFrom("bytes", 1, 1, false, undefined, undefined, true);
+    expect(cpu).toBeLessThan(0.2);
+    expect(lastError).toContain(
+      `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
+    );
+  }, 60_000);
 
   it("of 9 MB lines is stopped, says why, and leaves the host's thread mostly idle", async () => {
     // Before: ~88% of this process's CPU, and never stopped.

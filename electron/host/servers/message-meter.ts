@@ -11,13 +11,14 @@ export const FLOOD_REASON = `it sent more than ${SERVER_LIMITS.messagesBurstMax}
  * host's one thread ~100% busy (event-loop delays of ~190 ms) for as long as it liked. The count
  * is a bucket of SERVER_LIMITS.messagesBurstMax refilled at messagesPerSecondMax: the message
  * that finds it empty runs `onFlood`, once; the caller stops the server (its restart backoff
- * then spaces out any new flood). Wraps `transport.send` to count the host's requests.
+ * then spaces out any new flood). Wraps `transport.send` to count the host's requests. Returns
+ * the count itself, for what else costs the host as much as a message (a chunk ending no line).
  */
 export function meterMessages(
   transport: Transport,
   onFlood: () => void,
   now: () => number = () => performance.now(),
-): void {
+): () => void {
   let tokens: number = SERVER_LIMITS.messagesBurstMax;
   let last = now();
   let flooded = false;
@@ -57,4 +58,5 @@ export function meterMessages(
   // "{}" lines as fast as its pipe took them kept the host's thread ~80-100% busy, never stopped.
   // Its other errors (a failed spawn, a broken pipe) are a handful and count too.
   transport.onerror = () => count();
+  return count;
 }

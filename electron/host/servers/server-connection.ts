@@ -105,15 +105,19 @@ export function spawnConnection(options: SpawnOptions): Connection {
     return send(message, sendOptions);
   };
   // Before the client connects, so every message is counted before it is handled.
-  meterMessages(transport, () => {
+  const countMessage = meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;
     lines?.stop();
     stopAtOnce(transport);
   });
-  const lines = useLineBuffer(transport, () => {
-    connection.stoppedBecause = BYTES_FLOOD_REASON;
-    stopAtOnce(transport);
-  });
+  const lines = useLineBuffer(
+    transport,
+    () => {
+      connection.stoppedBecause = BYTES_FLOOD_REASON;
+      stopAtOnce(transport);
+    },
+    countMessage,
+  );
   return connection;
 }
 

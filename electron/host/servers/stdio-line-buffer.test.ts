@@ -81,6 +81,26 @@ describe("StdioLineBuffer", () => {
     expect(buffer.readMessage()).toBeNull();
   });
 
+  it("tells of each chunk that ends no line, and reads nothing of it once that stopped it", () => {
+    let told = 0;
+    const buffer: StdioLineBuffer = new StdioLineBuffer(
+      () => undefined,
+      undefined,
+      () => {
+        told++;
+        if (told === 2) buffer.stop();
+      },
+    );
+    buffer.append(Buffer.from('{"jsonrpc":"2.0",'));
+    buffer.append(Buffer.from(`"id":12,"result":{}}\n${line(13)}`));
+    expect(told).toBe(1);
+    expect(buffer.readMessage()).toEqual({ jsonrpc: "2.0", id: 12, result: {} });
+    buffer.append(Buffer.from("x"));
+    buffer.append(Buffer.from(`\n${line(14)}\n`));
+    expect(told).toBe(2);
+    expect(buffer.readMessage()).toBeNull();
+  });
+
   it("reads nothing more once stopped, not even the lines it held", () => {
     const buffer = new StdioLineBuffer(() => undefined);
     buffer.append(Buffer.from(`${line(9)}\n${line(10)}\n`));

@@ -31,11 +31,11 @@ const block = line.repeat(Number(process.env.NOTES_PER_WRITE));
 const out = process.env.TO_STDERR ? process.stderr : process.stdout;
 const chunk = process.env.TO_STDERR ? "x\\n".repeat(32_768) : block;
 function flood() {
-  // ONE_BYTE: its output one byte per write, no newline ever, as fast as its pipe takes it.
+  // ONE_BYTE: that byte alone per write to its output (or stderr), as fast as its pipe takes it.
   if (process.env.ONE_BYTE) {
-    const byte = Buffer.from("x");
+    const byte = Buffer.from(process.env.ONE_BYTE);
     const more = () => {
-      for (let i = 0; i < 1000; i++) try { require("node:fs").writeSync(1, byte); } catch {}
+      for (let i = 0; i < 1000; i++) try { require("node:fs").writeSync(process.env.TO_STDERR ? 2 : 1, byte); } catch {}
       setImmediate(more);
     };
     return void more();
@@ -82,7 +82,7 @@ describe("a server flooding the host", () => {
     toStderr = false,
     burst?: number,
     line?: string,
-    oneByte = false,
+    oneByte?: string,
   ): Promise<{ cpu: number; lastError: string | null | undefined }> {
     const saved = await dispatchApi(host.api, "servers.upsert", {
       name,
@@ -95,7 +95,7 @@ describe("a server flooding the host", () => {
           ...(toStderr ? { TO_STDERR: "1" } : {}),
           ...(burst !== undefined ? { BURST: String(burst) } : {}),
           ...(line !== undefined ? { LINE: line } : {}),
-          ...(oneByte ? { ONE_BYTE: "1" } : {}),
+          ...(oneByte !== undefined ? { ONE_BYTE: oneByte } : {}),
         },
       },
     });
@@ -111,6 +111,11 @@ describe("a server flooding the host", () => {
     const cpu = process.cpuUsage();
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const used = process.cpuUsage(cpu);
+    console.log(
+      name,
+      (used.user + used.system) / 1e6 / seconds,
+      host.serverViews().find((s) => s.name === name)?.lastError,
+    );
     const lastError = host.serverViews().find((s) => s.name === name)?.lastError;
     await dispatchApi(host.api, "servers.remove", { name });
     return { cpu: (used.user + used.system) / 1e6 / seconds, lastError };
@@ -154,12 +159,37 @@ describe("a server flooding the host", () => {
   it("of one byte per write, never a newline, is stopped, says why, and leaves the host's thread mostly idle", async () => {
     // Each chunk costs the host a read, and a chunk that ends no line was counted nowhere: no
     // message, far under the bytes bound. Before: ~34% of this process's CPU, never stopped.
-    const { cpu, lastError } = await floodFrom("bytes", 1, 1, false, undefined, undefined, true);
+    const { cpu, lastError } = await floodFrom("bytes", 1, 1, false, undefined, undefined, "x");
     expect(cpu).toBeLessThan(0.2);
     expect(lastError).toContain(
       `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
     );
   }, 60_000);
+
+  it.each([
+    ["x", "x"],
+    ["a newline", "\n"],
+  ])(
+    "of one byte per write to its stderr (%s) is stopped, says why, and leaves the host's thread mostly idle",
+    async (_kind, byte) => {
+      // As on its stdout: each piece cost the host a read and a scan for the stderr tail, and only
+      // bytes were counted there. Before: ~24-36% of this process's CPU, never stopped.
+      const { cpu, lastError } = await floodFrom(
+        `stderr-bytes-${byte.charCodeAt(0)}`,
+        1,
+        1,
+        true,
+        undefined,
+        undefined,
+        byte,
+      );
+      expect(cpu).toBeLessThan(0.2);
+      expect(lastError).toContain(
+        `was stopped: it wrote to its stderr in more than ${SERVER_LIMITS.messagesBurstMax} pieces`,
+      );
+    },
+    60_000,
+  );
 
   it("of 9 MB lines is stopped, says why, and leaves the host's thread mostly idle", async () => {
     // Before: ~88% of this process's CPU, and never stopped.

@@ -14,10 +14,14 @@ import { listAllTools, type ToolListing } from "./tool-listing.js";
 import { FLOOD_REASON, meterMessages } from "./message-meter.js";
 import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
 import { ByteWindow } from "./byte-window.js";
+import { RateBucket } from "./rate-bucket.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
 
 /** Why a server that read too little of what the host sent it was stopped. */
 export const UNREAD_INPUT_REASON = `it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`;
+
+/** Why a server that wrote its stderr in too many pieces was stopped. */
+export const STDERR_PIECES_REASON = `it wrote to its stderr in more than ${SERVER_LIMITS.messagesBurstMax} pieces at once, or more than ${SERVER_LIMITS.messagesPerSecondMax} a second for longer`;
 
 /** Why a server that wrote too much to its stderr was stopped: its state's lastError says so. */
 export const STDERR_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputBytesPerWindowMax / (1024 * 1024)} MiB to its stderr in ${SERVER_LIMITS.outputBytesWindowMs / 1000} s`;
@@ -77,11 +81,20 @@ export function spawnConnection(options: SpawnOptions): Connection {
   };
   // Its stderr costs the host a decode and a split per chunk: counted too, and stopped the same
   // way past the same bound, or a flood of it kept the host's thread ~65% busy.
+  // Each piece read is counted as a message is, or a server writing one byte per write ("x" or
+  // a newline) kept the host's thread ~24-36% busy far under the bytes bound, never stopped. An
+  // honest server logs a line per write at most, far under the bound.
   const stderrBytes = new ByteWindow();
+  const stderrPieces = new RateBucket();
   transport.stderr?.on("data", (chunk: Buffer | string) => {
     if (connection.stoppedBecause !== null) return;
     if (stderrBytes.add(chunk.length)) {
       connection.stoppedBecause = STDERR_FLOOD_REASON;
+      stopAtOnce(transport);
+      return;
+    }
+    if (!stderrPieces.take()) {
+      connection.stoppedBecause = STDERR_PIECES_REASON;
       stopAtOnce(transport);
       return;
     }

@@ -273,6 +273,19 @@ describe("approval service", () => {
     await answer;
   });
 
+  it("shows a __proto__ argument the server gets, with secrets configured", () => {
+    // JSON.parse makes it an own key, and the server gets it; the masking copy set its
+    // prototype instead, so the panel showed the call without it.
+    const args = JSON.parse(
+      '{"path":"notes.md","options":{"__proto__":{"isAdmin":true}}}',
+    ) as Record<string, unknown>;
+    const { approvals } = service();
+    void approvals.ask(request({ args }));
+    expect(approvals.list()[0]!.args).toContain('"__proto__": {');
+    expect(JSON.parse(approvals.list()[0]!.args)).toEqual(args);
+    approvals.close();
+  });
+
   it("shows whole the longest arguments a call may carry, every code point escaped", () => {
     // 16 KiB of 4-byte code points that are shown as two 6-character escapes each.
     const chars = Math.floor((BRIDGE_LIMITS.argsMaxBytes - 16) / 4);

@@ -133,3 +133,26 @@ describe("redactText and redactDeep", () => {
     });
   });
 });
+
+describe("a __proto__ key in the arguments", () => {
+  // Attack: JSON.parse makes "__proto__" an own key of the call's arguments, and the server gets
+  // it (a free-form nested object lets it through the schema). Copied by assignment, it set the
+  // copy's prototype instead: the audit entry and the "ask first" panel left it out.
+  const args = JSON.parse(
+    '{"path":"notes.md","options":{"__proto__":{"isAdmin":true},"mode":"append"}}',
+  ) as Record<string, unknown>;
+  const whole = JSON.stringify(args);
+
+  it("is logged, with secrets to redact, and when the arguments are too long to log whole", () => {
+    expect(redactArgs(args, { private: false, secrets: ["sk-live-abcdef123456"] })).toBe(whole);
+    const long = JSON.parse(
+      `{"note":"${"x".repeat(AUDIT_LIMITS.argsMaxBytes)}","options":{"__proto__":{"isAdmin":true}}}`,
+    ) as Record<string, unknown>;
+    const logged = redactArgs(long, { private: false, secrets: [] });
+    expect(logged).toContain('"options":{"__proto__":{"isAdmin":true}}');
+  });
+
+  it("stays a key through redactDeep", () => {
+    expect(JSON.stringify(redactDeep(args, ["sk-live-abcdef123456"]))).toBe(whole);
+  });
+});

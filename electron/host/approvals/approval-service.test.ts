@@ -273,6 +273,19 @@ describe("approval service", () => {
     await answer;
   });
 
+  it("shows the run's code with bidi controls and invisible code points escaped", () => {
+    // Trojan Source: the comment's isolates make the condition read as `if role != "none":`
+    // followed by a comment, while the string really is "none\u202e \u2066: # admin only".
+    const code =
+      'role = "user"\nif role != "none\u202e \u2066": # admin only\u2069 \u2066\n    await notes__delete({"id": 7})';
+    const { approvals } = service();
+    void approvals.ask(request({ code }));
+    const shown = approvals.list()[0]!.code;
+    for (const char of ["\u202e", "\u2066", "\u2069"]) expect(shown).not.toContain(char);
+    expect(shown).toContain('"none\\u202e \\u2066": # admin only\\u2069 \\u2066\n');
+    approvals.close();
+  });
+
   it("shows a __proto__ argument the server gets, with secrets configured", () => {
     // JSON.parse makes it an own key, and the server gets it; the masking copy set its
     // prototype instead, so the panel showed the call without it.

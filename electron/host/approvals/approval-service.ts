@@ -159,7 +159,12 @@ export class ApprovalService implements ApprovalGate {
       tool: request.tool,
       pyName: request.pyName,
       args: shownArgs(request.args, secrets),
-      code: cutCodePoints(redactText(request.code, secrets), APPROVAL_LIMITS.codeShownMaxChars),
+      // Escaped too: bidi controls in a comment or a string can make code read as other code
+      // ("Trojan Source").
+      code: cutCodePoints(
+        escapeUnseen(redactText(request.code, secrets)),
+        APPROVAL_LIMITS.codeShownMaxChars,
+      ),
       private: request.private,
       askedAt: new Date(askedAt).toISOString(),
       expiresAt: new Date(askedAt + this.#timeoutMs).toISOString(),

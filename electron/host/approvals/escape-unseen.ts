@@ -25,7 +25,8 @@ function escapeCodePoint(char: string): string {
 /**
  * JSON text with every such code point written as its `\uXXXX` escape: still JSON, and the same
  * value once parsed, but nothing in it hides or reorders what is around it. Outside its strings
- * JSON is ASCII, so an escape is only ever put inside a string. Linear: one pass, each non-ASCII
+ * JSON is ASCII, so an escape is only ever put inside a string. Other text shown to a person
+ * (the run's code) is escaped the same way, as a visible mark of what was there. Linear: one pass, each non-ASCII
  * code point tested once. An escape is at most three times the UTF-8 bytes of its code point
  * (6 characters for 2 or 3 bytes, 12 for 4).
  */

@@ -364,8 +364,9 @@ export const HOST_LIMITS = {
    */
   httpSessionsMax: 100,
   /**
-   * TCP connections each loopback HTTP server (MCP over HTTP, the browser UI) holds at once; one
-   * past it is closed as it comes. Any local user can connect to 127.0.0.1, token or not, and
+   * TCP connections each loopback HTTP server (MCP over HTTP, the browser UI) holds at once; past
+   * it the oldest that showed no token is closed (ConnectionCap: closing the one that comes let a
+   * flood lock the real client out). Any local user can connect to 127.0.0.1, token or not, and
    * an idle connection was kept until the headers timeout: a loop of them took one descriptor
    * each until the host had none left for the audit log, the local socket or Docker.
    */

@@ -5,7 +5,10 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { ConnectionCapLog } from "./connection-cap-log.js";
 
-/** A server's connection events, as net.Server emits them (the real one: the int test). */
+/**
+ * A server's connection events, as net.Server emits them, and the connections its ConnectionCap
+ * closes (the real ones: the int test).
+ */
 function fakeServer() {
   const server = new EventEmitter();
   const sockets: EventEmitter[] = [];
@@ -17,7 +20,7 @@ function fakeServer() {
       server.emit("connection", socket);
     },
     closeOne: () => sockets.pop()?.emit("close"),
-    drop: () => server.emit("drop"),
+    drop: () => server.emit("cap-closed"),
   };
 }
 
@@ -26,11 +29,13 @@ describe("ConnectionCapLog", () => {
     let now = 1_000_000;
     const entries: AuditEntryInput[] = [];
     const fake = fakeServer();
-    new ConnectionCapLog(
+    const log = new ConnectionCapLog(
       "ui",
       (entry) => entries.push(entry),
       () => now,
-    ).watch(fake.server);
+    );
+    log.watch(fake.server);
+    (fake.server as unknown as EventEmitter).on("cap-closed", () => log.closedByCap());
     for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
     // Attack: hold the cap, let one go, take it back, and be refused once more, in a loop.
     const turns = HOST_LIMITS.connectionCapEpisodesLogged + 3;
@@ -70,11 +75,13 @@ describe("ConnectionCapLog", () => {
     let now = 1_000_000;
     const entries: AuditEntryInput[] = [];
     const fake = fakeServer();
-    new ConnectionCapLog(
+    const log = new ConnectionCapLog(
       "mcp_http",
       (entry) => entries.push(entry),
       () => now,
-    ).watch(fake.server);
+    );
+    log.watch(fake.server);
+    (fake.server as unknown as EventEmitter).on("cap-closed", () => log.closedByCap());
     for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
     // Attack: use up the window with short turns at the cap...
     for (let turn = 0; turn < HOST_LIMITS.connectionCapEpisodesLogged; turn++) {

@@ -40,7 +40,10 @@ export class ConnectionCapLog {
     );
   }
 
-  /** Follows `http`'s connections, and those it drops at its maxConnections. */
+  /**
+   * Follows `http`'s connections, to see the cap clear. Watch before the ConnectionCap is made,
+   * so that a connection is counted before the cap closes one for it.
+   */
   watch(http: Server): void {
     http.on("connection", (socket: Socket) => {
       this.#open++;
@@ -49,10 +52,10 @@ export class ConnectionCapLog {
         if (this.#open < HOST_LIMITS.httpConnectionsMax) this.cleared();
       });
     });
-    http.on("drop", () => this.dropped());
   }
 
-  private dropped(): void {
+  /** The ConnectionCap closed a connection (the oldest without the token) to admit a new one. */
+  closedByCap(): void {
     this.#refused++;
     if (this.#capped) {
       // Reached while the window was full: logged at the first refusal the window has room

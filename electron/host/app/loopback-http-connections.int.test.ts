@@ -3,10 +3,11 @@
 // descriptor each, so a process opening them in a loop could take every descriptor the host has
 // (on macOS Node's limit is 10,240), and the host could then open no audit file, accept no shim
 // and reach no Docker. Now each loopback HTTP server holds at most
-// HOST_LIMITS.httpConnectionsMax at once, and the audit log says when that cap is reached and
-// when it clears, with the connections refused (it used to lock real clients out silently).
-// Real servers on real ports; the connections come from another process. Linux: descriptors
-// are counted in /proc/self/fd.
+// HOST_LIMITS.httpConnectionsMax at once, a client with the token still gets in while a flood
+// holds them (the oldest connection without the token makes room), and the audit log says when
+// that cap is reached and when it clears, with the connections it closed (it used to lock real
+// clients out silently). Real servers on real ports; the connections come from another
+// process. Linux: descriptors are counted in /proc/self/fd.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -20,6 +21,7 @@ import { UiServer } from "../ui-server/ui-server.js";
 import { EventHub } from "./event-hub.js";
 import { freePort } from "../../../test-support/free-port.js";
 import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
+import { connectWsApi } from "../../../test-support/ws-api.js";
 
 const OPENED = HOST_LIMITS.httpConnectionsMax + 500;
 
@@ -40,11 +42,28 @@ function report() { process.stdout.write(open + "\\n"); }
 
 const descriptors = (): number => readdirSync("/proc/self/fd").length;
 
+/** An MCP initialize request, as a client's first POST to /mcp. */
+function initializeRequest(): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "flood-test", version: "1" },
+    },
+  };
+}
+
 /**
  * Floods the port from another process: how many of its connections stayed open, and how many
  * descriptors this process (the server's) gained meanwhile. The opener is gone when it resolves.
  */
-async function flood(port: number): Promise<{ open: number; gained: number }> {
+async function flood(
+  port: number,
+  during: () => Promise<void> = () => Promise.resolve(),
+): Promise<{ open: number; gained: number }> {
   const before = descriptors();
   const opener = spawn(process.execPath, ["-e", OPENER, String(port), String(OPENED)], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -54,7 +73,9 @@ async function flood(port: number): Promise<{ open: number; gained: number }> {
     const open = await new Promise<number>((resolve) =>
       opener.stdout.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
     );
-    return { open, gained: descriptors() - before };
+    const gained = descriptors() - before;
+    await during();
+    return { open, gained };
   } finally {
     opener.kill("SIGKILL");
     await exited;
@@ -75,7 +96,7 @@ describe.skipIf(process.platform !== "linux")(
       for (const dir of homes) rmSync(dir, { recursive: true, force: true });
     });
 
-    it("MCP over HTTP holds at most its limit, and answers a client once the flood is gone", async () => {
+    it("MCP over HTTP holds at most its limit, and answers a client with the token during the flood and after", async () => {
       const home = tempDir("codemode-http-connections-");
       const host = await startHostWithoutDocker(home);
       try {
@@ -85,7 +106,23 @@ describe.skipIf(process.platform !== "linux")(
           httpPort: port,
         });
         expect(saved.ok).toBe(true);
-        const { open, gained } = await flood(port);
+        // A client with the token gets through while the flood holds its connections: the cap
+        // closes the oldest connection that showed no token, not the one that comes. Before,
+        // every new connection was closed as it came, for as long as the flood went on.
+        const token = host.mcpHttp?.bearerToken ?? "";
+        const { open, gained } = await flood(port, async () => {
+          const answer = await fetch(`http://127.0.0.1:${port}/mcp`, {
+            method: "POST",
+            headers: {
+              Authorization: `Bearer ${token}`,
+              "Content-Type": "application/json",
+              Accept: "application/json, text/event-stream",
+            },
+            body: JSON.stringify(initializeRequest()),
+          });
+          expect(answer.status).toBe(200);
+          await answer.body?.cancel();
+        });
         expect(open).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax);
         // One descriptor per connection kept, and a few of the host's own besides.
         expect(gained).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax + 16);
@@ -94,7 +131,7 @@ describe.skipIf(process.platform !== "linux")(
             timeout: 10_000,
           })
           .toBe(401);
-        // Reached once, cleared once the flood was gone, and every refused connection counted.
+        // Reached once, cleared once the flood was gone, and every connection it closed counted.
         await expect
           .poll(
             async () => {
@@ -111,7 +148,7 @@ describe.skipIf(process.platform !== "linux")(
         ]);
         expect(uncapped).toMatchObject({ server: "mcp_http", max: HOST_LIMITS.httpConnectionsMax });
         const refused = (capped[0]?.refused ?? 0) + (uncapped?.refused ?? 0);
-        // Every connection of the flood past the cap was refused and counted, and few besides.
+        // Every connection of the flood past the cap was closed and counted, and few besides.
         expect(refused).toBeGreaterThanOrEqual(OPENED - HOST_LIMITS.httpConnectionsMax);
         expect(refused).toBeLessThanOrEqual(OPENED - HOST_LIMITS.httpConnectionsMax + 16);
       } finally {
@@ -119,7 +156,7 @@ describe.skipIf(process.platform !== "linux")(
       }
     }, 60_000);
 
-    it("the browser UI's server holds at most its limit too", async () => {
+    it("the browser UI's server holds at most its limit too, and lets the page with the token in during the flood", async () => {
       const dir = tempDir("codemode-ui-connections-");
       writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>ok</title>");
       const recorded: AuditEntryInput[] = [];
@@ -138,7 +175,11 @@ describe.skipIf(process.platform !== "linux")(
       });
       try {
         const port = Number(new URL(server.url).port);
-        const { open, gained } = await flood(port);
+        // The page with the token gets its API while the flood holds its connections.
+        const { open, gained } = await flood(port, async () => {
+          const api = await connectWsApi(port, server.token);
+          api.close();
+        });
         expect(open).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax);
         expect(gained).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax + 16);
         const kinds = () =>

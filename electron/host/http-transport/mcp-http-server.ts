@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { bearerToken, tokensEqual } from "../local-access/token.js";
+import { ConnectionCap } from "../util/connection-cap.js";
 import type { ClientSessions } from "../app/client-sessions.js";
 import { ConnectionCapLog } from "../app/connection-cap-log.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
@@ -112,6 +113,7 @@ function unknownSession(): HttpRefusal {
  */
 export class McpHttpServer {
   private readonly server: http.Server;
+  private readonly cap: ConnectionCap;
   private readonly streamable = new Map<string, StreamableHTTPServerTransport>();
   private readonly sse = new Map<string, SSEServerTransport>();
   /** When each session was last used: HTTP clients can vanish without closing anything. */
@@ -135,8 +137,11 @@ export class McpHttpServer {
       });
     });
     // Before any token is seen: anyone on this machine can open connections to the port.
-    this.server.maxConnections = HOST_LIMITS.httpConnectionsMax;
-    if (options.record) new ConnectionCapLog("mcp_http", options.record).watch(this.server);
+    const capLog = options.record ? new ConnectionCapLog("mcp_http", options.record) : null;
+    capLog?.watch(this.server);
+    this.cap = new ConnectionCap(this.server, HOST_LIMITS.httpConnectionsMax, () =>
+      capLog?.closedByCap(),
+    );
   }
 
   static async start(options: McpHttpOptions): Promise<McpHttpServer> {
@@ -200,6 +205,7 @@ export class McpHttpServer {
       throw new HttpRefusal(404, `not found: MCP is served on /mcp (and legacy SSE on /sse)`);
     }
     this.checkToken(req);
+    this.cap.trust(req.socket);
     if (url.pathname === "/mcp") return this.handleStreamable(req, res);
     if (url.pathname === "/sse" && req.method === "GET") {
       this.checkRoom();

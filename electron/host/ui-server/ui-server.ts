@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import {
@@ -22,6 +22,7 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { approvalHandlers, type ApprovalServices } from "../api/handlers/approval-handlers.js";
 import { pinHandlers, type PinServices } from "../api/handlers/pin-handlers.js";
 import { tokensEqual } from "../local-access/token.js";
+import { ConnectionCap } from "../util/connection-cap.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
 import { CutOffLog } from "../app/cut-off-log.js";
@@ -92,8 +93,11 @@ export class UiServer {
       });
     });
     // Before any token is seen: anyone on this machine can open connections to the port.
-    this.http.maxConnections = HOST_LIMITS.httpConnectionsMax;
-    new ConnectionCapLog("ui", (entry) => options.host.record(entry)).watch(this.http);
+    const capLog = new ConnectionCapLog("ui", (entry) => options.host.record(entry));
+    capLog.watch(this.http);
+    const cap = new ConnectionCap(this.http, HOST_LIMITS.httpConnectionsMax, () =>
+      capLog.closedByCap(),
+    );
     this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
     this.http.on("upgrade", (req, socket, head) => {
       if (
@@ -109,7 +113,9 @@ export class UiServer {
         socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.session(ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        this.session(ws, () => cap.trust(socket as Socket)),
+      );
     });
   }
 
@@ -224,7 +230,8 @@ export class UiServer {
     );
   }
 
-  private session(ws: WebSocket): void {
+  /** `onToken`: the page showed the token; its connection is kept under the cap. */
+  private session(ws: WebSocket, onToken: () => void): void {
     const host = this.options.host;
     const api: ApiHandlers = {
       ...host.api,
@@ -274,6 +281,7 @@ export class UiServer {
           return;
         }
         authed = true;
+        onToken();
         clearTimeout(helloTimer);
         send({ type: "welcome" });
         return;

@@ -7,6 +7,7 @@ import { linearRegExpEngine, unsupportedPatternIn } from "./schema-regexp.js";
 import { needsUniqueItemsBound, withUniqueItemsBound } from "./unique-items-bound.js";
 import { withEnumsSummarised } from "./enum-summary.js";
 import { HASHED_ENUM_KEYWORD } from "./hashed-enum.js";
+import { HASHED_UNIQUE_ITEMS_KEYWORD } from "./hashed-unique-items.js";
 import { cutCodePoints, oneLine } from "./text-cut.js";
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
@@ -186,9 +187,16 @@ function newAjv(dialect: Dialect, options: Options): Ajv {
   }
 }
 
-/** The ajv that compiles a tool's schema: `enum` looked up in a hash (hashed-enum.ts). */
+/**
+ * The ajv that compiles a tool's schema: `enum` and `uniqueItems` looked up in a hash
+ * (hashed-enum.ts, hashed-unique-items.ts).
+ */
 function compilingAjv(dialect: Dialect): AjvLike {
-  return newAjv(dialect, COMPILE_OPTIONS).removeKeyword("enum").addKeyword(HASHED_ENUM_KEYWORD);
+  return newAjv(dialect, COMPILE_OPTIONS)
+    .removeKeyword("enum")
+    .addKeyword(HASHED_ENUM_KEYWORD)
+    .removeKeyword("uniqueItems")
+    .addKeyword(HASHED_UNIQUE_ITEMS_KEYWORD);
 }
 
 // Checking a schema against its meta-schema registers nothing, so one checker per dialect can

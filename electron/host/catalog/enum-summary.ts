@@ -5,23 +5,7 @@
 // which each such array stands for itself by at most two of its values, chosen so that every
 // rule the meta-schemas apply to an array there gives the same verdict; uniqueness is checked
 // here, in one pass through a hash.
-
-/**
- * A text equal for two values exactly when ajv's `equal` (fast-deep-equal) finds them equal:
- * object keys in any order, 0 and -0 alike. Recursion is bounded: the schema's depth was checked.
- */
-export function equalityKey(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(equalityKey).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .map(
-        (key) => `${JSON.stringify(key)}:${equalityKey((value as Record<string, unknown>)[key])}`,
-      );
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+import { equalityKey } from "./json-equality-key.js";
 
 /**
  * One or two values of `values` that meet the meta-schemas' array rules as all of them do: none

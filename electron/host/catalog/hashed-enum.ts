@@ -6,7 +6,7 @@
 import type { ErrorObject, FuncKeywordDefinition } from "ajv";
 
 type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition["compile"]>>;
-import { equalityKey } from "./enum-summary.js";
+import { equalityKey } from "./json-equality-key.js";
 
 /** ajv's own message for a value not in its enum, so refusals read as before. */
 const MESSAGE = "must be equal to one of the allowed values";

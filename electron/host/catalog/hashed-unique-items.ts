@@ -4,7 +4,7 @@
 // the server. The compiling ajv checks `uniqueItems` with this keyword instead: a Set of each
 // item's equality key (ajv's deep equality), which holds for any item and any type.
 import type { ErrorObject, FuncKeywordDefinition } from "ajv";
-import { equalityKey } from "./enum-summary.js";
+import { equalityKey } from "./json-equality-key.js";
 
 type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition["compile"]>>;
 

@@ -85,15 +85,16 @@ function capStrings(value: unknown, cap: number, depth: number): unknown {
       name = `${cut}#${n}`;
       nextNumber.set(cut, n + 1);
     }
-    setOwn(out, name, capStrings(item, cap, depth + 1));
+    out[name] = capStrings(item, cap, depth + 1);
   }
   return out;
 }
 
 /**
  * The object a copy's keys go into. Null-prototype: the code chooses the keys, and on a plain
- * object a key named `__proto__` (an own key in parsed JSON) set the copy's prototype instead of
- * a key, so that argument vanished from the log.
+ * object a key named `__proto__` (an own key in parsed JSON, which the server receives) set the
+ * copy's prototype instead of a key, so that argument vanished from the log and from the "ask
+ * first" panel.
  */
 function keyedObject(): Record<string, unknown> {
   return Object.create(null) as Record<string, unknown>;
@@ -156,7 +157,7 @@ function redactValue(value: unknown, secrets: readonly string[], depth: number):
       hidden += 1;
       name = hidden === 1 ? SECRET_MARK : `[secret ${hidden}]`;
     }
-    setOwn(out, name, redactValue(item, secrets, depth + 1));
+    out[name] = redactValue(item, secrets, depth + 1);
   }
   return out;
 }
@@ -168,15 +169,6 @@ function scrub(value: unknown, usable: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => scrub(item, usable));
   const out = keyedObject();
   for (const [key, item] of Object.entries(value))
-    setOwn(out, replaceSecrets(key, usable), scrub(item, usable));
+    out[replaceSecrets(key, usable)] = scrub(item, usable);
   return out;
-}
-
-/**
- * `out[key] = value` as an own property whatever the key: assigned, a "__proto__" key (which
- * JSON.parse makes an own key of the arguments, and the server receives) set the copy's
- * prototype instead, so the audit entry and the "ask first" panel left that argument out.
- */
-function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -8,6 +8,7 @@ import { EmptyState, ErrorState, Loading } from "../components/states.js";
 import { ShowMore } from "../components/show-more.js";
 import { hrefFor, navigate, useRoute } from "../lib/router.js";
 import { plural } from "../lib/format.js";
+import { startErrorText } from "../lib/start-error.js";
 import { BundleAddDialog } from "./servers/bundle-add-dialog.js";
 import { CatalogAddDialog } from "./servers/catalog-add-dialog.js";
 import { CatalogGalleryDialog } from "./servers/catalog-gallery.js";
@@ -221,7 +222,9 @@ function ServerRow(props: { server: ServerView }) {
         <code className="server-command">{commandLine(server.command, server.args)}</code>
         {server.status === "failed" ? (
           <div className="server-failure">
-            {server.lastError ? <p>{server.lastError}</p> : null}
+            {server.lastError ? (
+              <p>{startErrorText(server.lastError, server.stderrTail.length > 0)}</p>
+            ) : null}
             {server.stderrTail.length > 0 ? (
               <pre className="code-block code-block-bad" aria-label={`Output of ${server.name}`}>
                 {server.stderrTail.slice(-5).join("\n")}

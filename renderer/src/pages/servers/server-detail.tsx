@@ -5,6 +5,7 @@ import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { ErrorState } from "../../components/states.js";
 import { hrefFor } from "../../lib/router.js";
+import { startErrorText } from "../../lib/start-error.js";
 import { HeldReview } from "./held-review.js";
 import { ServerStatusBadge } from "./server-status-badge.js";
 import { ToolList } from "./tool-list.js";
@@ -120,7 +121,9 @@ export function FailureDetails(props: { server: ServerView }) {
     <div className="callout callout-bad">
       <div className="callout-text">
         <strong>This server did not start.</strong>
-        {server.lastError ? <p>{server.lastError}</p> : null}
+        {server.lastError ? (
+          <p>{startErrorText(server.lastError, server.stderrTail.length > 0)}</p>
+        ) : null}
         {server.stderrTail.length > 0 ? (
           <>
             <p className="muted small">Last lines it printed:</p>

@@ -29,6 +29,22 @@ describe("audit labels", () => {
     );
   });
 
+  it("does not give the unread figure when it rounds to the limit's", () => {
+    // As logged by a real cut-off: a few hundred bytes past the limit.
+    const entry = {
+      ...common,
+      kind: "client_cut_off",
+      transport: "socket",
+      client: "hoarder",
+      connectionId: "c1",
+      unreadBytes: 16 * 1024 * 1024 + 198,
+      limitBytes: 16 * 1024 * 1024,
+    };
+    expect(summaryOf(entry)).toBe(
+      "hoarder (local socket) left more than the 16.8 MB of unread answers allowed: disconnected",
+    );
+  });
+
   it("says when a loopback server's connections are full, and when they are free again", () => {
     const cap = { ...common, server: "mcp_http", max: 1024 };
     expect(kindLabel("connections_capped")).toBe("Connections full");

@@ -221,7 +221,15 @@ function cutOffSummary(entry: Extract<AuditEntry, { kind: "client_cut_off" }>): 
     entry.notLogged === undefined
       ? ""
       : ` (and ${entry.notLogged} more before, not logged one by one)`;
-  return `${entry.client} (${where}) left ${formatBytes(entry.unreadBytes)} of answers unread, over the ${formatBytes(entry.limitBytes)} allowed: disconnected${more}`;
+  const unread = formatBytes(entry.unreadBytes);
+  const limit = formatBytes(entry.limitBytes);
+  // A cut-off comes as soon as the limit is passed, so both round to the same figure most of
+  // the time, and "16.8 MB unread, over the 16.8 MB allowed" reads as a contradiction.
+  const left =
+    unread === limit
+      ? `left more than the ${limit} of unread answers allowed`
+      : `left ${unread} of answers unread, over the ${limit} allowed`;
+  return `${entry.client} (${where}) ${left}: disconnected${more}`;
 }
 
 const CAPPED_SERVER_TEXT = { mcp_http: "MCP over HTTP", ui: "The browser UI's server" } as const;

@@ -79,6 +79,10 @@ function snapshot(s: TraySources): TraySnapshot {
     dockerUnreachable: s.sandbox.dockerView().state === "unreachable",
     pendingApprovals: s.pendingApprovals(),
     heldTools: s.serverViews().reduce((sum, server) => sum + server.held, 0),
+    startingServers: s
+      .serverViews()
+      .filter((server) => server.status === "starting")
+      .map((server) => server.name),
   };
 }
 

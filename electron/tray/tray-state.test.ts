@@ -39,6 +39,17 @@ describe("tray state", () => {
     expect(statusLine({ ...ready, auditFailing: false })).toBe("Ready");
   });
 
+  it("says which servers are still starting while the app already takes clients", () => {
+    const starting = { ...ready, startingServers: ["slow", "notes"] };
+    expect(trayState(starting)).toBe("ready");
+    expect(statusLine(starting)).toBe("Ready; still starting: slow, notes");
+    // What needs doing comes first.
+    expect(statusLine({ ...starting, failedServers: ["broken"] })).toBe(
+      "Needs attention: broken failed",
+    );
+    expect(statusLine({ ...ready, startingServers: [] })).toBe("Ready");
+  });
+
   it("says Docker is not reachable while a lost engine is away (issue 14 §2)", () => {
     const away = { ...ready, dockerReady: false, dockerUnreachable: true };
     expect(trayState(away)).toBe("attention");

@@ -20,6 +20,11 @@ export interface TraySnapshot {
   pendingApprovals?: number;
   /** Tools held for review across all servers: their definitions changed since pinned. */
   heldTools?: number;
+  /**
+   * Servers still starting. The app takes clients before a slow server is up (at most
+   * SERVER_LIMITS.startupWaitMs), so "Ready" alone would hide that its tools are not there yet.
+   */
+  startingServers?: string[];
 }
 
 export function trayState(s: TraySnapshot): TrayState {
@@ -45,6 +50,8 @@ export function statusLine(s: TraySnapshot): string {
   if ((s.heldTools ?? 0) > 0) return "Needs attention: tool changes to review";
   if (s.paused) return "Paused: new runs are refused";
   if (s.runningRuns > 0) return `Running ${s.runningRuns} ${s.runningRuns === 1 ? "run" : "runs"}`;
+  const starting = s.startingServers ?? [];
+  if (starting.length > 0) return `Ready; still starting: ${starting.join(", ")}`;
   return "Ready";
 }
 

@@ -49,13 +49,13 @@ describe("audit labels", () => {
     const cap = { ...common, server: "mcp_http", max: 1024 };
     expect(kindLabel("connections_capped")).toBe("Connections full");
     expect(summaryOf({ ...cap, kind: "connections_capped", refused: 1 })).toBe(
-      "MCP over HTTP holds its cap of 1024 open connections: new ones are refused until some close",
+      "MCP over HTTP is at its limit of 1024 open connections: new ones are refused until some close",
     );
     expect(kindLabel("connections_uncapped")).toBe("Connections free again");
     expect(
       summaryOf({ ...cap, kind: "connections_uncapped", refused: 500, durationMs: 2_000 }),
     ).toMatch(
-      /^MCP over HTTP takes connections again after .+ at its cap of 1024: 500 connections refused meanwhile$/,
+      /^MCP over HTTP takes connections again after .+ at its limit of 1024: 500 connections refused meanwhile$/,
     );
   });
   it("counts the cut-offs left out of the log", () => {

@@ -240,11 +240,11 @@ function capSummary(
   const server = CAPPED_SERVER_TEXT[entry.server];
   const refused = `${entry.refused} connection${entry.refused === 1 ? "" : "s"} refused`;
   if (entry.kind === "connections_uncapped") {
-    return `${server} takes connections again after ${formatDuration(entry.durationMs)} at its cap of ${entry.max}: ${refused} meanwhile`;
+    return `${server} takes connections again after ${formatDuration(entry.durationMs)} at its limit of ${entry.max}: ${refused} meanwhile`;
   }
   const before =
     entry.notLogged === undefined
       ? ""
       : ` (reached ${entry.notLogged} more times before, not logged one by one; ${refused} since the last entry)`;
-  return `${server} holds its cap of ${entry.max} open connections: new ones are refused until some close${before}`;
+  return `${server} is at its limit of ${entry.max} open connections: new ones are refused until some close${before}`;
 }

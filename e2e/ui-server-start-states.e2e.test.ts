@@ -2,7 +2,9 @@
 // in Chromium against `codemode daemon --ui`: Save no longer waits for the start, so the page
 // has to say what the server is doing.
 // - A server slow to start: the dialog closes at once, its page says Starting and that the
-//   tools come once it has started, then Ready with its tools, with no reload (events).
+//   tools come once it has started (a first start may download it: before, the page said
+//   nothing of why it could stay Starting for a minute), then Ready with its tools, with no
+//   reload (events).
 // - A server that fails: Failed on its page and in the list, its error once and the lines it
 //   printed below it. Before, the error ran the server's stderr lines into its sentence
 //   ("... Connection closed Last lines of stderr: toy server: ...") right above the block
@@ -49,7 +51,10 @@ describe("a server's start after Save (browser UI)", () => {
     expect(took, "Save to close the dialog, in ms").toBeLessThan(START_DELAY_MS / 2);
 
     expect(await titleOf(page).innerText()).toMatch(/Starting/);
-    await waitForText(toolsCard(page), /Tools appear here once the server has started\./);
+    await waitForText(
+      toolsCard(page),
+      /Tools appear here once the server has started\. A first start may download it, which can take a minute\./,
+    );
     await waitForText(titleOf(page), /Ready/, "the page to say Ready", START_DELAY_MS + 15_000);
     await waitForText(toolsCard(page), /slow__add/, "the tools without a reload");
   });

@@ -17,6 +17,16 @@ const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
   held_for_review: "Held for review",
 };
 
+/**
+ * Saving a server no longer waits for its start, so its page can say Starting for as long as
+ * a first download takes (up to the start timeout): say why, as the form's Try does.
+ */
+function notStartedText(server: ServerView): string {
+  return server.status === "starting" || server.restarting
+    ? "Tools appear here once the server has started. A first start may download it, which can take a minute."
+    : "Tools appear here once the server has started.";
+}
+
 export function ToolList(props: { server: ServerView }) {
   const { server } = props;
   const tools = useToolList(server.name);
@@ -70,7 +80,7 @@ export function ToolList(props: { server: ServerView }) {
         <EmptyState title="No tools yet">
           {server.status === "failed"
             ? "Tools appear here once the server starts. Fix the problem above, then choose Restart."
-            : "Tools appear here once the server has started."}
+            : notStartedText(server)}
         </EmptyState>
       );
     }
@@ -88,7 +98,7 @@ export function ToolList(props: { server: ServerView }) {
       >
         {server.status === "ready"
           ? "The server started but did not list any tools."
-          : "Tools appear here once the server has started."}
+          : notStartedText(server)}
       </EmptyState>
     );
   }

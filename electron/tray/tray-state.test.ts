@@ -48,6 +48,9 @@ describe("tray state", () => {
       "Needs attention: broken failed",
     );
     expect(statusLine({ ...ready, startingServers: [] })).toBe("Ready");
+    expect(statusLine({ ...ready, startingServers: ["a", "b", "c", "d", "e"] })).toBe(
+      "Ready; still starting: a, b, c and 2 more",
+    );
   });
 
   it("says Docker is not reachable while a lost engine is away (issue 14 §2)", () => {

@@ -51,8 +51,17 @@ export function statusLine(s: TraySnapshot): string {
   if (s.paused) return "Paused: new runs are refused";
   if (s.runningRuns > 0) return `Running ${s.runningRuns} ${s.runningRuns === 1 ? "run" : "runs"}`;
   const starting = s.startingServers ?? [];
-  if (starting.length > 0) return `Ready; still starting: ${starting.join(", ")}`;
+  if (starting.length > 0) return `Ready; still starting: ${someNames(starting)}`;
   return "Ready";
+}
+
+/** How many server names a status line spells out before "and N more". */
+const NAMES_SHOWN = 3;
+
+/** A few names, so that a first start of many slow servers keeps the tray's line short. */
+function someNames(names: readonly string[]): string {
+  if (names.length <= NAMES_SHOWN) return names.join(", ");
+  return `${names.slice(0, NAMES_SHOWN).join(", ")} and ${names.length - NAMES_SHOWN} more`;
 }
 
 export type TrayAction =

@@ -8,9 +8,11 @@
 // - A server that fails: Failed on its page and in the list, its error once and the lines it
 //   printed below it. Before, the error ran the server's stderr lines into its sentence
 //   ("... Connection closed Last lines of stderr: toy server: ...") right above the block
-//   that shows the same lines, so the user read them twice.
+//   that shows the same lines, so the user read them twice, after the SDK's "MCP error -32000:
+//   Connection closed" where it now says the server stopped before answering.
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { STOPPED_BEFORE_ANSWERING } from "../electron/host/servers/wrapped-server-types.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { waitForText } from "../test-support/browser.js";
 import { useUiPage } from "../test-support/ui-page.js";
@@ -18,6 +20,7 @@ import { useUiPage } from "../test-support/ui-page.js";
 /** Long enough to watch the page while it starts, short enough for the test. */
 const START_DELAY_MS = 6_000;
 const FAIL_LINE = "toy server: TOY_FAIL_START=1, giving up before connecting";
+const FAILED = `Server "broken" failed to start: ${STOPPED_BEFORE_ANSWERING}`;
 
 /** Adds the toy server under `name` through the blank form with one environment variable. */
 async function addThroughForm(page: Page, name: string, env: [string, string]): Promise<number> {
@@ -66,9 +69,7 @@ describe("a server's start after Save (browser UI)", () => {
     await waitForText(titleOf(page), /Failed/, "the page to say Failed");
 
     const callout = page.locator(".callout-bad", { hasText: "This server did not start." });
-    const error = await callout.locator("p").first().innerText();
-    expect(error).toMatch(/^Server "broken" failed to start: /);
-    expect(error).not.toContain(FAIL_LINE);
+    expect(await callout.locator("p").first().innerText()).toBe(FAILED);
     expect(await callout.getByLabel("Server output").innerText()).toBe(FAIL_LINE);
 
     await page.goto(`${ui.daemon.origin}/#/servers`);
@@ -76,9 +77,7 @@ describe("a server's start after Save (browser UI)", () => {
       .getByRole("listitem")
       .filter({ has: page.getByRole("link", { name: "broken" }) });
     await waitForText(row, /Failed/, "the list to say Failed");
-    const rowError = await row.locator(".server-failure p").innerText();
-    expect(rowError).toMatch(/^Server "broken" failed to start: /);
-    expect(rowError).not.toContain(FAIL_LINE);
+    expect(await row.locator(".server-failure p").innerText()).toBe(FAILED);
     expect(await row.getByLabel("Output of broken").innerText()).toBe(FAIL_LINE);
   });
 });

@@ -4,7 +4,7 @@
 import type { Stream } from "node:stream";
 import type { StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { BackoffOptions, Clock } from "./restart-backoff.js";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "stopped";
@@ -98,6 +98,26 @@ export function closedError(server: string): WrappedServerError {
 /** An error's message, or the thrown value as text when it is not an Error. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What a failed start says of a server that went away before it answered. */
+export const STOPPED_BEFORE_ANSWERING =
+  "it stopped before answering (it exited or closed its output)";
+
+/**
+ * Why a start failed, in words a user reads on the Servers page. The SDK's "MCP error -32000:
+ * Connection closed" is what a server that exits (or closes its output) before it answers
+ * leaves, and it meant nothing there; the lines the server printed, shown with it, say why.
+ */
+export function startFailureText(error: unknown): string {
+  if (
+    error instanceof McpError &&
+    error.code === (ErrorCode.ConnectionClosed as number) &&
+    error.message.endsWith("Connection closed")
+  ) {
+    return STOPPED_BEFORE_ANSWERING;
+  }
+  return errorText(error);
 }
 
 export function notReadyError(server: string, status: ServerStatus): WrappedServerError {

@@ -37,8 +37,8 @@ import {
   ServerStartError,
   abortedError,
   closedError,
-  errorText,
   notReadyError,
+  startFailureText,
   supersededError,
   type CallOptions,
   type ServerState,
@@ -318,7 +318,7 @@ export class WrappedServer {
     await settle();
     const tail = stderr.snapshot();
     this.lastStderr = tail;
-    const why = connection?.stoppedBecause ?? errorText(error);
+    const why = connection?.stoppedBecause ?? startFailureText(error);
     const message = withStderr(`Server "${this.name}" failed to start: ${why}`, tail);
     if (this.closed) throw closedError(this.name);
     if (mode === "auto") {

@@ -9,7 +9,9 @@
 //   printed below it. Before, the error ran the server's stderr lines into its sentence
 //   ("... Connection closed Last lines of stderr: toy server: ...") right above the block
 //   that shows the same lines, so the user read them twice, after the SDK's "MCP error -32000:
-//   Connection closed" where it now says the server stopped before answering.
+//   Connection closed" where it now says the server stopped before answering. Its Tools card
+//   says to fix the problem and Restart (before, "Tools appear here once the server has
+//   started", as if it were still starting).
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { STOPPED_BEFORE_ANSWERING } from "../electron/host/servers/wrapped-server-types.js";
@@ -71,6 +73,7 @@ describe("a server's start after Save (browser UI)", () => {
     const callout = page.locator(".callout-bad", { hasText: "This server did not start." });
     expect(await callout.locator("p").first().innerText()).toBe(FAILED);
     expect(await callout.getByLabel("Server output").innerText()).toBe(FAIL_LINE);
+    await waitForText(toolsCard(page), /Fix the problem above, then choose Restart\./);
 
     await page.goto(`${ui.daemon.origin}/#/servers`);
     const row = page

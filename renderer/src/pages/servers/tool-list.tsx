@@ -22,9 +22,14 @@ const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
  * a first download takes (up to the start timeout): say why, as the form's Try does.
  */
 function notStartedText(server: ServerView): string {
-  return server.status === "starting" || server.restarting
-    ? "Tools appear here once the server has started. A first start may download it, which can take a minute."
-    : "Tools appear here once the server has started.";
+  if (server.status === "starting" || server.restarting) {
+    return "Tools appear here once the server has started. A first start may download it, which can take a minute.";
+  }
+  // Whether the host answered with no tools or with an error, a failed server says what to do.
+  if (server.status === "failed") {
+    return "Tools appear here once the server starts. Fix the problem above, then choose Restart.";
+  }
+  return "Tools appear here once the server has started.";
 }
 
 export function ToolList(props: { server: ServerView }) {
@@ -76,13 +81,7 @@ export function ToolList(props: { server: ServerView }) {
 
   if (!tools.data) {
     if (tools.error && server.status !== "ready") {
-      return (
-        <EmptyState title="No tools yet">
-          {server.status === "failed"
-            ? "Tools appear here once the server starts. Fix the problem above, then choose Restart."
-            : notStartedText(server)}
-        </EmptyState>
-      );
+      return <EmptyState title="No tools yet">{notStartedText(server)}</EmptyState>;
     }
     if (tools.error) {
       return (

@@ -4,7 +4,7 @@
 // server and one that takes longer than the shim waits for the app. Before, the daemon took
 // clients only once every server had started, and the shim gave up after its 10 s.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_ACCESS_LIMITS, SERVER_LIMITS } from "../shared/limits.js";
@@ -27,9 +27,13 @@ beforeAll(() => {
 });
 
 describe("a server slow to start when a client starts the app", () => {
-  let daemonPid = 0;
+  let home = "";
 
   afterAll(async () => {
+    // The daemon the shim started, also when the shim gave up on it (the test failed).
+    const lockFile = path.join(home, "host.lock");
+    const lock = home !== "" && existsSync(lockFile) ? readFileSync(lockFile, "utf8") : "";
+    const daemonPid = Number(/\d+/.exec(lock)?.[0] ?? 0);
     if (daemonPid > 0) {
       try {
         process.kill(daemonPid, "SIGTERM");
@@ -44,7 +48,7 @@ describe("a server slow to start when a client starts the app", () => {
   it(
     "the client connects with the servers up so far, and the slow one's tools follow with list_changed",
     async () => {
-      const home = makeHome("codemode-slowstart-");
+      home = makeHome("codemode-slowstart-");
       writeServers(home, {
         fast: toyServer(),
         slow: toyServer({ env: { TOY_START_DELAY_MS: String(SLOW_START_MS) } }),
@@ -52,7 +56,6 @@ describe("a server slow to start when a client starts the app", () => {
       const startedAt = Date.now();
       // No CODEMODE_APP: the shim starts `codemode daemon` of this built checkout.
       const shim = await connectShim(home, undefined, { env: { CODEMODE_APP: "" } });
-      daemonPid = Number(/\d+/.exec(readFileSync(path.join(home, "host.lock"), "utf8"))?.[0]);
       // The daemon waited for its servers at most SERVER_LIMITS.startupWaitMs.
       expect(Date.now() - startedAt).toBeLessThan(LOCAL_ACCESS_LIMITS.shimStartWaitMs);
       const first = await shim.description();

@@ -49,6 +49,20 @@ describe("PoolTarget", () => {
     expect(spaced.size).toBe(2);
   });
 
+  it("a grown pool does not grow for being short, nor while its last growth's containers start, but for a miss", () => {
+    const clock = fakeClock();
+    const target = new PoolTarget(2, { maxSize: 16, idleMs: 60_000 }, clock.now);
+    target.taken(1, false, false);
+    target.taken(0, false, true); // short at the floor: grows
+    expect(target.size).toBe(4);
+    target.taken(2, false, true); // short, half left: a refill under way is no sign of falling behind
+    expect(target.size).toBe(4);
+    target.taken(0, false, true, true); // under half, but the growth's containers are still starting
+    expect(target.size).toBe(4);
+    target.taken(0, true, true, true); // a miss: runs outran the pool
+    expect(target.size).toBe(8);
+  });
+
   it("halves after each idle time without a take, down to the floor", () => {
     const clock = fakeClock();
     const target = new PoolTarget(1, { maxSize: 8, idleMs: 1_000 }, clock.now);

@@ -76,17 +76,23 @@ export class PoolTarget {
    * miss nor find it short, so they never grow the pool; a run that does right after another
    * grows it (with a floor of 2, the second run of a burst takes the floor's second container
    * and grows the pool then, a run earlier than a miss would); once grown, a take that leaves
-   * it under half full grows it again, before the next run has to miss.
+   * it under half full grows it again, before the next run has to miss. While `settling` (the
+   * containers started for the last growth are not all up yet) only a miss grows it: they are
+   * not idle yet, so a take meanwhile finds the pool short or under half full without having
+   * outrun it, and a client running alone every 2 s on containers ready in 3 s doubled the pool
+   * at every run up to its ceiling.
    */
-  taken(idleLeft: number, missed: boolean, short = missed): void {
+  taken(idleLeft: number, missed: boolean, short = missed, settling = false): void {
     const now = this.now();
     // A miss with no take shortly before is no burst: the pool was still filling (at start,
     // after a runtime switch) or a refill failed.
     const burst = this.tookAny && now - this.lastTakeAt <= POOL_LIMITS.burstWindowMs;
     this.lastTakeAt = now;
     this.tookAny = true;
-    const underHalf = this.grown && idleLeft * POOL_LIMITS.growthFactor < this.target;
-    if (((missed || short) && burst) || underHalf) {
+    const underHalf = !settling && this.grown && idleLeft * POOL_LIMITS.growthFactor < this.target;
+    // Short counts at the floor only: a grown pool's refills are under way at nearly every take.
+    const outrun = missed || (short && !settling && !this.grown);
+    if ((outrun && burst) || underHalf) {
       this.target = Math.min(
         this.ceiling,
         Math.max(this.target + 1, this.target * POOL_LIMITS.growthFactor),

@@ -255,6 +255,53 @@ describe("WarmPool growth", () => {
     await pool.take(); // after drain: a cold one, nothing started for the pool
     expect(pool.idle).toBe(0);
   });
+  it("a client running alone, each run started before the last one's refill is ready, does not grow the pool to its ceiling", async () => {
+    // Runs one after another every 2 s, a container taking 3 s to be ready: a growth's
+    // containers are not ready by the next take, which must not count as the pool falling behind.
+    const startMs = 3_000;
+    for (const floor of [1, 2]) {
+      const clock = fakeClock();
+      const starts: { at: number; open: () => void }[] = [];
+      let started = 0;
+      const pool = new WarmPool(
+        () => {
+          started++;
+          const container = fakeContainer("runc");
+          return new Promise<SandboxContainer>((resolve) =>
+            starts.push({
+              at: clock.t,
+              open: () => resolve(container as unknown as SandboxContainer),
+            }),
+          );
+        },
+        floor,
+        { maxSize: 16, idleMs: 60_000 },
+        clock,
+      );
+      const openDue = async () => {
+        for (const start of starts.filter((s) => s.at + startMs <= clock.t)) {
+          starts.splice(starts.indexOf(start), 1);
+          start.open();
+        }
+        for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+      };
+      pool.fill();
+      clock.advance(startMs);
+      await openDue();
+      const targets: number[] = [];
+      for (let run = 0; run < 20; run++) {
+        clock.advance(2_000);
+        await openDue();
+        void pool.take();
+        targets.push(pool.targetSize);
+      }
+      // Growing once covers the containers under way (it was 16, and 36 starts, before).
+      expect(Math.max(...targets), `floor ${floor}: ${targets.join(",")}`).toBeLessThanOrEqual(4);
+      expect(started).toBeLessThanOrEqual(20 + 4);
+      for (const start of starts.splice(0)) start.open();
+      await pool.drain();
+    }
+  });
 });
 
 describe("WarmPool readiness", () => {

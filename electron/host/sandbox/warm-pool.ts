@@ -66,6 +66,11 @@ export class WarmPool {
   /** Bumped by restock(): a container started before it is removed once ready, not pooled. */
   private generation = 0;
   private readonly inflight = new Set<Promise<void>>();
+  /**
+   * The starts under way when the target last grew: until they are all done, only a miss grows
+   * it again (PoolTarget.taken's `settling`).
+   */
+  private readonly growthWave = new Set<Promise<void>>();
   /** The container starts under way (their ready lines not included), for started(). */
   private readonly launches = new Set<Promise<unknown>>();
   /** Containers started and waiting for their ready line. */
@@ -116,14 +121,19 @@ export class WarmPool {
     // Refills of earlier takes still under way: runs come faster than the pool refills.
     const short = this.ready.length < this.target.size;
     const warm = this.takeReady();
+    const target = this.target.size;
     if (!this.closed) {
-      this.target.taken(this.ready.length, warm === undefined, short);
+      this.target.taken(this.ready.length, warm === undefined, short, this.growthWave.size > 0);
       this.lastTakeAt = this.clock.now();
       if (short || warm === undefined) this.lastPressureAt = this.lastTakeAt;
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);
     this.fill();
+    if (this.target.size > target) {
+      this.growthWave.clear();
+      for (const job of this.inflight) this.growthWave.add(job);
+    }
     if (warm) return warm;
     return this.startContainer(false, false);
   }
@@ -233,7 +243,10 @@ export class WarmPool {
         },
       );
       this.inflight.add(job);
-      void job.finally(() => this.inflight.delete(job));
+      void job.finally(() => {
+        this.inflight.delete(job);
+        this.growthWave.delete(job);
+      });
     }
   }
 

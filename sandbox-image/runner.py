@@ -398,10 +398,13 @@ class _Capture(io.TextIOBase):
 def _make_tool(host, name, stub):
     """One `async def NAME(params=None) -> str` for the code, bound to tool `name`."""
     limit = host.args_max_bytes
-    # The call line's fixed part after the id, encoded once per tool rather than once per call.
-    line_tool = b',"tool":' + json.dumps(name, ensure_ascii=False).encode("utf-8") + b',"args":'
+    # The call line's fixed part after the id, encoded at the tool's first call and kept: not at
+    # every run's start for each tool of the catalog (thousands, most never called), and not with
+    # json.dumps, which builds an encoder each time (bench/runner-tool-setup.ts).
+    line_tool = None
 
     async def tool(params: dict | None = None) -> str:
+        nonlocal line_tool
         if params is None:
             params = {}
         if not isinstance(params, dict):
@@ -429,6 +432,8 @@ def _make_tool(host, name, stub):
         host.flush_output()
         # Registered before the line goes out, so the result cannot beat its future.
         call_id = host.register_call(future)
+        if line_tool is None:  # threads racing here compute the same bytes
+            line_tool = b',"tool":' + _LINE_JSON.encode(name).encode("utf-8") + b',"args":'
         # `args` goes out exactly as measured above: the bytes already encoded, not encoded again.
         line = (b'{"type":"call","id":', b"%d" % call_id, line_tool, args, b"}\n")
         host.send_line(b"".join(line))

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SandboxContainer } from "./sandbox-container.js";
 import { until } from "../../../test-support/wait.js";
 import { WarmPool } from "./warm-pool.js";
+import { FIXED_POOL } from "./pool-target.js";
 import { POOL_LIMITS } from "../../../shared/limits.js";
 
 /**
@@ -629,6 +630,29 @@ describe("WarmPool preload under pressure", () => {
     clock.advance(60_000);
     expect(pool.idle).toBe(1);
     expect(idle()).toMatchObject({ preloaded: 1, lean: 0 });
+    await pool.drain();
+  });
+
+  it("a floor lowered to 2 keeps one preloading container and its lean spare", async () => {
+    const made: { preload: boolean; container: Fake }[] = [];
+    const pool = new WarmPool(
+      (_warm, preload) => {
+        const container = fakeContainer(preload ? "preloaded" : "lean");
+        made.push({ preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      3,
+      FIXED_POOL,
+      fakeClock(),
+      { preload: true },
+    );
+    pool.fill();
+    await pool.settled();
+    expect(made.map((m) => m.preload)).toEqual([true, true, false]);
+    pool.resize(2);
+    // The preloading one past the new floor's worth goes (~56 MiB more idle), not the spare.
+    const live = made.filter((m) => !m.container.removed);
+    expect(live.map((m) => m.preload)).toEqual([true, false]);
     await pool.drain();
   });
 

@@ -66,6 +66,11 @@ describe.skipIf(!fx)("codemode serve --no-preload", () => {
       const warm = await warmContainer(fx!.docker, home);
       expect(warm.cmd[0]).toBe("python3");
       expect(warm.cmd).not.toContain(PRELOAD_FLAG);
+      // Nor does any other (the floor of 2 is two containers).
+      for (const c of await installContainers(fx!.docker, home)) {
+        const cmd = (await fx!.docker.getContainer(c.Id).inspect()).Config.Cmd ?? [];
+        expect(cmd).not.toContain(PRELOAD_FLAG);
+      }
       // A run takes the warm container once its runner is ready (at once without preloading),
       // which is then removed: until it is gone, a run may have started cold instead.
       await until(
@@ -91,8 +96,23 @@ describe.skipIf(!fx)("codemode serve --no-preload", () => {
         "the first serve's containers removed",
       );
       serve = await startServe({ home, args: ["--", ...TOY_COMMAND] });
-      const warm = await warmContainer(fx!.docker, home);
-      expect(warm.cmd).toContain(PRELOAD_FLAG);
+      // The pool's floor of 2 is one preloading container and a lean spare
+      // (POOL_LIMITS.leanSpares): the preloading one is there, and the spare is not it.
+      const commands = async (): Promise<string[][]> => {
+        const running = (await installContainers(fx!.docker, home)).filter(
+          (c) => c.State === "running",
+        );
+        return Promise.all(
+          running.map(
+            async (c) => (await fx!.docker.getContainer(c.Id).inspect()).Config.Cmd ?? [],
+          ),
+        );
+      };
+      await until(
+        async () => (await commands()).some((cmd) => cmd.includes(PRELOAD_FLAG)),
+        "serve's preloading warm container",
+        WARM_WAIT_MS,
+      );
     },
     TEST_MS,
   );

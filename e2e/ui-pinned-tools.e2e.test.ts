@@ -184,7 +184,13 @@ describe("pinned tool definitions (browser UI)", () => {
     expect(lookup).toMatchObject({ leftOut: null });
     expect(lookup?.pyName).not.toBeNull();
     expect((await toy())?.held).toBe(3);
-    expect(auditEntries(home, "tool_reviewed").at(-1)).toMatchObject({
+    // The page shows the review taken before the host's audit write lands: wait for the entry.
+    const accepted = await waitUntil(
+      () => Promise.resolve(auditEntries(home, "tool_reviewed").at(-1)),
+      (entry) => entry?.tool === "lookup",
+      "lookup's tool_reviewed entry",
+    );
+    expect(accepted).toMatchObject({
       server: "toy",
       tool: "lookup",
       change: "changed",
@@ -202,7 +208,12 @@ describe("pinned tool definitions (browser UI)", () => {
       leftOut: { code: "held_for_review" },
     });
     expect((await toy())?.held).toBe(2);
-    expect(auditEntries(home, "tool_reviewed").at(-1)).toMatchObject({
+    const rejected = await waitUntil(
+      () => Promise.resolve(auditEntries(home, "tool_reviewed").at(-1)),
+      (entry) => entry?.tool === "add",
+      "add's tool_reviewed entry",
+    );
+    expect(rejected).toMatchObject({
       tool: "add",
       decision: "reject",
       by: "browser",

@@ -1,26 +1,23 @@
-import { EventEmitter } from "node:events";
-import type { Server } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { ConnectionCapLog } from "./connection-cap-log.js";
 
 /**
- * A server's connection events, as net.Server emits them, and the connections its ConnectionCap
- * closes (the real ones: the int test).
+ * What a ConnectionCap tells its log (the real cap and servers: the int test): connections
+ * opened up to the cap, one ending, one the cap closes to admit another.
  */
-function fakeServer() {
-  const server = new EventEmitter();
-  const sockets: EventEmitter[] = [];
+function fakeCap(log: ConnectionCapLog) {
+  let open = 0;
   return {
-    server: server as unknown as Server,
     connect: () => {
-      const socket = new EventEmitter();
-      sockets.push(socket);
-      server.emit("connection", socket);
+      open++;
     },
-    closeOne: () => sockets.pop()?.emit("close"),
-    drop: () => server.emit("cap-closed"),
+    closeOne: () => {
+      open--;
+      log.ended(open);
+    },
+    drop: () => log.closedOne(),
   };
 }
 
@@ -28,14 +25,12 @@ describe("ConnectionCapLog", () => {
   it("logs reaching the cap and clearing it, then only counts a loop of them past the bound", () => {
     let now = 1_000_000;
     const entries: AuditEntryInput[] = [];
-    const fake = fakeServer();
     const log = new ConnectionCapLog(
       "ui",
       (entry) => entries.push(entry),
       () => now,
     );
-    log.watch(fake.server);
-    (fake.server as unknown as EventEmitter).on("cap-closed", () => log.closedByCap());
+    const fake = fakeCap(log);
     for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
     // Attack: hold the cap, let one go, take it back, and be refused once more, in a loop.
     const turns = HOST_LIMITS.connectionCapEpisodesLogged + 3;
@@ -74,14 +69,12 @@ describe("ConnectionCapLog", () => {
   it("logs a hold of the cap that began past the bound once the window has room, with its whole length", () => {
     let now = 1_000_000;
     const entries: AuditEntryInput[] = [];
-    const fake = fakeServer();
     const log = new ConnectionCapLog(
       "mcp_http",
       (entry) => entries.push(entry),
       () => now,
     );
-    log.watch(fake.server);
-    (fake.server as unknown as EventEmitter).on("cap-closed", () => log.closedByCap());
+    const fake = fakeCap(log);
     for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
     // Attack: use up the window with short turns at the cap...
     for (let turn = 0; turn < HOST_LIMITS.connectionCapEpisodesLogged; turn++) {

@@ -1,8 +1,8 @@
-import type { Server, Socket } from "node:net";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { CAPPED_SERVERS } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
+import type { ConnectionCapWatcher } from "../util/connection-cap.js";
 
 type CappedServer = (typeof CAPPED_SERVERS)[number];
 
@@ -17,9 +17,8 @@ type CappedServer = (typeof CAPPED_SERVERS)[number];
  * the cap left out that still lasts when the window has room is logged then, at its next
  * refusal: a loop of short turns must not hide the long hold that follows it.
  */
-export class ConnectionCapLog {
+export class ConnectionCapLog implements ConnectionCapWatcher {
   readonly #window: EntryWindow;
-  #open = 0;
   #capped = false;
   #episodeLogged = false;
   #cappedAt = 0;
@@ -40,22 +39,13 @@ export class ConnectionCapLog {
     );
   }
 
-  /**
-   * Follows `http`'s connections, to see the cap clear. Watch before the ConnectionCap is made,
-   * so that a connection is counted before the cap closes one for it.
-   */
-  watch(http: Server): void {
-    http.on("connection", (socket: Socket) => {
-      this.#open++;
-      socket.once("close", () => {
-        this.#open--;
-        if (this.#open < HOST_LIMITS.httpConnectionsMax) this.cleared();
-      });
-    });
+  /** A connection ended, `open` left: below the cap, a time at it is over. */
+  ended(open: number): void {
+    if (open < HOST_LIMITS.httpConnectionsMax) this.cleared();
   }
 
   /** The ConnectionCap closed a connection (the oldest without the token) to admit a new one. */
-  closedByCap(): void {
+  closedOne(): void {
     this.#refused++;
     if (this.#capped) {
       // Reached while the window was full: logged at the first refusal the window has room

@@ -137,10 +137,10 @@ export class McpHttpServer {
       });
     });
     // Before any token is seen: anyone on this machine can open connections to the port.
-    const capLog = options.record ? new ConnectionCapLog("mcp_http", options.record) : null;
-    capLog?.watch(this.server);
-    this.cap = new ConnectionCap(this.server, HOST_LIMITS.httpConnectionsMax, () =>
-      capLog?.closedByCap(),
+    this.cap = new ConnectionCap(
+      this.server,
+      HOST_LIMITS.httpConnectionsMax,
+      options.record ? new ConnectionCapLog("mcp_http", options.record) : undefined,
     );
   }
 

@@ -93,10 +93,10 @@ export class UiServer {
       });
     });
     // Before any token is seen: anyone on this machine can open connections to the port.
-    const capLog = new ConnectionCapLog("ui", (entry) => options.host.record(entry));
-    capLog.watch(this.http);
-    const cap = new ConnectionCap(this.http, HOST_LIMITS.httpConnectionsMax, () =>
-      capLog.closedByCap(),
+    const cap = new ConnectionCap(
+      this.http,
+      HOST_LIMITS.httpConnectionsMax,
+      new ConnectionCapLog("ui", (entry) => options.host.record(entry)),
     );
     this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
     this.http.on("upgrade", (req, socket, head) => {

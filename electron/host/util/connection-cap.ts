@@ -1,6 +1,14 @@
 import type { Server } from "node:net";
 import type { Socket } from "node:net";
 
+/** What a ConnectionCap tells: a connection it closed, and one that ended with `open` left. */
+export interface ConnectionCapWatcher {
+  closedOne(): void;
+  ended(open: number): void;
+}
+
+const IGNORED: ConnectionCapWatcher = { closedOne: () => undefined, ended: () => undefined };
+
 /**
  * At most `max` connections open at once on a loopback server that anyone on this machine can
  * reach before any token is checked. Refusing the one past the cap (server.maxConnections) let
@@ -19,8 +27,8 @@ export class ConnectionCap {
   constructor(
     server: Server,
     private readonly max: number,
-    /** Each connection the cap closes (the audit's ConnectionCapLog counts them). */
-    private readonly onClosed: () => void = () => undefined,
+    /** Told what the cap does (the audit's ConnectionCapLog); the cap keeps the one count. */
+    private readonly watcher: ConnectionCapWatcher = IGNORED,
   ) {
     server.on("connection", (socket: Socket) => this.#admit(socket));
   }
@@ -32,7 +40,10 @@ export class ConnectionCap {
 
   #admit(socket: Socket): void {
     this.#open.add(socket);
-    socket.once("close", () => this.#open.delete(socket));
+    socket.once("close", () => {
+      // A connection the cap closed was taken off already: it is not counted twice.
+      if (this.#open.delete(socket)) this.watcher.ended(this.#open.size);
+    });
     if (this.#open.size <= this.max) return;
     // At most `max` looked at: the trusted ones at the front, then the oldest untrusted.
     let victim = socket;
@@ -44,6 +55,6 @@ export class ConnectionCap {
     }
     this.#open.delete(victim);
     victim.destroy();
-    this.onClosed();
+    this.watcher.closedOne();
   }
 }

@@ -5,13 +5,10 @@
 // - deferred: it is killed then (its processes gone), and removed only after the burst.
 // The deferred rate counts the burst alone; the removals after it are timed apart (what a quiet
 // pool would pay later).
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
-import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { runInContainer } from "../electron/host/sandbox/run-session.js";
 import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
 import { RUN_LIMITS } from "../shared/limits.js";
+import { benchEngine } from "./bench-engine.js";
 import { median } from "./stats.js";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -19,11 +16,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 24);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function main(): Promise<void> {
-  const status = await findDocker();
-  if (status.state !== "ready") throw new Error(status.message);
-  const docker = status.docker;
-  const image = imageTagFor(readContext(sandboxImageDir()));
-  const owner = currentOwner("codemode-bench");
+  const { docker, image, owner } = await benchEngine();
   const rates = { inline: [] as number[], deferred: [] as number[] };
   const later: number[] = [];
   const burst = async (defer: boolean): Promise<number> => {

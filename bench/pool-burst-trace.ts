@@ -5,16 +5,13 @@
 // `docker run -i` measured between them. No shim or daemon: the pool's own dynamics, at a
 // fraction of pool-burst's time. BENCH_ROUNDS sets the rounds, BENCH_TRACE=0 hides the trace.
 import os from "node:os";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
-import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { poolGrowthFor } from "../electron/host/sandbox/pool-target.js";
 import { runInContainer } from "../electron/host/sandbox/run-session.js";
 import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
 import { WarmPool } from "../electron/host/sandbox/warm-pool.js";
 import { RUN_LIMITS, SETTINGS_BOUNDS } from "../shared/limits.js";
 import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
+import { benchEngine } from "./bench-engine.js";
 import { median } from "./stats.js";
 
 const CODE = "print(1)";
@@ -31,11 +28,7 @@ const REST_MS = 11_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
-  const status = await findDocker();
-  if (status.state !== "ready") throw new Error(status.message);
-  const docker = status.docker;
-  const image = imageTagFor(readContext(sandboxImageDir()));
-  const owner = currentOwner("codemode-bench");
+  const { docker, image, owner } = await benchEngine();
   let t0 = performance.now();
   const at = (): string => `${(performance.now() - t0).toFixed(0).padStart(5)} ms`;
   const log = (text: string): void => {

@@ -7,12 +7,9 @@
 // - run+preload: the same with the runner's preload imports (what every warm refill pays).
 import { readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
-import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { runInContainer } from "../electron/host/sandbox/run-session.js";
 import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { benchEngine } from "./bench-engine.js";
 import { median } from "./stats.js";
 
 const CONTAINERS = Number(process.env.BENCH_ENGINE_CONTAINERS ?? 32);
@@ -71,11 +68,7 @@ interface Phases {
 }
 
 async function main(): Promise<void> {
-  const status = await findDocker();
-  if (status.state !== "ready") throw new Error(status.message);
-  const docker = status.docker;
-  const image = imageTagFor(readContext(sandboxImageDir()));
-  const owner = currentOwner("codemode-bench");
+  const { docker, image, owner } = await benchEngine();
 
   const variant = async (label: string, mode: "engine" | "run" | "preload"): Promise<void> => {
     const phases: Phases[] = [];

@@ -21,7 +21,7 @@ import {
   SunIcon,
 } from "./components/icons.js";
 import { Loading } from "./components/states.js";
-import { hrefFor, navigate, useRoute, type PageId } from "./lib/router.js";
+import { hrefFor, navigate, parseHash, useRoute, type PageId } from "./lib/router.js";
 import { useTheme } from "./lib/theme.js";
 import { AuditPage } from "./pages/audit-page.js";
 import { ClientsPage } from "./pages/clients-page.js";
@@ -55,6 +55,9 @@ function Shell() {
   // No page in the link: First run while Docker or the image is not ready, else Servers.
   useEffect(() => {
     if (route.page !== null || setupKnown === null) return;
+    // The link as it is now, not as it was at the render: a page chosen between the render and
+    // this effect (a click as the status arrives) must not be replaced.
+    if (parseHash(window.location.hash).page !== null) return;
     navigate(setupKnown ? "first-run" : "servers", undefined, { replace: true });
   }, [route.page, setupKnown]);
 

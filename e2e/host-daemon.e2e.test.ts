@@ -30,7 +30,7 @@ import {
 } from "../test-support/daemon.js";
 import { until } from "../test-support/wait.js";
 import { authenticate } from "../test-support/local-access.js";
-import { dockerOrSkip } from "../test-support/docker.js";
+import { cpuTimeIfThere, dockerOrSkip } from "../test-support/docker.js";
 
 const fx = await dockerOrSkip();
 
@@ -43,12 +43,10 @@ const BUSY = 'await toy__echo({"text": "spinning"})\nwhile True:\n    pass';
  */
 async function busiestContainer(docker: Dockerode, home: string): Promise<string> {
   const usage = await Promise.all(
-    (await homeContainers(docker, home)).map(async ({ id }) => {
-      const stats = (await docker.getContainer(id).stats({ stream: false })) as {
-        cpu_stats?: { cpu_usage?: { total_usage?: number } };
-      };
-      return { id, cpu: stats.cpu_stats?.cpu_usage?.total_usage ?? 0 };
-    }),
+    (await homeContainers(docker, home)).map(async ({ id }) => ({
+      id,
+      cpu: await cpuTimeIfThere(docker, id),
+    })),
   );
   return usage.sort((a, b) => b.cpu - a.cpu)[0]!.id;
 }

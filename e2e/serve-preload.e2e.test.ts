@@ -6,7 +6,7 @@ import type Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
 import { PRELOAD_FLAG } from "../electron/host/sandbox/container-spec.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
-import { dockerOrSkip, installContainers } from "../test-support/docker.js";
+import { dockerOrSkip, inspectIfThere, installContainers } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import {
   assertServeBuilt,
@@ -34,17 +34,18 @@ async function warmContainer(
   docker: Dockerode,
   home: string,
 ): Promise<{ id: string; cmd: string[] }> {
-  let found: Dockerode.ContainerInfo | undefined;
+  let found: { id: string; cmd: string[] } | undefined;
   await until(
     async () => {
-      found = (await installContainers(docker, home)).find((c) => c.State === "running");
+      const running = (await installContainers(docker, home)).find((c) => c.State === "running");
+      const info = running && (await inspectIfThere(docker, running.Id));
+      if (info) found = { id: info.Id, cmd: info.Config.Cmd ?? [] };
       return found !== undefined;
     },
     "serve's warm container",
     WARM_WAIT_MS,
   );
-  const info = await docker.getContainer(found!.Id).inspect();
-  return { id: found!.Id, cmd: info.Config.Cmd ?? [] };
+  return found!;
 }
 
 describe.skipIf(!fx)("codemode serve --no-preload", () => {
@@ -68,7 +69,7 @@ describe.skipIf(!fx)("codemode serve --no-preload", () => {
       expect(warm.cmd).not.toContain(PRELOAD_FLAG);
       // Nor does any other (the floor of 2 is two containers).
       for (const c of await installContainers(fx!.docker, home)) {
-        const cmd = (await fx!.docker.getContainer(c.Id).inspect()).Config.Cmd ?? [];
+        const cmd = (await inspectIfThere(fx!.docker, c.Id))?.Config.Cmd ?? [];
         expect(cmd).not.toContain(PRELOAD_FLAG);
       }
       // A run takes the warm container once its runner is ready (at once without preloading),
@@ -103,9 +104,7 @@ describe.skipIf(!fx)("codemode serve --no-preload", () => {
           (c) => c.State === "running",
         );
         return Promise.all(
-          running.map(
-            async (c) => (await fx!.docker.getContainer(c.Id).inspect()).Config.Cmd ?? [],
-          ),
+          running.map(async (c) => (await inspectIfThere(fx!.docker, c.Id))?.Config.Cmd ?? []),
         );
       };
       await until(

@@ -38,6 +38,41 @@ export function testOwner(): ContainerOwner {
   return currentOwner(TEST_HOME_ID);
 }
 
+/** Docker's answer for a container that is not (or no longer) there. */
+function isNoSuchContainer(err: unknown): boolean {
+  return (err as { statusCode?: number } | null)?.statusCode === 404;
+}
+
+/**
+ * A listed container's inspect, or null when it went between the listing and now: the host's
+ * pool removes and replaces containers at its own pace (a run's container once it ends, a lean
+ * spare), so a test reading a listing must not fail on one that has just gone.
+ */
+export async function inspectIfThere(
+  docker: Dockerode,
+  id: string,
+): Promise<Dockerode.ContainerInspectInfo | null> {
+  try {
+    return await docker.getContainer(id).inspect();
+  } catch (err) {
+    if (isNoSuchContainer(err)) return null;
+    throw err;
+  }
+}
+
+/** A listed container's CPU time so far (ns), or 0 when it has gone since the listing. */
+export async function cpuTimeIfThere(docker: Dockerode, id: string): Promise<number> {
+  try {
+    const stats = (await docker.getContainer(id).stats({ stream: false })) as {
+      cpu_stats?: { cpu_usage?: { total_usage?: number } };
+    };
+    return stats.cpu_stats?.cpu_usage?.total_usage ?? 0;
+  } catch (err) {
+    if (isNoSuchContainer(err)) return 0;
+    throw err;
+  }
+}
+
 /** Sandbox containers of one data directory's install (any state), whoever started them. */
 export async function installContainers(
   docker: Dockerode,

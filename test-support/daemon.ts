@@ -79,6 +79,26 @@ function exitOf(child: ChildProcess): Promise<Exit> {
   });
 }
 
+/**
+ * How long a process's output may still take to arrive once it has exited: its stdio pipes
+ * close when it ends (no child of the daemon shares them), so this is only a bound.
+ */
+const OUTPUT_AFTER_EXIT_MS = 5_000;
+
+/**
+ * A wait for the rest of the output of `child`, once it has exited. Node emits 'exit' as soon
+ * as the process ends, possibly before the last of its output was read from the pipe: a line
+ * written just before exiting ("codemode daemon: stopped") could be missing from what a test
+ * reads right after the exit. Resolves on 'close' (both pipes ended), or after
+ * OUTPUT_AFTER_EXIT_MS. Made at the spawn, so no 'close' is missed.
+ */
+function outputEnded(child: ChildProcess): () => Promise<void> {
+  let closed = false;
+  child.once("close", () => (closed = true));
+  return () =>
+    until(() => closed, "the daemon's output to end", OUTPUT_AFTER_EXIT_MS).catch(() => undefined);
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
@@ -123,6 +143,7 @@ export async function startDaemon(
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exited = exitOf(child);
+  const ended = outputEnded(child);
   const pid = child.pid;
   if (pid === undefined) throw new Error("codemode daemon did not start");
   const ready = new Promise<string>((resolve, reject) => {
@@ -150,7 +171,10 @@ export async function startDaemon(
     async stop(timeoutMs = 20_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       try {
-        return await withTimeout(exited, timeoutMs, `codemode daemon ${pid} to stop`);
+        const exit = await withTimeout(exited, timeoutMs, `codemode daemon ${pid} to stop`);
+        // What it wrote as it stopped is read before the caller looks at stderr().
+        await ended();
+        return exit;
       } catch (error) {
         child.kill("SIGKILL");
         await exited;
@@ -162,7 +186,9 @@ export async function startDaemon(
     async kill() {
       child.kill("SIGKILL");
       daemons.delete(daemon);
-      return exited;
+      const exit = await exited;
+      await ended();
+      return exit;
     },
   };
   daemons.add(daemon);

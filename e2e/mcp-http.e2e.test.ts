@@ -179,7 +179,9 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
     expect(
       await rawRequest(url, { Authorization: `Bearer ${token}`, Origin: "http://evil.example" }),
     ).toBe(403);
-    await new Promise((r) => setTimeout(r, 200));
+    // Each refusal is recorded before its answer is sent, and written after: wait for the
+    // writes, not for a fixed time that a loaded machine may outrun.
+    await host.auditDurable();
     const refused = await dispatchApi(host.api, "audit.query", {
       filter: { kinds: ["auth_refused"] },
       limit: 10,

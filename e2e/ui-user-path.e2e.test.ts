@@ -567,8 +567,11 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     }
     // The refusal hurt nothing: the daemon runs and the real page is still connected.
     expect(ui.daemon.alive(), ui.daemon.stderr()).toBe(true);
-    expect(auditEntries(home, "auth_refused").map((e) => e.reason)).toContain(
-      "browser UI presented a wrong token",
+    // The page hears of the refusal before the host's write of it lands: wait for the entry.
+    await waitUntil(
+      () => Promise.resolve(auditEntries(home, "auth_refused").map((e) => e.reason)),
+      (reasons) => reasons.includes("browser UI presented a wrong token"),
+      "the auth_refused entry of the wrong token",
     );
     await waitForText(appStatus(), /^Ready$/, "the app status Ready");
   });

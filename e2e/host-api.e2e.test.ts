@@ -107,7 +107,11 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
 
   it("applies a config edit live: the connected client gets tools/list_changed, sees the new tools, and keeps working on the same connection", async () => {
     const shim = await connectShim(home, { name: "live-editor", version: "1" });
-    const [session] = (await api(host, "clients.list", {})).items;
+    // Found by name: the client of the test before may not be gone from the list yet.
+    const liveEditor = async () =>
+      (await api(host, "clients.list", {})).items.find((c) => c.name === "live-editor");
+    const session = await liveEditor();
+    expect(session).toBeDefined();
     expect(await shim.description()).not.toContain("toy2__add");
 
     // A second server, added through the API while the client is connected.
@@ -139,7 +143,7 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
     );
 
     // Never dropped: the same connection, the same shim process, all along.
-    const [after] = (await api(host, "clients.list", {})).items;
+    const after = await liveEditor();
     expect(after?.connectionId).toBe(session?.connectionId);
     expect(pidAlive(shim.pid)).toBe(true);
     const changes = (await allEntries(host)).filter((e) => e.kind === "config_changed");

@@ -25,19 +25,28 @@ import { connectWsApi } from "../../../test-support/ws-api.js";
 
 const OPENED = HOST_LIMITS.httpConnectionsMax + 500;
 
-// Opens `count` connections to the port, sends nothing on them, prints how many are still open
-// once all connected (or were closed), and holds them until killed.
+/** How long the server has to close the flood's connections past its limit. */
+const CLOSE_WITHIN_MS = 10_000;
+
+// Opens `count` connections to the port, sends nothing on them, and once all connected (or were
+// closed) prints how many are still open: as soon as no more than `limit` are, or after
+// `within` ms. A connect completes when the kernel queues it, before the server has accepted
+// it: a server loaded by the other test files may need more than a moment to accept and close
+// the ones past its limit. The opener holds the rest until killed.
 const OPENER = `
 const net = require("node:net");
-const [port, count] = process.argv.slice(1).map(Number);
+const [port, count, limit, within] = process.argv.slice(1).map(Number);
 let settled = 0, open = 0;
 for (let i = 0; i < count; i++) {
   const socket = net.connect(port, "127.0.0.1");
   socket.on("error", () => undefined);
-  socket.once("connect", () => { open++; if (++settled === count) setTimeout(report, 500); });
+  socket.once("connect", () => { open++; if (++settled === count) report(Date.now() + within); });
   socket.once("close", () => open--);
 }
-function report() { process.stdout.write(open + "\\n"); }
+function report(deadline) {
+  if (open <= limit || Date.now() > deadline) process.stdout.write(open + "\\n");
+  else setTimeout(() => report(deadline), 100);
+}
 `;
 
 const descriptors = (): number => readdirSync("/proc/self/fd").length;
@@ -65,7 +74,8 @@ async function flood(
   during: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ open: number; gained: number }> {
   const before = descriptors();
-  const opener = spawn(process.execPath, ["-e", OPENER, String(port), String(OPENED)], {
+  const args = [port, OPENED, HOST_LIMITS.httpConnectionsMax, CLOSE_WITHIN_MS].map(String);
+  const opener = spawn(process.execPath, ["-e", OPENER, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = new Promise((resolve) => opener.once("exit", resolve));

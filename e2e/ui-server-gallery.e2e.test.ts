@@ -63,8 +63,9 @@ describe("adding a server from the gallery (browser UI)", () => {
     await ui.page.getByRole("button", { name: "Memory", exact: true }).click();
     const dialog = ui.page.getByRole("dialog", { name: "Add Memory" });
     // Only what memory needs: its name and the one optional file (left empty: the default).
-    expect(await dialog.getByRole("textbox").count()).toBe(2);
+    // Counted once the form is there: count() does not wait for the dialog to render.
     await dialog.getByLabel("Memory file").waitFor();
+    expect(await dialog.getByRole("textbox").count()).toBe(2);
 
     await dialog.getByRole("button", { name: "Try it" }).click();
     const worked = dialog.getByRole("status", { name: "Try it worked" });

@@ -80,6 +80,8 @@ describe.skipIf(!fx)("the host's clients and its live config, through the typed 
     const code = (n: number): string =>
       `import asyncio\nawait asyncio.sleep(1.5)\nprint(await toy__add({"a": ${n}, "b": 1}))`;
     const runs = Promise.all([alpha.run(code(10)), beta.run(code(20))]);
+    // Awaited below; a failure before that must not also surface as an unhandled rejection.
+    runs.catch(() => undefined);
     // Both sessions report a run in progress at the same moment: they really overlap.
     await until(async () => {
       const list = (await api(host, "clients.list", {})).items;

@@ -60,6 +60,8 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
 
   it("an ask-first call waits, the panel shows it, and 'Allow once' lets it through", async () => {
     const run = shim.run(TRY_ECHO);
+    // Awaited below; a failure before that must not also surface as an unhandled rejection.
+    run.catch(() => undefined);
     const item = panel().getByRole("listitem");
     await waitForText(item, /ask-e2e wants to call echo on toy/, "the question in the panel");
     // The arguments pretty-printed; the code folded until opened.
@@ -84,6 +86,8 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
 
   it("'Deny' reaches the code as ToolError('the user denied this call')", async () => {
     const run = shim.run(TRY_ECHO);
+    // Awaited below; a failure before that must not also surface as an unhandled rejection.
+    run.catch(() => undefined);
     const item = panel().getByRole("listitem");
     await waitForText(item, /wants to call echo/, "the question");
     await item.getByRole("button", { name: "Deny" }).click();
@@ -97,6 +101,8 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
   it("'Allow for this run' asks once per run", async () => {
     const twice = `${TRY_ECHO}\n${TRY_ECHO}`;
     const run = shim.run(twice);
+    // Awaited below; a failure before that must not also surface as an unhandled rejection.
+    run.catch(() => undefined);
     const item = panel().getByRole("listitem");
     await waitForText(item, /wants to call echo/, "the question");
     await item.getByRole("button", { name: "Allow for this run" }).click();

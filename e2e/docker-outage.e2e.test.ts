@@ -131,7 +131,9 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
         `Docker is not reachable at ${engine.dockerHost}; runs resume when it is back`,
       );
     }
-    // Not one entry per try: the refusals are counted until Docker is back.
+    // Not one entry per try: the refusals are counted until Docker is back. A refusal is
+    // answered without waiting for the log, so the loss's entry is waited for, not read once.
+    await until(() => auditEntries(home, "docker_lost").length > 0, "the docker_lost entry");
     const lost = auditEntries(home, "docker_lost");
     expect(lost).toHaveLength(1);
     expect(lost[0]).toMatchObject({ endpoint: engine.dockerHost });

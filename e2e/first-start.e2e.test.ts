@@ -14,6 +14,7 @@ import {
 } from "../test-support/daemon.js";
 import { repoRoot } from "../test-support/processes.js";
 import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
+import { until } from "../test-support/wait.js";
 
 afterAll(async () => {
   await cleanUpHosts();
@@ -85,6 +86,8 @@ describe("first start", () => {
       }
       const url = stdout.split("\n")[0]!;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=/);
+      // stderr is another pipe than stdout: its line, written first, may be read after the URL.
+      await until(() => stderr.includes("\n"), "the daemon's first stderr line");
       const first = stderr.split("\n")[0]!;
       const why = whyNoElectron({ binary: electronBinary(), env: {}, platform: process.platform });
       expect(first).toBe(

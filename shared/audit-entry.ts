@@ -45,10 +45,12 @@ export const AUDIT_KINDS = [
   "connections_capped",
   "connections_uncapped",
   "cut_offs_not_logged",
+  "auth_refusals_not_logged",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export const AUTH_TRANSPORTS = ["socket", "http", "ws"] as const;
+export type AuthTransport = (typeof AUTH_TRANSPORTS)[number];
 
 const clientConnection = {
   client: z.string(),
@@ -272,6 +274,20 @@ export const authRefusedEntrySchema = z.object({
   transport: z.enum(AUTH_TRANSPORTS),
 });
 
+/**
+ * Refused connections left out of the log (over HOST_LIMITS.authRefusalsPerMinute a window)
+ * that no auth_refused reason counted yet: written at the first one left out, then at most
+ * every HOST_LIMITS.authRefusalWindowMs while more are, and at the stop. Knocking that stops
+ * after a burst, or an app killed after it, is on the record at its size, not as 30 entries.
+ */
+export const authRefusalsNotLoggedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("auth_refusals_not_logged"),
+  count: count,
+  /** The transports those refusals came on, each once. */
+  transports: z.array(z.enum(AUTH_TRANSPORTS)).min(1),
+});
+
 /** Why a run's calls were counted in one entry instead of logged one by one. */
 export const NOT_LOGGED_CAUSES = ["call_budget", "audit_limit"] as const;
 
@@ -417,6 +433,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   connectionsCappedEntrySchema,
   connectionsUncappedEntrySchema,
   cutOffsNotLoggedEntrySchema,
+  authRefusalsNotLoggedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -50,6 +50,7 @@ export function oneOfEachKind(): AuditEntryInput[] {
     { kind: "taint_set", client: "claude", server: "files", tool: "read_file" },
     { kind: "taint_reset", client: "claude", previousTool: "read_file" },
     { kind: "auth_refused", reason: "bad token", transport: "socket" },
+    { kind: "auth_refusals_not_logged", count: 9970, transports: ["socket", "http"] },
     { kind: "client_disconnected", client: "claude", clientVersion: null, connectionId: "c1" },
     {
       kind: "calls_not_logged",

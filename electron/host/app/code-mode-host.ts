@@ -396,6 +396,8 @@ export class CodeModeHost {
       await this.sessions.closeAll();
       // Connections left out of the log since the last one logged are on the record too.
       this.clientLog.flush();
+      // Refusals left out of the log since the last count: nothing can knock any more.
+      this.hostAudit.flushRefusals();
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
       // Runs refused while Docker is still away are on the record too.

@@ -15,7 +15,8 @@ export interface HostAuditOptions {
 
 export class HostAudit {
   readonly health: AuditHealth;
-  private readonly refusals = new RefusalLimiter();
+  // Its entries go straight to the log: the refusals it admits, and the counts of the rest.
+  private readonly refusals = new RefusalLimiter((entry) => this.append(entry));
   private readonly pending = new Set<Promise<unknown>>();
   private probeTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -45,11 +46,19 @@ export class HostAudit {
   }
 
   record(entry: AuditEntryInput): void {
-    if (entry.kind === "auth_refused") {
-      const admitted = this.refusals.admit(entry);
-      if (admitted === null) return;
-      entry = admitted;
-    }
+    if (entry.kind === "auth_refused") this.refusals.refused(entry);
+    else this.append(entry);
+  }
+
+  /**
+   * At the stop, once nothing can knock any more (listeners closed): the refusals left out of
+   * the log and not yet counted in it. Its timer is stopped too.
+   */
+  flushRefusals(): void {
+    this.refusals.flush();
+  }
+
+  private append(entry: AuditEntryInput): void {
     const pending = this.log.append(entry).catch((error: unknown) => {
       this.options.log?.(`audit append failed: ${String(error)}`);
       this.health.failed(error);

@@ -1,30 +1,69 @@
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import type { AuditEntryInput, AuthTransport } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
+import { NotLoggedFlush } from "./not-logged-flush.js";
 
 type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;
 
 /**
  * Anyone on this machine (a web page too) can knock on the socket or the ports; each refusal
  * is logged, but only HOST_LIMITS.authRefusalsPerMinute a minute, so knocking cannot fill the
- * disk. The first refusal logged after some were dropped says how many.
+ * disk. The rest are counted: in auth_refusals_not_logged entries (see NotLoggedFlush: at the
+ * first one left out, then at most once a window while more are, and at the stop), or, for
+ * those left out since the last such entry, in the reason of the next refusal logged. Each
+ * refusal left out is in exactly one of those counts. The count used to wait for the next
+ * refusal logged alone, which never comes if the knocking stops, and a stop or a kill lost it:
+ * the log showed 30 knocks where there were 10,000.
  */
 export class RefusalLimiter {
   readonly #window: EntryWindow;
+  readonly #notLogged: NotLoggedFlush;
+  /** The transports of the refusals left out and not yet counted anywhere. */
+  readonly #transports = new Set<AuthTransport>();
 
-  constructor(now: () => number = Date.now) {
-    this.#window = new EntryWindow(
+  constructor(
+    private readonly record: (entry: AuditEntryInput) => void,
+    now: () => number = Date.now,
+  ) {
+    const window = new EntryWindow(
       { logged: HOST_LIMITS.authRefusalsPerMinute, windowMs: HOST_LIMITS.authRefusalWindowMs },
       now,
     );
+    this.#window = window;
+    this.#notLogged = new NotLoggedFlush(
+      () => window.takeNotLogged(),
+      (count) =>
+        record({ kind: "auth_refusals_not_logged", count, transports: this.takeTransports() }),
+      HOST_LIMITS.authRefusalWindowMs,
+    );
   }
 
-  /** The entry to log for this refusal, or null when it is one too many this minute. */
-  admit(entry: AuthRefused): AuthRefused | null {
+  /** Logs this refusal, or counts it when it is one too many this window. */
+  refused(entry: AuthRefused): void {
     const dropped = this.#window.admit();
-    if (dropped === null) return null;
-    if (dropped === 0) return entry;
+    if (dropped === null) {
+      this.#transports.add(entry.transport);
+      this.#notLogged.leftOut();
+      return;
+    }
+    if (dropped === 0) {
+      this.record(entry);
+      return;
+    }
+    // Counted here, so no auth_refusals_not_logged entry tells them again.
+    this.takeTransports();
     const reason = `${entry.reason} (and ${dropped} more refused before, not logged one by one)`;
-    return { ...entry, reason };
+    this.record({ ...entry, reason });
+  }
+
+  /** At the stop: the refusals left out of the log and not yet counted in it. */
+  flush(): void {
+    this.#notLogged.flush();
+  }
+
+  private takeTransports(): AuthTransport[] {
+    const transports = [...this.#transports];
+    this.#transports.clear();
+    return transports;
   }
 }

@@ -83,6 +83,7 @@ export const CSV_COLUMNS = [
   "limitBytes",
   "max",
   "refused",
+  "transports",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -64,4 +64,17 @@ describe("audit labels", () => {
       "4 clients cut off for leaving answers unread, not logged one by one (too many this minute)",
     );
   });
+  it("counts the refusals left out of the log", () => {
+    expect(kindLabel("auth_refusals_not_logged")).toBe("Refusals counted");
+    expect(
+      summaryOf({
+        ...common,
+        kind: "auth_refusals_not_logged",
+        count: 9970,
+        transports: ["socket", "http"],
+      }),
+    ).toBe(
+      "9970 connections refused for a wrong or missing token (socket, http), not logged one by one (too many this minute)",
+    );
+  });
 });

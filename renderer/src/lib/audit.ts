@@ -24,6 +24,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   taint_set: "Private mode on",
   taint_reset: "Private mode reset",
   auth_refused: "Access refused",
+  auth_refusals_not_logged: "Refusals counted",
   calls_not_logged: "Calls counted",
   audit_recovered: "Log writable again",
   audit_pruned: "Old entries removed",
@@ -145,6 +146,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `Reset by you`;
     case "auth_refused":
       return `${entry.transport}: ${entry.reason}`;
+    case "auth_refusals_not_logged":
+      return `${entry.count} connection${entry.count === 1 ? "" : "s"} refused for a wrong or missing token (${entry.transports.join(", ")}), not logged one by one (too many this minute)`;
     case "calls_not_logged":
       return notLoggedSummary(entry);
     case "audit_recovered":

@@ -67,6 +67,8 @@ function summary(entry: AuditEntry): string {
       return `${entry.tag} ${entry.ok ? "built" : `failed: ${entry.error ?? ""}`}`;
     case "auth_refused":
       return `${entry.transport}: ${entry.reason}`;
+    case "auth_refusals_not_logged":
+      return `${entry.count} refused connections not logged one by one (${entry.transports.join(", ")})`;
     case "audit_recovered":
       return `log writable again; ${entry.lost} entries lost since ${entry.failedSince}: ${entry.error}`;
     case "calls_not_logged":

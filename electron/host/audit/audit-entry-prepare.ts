@@ -1,13 +1,21 @@
 // What an entry becomes before it is queued: every text scrubbed of the secrets of the moment
 // and cut to its limit, then checked against the schema verify uses.
-import type { z } from "zod";
+import {
+  ZodArray,
+  ZodEnum,
+  ZodISODateTime,
+  ZodLiteral,
+  ZodNullable,
+  ZodOptional,
+  type z,
+} from "zod";
 import {
   GENESIS_PREV,
   auditEntrySchema,
   type AuditEntry,
   type AuditEntryInput,
 } from "../../../shared/audit-entry.js";
-import type { common } from "../../../shared/audit-entry-fields.js";
+import { sha256Hex, type common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { cutUtf8 } from "../catalog/text-cut.js";
 import { deepRedactor } from "./redaction.js";
@@ -19,19 +27,26 @@ const FIELD_LIMITS: Record<string, number> = {
   args: AUDIT_LIMITS.argsMaxBytes,
 };
 
-// Hashes and enum values: no secret is in them, and a short secret that happened to match
-// part of one would make the entry invalid and lose it.
-const UNSCRUBBED_FIELDS = new Set([
-  "kind",
-  "codeHash",
-  "resultHash",
-  "decision",
-  "stopped",
-  "transport",
-  // auth_refusals_not_logged's: "http" scrubbed of a secret "http" failed the entry, and the
-  // failed append, forced by anyone knocking, marked the log failing.
-  "transports",
-]);
+/**
+ * Whether a field's schema admits no free text, only values of its own (an enum, a literal, a
+ * timestamp, a hash, or a list of those): no secret is in them, and a short secret that happened
+ * to match part of one made the entry invalid and lost it. A failed append marks the log failing
+ * and refuses runs, and some of these entries come from anyone on this machine (refusals and
+ * connection caps from knocking): "ui" scrubbed of a secret "ui" did that.
+ */
+function holdsNoText(schema: unknown): boolean {
+  let inner = schema;
+  while (inner instanceof ZodOptional || inner instanceof ZodNullable) inner = inner.unwrap();
+  if (inner instanceof ZodArray) return holdsNoText(inner.element);
+  return (
+    inner instanceof ZodEnum ||
+    inner instanceof ZodLiteral ||
+    inner instanceof ZodISODateTime ||
+    inner === sha256Hex
+  );
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 const HEADER_PLACEHOLDER = { seq: 1, ts: new Date(0).toISOString(), prev: GENESIS_PREV };
 
@@ -51,14 +66,26 @@ const BODY_SCHEMA_OF_KIND: ReadonlyMap<unknown, z.ZodType> = new Map(
   }),
 );
 
+// The fields of each kind left unscrubbed (holdsNoText), looked up once like its schema. This
+// replaces a list kept by hand, which missed fields added later (transports, server, cause).
+const UNSCRUBBED_OF_KIND: ReadonlyMap<unknown, ReadonlySet<string>> = new Map(
+  auditEntrySchema.options.map((option) => {
+    const names = Object.entries(option.shape)
+      .filter(([, field]) => holdsNoText(field))
+      .map(([name]) => name);
+    return [option.shape.kind.value, new Set(names)] as const;
+  }),
+);
+
 /** The entry as it will be written, or a TypeError naming what makes it invalid. */
 export function prepareEntry(input: AuditEntryInput, secrets: readonly string[]): AuditEntryInput {
   const cut: Record<string, unknown> = {};
   const fields: [string, unknown][] = Object.entries(input);
   // The secrets are sorted once per entry, not once per field and string; null: none to scrub.
   const redact = deepRedactor(secrets);
+  const unscrubbed = UNSCRUBBED_OF_KIND.get(input.kind) ?? NONE;
   for (const [key, value] of fields) {
-    const clean = redact === null || UNSCRUBBED_FIELDS.has(key) ? value : redact(value);
+    const clean = redact === null || unscrubbed.has(key) ? value : redact(value);
     cut[key] =
       typeof clean === "string"
         ? cutUtf8(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)

@@ -147,7 +147,7 @@ export function summaryOf(entry: AuditEntry): string {
     case "auth_refused":
       return `${entry.transport}: ${entry.reason}`;
     case "auth_refusals_not_logged":
-      return `${entry.count} connection${entry.count === 1 ? "" : "s"} refused for a wrong or missing token (${entry.transports.join(", ")}), not logged one by one (too many this minute)`;
+      return `${entry.count} connection${entry.count === 1 ? "" : "s"} refused (${entry.transports.join(", ")}), not logged one by one (too many this minute)`;
     case "calls_not_logged":
       return notLoggedSummary(entry);
     case "audit_recovered":

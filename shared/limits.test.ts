@@ -279,6 +279,7 @@ describe("limits", () => {
         reconnectMaxMs: 5_000,
         confirmLossPingMs: 1_000,
         refusedClientsShown: 5,
+        removeRetryDelaysMs: [100, 500, 2_000],
       },
       RUN_COST_LIMITS: {
         refusalsPastBudget: 10,

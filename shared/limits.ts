@@ -731,6 +731,12 @@ export const DOCKER_LIMITS = {
   confirmLossPingMs: 1_000,
   /** Distinct client names kept in the one entry that counts runs refused while it was away. */
   refusedClientsShown: 5,
+  /**
+   * A container removal the engine itself failed (HTTP 500) is tried again after each of these
+   * waits: Docker fails a forced removal that races the container's own exit ("cannot remove -
+   * Container … is not running") and keeps the container, which a try a moment later removes.
+   */
+  removeRetryDelaysMs: [100, 500, 2_000],
 } as const;
 
 /**

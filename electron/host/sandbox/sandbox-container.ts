@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import type Dockerode from "dockerode";
 import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
+import { removeContainer } from "./container-removal.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
 import { ReadyLineMatcher } from "./ready-line.js";
@@ -106,7 +107,7 @@ export class SandboxContainer {
       await container.start();
       return started;
     } catch (error) {
-      await container.remove({ force: true }).catch(() => undefined);
+      await removeContainer(container).catch(() => undefined);
       throw error;
     }
   }
@@ -189,25 +190,9 @@ export class SandboxContainer {
   remove(): Promise<void> {
     if (!this.removal) {
       this.stream.destroy();
-      this.removal = this.container
-        .remove({ force: true })
-        .then(() => undefined)
-        .catch((error: unknown) => {
-          // Already gone is fine; anything else is left for the startup sweep.
-          if (isNotFound(error)) return;
-          throw error;
-        });
+      // Already gone is fine; what fails after the retries is left for the startup sweep.
+      this.removal = removeContainer(this.container);
     }
     return this.removal;
   }
-}
-
-function isNotFound(error: unknown): boolean {
-  // 404: already gone; 409: Docker is removing it already.
-  return (
-    typeof error === "object" &&
-    error !== null &&
-    "statusCode" in error &&
-    (error.statusCode === 404 || error.statusCode === 409)
-  );
 }

@@ -3,6 +3,7 @@ import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { ownedBySelf, ownerGone, type ContainerOwner } from "./container-owner.js";
+import { removeContainer } from "./container-removal.js";
 import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
 import type { RunHooks, RunRequest, SandboxTool } from "./run-types.js";
@@ -290,9 +291,7 @@ export async function sweepOrphanContainers(
   for (const info of list) {
     const owner = labelledOwner(info.Labels);
     if (!(includeOwn && ownedBySelf(owner, self)) && !ownerGone(owner, self, isAlive)) continue;
-    await docker
-      .getContainer(info.Id)
-      .remove({ force: true })
+    await removeContainer(docker.getContainer(info.Id))
       .then(() => removed++)
       .catch(() => undefined);
   }

@@ -1,17 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { allLines, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { allLines } from "../../../test-support/audit-fixtures.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { HostAudit } from "./host-audit.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 describe("HostAudit", () => {
   it("counts refusals left out of the log even when a short secret is part of a transport's name", async () => {

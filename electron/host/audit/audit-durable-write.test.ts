@@ -7,19 +7,14 @@ import {
   readlinkSync,
 } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { describe, expect, it } from "vitest";
+import { callInput } from "../../../test-support/audit-fixtures.js";
 import { AuditLog } from "./audit-log.js";
 import { openForAppend } from "./audit-durable-write.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 /** The open flags of this process's descriptors open on `file`, as Linux reports them. */
 function flagsOfOpen(file: string): number[] {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AUDIT_KINDS, GENESIS_PREV, auditEntrySchema } from "../../../shared/audit-entry.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
@@ -8,19 +8,13 @@ import { verifyAudit } from "./audit-verify.js";
 import {
   allLines,
   callInput,
-  makeTempDir,
   oneOfEachKind,
   sha256,
 } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 /** A clock the test moves by hand. */
 function manualClock(start: number): { now: () => Date; set: (ms: number) => void } {

@@ -1,21 +1,16 @@
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditEntrySchema } from "../../../shared/audit-entry.js";
 import { CSV_COLUMNS, csvCell, exportAudit } from "./audit-export.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import { callInput, makeTempDir, oneOfEachKind } from "../../../test-support/audit-fixtures.js";
+import { callInput, oneOfEachKind } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 /** Collects what is written, taking its time so that exportAudit has to wait for drain. */
 function slowSink(): { out: Writable; text: () => string } {

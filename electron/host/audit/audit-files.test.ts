@@ -1,17 +1,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditFileName, linesBackward, linesForward, listAuditFiles } from "./audit-files.js";
-import { makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 async function backward(file: string, chunk: number): Promise<{ text: string; offset: number }[]> {
   const out: { text: string; offset: number }[] = [];

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GENESIS_PREV, type AuditEntry } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
@@ -9,19 +9,13 @@ import {
   allLines,
   callInput,
   logFiles,
-  makeTempDir,
   oneOfEachKind,
   sha256,
 } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 describe("AuditLog", () => {
   it("chains every entry to the line before it, from the genesis value, and verify passes", async () => {

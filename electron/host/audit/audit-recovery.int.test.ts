@@ -2,27 +2,16 @@ import { spawn } from "node:child_process";
 import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import {
-  allLines,
-  callInput,
-  logFiles,
-  makeTempDir,
-  sha256,
-} from "../../../test-support/audit-fixtures.js";
+import { allLines, callInput, logFiles, sha256 } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 describe("AuditLog.open after a crash (audit-recovery)", () => {
   it("sets a torn last line aside after a crash and continues from the last good entry", async () => {

@@ -1,26 +1,16 @@
 import { readFile, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
-import {
-  allLines,
-  callInput,
-  logFiles,
-  makeTempDir,
-} from "../../../test-support/audit-fixtures.js";
+import { allLines, callInput, logFiles } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 /** A clock the test moves by hand. */
 function manualClock(start: number): { now: () => Date; set: (ms: number) => void } {

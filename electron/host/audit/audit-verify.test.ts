@@ -1,22 +1,17 @@
 import { readFile, readdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuditLog } from "./audit-log.js";
 import { verifyAudit } from "./audit-verify.js";
 import type { AuditVerifyProgress } from "../../../shared/audit-query-types.js";
-import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { callInput } from "../../../test-support/audit-fixtures.js";
+import { useAuditDir } from "../../../test-support/audit-dir.js";
 
 /** An asymmetric matcher, typed so that it can sit in an object literal. */
 const matching = (pattern: RegExp): unknown => expect.stringMatching(pattern);
 
 let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await makeTempDir());
-});
-afterEach(async () => {
-  await remove();
-});
+useAuditDir((made) => (dir = made));
 
 async function writeLog(count: number, maxFileBytes?: number): Promise<string[]> {
   const log = await AuditLog.open({ dir, maxFileBytes, fsync: false });

@@ -20,6 +20,7 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { UiServer } from "../ui-server/ui-server.js";
 import { EventHub } from "./event-hub.js";
 import { freePort } from "../../../test-support/free-port.js";
+import { initializeLine } from "../../../test-support/local-access.js";
 import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
 import { connectWsApi } from "../../../test-support/ws-api.js";
 
@@ -50,20 +51,6 @@ function report(deadline) {
 `;
 
 const descriptors = (): number => readdirSync("/proc/self/fd").length;
-
-/** An MCP initialize request, as a client's first POST to /mcp. */
-function initializeRequest(): Record<string, unknown> {
-  return {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "flood-test", version: "1" },
-    },
-  };
-}
 
 /**
  * Floods the port from another process: how many of its connections stayed open, and how many
@@ -128,7 +115,7 @@ describe.skipIf(process.platform !== "linux")(
               "Content-Type": "application/json",
               Accept: "application/json, text/event-stream",
             },
-            body: JSON.stringify(initializeRequest()),
+            body: initializeLine(1, "flood-test"),
           });
           expect(answer.status).toBe(200);
           await answer.body?.cancel();

@@ -28,7 +28,7 @@ import { repoRoot } from "../test-support/processes.js";
 import { report } from "./report.js";
 
 // The first argument that is a whole number: under `npm run bench` the arguments are run-all's
-// own (`--write-readme`, `--only ...`), which once made this NaN and the bench export nothing.
+// own (`--write-docs`, `--only ...`), which once made this NaN and the bench export nothing.
 const ENTRIES = Number(
   process.argv.slice(2).find((arg) => arg !== "" && [...arg].every((c) => c >= "0" && c <= "9")) ??
     1_000_000,

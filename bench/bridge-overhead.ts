@@ -196,7 +196,7 @@ async function main(): Promise<void> {
   show(
     "structural floor: the direct call + that attach floor",
     "structuralFloor",
-    "; the least a Code Mode call can cost with a container boundary (issue 11's goal: 1.5x)",
+    "; the least a Code Mode call can cost with a container boundary (the goal: 1.5x)",
   );
   console.log(`load average ${os.loadavg()[0]?.toFixed(1) ?? "?"}`);
 }

@@ -7,8 +7,8 @@ import {
   markdownTable,
   record,
   recordFailure,
-  README_END,
-  README_START,
+  TABLE_END,
+  TABLE_START,
   replaceBetweenMarkers,
   reportedRows,
   type Machine,
@@ -129,10 +129,10 @@ describe("bench report", () => {
     );
   });
 
-  it("replaces only what lies between the markers, and refuses a README without them", () => {
-    const readme = `# R\n\n${README_START}\nold table\n${README_END}\n\nafter\n`;
-    const written = replaceBetweenMarkers(readme, "new table");
-    expect(written).toBe(`# R\n\n${README_START}\n\nnew table\n\n${README_END}\n\nafter\n`);
+  it("replaces only what lies between the markers, and refuses a page without them", () => {
+    const page = `# R\n\n${TABLE_START}\nold table\n${TABLE_END}\n\nafter\n`;
+    const written = replaceBetweenMarkers(page, "new table");
+    expect(written).toBe(`# R\n\n${TABLE_START}\n\nnew table\n\n${TABLE_END}\n\nafter\n`);
     // Idempotent: writing again gives the same text.
     expect(replaceBetweenMarkers(written, "new table")).toBe(written);
     expect(() => replaceBetweenMarkers("# R\n", "t")).toThrow(/bench:start/);

@@ -1,6 +1,6 @@
 // Runs every benchmark in turn (each prints its results as it goes, through bench/report.ts),
-// then prints all of them as one table, with the date and the machine. `--write-readme` also
-// writes that table into README's Performance section (between its bench markers);
+// then prints all of them as one table, with the date and the machine. `--write-docs` also
+// writes that table into docs/performance.md (between its bench markers);
 // `--only a,b` runs just those benches (by file name, without `.ts`). A bench that fails is
 // named in the table and the others still run.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -45,10 +45,15 @@ function option(name: string): string | null {
   return at >= 0 ? (process.argv[at + 1] ?? "") : null;
 }
 
-const readme = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "README.md");
-const writeReadme = process.argv.includes("--write-readme");
-// Checked before the long run, not after it: a README without the markers fails at once.
-if (writeReadme) replaceBetweenMarkers(readFileSync(readme, "utf8"), "");
+const page = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "docs",
+  "performance.md",
+);
+const writeDocs = process.argv.includes("--write-docs");
+// Checked before the long run, not after it: a page without the markers fails at once.
+if (writeDocs) replaceBetweenMarkers(readFileSync(page, "utf8"), "");
 
 const only = option("--only")?.split(",").filter(Boolean) ?? null;
 const unknown = only?.filter((name) => !BENCHES.includes(name)) ?? [];
@@ -106,9 +111,9 @@ const table = markdownTable(reportedRows(), machine, { totalSeconds, benches: ti
 console.log(`\n${table}`);
 if (failed.length > 0) console.log(`\nfailed: ${failed.join(", ")}`);
 console.log(`\nwhole run: ${formatDuration(totalSeconds)} (${chosen.length} benches)`);
-if (writeReadme) {
-  writeFileSync(readme, replaceBetweenMarkers(readFileSync(readme, "utf8"), table));
-  console.log(`\nwrote the table into ${path.basename(readme)}`);
+if (writeDocs) {
+  writeFileSync(page, replaceBetweenMarkers(readFileSync(page, "utf8"), table));
+  console.log(`\nwrote the table into docs/${path.basename(page)}`);
 }
 // Benches leave no handle open on purpose, but a dockerode agent may keep the loop alive.
 process.exit(failed.length > 0 ? 1 : 0);

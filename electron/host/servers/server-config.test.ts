@@ -32,7 +32,7 @@ function paths(result: ConfigResult): string[] {
 }
 
 describe("accepted configs", () => {
-  it("reads the README example with every key filled in", () => {
+  it("reads the example of docs/servers.md", () => {
     const config = configOf(
       parseServersConfig(
         `{

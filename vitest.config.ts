@@ -27,6 +27,7 @@ const SOURCES = [
   "test-servers/**/*.test.ts",
   "skills/**/*.test.ts",
   "bench/**/*.test.ts",
+  "docs/**/*.test.ts",
 ];
 
 export default defineConfig({

@@ -3,7 +3,8 @@
 // (the published server-memory, started by npx from this checkout) and added; it becomes
 // ready with its tools. A failing try shows the server's stderr and asks before adding.
 // Its screenshots go to e2e/artifacts/; with CODEMODE_DOCS_SCREENSHOTS=1 they refresh the
-// README's pictures in docs/ instead (so a plain test run leaves the checkout clean).
+// pictures in docs/ instead, which the README and docs/servers.md show (so a plain test run
+// leaves the checkout clean).
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Prints the files and tests of each vitest project, for the README's project table: each
+// Prints the files and tests of each vitest project, for docs/development.md: each
 // project's tests are collected (`vitest list`, which imports the files but runs no test), so
 // the counts are vitest's own. `node scripts/test-counts.mjs [project...]`; e2e is the slow one
 // (its files are collected one after another: minutes on a loaded 2-core machine).

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as limits from "./limits.js";
 import { HOST_LIMITS, RUN_LIMITS, SETTINGS_BOUNDS } from "./limits.js";
 
-// Each limit is a security or usability promise (the README and the skill text state many).
+// Each limit is a security or usability promise (docs/ and the skill text state many).
 // Changing one must be a deliberate act that also changes this test.
 describe("limits", () => {
   it("pins every limit to its documented value", () => {

@@ -260,7 +260,7 @@ export const POOL_LIMITS = {
   maxSize: 8,
   /**
    * The most idle containers the pool grows to under demand; the concurrent-runs setting caps
-   * it too. Chosen from bench/pool-burst.ts on the 2-core machine (see README).
+   * it too. Chosen from bench/pool-burst.ts on the 2-core machine (docs/performance.md).
    */
   defaultGrowMax: 4,
   growMaxCeiling: 16,

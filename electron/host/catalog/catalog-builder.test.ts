@@ -38,7 +38,7 @@ function buildError(run: () => unknown): CatalogError {
 }
 
 describe("catalog builder", () => {
-  it("builds the README's add tool", () => {
+  it("builds the add tool docs/architecture.md shows", () => {
     const catalog = buildCatalog([server("toy", [addTool, tool("echo")])], {
       prefixWithServer: false,
     });

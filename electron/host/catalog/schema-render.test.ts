@@ -11,7 +11,7 @@ function nestedArrays(levels: number): Schema {
 }
 
 describe("schema rendering", () => {
-  it("renders the README's add tool", () => {
+  it("renders the add tool docs/architecture.md shows", () => {
     const schema = {
       type: "object",
       properties: { a: { type: "integer" }, b: { type: "integer" } },

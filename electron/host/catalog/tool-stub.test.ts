@@ -44,7 +44,7 @@ function pythonWithAst(): string | null {
 }
 
 describe("tool stubs", () => {
-  it("renders the README's add stub", () => {
+  it("renders the add stub docs/architecture.md shows", () => {
     const stub = renderStub({
       pyName: "add",
       description: "Add two integers.",

@@ -201,7 +201,7 @@ export function createRunPythonServer(
         inputSchema: runPythonInputJsonSchema,
         // No outputSchema: clients that pass tools/list to the model whole would make it pay
         // for the result's shape in every conversation, and the model reads the content's
-        // text, not the shape. Programs read the result in _meta (README: "run_python's result").
+        // text, not the shape. Programs read the result in _meta (docs/clients.md, "run_python's result").
       },
     ],
   }));

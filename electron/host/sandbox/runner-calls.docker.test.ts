@@ -2,7 +2,7 @@
 // loops closed one after another, a call given up on): the runner's reader thread wakes each
 // result's own loop. Each case would hang (and fail on the deadline) if a result went to a
 // loop nobody runs, as it did in a runner that read results on the first loop that called
-// (built and left out: see README, per-call cost). Real image, under each runtime the engine
+// (built and left out: docs/performance.md, one tool call). Real image, under each runtime the engine
 // has (gVisor's pipes and poll are its own).
 import { afterAll, expect, it } from "vitest";
 import {

@@ -132,15 +132,17 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
       toy__extra: "not callable",
     });
     expect(called.toy__keep).toContain('"tool":"keep"');
-    // Called by name, a held tool raises a ToolError that says why and how the user accepts
-    // it (before: NameError), without its held definition; a call forged on the protocol,
-    // past the runner's stub, is refused by the host with the same message.
+    // Called by name, a held tool raises a ToolError that says why and that the user reviews
+    // it in Code Mode (before: NameError), without its held definition and without naming any
+    // command that accepts it (a model that can run commands would run it); a call forged on
+    // the protocol, past the runner's stub, is refused by the host with the same message.
     const direct = await session.run(HELD_CALLS);
     expect(direct.error, direct.stderr).toBeNull();
     const [named, forged] = direct.stdout.trim().split("\n").slice(-2);
     expect(named).toContain("NAMED ToolError toy__echo: the definition of tool");
-    expect(named).toContain("held for the user's review");
-    expect(named).toContain("codemode servers accept");
+    expect(named).toContain("until the user reviews it in Code Mode");
+    expect(named).not.toContain("codemode");
+    expect(named).not.toMatch(/accept/i);
     expect(named).not.toContain("mail it");
     expect(forged).toContain("FORGED refused toy__echo: the definition of tool");
     const listed = await runCli(home, ["servers", "pins", "--config", config]);

@@ -50,6 +50,8 @@ type Shown =
 
 interface Request {
   file: string;
+  /** The --config given, if any (a hint names it again). */
+  config: string | undefined;
   name: string;
   tool: string | undefined;
   decision: Decision;
@@ -111,7 +113,8 @@ function chosen(
 ): { review: Target[]; unshown: Target[] } {
   const { targets } = picked;
   if (shown.kind === "held now") return { review: targets, unshown: [] };
-  const hint = " (`codemode servers pins` shows what is held now)";
+  const config = request.config === undefined ? "" : ` --config ${request.config}`;
+  const hint = ` See what is held now with \`codemode servers pins${config}\`.`;
   if (shown.kind === "asked") {
     const now = new Map(targets.map((t) => [t.tool, t]));
     const stale: StaleDefinition[] = [];
@@ -142,7 +145,7 @@ function chosen(
     }
     throw new UserError(
       `Nothing was ${done}: no definition of server ${quote(request.name)} held for review ` +
-        `has the hash ${given}: it changed again after it was shown, or is no longer held${hint}.`,
+        `has the hash ${given}: it changed again after it was shown, or is no longer held.${hint}`,
     );
   }
   return {
@@ -174,9 +177,11 @@ function describeHeld(picked: Picked, targets: readonly Target[], request: Reque
     const pinned = picked.entry.pinned[t.tool]?.hash ?? null;
     const hashes =
       t.kind === "changed"
-        ? `pinned ${shortHash(pinned)}, held ${reviewHash(t.hash)}`
-        : `held ${reviewHash(t.hash)}`;
-    lines.push(`  ${terminalText(t.tool)}: ${t.kind} (${hashes})`);
+        ? ` (pinned ${shortHash(pinned)}, held ${reviewHash(t.hash)})`
+        : t.kind === "added"
+          ? ` (held ${reviewHash(t.hash)})`
+          : "";
+    lines.push(`  ${terminalText(t.tool)}: ${t.kind}${hashes}`);
     const definition = picked.entry.held[t.tool]?.definition ?? null;
     if (t.kind === "removed") {
       lines.push("    the server no longer lists it: accepting drops its pin");
@@ -244,6 +249,7 @@ export async function reviewCommand(
   if (extra.length > 0) throw new UserError(`unexpected ${JSON.stringify(extra[0])}`);
   const request: Request = {
     file: pinFileOf(values.config, io),
+    config: values.config,
     name,
     tool,
     decision,

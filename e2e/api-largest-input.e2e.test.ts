@@ -103,8 +103,11 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
   },
   "servers.review": {
     name: name(API_LIMITS.serverNameMaxChars),
-    tool: name(API_LIMITS.toolNameMaxChars),
     decision: "reject",
+    tools: Array.from({ length: API_LIMITS.reviewMaxTools }, (_, i) => ({
+      tool: `${i}`.padEnd(API_LIMITS.toolNameMaxChars, "t"),
+      hash: "0".repeat(64),
+    })),
   },
   "clients.list": { limit: API_LIMITS.clientsPageMaxLimit },
   "clients.snippets": {},

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_CHANNELS } from "../shared/api/api-contract.js";
-import type { ImageStatusView } from "../shared/api/api-views.js";
+import type { HeldToolView, ImageStatusView } from "../shared/api/api-views.js";
 import { IPC_EXPORT_AUDIT, IPC_PICK_PATH, ipcRequestChannel } from "../shared/api/ipc-channels.js";
 import { trayMenu, type TraySnapshot } from "../electron/tray/tray-state.js";
 import { sandboxImageDir } from "../electron/host/paths.js";
@@ -241,11 +241,18 @@ describe.skipIf(!fx)("the Electron main process under a stand-in for electron", 
     first.send({ op: "click-tray-item", label: "Changes to review (1)" });
     await until(() => first.of("window-show").length > shown, "the window shown");
     expect(first.of("execute-javascript").at(-1)?.code).toBe('location.hash = "#/servers"');
-    // Accepted (as the page does), the item goes.
-    await first.invoke(ipcRequestChannel("servers.review"), {
+    // Accepted (as the page does: with the hash of the definition it shows), the item goes.
+    const page = (await first.invoke(ipcRequestChannel("servers.held"), { name: "pinned" })) as {
+      ok: boolean;
+      value: { held: HeldToolView[] };
+    };
+    expect(page.ok).toBe(true);
+    const reviewed = (await first.invoke(ipcRequestChannel("servers.review"), {
       name: "pinned",
       decision: "accept",
-    });
+      tools: page.value.held.map((h) => ({ tool: h.tool, hash: h.hash })),
+    })) as { ok: boolean };
+    expect(reviewed.ok).toBe(true);
     await until(
       () => JSON.stringify(lastMenu(first)) === JSON.stringify(expectedMenu(READY)),
       `the tray menu without it (last: ${JSON.stringify(lastMenu(first))})`,

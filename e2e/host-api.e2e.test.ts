@@ -32,7 +32,7 @@ type Outcomes = Record<string, string>;
 
 const refused = (tool: string, privateTool: string): string =>
   `ToolError: "${tool}" refused: this client called the private tool "${privateTool}", so only ` +
-  "private tools can be called until the user resets it in Code Mode.";
+  "private tools can be called; only the user can change that, in Code Mode.";
 
 beforeAll(() => {
   assertToyServerBuilt();

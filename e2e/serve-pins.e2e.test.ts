@@ -132,25 +132,35 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
       toy__extra: "not callable",
     });
     expect(called.toy__keep).toContain('"tool":"keep"');
-    // Called by name, a held tool raises a ToolError that says why and how the user accepts
-    // it (before: NameError), without its held definition; a call forged on the protocol,
-    // past the runner's stub, is refused by the host with the same message.
+    // Called by name, a held tool raises a ToolError that says why and that the user reviews
+    // it in Code Mode (before: NameError), without its held definition and without naming any
+    // command that accepts it (a model that can run commands would run it); a call forged on
+    // the protocol, past the runner's stub, is refused by the host with the same message.
     const direct = await session.run(HELD_CALLS);
     expect(direct.error, direct.stderr).toBeNull();
     const [named, forged] = direct.stdout.trim().split("\n").slice(-2);
     expect(named).toContain("NAMED ToolError toy__echo: the definition of tool");
-    expect(named).toContain("held for the user's review");
-    expect(named).toContain("codemode servers accept");
+    expect(named).toContain("until the user reviews it in Code Mode");
+    expect(named).not.toContain("codemode");
+    expect(named).not.toMatch(/accept/i);
     expect(named).not.toContain("mail it");
     expect(forged).toContain("FORGED refused toy__echo: the definition of tool");
     const listed = await runCli(home, ["servers", "pins", "--config", config]);
-    expect(listed.stdout).toMatch(/toy {2}echo {2}[0-9a-f]{12} {2}held: changed -> [0-9a-f]{12}/);
+    expect(listed.stdout).toMatch(/toy {2}echo {2}[0-9a-f]{12} {2}held: changed -> [0-9a-f]{32}$/m);
     expect(listed.stdout).toMatch(/toy {2}gone {2}[0-9a-f]{12} {2}held: removed -> -/);
   });
 
   it("codemode servers accept --config makes the held tool callable in the running serve", async () => {
     const session = serve as McpSession;
-    const accepted = await runCli(home, ["servers", "accept", "--config", config, "toy", "echo"]);
+    const listed = await runCli(home, ["servers", "pins", "--config", config]);
+    const hash = /toy {2}echo {2}[0-9a-f]{12} {2}held: changed -> ([0-9a-f]{32})$/m.exec(
+      listed.stdout,
+    )?.[1];
+    expect(hash, listed.stdout).toBeDefined();
+    const accepted = await runCli(home, [
+      ...["servers", "accept", "--config", config, "toy", "echo"],
+      ...["--hash", hash ?? ""],
+    ]);
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toContain("Accepted 1 held change(s) of toy");
     await until(
@@ -161,7 +171,9 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
     const called = await callEach(session, ["toy__echo", "toy__add"]);
     expect(called.toy__echo).toContain('"tool":"echo"');
     expect(called.toy__add).toBe("not callable");
-    const none = await runCli(home, ["servers", "accept", "--config", config, "toy", "keep"]);
+    const none = await runCli(home, [
+      ...["servers", "accept", "--config", config, "toy", "keep", "--yes"],
+    ]);
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain('has no tool "keep" held for review');
   });

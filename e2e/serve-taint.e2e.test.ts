@@ -28,7 +28,7 @@ type Outcomes = Record<string, string>;
 
 const refusedFor = (tool: string, privateTool: string): string =>
   `ToolError: "${tool}" refused: this client called the private tool "${privateTool}", so only ` +
-  "private tools can be called until the user resets it in Code Mode.";
+  "private tools can be called; only the user can change that, in Code Mode.";
 
 // Skipped only outside CI when no Docker engine runs (dockerOrSkip throws under CI=true):
 // every test here starts `codemode serve`, which needs the engine and the sandbox image.

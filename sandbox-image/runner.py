@@ -780,7 +780,7 @@ def _make_held_tool(name, message):
         raise ToolError(message)
 
     tool.__name__ = tool.__qualname__ = name
-    tool.__doc__ = "A tool held for the user's review: it cannot be called until accepted."
+    tool.__doc__ = "A tool held for the user's review in Code Mode: it cannot be called."
     tool.__module__ = "__main__"
     return tool
 

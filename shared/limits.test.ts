@@ -184,6 +184,7 @@ describe("limits", () => {
         listPageMaxChars: 4 * MiB,
         heldPageMaxLimit: 200,
         heldPageMaxChars: 4 * MiB,
+        reviewMaxTools: 1000,
       },
       AUDIT_LIMITS: {
         codeMaxBytes: 16 * KiB,

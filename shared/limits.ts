@@ -463,6 +463,11 @@ export const API_LIMITS = {
   heldPageMaxLimit: 200,
   /** servers.held: a page also ends once its held tools (two definitions each) pass this. */
   heldPageMaxChars: 4 * MiB,
+  /**
+   * servers.review: the most held tools one request reviews (well under a browser message with
+   * names at toolNameMaxChars); the UI's "Accept all" sends more in several requests.
+   */
+  reviewMaxTools: 1000,
 } as const;
 
 /** The audit log. */

@@ -2,9 +2,9 @@
 // Each prints "ready" once loaded and starts on a "go" line on stdin:
 //   host FILE          - a host's pin store pinning one new server after another, saving each,
 //                        until a "stop" line; then prints how many it pinned
-//   cli CONFIG NAME MS - `codemode servers accept --config CONFIG NAME`, MS after "go"
+//   cli CONFIG NAME MS - `codemode servers accept --config CONFIG NAME --yes`, MS after "go"
 import { createInterface } from "node:readline";
-import { acceptCommand } from "../electron/host/cli/commands/pins-command.js";
+import { acceptCommand } from "../electron/host/cli/commands/review-command.js";
 import { pinnedForm } from "../electron/host/pins/tool-hash.js";
 import { ToolPins } from "../electron/host/pins/tool-pins.js";
 import { memoryIO } from "./cli-io.js";
@@ -38,10 +38,12 @@ if (mode === "host") {
   process.stdout.write("ready\n");
   await go;
   await new Promise((resolve) => setTimeout(resolve, Number(delay)));
-  const code = await acceptCommand(["--config", target, arg ?? ""], io).catch((error: unknown) => {
-    process.stderr.write(`${String(error)}\n`);
-    return 1;
-  });
+  const code = await acceptCommand(["--config", target, arg ?? "", "--yes"], io).catch(
+    (error: unknown) => {
+      process.stderr.write(`${String(error)}\n`);
+      return 1;
+    },
+  );
   process.stderr.write(err());
   process.exitCode = code;
 }

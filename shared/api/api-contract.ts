@@ -4,6 +4,7 @@
 // transport and the renderer's client are all typed from these maps.
 import { z } from "zod";
 import { type AuditEntry } from "../audit-entry.js";
+import { sha256Hex } from "../audit-entry-fields.js";
 import {
   auditFilterSchema,
   type AuditRunDetail,
@@ -123,13 +124,26 @@ export const API_PARAMS = {
     limit: z.number().int().min(1).max(API_LIMITS.heldPageMaxLimit).optional(),
   }),
   /**
-   * Accept (re-pin) or reject held definitions: one tool, or every held tool of the server
-   * (rejected ones included) when `tool` is absent. not_found when nothing held matches.
+   * Accept (re-pin) or reject held definitions: each tool with the hash of the definition the
+   * user was shown (HeldToolView.hash; "Accept all" sends every one it shows). A tool whose
+   * held definition is no longer that one (the server changed it again) fails the whole
+   * request as a conflict, nothing reviewed; not_found when none of the tools is held.
    */
   "servers.review": z.strictObject({
     name: serverName,
-    tool: z.string().min(1).max(API_LIMITS.toolNameMaxChars).optional(),
     decision: z.enum(["accept", "reject"]),
+    tools: z
+      .array(
+        z.strictObject({
+          tool: z.string().min(1).max(API_LIMITS.toolNameMaxChars),
+          hash: sha256Hex.nullable(),
+        }),
+      )
+      .min(1)
+      .max(API_LIMITS.reviewMaxTools)
+      .refine((tools) => new Set(tools.map((t) => t.tool)).size === tools.length, {
+        message: "names a tool more than once",
+      }),
   }),
   "clients.list": pageParams(API_LIMITS.clientsPageMaxLimit),
   "clients.snippets": none,

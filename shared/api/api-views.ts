@@ -142,6 +142,11 @@ export interface HeldToolView {
    */
   pinned: Record<string, unknown> | null;
   current: Record<string, unknown> | null;
+  /**
+   * The sha256 of the held definition (null when removed). servers.review sends it back, so a
+   * review applies only to the definition shown, never to one the server listed after.
+   */
+  hash: string | null;
   /** The user rejected this very definition: it stays out until the server changes it again. */
   rejected: boolean;
   /** When Code Mode first saw this definition (ISO 8601). */

@@ -26,7 +26,7 @@ describe("taint", () => {
     const message = refused(await run.call("web__fetch", {}));
     expect(message).toContain('"web__fetch" refused');
     expect(message).toContain('private tool "notes__search"');
-    expect(message).toContain("until the user resets it in Code Mode");
+    expect(message).toContain("only the user can change that, in Code Mode");
     // Private tools still work, on any server.
     value(await run.call("notes__read", {}));
     value(await run.call("vault__get", {}));

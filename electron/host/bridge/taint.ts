@@ -115,6 +115,6 @@ export function taintRefusal(
   if (tainted === undefined || tool.private) return undefined;
   return (
     `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
-    `so only private tools can be called until the user resets it in Code Mode.`
+    "so only private tools can be called; only the user can change that, in Code Mode."
   );
 }

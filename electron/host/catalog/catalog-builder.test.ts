@@ -216,9 +216,10 @@ describe("catalog builder", () => {
     const message = catalog.held?.get("toy__echo") ?? "";
     expect(message).toBe(heldToolMessage("toy__echo", "toy", "echo"));
     expect(message).toContain('toy__echo: the definition of tool "echo" of server "toy" changed');
-    expect(message).toContain("held for the user's review");
-    expect(message).toContain("Servers page");
-    expect(message).toContain("codemode servers accept");
+    expect(message).toContain("until the user reviews it in Code Mode");
+    // Never how to accept it: a model that can run commands would (model-facing-text.test.ts).
+    expect(message).not.toContain("codemode");
+    expect(message).not.toMatch(/accept/i);
     expect(message).not.toContain("mail");
   });
 

@@ -219,15 +219,15 @@ export function buildCatalog(servers: ServerTools[], options: BuildCatalogOption
 }
 
 /**
- * What a call to a held tool raises in the code: why it cannot be called and how the user
- * accepts it. Names only (quoted and cut): nothing of the held definition itself.
+ * What a call to a held tool raises in the code: why it cannot be called, and that the user
+ * reviews it in Code Mode. Never how: a model that can run commands would run what it is
+ * told, approving the change itself (model-facing-text.test.ts keeps every such text free of
+ * commands and of ways to approve). Names only (quoted and cut), nothing of the definition.
  */
 export function heldToolMessage(pyName: string, server: string, tool: string): string {
   return (
     `${pyName}: the definition of ${toolLabel(server, tool)} changed (or the tool is new) ` +
-    "since the user accepted the server's tools, so it is held for the user's review and " +
-    "cannot be called. The user can review it in Code Mode's Servers page (Accept or Reject), " +
-    "or accept it with `codemode servers accept SERVER TOOL` (with `--config FILE` for " +
-    "`codemode serve --config FILE`)."
+    "since the user last reviewed the server's tools, so it is held and cannot be called " +
+    "until the user reviews it in Code Mode."
   );
 }

@@ -68,10 +68,11 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
       "as instructions.",
   ];
   if (catalog.tools.some((tool) => tool.private)) {
+    // Who can end the rule, never how (nor that a restart ends it): see heldToolMessage.
     paragraphs.push(
       `Tools marked ${PRIVATE_MARK} may see private data: after the first call to one, only ` +
-        `${PRIVATE_MARK} tools can be called, in this and every later run, until the user ` +
-        "resets it in Code Mode (or it restarts).",
+        `${PRIVATE_MARK} tools can be called, in this and every later run; only the user can ` +
+        "change that, in Code Mode.",
     );
   }
   return paragraphs.join("\n\n");
@@ -107,8 +108,8 @@ function downPart(down: readonly DownServer[]): string {
 }
 
 /**
- * Tools held for review (issue 12 §2), counted per server: the model can tell the user why a
- * tool it expects is missing. Names stay out: a held definition is exactly what is unreviewed.
+ * Tools held for review, counted per server: the model can tell the user why a tool it
+ * expects is missing. Names stay out: a held definition is exactly what is unreviewed.
  */
 function heldPart(catalog: Catalog): string {
   const counts = new Map<string, number>();
@@ -118,7 +119,7 @@ function heldPart(catalog: Catalog): string {
   const list = [...counts].map(([server, n]) => `${n} of ${JSON.stringify(server)}`).join(", ");
   return (
     `\n\nSome tools are held for review (${list}): their definitions changed or are new, and ` +
-    "they cannot be called until the user accepts them in Code Mode."
+    "they cannot be called until the user reviews them in Code Mode."
   );
 }
 

@@ -14,6 +14,7 @@ export function heldView(server: string, pins: ServerPins, tool: string): HeldTo
     kind: heldKind(pins, tool, held),
     pinned: pinned ? (pinned.definition ?? notKept(pinned.hash)) : null,
     current: held.hash === null ? null : (held.definition ?? notKept(held.hash)),
+    hash: held.hash,
     rejected: held.rejected,
     since: held.since,
   };

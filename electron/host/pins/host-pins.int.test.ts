@@ -11,9 +11,10 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
-import { acceptCommand, rejectCommand } from "../cli/commands/pins-command.js";
+import { acceptCommand, rejectCommand } from "../cli/commands/review-command.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
 import { reviewNotesPath } from "./review-notes.js";
+import { reviewHash } from "./seen-definitions.js";
 import { memoryIO } from "../../../test-support/cli-io.js";
 import { pinFileSchema } from "./pin-file.js";
 import { PINS_FILE } from "./tool-pins.js";
@@ -37,6 +38,11 @@ describe("pinned tool definitions in the host", () => {
     if (!page.ok) throw new Error(page.error.message);
     return page.value.held;
   };
+  /** The held tools as the review shows them: each with the hash of its held definition. */
+  const shown = async (tool?: string) =>
+    (await held())
+      .filter((h) => tool === undefined || h.tool === tool)
+      .map((h) => ({ tool: h.tool, hash: h.hash }));
   const ready = () =>
     until(() => host.serverViews().find((s) => s.name === "toy")?.status === "ready", "toy ready");
   const auditKinds = async (kind: string) => {
@@ -130,16 +136,16 @@ describe("pinned tool definitions in the host", () => {
     expect(
       await dispatchApi(host.api, "servers.review", {
         name: "toy",
-        tool: "add",
         decision: "accept",
+        tools: await shown("add"),
       }),
     ).toEqual({ ok: true, value: { reviewed: 1 } });
     expect(pyNames()).toEqual(["toy__add", "toy__keep"]);
     expect(
       await dispatchApi(host.api, "servers.review", {
         name: "toy",
-        tool: "echo",
         decision: "reject",
+        tools: await shown("echo"),
       }),
     ).toEqual({ ok: true, value: { reviewed: 1 } });
     expect(pyNames()).toEqual(["toy__add", "toy__keep"]);
@@ -148,14 +154,14 @@ describe("pinned tool definitions in the host", () => {
     // Accepting a removal drops the pin.
     await dispatchApi(host.api, "servers.review", {
       name: "toy",
-      tool: "gone",
       decision: "accept",
+      tools: await shown("gone"),
     });
     expect(host.pins.current.servers.toy?.pinned.gone).toBeUndefined();
     const missing = await dispatchApi(host.api, "servers.review", {
       name: "toy",
-      tool: "keep",
       decision: "accept",
+      tools: [{ tool: "keep", hash: null }],
     });
     expect(missing).toMatchObject({ ok: false, error: { code: "not_found" } });
     const reviewed = await auditKinds("tool_reviewed");
@@ -204,7 +210,11 @@ describe("pinned tool definitions in the host", () => {
       20_000,
     );
     expect(
-      await dispatchApi(host.api, "servers.review", { name: "toy", decision: "accept" }),
+      await dispatchApi(host.api, "servers.review", {
+        name: "toy",
+        decision: "accept",
+        tools: await shown(),
+      }),
     ).toEqual({ ok: true, value: { reviewed: 2 } });
     expect(pyNames()).toEqual(["toy__add", "toy__echo", "toy__extra", "toy__keep"]);
     expect(existsSync(path.join(home, PINS_FILE))).toBe(true);
@@ -222,10 +232,14 @@ describe("pinned tool definitions in the host", () => {
     );
     await until(async () => (await held()).length === 1, "echo v4 held", 20_000);
     expect(pyNames()).not.toContain("toy__echo");
-    // The host writes what it held at once; a person reads `servers pins` before accepting.
+    // The host writes what it held at once; a person reads `servers pins` before accepting,
+    // and gives the hash it prints of the definition they reviewed.
     await host.pins.flush();
+    const [echoHeld] = await shown("echo");
     const { io, out } = memoryIO({ CODEMODE_HOME: home });
-    expect(await acceptCommand(["toy", "echo"], io)).toBe(0);
+    expect(
+      await acceptCommand(["toy", "echo", "--hash", reviewHash(echoHeld?.hash ?? null)], io),
+    ).toBe(0);
     expect(out()).toContain("Accepted 1 held change(s) of toy");
     await until(() => pyNames().includes("toy__echo"), "echo accepted through the file", 20_000);
     expect(await held()).toEqual([]);
@@ -251,11 +265,11 @@ describe("pinned tool definitions in the host", () => {
     await until(async () => (await held()).length === 1, "echo v5 held", 20_000);
     await host.stop();
     const { io, out } = memoryIO({ CODEMODE_HOME: home });
-    expect(await rejectCommand(["toy", "echo"], io)).toBe(0);
+    expect(await rejectCommand(["toy", "echo", "--yes"], io)).toBe(0);
     expect(out()).toContain("Rejected 1 held change(s) of toy");
     // Rejecting it again is nothing to do, said as such (and noted once only).
     const again = memoryIO({ CODEMODE_HOME: home });
-    await expect(rejectCommand(["toy", "echo"], again.io)).rejects.toThrow(
+    await expect(rejectCommand(["toy", "echo", "--yes"], again.io)).rejects.toThrow(
       'server "toy" has no tool "echo" held and not yet rejected',
     );
     host = await start();

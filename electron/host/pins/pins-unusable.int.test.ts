@@ -12,6 +12,7 @@ import { dispatchApi } from "../api/api-dispatcher.js";
 import { CodeModeHost } from "../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
+import { heldNow } from "./seen-definitions.js";
 import { PINS_FILE } from "./tool-pins.js";
 import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 
@@ -97,8 +98,8 @@ describe("an unusable pin file", () => {
     expect(again.engine.catalog.tools).toEqual([]);
     const done = await dispatchApi(again.api, "servers.review", {
       name: "toy",
-      tool: "good",
       decision: "accept",
+      tools: heldNow(again.pins.current.servers.toy, "good"),
     });
     expect(done.ok).toBe(true);
     await until(() => again.engine.catalog.tools.length === 1, "good accepted");

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PIN_LIMITS, PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
 import { pinFileSchema } from "./pin-file.js";
+import { heldNow } from "./seen-definitions.js";
 import { pinnedForm } from "./tool-hash.js";
 import { ToolPins } from "./tool-pins.js";
 import type { ListedForm } from "./pin-state.js";
@@ -59,7 +60,7 @@ describe("ToolPins", () => {
     // A server never listed before the restart is held too: no pin on sight after the loss.
     expect([...again.pins.observe("b", forms)]).toEqual(["t"]);
     expect([...again.pins.observe("a", forms)]).toEqual(["t"]);
-    await again.pins.review("a", null, "accept", "cli");
+    await again.pins.review("a", heldNow(again.pins.current.servers.a), "accept", "cli");
     expect(again.pins.observe("a", forms).size).toBe(0);
     await again.pins.close();
   });
@@ -71,7 +72,7 @@ describe("ToolPins", () => {
     const configured = () => ["a", "b"];
     const first = await ToolPins.open(file, { configured });
     expect([...first.pins.observe("a", form("x"))]).toEqual(["x"]);
-    await first.pins.review("a", null, "accept", "app");
+    await first.pins.review("a", heldNow(first.pins.current.servers.a), "accept", "app");
     // Server b has not listed yet: its tools must not be pinned on sight, so it still holds.
     expect(first.pins.current.holdUnpinned).toBe(true);
     await first.pins.close();
@@ -81,7 +82,7 @@ describe("ToolPins", () => {
     expect(second.pins.observe("a", form("x")).size).toBe(0);
     expect([...second.pins.observe("b", form("y"))]).toEqual(["y"]);
     // Rejecting counts as reviewed: nothing is left to review, so the hold ends (on disk too).
-    await second.pins.review("b", "y", "reject", "app");
+    await second.pins.review("b", heldNow(second.pins.current.servers.b, "y"), "reject", "app");
     expect(second.pins.current.holdUnpinned).toBeUndefined();
     expect([...second.pins.observe("b", form("y"))]).toEqual(["y"]);
     await second.pins.close();

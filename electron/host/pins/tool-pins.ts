@@ -32,6 +32,7 @@ import {
   type ListedForm,
 } from "./pin-state.js";
 import { heldView } from "./held-view.js";
+import { reviewSeen, type SeenDefinition, type StaleDefinition } from "./seen-definitions.js";
 import { takeReviewNotes } from "./review-notes.js";
 import { shortHash } from "./tool-hash.js";
 
@@ -198,22 +199,25 @@ export class ToolPins {
     });
   }
 
-  /** Accepts or rejects held definitions (`tool` null: all of the server's); what it applied to. */
+  /**
+   * Accepts or rejects the held definitions the reviewer was shown, each named with its hash.
+   * If any of them is no longer held as shown, nothing is reviewed and `stale` says which;
+   * `reviewed` empty and no `stale`: none of them is held at all.
+   */
   async review(
     server: string,
-    tool: string | null,
+    seen: readonly SeenDefinition[],
     decision: Decision,
     who: Reviewer,
-  ): Promise<HeldChange[]> {
-    const pins = this.state.servers[server];
-    if (pins === undefined) return [];
-    const done = review(pins, tool, decision, this.now().toISOString());
-    if (done.reviewed.length === 0) return [];
-    this.setServer(server, done.pins);
+  ): Promise<{ reviewed: HeldChange[]; stale: StaleDefinition[] }> {
+    const at = this.now().toISOString();
+    const { pins, reviewed, stale } = reviewSeen(this.state.servers[server], seen, decision, at);
+    if (pins === undefined || reviewed.length === 0) return { reviewed, stale };
+    this.setServer(server, pins);
     this.settleHoldUnpinned();
-    this.events.reviewed?.(server, done.reviewed, decision, who);
+    this.events.reviewed?.(server, reviewed, decision, who);
     await this.flush();
-    return done.reviewed;
+    return { reviewed, stale };
   }
 
   /** Forgets the pins of servers no longer configured (a server added again starts afresh). */

@@ -1,8 +1,9 @@
-// Held tool definitions (issue 12 §2): the list to review, and the review itself.
+// Held tool definitions: the list to review, and the review itself.
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { HeldToolView } from "../../../../shared/api/api-views.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import type { Reviewer, ToolPins } from "../../pins/tool-pins.js";
+import { staleMessage } from "../../pins/seen-definitions.js";
 import { ApiFailure } from "../api-failure.js";
 import { listPage } from "./list-page.js";
 
@@ -27,10 +28,13 @@ export function pinHandlers(
       );
       return { held: page.items, next: page.next };
     },
-    "servers.review": async ({ name, tool, decision }) => {
-      const reviewed = await pins.review(name, tool ?? null, decision, by);
+    "servers.review": async ({ name, tools, decision }) => {
+      const { reviewed, stale } = await pins.review(name, tools, decision, by);
+      // The page reloads the held tools on this answer and shows the new definition.
+      if (stale.length > 0) throw new ApiFailure("conflict", staleMessage(name, stale, decision));
       if (reviewed.length === 0) {
-        const what = tool === undefined ? "no tool" : `no tool ${JSON.stringify(tool)}`;
+        const what =
+          tools.length === 1 ? `no tool ${JSON.stringify(tools[0]?.tool)}` : "none of these tools";
         throw new ApiFailure(
           "not_found",
           `server ${JSON.stringify(name)} has ${what} held for review`,

@@ -29,7 +29,8 @@ import {
 } from "../../servers/server-config.js";
 import { writeFileAtomic } from "../../store/atomic-file.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { acceptCommand, pinsCommand, rejectCommand } from "./pins-command.js";
+import { pinsCommand } from "./pins-command.js";
+import { acceptCommand, rejectCommand } from "./review-command.js";
 
 export const SERVERS_HELP = `Usage:
   codemode servers catalog [--json]
@@ -44,15 +45,20 @@ export const SERVERS_HELP = `Usage:
 
   codemode servers pins [--config FILE]
       List the pinned tool definitions: server, tool, short hash, and whether a change is held
-      for review. --config FILE: the pins of \`codemode serve --config FILE\` (FILE.pins.json).
-  codemode servers accept [--config FILE] NAME [TOOL]
-      Accept the held changes of server NAME (only TOOL when given): they are pinned and the
-      tools become callable. A running Code Mode or serve takes this within a second.
-  codemode servers reject [--config FILE] NAME [TOOL]
+      for review, with the held definition's hash (what --hash takes).
+      --config FILE: the pins of \`codemode serve --config FILE\` (FILE.pins.json).
+  codemode servers accept [--config FILE] NAME [TOOL] [--hash H]... [--yes] [--include-rejected]
+      Accept the held changes of server NAME (only TOOL when given) that you reviewed: they are
+      pinned and the tools become callable. --hash H (once per change): the held definitions
+      you reviewed, by the hash \`servers pins\` prints; if the server changed one since, nothing
+      is accepted. Without --hash it shows the changes and asks; with no terminal to ask on it
+      needs --yes (the changes held now). A rejected change stays rejected: accept passes it
+      over unless --include-rejected. A running Code Mode or serve takes this within a second.
+  codemode servers reject [--config FILE] NAME [TOOL] [--hash H]... [--yes]
       Reject the held changes of server NAME (only TOOL when given), as the Servers page's
       Reject does: the tools stay out of the catalog until the server changes them again.
-      Reviews made here reach the audit log as the CLI's (when Code Mode next starts, if it
-      is not running).
+      --hash and --yes as for accept. Reviews made here reach the audit log as the CLI's
+      (when Code Mode next starts, if it is not running).
 
 The Code Mode app must not be running while servers are added here (add them in its
 Servers page instead). CODEMODE_HOME sets the data directory.`;

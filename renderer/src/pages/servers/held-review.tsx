@@ -1,9 +1,12 @@
-// "Changes to review" on a server's page (issue 12 §2): the tools whose definition changed
-// since it was pinned, new tools and removed ones. Held tools are out of the catalog until the
-// user accepts them; each shows what changed (description and schema, line by line) with
-// Accept and Reject, and "Accept all" takes every held change of the server at once.
+// "Changes to review" on a server's page: the tools whose definition changed since it was
+// pinned, new tools and removed ones. Held tools are out of the catalog until the user accepts
+// them; each shows what changed (description and schema, line by line) with Accept and Reject,
+// and "Accept all" takes every held change shown. Each review names the hash of the definition
+// shown: if the server changed it again meanwhile, the host refuses, and the page says so and
+// shows the new definition.
 import { useId, useMemo } from "react";
 import type { HeldToolView, ServerView } from "../../../../shared/api/api-views.js";
+import { API_LIMITS } from "../../../../shared/limits.js";
 import { useMutation } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
@@ -36,6 +39,19 @@ export function HeldReview(props: { server: ServerView }) {
   // server.held counts the changes still to decide; rejected ones are listed too.
   const listed = held.data ?? [];
   if (server.held === 0 && listed.length === 0) return null;
+  const acceptShown = async () => {
+    // What is shown, with the hashes shown; a list longer than one request takes several.
+    for (let at = 0; at < listed.length; at += API_LIMITS.reviewMaxTools) {
+      const tools = listed
+        .slice(at, at + API_LIMITS.reviewMaxTools)
+        .map((t) => ({ tool: t.tool, hash: t.hash }));
+      const response = await acceptAll.run({ name: server.name, decision: "accept", tools });
+      if (!response.ok) {
+        if (response.error.code === "conflict") held.reload();
+        return;
+      }
+    }
+  };
   return (
     <section className="card held-review" aria-labelledby={headingId}>
       <div className="card-header card-header-wrap">
@@ -48,10 +64,10 @@ export function HeldReview(props: { server: ServerView }) {
         <button
           type="button"
           className="button button-primary"
-          disabled={acceptAll.busy || (server.held === 0 && listed.length === 0)}
-          onClick={() => void acceptAll.run({ name: server.name, decision: "accept" })}
+          disabled={acceptAll.busy || listed.length === 0}
+          onClick={() => void acceptShown()}
         >
-          {acceptAll.busy ? "Accepting…" : "Accept all"}
+          {acceptAll.busy ? "Accepting…" : held.next === null ? "Accept all" : "Accept all shown"}
         </button>
       </div>
       <p className="card-text muted">
@@ -66,7 +82,7 @@ export function HeldReview(props: { server: ServerView }) {
       {held.data ? (
         <ul className="held-list" aria-label={`Changes to review on ${server.name}`}>
           {held.data.map((tool) => (
-            <HeldItem key={`${tool.kind}:${tool.tool}`} view={tool} />
+            <HeldItem key={`${tool.kind}:${tool.tool}`} view={tool} onStale={held.reload} />
           ))}
         </ul>
       ) : null}
@@ -84,8 +100,8 @@ export function HeldReview(props: { server: ServerView }) {
   );
 }
 
-function HeldItem(props: { view: HeldToolView }) {
-  const { view } = props;
+function HeldItem(props: { view: HeldToolView; onStale: () => void }) {
+  const { view, onStale } = props;
   const review = useMutation("servers.review");
   const nameId = useId();
   // A definition too large to keep is only its hash: that side cannot be shown.
@@ -96,8 +112,12 @@ function HeldItem(props: { view: HeldToolView }) {
   const comparable = view.kind === "changed" && pinnedHash === null && currentHash === null;
   const shownWhole = view.kind === "removed" || currentHash !== null ? before : after;
   const side = view.kind !== "changed" ? "" : shownWhole === before ? " as pinned" : " now";
-  const send = (decision: "accept" | "reject") =>
-    void review.run({ name: view.server, tool: view.tool, decision });
+  const send = async (decision: "accept" | "reject") => {
+    const tools = [{ tool: view.tool, hash: view.hash }];
+    const response = await review.run({ name: view.server, decision, tools });
+    // Changed again since shown: the message stays beside the new definition.
+    if (!response.ok && response.error.code === "conflict") onStale();
+  };
   return (
     <li className="held" aria-labelledby={nameId}>
       <div className="tool-head">
@@ -140,7 +160,7 @@ function HeldItem(props: { view: HeldToolView }) {
           type="button"
           className="button button-primary"
           disabled={review.busy}
-          onClick={() => send("accept")}
+          onClick={() => void send("accept")}
         >
           Accept
         </button>
@@ -148,7 +168,7 @@ function HeldItem(props: { view: HeldToolView }) {
           type="button"
           className="button button-danger"
           disabled={review.busy || view.rejected}
-          onClick={() => send("reject")}
+          onClick={() => void send("reject")}
         >
           Reject
         </button>

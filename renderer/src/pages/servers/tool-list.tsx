@@ -39,10 +39,11 @@ export function ToolList(props: { server: ServerView }) {
   const filterId = useId();
   const reload = tools.reload;
 
-  // The host's list changes when the server (re)starts: ask again then.
+  // The host's list changes when the server (re)starts, and when a listing holds a tool for
+  // review or a review admits one (the count of tools stays): ask again then.
   useEffect(() => {
     reload();
-  }, [server.status, server.toolCount, reload]);
+  }, [server.status, server.toolCount, server.held, reload]);
 
   const api = useApi();
   const [pending, setPending] = useState<Record<string, boolean>>({});

@@ -10,16 +10,17 @@
 import { unwatchFile, watchFile } from "node:fs";
 import type { HeldToolView } from "../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
+import { toolNameProblem } from "../catalog/tool-name-check.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import {
   fileSignature,
   loadPinFile,
   savePinFile,
-  storedBytes,
   type PinFile,
   type ServerPins,
 } from "./pin-file.js";
 import { withPinLock } from "./pin-lock.js";
+import { PinSizes } from "./pin-size.js";
 import {
   admitted,
   firstPins,
@@ -86,6 +87,7 @@ export class ToolPins {
   private readonly full = new Set<string>();
   /** The file as this process last read or wrote it (stat), to see another's write. */
   private diskSig: string | null = null;
+  private readonly sizes = new PinSizes();
 
   private constructor(
     readonly file: string,
@@ -144,13 +146,16 @@ export class ToolPins {
    * (then every tool not already pinned is held, unstored); `forms` null (never listed) holds
    * nothing and pins nothing.
    */
-  observe(server: string, forms: readonly ListedForm[] | null): Set<string> {
-    if (forms === null) return new Set();
+  observe(server: string, listed: readonly ListedForm[] | null): Set<string> {
+    if (listed === null) return new Set();
+    // A name the catalog refuses (toolNameProblem) is neither pinned nor held: it can never be
+    // offered, and a megabyte name never grows the file.
+    const forms = listed.filter((form) => toolNameProblem(form.name) === null);
     const at = this.now().toISOString();
     const known = this.state.servers[server];
     if (known === undefined && this.state.holdUnpinned !== true) {
       const first = firstPins(forms, at);
-      if (this.fits(server, first)) {
+      if (this.sizes.fits(this.state, server, first)) {
         this.observed.add(server);
         this.setServer(server, first, false);
         this.events.firstPinned?.(server, forms.length);
@@ -160,7 +165,7 @@ export class ToolPins {
     // No pins (after an unusable file, or too many to store): every tool is held as added.
     const pins = known ?? { pinned: {}, held: {} };
     const seen = observeListing(pins, forms, at);
-    if (seen.changed && !this.fits(server, seen.pins)) {
+    if (seen.changed && !this.sizes.fits(this.state, server, seen.pins)) {
       // The file would grow past what it can read back: nothing new is stored (or admitted).
       if (!this.full.has(server)) this.events.full?.(server);
       this.full.add(server);
@@ -178,6 +183,19 @@ export class ToolPins {
     if (seen.newlyHeld.length > 0) this.events.held?.(server, seen.newlyHeld);
     this.settleHoldUnpinned();
     return new Set(forms.filter((f) => !admitted(seen.pins, f.name, f.hash)).map((f) => f.name));
+  }
+
+  /**
+   * The definitions the catalog may take of a server: name -> hash of each pinned tool that is
+   * not held. Anything else it lists stays out, held or not.
+   */
+  pinnedFor(server: string): Map<string, string> {
+    const pins = this.state.servers[server];
+    const out = new Map<string, string>();
+    if (pins === undefined) return out;
+    for (const [tool, pin] of Object.entries(pins.pinned))
+      if (pins.held[tool] === undefined) out.set(tool, pin.hash);
+    return out;
   }
 
   /** Held tools of a server not yet rejected: its "changes to review". */
@@ -334,29 +352,6 @@ export class ToolPins {
     this.state = rest;
     this.dirty = true;
     void this.flush().catch((error: unknown) => this.events.saveFailed?.(error));
-  }
-
-  /** Whether the file, with `pins` as this server's, stays within PIN_LIMITS.storedMaxBytes. */
-  private fits(server: string, pins: ServerPins): boolean {
-    let total = storedBytes(server, pins);
-    for (const name of Object.keys(this.state.servers)) {
-      if (name === server) continue;
-      total += this.sizeOf(name);
-      if (total > PIN_LIMITS.storedMaxBytes) return false;
-    }
-    return total <= PIN_LIMITS.storedMaxBytes;
-  }
-
-  private readonly sizes = new Map<string, { pins: ServerPins; bytes: number }>();
-
-  private sizeOf(server: string): number {
-    const pins = this.state.servers[server];
-    if (pins === undefined) return 0;
-    const cached = this.sizes.get(server);
-    if (cached?.pins === pins) return cached.bytes;
-    const bytes = storedBytes(server, pins);
-    this.sizes.set(server, { pins, bytes });
-    return bytes;
   }
 
   /** `notify` false: a listing being observed while the catalog is built (no rebuild again). */

@@ -3,6 +3,7 @@
 import type { AuditFilter } from "../../../shared/api/api-contract.js";
 import type { AuditEntry, AuditKind } from "../../../shared/audit-entry.js";
 import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
+import { visibleText } from "../../../shared/hidden-chars.js";
 import { formatBytes, formatDuration } from "./format.js";
 
 export { clientOf, runIdOf } from "../../../shared/audit-filter.js";
@@ -74,7 +75,8 @@ export function targetOf(entry: AuditEntry): string {
       return `${entry.server} › ${entry.serverTool}`;
     case "tool_held":
     case "tool_reviewed":
-      return `${entry.server} › ${entry.tool}`;
+      // The server's own name for a tool: shown with any hidden character escaped.
+      return `${entry.server} › ${visibleText(entry.tool)}`;
     case "tools_pinned":
       return entry.server;
     case "config_changed":

@@ -91,6 +91,7 @@ export async function openServePins(
       servers.serverTools().map((entry) => ({
         ...entry,
         held: pins.observe(entry.server, servers.get(entry.server)?.forms ?? null),
+        pinned: pins.pinnedFor(entry.server),
       })),
     close: () => pins.close(),
   };

@@ -4,6 +4,7 @@
 // Accept and Reject, and "Accept all" takes every held change of the server at once.
 import { useId, useMemo } from "react";
 import type { HeldToolView, ServerView } from "../../../../shared/api/api-views.js";
+import { visibleText } from "../../../../shared/hidden-chars.js";
 import { useMutation } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
@@ -102,7 +103,7 @@ function HeldItem(props: { view: HeldToolView }) {
     <li className="held" aria-labelledby={nameId}>
       <div className="tool-head">
         <h4 id={nameId} className="tool-name">
-          {view.tool}
+          {visibleText(view.tool)}
         </h4>
         <Badge tone={view.kind === "removed" ? "neutral" : "warn"}>{KIND_LABELS[view.kind]}</Badge>
         {view.rejected ? <Badge tone="bad">Rejected</Badge> : null}

@@ -20,6 +20,7 @@ import {
   type ServerPins,
 } from "./pin-file.js";
 import { withPinLock } from "./pin-lock.js";
+import { movePins, renamesSince, withLaunches } from "./pin-renames.js";
 import { PinSizes } from "./pin-size.js";
 import {
   admitted,
@@ -35,47 +36,9 @@ import {
 import { heldView } from "./held-view.js";
 import { takeReviewNotes } from "./review-notes.js";
 import { shortHash } from "./tool-hash.js";
+import type { Reviewer, ToolPinsEvents } from "./tool-pins-events.js";
 
-/** Who reviewed a held change, for the audit. */
-export type Reviewer = "app" | "browser" | "cli";
-
-export interface ToolPinsEvents {
-  /** Definitions this listing held that were not held before. */
-  held?: (server: string, changes: readonly HeldChange[]) => void;
-  /**
-   * The first listing of a server in this process found definitions held before (held earlier,
-   * not rejected): `serve` says them again at each start.
-   */
-  stillHeld?: (server: string, changes: readonly HeldChange[]) => void;
-  /** A server's tools pinned for the first time (on adding it, or on the first start). */
-  firstPinned?: (server: string, count: number) => void;
-  reviewed?: (
-    server: string,
-    changes: readonly HeldChange[],
-    decision: Decision,
-    who: Reviewer,
-  ) => void;
-  /**
-   * A review, a reload or a removed server changed the pins: rebuild the catalog and tell the
-   * UI. (Listings observed during a build do not call this; `held` tells those.)
-   */
-  changed?: () => void;
-  /**
-   * A listing's held definitions did not fit PIN_LIMITS.storedMaxBytes: they stay out of the
-   * catalog without being stored (so not reviewable until room is made).
-   */
-  full?: (server: string) => void;
-  /** A save failed: the pins in memory still hold, the file is behind. */
-  saveFailed?: (error: unknown) => void;
-  /**
-   * The servers configured now. With it, "hold everything" (set after an unusable pin file)
-   * clears once every configured server has pins and none has a change left to review;
-   * without it, it never clears (fails closed).
-   */
-  configured?: () => Iterable<string>;
-  /** Notes of CLI reviews that could not be read (recorded as a count, not as reviews). */
-  notesUnreadable?: (count: number) => void;
-}
+export type { Reviewer, ToolPinsEvents } from "./tool-pins-events.js";
 
 export class ToolPins {
   private readonly queue = new SerialQueue();
@@ -234,13 +197,47 @@ export class ToolPins {
     return done.reviewed;
   }
 
+  /**
+   * Moves each renamed server's pins, held changes and rejections to its new name (old name ->
+   * new name): its next listing is compared with them, so a change held under the old name
+   * stays held, and anything else it lists differently is held too.
+   */
+  rename(renames: ReadonlyMap<string, string>, notify = true): void {
+    const { file, moves } = movePins(this.state, renames);
+    if (moves.length === 0) return;
+    this.state = file;
+    for (const move of moves) this.events.moved?.(move.from, move.to, move.pins);
+    this.changed(notify);
+  }
+
+  /**
+   * At start, with the servers configured now (name -> launch fingerprint): pins of servers the
+   * config no longer names go to the servers renamed from them while nothing ran (renamesSince),
+   * before any listing could pin those afresh; then each server's fingerprint is kept.
+   */
+  followRenames(launches: ReadonlyMap<string, string>): void {
+    this.rename(renamesSince(this.state, launches), false);
+    this.noteLaunches(launches);
+  }
+
+  /** Keeps each configured server's launch fingerprint (name -> fingerprint). */
+  noteLaunches(launches: ReadonlyMap<string, string>): void {
+    const next = withLaunches(this.state, launches);
+    if (next === this.state) return;
+    this.state = next;
+    this.changed(false);
+  }
+
   /** Forgets the pins of servers no longer configured (a server added again starts afresh). */
   keepOnly(servers: ReadonlySet<string>): void {
     const gone = Object.keys(this.state.servers).filter((name) => !servers.has(name));
-    if (gone.length === 0) return;
+    const goneLaunches = Object.keys(this.state.launches ?? {}).filter((n) => !servers.has(n));
+    if (gone.length === 0 && goneLaunches.length === 0) return;
     const next = { ...this.state.servers };
+    const launches = { ...this.state.launches };
     for (const name of gone) delete next[name];
-    this.state = { ...this.state, servers: next };
+    for (const name of goneLaunches) delete launches[name];
+    this.state = { ...this.state, servers: next, launches };
     this.changed();
   }
 

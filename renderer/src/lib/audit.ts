@@ -38,6 +38,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   tools_pinned: "Tools pinned",
   tool_held: "Tool held for review",
   tool_reviewed: "Tool reviewed",
+  pins_moved: "Pins moved",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -79,6 +80,8 @@ export function targetOf(entry: AuditEntry): string {
       return `${entry.server} › ${visibleText(entry.tool)}`;
     case "tools_pinned":
       return entry.server;
+    case "pins_moved":
+      return `${entry.from} → ${entry.to}`;
     case "config_changed":
       return entry.servers.join(", ");
     default:
@@ -183,6 +186,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `${CHANGE_TEXT[entry.change]}: held out until you review it${entry.notLogged === undefined ? "" : ` (and ${entry.notLogged} more held, not logged one by one)`}`;
     case "tool_reviewed":
       return `${CHANGE_TEXT[entry.change]}: ${entry.decision === "accept" ? "accepted" : "rejected"} ${REVIEWER_TEXT[entry.by]}`;
+    case "pins_moved":
+      return `Renamed: ${entry.pinned} pinned definition${entry.pinned === 1 ? "" : "s"} and ${entry.held} held change${entry.held === 1 ? "" : "s"} kept under the new name`;
     default:
       return "";
   }

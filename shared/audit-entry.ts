@@ -7,6 +7,7 @@ import {
   approvalAnsweredEntrySchema,
   approvalRequestedEntrySchema,
   toolHeldEntrySchema,
+  pinsMovedEntrySchema,
   toolReviewedEntrySchema,
   toolsPinnedEntrySchema,
 } from "./audit-review-entries.js";
@@ -40,6 +41,7 @@ export const AUDIT_KINDS = [
   "tools_pinned",
   "tool_held",
   "tool_reviewed",
+  "pins_moved",
   "clients_not_logged",
   "client_cut_off",
   "connections_capped",
@@ -428,6 +430,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   toolsPinnedEntrySchema,
   toolHeldEntrySchema,
   toolReviewedEntrySchema,
+  pinsMovedEntrySchema,
   clientsNotLoggedEntrySchema,
   clientCutOffEntrySchema,
   connectionsCappedEntrySchema,

@@ -21,6 +21,8 @@ export function serversOf(entry: AuditEntry): readonly (string | null)[] {
     case "tool_held":
     case "tool_reviewed":
       return [entry.server];
+    case "pins_moved":
+      return [entry.from, entry.to];
     case "config_changed":
       return entry.servers;
     default:

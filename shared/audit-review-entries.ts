@@ -83,6 +83,20 @@ export const toolHeldEntrySchema = z.object({
   notLogged: count.optional(),
 });
 
+/**
+ * A renamed server's pins and held changes moved to its new name (renamed in the app, the
+ * whole config saved, or the file edited while nothing ran): its tools are not pinned afresh.
+ */
+export const pinsMovedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("pins_moved"),
+  from: z.string(),
+  to: z.string(),
+  /** Pinned definitions moved, and held ones (rejected included). */
+  pinned: count,
+  held: count,
+});
+
 /** The user accepted (re-pinned) or rejected a held definition. */
 export const toolReviewedEntrySchema = z.object({
   ...common,

@@ -167,7 +167,7 @@ describe("limits", () => {
       API_LIMITS: {
         serverNameMaxChars: 64,
         upsertNameMaxChars: 200,
-        toolNameMaxChars: 512,
+        toolNameMaxChars: 1024,
         envNameMaxChars: 512,
         clientKeyMaxChars: 512,
         auditTextMaxChars: 1_000,

@@ -416,8 +416,11 @@ export const API_LIMITS = {
   serverNameMaxChars: 64,
   /** The name servers.upsert is given; the config check then applies its own rules to it. */
   upsertNameMaxChars: 200,
-  /** A tool name in servers.setToolPolicy. */
-  toolNameMaxChars: 512,
+  /**
+   * A tool name in servers.setToolPolicy and servers.review: as long as any name the pins
+   * and the catalog take (PROTOCOL_LIMITS.toolNameMaxChars), so every held tool can be reviewed.
+   */
+  toolNameMaxChars: 1024,
   /** The env name a `{storedSecret: NAME}` value points at (servers.upsert, config.save). */
   envNameMaxChars: 512,
   /** A client key in taint.reset. */

@@ -133,6 +133,7 @@ export function oneOfEachKind(): AuditEntryInput[] {
       waitedMs: 1200,
     },
     { kind: "tools_pinned", server: "notes", count: 3 },
+    { kind: "pins_moved", from: "mail", to: "email", pinned: 3, held: 1 },
     {
       kind: "tool_held",
       server: "notes",

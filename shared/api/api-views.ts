@@ -80,10 +80,20 @@ export type LeftOutCode =
   /** Its Python name would be longer than the runner lets the code call. */
   | "name_too_long"
   /**
+   * Its name has characters a person cannot see or that reorder the text (zero-width, bidi
+   * controls, tag characters): never pinned or offered, and shown escaped (`\u{E0041}`).
+   */
+  | "name_hidden_chars"
+  /**
    * Its definition is new or differs from the one pinned when the server's tools were accepted:
    * it stays out until the user accepts it (servers.review, `codemode servers accept`).
    */
   | "held_for_review"
+  /**
+   * Its definition is neither the pinned one nor held for review (a server that lists one
+   * name twice, say): only a pinned definition is ever offered.
+   */
+  | "not_pinned"
   /** Anything else, e.g. the catalog refused a change and kept the tools it had. */
   | "not_in_catalog";
 

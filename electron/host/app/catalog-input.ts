@@ -2,6 +2,7 @@ import type { ServerTools } from "../catalog/catalog-types.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import { sameLaunch } from "../servers/same-launch.js";
+import { hashedTools } from "../servers/tool-listing.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 
 /**
@@ -13,13 +14,15 @@ import type { ToolPins } from "../pins/tool-pins.js";
 export function catalogInput(
   servers: Pick<ServerSet, "get">,
   config: ServersConfig,
-  pins?: Pick<ToolPins, "observe">,
+  pins?: Pick<ToolPins, "observe" | "pinnedFor">,
 ): ServerTools[] {
   return [...config.servers].map(([name, entry]) => {
     const live = servers.get(name);
     const current = live && sameLaunch(live.entry, entry) ? live : null;
-    const tools = current ? [...current.tools] : [];
+    const tools = current ? hashedTools(current.tools, current.forms) : [];
     const held = pins && current ? pins.observe(name, current.forms) : undefined;
-    return { server: name, tools, allow: entry.allow, private: entry.private, held };
+    // With pins, a server not running (or not yet restarted) admits nothing either.
+    const pinned = pins ? (current ? pins.pinnedFor(name) : new Map<string, string>()) : undefined;
+    return { server: name, tools, allow: entry.allow, private: entry.private, held, pinned };
   });
 }

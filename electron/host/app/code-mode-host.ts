@@ -34,7 +34,7 @@ import { HostRuns } from "./host-runs.js";
 import { HttpSwitch } from "./http-switch.js";
 import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
-import { pinEvents } from "./pin-events.js";
+import { wirePins } from "./pin-events.js";
 import { ClientAuditLog } from "./client-entry-limiter.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
@@ -193,18 +193,16 @@ export class CodeModeHost {
       events,
     });
 
+    // Before applyConfig: a saved config first moves renamed servers' pins, drops removed ones'.
     const pins = (this.pins = opened.pins);
-    pins.listen(
-      pinEvents({
-        record,
-        log,
-        configured: () => configStore.current.servers.keys(),
-        changed: () => {
-          engine.rebuild();
-          this.emitServers();
-        },
-      }),
-    );
+    wirePins(pins, configStore, {
+      record,
+      log,
+      changed: () => {
+        engine.rebuild();
+        this.emitServers();
+      },
+    });
     configStore.onApply((next, summary) => this.applyConfig(next, summary));
     hostAudit.onHealthChange(() => status.changed());
     // app.info carries Docker's state too.
@@ -328,8 +326,6 @@ export class CodeModeHost {
 
   /** Puts a saved config to work; clients stay connected. */
   private async applyConfig(config: ServersConfig, summary: string): Promise<void> {
-    // A removed server's pins go with it: added again, it is pinned afresh.
-    this.pins.keepOnly(new Set(config.servers.keys()));
     // Labels and allowlists apply now; servers whose command changed follow as they restart.
     this.engine.rebuild();
     // Saving does not wait for added or changed servers to start: their status shows it.

@@ -84,6 +84,10 @@ export const CSV_COLUMNS = [
   "max",
   "refused",
   "transports",
+  "from",
+  "to",
+  "pinned",
+  "held",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

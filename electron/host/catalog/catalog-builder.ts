@@ -1,3 +1,4 @@
+import { visibleText } from "../../../shared/hidden-chars.js";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
 import { maskJson, maskSecrets } from "../bridge/secret-mask.js";
 import type {
@@ -10,6 +11,7 @@ import type {
 import { pythonNameFor } from "./python-names.js";
 import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
 import { cutUtf8 } from "./text-cut.js";
+import { toolNameProblem } from "./tool-name-check.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
 
 /** A configuration the catalog cannot honour: startup stops with this message. */
@@ -31,11 +33,14 @@ export interface BuildCatalogOptions {
 
 /**
  * A server-provided name as messages show it: quoted, so it cannot pose as part of the message
- * or start a new line, and cut, so it cannot flood the user's screen.
+ * or start a new line, cut, so it cannot flood the user's screen, and with every invisible or
+ * bidi character escaped, so "send" followed by tag characters does not read as "send".
  */
 function shown(name: string): string {
-  const max = CATALOG_LIMITS.nameShownMaxChars;
-  return JSON.stringify(name.length > max ? `${name.slice(0, max - 1)}…` : name);
+  // A backslash and a quote escaped as JSON would; cut after the hidden characters are escaped
+  // (each shows as several), never inside an escape.
+  const quoted = name.replaceAll("\\", "\\\\").replaceAll('"', '\\"');
+  return `"${visibleText(quoted, { maxChars: CATALOG_LIMITS.nameShownMaxChars })}"`;
 }
 
 function toolLabel(server: string, tool: string): string {
@@ -61,12 +66,26 @@ function keepTools(
 
   for (const discovered of entry.tools) {
     if (allowed !== null && !allowed.has(discovered.name)) continue;
-    // Its definition is not the pinned one: out until the user accepts it (issue 12 §2).
+    // The pins refuse the same names by the same measure: such a tool is never pinned.
+    const refused = toolNameProblem(discovered.name);
+    if (refused !== null) {
+      warnings.push(`Left out ${toolLabel(entry.server, discovered.name)}: ${refused.text}.`);
+      leftOut.set(discovered.name, refused);
+      continue;
+    }
+    // Its definition is not the pinned one: out until the user accepts it.
     if (entry.held?.has(discovered.name)) {
       leftOut.set(discovered.name, {
         code: "held_for_review",
         text: "held for review: its definition changed or is new since the server's tools were accepted",
       });
+      continue;
+    }
+    // Only the exact definition pinned is taken, whatever kept a tool from being pinned or held.
+    if (entry.pinned !== undefined && entry.pinned.get(discovered.name) !== discovered.hash) {
+      const reason = "its definition is not the one pinned";
+      warnings.push(`Left out ${toolLabel(entry.server, discovered.name)}: ${reason}.`);
+      leftOut.set(discovered.name, { code: "not_pinned", text: reason });
       continue;
     }
     // The runner may only call names up to this length (a longer one is a protocol violation),
@@ -75,7 +94,7 @@ function keepTools(
       pythonNameFor(entry.server, discovered.name, prefixWithServer).length >
       PROTOCOL_LIMITS.toolNameMaxChars
     ) {
-      const reason = `its name is longer than ${PROTOCOL_LIMITS.toolNameMaxChars} characters`;
+      const reason = `its Python name would be longer than ${PROTOCOL_LIMITS.toolNameMaxChars} characters`;
       warnings.push(`Left out ${toolLabel(entry.server, discovered.name)}: ${reason}.`);
       leftOut.set(discovered.name, { code: "name_too_long", text: reason });
       continue;

@@ -6,6 +6,11 @@ export interface DiscoveredTool {
   name: string;
   description?: string | undefined;
   inputSchema: Record<string, unknown>;
+  /**
+   * sha256 of its whole wire object, as the pins hash it (tool-hash.ts); absent where the
+   * listing was not hashed (then a server with pins has none of its tools admitted).
+   */
+  hash?: string | undefined;
 }
 
 /** What the catalog builder needs to know about one wrapped server. */
@@ -18,6 +23,13 @@ export interface ServerTools {
   private: boolean | readonly string[];
   /** Listed tools whose definitions are held for review (pins): left out of the catalog. */
   held?: ReadonlySet<string>;
+  /**
+   * With pins: the only definitions the catalog may take, name -> hash of the pinned one (not
+   * held). A listed tool whose hash is not the one here stays out, whatever the reason it
+   * was not pinned. Absent where no pins are kept (servers given on `serve`'s command line,
+   * the config's own check before a save): then every listed tool may be taken.
+   */
+  pinned?: ReadonlyMap<string, string>;
 }
 
 /** One tool as the sandbox and the bridge see it. */

@@ -34,6 +34,14 @@ describe("terminalText", () => {
     }
   });
 
+  it("escapes what a person could not see: zero-width, tag characters, odd spaces", () => {
+    expect(terminalText("send\u{E0041}\u{E0042}")).toBe("send\\udb40\\udc41\\udb40\\udc42");
+    expect(terminalText("a\u200bb\u00a0c\ufeff")).toBe("a\\u200bb\\u00a0c\\ufeff");
+    // Still JSON: the escapes read back as the same characters.
+    const value = { tool: "send\u{E0041}\u200b" };
+    expect(JSON.parse(terminalText(JSON.stringify(value)))).toEqual(value);
+  });
+
   it("keeps LF only when asked for multiline text, never CR", () => {
     expect(terminalText("a\nb\r\nc", { multiline: true })).toBe("a\nb\\u000d\nc");
   });

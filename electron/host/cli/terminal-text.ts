@@ -7,6 +7,8 @@
 // Each such character is shown as a `\uXXXX` escape instead: visible, and still valid inside a
 // JSON string, so the same escaper serves plain lines and JSON output.
 
+import { isHiddenChar } from "../../../shared/hidden-chars.js";
+
 /** Bidi controls: ALM, LRM, RLM, LRE/RLE/PDF/LRO/RLO, LRI/RLI/FSI/PDI. */
 function isBidiControl(code: number): boolean {
   return (
@@ -39,18 +41,25 @@ export interface TerminalTextOptions {
 }
 
 /**
- * `text` with every character a terminal would act on replaced by a visible `\uXXXX` escape.
- * One pass over the UTF-16 units, no regular expression: linear in the length of the text.
+ * `text` with every character a terminal would act on, and every character a person could not
+ * see there (zero-width, tag characters: see hidden-chars.ts), replaced by visible `\uXXXX`
+ * escapes (a character beyond U+FFFF as its two UTF-16 units, as JSON writes it). One pass over
+ * the text: linear in its length.
  */
 export function terminalText(text: string, options: TerminalTextOptions = {}): string {
   let out = "";
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (!isUnsafeForTerminal(code)) continue;
     if (code === 0x0a && options.multiline === true) continue;
-    out += text.slice(from, i) + escapeUnit(code);
-    from = i + 1;
+    const point = text.codePointAt(i) as number;
+    const width = point > 0xffff ? 2 : 1;
+    if (isUnsafeForTerminal(code) || isHiddenChar(point)) {
+      out += text.slice(from, i) + escapeUnit(code);
+      if (width === 2) out += escapeUnit(text.charCodeAt(i + 1));
+      from = i + width;
+    }
+    i += width - 1;
   }
   return from === 0 ? text : out + text.slice(from);
 }

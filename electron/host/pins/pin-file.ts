@@ -40,6 +40,11 @@ export const pinFileSchema = z.strictObject({
    * tools held for review, not pinned on sight (only a missing file means a first start).
    */
   holdUnpinned: z.literal(true).optional(),
+  /**
+   * Per server, a fingerprint of the entry that starts it (launch-fingerprint.ts): pins left
+   * under a name the config no longer has find the server renamed while nothing ran.
+   */
+  launches: z.record(z.string(), hash).optional(),
 });
 
 export type PinnedTool = z.infer<typeof pinnedToolSchema>;

@@ -10,16 +10,18 @@
 import { unwatchFile, watchFile } from "node:fs";
 import type { HeldToolView } from "../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
+import { toolNameProblem } from "../catalog/tool-name-check.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import {
   fileSignature,
   loadPinFile,
   savePinFile,
-  storedBytes,
   type PinFile,
   type ServerPins,
 } from "./pin-file.js";
 import { withPinLock } from "./pin-lock.js";
+import { movePins, renamesSince, withLaunches } from "./pin-renames.js";
+import { PinSizes } from "./pin-size.js";
 import {
   admitted,
   firstPins,
@@ -35,47 +37,9 @@ import { heldView } from "./held-view.js";
 import { reviewSeen, type SeenDefinition, type StaleDefinition } from "./seen-definitions.js";
 import { takeReviewNotes } from "./review-notes.js";
 import { shortHash } from "./tool-hash.js";
+import type { Reviewer, ToolPinsEvents } from "./tool-pins-events.js";
 
-/** Who reviewed a held change, for the audit. */
-export type Reviewer = "app" | "browser" | "cli";
-
-export interface ToolPinsEvents {
-  /** Definitions this listing held that were not held before. */
-  held?: (server: string, changes: readonly HeldChange[]) => void;
-  /**
-   * The first listing of a server in this process found definitions held before (held earlier,
-   * not rejected): `serve` says them again at each start.
-   */
-  stillHeld?: (server: string, changes: readonly HeldChange[]) => void;
-  /** A server's tools pinned for the first time (on adding it, or on the first start). */
-  firstPinned?: (server: string, count: number) => void;
-  reviewed?: (
-    server: string,
-    changes: readonly HeldChange[],
-    decision: Decision,
-    who: Reviewer,
-  ) => void;
-  /**
-   * A review, a reload or a removed server changed the pins: rebuild the catalog and tell the
-   * UI. (Listings observed during a build do not call this; `held` tells those.)
-   */
-  changed?: () => void;
-  /**
-   * A listing's held definitions did not fit PIN_LIMITS.storedMaxBytes: they stay out of the
-   * catalog without being stored (so not reviewable until room is made).
-   */
-  full?: (server: string) => void;
-  /** A save failed: the pins in memory still hold, the file is behind. */
-  saveFailed?: (error: unknown) => void;
-  /**
-   * The servers configured now. With it, "hold everything" (set after an unusable pin file)
-   * clears once every configured server has pins and none has a change left to review;
-   * without it, it never clears (fails closed).
-   */
-  configured?: () => Iterable<string>;
-  /** Notes of CLI reviews that could not be read (recorded as a count, not as reviews). */
-  notesUnreadable?: (count: number) => void;
-}
+export type { Reviewer, ToolPinsEvents } from "./tool-pins-events.js";
 
 export class ToolPins {
   private readonly queue = new SerialQueue();
@@ -87,6 +51,7 @@ export class ToolPins {
   private readonly full = new Set<string>();
   /** The file as this process last read or wrote it (stat), to see another's write. */
   private diskSig: string | null = null;
+  private readonly sizes = new PinSizes();
 
   private constructor(
     readonly file: string,
@@ -145,13 +110,16 @@ export class ToolPins {
    * (then every tool not already pinned is held, unstored); `forms` null (never listed) holds
    * nothing and pins nothing.
    */
-  observe(server: string, forms: readonly ListedForm[] | null): Set<string> {
-    if (forms === null) return new Set();
+  observe(server: string, listed: readonly ListedForm[] | null): Set<string> {
+    if (listed === null) return new Set();
+    // A name the catalog refuses (toolNameProblem) is neither pinned nor held: it can never be
+    // offered, and a megabyte name never grows the file.
+    const forms = listed.filter((form) => toolNameProblem(form.name) === null);
     const at = this.now().toISOString();
     const known = this.state.servers[server];
     if (known === undefined && this.state.holdUnpinned !== true) {
       const first = firstPins(forms, at);
-      if (this.fits(server, first)) {
+      if (this.sizes.fits(this.state, server, first)) {
         this.observed.add(server);
         this.setServer(server, first, false);
         this.events.firstPinned?.(server, forms.length);
@@ -161,7 +129,7 @@ export class ToolPins {
     // No pins (after an unusable file, or too many to store): every tool is held as added.
     const pins = known ?? { pinned: {}, held: {} };
     const seen = observeListing(pins, forms, at);
-    if (seen.changed && !this.fits(server, seen.pins)) {
+    if (seen.changed && !this.sizes.fits(this.state, server, seen.pins)) {
       // The file would grow past what it can read back: nothing new is stored (or admitted).
       if (!this.full.has(server)) this.events.full?.(server);
       this.full.add(server);
@@ -179,6 +147,19 @@ export class ToolPins {
     if (seen.newlyHeld.length > 0) this.events.held?.(server, seen.newlyHeld);
     this.settleHoldUnpinned();
     return new Set(forms.filter((f) => !admitted(seen.pins, f.name, f.hash)).map((f) => f.name));
+  }
+
+  /**
+   * The definitions the catalog may take of a server: name -> hash of each pinned tool that is
+   * not held. Anything else it lists stays out, held or not.
+   */
+  pinnedFor(server: string): Map<string, string> {
+    const pins = this.state.servers[server];
+    const out = new Map<string, string>();
+    if (pins === undefined) return out;
+    for (const [tool, pin] of Object.entries(pins.pinned))
+      if (pins.held[tool] === undefined) out.set(tool, pin.hash);
+    return out;
   }
 
   /** Held tools of a server not yet rejected: its "changes to review". */
@@ -220,13 +201,47 @@ export class ToolPins {
     return { reviewed, stale };
   }
 
+  /**
+   * Moves each renamed server's pins, held changes and rejections to its new name (old name ->
+   * new name): its next listing is compared with them, so a change held under the old name
+   * stays held, and anything else it lists differently is held too.
+   */
+  rename(renames: ReadonlyMap<string, string>, notify = true): void {
+    const { file, moves } = movePins(this.state, renames);
+    if (moves.length === 0) return;
+    this.state = file;
+    for (const move of moves) this.events.moved?.(move.from, move.to, move.pins);
+    this.changed(notify);
+  }
+
+  /**
+   * At start, with the servers configured now (name -> launch fingerprint): pins of servers the
+   * config no longer names go to the servers renamed from them while nothing ran (renamesSince),
+   * before any listing could pin those afresh; then each server's fingerprint is kept.
+   */
+  followRenames(launches: ReadonlyMap<string, string>): void {
+    this.rename(renamesSince(this.state, launches), false);
+    this.noteLaunches(launches);
+  }
+
+  /** Keeps each configured server's launch fingerprint (name -> fingerprint). */
+  noteLaunches(launches: ReadonlyMap<string, string>): void {
+    const next = withLaunches(this.state, launches);
+    if (next === this.state) return;
+    this.state = next;
+    this.changed(false);
+  }
+
   /** Forgets the pins of servers no longer configured (a server added again starts afresh). */
   keepOnly(servers: ReadonlySet<string>): void {
     const gone = Object.keys(this.state.servers).filter((name) => !servers.has(name));
-    if (gone.length === 0) return;
+    const goneLaunches = Object.keys(this.state.launches ?? {}).filter((n) => !servers.has(n));
+    if (gone.length === 0 && goneLaunches.length === 0) return;
     const next = { ...this.state.servers };
+    const launches = { ...this.state.launches };
     for (const name of gone) delete next[name];
-    this.state = { ...this.state, servers: next };
+    for (const name of goneLaunches) delete launches[name];
+    this.state = { ...this.state, servers: next, launches };
     this.changed();
   }
 
@@ -338,29 +353,6 @@ export class ToolPins {
     this.state = rest;
     this.dirty = true;
     void this.flush().catch((error: unknown) => this.events.saveFailed?.(error));
-  }
-
-  /** Whether the file, with `pins` as this server's, stays within PIN_LIMITS.storedMaxBytes. */
-  private fits(server: string, pins: ServerPins): boolean {
-    let total = storedBytes(server, pins);
-    for (const name of Object.keys(this.state.servers)) {
-      if (name === server) continue;
-      total += this.sizeOf(name);
-      if (total > PIN_LIMITS.storedMaxBytes) return false;
-    }
-    return total <= PIN_LIMITS.storedMaxBytes;
-  }
-
-  private readonly sizes = new Map<string, { pins: ServerPins; bytes: number }>();
-
-  private sizeOf(server: string): number {
-    const pins = this.state.servers[server];
-    if (pins === undefined) return 0;
-    const cached = this.sizes.get(server);
-    if (cached?.pins === pins) return cached.bytes;
-    const bytes = storedBytes(server, pins);
-    this.sizes.set(server, { pins, bytes });
-    return bytes;
   }
 
   /** `notify` false: a listing being observed while the catalog is built (no rebuild again). */

@@ -20,6 +20,7 @@ import {
 } from "./server-config.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";
 import { entryToFile } from "./server-entry.js";
+import { renamedServers } from "./launch-fingerprint.js";
 
 export const SERVERS_FILE = "servers.json";
 
@@ -57,8 +58,15 @@ export interface ConfigStoreOptions {
   listedTools: (server: string) => string[];
 }
 
-/** Puts a saved config to work (engine, servers, audit); runs inside the change's turn. */
-export type ConfigApply = (config: ServersConfig, summary: string) => Promise<void>;
+/**
+ * Puts a saved config to work (engine, servers, audit); runs inside the change's turn.
+ * `renames`: servers this change renamed, old name -> new name (their pins follow them).
+ */
+export type ConfigApply = (
+  config: ServersConfig,
+  summary: string,
+  renames: ReadonlyMap<string, string>,
+) => Promise<void>;
 
 export interface LoadedConfig {
   config: ServersConfig;
@@ -165,16 +173,23 @@ export class ConfigStore {
     return entry;
   }
 
-  /** Replaces every server at once (the whole file edited, or imported). */
+  /**
+   * Replaces every server at once (the whole file edited, or imported). A server whose name
+   * changed is told by how it starts (renamedServers), so it keeps its pins.
+   */
   replaceAll(entries: ReadonlyMap<string, ServerEntryEdit>, summary: string): Promise<void> {
-    return this.change((current) => {
-      const servers = new Map<string, ServerEntry>();
-      for (const [name, entry] of entries) {
-        if (!current.servers.has(name)) checkNewName(name, ["mcpServers", name]);
-        servers.set(name, resolveSecrets(name, entry, current.servers.get(name)));
-      }
-      return servers;
-    }, summary);
+    return this.change(
+      (current) => {
+        const servers = new Map<string, ServerEntry>();
+        for (const [name, entry] of entries) {
+          if (!current.servers.has(name)) checkNewName(name, ["mcpServers", name]);
+          servers.set(name, resolveSecrets(name, entry, current.servers.get(name)));
+        }
+        return servers;
+      },
+      summary,
+      (before, after) => renamedServers(before.servers, after.servers),
+    );
   }
 
   /**
@@ -191,21 +206,25 @@ export class ConfigStore {
   ): Promise<void> {
     const renaming = previousName !== undefined && previousName !== name;
     const summary = renaming ? `server ${previousName} saved as ${name}` : `server ${name} saved`;
-    return this.change((current) => {
-      const savedName = renaming ? previousName : name;
-      if (renaming && !current.servers.has(previousName)) throw notFound(previousName);
-      if (!current.servers.has(name)) checkNewName(name, ["name"]);
-      if ((renaming || options.addOnly === true) && current.servers.has(name)) {
-        throw nameTaken(name);
-      }
-      const resolved = resolveSecrets(name, entry, current.servers.get(savedName));
-      if (!renaming) return new Map(current.servers).set(name, resolved);
-      return new Map(
-        [...current.servers].map(([key, value]) =>
-          key === previousName ? [name, resolved] : [key, value],
-        ),
-      );
-    }, summary);
+    return this.change(
+      (current) => {
+        const savedName = renaming ? previousName : name;
+        if (renaming && !current.servers.has(previousName)) throw notFound(previousName);
+        if (!current.servers.has(name)) checkNewName(name, ["name"]);
+        if ((renaming || options.addOnly === true) && current.servers.has(name)) {
+          throw nameTaken(name);
+        }
+        const resolved = resolveSecrets(name, entry, current.servers.get(savedName));
+        if (!renaming) return new Map(current.servers).set(name, resolved);
+        return new Map(
+          [...current.servers].map(([key, value]) =>
+            key === previousName ? [name, resolved] : [key, value],
+          ),
+        );
+      },
+      summary,
+      () => new Map(renaming ? [[previousName, name]] : []),
+    );
   }
 
   remove(name: string): Promise<void> {
@@ -251,10 +270,14 @@ export class ConfigStore {
     );
   }
 
-  /** The one path of every change: validate, ask the catalog, save atomically, apply. */
+  /**
+   * The one path of every change: validate, ask the catalog, save atomically, apply.
+   * `renamed` tells the servers the change renamed (old name -> new name); none by default.
+   */
   private change(
     next: (current: ServersConfig) => Map<string, ServerEntry>,
     summary: string,
+    renamed: (before: ServersConfig, after: ServersConfig) => Map<string, string> = () => new Map(),
   ): Promise<void> {
     return this.#queue.run(async () => {
       const config: ServersConfig = { servers: next(this.#config) };
@@ -269,8 +292,9 @@ export class ConfigStore {
         this.options.file,
         serializeServersConfig(encryptSecrets(checked.config, this.options.secretCodec)),
       );
+      const renames = renamed(this.#config, checked.config);
       this.#config = checked.config;
-      for (const apply of this.#appliers) await apply(checked.config, summary);
+      for (const apply of this.#appliers) await apply(checked.config, summary, renames);
     });
   }
 

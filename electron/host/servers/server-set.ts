@@ -18,6 +18,7 @@ import {
   type WrappedServerOptions,
 } from "./wrapped-server.js";
 import { sameLaunch } from "./same-launch.js";
+import { hashedTools } from "./tool-listing.js";
 import { sameList } from "../../../shared/same-list.js";
 import { Emitter } from "../util/emitter.js";
 import { SerialQueue } from "../util/serial-queue.js";
@@ -129,7 +130,7 @@ export class ServerSet implements ToolCaller {
   serverTools(): ServerTools[] {
     return [...this.members].map(([name, server]) => ({
       server: name,
-      tools: [...server.tools],
+      tools: hashedTools(server.tools, server.forms),
       allow: server.entry.allow,
       private: server.entry.private,
     }));

@@ -3,7 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
+import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ListedForm } from "../pins/pin-state.js";
 import { pinnedForm } from "../pins/tool-hash.js";
 
@@ -17,7 +17,11 @@ const wirePageSchema = z.looseObject({
   nextCursor: z.string().optional(),
 });
 
-/** A server's tools: as the SDK reads them, and each one's whole wire object as pinned. */
+/**
+ * A server's tools: as the SDK reads them, and each one's whole wire object as pinned, in the
+ * same order (`forms[i]` is the wire form of `tools[i]`), so the catalog takes a tool only
+ * with the hash its pin was made from.
+ */
 export interface ToolListing {
   tools: Tool[];
   forms: ListedForm[];
@@ -51,12 +55,9 @@ export async function listAllTools(
       throw new Error(`tools/list listed more than ${maxTools} tools`);
     }
     tools.push(...result.tools);
-    for (const raw of wire.tools) {
-      // The catalog leaves such a name out (it could never be called), so it is not pinned
-      // either: a server cannot grow the pin file with megabyte names.
-      if (raw.name.length > PROTOCOL_LIMITS.toolNameMaxChars) continue;
-      forms.push({ name: raw.name, ...pinnedForm(raw) });
-    }
+    // Every tool, whatever its name: the pins decide what they store (not a megabyte name, see
+    // toolNameProblem), and the catalog takes only what they pinned.
+    for (const raw of wire.tools) forms.push({ name: raw.name, ...pinnedForm(raw) });
     cursor = result.nextCursor;
     if (cursor === undefined) return { tools, forms };
     if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
@@ -65,7 +66,24 @@ export async function listAllTools(
   throw new Error(`tools/list went on for more than ${SERVER_LIMITS.toolListMaxPages} pages`);
 }
 
-/** Whether two listings have the same wire forms, tool by tool (the pins compare these). */
+/**
+ * Whether two listings have the same wire forms, in any order (the pins compare these): a
+ * listing that is only reordered is no change, and rebuilds nothing.
+ */
 export function sameForms(a: readonly ListedForm[], b: readonly ListedForm[]): boolean {
-  return a.length === b.length && a.every((form, i) => form.hash === b[i]?.hash);
+  if (a.length !== b.length) return false;
+  // The hash covers the whole wire object, the name included.
+  const left = a.map((form) => form.hash).sort();
+  const right = b.map((form) => form.hash).sort();
+  return left.every((hash, i) => hash === right[i]);
+}
+
+/** The listed tools with the hash of each one's wire form (see ToolListing), for the catalog. */
+export function hashedTools(
+  tools: readonly Tool[],
+  forms: readonly ListedForm[] | null,
+): (Tool & { hash?: string | undefined })[] {
+  // Not the same listing (never so today): no hashes, so pins admit none of these tools.
+  if (forms?.length !== tools.length) return [...tools];
+  return tools.map((tool, i) => ({ ...tool, hash: forms[i]?.hash }));
 }

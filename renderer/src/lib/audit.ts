@@ -3,6 +3,7 @@
 import type { AuditFilter } from "../../../shared/api/api-contract.js";
 import type { AuditEntry, AuditKind } from "../../../shared/audit-entry.js";
 import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
+import { visibleText } from "../../../shared/hidden-chars.js";
 import { formatBytes, formatDuration } from "./format.js";
 
 export { clientOf, runIdOf } from "../../../shared/audit-filter.js";
@@ -37,6 +38,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   tools_pinned: "Tools pinned",
   tool_held: "Tool held for review",
   tool_reviewed: "Tool reviewed",
+  pins_moved: "Pins moved",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -74,9 +76,12 @@ export function targetOf(entry: AuditEntry): string {
       return `${entry.server} › ${entry.serverTool}`;
     case "tool_held":
     case "tool_reviewed":
-      return `${entry.server} › ${entry.tool}`;
+      // The server's own name for a tool: shown with any hidden character escaped.
+      return `${entry.server} › ${visibleText(entry.tool)}`;
     case "tools_pinned":
       return entry.server;
+    case "pins_moved":
+      return `${entry.from} → ${entry.to}`;
     case "config_changed":
       return entry.servers.join(", ");
     default:
@@ -181,6 +186,8 @@ export function summaryOf(entry: AuditEntry): string {
       return `${CHANGE_TEXT[entry.change]}: held out until you review it${entry.notLogged === undefined ? "" : ` (and ${entry.notLogged} more held, not logged one by one)`}`;
     case "tool_reviewed":
       return `${CHANGE_TEXT[entry.change]}: ${entry.decision === "accept" ? "accepted" : "rejected"} ${REVIEWER_TEXT[entry.by]}`;
+    case "pins_moved":
+      return `Renamed: ${entry.pinned} pinned definition${entry.pinned === 1 ? "" : "s"} and ${entry.held} held change${entry.held === 1 ? "" : "s"} kept under the new name`;
     default:
       return "";
   }

@@ -35,6 +35,15 @@ describe("definitionTexts", () => {
     );
   });
 
+  it("shows hidden characters escaped, so a change made of them shows as one", () => {
+    const texts = definitionTexts({
+      name: "send\u{E0041}",
+      description: "Send mail.\u{E0041}\u{E0042}\nTwo lines.\u202E",
+    });
+    expect(texts.description).toBe("Send mail.\\u{E0041}\\u{E0042}\nTwo lines.\\u{202E}");
+    expect(texts.schema).toContain('"name": "send\\u{E0041}"');
+  });
+
   it("names a definition nested too deep for the stack instead of throwing", () => {
     let deep = {};
     for (let i = 0; i < 200_000; i++) deep = { d: deep };

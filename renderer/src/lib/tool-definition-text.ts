@@ -2,24 +2,32 @@
 // its wire definition (input and output schema, annotations, title...) as pretty JSON with
 // sorted keys, so a key's position never shows up as a change.
 
+import { visibleText } from "../../../shared/hidden-chars.js";
+
 export interface DefinitionTexts {
   description: string;
   /** The definition without its description, pretty-printed canonical JSON. */
   schema: string;
 }
 
-/** What a held tool's review shows for one side (pinned or current); null for "absent". */
+/**
+ * What a held tool's review shows for one side (pinned or current); null for "absent". Hidden
+ * characters (zero-width, bidi, tag characters) are shown escaped: a change made only of them
+ * would otherwise look like no change at all, while the model reads it.
+ */
 export function definitionTexts(definition: Record<string, unknown> | null): DefinitionTexts {
   if (definition === null) return { description: "", schema: "" };
   const { description, ...rest } = definition;
   return {
-    description:
+    description: visibleText(
       description === undefined
         ? ""
         : typeof description === "string"
           ? description
           : prettyJson(description),
-    schema: prettyJson(rest),
+      { multiline: true },
+    ),
+    schema: visibleText(prettyJson(rest), { multiline: true }),
   };
 }
 

@@ -97,6 +97,8 @@ function summary(entry: AuditEntry): string {
       return `${entry.client} ${entry.tool} ${entry.answer}${entry.by ? ` by ${entry.by}` : ""} after ${entry.waitedMs} ms (request ${entry.requestId})`;
     case "tools_pinned":
       return `${entry.server}: ${entry.count} tool definitions pinned`;
+    case "pins_moved":
+      return `${entry.from} renamed ${entry.to}: ${entry.pinned} pinned and ${entry.held} held definitions moved`;
     case "tool_held":
       return `${entry.server} ${entry.tool} ${entry.change}, held for review (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})${entry.notLogged === undefined ? "" : `; ${entry.notLogged} more held, not logged one by one`}`;
     case "tool_reviewed":

@@ -9,6 +9,7 @@ import { pinFileBeside } from "../../pins/pin-file.js";
 import type { HeldChange } from "../../pins/pin-state.js";
 import { shortHash } from "../../pins/tool-hash.js";
 import { ToolPins } from "../../pins/tool-pins.js";
+import { configLaunches } from "../../servers/launch-fingerprint.js";
 import type { ServerSet } from "../../servers/server-set.js";
 import { writeLine, type CliIO } from "../cli-io.js";
 import { terminalText } from "../terminal-text.js";
@@ -82,15 +83,23 @@ export async function openServePins(
     saveFailed: (error) =>
       writeLine(io.stderr, `codemode serve: the pin file could not be saved: ${String(error)}`),
     configured: () => servers.serverTools().map((entry) => entry.server),
+    moved: (from, to, moved) =>
+      writeLine(
+        io.stderr,
+        `codemode serve: server ${terminalText(from)} is now ${terminalText(to)}: its ${Object.keys(moved.pinned).length} pinned and ${Object.keys(moved.held).length} held tool definition(s) moved with it`,
+      ),
     notesUnreadable: (count) =>
       writeLine(io.stderr, `codemode serve: ${count} note(s) of CLI reviews could not be read`),
   });
+  // A server renamed in the file since the last serve keeps its pins and held changes.
+  pins.followRenames(configLaunches(servers.config));
   pins.watch();
   return {
     serverTools: () =>
       servers.serverTools().map((entry) => ({
         ...entry,
         held: pins.observe(entry.server, servers.get(entry.server)?.forms ?? null),
+        pinned: pins.pinnedFor(entry.server),
       })),
     close: () => pins.close(),
   };

@@ -3,6 +3,7 @@ import { useEffect, useRef } from "react";
 import type { AuditEntry, CallEntry, RunFinishedEntry } from "../../../../shared/audit-entry.js";
 import type { AuditRunDetail } from "../../../../shared/audit-query-types.js";
 import { receiptOf, savingText } from "../../../../shared/run-receipt.js";
+import { visibleText } from "../../../../shared/hidden-chars.js";
 import { useRequest } from "../../api/hooks.js";
 import { Badge, type Tone } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
@@ -268,9 +269,13 @@ function EntryFields(props: { entry: AuditEntry }) {
               {key === "ts" && typeof value === "string" ? (
                 formatDateTime(value)
               ) : typeof value === "object" && value !== null ? (
-                <pre className="code-block">{JSON.stringify(value, null, 2)}</pre>
+                <pre className="code-block">
+                  {visibleText(JSON.stringify(value, null, 2), { multiline: true })}
+                </pre>
               ) : (
-                <span className="wrap-anywhere">{value === null ? "—" : String(value)}</span>
+                <span className="wrap-anywhere">
+                  {value === null ? "—" : visibleText(String(value), { multiline: true })}
+                </span>
               )}
             </dd>
           </div>
@@ -278,7 +283,9 @@ function EntryFields(props: { entry: AuditEntry }) {
       </dl>
       <details className="disclosure disclosure-small">
         <summary>As logged (JSON)</summary>
-        <pre className="code-block">{JSON.stringify(entry, null, 2)}</pre>
+        <pre className="code-block">
+          {visibleText(JSON.stringify(entry, null, 2), { multiline: true })}
+        </pre>
       </details>
     </div>
   );

@@ -6,6 +6,7 @@
 // shows the new definition.
 import { useId, useMemo } from "react";
 import type { HeldToolView, ServerView } from "../../../../shared/api/api-views.js";
+import { visibleText } from "../../../../shared/hidden-chars.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { useMutation } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
@@ -122,7 +123,7 @@ function HeldItem(props: { view: HeldToolView; onStale: () => void }) {
     <li className="held" aria-labelledby={nameId}>
       <div className="tool-head">
         <h4 id={nameId} className="tool-name">
-          {view.tool}
+          {visibleText(view.tool)}
         </h4>
         <Badge tone={view.kind === "removed" ? "neutral" : "warn"}>{KIND_LABELS[view.kind]}</Badge>
         {view.rejected ? <Badge tone="bad">Rejected</Badge> : null}

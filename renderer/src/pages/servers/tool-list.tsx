@@ -2,6 +2,7 @@
 import { useEffect, useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
 import type { LeftOutCode, ServerView, ToolView } from "../../../../shared/api/api-views.js";
+import { visibleText } from "../../../../shared/hidden-chars.js";
 import { useApi } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { Switch } from "../../components/switch.js";
@@ -13,6 +14,8 @@ const LEFT_OUT_LABELS: Record<LeftOutCode, string> = {
   not_allowed: "Not allowed",
   schema_unusable: "Left out: schema",
   name_too_long: "Left out: name too long",
+  name_hidden_chars: "Left out: hidden characters in name",
+  not_pinned: "Left out: not pinned",
   not_in_catalog: "Not available",
   held_for_review: "Held for review",
 };
@@ -183,7 +186,7 @@ function ToolItem(props: {
       <div className="tool-main">
         <div className="tool-head">
           <h4 id={nameId} className="tool-name">
-            {tool.name}
+            {visibleText(tool.name)}
           </h4>
           {tool.pyName && tool.pyName !== tool.name ? (
             <code className="tool-pyname" title="The name the code calls">
@@ -199,7 +202,7 @@ function ToolItem(props: {
         ) : null}
         {tool.description ? (
           <p className={`tool-description${long && !expanded ? " is-clamped" : ""}`}>
-            {tool.description}
+            {visibleText(tool.description, { multiline: true })}
           </p>
         ) : (
           <p className="tool-description muted">No description.</p>
@@ -218,7 +221,7 @@ function ToolItem(props: {
           <details className="schema">
             <summary>Input schema</summary>
             <pre className="code-block" tabIndex={0}>
-              {JSON.stringify(tool.inputSchema, null, 2)}
+              {visibleText(JSON.stringify(tool.inputSchema, null, 2), { multiline: true })}
             </pre>
           </details>
         </div>

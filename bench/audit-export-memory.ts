@@ -99,7 +99,7 @@ async function after(
   try {
     await new Promise((r) => setTimeout(r, 1_000));
     const idle = rssBytes(daemon.pid);
-    const url = await askExportLink(daemon.port, daemon.token, { format: "jsonl" });
+    const url = await askExportLink(daemon.port, await daemon.ticket(), { format: "jsonl" });
     const got = await downloadSampling(daemon.port, url, daemon.pid);
     return {
       overIdle: got.peakRss - idle,

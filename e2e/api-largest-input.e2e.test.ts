@@ -202,7 +202,7 @@ describe("every API channel with its largest input (browser mode)", () => {
       ws.once("error", reject);
     });
     const welcomed = new Promise((resolve) => ws.once("message", resolve));
-    ws.send(JSON.stringify({ type: "hello", token: daemon.token }));
+    ws.send(JSON.stringify({ type: "hello", ticket: await daemon.ticket() }));
     await welcomed;
     ws.on("message", (data: Buffer) => {
       const raw = data.toString("utf8");

@@ -47,7 +47,7 @@ describe("exporting a big audit log (browser mode)", () => {
       .reduce((sum, name) => sum + statSync(path.join(dir, name)).size, 0);
     // Idle: once start-up's own reading of the log has settled (its memory stopped growing).
     const idle = await settledRss(daemon.pid);
-    const url = await askExportLink(daemon.port, daemon.token, { format: "jsonl" });
+    const url = await askExportLink(daemon.port, await daemon.ticket(), { format: "jsonl" });
     const got = await downloadSampling(daemon.port, url, daemon.pid);
     expect(got.status).toBe(200);
     expect(got.lines).toBeGreaterThanOrEqual(ENTRIES);

@@ -56,10 +56,10 @@ describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
       args: ["--ui"],
       env: { DOCKER_HOST: engine.dockerHost },
     });
-    const urlLine = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]+)$/m;
-    await until(() => urlLine.test(daemon.stdout()), "the UI URL on stdout");
+    const urlLine = /^http:\/\/127\.0\.0\.1:(\d+)\/#ticket=([0-9a-f]+)$/m;
+    await until(() => urlLine.test(daemon.stdout()), "the UI link on stdout");
     const match = urlLine.exec(daemon.stdout())!;
-    const ui = await connectWsApi(Number(match[1]), match[2]!);
+    const ui = await connectWsApi(Number(match[1]), { ticket: match[2]! });
     api = ui;
     const info = await ui.request("app.info", {});
     expect(info.docker).toMatchObject({ state: "ready", endpoint: engine.dockerHost });

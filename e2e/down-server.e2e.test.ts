@@ -103,7 +103,7 @@ describe.skipIf(!fx)("a server that is not running", () => {
     browser = await launchChromium();
     const page = await browser.newPage();
     page.setDefaultTimeout(UI_TIMEOUT_MS);
-    await page.goto(daemon.url);
+    await page.goto(await daemon.newLink());
     await page.waitForURL((url) => url.hash.startsWith("#/servers"));
     const row = page.locator("li.server-row", { hasText: "broken" });
     await waitForText(row, /failed to start/);

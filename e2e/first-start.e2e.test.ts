@@ -62,7 +62,7 @@ describe("first start", () => {
     );
   });
 
-  it("npm start without Electron runs the app headless, says why in one line and prints the UI's URL", async () => {
+  it("npm start without Electron runs the app headless, says why in one line and prints the UI's link", async () => {
     assertHostBuilt();
     const home = makeHome("codemode-start-");
     // What `npm start` runs after the build; no DISPLAY, and the binary as this machine has it.
@@ -85,7 +85,7 @@ describe("first start", () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       const url = stdout.split("\n")[0]!;
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=/);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#ticket=[0-9a-f]{64}$/);
       // stderr is another pipe than stdout: its line, written first, may be read after the URL.
       await until(() => stderr.includes("\n"), "the daemon's first stderr line");
       const first = stderr.split("\n")[0]!;

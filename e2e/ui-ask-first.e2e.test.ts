@@ -49,7 +49,7 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
   const answered = () => auditEntries(home, "approval_answered");
 
   beforeAll(async () => {
-    ws = await connectWsApi(ui.daemon.port, ui.daemon.token);
+    ws = await connectWsApi(ui.daemon.port, { ticket: await ui.daemon.ticket() });
     shim = await connectShim(home, { name: CLIENT, version: "1" });
   });
 

@@ -26,7 +26,7 @@ describe("folder picker buttons (browser UI with a stand-in desktop picker)", ()
       page = await context.newPage();
       page.setDefaultTimeout(UI_TIMEOUT_MS);
     }
-    await page.goto(ui.daemon.url);
+    await page.goto(await ui.daemon.newLink());
     await page.waitForURL((url) => url.hash.startsWith("#/servers"));
     await page.getByRole("button", { name: "Add server" }).click();
     await page.getByRole("button", { name: "Filesystem", exact: true }).click();

@@ -82,7 +82,7 @@ describe("pinned tool definitions (browser UI)", () => {
       writeServers(home, { toy: toyServer({ env: { TOY_TOOLS_FILE: toolsFile } }) });
       // First start: the tools are accepted as they are, and pinned.
       const first = await startUiDaemon(home);
-      ws = await connectWsApi(first.port, first.token);
+      ws = await connectWsApi(first.port, { ticket: await first.ticket() });
       await waitUntil(
         toy,
         (s) => s?.status === "ready" && s.toolCount === 4,
@@ -126,7 +126,7 @@ describe("pinned tool definitions (browser UI)", () => {
       .filter({ has: ui.page.getByRole("heading", { name, exact: true }) });
 
   beforeAll(async () => {
-    ws = await connectWsApi(ui.daemon.port, ui.daemon.token);
+    ws = await connectWsApi(ui.daemon.port, { ticket: await ui.daemon.ticket() });
     await waitUntil(toy, (s) => s?.status === "ready" && s.held === 4, "4 tools held");
   });
 

@@ -96,7 +96,7 @@ describe.skipIf(!fx)("images: back to the model, and on the Audit page", () => {
   });
 
   it("the Audit page's run detail shows the image as a thumbnail", async () => {
-    await ui.page.goto(ui.daemon.url);
+    await ui.page.goto(await ui.daemon.newLink());
     await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })

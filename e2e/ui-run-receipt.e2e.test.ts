@@ -94,7 +94,7 @@ describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chro
   });
 
   it("the Audit page shows the saving for the run and over the loaded runs", async () => {
-    await ui.page.goto(ui.daemon.url);
+    await ui.page.goto(await ui.daemon.newLink());
     await ui.page
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })

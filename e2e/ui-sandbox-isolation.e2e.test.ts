@@ -96,7 +96,7 @@ describeOnRunsc(docker, "the Sandbox page's isolation choice", () => {
       other = await startUiDaemon(otherHome, undefined, { DOCKER_HOST: engine.dockerHost });
       const otherPage = await ui.browser.newPage({ locale: "en-US" });
       otherPage.setDefaultTimeout(UI_TIMEOUT_MS);
-      await otherPage.goto(other.url);
+      await otherPage.goto(await other.newLink());
       await ui.nav("Sandbox", otherPage).click();
       const hint = otherPage.getByTestId("gvisor-missing");
       await waitForText(hint, /apt install runsc/, "how to install gVisor on Linux");

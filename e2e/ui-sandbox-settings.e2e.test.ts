@@ -38,7 +38,7 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
   beforeAll(async () => {
     await ui.nav("Sandbox").click();
     shim = await connectShim(ui.home, { name: "e2e-sandbox-settings", version: "1" });
-    ws = await connectWsApi(ui.daemon.port, ui.daemon.token);
+    ws = await connectWsApi(ui.daemon.port, { ticket: await ui.daemon.ticket() });
   });
 
   afterAll(async () => {

@@ -32,7 +32,7 @@ describe("adding a server from the gallery (browser UI)", () => {
     ).mcpServers;
 
   it("opens Add server on a searchable gallery of the catalog", async () => {
-    await ui.page.goto(ui.daemon.url);
+    await ui.page.goto(await ui.daemon.newLink());
     await ui.page.waitForURL((url) => url.hash.startsWith("#/servers"));
     await ui.page.getByRole("button", { name: "Add server" }).click();
     const gallery = ui.page.getByRole("dialog", { name: "Add server" });

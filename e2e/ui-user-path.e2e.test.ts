@@ -25,6 +25,7 @@ import {
 } from "../test-support/browser.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { useUiPage } from "../test-support/ui-page.js";
+import { ticketOf } from "../test-support/ws-api.js";
 
 const fx = await dockerOrSkip();
 
@@ -69,8 +70,8 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     open: false,
     prepare: () => assertToyServerBuilt(),
     afterStop: async (daemon) => {
-      // The URL, and nothing else, on stdout.
-      expect(daemon.stdout()).toBe(`${daemon.url}\n`);
+      // The link, and nothing else, on stdout.
+      expect(daemon.stdout()).toBe(`${daemon.printedUrl}\n`);
       // The daemon took its containers with it (warm pool included).
       if (fx) expect(await homeContainers(fx.docker, home)).toEqual([]);
     },
@@ -100,11 +101,12 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
   });
 
   it("first run: shows Docker running and the sandbox image built", async () => {
-    await ui.page.goto(ui.daemon.url);
+    const link = await ui.daemon.newLink();
+    await ui.page.goto(link);
     // Everything is ready, so the app goes straight to Servers; First run is one link away.
     await ui.page.waitForURL((url) => url.hash === "#/servers");
-    // The token left the visible URL.
-    expect(ui.page.url()).not.toContain(ui.daemon.token);
+    // The ticket left the visible URL.
+    expect(ui.page.url()).not.toContain(ticketOf(link));
     await waitForText(appStatus(), /^Ready$/, "the app status Ready");
     await ui.page.goto(`${ui.daemon.origin}/#/first-run`);
     await ui.page.getByRole("heading", { name: "Docker" }).waitFor();
@@ -553,14 +555,18 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     expect((await rawGet(ui.daemon.port, `127.0.0.1:${ui.daemon.port}`)).status).toBe(200);
   });
 
-  it("says the key was refused when the page is opened with a wrong token", async () => {
+  it("says the link was refused, and how to get one, when the page is opened with a wrong one", async () => {
     const stranger = await ui.browser.newPage({ viewport: { width: 1280, height: 860 } });
     try {
-      await stranger.goto(`${ui.daemon.origin}/#token=${"0".repeat(ui.daemon.token.length)}`);
-      const alert = stranger.getByRole("alert").filter({ hasText: "Not connected to Code Mode." });
-      await waitForText(alert, /access key/i, "the refused-key banner");
+      await stranger.goto(`${ui.daemon.origin}/#ticket=${"0".repeat(64)}`);
+      const alert = stranger.getByRole("alert").filter({ hasText: "Code Mode needs a new link" });
+      await waitForText(
+        alert,
+        /used already or has expired[\s\S]*codemode ui open/,
+        "the refused-link page",
+      );
       await stranger.screenshot({
-        path: path.join(ARTIFACTS_DIR, "12-wrong-token-light.png"),
+        path: path.join(ARTIFACTS_DIR, "12-refused-link-light.png"),
       });
     } finally {
       await stranger.close();
@@ -570,8 +576,8 @@ describe.skipIf(!fx)("the UI, clicked through as a user would", () => {
     // The page hears of the refusal before the host's write of it lands: wait for the entry.
     await waitUntil(
       () => Promise.resolve(auditEntries(home, "auth_refused").map((e) => e.reason)),
-      (reasons) => reasons.includes("browser UI presented a wrong token"),
-      "the auth_refused entry of the wrong token",
+      (reasons) => reasons.includes("browser UI link not issued, used already, or expired"),
+      "the auth_refused entry of the wrong link",
     );
     await waitForText(appStatus(), /^Ready$/, "the app status Ready");
   });

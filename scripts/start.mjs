@@ -1,10 +1,10 @@
 // `npm start`: the desktop app where Electron can run here; otherwise the same app headless
-// (`codemode daemon --ui`), saying in one line why, printing the UI's URL and opening it in a
-// browser where there is one. Never reports a launch that did not happen.
-import { spawn, spawnSync } from "node:child_process";
+// (`codemode daemon --ui`), saying in one line why, printing the UI's one-time link and
+// opening it in a browser where there is one. Never reports a launch that did not happen.
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { electronBinary, whyNoElectron } from "./electron-runnable.mjs";
 
 const require = createRequire(import.meta.url);
@@ -18,17 +18,11 @@ function runToEnd(child) {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
-/** The platform's "open this URL" command, if the machine has a way to show one. */
-function browserCommand(url) {
-  if (process.env.CODEMODE_NO_BROWSER) return undefined;
-  if (process.platform === "darwin") return ["open", [url]];
-  if (process.platform === "win32") return ["cmd", ["/c", "start", "", url]];
-  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return undefined;
-  const found = spawnSync("sh", ["-c", "command -v xdg-open"], { encoding: "utf8" });
-  return found.status === 0 ? ["xdg-open", [url]] : undefined;
-}
-
-function startHeadless(why) {
+async function startHeadless(why) {
+  // Built by `npm start` before this script runs; the CLI opens links the same way.
+  const { openInBrowser } = await import(
+    pathToFileURL(path.join(root, "dist", "electron", "host", "cli", "open-browser.js")).href
+  );
   process.stderr.write(
     `codemode: cannot open the desktop app: ${why}; running it headless (codemode daemon --ui) with its UI in your browser.\n`,
   );
@@ -46,17 +40,15 @@ function startHeadless(why) {
     process.stdout.write(chunk);
     if (opened) return;
     buffered += chunk.toString("utf8");
-    const url = buffered.split("\n").find((line) => line.startsWith("http://127.0.0.1:"));
+    // Whole lines only: a link cut at a chunk's end would open a ticket that fails.
+    const lines = buffered.split("\n").slice(0, -1);
+    const url = lines.find((line) => line.startsWith("http://127.0.0.1:"));
     if (url === undefined) return;
     opened = true;
-    const browser = browserCommand(url.trim());
-    if (browser === undefined) {
+    // The link works once: the browser signs in with it, and it is worth nothing after.
+    if (!openInBrowser(url.trim(), process.env)) {
       process.stderr.write(`codemode: open ${url.trim()} in a browser on this machine.\n`);
-      return;
     }
-    const child = spawn(browser[0], browser[1], { stdio: "ignore", detached: true });
-    child.on("error", () => undefined);
-    child.unref();
   });
   runToEnd(daemon);
 }
@@ -76,5 +68,5 @@ if (why === null) {
     }),
   );
 } else {
-  startHeadless(why);
+  await startHeadless(why);
 }

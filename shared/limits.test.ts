@@ -163,6 +163,9 @@ describe("limits", () => {
         clientDefaultTimeoutSeconds: 60,
         exportLinkTtlMs: 60_000,
         exportLinksMax: 8,
+        uiTicketTtlMs: 60_000,
+        uiTicketsMax: 8,
+        uiSessionsMax: 64,
       },
       API_LIMITS: {
         serverNameMaxChars: 64,

@@ -404,6 +404,15 @@ export const HOST_LIMITS = {
   exportLinkTtlMs: 60_000,
   /** Browser mode: export links not yet used; asking for one more drops the oldest. */
   exportLinksMax: 8,
+  /**
+   * Browser mode: a link that opens the UI (`/#ticket=...`) works once, within this time. It
+   * reaches the browser through process arguments, which every user of the machine can read.
+   */
+  uiTicketTtlMs: 60_000,
+  /** Browser mode: UI links not yet used; one more drops the oldest. */
+  uiTicketsMax: 8,
+  /** Browser mode: pages signed in with a link, until the host stops; one more ends the oldest. */
+  uiSessionsMax: 64,
 } as const;
 
 /**
@@ -431,7 +440,7 @@ export const API_LIMITS = {
   runIdMaxChars: 100,
   /** A whole config file (config.save) or a pasted snippet (config.parseSnippet). */
   configTextMaxChars: 1 * MiB,
-  /** Browser mode: the token in the hello message. */
+  /** Browser mode: the ticket or session in the hello message. */
   wsTokenMaxChars: 256,
   /** Browser mode: a channel or event name in a message. */
   wsNameMaxChars: 64,

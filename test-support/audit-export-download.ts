@@ -74,10 +74,13 @@ export function rssBytes(pid: number): number {
   );
 }
 
-/** Browser mode's one-time export link, asked for over the WebSocket as the page does. */
+/**
+ * Browser mode's one-time export link, asked for over the WebSocket as the page does, signed
+ * in with `ticket` (a daemon's `ticket()`).
+ */
 export async function askExportLink(
   port: number,
-  token: string,
+  ticket: string,
   params: AuditExportParams,
 ): Promise<string> {
   const origin = `http://127.0.0.1:${port}`;
@@ -85,7 +88,7 @@ export async function askExportLink(
   try {
     return await new Promise<string>((resolve, reject) => {
       ws.once("error", reject);
-      ws.once("open", () => ws.send(JSON.stringify({ type: "hello", token })));
+      ws.once("open", () => ws.send(JSON.stringify({ type: "hello", ticket })));
       ws.on("message", (data: Buffer) => {
         const message = JSON.parse(data.toString("utf8")) as {
           type: string;

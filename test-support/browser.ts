@@ -8,7 +8,9 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import { requestUiLink } from "../electron/host/cli/ui-link-request.js";
 import { CODEMODE_BIN, hostEnv } from "./daemon.js";
+import { ticketOf } from "./ws-api.js";
 import { until } from "./wait.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -51,12 +53,18 @@ export function assertUiBuilt(): void {
 export interface UiDaemon {
   home: string;
   pid: number;
-  /** The URL as printed, with `#token=...`. */
-  url: string;
+  /** The link as printed, with `#ticket=...`: it works once, within a minute of the start. */
+  printedUrl: string;
+  /**
+   * A new link that opens the UI (once), asked for on the local socket with the home's token
+   * as `codemode ui open` does: for each page a test opens.
+   */
+  newLink(): Promise<string>;
+  /** The ticket of a new link, for a test's own API connection (`connectWsApi`). */
+  ticket(): Promise<string>;
   /** `http://127.0.0.1:PORT` */
   origin: string;
   port: number;
-  token: string;
   /** Everything the daemon wrote to stdout so far. */
   stdout(): string;
   /** Everything the daemon wrote to stderr so far. */
@@ -106,19 +114,25 @@ export async function startUiDaemon(
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${stderr}`);
   }
   const url = stdout.split("\n")[0]!;
-  const match = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]+)$/.exec(url);
+  const match = /^http:\/\/127\.0\.0\.1:(\d+)\/#ticket=[0-9a-f]{64}$/.exec(url);
   if (!match) {
     child.kill("SIGKILL");
-    throw new Error(`codemode daemon --ui printed ${JSON.stringify(url)}, not its URL`);
+    throw new Error(`codemode daemon --ui printed ${JSON.stringify(url)}, not its link`);
   }
   const port = Number(match[1]);
+  const newLink = async (): Promise<string> => {
+    const answer = await requestUiLink(home, hostEnv(home));
+    if (answer.kind !== "link") throw new Error(`no UI link: ${JSON.stringify(answer)}`);
+    return answer.url;
+  };
   return {
     home,
     pid,
-    url,
+    printedUrl: url,
+    newLink,
+    ticket: async () => ticketOf(await newLink()),
     origin: `http://127.0.0.1:${port}`,
     port,
-    token: match[2]!,
     stdout: () => stdout,
     stderr: () => stderr,
     alive: () => !gone,

@@ -12,6 +12,7 @@ import {
   proofValid,
   readLine,
   shimProofLine,
+  type HelloPurpose,
   type LineResult,
 } from "../electron/host/local-access/handshake.js";
 
@@ -57,11 +58,12 @@ export async function authenticate(
   socketPath: string,
   token: string,
   after: string | Buffer = "",
+  purpose: HelloPurpose = "mcp",
 ): Promise<Authenticated> {
   const socket = await connect(socketPath);
   socket.on("error", () => undefined);
   const shimNonce = newNonce();
-  let sent = helloLine(shimNonce);
+  let sent = helloLine(shimNonce, purpose);
   socket.write(sent);
   const first = await readLine(socket, 200, 10_000);
   if (first.kind !== "line")

@@ -1,6 +1,6 @@
 // The setup every browser e2e file shares, in one place: a fresh CODEMODE_HOME, `codemode daemon
-// --ui` on it as a real process, Debian's Chromium with one page on the daemon's URL (the token
-// in its hash logs it in), and the teardown (browser closed, the daemon stopped with exit 0,
+// --ui` on it as a real process, Debian's Chromium with one page on a link of the daemon's (the
+// one-time ticket in its hash signs it in), and the teardown (browser closed, the daemon stopped with exit 0,
 // every process, container and temporary directory the helpers started or made removed).
 import type Dockerode from "dockerode";
 import type {
@@ -83,7 +83,7 @@ export function useUiPage(options: UiPageOptions): UiPage {
     }
     const page = await context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT_MS);
-    if (options.open !== false) await page.goto(daemon.url);
+    if (options.open !== false) await page.goto(await daemon.newLink());
     started = { daemon, browser, context, page };
   });
 

@@ -301,6 +301,7 @@ export class CodeModeHost {
       dataDir: this.options.dataDir,
       env: this.options.env,
       instanceLock: this.lock,
+      uiLink: this.options.uiLink,
       onConnection: (socket) => {
         void this.sessions.attachSocket(socket).catch((error: unknown) => {
           log?.(`connection failed: ${String(error)}`);

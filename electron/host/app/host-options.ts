@@ -59,4 +59,9 @@ export interface HostOptions {
   checkpointKeyProblem?: string | null;
   /** The PATH wrapped servers get (default: the login shell's, see server-path.ts). */
   resolveServerPath?: () => Promise<ServerPath>;
+  /**
+   * A new one-time link to the browser UI, for `codemode ui open` on the local socket; null
+   * (or absent) when this host serves no browser UI.
+   */
+  uiLink?: () => string | null;
 }

@@ -22,7 +22,7 @@ import { EventHub } from "./event-hub.js";
 import { freePort } from "../../../test-support/free-port.js";
 import { initializeLine } from "../../../test-support/local-access.js";
 import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
-import { connectWsApi } from "../../../test-support/ws-api.js";
+import { connectWsApi, ticketOf } from "../../../test-support/ws-api.js";
 
 const OPENED = HOST_LIMITS.httpConnectionsMax + 500;
 
@@ -171,10 +171,10 @@ describe.skipIf(process.platform !== "linux")(
         port: 0,
       });
       try {
-        const port = Number(new URL(server.url).port);
-        // The page with the token gets its API while the flood holds its connections.
+        const port = server.port;
+        // The page with a link gets its API while the flood holds its connections.
         const { open, gained } = await flood(port, async () => {
-          const api = await connectWsApi(port, server.token);
+          const api = await connectWsApi(port, { ticket: ticketOf(server.newLink()) });
           api.close();
         });
         expect(open).toBeLessThanOrEqual(HOST_LIMITS.httpConnectionsMax);

@@ -31,6 +31,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "start Code Mode headless (--ui adds the browser UI)",
     load: async () => (await import("./commands/daemon-command.js")).daemonCommand,
   },
+  ui: {
+    summary: "open the browser UI of the running daemon with a new one-time link",
+    load: async () => (await import("./commands/ui-command.js")).uiCommand,
+  },
   shim: {
     summary: "pipe stdio to the running Code Mode (what MCP clients start)",
     load: async () => {

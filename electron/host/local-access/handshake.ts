@@ -85,10 +85,13 @@ export function readLine(
 // socket, so a listener planted where the shim connects learns nothing it can use, and the
 // shim refuses it; a proof is bound to both nonces, so none can be replayed or reflected.
 //
-//   shim -> host   CODEMODE/2 HELLO <shim nonce>
+//   shim -> host   CODEMODE/2 HELLO <shim nonce> [UI-LINK]
 //   host -> shim   CODEMODE/2 PROOF <host nonce> <host proof>   (or ERR <reason>)
 //   shim -> host   CODEMODE/2 PROOF <shim proof>
 //   host -> shim   OK                                           (or ERR <reason>)
+//
+// Then MCP. A hello that ends in UI-LINK asks instead for a new link to the browser UI: the
+// host sends `LINK <url>` (or `ERR <reason>`) and closes (`codemode ui open`).
 
 const NONCE_HEX_CHARS = LOCAL_ACCESS_LIMITS.handshakeNonceBytes * 2;
 const PROOF_HEX_CHARS = 64;
@@ -137,8 +140,12 @@ export function proofValid(
   return timingSafeEqual(Buffer.from(presented, "hex"), expected);
 }
 
-export function helloLine(shimNonce: string): string {
-  return `${HANDSHAKE.version} ${HANDSHAKE.hello} ${shimNonce}\n`;
+/** What a client connects for: MCP (the shim), or one new link to the browser UI. */
+export type HelloPurpose = "mcp" | "ui-link";
+
+export function helloLine(shimNonce: string, purpose: HelloPurpose = "mcp"): string {
+  const tail = purpose === "ui-link" ? ` ${HANDSHAKE.uiLink}` : "";
+  return `${HANDSHAKE.version} ${HANDSHAKE.hello} ${shimNonce}${tail}\n`;
 }
 
 export function hostProofLine(hostNonce: string, hostProof: string): string {
@@ -150,16 +157,22 @@ export function shimProofLine(shimProof: string): string {
 }
 
 export type Hello =
-  | { kind: "hello"; shimNonce: string }
+  | { kind: "hello"; shimNonce: string; purpose: HelloPurpose }
   /** `CODEMODE <token>`: a shim from before the challenge-response, sending its token. */
   | { kind: "outdated" }
   | { kind: "malformed" };
 
 export function parseHello(line: string): Hello {
   const parts = withoutCr(line).split(" ");
-  if (parts.length === 3 && parts[0] === HANDSHAKE.version && parts[1] === HANDSHAKE.hello) {
+  const purpose: HelloPurpose | undefined =
+    parts.length === 3
+      ? "mcp"
+      : parts.length === 4 && parts[3] === HANDSHAKE.uiLink
+        ? "ui-link"
+        : undefined;
+  if (purpose && parts[0] === HANDSHAKE.version && parts[1] === HANDSHAKE.hello) {
     const nonce = parts[2] ?? "";
-    if (isHex(nonce, NONCE_HEX_CHARS)) return { kind: "hello", shimNonce: nonce };
+    if (isHex(nonce, NONCE_HEX_CHARS)) return { kind: "hello", shimNonce: nonce, purpose };
   }
   if (parts.length === 2 && parts[0] === HANDSHAKE.legacyHello) return { kind: "outdated" };
   return { kind: "malformed" };

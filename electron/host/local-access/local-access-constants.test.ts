@@ -24,6 +24,8 @@ describe("local access constants", () => {
       proof: "PROOF",
       ok: "OK",
       err: "ERR",
+      uiLink: "UI-LINK",
+      link: "LINK",
       legacyHello: "CODEMODE",
     });
     expect(SHIM_EXIT).toEqual({ ok: 0, failed: 1, notRunning: 2 });

@@ -19,6 +19,10 @@ export const HANDSHAKE = {
   proof: "PROOF",
   ok: "OK",
   err: "ERR",
+  /** Ends a hello that asks for a link to the browser UI instead of MCP. */
+  uiLink: "UI-LINK",
+  /** Starts the host's answer to it: `LINK <url>`. */
+  link: "LINK",
   /** What shims before the challenge-response sent, followed by the token itself. */
   legacyHello: "CODEMODE",
 } as const;

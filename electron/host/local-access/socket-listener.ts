@@ -10,6 +10,7 @@ import {
   proof,
   proofValid,
   readLine,
+  type HelloPurpose,
   type LineResult,
 } from "./handshake.js";
 import {
@@ -44,6 +45,11 @@ export interface ListenOptions {
   dataDir: string;
   /** Gets the socket after a good handshake, positioned at the client's first MCP byte. */
   onConnection: (socket: net.Socket, info: ConnectionInfo) => void;
+  /**
+   * A client that proved it knows the token asks for a new link to the browser UI: the link,
+   * or null when this host serves no browser UI. Without it, every such hello is answered so.
+   */
+  uiLink?: () => string | null;
   onRefused?: (refusal: Refusal) => void;
   /** Errors of the listening server after it started (the connections' own are swallowed). */
   onError?: (error: Error) => void;
@@ -68,6 +74,10 @@ const REFUSAL_TEXT: Record<RefusalReason, string> = {
   error: "connection error during the handshake",
   busy: `too many connections open to Code Mode (${LOCAL_ACCESS_LIMITS.connectionsMax}): close MCP clients you no longer use`,
 };
+
+/** The answer to a ui-link hello where there is no browser UI. */
+export const NO_UI_LINK =
+  "this Code Mode has no browser UI: start it with `codemode daemon --ui` (the desktop app opens its window from the tray)";
 
 /**
  * The host's end of the local socket: only a client that proves it knows the install's token
@@ -154,11 +164,21 @@ export class LocalSocketListener {
     this.#sockets.add(socket);
     socket.on("close", () => this.#sockets.delete(socket));
 
-    const reason = full ? "busy" : await this.#challenge(socket, token, options);
+    const outcome = full ? "busy" : await this.#challenge(socket, token, options);
     if (this.#closing) {
       socket.destroy();
       return;
     }
+    if (outcome === "ui-link") {
+      const link = options.uiLink?.() ?? null;
+      socket.resume();
+      socket.end(
+        link === null ? `${HANDSHAKE.err} ${NO_UI_LINK}\n` : `${HANDSHAKE.link} ${link}\n`,
+        () => socket.destroy(),
+      );
+      return;
+    }
+    const reason = outcome === "mcp" ? null : outcome;
     if (reason === null) {
       // After readLine drops its listener the stream settles on the next tick; handing it
       // over after that lets the consumer's on("data") or pipe() start it normally.
@@ -179,14 +199,14 @@ export class LocalSocketListener {
   }
 
   /**
-   * Runs the host's side of the challenge-response; null when the client proved it knows
-   * the token (OK is sent), else why not. The whole exchange has one deadline.
+   * Runs the host's side of the challenge-response; what the client came for when it proved
+   * it knows the token (OK is sent), else why not. The whole exchange has one deadline.
    */
   async #challenge(
     socket: net.Socket,
     token: string,
     options: ListenOptions,
-  ): Promise<RefusalReason | null> {
+  ): Promise<RefusalReason | HelloPurpose> {
     const deadline =
       Date.now() + (options.handshakeTimeoutMs ?? LOCAL_ACCESS_LIMITS.handshakeTimeoutMs);
     const next = (): Promise<LineResult> =>
@@ -208,7 +228,7 @@ export class LocalSocketListener {
     if (presented === undefined) return "malformed";
     if (!proofValid(presented, "shim", token, hello.shimNonce, hostNonce)) return "bad-token";
     socket.write(`${HANDSHAKE.ok}\n`);
-    return null;
+    return hello.purpose;
   }
 
   /** Stops listening, drops every connection, removes the socket file, releases our lock. */

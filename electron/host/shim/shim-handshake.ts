@@ -9,6 +9,7 @@ import {
   proofValid,
   readLine,
   shimProofLine,
+  type HelloPurpose,
   type LineResult,
 } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
@@ -22,7 +23,11 @@ export type Challenge =
  * The shim's side of the challenge-response (handshake.ts): the host must prove it knows the
  * token before the shim proves it does; the token itself is never sent.
  */
-export async function challenge(socket: net.Socket, token: string): Promise<Challenge> {
+export async function challenge(
+  socket: net.Socket,
+  token: string,
+  purpose: HelloPurpose = "mcp",
+): Promise<Challenge> {
   const deadline = Date.now() + LOCAL_ACCESS_LIMITS.handshakeTimeoutMs;
   const next = (): Promise<LineResult> =>
     readLine(
@@ -33,7 +38,7 @@ export async function challenge(socket: net.Socket, token: string): Promise<Chal
   const failed = (message: (at: string) => string): Challenge => ({ kind: "failed", message });
 
   const shimNonce = newNonce();
-  socket.write(helloLine(shimNonce));
+  socket.write(helloLine(shimNonce, purpose));
   const first = await next();
   if (first.kind !== "line") return broken(first);
   const reply = parseHostReply(first.line);

@@ -6,7 +6,7 @@
 
 import net from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { readLine } from "../local-access/handshake.js";
+import { readLine, type HelloPurpose } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { terminalText } from "../cli/terminal-text.js";
 import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
@@ -131,10 +131,15 @@ function reconnector(
   };
 }
 
-async function attempt(
+/**
+ * One try at a connection to the running host, checked (socket, token file) and proved both
+ * ways; for MCP (the shim) or for a link to the browser UI (`codemode ui open`).
+ */
+export async function attempt(
   dataDir: string,
   location: SocketLocation,
   connect: (socketPath: string) => net.Socket,
+  purpose: HelloPurpose = "mcp",
 ): Promise<Attempt> {
   const socketPath = location.socketPath;
   // Checked again before every attempt: in a shared place (the /tmp fallback) another user
@@ -176,7 +181,7 @@ async function attempt(
     };
   }
   socket.on("error", () => undefined);
-  const outcome = await challenge(socket, token);
+  const outcome = await challenge(socket, token, purpose);
   if (outcome.kind === "connected") return { kind: "connected", socket };
   socket.destroy();
   return { kind: "failed", message: outcome.message(socketPath), transient: outcome.transient };

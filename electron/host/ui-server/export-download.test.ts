@@ -10,6 +10,7 @@ import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
+import { ticketOf } from "../../../test-support/ws-api.js";
 import { EventHub } from "../app/event-hub.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { ExportLinks } from "./export-download.js";
@@ -89,7 +90,7 @@ describe("the audit export download (browser mode)", () => {
     port = Number(new URL(server.origin).port);
     ws = new WebSocket(`ws://127.0.0.1:${port}/api`, { origin: server.origin });
     await new Promise((resolve) => ws.once("open", resolve));
-    ws.send(JSON.stringify({ type: "hello", token: server.token }));
+    ws.send(JSON.stringify({ type: "hello", ticket: ticketOf(server.newLink()) }));
     await new Promise((resolve) => ws.once("message", resolve));
   });
 
@@ -104,8 +105,7 @@ describe("the audit export download (browser mode)", () => {
     const link = await ask({ format: "jsonl" });
     expect(link.ok).toBe(true);
     const url = link.value!.url;
-    expect(url).toMatch(/^\/audit-export\/[0-9a-f]{48}$/);
-    expect(url).not.toContain(server.token);
+    expect(url).toMatch(/^\/audit-export\/[0-9a-f]{64}$/);
     const got = await get(port, url);
     expect(got.status).toBe(200);
     expect(got.headers["content-disposition"]).toMatch(

@@ -1,8 +1,7 @@
 // Browser mode's audit export: an HTTP download streamed from the log's files. The page asks
-// for it over its WebSocket (which proved the token), and gets a one-time link with a random
-// ticket: the token itself never goes into a URL, where the browser would keep it in its
-// history and its list of downloads.
-import { randomBytes } from "node:crypto";
+// for it over its WebSocket (signed in), and gets a one-time link with a random ticket: the
+// page's session never goes into a URL, where the browser would keep it in its history and
+// its list of downloads.
 import type http from "node:http";
 import type { Writable } from "node:stream";
 import {
@@ -13,7 +12,7 @@ import {
 } from "../../../shared/api/audit-export.js";
 import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { tokensEqual } from "../local-access/token.js";
+import { OneTimeTickets } from "./one-time-tickets.js";
 
 /** What streams an export: AuditLog.export. */
 export type StreamExport = (
@@ -22,39 +21,25 @@ export type StreamExport = (
   filter?: AuditFilter,
 ) => Promise<number>;
 
-interface Ticket {
-  ticket: string;
-  params: AuditExportParams;
-  expires: number;
-}
-
-/** Links not yet used, oldest first; each works once, before it expires. */
+/** Links not yet used; each works once, before it expires. */
 export class ExportLinks {
-  private readonly tickets: Ticket[] = [];
+  private readonly tickets: OneTimeTickets<AuditExportParams>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.tickets = new OneTimeTickets(
+      { ttlMs: HOST_LIMITS.exportLinkTtlMs, max: HOST_LIMITS.exportLinksMax },
+      now,
+    );
+  }
 
   /** A new link (a path on the UI server) for an export with `params`. */
   issue(params: AuditExportParams): string {
-    this.prune();
-    if (this.tickets.length >= HOST_LIMITS.exportLinksMax) this.tickets.shift();
-    const ticket = randomBytes(24).toString("hex");
-    this.tickets.push({ ticket, params, expires: this.now() + HOST_LIMITS.exportLinkTtlMs });
-    return `${AUDIT_EXPORT_PATH}${ticket}`;
+    return `${AUDIT_EXPORT_PATH}${this.tickets.issue(params)}`;
   }
 
   /** The params of a live link, which is used up by this; null for any other ticket. */
   take(ticket: string): AuditExportParams | null {
-    this.prune();
-    const index = this.tickets.findIndex((t) => tokensEqual(t.ticket, ticket));
-    if (index < 0) return null;
-    const [found] = this.tickets.splice(index, 1);
-    return found!.params;
-  }
-
-  private prune(): void {
-    const now = this.now();
-    while (this.tickets.length > 0 && this.tickets[0]!.expires <= now) this.tickets.shift();
+    return this.tickets.take(ticket);
   }
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import http from "node:http";
@@ -21,13 +20,13 @@ import { AUDIT_EXPORT_PATH, auditExportParams } from "../../../shared/api/audit-
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { approvalHandlers, type ApprovalServices } from "../api/handlers/approval-handlers.js";
 import { pinHandlers, type PinServices } from "../api/handlers/pin-handlers.js";
-import { tokensEqual } from "../local-access/token.js";
 import { ConnectionCap } from "../util/connection-cap.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
 import { CutOffLog } from "../app/cut-off-log.js";
 import { ConnectionCapLog } from "../app/connection-cap-log.js";
 import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";
+import { UiAccess } from "./ui-access.js";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -68,23 +67,27 @@ export interface UiServerOptions {
   /** 0 picks a free port. */
   port: number;
   log?: (line: string) => void;
+  /** The clock tickets expire by (tests move it). */
+  now?: () => number;
 }
 
 /**
  * Browser mode: the built UI and its WebSocket on 127.0.0.1 only. A page is served only to a
  * request whose Host is this address (DNS rebinding), the socket only to this Origin (other
- * sites), and the API only after the token printed at start; no CORS headers at all.
+ * sites), and the API only to a page signed in with a one-time link (ui-access.ts); no CORS
+ * headers at all.
  */
 export class UiServer {
-  readonly token = randomBytes(24).toString("hex");
   private readonly http: http.Server;
+  private readonly access: UiAccess;
   private readonly wss: WebSocketServer;
-  private port = 0;
+  private boundPort = 0;
   private readonly exportLinks = new ExportLinks();
   private readonly cutOffs: CutOffLog;
 
   private constructor(private readonly options: UiServerOptions) {
     this.cutOffs = new CutOffLog((entry) => options.host.record(entry));
+    this.access = new UiAccess(options.now);
     this.http = http.createServer((req, res) => {
       // A request must never take the daemon down: any failure is this request's 500.
       this.serve(req, res).catch(() => {
@@ -125,20 +128,28 @@ export class UiServer {
       server.http.once("error", reject);
       server.http.listen(options.port, "127.0.0.1", () => resolve());
     });
-    server.port = (server.http.address() as AddressInfo).port;
+    server.boundPort = (server.http.address() as AddressInfo).port;
     return server;
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/#token=${this.token}`;
+  /**
+   * A new link that opens the UI: it works once, within HOST_LIMITS.uiTicketTtlMs. The ticket
+   * is in the fragment, which the browser never sends in a request.
+   */
+  newLink(): string {
+    return `${this.origin}/#ticket=${this.access.issueTicket()}`;
+  }
+
+  get port(): number {
+    return this.boundPort;
   }
 
   get origin(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://127.0.0.1:${this.boundPort}`;
   }
 
   private allowedHosts(): string[] {
-    return [`127.0.0.1:${this.port}`, `localhost:${this.port}`];
+    return [`127.0.0.1:${this.boundPort}`, `localhost:${this.boundPort}`];
   }
 
   private hostAllowed(req: http.IncomingMessage): boolean {
@@ -230,8 +241,8 @@ export class UiServer {
     );
   }
 
-  /** `onToken`: the page showed the token; its connection is kept under the cap. */
-  private session(ws: WebSocket, onToken: () => void): void {
+  /** `onSignedIn`: the page proved a ticket or session; its connection is kept under the cap. */
+  private session(ws: WebSocket, onSignedIn: () => void): void {
     const host = this.options.host;
     const api: ApiHandlers = {
       ...host.api,
@@ -253,7 +264,7 @@ export class UiServer {
       ws.send(JSON.stringify(message));
     };
     const helloTimer = setTimeout(
-      () => ws.close(WS_CLOSE.badToken, "no hello"),
+      () => ws.close(WS_CLOSE.badSession, "no hello"),
       HOST_LIMITS.wsHelloTimeoutMs,
     );
     ws.on("close", () => {
@@ -270,20 +281,19 @@ export class UiServer {
         return;
       }
       if (!authed) {
-        const hello = wsHello.safeParse(value);
-        if (!hello.success || !tokensEqual(hello.data.token, this.token)) {
-          host.record({
-            kind: "auth_refused",
-            reason: "browser UI presented a wrong token",
-            transport: "ws",
-          });
-          ws.close(WS_CLOSE.badToken, "bad token");
+        const welcome = this.signIn(value);
+        if (welcome === null) {
+          ws.close(WS_CLOSE.badSession, "bad session");
+          return;
+        }
+        if (welcome === "bad ticket") {
+          ws.close(WS_CLOSE.badTicket, "link used already or expired");
           return;
         }
         authed = true;
-        onToken();
+        onSignedIn();
         clearTimeout(helloTimer);
-        send({ type: "welcome" });
+        send(welcome);
         return;
       }
       const parsed = wsClientMessage.safeParse(value);
@@ -329,6 +339,30 @@ export class UiServer {
         subscriptions.delete(event);
       }
     });
+  }
+
+  /**
+   * The welcome for a hello with a live ticket (which it uses up) or a known session; else
+   * the refusal, logged.
+   */
+  private signIn(value: unknown): WsServerMessage | "bad ticket" | null {
+    const parsed = wsHello.safeParse(value);
+    const hello = parsed.success ? parsed.data : null;
+    if (hello !== null && "ticket" in hello) {
+      const session = this.access.exchange(hello.ticket);
+      if (session !== null) return { type: "welcome", session };
+    } else if (hello !== null && this.access.sessionValid(hello.session)) {
+      return { type: "welcome" };
+    }
+    const ticket = hello !== null && "ticket" in hello;
+    this.options.host.record({
+      kind: "auth_refused",
+      reason: ticket
+        ? "browser UI link not issued, used already, or expired"
+        : "browser UI presented an unknown session",
+      transport: "ws",
+    });
+    return ticket ? "bad ticket" : null;
   }
 
   async close(): Promise<void> {

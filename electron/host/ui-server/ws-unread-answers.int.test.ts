@@ -12,6 +12,7 @@ import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { EventHub } from "../app/event-hub.js";
+import { ticketOf } from "../../../test-support/ws-api.js";
 import { UiServer } from "./ui-server.js";
 
 /** Each answer's size, and how many are asked for: together far past the bound. */
@@ -48,7 +49,7 @@ describe("a browser page that never reads its answers", () => {
   });
 
   it("is cut off once its unread answers pass the bound, and the host stays small", async () => {
-    const url = new URL(server.url);
+    const url = new URL(server.origin);
     const origin = `http://127.0.0.1:${url.port}`;
     const ws = new WebSocket(`ws://127.0.0.1:${url.port}/api`, { origin });
     await new Promise((resolve, reject) => {
@@ -57,7 +58,7 @@ describe("a browser page that never reads its answers", () => {
     });
     ws.on("error", () => undefined);
     const welcome = new Promise((resolve) => ws.once("message", resolve));
-    ws.send(JSON.stringify({ type: "hello", token: server.token }));
+    ws.send(JSON.stringify({ type: "hello", ticket: ticketOf(server.newLink()) }));
     await welcome;
     // Never read again: the answers pile up on the host's side.
     ws.pause();

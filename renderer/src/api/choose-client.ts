@@ -1,40 +1,51 @@
 // Which transport the UI uses: the Electron preload's IPC client when it is there, else the
-// loopback WebSocket of browser mode, authenticated with the token from the page link.
+// loopback WebSocket of browser mode, signed in with the one-time ticket of the page's link
+// and from then on with the session the host gave for it.
 import type { ApiClient } from "../../../shared/api/api-contract.js";
+import type { WsCredential } from "../../../shared/api/ws-protocol.js";
 import { createWsClient, type ConnectedApiClient } from "./ws-client.js";
 
-export const TOKEN_STORAGE_KEY = "codemode.token";
+/** The tab's session: sessionStorage, so a reload stays signed in and another tab does not. */
+export const SESSION_STORAGE_KEY = "codemode.session";
 
 export type ChosenClient =
   | { mode: "electron"; client: ApiClient }
   | { mode: "browser"; client: ConnectedApiClient }
-  | { mode: "no-token"; client: null };
+  | { mode: "no-link"; client: null };
+
+/** The value of `name=` in the page's fragment (`#ticket=...`), if it has one. */
+function fromHash(hash: string, name: string): string | null {
+  const text = hash.replace(/^#/, "");
+  const query = text.includes("?") ? text.slice(text.indexOf("?") + 1) : text;
+  return new URLSearchParams(query).get(name);
+}
 
 /**
- * Reads `#token=...` from the page URL (the daemon opens the UI with it), keeps it in
- * sessionStorage so a reload still works, and removes it from the visible URL.
+ * Reads `#ticket=...` from the page URL (the link Code Mode opens), and takes it out of the
+ * visible URL and the history entry at once; else the session this tab signed in with before.
+ * A `#token=` of older links is taken out too: no key of that kind is accepted any more.
  */
-export function takeTokenFromUrl(): string | null {
-  const hash = window.location.hash.replace(/^#/, "");
-  let token: string | null = null;
-  if (hash.startsWith("token=") || hash.includes("&token=") || hash.includes("?token=")) {
-    const query = hash.includes("?") ? hash.slice(hash.indexOf("?") + 1) : hash;
-    token = new URLSearchParams(query).get("token");
-  }
-  if (token) {
-    try {
-      sessionStorage.setItem(TOKEN_STORAGE_KEY, token);
-    } catch {
-      // Storage can be disabled; the token still works for this page load.
-    }
+export function takeCredentialFromUrl(): WsCredential | null {
+  const ticket = fromHash(window.location.hash, "ticket");
+  if (ticket !== null || fromHash(window.location.hash, "token") !== null) {
     const { pathname, search } = window.location;
     window.history.replaceState(null, "", `${pathname}${search}`);
-    return token;
   }
+  if (ticket) return { ticket };
   try {
-    return sessionStorage.getItem(TOKEN_STORAGE_KEY);
+    const session = sessionStorage.getItem(SESSION_STORAGE_KEY);
+    return session ? { session } : null;
   } catch {
     return null;
+  }
+}
+
+/** Keeps the session the host gave for this tab's ticket, for reloads. */
+function keepSession(session: string): void {
+  try {
+    sessionStorage.setItem(SESSION_STORAGE_KEY, session);
+  } catch {
+    // Storage can be disabled; the session still works until the page is reloaded.
   }
 }
 
@@ -45,7 +56,10 @@ export function wsUrlForPage(): string {
 
 export function chooseClient(): ChosenClient {
   if (window.codemode) return { mode: "electron", client: window.codemode };
-  const token = takeTokenFromUrl();
-  if (!token) return { mode: "no-token", client: null };
-  return { mode: "browser", client: createWsClient(wsUrlForPage(), token) };
+  const credential = takeCredentialFromUrl();
+  if (!credential) return { mode: "no-link", client: null };
+  return {
+    mode: "browser",
+    client: createWsClient(wsUrlForPage(), credential, { onSession: keepSession }),
+  };
 }

@@ -5,8 +5,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket as NodeWebSocket, WebSocketServer } from "ws";
 import { createWsClient } from "./ws-client.ts";
 
-/** A host that speaks ws-protocol.ts: checks the token, answers one channel, pushes events. */
-async function startHost(token = "secret", port = 0) {
+/**
+ * A host that speaks ws-protocol.ts: takes each ticket in `tickets` once for a new session,
+ * then that session (in `sessions`, which a restarted host may share); answers one channel,
+ * pushes events.
+ */
+async function startHost(tickets = new Set(["ticket-1"]), port = 0, sessions = new Set()) {
   const wss = new WebSocketServer({ port, host: "127.0.0.1", path: "/api" });
   await new Promise((resolve) => wss.once("listening", resolve));
   /** Messages each connection sent, in order. */
@@ -20,12 +24,24 @@ async function startHost(token = "secret", port = 0) {
       const message = JSON.parse(raw.toString());
       log.push(message);
       if (!authed) {
-        if (message.type === "hello" && message.token === token) {
+        if (message.type !== "hello") {
+          ws.close(4401, "");
+        } else if (message.ticket !== undefined) {
+          if (!tickets.delete(message.ticket)) {
+            ws.close(4410, "");
+            return;
+          }
+          const session = `session-${sessions.size + 1}`;
+          sessions.add(session);
+          authed = true;
+          subscribed.set(ws, new Set());
+          ws.send(JSON.stringify({ type: "welcome", session }));
+        } else if (sessions.has(message.session)) {
           authed = true;
           subscribed.set(ws, new Set());
           ws.send(JSON.stringify({ type: "welcome" }));
         } else {
-          ws.close(1008, "");
+          ws.close(4401, "");
         }
         return;
       }
@@ -46,6 +62,7 @@ async function startHost(token = "secret", port = 0) {
     url: `ws://127.0.0.1:${actualPort}/api`,
     port: actualPort,
     received,
+    sessions,
     emit(event, payload) {
       for (const [ws, events] of subscribed) {
         if (events.has(event)) ws.send(JSON.stringify({ type: "event", event, payload }));
@@ -75,10 +92,19 @@ let cleanups = [];
 afterEach(async () => {
   for (const fn of cleanups.reverse()) await fn();
   cleanups = [];
+  kept = [];
 });
 
-function client(url, token = "secret") {
-  const c = createWsClient(url, token, { WebSocketImpl, minBackoffMs: 20, maxBackoffMs: 80 });
+/** Sessions each client was given, in order. */
+let kept = [];
+
+function client(url, credential = { ticket: "ticket-1" }) {
+  const c = createWsClient(url, credential, {
+    WebSocketImpl,
+    minBackoffMs: 20,
+    maxBackoffMs: 80,
+    onSession: (session) => kept.push(session),
+  });
   cleanups.push(() => c.close());
   return c;
 }
@@ -92,7 +118,8 @@ describe("createWsClient", () => {
       api.request("app.description", {}),
       api.request("servers.list", {}),
     ]);
-    expect(host.received[0][0]).toEqual({ type: "hello", token: "secret" });
+    expect(host.received[0][0]).toEqual({ type: "hello", ticket: "ticket-1" });
+    expect(kept).toEqual(["session-1"]);
     expect(a).toEqual({ ok: true, value: { text: "echo {}" } });
     expect(b).toEqual({ ok: false, error: { code: "not_found", message: "no such channel" } });
     expect(api.status().state).toBe("open");
@@ -136,23 +163,36 @@ describe("createWsClient", () => {
     expect(response.ok).toBe(false);
     if (!response.ok) expect(response.error.code).toBe("unavailable");
 
-    const again = await startHost("secret", port);
+    // The ticket was used up: the reconnect says the session it was traded for.
+    const again = await startHost(new Set(), port, host.sessions);
     cleanups.push(() => again.close());
     await until(() => api.status().state === "open", 5000);
+    expect(again.received[0][0]).toEqual({ type: "hello", session: "session-1" });
     await until(() => (again.received[0] ?? []).some((m) => m.type === "subscribe"));
     again.emit("clients.changed", [{ name: "x" }]);
     await until(() => got.length === 1);
     expect(await api.request("app.description", {})).toMatchObject({ ok: true });
   });
 
-  it("stops trying when the host refuses the token", async () => {
-    const host = await startHost("right");
+  it("stops trying, and says why, when the host refuses the link's ticket", async () => {
+    const host = await startHost();
     cleanups.push(() => host.close());
-    const api = client(host.url, "wrong");
+    const api = client(host.url, { ticket: "used" });
     const response = await api.request("app.description", {});
     expect(response).toMatchObject({ ok: false, error: { code: "unavailable" } });
     await until(() => api.status().state === "refused");
+    expect(api.status().problem).toMatch(/^This link has been used already or has expired/);
     await new Promise((r) => setTimeout(r, 200));
     expect(host.received).toHaveLength(1);
+    expect(kept).toEqual([]);
+  });
+
+  it("stops trying, and says why, when the host no longer knows the session", async () => {
+    const host = await startHost();
+    cleanups.push(() => host.close());
+    const api = client(host.url, { session: "from-before-a-restart" });
+    await until(() => api.status().state === "refused");
+    expect(api.status().problem).toMatch(/no longer signed in/);
+    expect(host.received[0][0]).toEqual({ type: "hello", session: "from-before-a-restart" });
   });
 });

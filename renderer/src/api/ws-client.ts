@@ -12,7 +12,13 @@ import type {
   ApiResult,
 } from "../../../shared/api/api-contract.js";
 import type { AuditExportParams } from "../../../shared/api/audit-export.js";
-import type { WsClientMessage, WsServerMessage } from "../../../shared/api/ws-protocol.js";
+import {
+  WS_CLOSE,
+  type WsClientMessage,
+  type WsCredential,
+  type WsServerMessage,
+} from "../../../shared/api/ws-protocol.js";
+import { HOST_LIMITS } from "../../../shared/limits.js";
 
 export type ConnectionState =
   /** First connection attempt, before any welcome: requests wait for it. */
@@ -20,7 +26,7 @@ export type ConnectionState =
   | "open"
   /** Dropped (or never reached): waiting to try again. */
   | "reconnecting"
-  /** The host turned the access key down: trying again would not help. */
+  /** The host turned the link or the session down: trying again would not help. */
   | "refused"
   | "closed";
 
@@ -44,6 +50,8 @@ export interface ConnectedApiClient extends ApiClient {
 }
 
 export interface WsClientOptions {
+  /** Called with the session the host gave for the link's ticket, for later page loads. */
+  onSession?: (session: string) => void;
   /** How long requests made before the first welcome wait for it. */
   firstConnectWaitMs?: number;
   minBackoffMs?: number;
@@ -67,24 +75,27 @@ function unavailable(message: string): ApiError {
   return { code: "unavailable", message };
 }
 
-/**
- * Close codes that mean "wrong token" when they come before the welcome. ws-protocol.ts does
- * not name one, so the usual ones are all taken to mean it.
- */
-const AUTH_CLOSE_CODES = new Set([1008, 4001, 4003, 4401, 4403]);
+/** Why the host turned a page down, by the close code it used before its welcome. */
+const AUTH_CLOSES: Record<number, string> = {
+  [WS_CLOSE.badTicket]: `This link has been used already or has expired: a link opens Code Mode once, within ${HOST_LIMITS.uiTicketTtlMs / 1000} s.`,
+  [WS_CLOSE.badSession]:
+    "This page is no longer signed in to Code Mode: Code Mode was restarted since it was opened.",
+  1008: "Code Mode refused this page.",
+};
 
 const CLOSE_REASONS: Record<number, string> = {
   1006: "The connection to Code Mode was lost.",
-  1008: "Code Mode refused this page's access key. Open the UI again from the app.",
   1009: "A message was too large for Code Mode to accept.",
   1011: "Code Mode hit an internal error.",
 };
 
 export function createWsClient(
   url: string,
-  token: string,
+  firstCredential: WsCredential,
   options: WsClientOptions = {},
 ): ConnectedApiClient {
+  // The ticket works once: once welcomed, every later connection says the session.
+  let credential = firstCredential;
   const WS = options.WebSocketImpl ?? WebSocket;
   const firstConnectWaitMs = options.firstConnectWaitMs ?? 10_000;
   const minBackoff = options.minBackoffMs ?? 500;
@@ -115,7 +126,7 @@ export function createWsClient(
     }
   }
 
-  function send(message: WsClientMessage | { type: "hello"; token: string }): boolean {
+  function send(message: WsClientMessage | ({ type: "hello" } & WsCredential)): boolean {
     if (!socket || socket.readyState !== WS.OPEN) return false;
     try {
       socket.send(JSON.stringify(message));
@@ -139,7 +150,7 @@ export function createWsClient(
     socket = ws;
     ws.onopen = () => {
       if (socket !== ws) return;
-      send({ type: "hello", token });
+      send({ type: "hello", ...credential });
     };
     ws.onmessage = (event: MessageEvent) => {
       if (socket !== ws) return;
@@ -159,9 +170,9 @@ export function createWsClient(
       welcomed = false;
       failPending("The connection to Code Mode was lost before it answered.");
       if (closedForGood) return;
-      if (!wasWelcomed && AUTH_CLOSE_CODES.has(event.code)) {
-        const problem =
-          "Code Mode did not accept this page's access key. Open the UI again from the Code Mode tray menu.";
+      const refusal = wasWelcomed ? undefined : AUTH_CLOSES[event.code];
+      if (refusal !== undefined) {
+        const problem = refusal;
         failWaiting(problem);
         setStatus({ state: "refused", problem, retryAt: null });
         return;
@@ -180,6 +191,10 @@ export function createWsClient(
   function handleMessage(message: WsServerMessage): void {
     switch (message.type) {
       case "welcome": {
+        if (message.session !== undefined) {
+          credential = { session: message.session };
+          options.onSession?.(message.session);
+        }
         welcomed = true;
         everWelcomed = true;
         attempt = 0;

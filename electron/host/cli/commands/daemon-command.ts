@@ -8,6 +8,7 @@ import { capAppLogWhileRunning } from "../../shim/app-log.js";
 import { UiServer } from "../../ui-server/ui-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { packageVersion } from "../../package-version.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
 import type { ShimLaunch } from "../../clients/client-snippets.js";
 
 export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N]
@@ -16,7 +17,8 @@ Starts Code Mode without a window: the wrapped servers of the saved config, the 
 the audit log, and the local socket that \`codemode shim\` connects MCP clients to.
 Logs go to stderr. Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly.
 
-  --ui       also serve the Code Mode UI on 127.0.0.1 and print its URL (with a token)
+  --ui       also serve the Code Mode UI on 127.0.0.1 and print a link that opens it
+             (once, within ${HOST_LIMITS.uiTicketTtlMs / 1000} s; \`codemode ui open\` gives a new one)
   --port N   the UI's port (default: a free one)`;
 
 /** The command an MCP client runs to reach this install through the shim. */
@@ -49,6 +51,7 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
   }
   const log = (line: string): void => writeLine(io.stderr, `codemode daemon: ${line}`);
   const home = dataDir(io.env);
+  let ui: UiServer | null = null;
   let host: CodeModeHost;
   try {
     host = await CodeModeHost.start({
@@ -57,6 +60,11 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
       shimLaunch: cliShimLaunch(io.env),
       env: io.env,
       log,
+      uiLink: () => {
+        if (ui === null) return null;
+        log("gave a new link to the UI (codemode ui open)");
+        return ui.newLink();
+      },
     });
   } catch (error) {
     if (error instanceof AlreadyRunningError || error instanceof DataDirTrustError) {
@@ -64,7 +72,6 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     }
     throw error;
   }
-  let ui: UiServer | null = null;
   // Started by a shim, our output is the app log: keep it to its size cap while we run.
   const stopLogCap = capAppLogWhileRunning(home);
   try {
@@ -79,9 +86,12 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
         port,
         log,
       });
-      // The URL on stdout alone, so scripts and tests can read it.
-      writeLine(io.stdout, ui.url);
-      log(`UI at ${ui.url}`);
+      // The link on stdout alone, so scripts and tests can read it; nowhere else, as it
+      // signs a page in (once).
+      writeLine(io.stdout, ui.newLink());
+      log(
+        `UI at ${ui.origin}: open the link printed on stdout (it works once, within ${HOST_LIMITS.uiTicketTtlMs / 1000} s), or run \`codemode ui open\` for a new one`,
+      );
     }
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();
@@ -91,7 +101,9 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     return 0;
   } finally {
     stopLogCap();
-    await ui?.close();
+    const closing = ui;
+    ui = null;
+    await closing?.close();
     await host.stop();
     log("stopped");
   }

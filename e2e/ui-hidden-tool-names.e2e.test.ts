@@ -57,7 +57,7 @@ describe("tool names with hidden characters (browser UI)", () => {
     (await ws.request("servers.list", {})).items.find((s) => s.name === "toy");
 
   beforeAll(async () => {
-    ws = await connectWsApi(ui.daemon.port, ui.daemon.token);
+    ws = await connectWsApi(ui.daemon.port, { ticket: await ui.daemon.ticket() });
     await waitUntil(toy, (s) => s?.status === "ready" && s.held === 1, "toy listed, one held");
   });
   afterAll(() => ws?.close());

@@ -10,6 +10,7 @@ import {
   toolReviewedEntrySchema,
   toolsPinnedEntrySchema,
 } from "./audit-review-entries.js";
+import { tryFinishedEntrySchema, tryStartedEntrySchema } from "./audit-try-entries.js";
 import { STOP_REASONS } from "./run-result.js";
 import { sandboxRuntimeSchema } from "./settings.js";
 
@@ -46,6 +47,8 @@ export const AUDIT_KINDS = [
   "connections_uncapped",
   "cut_offs_not_logged",
   "auth_refusals_not_logged",
+  "try_started",
+  "try_finished",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -434,6 +437,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   connectionsUncappedEntrySchema,
   cutOffsNotLoggedEntrySchema,
   authRefusalsNotLoggedEntrySchema,
+  tryStartedEntrySchema,
+  tryFinishedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
@@ -452,3 +457,4 @@ export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev"
 // so re-exporting them here would make an import cycle.)
 export * from "./audit-entry-fields.js";
 export * from "./audit-review-entries.js";
+export * from "./audit-try-entries.js";

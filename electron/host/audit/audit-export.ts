@@ -84,6 +84,11 @@ export const CSV_COLUMNS = [
   "max",
   "refused",
   "transports",
+  "tryId",
+  "source",
+  "command",
+  "env",
+  "toolCount",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

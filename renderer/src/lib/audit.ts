@@ -1,7 +1,7 @@
 // What the audit view needs to know about entries: labels, one-line summaries, and the
 // same filter semantics as the host's query (so live entries match like queried ones).
 import type { AuditFilter } from "../../../shared/api/api-contract.js";
-import type { AuditEntry, AuditKind } from "../../../shared/audit-entry.js";
+import { triedCommandLine, type AuditEntry, type AuditKind } from "../../../shared/audit-entry.js";
 import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
 import { formatBytes, formatDuration } from "./format.js";
 
@@ -37,6 +37,8 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   tools_pinned: "Tools pinned",
   tool_held: "Tool held for review",
   tool_reviewed: "Tool reviewed",
+  try_started: "Server tried",
+  try_finished: "Try finished",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -76,6 +78,8 @@ export function targetOf(entry: AuditEntry): string {
     case "tool_reviewed":
       return `${entry.server} › ${entry.tool}`;
     case "tools_pinned":
+    case "try_started":
+    case "try_finished":
       return entry.server;
     case "config_changed":
       return entry.servers.join(", ");
@@ -181,6 +185,12 @@ export function summaryOf(entry: AuditEntry): string {
       return `${CHANGE_TEXT[entry.change]}: held out until you review it${entry.notLogged === undefined ? "" : ` (and ${entry.notLogged} more held, not logged one by one)`}`;
     case "tool_reviewed":
       return `${CHANGE_TEXT[entry.change]}: ${entry.decision === "accept" ? "accepted" : "rejected"} ${REVIEWER_TEXT[entry.by]}`;
+    case "try_started":
+      return `Started ${REVIEWER_TEXT[entry.by]}${entry.source === "bundle" ? " from an .mcpb file" : ""}: ${firstLine(triedCommandLine(entry))}`;
+    case "try_finished":
+      return entry.ok
+        ? `Started and listed ${entry.toolCount ?? 0} tool${entry.toolCount === 1 ? "" : "s"} in ${formatDuration(entry.durationMs)}, then stopped`
+        : `Did not start: ${firstLine(entry.error ?? "unknown error")}`;
     default:
       return "";
   }

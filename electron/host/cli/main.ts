@@ -21,7 +21,10 @@ export async function main(): Promise<void> {
     // stop is bounded (a server's grace, a container's removal); Ctrl-\ or SIGKILL end it now.
     if (!toldStopping) {
       toldStopping = true;
-      writeLine(process.stderr, "codemode: stopping; Ctrl-\\ quits at once, without cleaning up");
+      writeLine(
+        process.stderr,
+        "codemode: still stopping; to quit at once without cleaning up, press Ctrl-\\ or kill it",
+      );
     }
   };
   let toldStopping = false;

@@ -13,6 +13,7 @@ import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
 import { closeStarted, toy, track } from "../../../test-support/wrapped-server-fixtures.js";
 import { ProcessTreeTransport } from "./process-tree-transport.js";
+import { ServerSet } from "./server-set.js";
 import { tryServer } from "./try-server.js";
 import { WrappedServer } from "./wrapped-server.js";
 
@@ -104,6 +105,23 @@ describe("a wrapped server's process tree", () => {
     expect(second.every((pid) => processRunning(pid))).toBe(true);
     await server.close();
     await untilGone(second, "the second tree to end at close()");
+  });
+
+  it("a server removed from the config (ServerSet.replace) has its whole tree ended", async () => {
+    const pidFile = pidFileFor("removed");
+    const set = new ServerSet({
+      servers: new Map([["stubborn", stubbornEntry(TOY_SERVER_UNIT_JS, pidFile)]]),
+    });
+    try {
+      await set.open();
+      const tree = stubbornPids(pidFile);
+      expect(tree).toHaveLength(3);
+      const result = await set.replace({ servers: new Map() });
+      expect(result.removed).toEqual(["stubborn"]);
+      await untilGone(tree, "the removed server's tree to end");
+    } finally {
+      await set.close();
+    }
   });
 
   it("a well-behaved server leaves at once when its stdin closes: no signal, no grace", async () => {

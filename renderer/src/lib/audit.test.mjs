@@ -128,6 +128,6 @@ describe("Try it entries", () => {
         toolCount: null,
         error: 'Server "files" failed to start: MCP error -32601: Method not found\nmore',
       }),
-    ).toBe('Did not start: Server "files" failed to start: MCP error -32601: Method not found');
+    ).toBe("Did not start: MCP error -32601: Method not found");
   });
 });

@@ -190,10 +190,15 @@ export function summaryOf(entry: AuditEntry): string {
     case "try_finished":
       return entry.ok
         ? `Started and listed ${entry.toolCount ?? 0} tool${entry.toolCount === 1 ? "" : "s"} in ${formatDuration(entry.durationMs)}, then stopped`
-        : `Did not start: ${firstLine(entry.error ?? "unknown error")}`;
+        : `Did not start: ${firstLine(withoutPrefix(entry.error ?? "unknown error", `Server ${JSON.stringify(entry.server)} failed to start: `))}`;
     default:
       return "";
   }
+}
+
+/** `text` without `prefix`, which a row would repeat: "Did not start: Server "x" failed to start: ...". */
+function withoutPrefix(text: string, prefix: string): string {
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text;
 }
 
 const ANSWER_TEXT = {

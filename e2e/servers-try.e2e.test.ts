@@ -1,7 +1,8 @@
 // "Try it" through the typed API of a real host: catalog entries built as the gallery builds
 // them, started for real (the published filesystem and memory servers, run by npx from this
 // checkout's node_modules), their tools listed under the code's names, then stopped; and
-// failing servers answered as data with their stderr and a hint, secrets masked.
+// failing servers answered as data with their stderr and a hint, secrets masked. And each try
+// in the audit log before it runs, also one whose command kills the app (a real daemon).
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,11 +13,16 @@ import type { TryServerView } from "../shared/api/api-views.js";
 import { buildEntry, findCatalogEntry } from "../shared/server-catalog/server-catalog.js";
 import {
   api,
+  assertHostBuilt,
+  auditEntries,
   cleanUpHosts,
   makeHome,
+  startDaemon,
   startHostInProcess,
   stopHostInProcess,
 } from "../test-support/daemon.js";
+import { until } from "../test-support/wait.js";
+import { connectWsApi } from "../test-support/ws-api.js";
 
 function catalogEntry(id: string, values: Record<string, string | string[]>) {
   const entry = findCatalogEntry(id);
@@ -130,5 +136,41 @@ describe("servers.try (Try it)", () => {
       entry: { command: "node", url: "http://x" },
     } as never);
     expect(unknown.ok).toBe(false);
+  });
+});
+
+describe("a try whose command kills the app", () => {
+  afterAll(async () => {
+    await cleanUpHosts();
+  });
+
+  it("is in the log all the same: try_started is on disk before the command starts", async () => {
+    assertHostBuilt();
+    const home = makeHome();
+    // No engine: a daemon killed outright would leave its warm containers until its next start.
+    const daemon = await startDaemon(home, {
+      args: ["--ui"],
+      env: { DOCKER_HOST: "unix:///codemode-tests-no-engine.sock" },
+    });
+    const urlLine = /^http:\/\/127\.0\.0\.1:(\d+)\/#ticket=([0-9a-f]+)$/m;
+    await until(() => urlLine.test(daemon.stdout()), "the UI URL on stdout");
+    const [, port, ticket] = urlLine.exec(daemon.stdout())!;
+    const browser = await connectWsApi(Number(port), { ticket: ticket! });
+    // sh's parent is the daemon: the tried command ends it at once, with no chance to log.
+    const trying = browser.request("servers.try", {
+      name: "killer",
+      entry: { command: "/bin/sh", args: ["-c", "kill -9 $PPID"] },
+    });
+    trying.catch(() => undefined);
+    expect(await daemon.exited).toEqual({ code: null, signal: "SIGKILL" });
+    browser.close();
+    expect(auditEntries(home, "try_started")).toEqual([
+      expect.objectContaining({
+        by: "browser",
+        server: "killer",
+        command: "/bin/sh",
+        args: JSON.stringify(["-c", "kill -9 $PPID"]),
+      }),
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SERVER_CATALOG } from "../shared/server-catalog/server-catalog.js";
-import { ARTIFACTS_DIR } from "../test-support/browser.js";
+import { ARTIFACTS_DIR, waitForText } from "../test-support/browser.js";
 import { repoRoot } from "../test-support/processes.js";
 import { useUiPage } from "../test-support/ui-page.js";
 
@@ -136,5 +136,28 @@ describe("adding a server from the gallery (browser UI)", () => {
     await dialog.getByRole("button", { name: "Save anyway" }).waitFor();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     expect(Object.keys(saved())).toEqual(["memory"]);
+  });
+
+  it("the Audit page lists every try: who, the command, how it ended", async () => {
+    await ui.nav("Audit log").click();
+    await ui.page.getByLabel("Kind").selectOption({ label: "Server tried" });
+    const list = ui.page.getByRole("listbox", { name: "Audit entries" });
+    await waitForText(
+      list,
+      /Started in the browser: npx -y @modelcontextprotocol\/server-memory/,
+      "memory's try",
+    );
+    await waitForText(list, /Started in the browser: codemode-no-such-program/, "the typo's try");
+    // Memory, the missing folder, the typo: only tries are listed once the filter applies.
+    await expect
+      .poll(() => list.getByRole("option").allInnerTexts(), { timeout: 10_000 })
+      .toEqual([
+        expect.stringContaining("Server tried"),
+        expect.stringContaining("Server tried"),
+        expect.stringContaining("Server tried"),
+      ]);
+    await ui.page.getByLabel("Kind").selectOption({ label: "Try finished" });
+    await waitForText(list, /Started and listed \d+ tools in .+, then stopped/, "memory's tools");
+    await waitForText(list, /Did not start: /, "a failed try");
   });
 });

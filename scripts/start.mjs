@@ -10,11 +10,17 @@ import { electronBinary, whyNoElectron } from "./electron-runnable.mjs";
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Runs a child to its end, passing Ctrl-C and SIGTERM on; exits with its status. */
+/**
+ * Runs a child to its end, passing Ctrl-C, SIGTERM and SIGHUP (the terminal closed) on; exits
+ * with its status. A Ctrl-C reaches the child from the terminal too, and npm passes each signal
+ * on to this process again: the child takes any after the first as the same request.
+ */
 function runToEnd(child) {
-  for (const signal of ["SIGINT", "SIGTERM"]) {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => child.kill(signal));
   }
+  // The terminal may be gone (SIGHUP) while the child still says it is stopping.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
@@ -26,12 +32,14 @@ async function startHeadless(why) {
   process.stderr.write(
     `codemode: cannot open the desktop app: ${why}; running it headless (codemode daemon --ui) with its UI in your browser.\n`,
   );
+  // Its stdin is a pipe only this process holds: however this process ends (killed, crashed),
+  // the pipe closes and the daemon stops, its containers removed, instead of running on alone.
   const daemon = spawn(
     process.execPath,
-    [path.join(root, "bin", "codemode.js"), "daemon", "--ui"],
+    [path.join(root, "bin", "codemode.js"), "daemon", "--ui", "--stop-on-stdin-end"],
     {
       cwd: root,
-      stdio: ["inherit", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", "inherit"],
     },
   );
   let buffered = "";

@@ -11,6 +11,7 @@ import {
   toolReviewedEntrySchema,
   toolsPinnedEntrySchema,
 } from "./audit-review-entries.js";
+import { tryFinishedEntrySchema, tryStartedEntrySchema } from "./audit-try-entries.js";
 import { STOP_REASONS } from "./run-result.js";
 import { sandboxRuntimeSchema } from "./settings.js";
 
@@ -48,6 +49,8 @@ export const AUDIT_KINDS = [
   "connections_uncapped",
   "cut_offs_not_logged",
   "auth_refusals_not_logged",
+  "try_started",
+  "try_finished",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -437,6 +440,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   connectionsUncappedEntrySchema,
   cutOffsNotLoggedEntrySchema,
   authRefusalsNotLoggedEntrySchema,
+  tryStartedEntrySchema,
+  tryFinishedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
@@ -455,3 +460,4 @@ export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev"
 // so re-exporting them here would make an import cycle.)
 export * from "./audit-entry-fields.js";
 export * from "./audit-review-entries.js";
+export * from "./audit-try-entries.js";

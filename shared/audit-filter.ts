@@ -20,6 +20,8 @@ export function serversOf(entry: AuditEntry): readonly (string | null)[] {
     case "tools_pinned":
     case "tool_held":
     case "tool_reviewed":
+    case "try_started":
+    case "try_finished":
       return [entry.server];
     case "pins_moved":
       return [entry.from, entry.to];

@@ -274,6 +274,8 @@ describe("limits", () => {
         toolsMaxPerServer: 10_000,
         downReasonMaxChars: 300,
         restartWaitReserveMs: 250,
+        stopStdinGraceMs: 2_000,
+        stopTermGraceMs: 2_000,
       },
       CONFIG_LIMITS: { maxNesting: 64 },
       DOCKER_LIMITS: {

@@ -716,6 +716,17 @@ export const SERVER_LIMITS = {
    * error (what the user needs) would never reach the log.
    */
   restartWaitReserveMs: 250,
+  /**
+   * Stopping a server (the app stopping, a server removed, changed or restarted, the end of a
+   * Try it): its stdin is closed and it gets this long to leave by itself...
+   */
+  stopStdinGraceMs: 2_000,
+  /**
+   * ...then its whole process tree gets SIGTERM and this long, then SIGKILL. A server that
+   * ignores both, or a child of it holding its pipes, held the app's stop for as long as it
+   * liked (a `sleep 60` in a server kept a SIGTERM'd daemon up ~70 s).
+   */
+  stopTermGraceMs: 2_000,
 } as const;
 
 /** The `mcpServers` config file. */

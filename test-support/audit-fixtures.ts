@@ -152,6 +152,26 @@ export function oneOfEachKind(): AuditEntryInput[] {
       decision: "accept",
       by: "cli",
     },
+    {
+      kind: "try_started",
+      tryId: "t1",
+      by: "browser",
+      source: "entry",
+      server: "files",
+      command: "npx",
+      args: '["-y","@modelcontextprotocol/server-filesystem","/tmp"]',
+      env: '{"TOKEN":"[secret]"}',
+    },
+    {
+      kind: "try_finished",
+      tryId: "t1",
+      by: "browser",
+      server: "files",
+      ok: true,
+      toolCount: 14,
+      error: null,
+      durationMs: 1800,
+    },
   ];
 }
 

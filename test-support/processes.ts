@@ -1,5 +1,6 @@
 // What every test that starts the CLI as a real process needs: where it is, a check that the
 // build it runs is current, the environment it may see, and waiting for it to end.
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,4 +58,45 @@ export const processIsAlive = pidAlive;
 /** Resolves once `pid` is gone; rejects after `timeoutMs`. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   await until(() => !processIsAlive(pid), `process ${pid} to exit`, timeoutMs);
+}
+
+/**
+ * Whether `pid` is running: alive and not a zombie. A process whose parent died is reparented
+ * to pid 1, and a pid 1 that does not reap (a container's own init) keeps the ended ones as
+ * zombies, which a signal 0 still finds.
+ */
+export function processRunning(pid: number): boolean {
+  if (!processIsAlive(pid)) return false;
+  try {
+    const state = execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" });
+    return state.trim() !== "" && !state.trim().startsWith("Z");
+  } catch {
+    // ps exits 1 when there is no such process.
+    return false;
+  }
+}
+
+/** Pids of `pid`'s children, their children and so on (POSIX, through `pgrep -P`). */
+export function descendantPids(pid: number): number[] {
+  let children: number[];
+  try {
+    children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map(Number);
+  } catch {
+    // pgrep exits 1 when there are none.
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendantPids(child)]);
+}
+
+/** The process group of `pid` (POSIX), or null once it is gone. */
+export function processGroupOf(pid: number): number | null {
+  try {
+    const text = execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" });
+    return text.trim() === "" ? null : Number(text.trim());
+  } catch {
+    return null;
+  }
 }

@@ -13,7 +13,6 @@ import { pinHandlers, type PinServices } from "./handlers/pin-handlers.js";
 import { sandboxHandlers, type SandboxServices } from "./handlers/sandbox-handlers.js";
 import { settingsHandlers, type SettingsServices } from "./handlers/settings-handlers.js";
 import { taintHandlers, type TaintServices } from "./handlers/taint-handlers.js";
-import { TryCount } from "./handlers/try-count.js";
 import { tryHandlers, type TryServices } from "./handlers/try-handlers.js";
 
 /** The services the API reaches, each handler group given only the ones it uses. */
@@ -36,8 +35,6 @@ export interface ApiServices extends AppServices, ClientsServices {
 
 /** Every channel of the contract, one file per domain; the type makes a missing one an error. */
 export function buildApiHandlers(services: ApiServices): ApiHandlers {
-  // One count for both kinds of try: the cap is on the processes they start.
-  const tries = new TryCount();
   return {
     ...appHandlers(services),
     ...sandboxHandlers(services.sandbox),
@@ -46,9 +43,9 @@ export function buildApiHandlers(services: ApiServices): ApiHandlers {
     ...taintHandlers(services.taint),
     ...settingsHandlers(services.settings),
     ...auditHandlers(services.audit, services.runImages),
-    ...tryHandlers(services.try, tries),
-    ...bundleHandlers(services.bundles, tries),
+    ...bundleHandlers(services.bundles),
     // These handlers serve the app's own window; the browser UI swaps in its own (ui-server).
+    ...tryHandlers(services.try, "app"),
     ...approvalHandlers(services.approvals, "app"),
     ...pinHandlers(services.pins, "app"),
   };

@@ -6,6 +6,7 @@ import type { AuditLog } from "../audit/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { configAsksFirst } from "../approvals/ask-policy.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
+import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker } from "../docker/docker-status.js";
@@ -65,6 +66,8 @@ export class CodeModeHost {
   readonly status: AppStatus;
   readonly settingsApplier: SettingsApplier;
   readonly api: ApiHandlers;
+  /** Try it, whichever face asks (the browser UI's tries are logged as the browser's). */
+  readonly tries: TryServices;
   /** Problems found at start, shown until the app restarts. */
   readonly startupProblems: string[];
   readonly serverPath: ServerPath;
@@ -227,6 +230,9 @@ export class CodeModeHost {
     servers.on("tools", () => this.emitServers());
     opened.audit.subscribe((entry) => events.emit("audit.entry", entry));
     opened.audit.onVerifyProgress((progress) => events.emit("audit.verify", progress));
+    const { pendingBundles, serverPath } = this;
+    const bundles = { configStore, dataDir: options.dataDir, serverPath, pendingBundles };
+    this.tries = tryServices(bundles, hostAudit);
     this.api = buildApiHandlers({
       status,
       engine,
@@ -235,18 +241,12 @@ export class CodeModeHost {
       sessions,
       shimLaunch: options.shimLaunch,
       mcpHttp: () => http.server,
-      bundles: {
-        configStore,
-        dataDir: options.dataDir,
-        serverPath: opened.serverPath,
-        pendingBundles: this.pendingBundles,
-        serverViews: () => this.serverViews(),
-      },
+      bundles: { ...bundles, serverViews: () => this.serverViews() },
       taint: { taint, taintViews: () => taintViews(taint) },
       settings: this.settingsApplier,
       audit: opened.audit,
       runImages,
-      try: { configStore, serverPath: opened.serverPath },
+      try: this.tries,
       approvals,
       pins,
       claudeDesktopConfigPath: options.claudeDesktopConfigPath,
@@ -396,7 +396,7 @@ export class CodeModeHost {
       // Refusals left out of the log since the last count: nothing can knock any more.
       this.hostAudit.flushRefusals();
       this.engine.close();
-      await Promise.allSettled([this.sandbox.close(), this.servers.close()]);
+      await Promise.allSettled([this.sandbox.close(), this.servers.close(), this.tries.close()]);
       // Runs refused while Docker is still away are on the record too.
       this.outages.flush();
       await this.pins.close().catch(() => undefined);

@@ -88,6 +88,11 @@ export const CSV_COLUMNS = [
   "to",
   "pinned",
   "held",
+  "tryId",
+  "source",
+  "command",
+  "env",
+  "toolCount",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

@@ -7,7 +7,7 @@ export interface CliIO {
   stdout: Writable;
   stderr: Writable;
   env: NodeJS.ProcessEnv;
-  /** Aborted on SIGINT/SIGTERM so commands can clean up (containers, sockets) first. */
+  /** Aborted on SIGINT, SIGTERM or SIGHUP, so commands clean up (containers, sockets) first. */
   signal: AbortSignal;
 }
 

@@ -1,17 +1,34 @@
 import { writeLine } from "./cli-io.js";
 import { run } from "./run.js";
 
+/**
+ * The signals that ask a command to stop: Ctrl-C (SIGINT), SIGTERM, and SIGHUP (the terminal it
+ * runs in was closed). Each lets it clean up first (containers, servers, sockets).
+ */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 /** Process wiring for the bin entry: signals become an abort, the result an exit status. */
 export async function main(): Promise<void> {
   const controller = new AbortController();
-  let interrupts = 0;
   const onSignal = (): void => {
-    // First signal: let the command clean up (containers, sockets). Second: give up.
-    if (++interrupts > 1) process.exit(130);
-    controller.abort();
+    if (!controller.signal.aborted) {
+      controller.abort();
+      return;
+    }
+    // Not a second request to stop, nor one to give up the clean-up: one Ctrl-C reaches a
+    // process from the terminal and again from a parent that passes signals on (npm, npx,
+    // `npm start`), and quitting at the second left the warm pool's containers behind. The
+    // stop is bounded (a server's grace, a container's removal); Ctrl-\ or SIGKILL end it now.
+    if (!toldStopping) {
+      toldStopping = true;
+      writeLine(
+        process.stderr,
+        "codemode: still stopping; to quit at once without cleaning up, press Ctrl-\\ or kill it",
+      );
+    }
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  let toldStopping = false;
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   try {
     process.exitCode = await run(process.argv.slice(2), {
       stdin: process.stdin,
@@ -27,7 +44,6 @@ export async function main(): Promise<void> {
     );
     process.exitCode = 1;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   }
 }

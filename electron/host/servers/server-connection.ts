@@ -3,10 +3,7 @@
 
 import type { ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  StdioClientTransport,
-  getDefaultEnvironment,
-} from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ServerEntry } from "./server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
@@ -16,6 +13,7 @@ import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
 import { ByteWindow } from "./byte-window.js";
 import { RateBucket } from "./rate-bucket.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
+import { ProcessTreeTransport } from "./process-tree-transport.js";
 
 /** Why a server that read too little of what the host sent it was stopped. */
 export const UNREAD_INPUT_REASON = `it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`;
@@ -26,8 +24,9 @@ export const STDERR_PIECES_REASON = `it wrote to its stderr in more than ${SERVE
 /** Why a server that wrote too much to its stderr was stopped: its state's lastError says so. */
 export const STDERR_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputBytesPerWindowMax / (1024 * 1024)} MiB to its stderr in ${SERVER_LIMITS.outputBytesWindowMs / 1000} s`;
 
+/** Each server in a process group of its own, ended with its whole tree (process-tree.ts). */
 export const defaultTransportFactory: TransportFactory = (params) =>
-  new StdioClientTransport(params);
+  new ProcessTreeTransport(params);
 
 export interface Connection {
   client: Client;
@@ -135,15 +134,19 @@ export function spawnConnection(options: SpawnOptions): Connection {
 }
 
 /**
- * Stops a server that floods the host, without the grace the SDK's close() gives: it ends the
- * child's stdin and waits up to 2 s, then sends SIGTERM and waits 2 s more, reading and parsing
- * whatever the child writes all along (and a child of a wrapper such as npx, still holding the
- * pipe, could write on for good). So the child's stdout is destroyed and the child killed first;
- * the SDK keeps the child in a private field, the only way to it.
+ * Stops a server that floods the host, without the grace a stop gives (stdin closed, then
+ * SIGTERM, SERVER_LIMITS.stopStdinGraceMs and stopTermGraceMs), during which whatever the child
+ * writes would still be read and parsed (and a child of a wrapper such as npx, still holding the
+ * pipe, could write on for good). So the child's stdout is destroyed and the child killed first:
+ * with its whole tree on the host's own transport; on another StdioClientTransport (tests) the
+ * child the SDK keeps in a private field, the only way to it.
  */
 function stopAtOnce(transport: ServerTransport): void {
   const child = (transport as { _process?: ChildProcess })._process;
-  if (child) {
+  if (transport instanceof ProcessTreeTransport) {
+    // What it started goes too: a child holding its pipes could go on writing.
+    transport.killNow();
+  } else if (child) {
     child.stdout?.destroy();
     child.stderr?.destroy();
     child.kill("SIGKILL");

@@ -20,6 +20,8 @@ export interface TryOptions {
   /** The PATH the running servers get, so a try finds what a saved server would. */
   path?: string;
   now?: () => number;
+  /** Aborted when the app stops: the try ends at once, its server stopped. */
+  signal?: AbortSignal;
 }
 
 function cut(text: string, max: number): string {
@@ -111,6 +113,7 @@ export async function tryServer(entry: ServerEntry, options: TryOptions): Promis
     ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
   });
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   try {
     await Promise.race([
       server.start(),
@@ -119,6 +122,9 @@ export async function tryServer(entry: ServerEntry, options: TryOptions): Promis
           () => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s (timed out)`)),
           timeoutMs,
         );
+        onAbort = () => reject(new Error("Code Mode stopped during the try"));
+        if (options.signal?.aborted) onAbort();
+        else options.signal?.addEventListener("abort", onAbort, { once: true });
       }),
     ]);
     const tools = server.tools;
@@ -147,6 +153,7 @@ export async function tryServer(entry: ServerEntry, options: TryOptions): Promis
     };
   } finally {
     clearTimeout(timer);
+    if (onAbort) options.signal?.removeEventListener("abort", onAbort);
     await server.close().catch(() => undefined);
   }
 }

@@ -20,6 +20,7 @@ import { AUDIT_EXPORT_PATH, auditExportParams } from "../../../shared/api/audit-
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { approvalHandlers, type ApprovalServices } from "../api/handlers/approval-handlers.js";
 import { pinHandlers, type PinServices } from "../api/handlers/pin-handlers.js";
+import { tryHandlers, type TryServices } from "../api/handlers/try-handlers.js";
 import { ConnectionCap } from "../util/connection-cap.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
@@ -55,6 +56,8 @@ export interface UiServerHost {
   approvals?: ApprovalServices | undefined;
   /** Reviews of held tool definitions made in the browser are logged as the browser's. */
   pins?: PinServices | undefined;
+  /** Tries of servers asked in the browser are logged as the browser's. */
+  tries?: TryServices | undefined;
   events: Pick<EventHub, "on">;
   record(entry: AuditEntryInput): void;
   audit: { export: StreamExport };
@@ -248,6 +251,7 @@ export class UiServer {
       ...host.api,
       ...(host.approvals === undefined ? {} : approvalHandlers(host.approvals, "browser")),
       ...(host.pins === undefined ? {} : pinHandlers(host.pins, "browser")),
+      ...(host.tries === undefined ? {} : tryHandlers(host.tries, "browser")),
     };
     let authed = false;
     const subscriptions = new Map<ApiEventName, () => void>();

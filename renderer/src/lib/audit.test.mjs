@@ -3,7 +3,7 @@
 // Plain JS so that the renderer's TypeScript program never sees Node types.
 import { describe, expect, it } from "vitest";
 import { AUDIT_KINDS } from "../../../shared/audit-entry.ts";
-import { kindLabel, summaryOf } from "./audit.ts";
+import { kindLabel, summaryOf, targetOf } from "./audit.ts";
 
 const common = { seq: 7, ts: "2026-12-04T19:00:00.000Z", prev: "0".repeat(64) };
 
@@ -74,5 +74,60 @@ describe("audit labels", () => {
         transports: ["socket", "http"],
       }),
     ).toBe("9970 connections refused (socket, http), not logged one by one (too many this minute)");
+  });
+});
+
+describe("Try it entries", () => {
+  const started = {
+    ...common,
+    kind: "try_started",
+    tryId: "t1",
+    by: "browser",
+    source: "entry",
+    server: "shell",
+    command: "/bin/sh",
+    args: JSON.stringify(["-c", "id; sleep 777 & exec cat"]),
+    env: "{}",
+  };
+
+  it("says who tried what command, its arguments quoted where they hold a space", () => {
+    expect(kindLabel("try_started")).toBe("Server tried");
+    expect(targetOf(started)).toBe("shell");
+    expect(summaryOf(started)).toBe(
+      'Started in the browser: /bin/sh -c "id; sleep 777 & exec cat"',
+    );
+    expect(summaryOf({ ...started, by: "app", source: "bundle", args: "[]" })).toBe(
+      "Started in the app from an .mcpb file: /bin/sh",
+    );
+  });
+
+  it("shows arguments cut to fit the log as they were logged", () => {
+    expect(summaryOf({ ...started, args: '["-c","id; sleep 7…' })).toBe(
+      'Started in the browser: /bin/sh ["-c","id; sleep 7…',
+    );
+  });
+
+  it("says how a try ended", () => {
+    const finished = {
+      ...common,
+      kind: "try_finished",
+      tryId: "t1",
+      by: "browser",
+      server: "files",
+      ok: true,
+      toolCount: 14,
+      error: null,
+      durationMs: 1_800,
+    };
+    expect(kindLabel("try_finished")).toBe("Try finished");
+    expect(summaryOf(finished)).toMatch(/^Started and listed 14 tools in .+, then stopped$/);
+    expect(
+      summaryOf({
+        ...finished,
+        ok: false,
+        toolCount: null,
+        error: 'Server "files" failed to start: MCP error -32601: Method not found\nmore',
+      }),
+    ).toBe("Did not start: MCP error -32601: Method not found");
   });
 });

@@ -1,7 +1,7 @@
 // What the audit view needs to know about entries: labels, one-line summaries, and the
 // same filter semantics as the host's query (so live entries match like queried ones).
 import type { AuditFilter } from "../../../shared/api/api-contract.js";
-import type { AuditEntry, AuditKind } from "../../../shared/audit-entry.js";
+import { triedCommandLine, type AuditEntry, type AuditKind } from "../../../shared/audit-entry.js";
 import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
 import { visibleText } from "../../../shared/hidden-chars.js";
 import { formatBytes, formatDuration } from "./format.js";
@@ -39,6 +39,8 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   tool_held: "Tool held for review",
   tool_reviewed: "Tool reviewed",
   pins_moved: "Pins moved",
+  try_started: "Server tried",
+  try_finished: "Try finished",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -79,6 +81,8 @@ export function targetOf(entry: AuditEntry): string {
       // The server's own name for a tool: shown with any hidden character escaped.
       return `${entry.server} › ${visibleText(entry.tool)}`;
     case "tools_pinned":
+    case "try_started":
+    case "try_finished":
       return entry.server;
     case "pins_moved":
       return `${entry.from} → ${entry.to}`;
@@ -188,9 +192,20 @@ export function summaryOf(entry: AuditEntry): string {
       return `${CHANGE_TEXT[entry.change]}: ${entry.decision === "accept" ? "accepted" : "rejected"} ${REVIEWER_TEXT[entry.by]}`;
     case "pins_moved":
       return `Renamed: ${entry.pinned} pinned definition${entry.pinned === 1 ? "" : "s"} and ${entry.held} held change${entry.held === 1 ? "" : "s"} kept under the new name`;
+    case "try_started":
+      return `Started ${REVIEWER_TEXT[entry.by]}${entry.source === "bundle" ? " from an .mcpb file" : ""}: ${firstLine(triedCommandLine(entry))}`;
+    case "try_finished":
+      return entry.ok
+        ? `Started and listed ${entry.toolCount ?? 0} tool${entry.toolCount === 1 ? "" : "s"} in ${formatDuration(entry.durationMs)}, then stopped`
+        : `Did not start: ${firstLine(withoutPrefix(entry.error ?? "unknown error", `Server ${JSON.stringify(entry.server)} failed to start: `))}`;
     default:
       return "";
   }
+}
+
+/** `text` without `prefix`, which a row would repeat: "Did not start: Server "x" failed to start: ...". */
+function withoutPrefix(text: string, prefix: string): string {
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text;
 }
 
 const ANSWER_TEXT = {

@@ -14,9 +14,7 @@ import {
 } from "../../servers/mcpb/bundle-store.js";
 import { BundleError } from "../../servers/mcpb/zip-reader.js";
 import type { ServerEntry } from "../../servers/server-config-types.js";
-import { tryServer } from "../../servers/try-server.js";
 import { ApiFailure } from "../api-failure.js";
-import { TryCount } from "./try-count.js";
 import { serverPage } from "./list-page.js";
 
 /** What the bundle handlers use: the config, where bundles go, and the servers' PATH. */
@@ -43,8 +41,8 @@ function opened(base64: string): OpenedBundle {
 }
 
 /** Checks the values and the machine and unpacks the bundle; a refused one is an ApiFailure. */
-async function install(
-  host: BundleServices,
+export async function installForServer(
+  host: Pick<BundleServices, "configStore" | "dataDir" | "serverPath" | "pendingBundles">,
   name: string,
   bundle: string,
   values: Record<string, string | string[]>,
@@ -75,12 +73,11 @@ async function install(
  * "Add from a .mcpb file": the renderer reads the file and sends its bytes; the host reads
  * the manifest (servers.readBundle, for the form), then checks the values and the machine,
  * unpacks it into the data directory and saves the server (servers.addBundle). Try it
- * (servers.tryBundle) unpacks it the same way, starts it once, and deletes the folder again.
+ * (servers.tryBundle, try-handlers.ts) unpacks it the same way.
  */
 export function bundleHandlers(
   host: BundleServices,
-  tries: TryCount = new TryCount(),
-): Pick<ApiHandlers, "servers.readBundle" | "servers.addBundle" | "servers.tryBundle"> {
+): Pick<ApiHandlers, "servers.readBundle" | "servers.addBundle"> {
   return {
     "servers.readBundle": ({ bundle }) => {
       const { manifest } = opened(bundle);
@@ -91,7 +88,7 @@ export function bundleHandlers(
     },
     "servers.addBundle": async ({ name, bundle, values }) => {
       if (host.configStore.current.servers.has(name)) throw nameTaken(name);
-      const installed = await install(host, name, bundle, values);
+      const installed = await installForServer(host, name, bundle, values);
       try {
         await host.configStore.upsert(name, installed.entry);
       } catch (error) {
@@ -102,15 +99,5 @@ export function bundleHandlers(
       }
       return serverPage(host.serverViews());
     },
-    "servers.tryBundle": ({ name, bundle, values }) =>
-      tries.run(async () => {
-        const installed = await install(host, name, bundle, values);
-        try {
-          return await tryServer(installed.entry, { name, path: host.serverPath.path });
-        } finally {
-          await discardBundle(installed.dir);
-          host.pendingBundles.delete(installed.dir);
-        }
-      }),
   };
 }

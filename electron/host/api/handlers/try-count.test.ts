@@ -1,43 +1,49 @@
-// servers.try and servers.tryBundle share one cap on tries running at once: each starts a
-// process, so two of each must not make four. The try itself is a stand-in held open.
+// servers.try and servers.tryBundle share one cap on tries running at once, across the app's
+// window and the browser UI: each starts a process, so two of each must not make four. The try
+// itself is a stand-in held open.
 import { describe, expect, it, vi } from "vitest";
 import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
-import { buildApiHandlers, type ApiServices } from "../api-handlers.js";
+import { tryHandlers, tryServices } from "./try-handlers.js";
+import type { TryAudit } from "./try-log.js";
 
 const held = vi.hoisted(() => ({ release: [] as (() => void)[] }));
 
 vi.mock("../../servers/try-server.js", () => ({
   tryServer: () =>
-    new Promise((resolve) => held.release.push(() => resolve({ ok: true, tools: [] }))),
+    new Promise((resolve) =>
+      held.release.push(() => resolve({ ok: true, toolCount: 0, tools: [] })),
+    ),
 }));
 
 describe("tries running at once", () => {
-  it("counts servers.try and servers.tryBundle together", async () => {
+  it("counts servers.try and servers.tryBundle together, in the app and the browser", async () => {
     const configStore = { current: { servers: new Map() } };
-    const serverPath = { path: "" };
-    const handlers = buildApiHandlers({
-      // The other groups are not called here; only their construction needs an object.
-      ...Object.fromEntries(
-        ["sandbox", "config", "taint", "settings", "audit"].map((group) => [group, {}]),
-      ),
-      try: { configStore, serverPath },
-      bundles: {
-        configStore,
-        serverPath,
-        dataDir: "",
-        pendingBundles: new Set(),
-        serverViews: () => [],
-      },
-    } as unknown as ApiServices);
+    const audit = {
+      failure: null,
+      health: { probe: () => Promise.resolve(true) },
+      record: () => undefined,
+      durable: () => Promise.resolve(),
+    } as unknown as TryAudit;
+    const services = tryServices(
+      { configStore, serverPath: { path: "" }, dataDir: "", pendingBundles: new Set() } as never,
+      audit,
+    );
+    const app = tryHandlers(services, "app");
+    const browser = tryHandlers(services, "browser");
     const running = Array.from({ length: TRY_SERVER_LIMITS.concurrentMax }, (_, i) =>
       Promise.resolve(
-        handlers["servers.try"]({ name: `s${i}`, entry: { command: "node", args: [] } }),
+        (i % 2 === 0 ? app : browser)["servers.try"]({
+          name: `s${i}`,
+          entry: { command: "node", args: [] },
+        }),
       ),
     );
     await vi.waitFor(() => expect(held.release).toHaveLength(TRY_SERVER_LIMITS.concurrentMax));
-    await expect(
-      Promise.resolve(handlers["servers.tryBundle"]({ name: "b", bundle: "", values: {} })),
-    ).rejects.toMatchObject({ code: "unavailable" });
+    for (const handlers of [app, browser]) {
+      await expect(
+        Promise.resolve(handlers["servers.tryBundle"]({ name: "b", bundle: "", values: {} })),
+      ).rejects.toMatchObject({ code: "unavailable" });
+    }
     for (const release of held.release) release();
     await Promise.all(running);
   });

@@ -3,23 +3,35 @@ import { ApiFailure } from "../api-failure.js";
 
 /**
  * Tries of servers running at once in one host, counted together for servers.try and
- * servers.tryBundle: each starts a child process, and the cap is on those processes.
+ * servers.tryBundle: each starts a child process, and the cap is on those processes. At the
+ * app's stop, close() ends the tries still running, so no tried server outlives the app.
  */
 export class TryCount {
-  private running = 0;
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly stopping = new AbortController();
 
-  async run<T>(start: () => Promise<T>): Promise<T> {
-    if (this.running >= TRY_SERVER_LIMITS.concurrentMax) {
+  async run<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.stopping.signal.aborted) {
+      throw new ApiFailure("unavailable", "Code Mode is stopping: it tries no more servers");
+    }
+    if (this.running.size >= TRY_SERVER_LIMITS.concurrentMax) {
       throw new ApiFailure(
         "unavailable",
-        `${this.running} tries are already running; wait for one to finish and try again`,
+        `${this.running.size} tries are already running; wait for one to finish and try again`,
       );
     }
-    this.running++;
+    const attempt = start(this.stopping.signal);
+    this.running.add(attempt);
     try {
-      return await start();
+      return await attempt;
     } finally {
-      this.running--;
+      this.running.delete(attempt);
     }
+  }
+
+  /** Ends the tries running (each stops its server, its whole process tree) and waits for them. */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.running]);
   }
 }

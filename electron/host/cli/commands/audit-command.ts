@@ -2,7 +2,7 @@ import { shortHash } from "../../pins/tool-hash.js";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { AuditEntry } from "../../../../shared/audit-entry.js";
+import { triedCommandLine, type AuditEntry } from "../../../../shared/audit-entry.js";
 import { AUDIT_LIMITS } from "../../../../shared/limits.js";
 import { exportAudit } from "../../audit/audit-export.js";
 import { queryAudit } from "../../audit/audit-query.js";
@@ -103,6 +103,10 @@ function summary(entry: AuditEntry): string {
       return `${entry.server} ${entry.tool} ${entry.change}, held for review (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})${entry.notLogged === undefined ? "" : `; ${entry.notLogged} more held, not logged one by one`}`;
     case "tool_reviewed":
       return `${entry.server} ${entry.tool} ${entry.change} ${entry.decision}ed by ${entry.by} (${shortHash(entry.pinnedHash)} -> ${shortHash(entry.heldHash)})`;
+    case "try_started":
+      return `${entry.server} tried by the ${entry.by} (${entry.source}, try ${entry.tryId}): ${triedCommandLine(entry)}; env ${entry.env}`;
+    case "try_finished":
+      return `${entry.server} try ${entry.tryId} by the ${entry.by} ${entry.ok ? `listed ${entry.toolCount ?? 0} tools` : `failed: ${entry.error ?? ""}`} in ${entry.durationMs} ms`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
   }

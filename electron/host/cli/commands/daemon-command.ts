@@ -11,15 +11,23 @@ import { packageVersion } from "../../package-version.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
 import type { ShimLaunch } from "../../clients/client-snippets.js";
 
-export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N]
+export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N] [--stop-on-stdin-end]
 
 Starts Code Mode without a window: the wrapped servers of the saved config, the sandbox,
 the audit log, and the local socket that \`codemode shim\` connects MCP clients to.
-Logs go to stderr. Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly.
+Logs go to stderr. Ctrl-C (SIGINT), SIGTERM or SIGHUP (its terminal closed) shuts it down
+cleanly: servers stopped with their process trees, containers removed.
 
-  --ui       also serve the Code Mode UI on 127.0.0.1 and print a link that opens it
-             (once, within ${HOST_LIMITS.uiTicketTtlMs / 1000} s; \`codemode ui open\` gives a new one)
-  --port N   the UI's port (default: a free one)`;
+  --ui                 also serve the Code Mode UI on 127.0.0.1 and print a link that opens it
+                       (once, within ${HOST_LIMITS.uiTicketTtlMs / 1000} s; \`codemode ui open\` gives a new one)
+  --port N             the UI's port (default: a free one)
+  --stop-on-stdin-end  shut down when stdin ends too: a program that starts the daemon with
+                       a pipe as its stdin (npm start) makes sure it never outlives it`;
+
+/** Ignores a write that failed: the terminal the daemon was started from may be gone. */
+function ignoreWriteErrors(stream: NodeJS.WritableStream): void {
+  stream.on("error", () => undefined);
+}
 
 /** The command an MCP client runs to reach this install through the shim. */
 export function cliShimLaunch(env: NodeJS.ProcessEnv): ShimLaunch {
@@ -33,7 +41,12 @@ export function cliShimLaunch(env: NodeJS.ProcessEnv): ShimLaunch {
 export async function daemonCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { ui: { type: "boolean" }, port: { type: "string" }, help: { type: "boolean" } },
+    options: {
+      ui: { type: "boolean" },
+      port: { type: "string" },
+      "stop-on-stdin-end": { type: "boolean" },
+      help: { type: "boolean" },
+    },
   });
   if (values.help) {
     writeLine(io.stdout, DAEMON_HELP);
@@ -49,6 +62,10 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     }
     if (!values.ui) throw new UserError("--port goes with --ui");
   }
+  // Its terminal closed (SIGHUP), each line it logs as it stops would fail (EIO): unheard, a
+  // failed write ended the daemon before it had removed its containers.
+  ignoreWriteErrors(io.stderr);
+  ignoreWriteErrors(io.stdout);
   const log = (line: string): void => writeLine(io.stderr, `codemode daemon: ${line}`);
   const home = dataDir(io.env);
   let ui: UiServer | null = null;
@@ -93,13 +110,12 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
         `UI at ${ui.origin}: open the link printed on stdout (it works once, within ${HOST_LIMITS.uiTicketTtlMs / 1000} s), or run \`codemode ui open\` for a new one`,
       );
     }
-    await new Promise<void>((resolve) => {
-      if (io.signal.aborted) resolve();
-      io.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
+    await stopAsked(io, values["stop-on-stdin-end"] === true);
     log("shutting down");
     return 0;
   } finally {
+    // Read only to see it end: it would hold the daemon's event loop open.
+    if (values["stop-on-stdin-end"]) io.stdin.destroy();
     stopLogCap();
     const closing = ui;
     ui = null;
@@ -107,4 +123,17 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     await host.stop();
     log("stopped");
   }
+}
+
+/** Resolves at the first signal to stop (io.signal), or, with `onStdinEnd`, when stdin ends. */
+function stopAsked(io: CliIO, onStdinEnd: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (io.signal.aborted) resolve();
+    io.signal.addEventListener("abort", () => resolve(), { once: true });
+    if (!onStdinEnd) return;
+    // However the program that holds the other end ends (killed, crashed), its end of the pipe
+    // closes with it.
+    for (const event of ["end", "close", "error"]) io.stdin.once(event, () => resolve());
+    io.stdin.resume();
+  });
 }

@@ -240,9 +240,10 @@ export const SCHEMA_LIMITS = {
 /** Secret env values (issue 8 §9). */
 export const SECRET_LIMITS = {
   /**
-   * A secret at least this long is replaced by "[secret]" in every result, error and refusal
-   * before the code sees it; a shorter one would mangle ordinary text (it is still kept out of
-   * the audit log).
+   * A secret at least this long has each of its occurrences replaced by "[secret]" wherever it
+   * could show: results, errors and refusals before the code sees them, tool listings, the
+   * audit log, the approval panel, the UI. A shorter one is masked nowhere: it would mangle
+   * ordinary text (imported env values such as `DEBUG=true` are marked secret by default).
    */
   maskMinChars: 8,
 } as const;

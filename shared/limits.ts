@@ -758,9 +758,10 @@ export const RUN_COST_LIMITS = {
    */
   messagesPerRun: 100_000,
   /**
-   * Bytes of audit entries one run may write (its start and its calls, counted before the log
-   * cuts long fields, so an upper bound): past this its calls are counted, not logged, and the
-   * run is stopped (`audit_limit`). Its end is always logged.
+   * Bytes of audit entries one run may write (its start and its calls, as the log writes them).
+   * A call goes out only with room for its entry at its largest set aside; once there is none
+   * its calls are refused before going out, counted, not logged, and the run is stopped
+   * (`audit_limit`). Its end is always logged.
    */
   auditBytesPerRun: 8 * MiB,
   /** What the log adds to each entry (`seq`, `ts`, `prev`, newline), counted toward auditBytesPerRun. */

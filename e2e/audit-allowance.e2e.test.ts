@@ -4,6 +4,7 @@
 // code. The code fills its run's audit allowance with refused calls to a made-up tool, then
 // gathers real sends while crossing it; every send the server received must have its entry.
 
+import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -176,6 +177,18 @@ describe.skipIf(!fx)("audit allowance: a call that reached a server is always lo
     expect(run.notLogged.find((e) => e.cause === "audit_limit")?.tools).toContain("toy__send");
     expect((await runCli(home, ["audit", "verify"])).code).toBe(0);
   }, 180_000);
+
+  it("code padded at its start keeps its end in the log, with its full length and sha256", async () => {
+    // Filler first, the intent last: a log that keeps only the start of the code shows filler.
+    const code = `${"# filler\n".repeat(20_000)}print("the intent is here")\n`;
+    const result = await shim.run(code);
+    expect(result.stdout).toBe("the intent is here\n");
+    const started = auditEntries(home, "run_started", CLIENT).at(-1);
+    expect(started?.code).toContain('print("the intent is here")');
+    expect(started?.code.startsWith("# filler\n")).toBe(true);
+    expect(started?.codeBytes).toBe(Buffer.byteLength(code));
+    expect(started?.codeHash).toBe(createHash("sha256").update(code).digest("hex"));
+  }, 60_000);
 });
 
 function isEqualJson(text: string, value: unknown): boolean {

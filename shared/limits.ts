@@ -468,7 +468,10 @@ export const API_LIMITS = {
 
 /** The audit log. */
 export const AUDIT_LIMITS = {
-  /** `code` of run_started is cut to this; codeBytes and codeHash still cover all of it. */
+  /**
+   * `code` of run_started is cut to this, its start and its end kept and the middle taken out;
+   * codeBytes and codeHash still cover all of it.
+   */
   codeMaxBytes: 16 * KiB,
   /** `error` of run_finished and image_build. */
   errorMaxBytes: 2 * KiB,

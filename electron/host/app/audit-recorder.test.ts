@@ -344,4 +344,18 @@ describe("AuditRecorder: the run's audit allowance", () => {
     short.recorder.emit(refusedCall(1, args));
     expect(short.entries.map((e) => e.kind)).toEqual(["run_started"]);
   });
+
+  it("logs the code's start and end, cut in the middle, with its length and hash", () => {
+    const { entries, recorder } = startedRecorder(1_000_000);
+    const code = `${"# filler\n".repeat(10_000)}send_everything()\n`;
+    recorder.runStarted({ runId: "r2", client: "c", code });
+    const started = entries.at(-1)!;
+    expect(started.kind).toBe("run_started");
+    if (started.kind !== "run_started") return;
+    expect(Buffer.byteLength(started.code)).toBeLessThanOrEqual(AUDIT_LIMITS.codeMaxBytes);
+    expect(started.code.startsWith("# filler\n")).toBe(true);
+    expect(started.code.endsWith("send_everything()\n")).toBe(true);
+    expect(started.code).toContain("bytes left out");
+    expect(started.codeBytes).toBe(Buffer.byteLength(code));
+  });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
-import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { redactArgs } from "../audit/redaction.js";
@@ -11,6 +11,7 @@ import type {
   BridgeEventSink,
 } from "../bridge/bridge-events.js";
 import { maskSecrets } from "../bridge/secret-mask.js";
+import { cutMiddleUtf8 } from "../catalog/text-cut.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
 import { runPythonContentBytes } from "../mcp/run-python-content.js";
 import { Emitter } from "../util/emitter.js";
@@ -146,12 +147,14 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       kind: "run_started",
       runId: run.runId,
       client: run.client,
-      code: run.code,
+      // Cut here, as the log would, so the start costs the allowance what is written. Its start
+      // and its end are kept: the code chooses what fills the middle (see cutMiddleUtf8).
+      code: cutMiddleUtf8(run.code, AUDIT_LIMITS.codeMaxBytes),
       codeBytes: Buffer.byteLength(run.code),
       codeHash: createHash("sha256").update(run.code).digest("hex"),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
     };
-    // The start is always logged (its code is cut to AUDIT_LIMITS.codeMaxBytes), and counts.
+    // The start is always logged, and counts.
     this.ledger(run.runId).bytes += entryBytes(entry);
     this.append(entry);
   }

@@ -17,7 +17,7 @@ import {
 } from "../../../shared/audit-entry.js";
 import { sha256Hex, type common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { cutUtf8 } from "../catalog/text-cut.js";
+import { cutMiddleUtf8, cutUtf8 } from "../catalog/text-cut.js";
 import { secretMasker } from "../bridge/secret-mask.js";
 
 // Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
@@ -86,9 +86,11 @@ export function prepareEntry(input: AuditEntryInput, secrets: readonly string[])
   const unscrubbed = UNSCRUBBED_OF_KIND.get(input.kind) ?? NONE;
   for (const [key, value] of fields) {
     const clean = masker === null || unscrubbed.has(key) ? value : masker.deep(value);
+    // The run's code keeps its start and its end: the code chooses what fills it.
+    const cutText = key === "code" ? cutMiddleUtf8 : cutUtf8;
     cut[key] =
       typeof clean === "string"
-        ? cutUtf8(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
+        ? cutText(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
         : clean;
   }
   // Checked now, against the schema verify will use, so a bad entry is refused to its

@@ -325,6 +325,24 @@ describe("AuditRecorder: the run's audit allowance", () => {
     expect(reserved - cost(written)).toBeLessThan(CALL_OUTCOME_MAX_BYTES);
   });
 
+  it("masks and cuts a let-out call's arguments once, when it is let out", () => {
+    const entries: AuditEntryInput[] = [];
+    let asked = 0;
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => {
+        asked += 1;
+        return ["sk-live-0123456789"];
+      },
+    );
+    const args = { body: `key sk-live-0123456789 ${"x".repeat(10_000)}` };
+    const reserved = recorder.reserve({ ...SEND, args })!;
+    recorder.emit(sentCall(reserved, { args }));
+    expect(asked).toBe(1);
+    const logged = entries.at(-1);
+    expect(logged?.kind === "call" && logged.args).toContain('"body":"key [secret] xxx');
+  });
+
   it("charges a refused call with huge arguments what its logged form costs, not more", () => {
     // Arguments far over what is logged of them: the entry keeps AUDIT_LIMITS.argsMaxBytes.
     const args = { pad: "x".repeat(16 * 1024), to: "boss@corp.example" };

@@ -70,6 +70,12 @@ export interface AuditRecorderOptions {
  */
 export class AuditRecorder implements BridgeEventSink, RunEvents {
   private readonly runs = new Map<string, RunLedger>();
+  /**
+   * The arguments of calls let out, as logged (masked and cut), from reserve to their event:
+   * worked out once per call, not twice (cutting arguments near their cap takes several
+   * stringifications).
+   */
+  private readonly admittedArgs = new WeakMap<object, string | null>();
   private readonly overCap = new Emitter<{ overCap: (runId: string) => void }>();
   private readonly auditBytesPerRun: number;
 
@@ -108,6 +114,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // Let out with room set aside: logged, whatever the allowance says by now.
       ledger.reserved = Math.max(0, ledger.reserved - event.reserved);
       const entry = this.callEntry(event);
+      if (event.args !== undefined) this.admittedArgs.delete(event.args);
       ledger.bytes += entryBytes(entry);
       this.append(entry);
       return;
@@ -132,6 +139,9 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   reserve(call: BridgeCallAdmission): number | null {
     const ledger = this.ledger(call.runId);
     if (ledger.over) return null;
+    if (call.args !== undefined) {
+      this.admittedArgs.set(call.args, this.loggedArgs(call.args, call.private));
+    }
     const known = this.callEntry({ ...call, kind: "call", decision: "allowed", durationMs: 0 });
     const bytes = entryBytes(known) + CALL_OUTCOME_MAX_BYTES;
     if (!this.fits(ledger, bytes)) {
@@ -218,15 +228,19 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // keeps secrets out of it as it does of the arguments.
       detail: event.detail == null ? null : maskSecrets(event.detail, this.secrets()),
       argBytes: event.argBytes,
-      args:
-        event.args === undefined
-          ? null
-          : redactArgs(event.args, { private: event.private, secrets: this.secrets() }),
+      args: event.args === undefined ? null : this.loggedArgs(event.args, event.private),
       resultBytes: event.resultBytes ?? null,
       resultHash: event.resultHash ?? null,
       durationMs: event.durationMs,
       private: event.private,
     };
+  }
+
+  /** The arguments as logged: as reserve worked them out for a call let out, else now. */
+  private loggedArgs(args: Record<string, unknown>, isPrivate: boolean): string | null {
+    const admitted = this.admittedArgs.get(args);
+    if (admitted !== undefined) return admitted;
+    return redactArgs(args, { private: isPrivate, secrets: this.secrets() });
   }
 
   private ledger(runId: string): RunLedger {

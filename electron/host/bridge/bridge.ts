@@ -276,7 +276,8 @@ export class Bridge {
     // (6) Room in the log, set aside until the call's event: refusals that fill the run's
     // allowance while the call is out (or waits for the user) cannot push its entry out. A
     // call with no room left is refused, never sent unlogged.
-    const room = this.#reserve(run, tool, name, encoded.bytes, sendArgs);
+    // The arguments as the code sent them, the object the call's event carries too.
+    const room = this.#reserve(run, tool, name, encoded.bytes, args);
     if (room === null) {
       return refuse(
         `${shown} refused: this run has written as much to the audit log as one run may ` +

@@ -230,7 +230,8 @@ export class ApprovalService implements ApprovalGate {
  * its indentation grows with the square of the nesting.
  */
 export function shownArgs(args: Record<string, unknown>, secrets: readonly string[]): string {
-  const redacted = maskDeep(args, secrets);
+  // Numbers too, as the log masks them: the panel shows what the log will.
+  const redacted = maskDeep(args, secrets, { numbers: true });
   // Code points that hide or reorder text are shown as their escapes (escape-unseen.ts).
   const compact = escapeUnseen(JSON.stringify(redacted));
   if (compact.length <= APPROVAL_LIMITS.argsShownMaxChars) {

@@ -79,6 +79,16 @@ describe("what an entry becomes before it is written", () => {
     });
   });
 
+  it("leaves the entry's own numbers alone when a secret is spelled like one", () => {
+    // The host's counts must stay numbers: masked to text, the entry would fail its schema.
+    const entry = callInput(0, { resultBytes: 12345678, durationMs: 12345678, argBytes: 12345678 });
+    expect(prepareEntry(entry, ["12345678"])).toMatchObject({
+      resultBytes: 12345678,
+      durationMs: 12345678,
+      argBytes: 12345678,
+    });
+  });
+
   it("keeps every kind's entry valid whatever secret is set (enum, timestamp and hash fields unscrubbed)", () => {
     // Attack: a secret that is part of an enum value ("call_budget"...) turned it into
     // "[secret]": the entry failed its schema and was lost, and the failed append marked the log

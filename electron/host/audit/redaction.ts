@@ -22,7 +22,10 @@ export interface RedactionOptions {
 export function redactArgs(args: unknown, options: RedactionOptions): string | null {
   if (options.private) return null;
   const masker = secretMasker(options.secrets);
-  const redacted = masker === null ? args : masker.deep(args, AUDIT_LIMITS.argsMaxDepth);
+  const redacted =
+    masker === null
+      ? args
+      : masker.deep(args, { numbers: true, maxDepth: AUDIT_LIMITS.argsMaxDepth });
   let text: string | undefined;
   try {
     text = JSON.stringify(redacted);

@@ -55,6 +55,12 @@ describe("secret masking", () => {
     expect(maskSecrets("<abcabcabcab>", ["abcabcab"])).toBe("<[secret]>");
   });
 
+  it("masks numbers spelled like a secret only when asked (values the code sent)", () => {
+    const value = { pin: 43214321, n: 7 };
+    expect(maskDeep(value, ["43214321"])).toEqual(value);
+    expect(maskDeep(value, ["43214321"], { numbers: true })).toEqual({ pin: SECRET_MARK, n: 7 });
+  });
+
   it("masks keys and strings of a JSON value, numbering keys masked alike", () => {
     const masked = maskDeep(
       { "a sk-aaaaaaaa": 1, "a sk-bbbbbbbb": 2, list: ["k=sk-aaaaaaaa"], n: null },

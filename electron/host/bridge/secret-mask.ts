@@ -23,15 +23,23 @@ export function configSecrets(config: ServersConfig): string[] {
   return [...config.servers.values()].flatMap(entrySecrets);
 }
 
+/** How secretMasker's `deep` walks a value. */
+export interface DeepMaskOptions {
+  /**
+   * Numbers are masked as they are spelled (a PIN sent as a number), becoming text: for values
+   * the code sent. Not for the host's own records, whose numbers are counts that must stay
+   * numbers.
+   */
+  numbers?: boolean;
+  /** Past this many levels a value is replaced by "[too deep]"; absent: as deep as the value. */
+  maxDepth?: number;
+}
+
 /** Masks texts and JSON values with one prepared list of secrets. */
 export interface SecretMasker {
   text(text: string): string;
-  /**
-   * A JSON value with every string in it (keys too; numbers as they are spelled) masked. Past
-   * `maxDepth` levels a value is replaced by "[too deep]"; without it the walk is as deep as
-   * the value.
-   */
-  deep<T>(value: T, maxDepth?: number): T;
+  /** A JSON value with every string in it, keys too, masked. */
+  deep<T>(value: T, options?: DeepMaskOptions): T;
 }
 
 /**
@@ -40,6 +48,23 @@ export interface SecretMasker {
  * `DEBUG=true` is marked secret by default); every reader of a secret applies the same minimum.
  */
 export function secretMasker(secrets: readonly string[]): SecretMasker | null {
+  // Made for every audit entry, every call's outcome and every view, nearly always from the same
+  // config's values: the last one made is kept and given again for the same list.
+  if (lastMade !== null && sameList(lastMade.secrets, secrets)) return lastMade.masker;
+  const masker = makeMasker(secrets);
+  lastMade = { secrets: [...secrets], masker };
+  return masker;
+}
+
+let lastMade: { secrets: readonly string[]; masker: SecretMasker | null } | null = null;
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function makeMasker(secrets: readonly string[]): SecretMasker | null {
   const values = new Set<string>();
   for (const secret of secrets) {
     if (secret.length < SECRET_LIMITS.maskMinChars) continue;
@@ -52,10 +77,12 @@ export function secretMasker(secrets: readonly string[]): SecretMasker | null {
   if (values.size === 0) return null;
   const usable = [...values];
   const text = (value: string): string => maskText(value, usable);
+  const plain: Walk = { text, numbers: false };
+  const withNumbers: Walk = { text, numbers: true };
   return {
     text,
-    deep: <T>(value: T, maxDepth = Number.POSITIVE_INFINITY): T =>
-      maskValue(value, text, maxDepth, 0) as T,
+    deep: <T>(value: T, options?: DeepMaskOptions): T =>
+      maskValue(value, options?.numbers === true ? withNumbers : plain, options?.maxDepth) as T,
   };
 }
 
@@ -65,8 +92,8 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
 }
 
 /** `value` (JSON-like) with secretMasker's `deep` applied; the value itself when none applies. */
-export function maskDeep<T>(value: T, secrets: readonly string[]): T {
-  return secretMasker(secrets)?.deep(value) ?? value;
+export function maskDeep<T>(value: T, secrets: readonly string[], options?: DeepMaskOptions): T {
+  return secretMasker(secrets)?.deep(value, options) ?? value;
 }
 
 /**
@@ -105,27 +132,26 @@ function maskText(text: string, secrets: readonly string[]): string {
   return out + text.slice(start);
 }
 
-function maskValue(
-  value: unknown,
-  text: (value: string) => string,
-  maxDepth: number,
-  depth: number,
-): unknown {
-  if (typeof value === "string") return text(value);
-  if (typeof value === "number") {
-    // A number spelled like a secret (a PIN) is logged as the text it would have shown.
+interface Walk {
+  text: (value: string) => string;
+  numbers: boolean;
+}
+
+function maskValue(value: unknown, walk: Walk, maxDepth = Infinity, depth = 0): unknown {
+  if (typeof value === "string") return walk.text(value);
+  if (typeof value === "number" && walk.numbers) {
     const spelled = String(value);
-    const masked = text(spelled);
+    const masked = walk.text(spelled);
     return masked === spelled ? value : masked;
   }
   if (value === null || typeof value !== "object") return value;
   if (depth >= maxDepth) return TOO_DEEP_MARK;
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, text, maxDepth, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, walk, maxDepth, depth + 1));
   // Two keys masked alike both stay (the second numbered): the server gets both.
   return distinctKeys(
     Object.entries(value).map(([key, item]) => [
-      text(key),
-      maskValue(item, text, maxDepth, depth + 1),
+      walk.text(key),
+      maskValue(item, walk, maxDepth, depth + 1),
     ]),
   );
 }

@@ -29,16 +29,16 @@ function jsonTextMaxBytes(units: number): number {
   return 6 * units + 2;
 }
 
+/** The longest a number is written in JSON (`-1.7976931348623157e+308`, and one to spare). */
+const NUMBER_MAX_BYTES = 24;
+
 /**
  * The most a call's outcome adds to its entry as known when the call goes out: its reason and
- * its host detail (each cut to BRIDGE_LIMITS.refusalMaxChars by the bridge), its result's size
- * and hash, and a longer duration.
+ * its host detail (each cut to BRIDGE_LIMITS.refusalMaxChars by the bridge), its result's size,
+ * its result's sha256 (hex, quoted) and its duration.
  */
 export const CALL_OUTCOME_MAX_BYTES =
-  2 * jsonTextMaxBytes(BRIDGE_LIMITS.refusalMaxChars) +
-  2 * String(Number.MAX_SAFE_INTEGER).length +
-  64 +
-  2;
+  2 * jsonTextMaxBytes(BRIDGE_LIMITS.refusalMaxChars) + 2 * NUMBER_MAX_BYTES + 66;
 
 /** What one run in progress has cost the log so far. */
 interface RunLedger {
@@ -139,15 +139,13 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   reserve(call: BridgeCallAdmission): number | null {
     const ledger = this.ledger(call.runId);
     if (ledger.over) return null;
-    if (call.args !== undefined) {
-      this.admittedArgs.set(call.args, this.loggedArgs(call.args, call.private));
-    }
     const known = this.callEntry({ ...call, kind: "call", decision: "allowed", durationMs: 0 });
     const bytes = entryBytes(known) + CALL_OUTCOME_MAX_BYTES;
     if (!this.fits(ledger, bytes)) {
       this.stop(call.runId, ledger);
       return null;
     }
+    if (call.args !== undefined) this.admittedArgs.set(call.args, known.args);
     ledger.reserved += bytes;
     return bytes;
   }

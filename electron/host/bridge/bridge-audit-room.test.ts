@@ -58,8 +58,12 @@ describe("room in the audit log, asked before a call goes out", () => {
         throw new Error("broken sink");
       },
     });
-    expect(refused(await s.run().call("web__fetch", {}))).toContain("no more calls go out");
+    // A host fault: the code gets the exception's type name, the log its message.
+    expect(refused(await s.run().call("web__fetch", {}))).toBe(
+      '"web__fetch" failed on the host side (Error).',
+    );
     expect(s.caller.calls).toEqual([]);
+    expect(s.callEvents()).toMatchObject([{ decision: "failed", detail: "broken sink" }]);
   });
 
   it("without a log (serve, tests) every call goes out", async () => {

@@ -168,10 +168,11 @@ export class Bridge {
   }
 
   /**
-   * Everything up to the first `await` (in #send, or the "ask first" wait) runs synchronously:
-   * the budget count, the taint check and the taint set cannot interleave with another call of
-   * this run or of another run of the same client. After the wait the taint check runs again
-   * in the stretch that ends with the taint set. Keep it that way.
+   * Everything up to the first `await` (in CallSender.send, or the "ask first" wait) runs
+   * synchronously: the budget count, the room in the log, the taint check and the taint set
+   * cannot interleave with another call of this run or of another run of the same client.
+   * After the wait the taint check runs again in the stretch that ends with the taint set.
+   * Keep it that way.
    */
   async #call(run: RunState, pyName: unknown, args: unknown, held: Held): Promise<CallOutcome> {
     const started = this.#now();
@@ -275,8 +276,8 @@ export class Bridge {
 
     // (6) Room in the log, set aside until the call's event: refusals that fill the run's
     // allowance while the call is out (or waits for the user) cannot push its entry out. A
-    // call with no room left is refused, never sent unlogged.
-    // The arguments as the code sent them, the object the call's event carries too.
+    // call with no room left is refused, never sent unlogged. A sink that throws here is a
+    // host fault (#unmasked): the call is not sent either.
     const room = this.#reserve(run, tool, name, encoded.bytes, args);
     if (room === null) {
       return refuse(
@@ -287,7 +288,7 @@ export class Bridge {
     held.reserved = room;
 
     // (7) "Ask first": the call waits for the user (ask-first.ts). The run's deadline keeps
-    // running; the call's own timeout starts only when it goes out (in #send).
+    // running; the call's own timeout starts only when it goes out (CallSender.send).
     const asking = askFirst(this.#approvals, run, tool, sendArgs);
     if (asking !== undefined) {
       const decision = await asking;
@@ -342,7 +343,7 @@ export class Bridge {
 
   /**
    * The room the sink sets aside for the call's entry; undefined when the sink keeps no log,
-   * null when there is none left or the sink failed: a call it cannot vouch for is not sent.
+   * null when there is none left. `args` is the object the call's event carries too.
    */
   #reserve(
     run: RunState,
@@ -352,20 +353,16 @@ export class Bridge {
     args: Record<string, unknown>,
   ): number | null | undefined {
     if (this.#events.reserve === undefined) return undefined;
-    try {
-      return this.#events.reserve({
-        runId: run.runId,
-        client: run.client,
-        server: tool.server,
-        tool: eventName(name),
-        serverTool: tool.tool,
-        argBytes,
-        args,
-        private: tool.private,
-      });
-    } catch {
-      return null;
-    }
+    return this.#events.reserve({
+      runId: run.runId,
+      client: run.client,
+      server: tool.server,
+      tool: eventName(name),
+      serverTool: tool.tool,
+      argBytes,
+      args,
+      private: tool.private,
+    });
   }
 
   #emit(event: Parameters<BridgeEventSink["emit"]>[0]): void {

@@ -170,7 +170,10 @@ export const runStartedEntrySchema = z.object({
   kind: z.literal("run_started"),
   runId: z.string(),
   client: z.string(),
-  /** The code as sent, cut to AUDIT_LIMITS.codeMaxBytes; codeBytes and codeHash are of all of it. */
+  /**
+   * The code as sent, cut to AUDIT_LIMITS.codeMaxBytes by taking out its middle; codeBytes and
+   * codeHash are of all of it.
+   */
   code: z.string(),
   codeBytes: count,
   codeHash: sha256Hex,

@@ -240,9 +240,10 @@ export const SCHEMA_LIMITS = {
 /** Secret env values (issue 8 §9). */
 export const SECRET_LIMITS = {
   /**
-   * A secret at least this long is replaced by "[secret]" in every result, error and refusal
-   * before the code sees it; a shorter one would mangle ordinary text (it is still kept out of
-   * the audit log).
+   * A secret at least this long has each of its occurrences replaced by "[secret]" wherever it
+   * could show: results, errors and refusals before the code sees them, tool listings, the
+   * audit log, the approval panel, the UI. A shorter one is masked nowhere: it would mangle
+   * ordinary text (imported env values such as `DEBUG=true` are marked secret by default).
    */
   maskMinChars: 8,
 } as const;
@@ -484,7 +485,10 @@ export const API_LIMITS = {
 
 /** The audit log. */
 export const AUDIT_LIMITS = {
-  /** `code` of run_started is cut to this; codeBytes and codeHash still cover all of it. */
+  /**
+   * `code` of run_started is cut to this, its start and its end kept and the middle taken out;
+   * codeBytes and codeHash still cover all of it.
+   */
   codeMaxBytes: 16 * KiB,
   /** `error` of run_finished and image_build. */
   errorMaxBytes: 2 * KiB,
@@ -785,9 +789,10 @@ export const RUN_COST_LIMITS = {
    */
   messagesPerRun: 100_000,
   /**
-   * Bytes of audit entries one run may write (its start and its calls, counted before the log
-   * cuts long fields, so an upper bound): past this its calls are counted, not logged, and the
-   * run is stopped (`audit_limit`). Its end is always logged.
+   * Bytes of audit entries one run may write (its start and its calls, as the log writes them).
+   * A call goes out only with room for its entry at its largest set aside; once there is none
+   * its calls are refused before going out, counted, not logged, and the run is stopped
+   * (`audit_limit`). Its end is always logged.
    */
   auditBytesPerRun: 8 * MiB,
   /** What the log adds to each entry (`seq`, `ts`, `prev`, newline), counted toward auditBytesPerRun. */

@@ -10,7 +10,11 @@ import {
   type CallOutcome,
   type RunCalls,
 } from "../electron/host/bridge/bridge.js";
-import type { BridgeCallEvent, BridgeEvent } from "../electron/host/bridge/bridge-events.js";
+import type {
+  BridgeCallEvent,
+  BridgeEvent,
+  BridgeEventSink,
+} from "../electron/host/bridge/bridge-events.js";
 import { TaintRegistry } from "../electron/host/bridge/taint.js";
 import type { ToolCaller } from "../electron/host/bridge/tool-caller.js";
 
@@ -159,7 +163,12 @@ export const DEFAULT_TOOLS: ToolSpec[] = [
 ];
 
 export function setup(
-  opts: { tools?: ToolSpec[]; handler?: Handler } & Partial<
+  opts: {
+    tools?: ToolSpec[];
+    handler?: Handler;
+    /** The event sink's room in the log (BridgeEventSink.reserve); absent: it keeps no log. */
+    reserve?: BridgeEventSink["reserve"];
+  } & Partial<
     Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency" | "approvals" | "now">
   > = {},
 ): Setup {
@@ -171,7 +180,10 @@ export function setup(
     catalog: () => catalog,
     caller,
     taint,
-    events: { emit: (e) => events.push(e) },
+    events: {
+      emit: (e) => events.push(e),
+      ...(opts.reserve === undefined ? {} : { reserve: opts.reserve }),
+    },
     callTimeoutMs: opts.callTimeoutMs,
     serverConcurrency: opts.serverConcurrency,
     approvals: opts.approvals,

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { RUN_COST_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import { prepareEntry } from "../audit/audit-entry-prepare.js";
+import type { BridgeCallAdmission, BridgeCallEvent } from "../bridge/bridge-events.js";
 import { runPythonContent } from "../mcp/run-python-content.js";
-import { AuditRecorder } from "./audit-recorder.js";
+import { AuditRecorder, CALL_OUTCOME_MAX_BYTES } from "./audit-recorder.js";
 
 const RESULT: RunResult = {
   stdout: "",
@@ -183,5 +185,195 @@ describe("AuditRecorder", () => {
       resultBytes: Buffer.byteLength(JSON.stringify(sent)),
       oneByOneBytes: 3_345,
     });
+  });
+});
+
+/** A recorder writing into `entries`, with the run "r1" started, and what its start cost. */
+function startedRecorder(auditBytesPerRun: number, secrets: string[] = []) {
+  const entries: AuditEntryInput[] = [];
+  const stopped: string[] = [];
+  const recorder = new AuditRecorder(
+    (entry) => entries.push(entry),
+    () => secrets,
+    { auditBytesPerRun },
+  );
+  recorder.onOverCap((runId) => stopped.push(runId));
+  recorder.runStarted({ runId: "r1", client: "c", code: "x" });
+  return { entries, stopped, recorder, startBytes: cost(entries[0]!) };
+}
+
+/** What an entry costs the allowance: its JSON as the log writes it, and the log's own fields. */
+function cost(entry: AuditEntryInput): number {
+  return Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
+}
+
+const SEND: BridgeCallAdmission = {
+  runId: "r1",
+  client: "c",
+  server: "mail",
+  tool: "mail__send",
+  serverTool: "send",
+  argBytes: 40,
+  args: { to: "boss@corp.example", body: "hello" },
+  private: false,
+};
+
+function refusedCall(i: number, args: Record<string, unknown> = { pad: "x".repeat(1_000) }) {
+  return {
+    kind: "call" as const,
+    runId: "r1",
+    client: "c",
+    tool: "made_up_tool",
+    decision: "refused" as const,
+    reason: `Unknown tool "made_up_tool" (${i}).`,
+    argBytes: JSON.stringify(args).length,
+    args,
+    durationMs: 0,
+    private: false,
+    at: new Date(),
+  };
+}
+
+function sentCall(reserved: number, outcome: Partial<BridgeCallEvent> = {}): BridgeCallEvent {
+  return {
+    ...SEND,
+    kind: "call",
+    decision: "allowed",
+    resultBytes: 4,
+    resultHash: "b".repeat(64),
+    durationMs: 3,
+    at: new Date(),
+    reserved,
+    ...outcome,
+  };
+}
+
+describe("AuditRecorder: the run's audit allowance", () => {
+  it("sets room aside for a call going out: refusals cannot use it, and the call is logged", () => {
+    const { entries, stopped, recorder, startBytes } = startedRecorder(60_000);
+    const reserved = recorder.reserve(SEND);
+    expect(reserved).not.toBeNull();
+    // Refusals fill what is left: the first that does not fit beside the room set aside stops
+    // the run, and is counted, not logged.
+    let refused = 0;
+    while (stopped.length === 0) recorder.emit(refusedCall(refused++));
+    const logged = entries.filter((e) => e.kind === "call");
+    expect(logged).toHaveLength(refused - 1);
+    const used = startBytes + logged.reduce((sum, e) => sum + cost(e), 0);
+    expect(used + reserved!).toBeLessThanOrEqual(60_000);
+    expect(used + reserved! + cost(entries[1]!)).toBeGreaterThan(60_000);
+    // The call out comes back after its run's allowance was found used up: it is logged.
+    recorder.emit(sentCall(reserved!));
+    expect(entries.at(-1)).toMatchObject({ kind: "call", serverTool: "send", decision: "allowed" });
+    // Nothing more is let out, and the refusal of it is counted.
+    expect(recorder.reserve(SEND)).toBeNull();
+    recorder.emit({ ...refusedCall(0), tool: "mail__send" });
+    recorder.runFinished({
+      runId: "r1",
+      client: "c",
+      result: { ...RESULT, stopped: "audit_limit" },
+    });
+    expect(entries.at(-2)).toMatchObject({
+      kind: "calls_not_logged",
+      cause: "audit_limit",
+      count: 2,
+      tools: ["made_up_tool", "mail__send"],
+    });
+    expect(stopped).toEqual(["r1"]);
+  });
+
+  it("refuses room it does not have, and stops the run", () => {
+    const { stopped, recorder, startBytes } = startedRecorder(0);
+    expect(startBytes).toBeGreaterThan(0);
+    expect(recorder.reserve(SEND)).toBeNull();
+    expect(stopped).toEqual(["r1"]);
+    // Room for exactly one call's entry at its largest: one is let out, the next is not.
+    const probe = startedRecorder(1_000_000);
+    const one = probe.recorder.reserve(SEND)!;
+    const exact = startedRecorder(probe.startBytes + one);
+    expect(exact.recorder.reserve(SEND)).toBe(one);
+    expect(exact.recorder.reserve(SEND)).toBeNull();
+    // Once the first has ended, what it really cost is kept and the rest is free again.
+    exact.recorder.emit(sentCall(one));
+    const after = startedRecorder(probe.startBytes + one);
+    after.recorder.reserve(SEND);
+    after.recorder.emit(sentCall(one));
+    expect(after.recorder.reserve(SEND)).toBeNull();
+    expect(cost(after.entries.at(-1)!)).toBeLessThan(one);
+  });
+
+  it("reserves at least what the call's entry can take, whatever its outcome", () => {
+    // The longest outcome: a reason and a host detail at the bridge's cut, made of characters
+    // the log escapes to six bytes each, and the largest numbers.
+    const worst = "\u0001".repeat(BRIDGE_LIMITS.refusalMaxChars);
+    const args = { body: '"'.repeat(BRIDGE_LIMITS.argsMaxBytes) };
+    const { entries, recorder } = startedRecorder(1_000_000);
+    const reserved = recorder.reserve({ ...SEND, args })!;
+    recorder.emit(
+      sentCall(reserved, {
+        args,
+        decision: "failed",
+        reason: worst,
+        detail: worst,
+        resultBytes: Number.MAX_SAFE_INTEGER,
+        durationMs: Number.MAX_VALUE / 3,
+      }),
+    );
+    const written = entries.at(-1)!;
+    expect(written).toMatchObject({ reason: worst, detail: worst });
+    expect(cost(written)).toBeLessThanOrEqual(reserved);
+    expect(reserved - cost(written)).toBeLessThan(CALL_OUTCOME_MAX_BYTES);
+  });
+
+  it("masks and cuts a let-out call's arguments once, when it is let out", () => {
+    const entries: AuditEntryInput[] = [];
+    let asked = 0;
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => {
+        asked += 1;
+        return ["sk-live-0123456789"];
+      },
+    );
+    const args = { body: `key sk-live-0123456789 ${"x".repeat(10_000)}` };
+    const reserved = recorder.reserve({ ...SEND, args })!;
+    recorder.emit(sentCall(reserved, { args }));
+    expect(asked).toBe(1);
+    const logged = entries.at(-1);
+    expect(logged?.kind === "call" && logged.args).toContain('"body":"key [secret] xxx');
+  });
+
+  it("charges a refused call with huge arguments what its logged form costs, not more", () => {
+    // Arguments far over what is logged of them: the entry keeps AUDIT_LIMITS.argsMaxBytes.
+    const args = { pad: "x".repeat(16 * 1024), to: "boss@corp.example" };
+    const probe = startedRecorder(1_000_000);
+    probe.recorder.emit(refusedCall(1, args));
+    const logged = probe.entries.at(-1)!;
+    expect(logged.kind === "call" && Buffer.byteLength(logged.args ?? "")).toBeLessThanOrEqual(
+      AUDIT_LIMITS.argsMaxBytes,
+    );
+    // The log writes it as it is: nothing left to cut or mask.
+    expect(JSON.stringify(prepareEntry(logged, []))).toBe(JSON.stringify(logged));
+    // An allowance of exactly the start and that entry takes it; one byte less does not.
+    const exact = startedRecorder(probe.startBytes + cost(logged));
+    exact.recorder.emit(refusedCall(1, args));
+    expect(exact.entries.map((e) => e.kind)).toEqual(["run_started", "call"]);
+    const short = startedRecorder(probe.startBytes + cost(logged) - 1);
+    short.recorder.emit(refusedCall(1, args));
+    expect(short.entries.map((e) => e.kind)).toEqual(["run_started"]);
+  });
+
+  it("logs the code's start and end, cut in the middle, with its length and hash", () => {
+    const { entries, recorder } = startedRecorder(1_000_000);
+    const code = `${"# filler\n".repeat(10_000)}send_everything()\n`;
+    recorder.runStarted({ runId: "r2", client: "c", code });
+    const started = entries.at(-1)!;
+    expect(started.kind).toBe("run_started");
+    if (started.kind !== "run_started") return;
+    expect(Buffer.byteLength(started.code)).toBeLessThanOrEqual(AUDIT_LIMITS.codeMaxBytes);
+    expect(started.code.startsWith("# filler\n")).toBe(true);
+    expect(started.code.endsWith("send_everything()\n")).toBe(true);
+    expect(started.code).toContain("bytes left out");
+    expect(started.codeBytes).toBe(Buffer.byteLength(code));
   });
 });

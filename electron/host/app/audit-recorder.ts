@@ -1,21 +1,52 @@
 import { createHash } from "node:crypto";
 import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
-import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { redactArgs } from "../audit/redaction.js";
-import type { BridgeEvent, BridgeEventSink } from "../bridge/bridge-events.js";
+import type {
+  BridgeCallAdmission,
+  BridgeCallEvent,
+  BridgeEvent,
+  BridgeEventSink,
+} from "../bridge/bridge-events.js";
 import { maskSecrets } from "../bridge/secret-mask.js";
+import { cutMiddleUtf8 } from "../catalog/text-cut.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
 import { runPythonContentBytes } from "../mcp/run-python-content.js";
 import { Emitter } from "../util/emitter.js";
 
 type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
 
+/** Bytes an entry costs the run's allowance: its JSON and the log's own fields. */
+function entryBytes(entry: AuditEntryInput): number {
+  return Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
+}
+
+/** The most bytes a text of at most `units` UTF-16 units takes as a JSON string. */
+function jsonTextMaxBytes(units: number): number {
+  // `\u001f`: six bytes for one unit, the most any unit takes (a pair's 4 bytes are 2 units).
+  return 6 * units + 2;
+}
+
+/** The longest a number is written in JSON (`-1.7976931348623157e+308`, and one to spare). */
+const NUMBER_MAX_BYTES = 24;
+
+/**
+ * The most a call's outcome adds to its entry as known when the call goes out: its reason and
+ * its host detail (each cut to BRIDGE_LIMITS.refusalMaxChars by the bridge), its result's size,
+ * its result's sha256 (hex, quoted) and its duration.
+ */
+export const CALL_OUTCOME_MAX_BYTES =
+  2 * jsonTextMaxBytes(BRIDGE_LIMITS.refusalMaxChars) + 2 * NUMBER_MAX_BYTES + 66;
+
 /** What one run in progress has cost the log so far. */
 interface RunLedger {
+  /** Bytes of the entries written. */
   bytes: number;
-  /** Set once the run's entries reached RUN_COST_LIMITS.auditBytesPerRun. */
+  /** Bytes set aside for the entries of calls that went out and have not ended. */
+  reserved: number;
+  /** Set once the run's allowance was found used up: its later calls are refused, counted. */
   over: boolean;
   /** What the run's calls' results would have cost a client calling the tools one by one. */
   oneByOneBytes: number;
@@ -29,12 +60,22 @@ export interface AuditRecorderOptions {
 /**
  * Turns what the bridge and the engine report into audit entries. Arguments of private
  * tools never reach the log, and values of secret env entries are replaced wherever they
- * appear. What one run may write is bounded: calls refused past its budget are counted, not
- * logged one by one, and once its entries reach the per-run cap its further calls are counted
- * too and the run is stopped. The counts go in one entry each, written before the run's end.
+ * appear. What one run may write is bounded (RUN_COST_LIMITS.auditBytesPerRun): calls refused
+ * past its budget are counted, not logged one by one. A call that goes out always has its
+ * entry: the bridge asks for room first (reserve), the most its entry can take, set aside until
+ * its event comes, so refusals cannot fill the allowance under it; a call with no room left is
+ * refused before it goes out. Refused calls cost what their entry costs, from what is not set
+ * aside. Once the allowance is used up the run's further calls are counted and the run is
+ * stopped. The counts go in one entry each, written before the run's end.
  */
 export class AuditRecorder implements BridgeEventSink, RunEvents {
   private readonly runs = new Map<string, RunLedger>();
+  /**
+   * The arguments of calls let out, as logged (masked and cut), from reserve to their event:
+   * worked out once per call, not twice (cutting arguments near their cap takes several
+   * stringifications).
+   */
+  private readonly admittedArgs = new WeakMap<object, string | null>();
   private readonly overCap = new Emitter<{ overCap: (runId: string) => void }>();
   private readonly auditBytesPerRun: number;
 
@@ -69,32 +110,20 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     const ledger = this.ledger(event.runId);
     // Counted whether or not the call is logged: the receipt is of every result that came back.
     ledger.oneByOneBytes += event.oneByOneBytes ?? 0;
+    if (event.reserved !== undefined) {
+      // Let out with room set aside: logged, whatever the allowance says by now.
+      ledger.reserved = Math.max(0, ledger.reserved - event.reserved);
+      const entry = this.callEntry(event);
+      if (event.args !== undefined) this.admittedArgs.delete(event.args);
+      ledger.bytes += entryBytes(entry);
+      this.append(entry);
+      return;
+    }
     if (ledger.over) {
       this.countNotLogged(ledger, "audit_limit", event.tool);
       return;
     }
-    const entry: AuditEntryInput = {
-      kind: "call",
-      runId: event.runId,
-      client: event.client,
-      server: event.server ?? null,
-      tool: event.tool,
-      serverTool: event.serverTool ?? null,
-      decision: event.decision,
-      reason: event.reason ?? null,
-      // A host fault's message can carry a server's stderr (a restart's last error): the log
-      // keeps secrets out of it as it does of the arguments.
-      detail: event.detail == null ? null : maskSecrets(event.detail, this.secrets()),
-      argBytes: event.argBytes,
-      args:
-        event.args === undefined
-          ? null
-          : redactArgs(event.args, { private: event.private, secrets: this.secrets() }),
-      resultBytes: event.resultBytes ?? null,
-      resultHash: event.resultHash ?? null,
-      durationMs: event.durationMs,
-      private: event.private,
-    };
+    const entry = this.callEntry(event);
     if (!this.charge(event.runId, ledger, entry)) {
       this.countNotLogged(ledger, "audit_limit", event.tool);
       return;
@@ -102,18 +131,39 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     this.append(entry);
   }
 
+  /**
+   * Room for the entry of a call about to go out: the entry as far as it is known now, and the
+   * most its outcome can add (CALL_OUTCOME_MAX_BYTES). Null, and the run asked to stop, when
+   * that does not fit beside what is written and what is set aside for calls still out.
+   */
+  reserve(call: BridgeCallAdmission): number | null {
+    const ledger = this.ledger(call.runId);
+    if (ledger.over) return null;
+    const known = this.callEntry({ ...call, kind: "call", decision: "allowed", durationMs: 0 });
+    const bytes = entryBytes(known) + CALL_OUTCOME_MAX_BYTES;
+    if (!this.fits(ledger, bytes)) {
+      this.stop(call.runId, ledger);
+      return null;
+    }
+    if (call.args !== undefined) this.admittedArgs.set(call.args, known.args);
+    ledger.reserved += bytes;
+    return bytes;
+  }
+
   runStarted(run: { runId: string; client: string; code: string; runtime?: SandboxRuntime }): void {
     const entry: AuditEntryInput = {
       kind: "run_started",
       runId: run.runId,
       client: run.client,
-      code: run.code,
+      // Cut here, as the log would, so the start costs the allowance what is written. Its start
+      // and its end are kept: the code chooses what fills the middle (see cutMiddleUtf8).
+      code: cutMiddleUtf8(run.code, AUDIT_LIMITS.codeMaxBytes),
       codeBytes: Buffer.byteLength(run.code),
       codeHash: createHash("sha256").update(run.code).digest("hex"),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
     };
-    // The start is always logged (its code is cut to AUDIT_LIMITS.codeMaxBytes), and counts.
-    this.charge(run.runId, this.ledger(run.runId), entry);
+    // The start is always logged, and counts.
+    this.ledger(run.runId).bytes += entryBytes(entry);
     this.append(entry);
   }
 
@@ -159,25 +209,68 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     });
   }
 
+  /** The call entry of `event`, its arguments and detail masked (and none for a private tool). */
+  private callEntry(
+    event: Omit<BridgeCallEvent, "at" | "reserved">,
+  ): Extract<AuditEntryInput, { kind: "call" }> {
+    return {
+      kind: "call",
+      runId: event.runId,
+      client: event.client,
+      server: event.server ?? null,
+      tool: event.tool,
+      serverTool: event.serverTool ?? null,
+      decision: event.decision,
+      reason: event.reason ?? null,
+      // A host fault's message can carry a server's stderr (a restart's last error): the log
+      // keeps secrets out of it as it does of the arguments.
+      detail: event.detail == null ? null : maskSecrets(event.detail, this.secrets()),
+      argBytes: event.argBytes,
+      args: event.args === undefined ? null : this.loggedArgs(event.args, event.private),
+      resultBytes: event.resultBytes ?? null,
+      resultHash: event.resultHash ?? null,
+      durationMs: event.durationMs,
+      private: event.private,
+    };
+  }
+
+  /** The arguments as logged: as reserve worked them out for a call let out, else now. */
+  private loggedArgs(args: Record<string, unknown>, isPrivate: boolean): string | null {
+    const admitted = this.admittedArgs.get(args);
+    if (admitted !== undefined) return admitted;
+    return redactArgs(args, { private: isPrivate, secrets: this.secrets() });
+  }
+
   private ledger(runId: string): RunLedger {
     let ledger = this.runs.get(runId);
     if (ledger === undefined) {
-      ledger = { bytes: 0, over: false, oneByOneBytes: 0, notLogged: new Map() };
+      ledger = { bytes: 0, reserved: 0, over: false, oneByOneBytes: 0, notLogged: new Map() };
       this.runs.set(runId, ledger);
     }
     return ledger;
   }
 
+  /** Whether `bytes` more fit beside what the run wrote and what is set aside for calls out. */
+  private fits(ledger: RunLedger, bytes: number): boolean {
+    return ledger.bytes + ledger.reserved + bytes <= this.auditBytesPerRun;
+  }
+
+  /** The run's allowance is used up: its later calls are refused and counted, it is stopped. */
+  private stop(runId: string, ledger: RunLedger): void {
+    if (ledger.over) return;
+    ledger.over = true;
+    this.overCap.emit("overCap", runId);
+  }
+
   /**
-   * Adds the entry's size to the run's; false (and the run asked to stop) when it would take
-   * the run past its cap. The size is of the entry before the log cuts long fields: an upper
-   * bound, so the cap holds for what is really written.
+   * Adds the entry's size to the run's; false (and the run asked to stop) when it does not fit
+   * beside what is set aside for the calls still out. The size is the entry's JSON as the log
+   * writes it (its texts are already cut and masked), with a bound for the log's own fields.
    */
   private charge(runId: string, ledger: RunLedger, entry: AuditEntryInput): boolean {
-    const bytes = Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
-    if (ledger.bytes + bytes > this.auditBytesPerRun && entry.kind !== "run_started") {
-      ledger.over = true;
-      this.overCap.emit("overCap", runId);
+    const bytes = entryBytes(entry);
+    if (!this.fits(ledger, bytes)) {
+      this.stop(runId, ledger);
       return false;
     }
     ledger.bytes += bytes;

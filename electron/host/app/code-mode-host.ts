@@ -8,6 +8,7 @@ import { configAsksFirst } from "../approvals/ask-policy.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
+import { configSecrets } from "../bridge/secret-mask.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { findDocker } from "../docker/docker-status.js";
 import { CodeModeEngine } from "../engine/code-mode-engine.js";
@@ -39,7 +40,7 @@ import { wirePins } from "./pin-events.js";
 import { ClientAuditLog } from "./client-entry-limiter.js";
 import type { ToolPins } from "../pins/tool-pins.js";
 import { SandboxSlot } from "./sandbox-slot.js";
-import { configSecrets, serverViews, taintViews } from "./server-views.js";
+import { serverViews, taintViews } from "./server-views.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { engineSettings, type SettingsApplier } from "./settings-applier.js";
 

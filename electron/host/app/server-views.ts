@@ -8,19 +8,12 @@ import type { TaintRegistry } from "../bridge/taint.js";
 import type { Catalog, DiscoveredTool } from "../catalog/catalog-types.js";
 import type { ServerEntry, ServersConfig } from "../servers/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
-import { redactText } from "../audit/redaction.js";
+import { configSecrets, maskSecrets } from "../bridge/secret-mask.js";
 import { asksFirst } from "../approvals/ask-policy.js";
 
 /** How a secret value is shown: enough to recognise it, never enough to use it. */
 export function maskSecret(value: string): string {
   return value.length <= 4 ? "••••" : `••••${value.slice(-2)}`;
-}
-
-/** Secret env values of a config: what must never be shown or logged in full. */
-export function configSecrets(config: ServersConfig): string[] {
-  return [...config.servers.values()].flatMap((entry) =>
-    entry.secretEnv.map((name) => entry.env[name] ?? "").filter((value) => value.length > 0),
-  );
 }
 
 export function serverViews(
@@ -30,7 +23,7 @@ export function serverViews(
 ): ServerView[] {
   // A server's own stderr and errors often echo the key it was given.
   const secrets = configSecrets(config);
-  const scrub = (text: string): string => redactText(text, secrets);
+  const scrub = (text: string): string => maskSecrets(text, secrets);
   return [...config.servers].map(([name, entry]) => {
     const live = servers.get(name);
     const info = live?.info;

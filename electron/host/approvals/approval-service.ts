@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import type { ApprovalView } from "../../../shared/api/api-views.js";
 import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/audit-entry.js";
 import { APPROVAL_LIMITS } from "../../../shared/limits.js";
-import { redactArgs, redactDeep, redactText } from "../audit/redaction.js";
+import { redactArgs } from "../audit/redaction.js";
+import { maskDeep, maskSecrets } from "../bridge/secret-mask.js";
 import { cutCodePoints } from "../catalog/text-cut.js";
 import { escapeUnseen } from "./escape-unseen.js";
 
@@ -162,7 +163,7 @@ export class ApprovalService implements ApprovalGate {
       // Escaped too: bidi controls in a comment or a string can make code read as other code
       // ("Trojan Source").
       code: cutCodePoints(
-        escapeUnseen(redactText(request.code, secrets)),
+        escapeUnseen(maskSecrets(request.code, secrets)),
         APPROVAL_LIMITS.codeShownMaxChars,
       ),
       private: request.private,
@@ -229,7 +230,8 @@ export class ApprovalService implements ApprovalGate {
  * its indentation grows with the square of the nesting.
  */
 export function shownArgs(args: Record<string, unknown>, secrets: readonly string[]): string {
-  const redacted = redactDeep(args, secrets);
+  // Numbers too, as the log masks them: the panel shows what the log will.
+  const redacted = maskDeep(args, secrets, { numbers: true });
   // Code points that hide or reorder text are shown as their escapes (escape-unseen.ts).
   const compact = escapeUnseen(JSON.stringify(redacted));
   if (compact.length <= APPROVAL_LIMITS.argsShownMaxChars) {

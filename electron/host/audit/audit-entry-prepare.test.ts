@@ -3,7 +3,7 @@ import { AUDIT_KINDS, GENESIS_PREV, auditEntrySchema } from "../../../shared/aud
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, SECRET_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
 import {
   allLines,
@@ -51,12 +51,14 @@ describe("what an entry becomes before it is written", () => {
     });
     await log.close();
 
-    expect(started.kind === "run_started" && Buffer.byteLength(started.code)).toBe(
+    expect(started.kind === "run_started" && Buffer.byteLength(started.code)).toBeLessThanOrEqual(
       AUDIT_LIMITS.codeMaxBytes,
     );
+    // Its start and its end are kept, the middle left out.
     expect(started.kind === "run_started" && started.code.startsWith('key = "[secret]"')).toBe(
       true,
     );
+    expect(started.kind === "run_started" && started.code.endsWith("x = 1\nx = 1\n")).toBe(true);
     expect(started.kind === "run_started" && started.codeBytes).toBe(Buffer.byteLength(code));
     const error = finished.kind === "run_finished" ? (finished.error ?? "") : "";
     expect(Buffer.byteLength(error)).toBeLessThanOrEqual(AUDIT_LIMITS.errorMaxBytes);
@@ -65,26 +67,49 @@ describe("what an entry becomes before it is written", () => {
     expect(onDisk).not.toContain(secret);
   });
 
-  it("does not let a short secret touch hashes or enum values", async () => {
-    const log = await AuditLog.open({ dir, secrets: () => ["a", "allowed"] });
-    const entry = await log.append(callInput(0, { args: '{"x":"abc"}' }));
+  it("does not let a secret touch hashes or enum values, and masks nothing too short", async () => {
+    const log = await AuditLog.open({ dir, secrets: () => ["aaaaaaaa", "abcdefgh", "a", "abc"] });
+    const entry = await log.append(callInput(0, { args: '{"x":"abcdefghi","y":"abc"}' }));
     await log.close();
     expect(entry).toMatchObject({
       kind: "call",
       decision: "allowed",
       resultHash: "a".repeat(64),
-      args: '{"x":"[secret]bc"}',
+      args: '{"x":"[secret]i","y":"abc"}',
     });
   });
 
-  it("keeps every kind's entry valid whatever short secret is set (enum, timestamp and hash fields unscrubbed)", () => {
-    // Attack: a secret that is part of an enum value ("ui", "http", "call_budget"...) turned it
-    // into "[secret]": the entry failed its schema and was lost, and the failed append marked the
-    // log failing, refusing runs. Some of these entries come from anyone on this machine:
-    // connections_capped (server: "ui") and auth_refusals_not_logged from knocking on a port.
-    // settings_changed is left out: its setting names are keys of a nested object, scrubbed as
-    // text, and only the user changes settings.
-    const secrets = [..."abcdefghijklmnopqrstuvwxyz_-0123456789:.TZ", "ui", "http", "changed"];
+  it("leaves the entry's own numbers alone when a secret is spelled like one", () => {
+    // The host's counts must stay numbers: masked to text, the entry would fail its schema.
+    const entry = callInput(0, { resultBytes: 12345678, durationMs: 12345678, argBytes: 12345678 });
+    expect(prepareEntry(entry, ["12345678"])).toMatchObject({
+      resultBytes: 12345678,
+      durationMs: 12345678,
+      argBytes: 12345678,
+    });
+  });
+
+  it("keeps every kind's entry valid whatever secret is set (enum, timestamp and hash fields unscrubbed)", () => {
+    // Attack: a secret that is part of an enum value ("call_budget"...) turned it into
+    // "[secret]": the entry failed its schema and was lost, and the failed append marked the log
+    // failing, refusing runs. Some of these entries come from anyone on this machine:
+    // connections_capped and auth_refusals_not_logged from knocking on a port. Secrets shorter
+    // than SECRET_LIMITS.maskMinChars are masked nowhere; these are the start of every text of
+    // every kind's entry, enum values, timestamps and hashes among them. settings_changed is left
+    // out: its setting names are keys of a nested object, scrubbed as text, and only the user
+    // changes settings.
+    const secrets = new Set<string>();
+    for (const entry of oneOfEachKind()) {
+      for (const value of Object.values(entry)) {
+        const texts = Array.isArray(value) ? value : [value];
+        for (const text of texts) {
+          if (typeof text === "string" && text.length >= SECRET_LIMITS.maskMinChars) {
+            secrets.add(text.slice(0, SECRET_LIMITS.maskMinChars));
+          }
+        }
+      }
+    }
+    expect(secrets.size).toBeGreaterThan(20);
     const invalid: string[] = [];
     for (const entry of oneOfEachKind()) {
       if (entry.kind === "settings_changed") continue;

@@ -17,8 +17,8 @@ import {
 } from "../../../shared/audit-entry.js";
 import { sha256Hex, type common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { cutUtf8 } from "../catalog/text-cut.js";
-import { deepRedactor } from "./redaction.js";
+import { cutMiddleUtf8, cutUtf8 } from "../catalog/text-cut.js";
+import { secretMasker } from "../bridge/secret-mask.js";
 
 // Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
 const FIELD_LIMITS: Record<string, number> = {
@@ -81,14 +81,16 @@ const UNSCRUBBED_OF_KIND: ReadonlyMap<unknown, ReadonlySet<string>> = new Map(
 export function prepareEntry(input: AuditEntryInput, secrets: readonly string[]): AuditEntryInput {
   const cut: Record<string, unknown> = {};
   const fields: [string, unknown][] = Object.entries(input);
-  // The secrets are sorted once per entry, not once per field and string; null: none to scrub.
-  const redact = deepRedactor(secrets);
+  // The secrets are prepared once per entry, not once per field and string; null: none to mask.
+  const masker = secretMasker(secrets);
   const unscrubbed = UNSCRUBBED_OF_KIND.get(input.kind) ?? NONE;
   for (const [key, value] of fields) {
-    const clean = redact === null || unscrubbed.has(key) ? value : redact(value);
+    const clean = masker === null || unscrubbed.has(key) ? value : masker.deep(value);
+    // The run's code keeps its start and its end: the code chooses what fills it.
+    const cutText = key === "code" ? cutMiddleUtf8 : cutUtf8;
     cut[key] =
       typeof clean === "string"
-        ? cutUtf8(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
+        ? cutText(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
         : clean;
   }
   // Checked now, against the schema verify will use, so a bad entry is refused to its

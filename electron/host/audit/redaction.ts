@@ -1,12 +1,11 @@
-// Secrets (env values the user marked secret) must never reach the audit log. Arguments get
-// the strict treatment (a value touching a secret is replaced whole, since what surrounds a
-// secret in an argument is often more of it); every other text of an entry has the
-// occurrences themselves replaced, as a last line of defence for what the arguments rule
-// cannot see (a server echoing its key in an error, a secret pasted into code).
+// Secrets (env values the user marked secret) must never reach the audit log. Arguments are
+// masked by the rule every reader of a secret applies (secret-mask.ts): each occurrence of a
+// secret is replaced, and only the occurrence, so what a call sent stays readable around it.
 import { cutCodePoints, cutUtf8 } from "../catalog/text-cut.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { secretMasker } from "../bridge/secret-mask.js";
+import { distinctKeys } from "../util/distinct-keys.js";
 
-export const SECRET_MARK = "[secret]";
 const TOO_DEEP_MARK = "[too deep]";
 
 export interface RedactionOptions {
@@ -17,13 +16,16 @@ export interface RedactionOptions {
 
 /**
  * The arguments of a call as they may be logged: null for a private tool; else JSON text in
- * which every string value (and key) equal to or containing a secret, and every number or
- * boolean spelled like one, is replaced by "[secret]", cut to AUDIT_LIMITS.argsMaxBytes.
+ * which every occurrence of a secret, in string values, keys and numbers spelled like one, is
+ * replaced by "[secret]", cut to AUDIT_LIMITS.argsMaxBytes.
  */
 export function redactArgs(args: unknown, options: RedactionOptions): string | null {
   if (options.private) return null;
-  const secrets = usableSecrets(options.secrets);
-  const redacted = secrets.length === 0 ? args : redactValue(args, secrets, 0);
+  const masker = secretMasker(options.secrets);
+  const redacted =
+    masker === null
+      ? args
+      : masker.deep(args, { numbers: true, maxDepth: AUDIT_LIMITS.argsMaxDepth });
   let text: string | undefined;
   try {
     text = JSON.stringify(redacted);
@@ -71,104 +73,11 @@ function capStrings(value: unknown, cap: number, depth: number): unknown {
   if (value === null || typeof value !== "object") return value;
   if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
   if (Array.isArray(value)) return value.map((item) => capStrings(item, cap, depth + 1));
-  const out = keyedObject();
-  // Two keys cut to the same text both stay, numbered. The next number is kept per cut text:
-  // the code chooses the keys, and trying #2, #3, ... from the start for each of thousands of
-  // keys cut alike cost a time growing with the square of their number.
-  const nextNumber = new Map<string, number>();
-  for (const [key, item] of Object.entries(value)) {
-    const cut = cutCodePoints(key, Math.max(1, cap));
-    let name = cut;
-    if (Object.hasOwn(out, name)) {
-      let n = nextNumber.get(cut) ?? 2;
-      while (Object.hasOwn(out, `${cut}#${n}`)) n += 1;
-      name = `${cut}#${n}`;
-      nextNumber.set(cut, n + 1);
-    }
-    out[name] = capStrings(item, cap, depth + 1);
-  }
-  return out;
-}
-
-/**
- * The object a copy's keys go into. Null-prototype: the code chooses the keys, and on a plain
- * object a key named `__proto__` (an own key in parsed JSON, which the server receives) set the
- * copy's prototype instead of a key, so that argument vanished from the log and from the "ask
- * first" panel.
- */
-function keyedObject(): Record<string, unknown> {
-  return Object.create(null) as Record<string, unknown>;
-}
-
-/** `text` with every occurrence of every secret replaced by "[secret]". */
-export function redactText(text: string, secrets: readonly string[]): string {
-  return replaceSecrets(text, usableSecrets(secrets));
-}
-
-/** A JSON-like value with redactText applied to every string in it, keys included. */
-export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  return deepRedactor(secrets)?.(value) ?? value;
-}
-
-/**
- * redactDeep for many values and the same secrets, which are sorted once here rather than once
- * per value and per string in it: an audit entry is scrubbed field by field, on every tool call
- * (bench/audit-entry-prepare.ts). Null when no secret is usable: there is nothing to replace.
- */
-export function deepRedactor(secrets: readonly string[]): (<T>(value: T) => T) | null {
-  const usable = usableSecrets(secrets);
-  if (usable.length === 0) return null;
-  return <T>(value: T): T => scrub(value, usable) as T;
-}
-
-/** `text` with every secret of `usable` (usableSecrets' list) replaced by "[secret]". */
-function replaceSecrets(text: string, usable: readonly string[]): string {
-  let result = text;
-  // Longest first, so a secret that contains a shorter one is not left half shown.
-  for (const secret of usable) {
-    if (result.includes(secret)) result = result.split(secret).join(SECRET_MARK);
-  }
-  return result;
-}
-
-function usableSecrets(secrets: readonly string[]): string[] {
-  return [...new Set(secrets.filter((secret) => secret.length > 0))].sort(
-    (a, b) => b.length - a.length,
+  // Two keys cut to the same text both stay, numbered.
+  return distinctKeys(
+    Object.entries(value).map(([key, item]) => [
+      cutCodePoints(key, Math.max(1, cap)),
+      capStrings(item, cap, depth + 1),
+    ]),
   );
-}
-
-function touchesSecret(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => text.includes(secret));
-}
-
-function redactValue(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === "string") return touchesSecret(value, secrets) ? SECRET_MARK : value;
-  if (typeof value === "number" || typeof value === "boolean") {
-    return secrets.includes(String(value)) ? SECRET_MARK : value;
-  }
-  if (value === null || typeof value !== "object") return value;
-  if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
-  const out = keyedObject();
-  let hidden = 0;
-  for (const [key, item] of Object.entries(value)) {
-    let name = key;
-    if (touchesSecret(key, secrets)) {
-      hidden += 1;
-      name = hidden === 1 ? SECRET_MARK : `[secret ${hidden}]`;
-    }
-    out[name] = redactValue(item, secrets, depth + 1);
-  }
-  return out;
-}
-
-/** `usable` is usableSecrets' list: deduplicated, without empty ones, longest first. */
-function scrub(value: unknown, usable: readonly string[]): unknown {
-  if (typeof value === "string") return replaceSecrets(value, usable);
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((item) => scrub(item, usable));
-  const out = keyedObject();
-  for (const [key, item] of Object.entries(value))
-    out[replaceSecrets(key, usable)] = scrub(item, usable);
-  return out;
 }

@@ -43,7 +43,18 @@ export interface BridgeCallEvent {
   /** Whether the catalog marks the tool private. */
   private: boolean;
   at: Date;
+  /**
+   * Bytes the sink set aside for this entry when the call was let out (BridgeEventSink.reserve):
+   * the entry is written whatever the run's allowance says by now. Absent: refused before.
+   */
+  reserved?: number | undefined;
 }
+
+/** A call about to go out, as far as its audit entry goes before its outcome is known. */
+export type BridgeCallAdmission = Pick<
+  BridgeCallEvent,
+  "runId" | "client" | "server" | "tool" | "serverTool" | "argBytes" | "args" | "private"
+>;
 
 export interface BridgeTaintEvent {
   kind: "taint";
@@ -73,6 +84,13 @@ export type BridgeEvent = BridgeCallEvent | BridgeTaintEvent | BridgePastBudgetE
 
 export interface BridgeEventSink {
   emit(event: BridgeEvent): void;
+  /**
+   * Asked just before a call goes out (after every check but "ask first"): sets room aside in
+   * the log for the call's entry, whatever its outcome, and returns how many bytes (the call's
+   * event carries them back as `reserved`); null when the run has no room left, and the call
+   * is refused, never sent. Absent: the sink keeps no log, every call goes out.
+   */
+  reserve?(call: BridgeCallAdmission): number | null;
 }
 
 /** For `serve` and tests that do not look at events. */

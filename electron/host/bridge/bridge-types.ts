@@ -21,7 +21,7 @@ export interface BridgeOptions {
   /** Milliseconds since the epoch; injected so tests control durations and timestamps. */
   now?: () => number;
   /**
-   * Secret env values (secretValues of the running config), read at each call: every text
+   * Secret env values (configSecrets of the running config), read at each call: every text
    * that goes back to the code has them replaced by "[secret]" first. Absent: none.
    */
   secrets?: () => readonly string[];

@@ -1,11 +1,11 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_LIMITS } from "../../../shared/limits.js";
+import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { Catalog, CatalogTool } from "../catalog/catalog-types.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 import { askFirst, type AskingRun } from "./ask-first.js";
 import type { BridgeEventSink } from "./bridge-events.js";
 import type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js";
 import { CallBudget } from "./call-budget.js";
+import { CallSender } from "./call-sender.js";
 import {
   cancelled,
   checkSchema,
@@ -15,14 +15,11 @@ import {
   judgeResult,
   once,
   refusal,
-  untilAborted,
   type Verdict,
 } from "./call-verdicts.js";
 import { closeNames, eventName, formatSeconds, pythonTypeName, quoteName } from "./messages.js";
 import { maskSecrets } from "./secret-mask.js";
-import { ServerSlots, type SlotDone } from "./server-slots.js";
 import { taintRefusal, type TaintRegistry } from "./taint.js";
-import type { ToolCaller } from "./tool-caller.js";
 
 export type { CallOutcome };
 export type { BridgeOptions, RunCalls, StartRunOptions } from "./bridge-types.js";
@@ -33,47 +30,48 @@ interface RunState extends AskingRun {
   onBudgetSpent: () => void;
 }
 
-/** How a call that went out ended, before its result is judged. */
-type SendResult =
-  | { kind: "result"; result: CallToolResult }
-  | { kind: "timeout" }
-  | { kind: "aborted"; error: unknown }
-  | { kind: "fault"; error: unknown };
+/** The room set aside in the audit log for one call's entry, once it has been let out. */
+interface Held {
+  reserved?: number;
+}
 
 /**
  * The one place every tool call from the sandbox is checked. Per call, in this order:
  * (1) the run has calls left (first, so a spent budget costs nothing), (2) the name is a tool
  * in the catalog (which holds only allowed tools), (3) the arguments are a JSON object within
- * the size limit, (4) they satisfy the tool's schema, (5) the taint rule, (6) the user's
- * "ask first" approval where set. Only then does the call reach the server, and its result is
- * refused when too large. Every call yields exactly one event.
+ * the size limit, (4) they satisfy the tool's schema, (5) the taint rule, (6) the audit log has
+ * room for the call's entry, (7) the user's "ask first" approval where set. Only then does the
+ * call reach the server, and its result is refused when too large. Every call yields exactly
+ * one event.
  */
 export class Bridge {
   readonly #catalog: () => Catalog;
-  readonly #caller: ToolCaller;
   readonly #taint: TaintRegistry;
   readonly #events: BridgeEventSink;
-  readonly #serverConcurrency: number;
   readonly #callTimeoutMs: number;
   readonly #now: () => number;
   readonly #secrets: () => readonly string[];
   readonly #approvals: BridgeOptions["approvals"];
-  readonly #slots = new Map<string, ServerSlots>();
+  readonly #sender: CallSender;
 
   constructor(options: BridgeOptions) {
     this.#catalog = options.catalog;
-    this.#caller = options.caller;
     this.#taint = options.taint;
     this.#events = options.events;
-    this.#serverConcurrency = options.serverConcurrency ?? BRIDGE_LIMITS.defaultServerConcurrency;
+    const serverConcurrency = options.serverConcurrency ?? BRIDGE_LIMITS.defaultServerConcurrency;
     this.#callTimeoutMs = options.callTimeoutMs ?? BRIDGE_LIMITS.callTimeoutMs;
     this.#now = options.now ?? Date.now;
     this.#secrets = options.secrets ?? (() => []);
     this.#approvals = options.approvals;
-    if (!Number.isInteger(this.#serverConcurrency) || this.#serverConcurrency < 1) {
+    if (!Number.isInteger(serverConcurrency) || serverConcurrency < 1) {
       throw new RangeError("serverConcurrency must be a positive integer");
     }
     if (!(this.#callTimeoutMs > 0)) throw new RangeError("callTimeoutMs must be positive");
+    this.#sender = new CallSender(options.caller, {
+      serverConcurrency,
+      callTimeoutMs: this.#callTimeoutMs,
+      now: this.#now,
+    });
   }
 
   startRun(options: StartRunOptions): RunCalls {
@@ -146,8 +144,9 @@ export class Bridge {
 
   async #unmasked(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
     const started = this.#now();
+    const held: Held = {};
     try {
-      return await this.#call(run, pyName, args);
+      return await this.#call(run, pyName, args, held);
     } catch (error) {
       const name = typeof pyName === "string" ? pyName : String(pyName);
       const { outcome, ...rest } = fault(quoteName(name), error);
@@ -162,18 +161,20 @@ export class Bridge {
         durationMs: Math.max(0, ended - started),
         private: false,
         at: new Date(ended),
+        reserved: held.reserved,
       });
       return outcome;
     }
   }
 
   /**
-   * Everything up to the first `await` (in #send, or the "ask first" wait) runs synchronously:
-   * the budget count, the taint check and the taint set cannot interleave with another call of
-   * this run or of another run of the same client. After the wait the taint check runs again
-   * in the stretch that ends with the taint set. Keep it that way.
+   * Everything up to the first `await` (in CallSender.send, or the "ask first" wait) runs
+   * synchronously: the budget count, the room in the log, the taint check and the taint set
+   * cannot interleave with another call of this run or of another run of the same client.
+   * After the wait the taint check runs again in the stretch that ends with the taint set.
+   * Keep it that way.
    */
-  async #call(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
+  async #call(run: RunState, pyName: unknown, args: unknown, held: Held): Promise<CallOutcome> {
     const started = this.#now();
     // Every call counts toward the budget, refused ones included, as in the reference
     // design: a loop that keeps making bad calls still uses the budget up, and the count
@@ -218,6 +219,7 @@ export class Bridge {
         durationMs: Math.max(0, ended - started),
         private: tool?.private ?? false,
         at: new Date(ended),
+        reserved: held.reserved,
       });
       return outcome;
     };
@@ -272,8 +274,21 @@ export class Bridge {
     // A stopped run sends nothing more, and so taints nothing more.
     if (run.signal.aborted) return finish(cancelled(shown));
 
-    // (6) "Ask first": the call waits for the user (ask-first.ts). The run's deadline keeps
-    // running; the call's own timeout starts only when it goes out (in #send).
+    // (6) Room in the log, set aside until the call's event: refusals that fill the run's
+    // allowance while the call is out (or waits for the user) cannot push its entry out. A
+    // call with no room left is refused, never sent unlogged. A sink that throws here is a
+    // host fault (#unmasked): the call is not sent either.
+    const room = this.#reserve(run, tool, name, encoded.bytes, args);
+    if (room === null) {
+      return refuse(
+        `${shown} refused: this run has written as much to the audit log as one run may ` +
+          `(${RUN_COST_LIMITS.auditBytesPerRun} bytes), so no more calls go out.`,
+      );
+    }
+    held.reserved = room;
+
+    // (7) "Ask first": the call waits for the user (ask-first.ts). The run's deadline keeps
+    // running; the call's own timeout starts only when it goes out (CallSender.send).
     const asking = askFirst(this.#approvals, run, tool, sendArgs);
     if (asking !== undefined) {
       const decision = await asking;
@@ -308,7 +323,7 @@ export class Bridge {
       }
     }
 
-    const sent = await this.#send(run, tool, sendArgs);
+    const sent = await this.#sender.send(run.signal, tool, sendArgs);
     switch (sent.kind) {
       case "timeout":
         return finish(
@@ -326,67 +341,28 @@ export class Bridge {
     }
   }
 
-  /** Calls the server under its concurrency cap, the run's signal and the call timeout. */
-  async #send(
+  /**
+   * The room the sink sets aside for the call's entry; undefined when the sink keeps no log,
+   * null when there is none left. `args` is the object the call's event carries too.
+   */
+  #reserve(
     run: RunState,
     tool: CatalogTool,
+    name: string,
+    argBytes: number,
     args: Record<string, unknown>,
-  ): Promise<SendResult> {
-    let done: SlotDone;
-    try {
-      done = await this.#serverSlots(tool.server).acquire(run.signal, tool.tool);
-    } catch (error) {
-      return { kind: "aborted", error };
-    }
-    const sentAt = this.#now();
-    const release = (): void => done();
-
-    // One controller carries both reasons to stop, so the caller sees a single signal.
-    const controller = new AbortController();
-    let timedOut = false;
-    const onRunAbort = (): void => controller.abort(run.signal.reason);
-    run.signal.addEventListener("abort", onRunAbort, { once: true });
-    if (run.signal.aborted) controller.abort(run.signal.reason);
-    // The timeout starts when the call goes out, not while it waits for a slot.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException("The tool call timed out.", "TimeoutError"));
-    }, this.#callTimeoutMs);
-
-    const pending = (async () =>
-      this.#caller.callTool(tool.server, tool.tool, args, {
-        signal: controller.signal,
-        timeoutMs: this.#callTimeoutMs,
-      }))();
-    // The slot is held until the server has really finished with the request, so the cap
-    // counts what the server is doing, not what the code still waits for. How long an answer
-    // took tells the slots whether the server keeps up; a call that failed tells nothing.
-    void pending.then(() => done(this.#now() - sentAt), release);
-
-    try {
-      const settled = await untilAborted(pending, controller.signal);
-      if (settled.ok) return { kind: "result", result: settled.value };
-      if (timedOut && !run.signal.aborted) return { kind: "timeout" };
-      if (run.signal.aborted) return { kind: "aborted", error: settled.error };
-      return { kind: "fault", error: settled.error };
-    } finally {
-      clearTimeout(timer);
-      run.signal.removeEventListener("abort", onRunAbort);
-      if (controller.signal.aborted) {
-        // A caller that ignores its signal must not hold the slot for ever: give it one
-        // more timeout's worth of time, then free the slot anyway.
-        setTimeout(release, this.#callTimeoutMs).unref();
-      }
-    }
-  }
-
-  #serverSlots(server: string): ServerSlots {
-    let slots = this.#slots.get(server);
-    if (slots === undefined) {
-      slots = new ServerSlots({ ceiling: this.#serverConcurrency });
-      this.#slots.set(server, slots);
-    }
-    return slots;
+  ): number | null | undefined {
+    if (this.#events.reserve === undefined) return undefined;
+    return this.#events.reserve({
+      runId: run.runId,
+      client: run.client,
+      server: tool.server,
+      tool: eventName(name),
+      serverTool: tool.tool,
+      argBytes,
+      args,
+      private: tool.private,
+    });
   }
 
   #emit(event: Parameters<BridgeEventSink["emit"]>[0]): void {

@@ -1,6 +1,6 @@
 import { visibleText } from "../../../shared/hidden-chars.js";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
-import { maskJson, maskSecrets } from "../bridge/secret-mask.js";
+import { maskDeep, maskSecrets } from "../bridge/secret-mask.js";
 import type {
   Catalog,
   CatalogTool,
@@ -23,7 +23,7 @@ export interface BuildCatalogOptions {
   /** Name every tool `server__tool`: on whenever several servers are wrapped. */
   prefixWithServer: boolean;
   /**
-   * Secret values to keep out of what the code reads (see secretValues): a server can put its
+   * Secret values to keep out of what the code reads (configSecrets): a server can put its
    * own API key in a tool's description or schema, and the stub and the run_python description
    * would hand it to the code. The catalog is rebuilt whenever a server restarts, so with new
    * secrets too.
@@ -146,7 +146,7 @@ function catalogTool(
   };
   // The code reads the schema only as the stub renders it; calls are checked against the
   // server's own schema (validate), which the code never sees.
-  const shown = { ...source, inputSchema: maskJson(inputSchema, secrets) as typeof inputSchema };
+  const shown = { ...source, inputSchema: maskDeep(inputSchema, secrets) };
   return {
     ...source,
     server,

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   CUT_MARK,
   cutCodePoints,
+  cutMiddleUtf8,
   cutUtf8,
+  middleCutMark,
   firstSentence,
   oneLine,
   toWellFormed,
@@ -58,5 +60,36 @@ describe("cutting text", () => {
 
   it("collapses every kind of line break and control character", () => {
     expect(oneLine("a\u2028b\u2029c\u0085d\re\u0000f\t g")).toBe("a b c d e f g");
+  });
+});
+
+describe("cutting the middle out of a text", () => {
+  it("leaves text within the limit as it is", () => {
+    expect(cutMiddleUtf8("print(1)\n", 16)).toBe("print(1)\n");
+    const exact = "é".repeat(100);
+    expect(cutMiddleUtf8(exact, 200)).toBe(exact);
+  });
+
+  it("keeps the start and the end, says how much went, and stays within the limit", () => {
+    const text = `import os\n${"# filler\n".repeat(1000)}os.system("send")\n`;
+    const cut = cutMiddleUtf8(text, 200);
+    expect(bytes(cut)).toBeLessThanOrEqual(200);
+    expect(cut.startsWith("import os\n# filler")).toBe(true);
+    expect(cut.endsWith('os.system("send")\n')).toBe(true);
+    const [head = "", tail = ""] = cut.split(/\n\[… \d+ bytes left out …\]\n/);
+    expect(cut).toBe(head + middleCutMark(bytes(text) - bytes(head) - bytes(tail)) + tail);
+  });
+
+  it("never cuts inside a character, at either end", () => {
+    const text = "😀".repeat(500);
+    const cut = cutMiddleUtf8(text, 301);
+    expect(bytes(cut)).toBeLessThanOrEqual(301);
+    expect(cut).toBe(toWellFormed(cut));
+    expect(cut.startsWith("😀")).toBe(true);
+    expect(cut.endsWith("😀")).toBe(true);
+  });
+
+  it("falls back to cutting the end when the limit leaves no room beside the mark", () => {
+    expect(cutMiddleUtf8("x".repeat(100), 10)).toBe(cutUtf8("x".repeat(100), 10));
   });
 });

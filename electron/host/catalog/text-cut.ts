@@ -42,6 +42,62 @@ export function cutUtf8(text: string, maxBytes: number): string {
   return toWellFormed(text);
 }
 
+/** The text left where cutMiddleUtf8 took the middle of a text out. */
+export function middleCutMark(bytesLeftOut: number): string {
+  return `\n[… ${bytesLeftOut} bytes left out …]\n`;
+}
+
+/**
+ * Cuts `text` to at most `maxBytes` UTF-8 bytes by taking out its middle: its start and its end
+ * are kept (half of the room each), with middleCutMark saying how much went. For text someone
+ * may pad to hide what matters: cut at the end, padding first pushed the rest out; cut at the
+ * start, the rest first and padding after. Either is now shown, and the mark says a cut was
+ * made. The walks stop at the limits, so a huge text costs no more than a short one.
+ */
+export function cutMiddleUtf8(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return toWellFormed(text);
+  const total = Buffer.byteLength(text);
+  if (total <= maxBytes) return toWellFormed(text);
+  // The mark with the longest count it can have: the actual one is no longer.
+  const room = maxBytes - Buffer.byteLength(middleCutMark(total));
+  if (room < 2) return cutUtf8(text, maxBytes);
+  const head = utf8Prefix(text, Math.ceil(room / 2));
+  const tail = utf8Suffix(text, Math.floor(room / 2));
+  const leftOut = total - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  return toWellFormed(head) + middleCutMark(leftOut) + toWellFormed(tail);
+}
+
+/** The longest start of `text` of at most `maxBytes` UTF-8 bytes. */
+function utf8Prefix(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let index = 0;
+  for (const ch of text) {
+    bytes += utf8Length(ch.codePointAt(0) ?? 0);
+    if (bytes > maxBytes) break;
+    index += ch.length;
+  }
+  return text.slice(0, index);
+}
+
+/** The longest end of `text` of at most `maxBytes` UTF-8 bytes, never half a surrogate pair. */
+function utf8Suffix(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let index = text.length;
+  while (index > 0) {
+    let start = index - 1;
+    const unit = text.charCodeAt(start);
+    if (unit >= 0xdc00 && unit <= 0xdfff && start > 0) {
+      const before = text.charCodeAt(start - 1);
+      if (before >= 0xd800 && before <= 0xdbff) start -= 1;
+    }
+    const size = utf8Length(text.codePointAt(start) ?? 0);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    index = start;
+  }
+  return text.slice(index);
+}
+
 // C0 and C1 controls and the Unicode line and paragraph separators: anything that could
 // start a new line, or hide text, where one line is expected.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point

@@ -1,4 +1,4 @@
-import { secretValues } from "../bridge/secret-mask.js";
+import { configSecrets } from "../bridge/secret-mask.js";
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../shared/limits.js";
@@ -143,7 +143,7 @@ export class CodeModeEngine {
       serverConcurrency: this.settings.serverConcurrency,
       callTimeoutMs: this.settings.callTimeoutMs,
       // Read from the running servers' own config, so what they were started with is masked.
-      secrets: () => secretValues(this.deps.servers.config),
+      secrets: () => configSecrets(this.deps.servers.config),
       approvals: this.deps.approvals,
     });
   }
@@ -162,7 +162,7 @@ export class CodeModeEngine {
       prefixWithServer: this.deps.prefixWithServer,
       // A server restarts (and lists its tools again) whenever its env changes: the catalog is
       // rebuilt then, with the new secrets.
-      secrets: secretValues(this.deps.servers.config),
+      secrets: configSecrets(this.deps.servers.config),
     });
   }
 
@@ -208,7 +208,7 @@ export class CodeModeEngine {
       info: server.info,
       toolCount: server.tools.length,
     }));
-    return downServers(facts, secretValues(this.deps.servers.config), this.deps.prefixWithServer);
+    return downServers(facts, configSecrets(this.deps.servers.config), this.deps.prefixWithServer);
   }
 
   description(): string {

@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { TryServerView } from "../../../shared/api/api-views.js";
 import { TRY_SERVER_LIMITS } from "../../../shared/limits.js";
-import { redactText } from "../audit/redaction.js";
+import { entrySecrets, maskSecrets } from "../bridge/secret-mask.js";
 import { pythonNameFor } from "../catalog/python-names.js";
 import type { ServerEntry } from "./server-config-types.js";
 import { WrappedServer, type WrappedServerOptions } from "./wrapped-server.js";
@@ -105,8 +105,8 @@ export async function tryServer(entry: ServerEntry, options: TryOptions): Promis
   const now = options.now ?? Date.now;
   const started = now();
   const timeoutMs = options.timeoutMs ?? TRY_SERVER_LIMITS.timeoutMs;
-  const secrets = entry.secretEnv.map((key) => entry.env[key] ?? "").filter((v) => v !== "");
-  const scrub = (text: string): string => redactText(text, secrets);
+  const secrets = entrySecrets(entry);
+  const scrub = (text: string): string => maskSecrets(text, secrets);
   const server = new WrappedServer(options.name, entry, {
     startTimeoutMs: timeoutMs,
     ...(options.path !== undefined ? { path: options.path } : {}),

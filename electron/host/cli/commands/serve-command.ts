@@ -21,7 +21,7 @@ import {
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";
 import { packageVersion } from "../../package-version.js";
-import { secretValues } from "../../bridge/secret-mask.js";
+import { configSecrets } from "../../bridge/secret-mask.js";
 import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
 
 /** `serve` has one client, its stdio peer: taint is kept for the life of the process. */
@@ -94,7 +94,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
           asksFirst: (server, tool) => configAsksFirst(servers.config, server, tool),
           record: () => undefined,
           changed: () => undefined,
-          secrets: () => secretValues(servers.config),
+          secrets: () => configSecrets(servers.config),
           timeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
           userPresent: false,
         }),

@@ -144,9 +144,12 @@ function RunDetail(props: {
           <pre className="code-block code-block-tall" tabIndex={0} aria-label="Code of the run">
             {started.code}
           </pre>
-          {started.code.length < started.codeBytes ? (
+          {/* In bytes: code with accents or emoji, logged whole, is longer in bytes than in characters. */}
+          {new TextEncoder().encode(started.code).length < started.codeBytes ? (
             <p className="muted small">
-              Shortened in the log: the code was {formatBytes(started.codeBytes)}.
+              Shortened in the log: the code was {formatBytes(started.codeBytes)}; its start and its
+              end are shown, the middle is left out. Its sha256 is{" "}
+              <code className="wrap-anywhere">{started.codeHash}</code>.
             </p>
           ) : null}
         </>

@@ -41,7 +41,7 @@ describe.skipIf(fx === null)("secret redaction: an argument that contains a secr
       toy: toyServer({ env: { DB_PASSWORD: PASSWORD }, secret: ["DB_PASSWORD"], ask: ["send"] }),
     });
     daemon = await startUiDaemon(home);
-    ws = await connectWsApi(daemon.port, daemon.token);
+    ws = await connectWsApi(daemon.port, { ticket: await daemon.ticket() });
     shim = await connectShim(home, { name: CLIENT, version: "1" });
   });
 

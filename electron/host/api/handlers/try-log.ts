@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import type { TryServerView } from "../../../../shared/api/api-views.js";
 import type { Trier } from "../../../../shared/audit-entry.js";
 import type { HostAudit } from "../../app/host-audit.js";
-import { SECRET_MARK, redactArgs, redactText } from "../../audit/redaction.js";
+import { redactArgs } from "../../audit/redaction.js";
+import { SECRET_MARK, entrySecrets, maskSecrets } from "../../bridge/secret-mask.js";
 import type { ServerEntry } from "../../servers/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
 
@@ -28,8 +29,8 @@ export interface TryRecord {
  * the whole argument, and with it what the command did.
  */
 function tried(entry: ServerEntry): { command: string; args: string; env: string } {
-  const secrets = entry.secretEnv.map((key) => entry.env[key] ?? "").filter((v) => v !== "");
-  const masked = (text: string): string => redactText(text, secrets);
+  const secrets = entrySecrets(entry);
+  const masked = (text: string): string => maskSecrets(text, secrets);
   const env = Object.fromEntries(
     Object.entries(entry.env).map(([key, value]) => [
       key,

@@ -103,6 +103,7 @@ describe("shim start-up weight", () => {
       "electron/host/shim/shim-session.ts",
       "electron/host/shim/shim.ts",
       "electron/host/shim/start-app.ts",
+      "shared/hidden-chars.ts",
       "shared/limits.ts",
     ]);
   });

@@ -1,4 +1,4 @@
-import { UserError, writeLine, type CliIO } from "./cli-io.js";
+import { isParseArgsError, UserError, writeLine, type CliIO } from "./cli-io.js";
 
 type Handler = (argv: string[], io: CliIO) => Promise<number>;
 type Command = { summary: string; load: () => Promise<Handler> };
@@ -86,12 +86,4 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     throw error;
   }
-}
-
-function isParseArgsError(error: unknown): boolean {
-  return (
-    error instanceof TypeError &&
-    typeof (error as NodeJS.ErrnoException).code === "string" &&
-    ((error as NodeJS.ErrnoException).code ?? "").startsWith("ERR_PARSE_ARGS")
-  );
 }

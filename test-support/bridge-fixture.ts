@@ -130,6 +130,7 @@ export interface Setup {
     signal?: AbortSignal;
     onBudgetSpent?: () => void;
     code?: string;
+    timeLeftMs?: () => number | undefined;
   }) => RunCalls;
 }
 
@@ -204,6 +205,7 @@ export function setup(
         signal: o.signal ?? new AbortController().signal,
         onBudgetSpent: o.onBudgetSpent,
         code: o.code,
+        timeLeftMs: o.timeLeftMs,
       }),
   };
 }

@@ -74,6 +74,7 @@ export function runInContainer(
       options.deadlineCeilingSeconds,
     );
     const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
+    hooks.onDeadline?.(deadlineSeconds * 1000);
     const onAbort = (): void => stop("cancelled");
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     const onLimit = (): void => stop(limitReason(hooks.limit?.reason));

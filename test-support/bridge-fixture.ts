@@ -37,6 +37,7 @@ export function makeTool(spec: ToolSpec): CatalogTool {
     server: spec.server ?? "main",
     tool: spec.tool ?? spec.pyName,
     description: "",
+    deprecated: false,
     private: spec.private ?? false,
     inputSchema,
     validate: ajv.compile(inputSchema),

@@ -59,6 +59,7 @@ function manyServers(count: number, servers: number): Catalog {
         ...source,
         server: `srv${k}`,
         tool: `tool_${i}`,
+        deprecated: false,
         validate: (() => true) as unknown as CatalogTool["validate"],
         stub: renderStub(source),
         summary: renderSummary(source),

@@ -14,6 +14,8 @@ export interface SandboxTool {
   description?: string | undefined;
   /** The input schema as JSON text (masked), or null/absent when left out as too large. */
   schema?: string | null | undefined;
+  /** The server marks it deprecated: the runner's name suggestions prefer other tools. */
+  deprecated?: boolean | undefined;
 }
 
 export interface RunRequest {

@@ -89,9 +89,9 @@ describe("run_python description", () => {
     for (const text of [
       "async function",
       "top-level `await`",
-      "await name({",
+      "await get_item({",
       "json.loads",
-      "asyncio.gather",
+      "import asyncio; items = await asyncio.gather(",
       `at most ${RUN_LIMITS.stdoutKeptBytes / 1024} KiB`,
       "ToolError",
       "TOOLS[name]",

@@ -46,6 +46,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "tail, verify or export the audit log",
     load: async () => (await import("./commands/audit-command.js")).auditCommand,
   },
+  token: {
+    summary: "print the HTTP header with this install's token (a client's headers helper)",
+    load: async () => (await import("./commands/token-command.js")).tokenCommand,
+  },
 };
 
 export function helpText(): string {

@@ -103,13 +103,13 @@ describe("first start", () => {
     }
   });
 
-  it("codemode run on a missing file is a one-line error", () => {
+  it("codemode run on a missing file is a one-line error (a usage error: exit 2)", () => {
     const result = spawnSync(process.execPath, [CODEMODE_BIN, "run", "missing.py"], {
       cwd: repoRoot,
       encoding: "utf8",
       env: hostEnv(makeHome("codemode-run-missing-")),
     });
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(2);
     expect(result.stderr).toBe("codemode run: cannot read missing.py: no such file\n");
   });
 });

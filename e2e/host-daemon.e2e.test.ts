@@ -10,6 +10,7 @@ import path from "node:path";
 import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditKind } from "../shared/audit-entry.js";
+import { runResultIn } from "../shared/run-result.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import {
   assertHostBuilt,
@@ -107,6 +108,32 @@ describe.skipIf(!fx)("codemode daemon: one host process for every client", () =>
     expect(entriesOf("run_started", "e2e-basic")).toHaveLength(1);
     await until(() => entriesOf("run_finished", "e2e-basic").length === 1, "run_finished");
     expect(entriesOf("client_connected", "e2e-basic")[0]?.clientVersion).toBe("1.2.3");
+  });
+
+  it("a run that raised or was stopped comes back marked isError, its text as it is; one that finished does not", async () => {
+    const shim = await connectShim(home, { name: "e2e-is-error", version: "1" });
+    try {
+      const text = (r: { content?: unknown }): string =>
+        ((r.content as { text?: string }[] | undefined) ?? []).map((c) => c.text ?? "").join("");
+      const ok = await shim.callTool("run_python", { code: "print('fine')" });
+      expect(ok.isError).toBeUndefined();
+      expect(text(ok)).toBe("fine\n");
+      const raised = await shim.callTool("run_python", {
+        code: "print('before')\nraise ValueError('boom')",
+      });
+      expect(raised.isError).toBe(true);
+      expect(text(raised)).toMatch(/^before\n\[error\]\n[^]*ValueError: boom\n$/);
+      expect(runResultIn(raised)).toMatchObject({ stdout: "before\n", exit_code: 1 });
+      const stopped = await shim.callTool("run_python", {
+        code: "import time\ntime.sleep(30)",
+        timeout_s: 1,
+      });
+      expect(stopped.isError).toBe(true);
+      expect(text(stopped)).toBe("[error]\nthe run was stopped at its deadline of 1 s\n");
+      expect(runResultIn(stopped)).toMatchObject({ stopped: "deadline", timed_out: true });
+    } finally {
+      await shim.close();
+    }
   });
 
   it("a client that disconnects mid-run gets its container killed and removed at once, and the run logged as cancelled", async () => {

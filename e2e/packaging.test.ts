@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
+import { tokenHeaderCommand } from "../electron/host/clients/client-snippets.js";
 import { packageRoot } from "../electron/host/paths.js";
 
 const root = packageRoot();
@@ -50,6 +51,25 @@ describe("shipped artifacts", () => {
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toEqual(["run_python"]);
     await client.close();
+    rmSync(alone, { recursive: true, force: true });
+  });
+
+  it("the bundled shim alone is also the headers helper the Clients page gives Claude Code", () => {
+    const alone = mkdtempSync(path.join(os.tmpdir(), "codemode-shim-alone-"));
+    const copy = path.join(alone, "index.mjs");
+    copyFileSync(shimBundle, copy);
+    // As the packaged app launches its shim: its own executable and the bundle, no "shim" word.
+    const helper = tokenHeaderCommand({
+      command: process.execPath,
+      args: [copy],
+      env: { CODEMODE_HOME: home },
+    });
+    const printed = execFileSync("sh", ["-c", helper], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    const token = readFileSync(path.join(home, "token"), "utf8").trim();
+    expect(JSON.parse(printed)).toEqual({ Authorization: `Bearer ${token}` });
     rmSync(alone, { recursive: true, force: true });
   });
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertHostBuilt, cleanUpHosts, makeHome, startDaemon } from "../test-support/daemon.js";
 import { freePort } from "../test-support/free-port.js";
 import { repoRoot } from "../test-support/processes.js";
+import { runWatchingArguments } from "../test-support/proc-tree.js";
 import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
 import { clientSnippets, httpClientSnippets } from "../electron/host/clients/client-snippets.js";
 
@@ -65,13 +66,16 @@ describe("real MCP clients against codemode daemon", () => {
     return {
       inNewProject: () => {
         const project = mkdtempSync(path.join(userHome, "project-"));
-        return (command: string) =>
-          spawnSync("sh", ["-c", command], {
-            cwd: project,
-            env,
-            encoding: "utf8",
-            timeout: 60_000,
-          });
+        return Object.assign(
+          (command: string) =>
+            spawnSync("sh", ["-c", command], {
+              cwd: project,
+              env,
+              encoding: "utf8",
+              timeout: 60_000,
+            }),
+          { cwd: project, env },
+        );
       },
     };
   };
@@ -94,32 +98,45 @@ describe("real MCP clients against codemode daemon", () => {
     }
   });
 
-  it("Claude Code: the Clients page's HTTP command registers MCP over HTTP, Connected with the token and not without", async () => {
+  it("Claude Code: the Clients page's HTTP command registers MCP over HTTP, Connected through its headers helper, the token in no process's arguments", async () => {
     const daemon = await startDaemon(home);
     try {
       const token = readFileSync(path.join(home, "token"), "utf8").trim();
       const url = `http://127.0.0.1:${port}/mcp`;
       // What the daemon's Clients page shows while MCP over HTTP is on.
-      const http = clientSnippets(cliShimLaunch({ CODEMODE_HOME: home }), { url, token }).http!;
-      const wrong = httpClientSnippets({ url, token: "0".repeat(token.length) }).claudeCode;
+      const launch = cliShimLaunch({ CODEMODE_HOME: home });
+      const http = clientSnippets(launch, { url, token }).http!;
+      expect(http.claudeCode).not.toContain(token);
       const user = newClaudeUser();
-      const sh = user.inNewProject();
-      const added = sh(http.claudeCode);
-      expect(added.status, added.stderr + added.stdout).toBe(0);
-      // The same entry under another name with a wrong token: Connected must need the header.
-      const addedWrong = sh(wrong.replace(" codemode ", " codemode-wrong "));
-      expect(addedWrong.status, addedWrong.stderr + addedWrong.stdout).toBe(0);
-      // Listed from another folder, as for the shim's entry above.
-      const listed = user.inNewProject()("claude mcp list");
-      const lines = listed.stdout.split("\n");
-      expect(lines, listed.stdout).toContainEqual(
+      const watched = (command: string, secret: string) => {
+        const { cwd, env } = user.inNewProject();
+        return runWatchingArguments(command, { cwd, env, secret });
+      };
+      // Adding it, and `claude mcp list` connecting (which runs the helper), while every
+      // process's arguments are read as another local user could: the token is in none.
+      const added = await watched(http.claudeCode, token);
+      expect(added.status, added.output).toBe(0);
+      const listed = await watched("claude mcp list", token);
+      expect(listed.seen).toEqual([]);
+      expect(added.seen).toEqual([]);
+      const lines = listed.output.split("\n");
+      expect(lines, listed.output).toContainEqual(
         expect.stringMatching(
           /^codemode: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - [✓✔] Connected$/,
         ),
       );
-      expect(listed.stdout).toContain(`codemode: ${url} (HTTP)`);
-      const wrongLine = lines.find((l) => l.startsWith("codemode-wrong: "));
-      expect(wrongLine, listed.stdout).toBeDefined();
+      // The watch sees a token that is in a command line: the way the page gave it before,
+      // here with a wrong token, which also shows that Connected needs the right header.
+      const wrongToken = "0".repeat(token.length);
+      const addedWrong = await watched(
+        `claude mcp add --scope user --transport http codemode-wrong ${url} --header 'Authorization: Bearer ${wrongToken}'`,
+        wrongToken,
+      );
+      expect(addedWrong.status, addedWrong.output).toBe(0);
+      expect(addedWrong.seen.some((line) => line.includes("claude"))).toBe(true);
+      const again = user.inNewProject()("claude mcp list");
+      const wrongLine = again.stdout.split("\n").find((l) => l.startsWith("codemode-wrong: "));
+      expect(wrongLine, again.stdout).toBeDefined();
       expect(wrongLine).not.toContain("Connected");
     } finally {
       await daemon.stop();
@@ -132,7 +149,11 @@ describe("real MCP clients against codemode daemon", () => {
       const token = readFileSync(path.join(home, "token"), "utf8").trim();
       const url = `http://127.0.0.1:${port}/mcp`;
       const entry = (t: string) =>
-        (JSON.parse(httpClientSnippets({ url, token: t }).gemini) as GeminiSettings).mcpServers;
+        (
+          JSON.parse(
+            httpClientSnippets({ url, token: t }, cliShimLaunch({ CODEMODE_HOME: home })).gemini,
+          ) as GeminiSettings
+        ).mcpServers;
       const geminiHome = mkdtempSync(path.join(clientHome, "gemini-"));
       const project = path.join(geminiHome, "project");
       mkdirSync(path.join(geminiHome, ".gemini"), { recursive: true });

@@ -281,7 +281,7 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
     }
   });
 
-  it("run_python input errors are tool errors while a raising run is a normal result", async () => {
+  it("run_python input errors are tool errors; a run that raised or was stopped is marked isError, its text as it is", async () => {
     const text = (r: { content?: unknown }): string =>
       ((r.content as { text?: string }[] | undefined) ?? []).map((c) => c.text ?? "").join("");
     const cases: [Record<string, unknown>, RegExp][] = [
@@ -308,11 +308,13 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
       'MCP error -32602: tools/call: unknown tool "python": the only tool is run_python',
     );
 
-    // Code that raises, or does not even compile, is a normal result carrying the error.
+    // Code that raises, or does not even compile, is a failed run: isError, with the run's
+    // text (output, then the error) and its result, as a run that finished has them.
     const raised = await serve.callTool("run_python", {
       code: "print('before')\nraise ValueError('boom')",
     });
-    expect(raised.isError).toBeFalsy();
+    expect(raised.isError).toBe(true);
+    expect(text(raised)).toMatch(/^before\n\[error\]\n[^]*ValueError: boom\n$/);
     expect(runResultIn(raised)).toMatchObject({
       stdout: "before\n",
       exit_code: 1,
@@ -320,8 +322,19 @@ await big({"bytes": ${64 * 1024 * 1024 + 1}})`);
     });
     expect(runResultIn(raised)?.error).toContain("ValueError: boom");
     const syntax = await serve.callTool("run_python", { code: "def (:" });
-    expect(syntax.isError).toBeFalsy();
+    expect(syntax.isError).toBe(true);
     expect(runResultIn(syntax)?.error).toContain("SyntaxError");
+    // A run stopped (here at its deadline) is one too.
+    const stopped = await serve.callTool("run_python", {
+      code: "import time\ntime.sleep(30)",
+      timeout_s: 1,
+    });
+    expect(stopped.isError).toBe(true);
+    expect(text(stopped)).toBe("[error]\nthe run was stopped at its deadline of 1 s\n");
+    // A run that finished is not.
+    const ok = await serve.callTool("run_python", { code: "print('fine')" });
+    expect(ok.isError).toBeUndefined();
+    expect(text(ok)).toBe("fine\n");
   });
 });
 

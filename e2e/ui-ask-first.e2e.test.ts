@@ -1,13 +1,15 @@
 // "Ask first" end to end: a real `codemode daemon --ui`, real Docker runs, the toy server's
 // echo marked ask-first in servers.json, an SDK client over the shim, and Chromium showing the
 // approval panel. Allow and deny both reach the code, an unanswered call is denied after the
-// setting's time, a client that supports elicitation answers itself, and the audit log (and
-// its page, filtered by kind) records each request and who answered.
+// setting's time or, sooner, before the run's deadline, a run that ends takes its card with
+// it, a client that supports elicitation answers itself, and the audit log (and its page,
+// filtered by kind) records each request and who answered.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APPROVAL_LIMITS } from "../shared/limits.js";
 import { auditEntries, connectShim, toyServer, writeServers } from "../test-support/daemon.js";
 import { waitForText, waitUntil } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
@@ -117,7 +119,9 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
       const before = answered().length;
       const started = Date.now();
       const result = await shim.run(TRY_ECHO);
-      expect(result.stdout).toBe("denied: the user denied this call (no answer in time)\n");
+      expect(result.stdout).toMatch(
+        /^denied: the call waited [23] s for the user's answer and was not answered, so it was not sent\n$/,
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
       expect(answered().slice(before)).toEqual([
         expect.objectContaining({ answer: "timeout", by: null }),
@@ -125,6 +129,86 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
     } finally {
       await ws.request("settings.save", { approvalTimeoutSeconds: 60 });
     }
+  });
+
+  it("a question never outlasts its run: it closes before the deadline and the code hears it waited", async () => {
+    // The setting's 60 s would outlast a run of 8 s: the question gets the run's time instead,
+    // less the margin the code needs to hear that nobody answered.
+    const run = shim.run(TRY_ECHO, { timeout_s: 8 });
+    run.catch(() => undefined);
+    const item = panel().getByRole("listitem");
+    const note = item.getByText(/Denied in \d+ s unless you answer/);
+    await waitForText(
+      note,
+      /the run it belongs to reaches its deadline then/,
+      "the run's deadline",
+    );
+    const left = Number(/Denied in (\d+) s/.exec(await note.innerText())?.[1]);
+    expect(left).toBeLessThanOrEqual(8 - APPROVAL_LIMITS.runDeadlineMarginMs / 1000);
+    // Nobody answers: the card leaves, and the code (not the deadline) ends the run, saying why.
+    const result = await run;
+    expect(result.stopped).toBeNull();
+    expect(result.stdout).toMatch(
+      /^denied: the call waited \d+ s for the user's answer and was not answered before the run's deadline, so it was not sent\. /,
+    );
+    await waitUntil(
+      () => panel().count(),
+      (n) => n === 0,
+      "the panel gone",
+    );
+    expect(answered().at(-1)).toMatchObject({ answer: "timeout", by: null });
+  });
+
+  it("the card ends when its run ends, and the model reads that the call waited unanswered", async () => {
+    // The client gives up on the run (as a person pressing Esc in their client would) while
+    // the card is up: the run is cancelled and the card leaves the page.
+    const cancel = new AbortController();
+    const given = shim.client.callTool(
+      { name: "run_python", arguments: { code: TRY_ECHO } },
+      undefined,
+      { signal: cancel.signal, timeout: 120_000 },
+    );
+    given.catch(() => undefined);
+    const item = panel().getByRole("listitem");
+    await waitForText(item, /wants to call echo/, "the question");
+    cancel.abort();
+    await waitUntil(
+      () => panel().count(),
+      (n) => n === 0,
+      "the panel gone with its run",
+    );
+    await waitUntil(
+      () => Promise.resolve(answered().at(-1)),
+      (entry) => entry?.answer === "cancelled",
+      "the question withdrawn, on record",
+    );
+    expect(await ws.request("approvals.list", {})).toEqual([]);
+
+    // A run stopped for another reason (here, too much output) while a call waits: its error
+    // says the call waited for the user and was not answered. toy__add returns only after the
+    // echo's question is up (the host reads the calls in order).
+    const flood = [
+      "import asyncio",
+      "async def flood():",
+      '    await toy__add({"a": 1, "b": 2})',
+      "    while True:",
+      '        print("x" * 4096)',
+      'await asyncio.gather(toy__echo({"text": "hello"}), flood())',
+    ].join("\n");
+    const reply = await shim.callTool("run_python", { code: flood });
+    expect(reply.isError).toBe(true);
+    const text = (reply.content as { type: string; text?: string }[])[0]?.text ?? "";
+    expect(text).toContain(
+      "[error]\nthe run was stopped after writing more than 1048576 bytes of output\n" +
+        "a call to toy__echo waited for the user's answer and was not answered when the run " +
+        "ended, so it was not sent\n",
+    );
+    expect(answered().at(-1)).toMatchObject({ tool: "toy__echo", answer: "cancelled" });
+    await waitUntil(
+      () => panel().count(),
+      (n) => n === 0,
+      "no card left",
+    );
   });
 
   it("a client that supports elicitation is asked too and its answer wins", async () => {

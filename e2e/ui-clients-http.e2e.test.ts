@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
 import { httpClientSnippets } from "../electron/host/clients/client-snippets.js";
 import { GEMINI_TRUST_NOTE } from "../shared/client-notes.js";
 import { waitForText } from "../test-support/browser.js";
@@ -74,7 +75,7 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
     await setHttp(true);
     const group = httpGroup();
     await group.waitFor();
-    const expected = httpClientSnippets({ url, token });
+    const expected = httpClientSnippets({ url, token }, cliShimLaunch({ CODEMODE_HOME: ui.home }));
     const tabs = group.getByRole("tablist", { name: "HTTP client" }).getByRole("tab");
     expect(await tabs.allInnerTexts()).toEqual(["Claude Code", "Cursor", "VS Code", "Gemini CLI"]);
     const shown = async (title: string): Promise<string> => {
@@ -82,6 +83,8 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
       return group.getByLabel(`${title} HTTP entry`, { exact: true }).innerText();
     };
     expect(await shown("Claude Code")).toBe(expected.claudeCode);
+    // The command a user runs carries no token: Claude Code reads it when it connects.
+    expect(expected.claudeCode).not.toContain(token);
     expect(JSON.parse(await shown("Cursor"))).toEqual(JSON.parse(expected.cursor));
     expect(JSON.parse(await shown("VS Code"))).toEqual(JSON.parse(expected.vscode));
     expect(JSON.parse(await shown("Gemini CLI"))).toEqual({

@@ -170,8 +170,9 @@ def _parse_line(line):
 
 
 def _parse_tools(tools):
-    """The catalog as a list of (name, stub, description, schema), from the `tools` of a
-    start or catalog line; exits as a host bug unless it has the protocol's shape."""
+    """The catalog as a list of (name, stub, description, schema, deprecated), from the
+    `tools` of a start or catalog line; exits as a host bug unless it has the protocol's
+    shape."""
     if type(tools) is not list:
         _host_bug()
     catalog = []
@@ -180,11 +181,12 @@ def _parse_tools(tools):
             _host_bug()
         name, stub = tool.get("name"), tool.get("stub")
         description, schema = tool.get("description"), tool.get("schema")
+        deprecated = tool.get("deprecated", False)
         if not all(type(field) is str for field in (name, stub, description)):
             _host_bug()
-        if schema is not None and type(schema) is not str:
+        if (schema is not None and type(schema) is not str) or type(deprecated) is not bool:
             _host_bug()
-        catalog.append((name, stub, description, schema))
+        catalog.append((name, stub, description, schema, deprecated))
     return catalog
 
 
@@ -717,6 +719,191 @@ class _ToolInfo(str):
         return str.__str__(self)
 
 
+# Suggestions for a name the code got wrong (a tool without its server, or misspelt): only names
+# up to this long are compared, and at most this many are offered. A tool's name (the part after
+# its server's) must be at least _SUGGEST_MIN_RATIO similar (difflib's ratio) to the one
+# written, and within _SUGGEST_WINDOW of the closest one's.
+_SUGGEST_NAME_MAX = 100
+_SUGGESTIONS_MAX = 3
+_SUGGEST_MIN_RATIO = 0.6
+_SUGGEST_WINDOW = 0.1
+
+
+def _split_name(name):
+    """("server", "tool") of `server__tool`; ("", name) of a name without a server."""
+    server, sep, tool = name.partition("__")
+    return (server, tool) if sep and server and tool else ("", name)
+
+
+def _word_at(text, word):
+    """Where `word` first stands in `text` as a whole identifier, or -1 (a plain scan)."""
+    at = text.find(word)
+    while at >= 0:
+        before = text[at - 1] if at > 0 else " "
+        after = text[at + len(word)] if at + len(word) < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return at
+        at = text.find(word, at + 1)
+    return -1
+
+
+class _ToolNames:
+    """The catalog's names, to say what to write instead of a name that is no tool's.
+
+    A name that is a tool's without its server (`read_text_file` for
+    `filesystem__read_text_file`) or close to one is pointed to it; tools their server marks
+    deprecated are offered only when no other one is close. Held tools the code names are
+    said to be held, with the host's message."""
+
+    def __init__(self, catalog, held):
+        self.names = tuple(name for name, *_ in catalog)
+        self.known = frozenset(self.names)
+        # A deprecated tool's description usually names its successor ("DEPRECATED: Use
+        # read_text_file instead."): kept to find it.
+        self.deprecated = {tool[0]: tool[2] for tool in catalog if tool[4]}
+        self.held = held
+
+    def close_to(self, wrong):
+        """The tools `wrong` most likely meant, best first; [] when none is close. A tool's name
+        without its server counts as its name; a server named must be that tool's, or close.
+        A deprecated tool is replaced by the tool its description names, and offered only when
+        no current one is as close."""
+        if type(wrong) is not str or not wrong or len(wrong) > _SUGGEST_NAME_MAX:
+            return []
+        import difflib  # only now: most runs never get a name wrong
+
+        wanted_server, wanted = _split_name(wrong.lower())
+        tools = difflib.SequenceMatcher(autojunk=False)
+        tools.set_seq2(wanted)
+        servers = difflib.SequenceMatcher(autojunk=False)
+        servers.set_seq2(wanted_server)
+        scored = []
+        for name in self.names:
+            server, tool = _split_name(name.lower())
+            if wanted_server and server and server != wanted_server:
+                servers.set_seq1(server)
+                if servers.ratio() < _SUGGEST_MIN_RATIO:
+                    continue
+            tools.set_seq1(tool)
+            if tools.real_quick_ratio() < _SUGGEST_MIN_RATIO:
+                continue
+            if tools.quick_ratio() < _SUGGEST_MIN_RATIO:
+                continue
+            ratio = tools.ratio()
+            if ratio >= _SUGGEST_MIN_RATIO:
+                scored.append((-ratio, name))
+        if not scored:
+            return []
+        scored.sort()
+        best = -scored[0][0]
+        offered = []
+        for ratio, name in scored:
+            if -ratio < best - _SUGGEST_WINDOW:
+                break
+            if name in self.deprecated:
+                name = self._successor(name) or name
+            if name not in offered:
+                offered.append(name)
+        current = [name for name in offered if name not in self.deprecated]
+        return (current or offered)[:_SUGGESTIONS_MAX]
+
+    def _successor(self, name):
+        """The current tool of the same server that a deprecated tool's description names."""
+        server, _ = _split_name(name)
+        text = self.deprecated[name]
+        found = None
+        for other in self.names:
+            if other in self.deprecated or _split_name(other)[0] != server:
+                continue
+            short = _split_name(other)[1] if server else other
+            at = _word_at(text, short)
+            if at >= 0 and (found is None or at < found[0]):
+                found = (at, other)
+        return None if found is None else found[1]
+
+    @staticmethod
+    def did_you_mean(names):
+        quoted = ", ".join(repr(name) for name in names)
+        return f"Did you mean: {quoted}?" if len(names) == 1 else f"Did you mean one of: {quoted}?"
+
+    def missing(self, key):
+        """What TOOLS[key] says when there is no such tool."""
+        if type(key) is not str:
+            return f"TOOLS is keyed by tool name (a str), not {type(key).__name__}"
+        message = self.held.get(key)
+        if message is not None:
+            return message
+        shown = repr(key if len(key) <= _SUGGEST_NAME_MAX else key[:_SUGGEST_NAME_MAX] + "...")
+        close = self.close_to(key)
+        if close:
+            return f"no tool is named {shown}. {self.did_you_mean(close)}"
+        return f'no tool is named {shown}; search_tools("words") lists the tools that match'
+
+    def improve(self, exc):
+        """Give each NameError of a tool's name without its server, or of a misspelt one, in
+        `exc` and the exceptions chained to it, the names to write instead (in place of
+        Python's own suggestion, which may be a deprecated tool or none at all)."""
+        seen = set()
+        stack = [exc]
+        while stack:
+            exc = stack.pop()
+            if id(exc) in seen:  # chains can loop
+                continue
+            seen.add(id(exc))
+            self._improve_one(exc)
+            for sub in (exc.__cause__, exc.__context__, *(getattr(exc, "exceptions", ()) or ())):
+                if isinstance(sub, BaseException):
+                    stack.append(sub)
+
+    def _improve_one(self, exc):
+        wrong = getattr(exc, "name", None)
+        if type(exc) is not NameError or type(wrong) is not str:
+            return
+        if wrong in sys.stdlib_module_names:
+            return  # Python says "Did you forget to import ...?", which is the help needed
+        close = self.close_to(wrong)
+        if not close:
+            return
+        try:  # Python's own pick, from the code's names and the builtins too
+            theirs = traceback._compute_suggestion_error(exc, exc.__traceback__, wrong)
+        except Exception:
+            theirs = None
+        # A name of the code's own (a variable, a builtin) that Python found wins.
+        if theirs is not None and theirs not in self.known:
+            return
+        exc.args = (f"name {wrong!r} is not defined. {self.did_you_mean(close)}",)
+        exc.name = None  # so Python adds no suggestion of its own
+
+
+class _ToolKeyError(KeyError):
+    """TOOLS[name] of a name that is no tool's: a KeyError (args[0] is the key, as usual) that
+    reads as what to write instead, not as the quoted key alone."""
+
+    def __init__(self, key, message):
+        super().__init__(key)
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+# Shown in tracebacks as a plain KeyError.
+_ToolKeyError.__name__ = _ToolKeyError.__qualname__ = "KeyError"
+_ToolKeyError.__module__ = "builtins"
+
+
+class _Tools(dict):
+    """TOOLS: each tool's _ToolInfo by name. A name that is no tool's raises a KeyError saying
+    what to write instead, or that the tool is held for the user's review."""
+
+    def __init__(self, tools, names):
+        super().__init__(tools)
+        self._names = names
+
+    def __missing__(self, key):
+        raise _ToolKeyError(key, self._names.missing(key))
+
+
 def _make_search_tools(catalog, limits):
     """search_tools for the code, over the catalog as the host sent it at start.
 
@@ -724,7 +911,7 @@ def _make_search_tools(catalog, limits):
     is linear in the catalog: the query is cut to a bounded number of characters, and each of
     its words is found with str's substring search (worst-case linear in CPython 3.10+), no
     regex. Its answer is bounded too: at most search_max_results entries."""
-    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub, _, _ in catalog)
+    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub, *_ in catalog)
     default_limit = limits["search_default_results"]
     max_limit = limits["search_max_results"]
     query_max = limits["search_query_max_chars"]
@@ -826,7 +1013,7 @@ def _add_down_tools(code, namespace, down):
                 break
 
 
-def _code_globals(host, catalog, images, limits):
+def _code_globals(host, catalog, images, limits, names):
     """The code's __main__ module: only what the protocol promises, nothing of ours.
 
     A real module installed as sys.modules["__main__"] (rather than a bare dict) so that
@@ -836,13 +1023,16 @@ def _code_globals(host, catalog, images, limits):
     g = module.__dict__
     g["__builtins__"] = builtins
     g["ToolError"] = ToolError
-    g["TOOLS"] = {
-        name: _ToolInfo(name, stub, description, schema)
-        for name, stub, description, schema in catalog
-    }
+    g["TOOLS"] = _Tools(
+        {
+            name: _ToolInfo(name, stub, description, schema)
+            for name, stub, description, schema, _ in catalog
+        },
+        names,
+    )
     g["search_tools"] = _make_search_tools(catalog, limits)
     g["show"] = images.show
-    for name, stub, _, _ in catalog:
+    for name, stub, *_ in catalog:
         # The host's catalog promises unique identifiers that clash with nothing here
         # (it renames clashes with a trailing `_`); anything else is a bug over there.
         if not name.isidentifier() or name in g:
@@ -877,8 +1067,10 @@ def _strip_runner_frames(te, seen):
             _strip_runner_frames(sub, seen)
 
 
-def _format_error(exc):
+def _format_error(exc, names=None):
     try:
+        if names is not None:
+            names.improve(exc)
         te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
         _strip_runner_frames(te, set())
         # An empty stack (a SyntaxError from compile) prints without the "Traceback" header.
@@ -887,7 +1079,7 @@ def _format_error(exc):
         return f"{type(exc).__name__}: (the traceback could not be formatted)\n"
 
 
-def _run(source, namespace, down=(), held=None):
+def _run(source, namespace, down=(), held=None, names=None):
     """Compile and run the code; None if it finished, else the error text for `done`."""
     # Registered so that traceback lines (ours and any the code prints) show the source.
     # mtime None tells linecache.checkcache never to drop it.
@@ -919,7 +1111,7 @@ def _run(source, namespace, down=(), held=None):
         except BaseException:
             return "SystemExit\n"
     except BaseException as exc:  # KeyboardInterrupt included: any way out but success
-        return _format_error(exc)
+        return _format_error(exc, names)
     return None
 
 
@@ -1052,7 +1244,8 @@ def main():
     preloaded_pyplot = sys.modules.get("matplotlib.pyplot")
     if preloaded_pyplot is not None:
         show_hook._patch(preloaded_pyplot)  # imported before the hook: patch it now
-    module = _code_globals(host, catalog, images, limits)
+    names = _ToolNames(catalog, held_tools)
+    module = _code_globals(host, catalog, images, limits, names)
     # Our functions keep this file's globals alive through __globals__, so replacing the
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module
@@ -1061,7 +1254,7 @@ def main():
         target=_read_results, args=(reader, host), name="codemode-results", daemon=True
     ).start()
 
-    error = _run(source, module.__dict__, down_servers, held_tools)
+    error = _run(source, module.__dict__, down_servers, held_tools, names)
     # The host keeps only the tail of a traceback; cutting it here keeps a huge exception
     # message from turning a normal error into an over-long (protocol-violating) line.
     error_max = limits.get("error_max_chars")

@@ -316,6 +316,8 @@ describe("limits", () => {
         codeShownMaxChars: 16 * KiB,
         elicitMessageMaxChars: 2 * KiB,
         idMaxChars: 64,
+        runDeadlineMarginMs: 2_000,
+        minWaitMs: 1_000,
       },
       APP_LOG_LIMITS: {
         maxBytes: 1 * MiB,

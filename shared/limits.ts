@@ -951,6 +951,13 @@ export const APPROVAL_LIMITS = {
   elicitMessageMaxChars: 2 * KiB,
   /** A request id (a UUID) as the API accepts it. */
   idMaxChars: 64,
+  /**
+   * A question never outlasts its run: it closes this long before the run's deadline, so the
+   * code hears that nobody answered (a ToolError it can report) before the run is stopped.
+   */
+  runDeadlineMarginMs: 2_000,
+  /** With less time than this left to ask (the deadline's margin taken), no question is shown. */
+  minWaitMs: 1_000,
 } as const;
 
 /** The review of held tool definitions in the UI (issue 12 §2): what its line diff compares. */

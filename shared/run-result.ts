@@ -37,6 +37,18 @@ export function runResultIn(result: { _meta?: Record<string, unknown> }): RunRes
   return result._meta?.[RUN_RESULT_META_KEY] as RunResult | undefined;
 }
 
+/** How `error` starts when the sandbox ended before the runner said the run was done. */
+export const SANDBOX_ENDED_ERROR = "the sandbox ended without finishing the run";
+
+/**
+ * Whether a run failed: its code raised, or the run was stopped (deadline, a limit, cancelled)
+ * or ended without finishing. run_python marks such a result `isError`; `codemode run` exits
+ * non-zero.
+ */
+export function runFailed(result: Pick<RunResult, "error" | "stopped">): boolean {
+  return result.error !== null || result.stopped !== null;
+}
+
 /** What a run returns: `codemode run` prints it, `run_python` returns it. */
 export interface RunResult {
   stdout: string;

@@ -37,6 +37,7 @@ export function makeTool(spec: ToolSpec): CatalogTool {
     server: spec.server ?? "main",
     tool: spec.tool ?? spec.pyName,
     description: "",
+    deprecated: false,
     private: spec.private ?? false,
     inputSchema,
     validate: ajv.compile(inputSchema),
@@ -130,6 +131,7 @@ export interface Setup {
     signal?: AbortSignal;
     onBudgetSpent?: () => void;
     code?: string;
+    timeLeftMs?: () => number | undefined;
   }) => RunCalls;
 }
 
@@ -204,6 +206,7 @@ export function setup(
         signal: o.signal ?? new AbortController().signal,
         onBudgetSpent: o.onBudgetSpent,
         code: o.code,
+        timeLeftMs: o.timeLeftMs,
       }),
   };
 }

@@ -10,7 +10,7 @@ import {
   type ClientCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { runResultIn, type RunResult } from "../shared/run-result.js";
+import { runFailed, runResultIn, type RunResult } from "../shared/run-result.js";
 import { CODEMODE_BIN, repoRoot, waitForExit } from "./processes.js";
 
 export interface McpSession {
@@ -27,7 +27,11 @@ export interface McpSession {
   description: () => Promise<string>;
   /** Calls a tool with any arguments and returns the raw result (for input errors). */
   callTool: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
-  /** Calls run_python; its structured result. A tool error rejects with its text. */
+  /**
+   * Calls run_python; its result from `_meta` (a run that raised or was stopped too: it is
+   * marked isError and still carries its result). A tool error without one (invalid input, a
+   * run refused before it started) rejects with its text.
+   */
   run: (code: string, extra?: { timeout_s?: number; stdin?: string }) => Promise<RunResult>;
   /** Resolves when the process has gone. */
   exited: Promise<void>;
@@ -127,12 +131,17 @@ export async function startMcpSession(options: {
     callTool,
     run: async (code, extra = {}) => {
       const result = await callTool("run_python", { code, ...extra });
-      if (result.isError === true) {
-        throw new Error(`run_python returned a tool error: ${JSON.stringify(result.content)}`);
-      }
       const run = runResultIn(result);
-      if (run === undefined)
-        throw new Error(`${options.what}: run_python returned no result in _meta`);
+      if (run === undefined) {
+        throw new Error(
+          result.isError === true
+            ? `run_python returned a tool error: ${JSON.stringify(result.content)}`
+            : `${options.what}: run_python returned no result in _meta`,
+        );
+      }
+      if ((result.isError === true) !== runFailed(run)) {
+        throw new Error(`run_python: isError ${String(result.isError)} for ${JSON.stringify(run)}`);
+      }
       return run;
     },
     exited,

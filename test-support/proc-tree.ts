@@ -1,6 +1,7 @@
 // What every user of this machine can read of a process tree (Linux /proc): each process's
 // arguments, and, for processes of our own user, its environment. The attack tests read it as
 // another local user would, to find what a secret may be seen in.
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** `pid` and every process under it, now. */
@@ -52,4 +53,46 @@ export function processTexts(pid: number): ProcessText[] {
     cmdline: read(p, "cmdline", " "),
     environ: read(p, "environ", "\n"),
   }));
+}
+
+/** The arguments of every process on the machine now that hold `text`. */
+export function argumentsHolding(text: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const cmdline = read(Number(name), "cmdline", " ");
+    if (cmdline.includes(text)) found.push(cmdline);
+  }
+  return found;
+}
+
+/**
+ * Runs `command` with `sh -c` while reading every process's arguments over and over, as any
+ * local user can: resolves with its exit, output, and each distinct command line seen holding
+ * `secret` meanwhile (the run's own processes, short-lived ones too, are all on the machine).
+ */
+export async function runWatchingArguments(
+  command: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; secret: string; timeoutMs?: number },
+): Promise<{ status: number | null; output: string; seen: string[] }> {
+  const child = spawn("sh", ["-c", command], { cwd: options.cwd, env: options.env });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d.toString("utf8")));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString("utf8")));
+  const seen = new Set<string>();
+  let done = false;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("close", (code) => {
+      done = true;
+      resolve(code);
+    });
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+  // A scan, then a turn of the event loop (so output and the exit are read), until it ends.
+  while (!done) {
+    for (const line of argumentsHolding(options.secret)) seen.add(line);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  clearTimeout(timer);
+  return { status: await exited, output, seen: [...seen] };
 }

@@ -15,6 +15,7 @@ function view(id: string): ApprovalView {
     private: false,
     askedAt: "2026-12-02T00:00:00.000Z",
     expiresAt: "2026-12-02T00:01:00.000Z",
+    untilRunDeadline: false,
     elicited: false,
   };
 }

@@ -316,6 +316,11 @@ export interface ApprovalView {
   /** When it started waiting and when it is denied unless answered (ISO 8601). */
   askedAt: string;
   expiresAt: string;
+  /**
+   * Whether expiresAt is its run's deadline (less the margin the code needs to hear of it)
+   * rather than the ask-first wait of the settings: a question never outlasts its run.
+   */
+  untilRunDeadline: boolean;
   /** Whether the client was asked too (MCP elicitation). */
   elicited: boolean;
 }

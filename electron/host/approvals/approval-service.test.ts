@@ -78,7 +78,7 @@ describe("approval service", () => {
     await vi.advanceTimersByTimeAsync(4_999);
     expect(approvals.list()).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    await expect(asked).resolves.toEqual({ answer: "timeout", by: null });
+    await expect(asked).resolves.toEqual({ answer: "timeout", by: null, waitedMs: 5_000 });
     expect(entries.at(-1)).toMatchObject({
       kind: "approval_answered",
       answer: "timeout",
@@ -89,6 +89,41 @@ describe("approval service", () => {
     const next = approvals.ask(request());
     await vi.advanceTimersByTimeAsync(1_000);
     await expect(next).resolves.toMatchObject({ answer: "timeout" });
+  });
+
+  it("never waits past the run's deadline: the question ends with it, saying so", async () => {
+    vi.useFakeTimers();
+    const { approvals, entries } = service({ timeoutSeconds: 60 });
+    const asked = approvals.ask(request({ maxWaitMs: 8_000 }));
+    const [view] = approvals.list();
+    expect(Date.parse(view!.expiresAt) - Date.parse(view!.askedAt)).toBe(8_000);
+    expect(view?.untilRunDeadline).toBe(true);
+    await vi.advanceTimersByTimeAsync(8_000);
+    await expect(asked).resolves.toEqual({
+      answer: "timeout",
+      by: null,
+      waitedMs: 8_000,
+      runDeadline: true,
+    });
+    expect(approvals.list()).toEqual([]);
+    expect(entries.at(-1)).toMatchObject({ answer: "timeout", waitedMs: 8_000 });
+    // A run with more time left than the setting: the setting bounds the wait.
+    void approvals.ask(request({ maxWaitMs: 600_000 }));
+    const [long] = approvals.list();
+    expect(Date.parse(long!.expiresAt) - Date.parse(long!.askedAt)).toBe(60_000);
+    expect(long?.untilRunDeadline).toBe(false);
+    approvals.close();
+  });
+
+  it(`asks nobody when the run has less than ${APPROVAL_LIMITS.minWaitMs} ms left to wait`, async () => {
+    const { approvals, entries, lists } = service();
+    await expect(
+      approvals.ask(request({ maxWaitMs: APPROVAL_LIMITS.minWaitMs - 1 })),
+    ).resolves.toEqual({ answer: "timeout", by: null, waitedMs: 0, runDeadline: true });
+    expect(lists).toEqual([]);
+    expect(entries).toEqual([
+      expect.objectContaining({ kind: "approval_answered", answer: "timeout", waitedMs: 0 }),
+    ]);
   });
 
   it("withdraws the question when the run ends", async () => {

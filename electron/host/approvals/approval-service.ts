@@ -1,8 +1,14 @@
-// "Ask first" (issue 12): a call to a tool the user marked ask-first, once it has passed every
-// other check of the bridge, waits here for the user. The question is shown in the app and the
-// browser UI (approvals.changed) and, when the client supports MCP elicitation, also sent to
-// the client; the first answer from any side wins. Unanswered within the setting's time, or
-// when the run ends first, the call does not go out.
+// "Ask first": a call to a tool the user marked ask-first, once it has passed every other check
+// of the bridge, waits here for the user. The question is shown in the app and the browser UI
+// (approvals.changed) and, when the client supports MCP elicitation, also sent to the client;
+// the first answer from any side wins. Unanswered within the setting's time, or by its run's
+// deadline if that comes first, or when the run ends, the call does not go out.
+//
+// A question never waits past its run's deadline, rather than the deadline pausing while a
+// person is asked: the code keeps running while one call waits (other tasks, threads), so a
+// paused deadline would give it time nobody allowed; and the default deadline is set to end a
+// run before MCP clients stop waiting for its result (RUN_LIMITS.defaultDeadlineSeconds), which
+// a pause would overrun, leaving the model with a timeout and no word of the question.
 import { randomUUID } from "node:crypto";
 import type { ApprovalView } from "../../../shared/api/api-views.js";
 import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/audit-entry.js";
@@ -37,11 +43,20 @@ export interface ApprovalRequest {
   elicit?: Elicit | undefined;
   /** The run's signal: a run that ends withdraws its questions. */
   signal: AbortSignal;
+  /**
+   * How long the run has left before its deadline, less the margin the code needs to hear the
+   * outcome (APPROVAL_LIMITS.runDeadlineMarginMs); absent when it has no deadline yet.
+   */
+  maxWaitMs?: number | undefined;
 }
 
 export interface ApprovalOutcome {
   answer: ApprovalAnswer;
   by: Approver | null;
+  /** For a "timeout": how long the question waited. */
+  waitedMs?: number;
+  /** For a "timeout": the run's deadline, not the setting, ended the wait. */
+  runDeadline?: boolean;
 }
 
 /** What decides calls: the bridge asks through this. */
@@ -145,6 +160,20 @@ export class ApprovalService implements ApprovalGate {
       this.#options.record({ kind: "approval_answered", ...base, answer, by: null, waitedMs: 0 });
       return Promise.resolve({ answer, by: null });
     }
+    const runDeadline = request.maxWaitMs !== undefined && request.maxWaitMs < this.#timeoutMs;
+    const waitMs = runDeadline ? Math.max(0, request.maxWaitMs ?? 0) : this.#timeoutMs;
+    // Too little of the run left to ask anyone: a question that vanishes as it appears helps
+    // nobody. Unanswered, on record, as if it had timed out at once.
+    if (waitMs < APPROVAL_LIMITS.minWaitMs) {
+      this.#options.record({
+        kind: "approval_answered",
+        ...base,
+        answer: "timeout",
+        by: null,
+        waitedMs: 0,
+      });
+      return Promise.resolve({ answer: "timeout", by: null, waitedMs: 0, runDeadline: true });
+    }
     const elicit = request.elicit;
     this.#options.record({
       kind: "approval_requested",
@@ -168,7 +197,8 @@ export class ApprovalService implements ApprovalGate {
       ),
       private: request.private,
       askedAt: new Date(askedAt).toISOString(),
-      expiresAt: new Date(askedAt + this.#timeoutMs).toISOString(),
+      expiresAt: new Date(askedAt + waitMs).toISOString(),
+      untilRunDeadline: runDeadline,
       elicited: elicit !== undefined,
     };
     return new Promise<ApprovalOutcome>((resolve) => {
@@ -188,7 +218,16 @@ export class ApprovalService implements ApprovalGate {
         this.#changed();
         resolve(outcome);
       };
-      const timer = setTimeout(() => settle({ answer: "timeout", by: null }), this.#timeoutMs);
+      const timer = setTimeout(
+        () =>
+          settle({
+            answer: "timeout",
+            by: null,
+            waitedMs: Math.max(0, this.#now() - askedAt),
+            ...(runDeadline ? { runDeadline } : {}),
+          }),
+        waitMs,
+      );
       const onAbort = (): void => settle({ answer: "cancelled", by: null });
       request.signal.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, { view, request, askedAt, settle });

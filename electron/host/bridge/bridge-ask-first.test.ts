@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { APPROVAL_LIMITS } from "../../../shared/limits.js";
 import { refused, setup, value } from "../../../test-support/bridge-fixture.js";
 import type {
   ApprovalGate,
@@ -49,8 +50,10 @@ describe("ask first", () => {
     expect(refused(await second)).toBe("the user denied this call");
     const third = run.call("web__fetch", {});
     await tick();
-    questions[2]!.answer({ answer: "timeout", by: null });
-    expect(refused(await third)).toContain("the user denied this call");
+    questions[2]!.answer({ answer: "timeout", by: null, waitedMs: 60_000 });
+    expect(refused(await third)).toBe(
+      "the call waited 60 s for the user's answer and was not answered, so it was not sent",
+    );
     expect(s.caller.calls).toHaveLength(1);
     expect(s.callEvents().map((e) => e.decision)).toEqual(["allowed", "refused", "refused"]);
     // Tools without "ask first" never ask.
@@ -105,6 +108,34 @@ describe("ask first", () => {
     controller.abort();
     refused(await waiting);
     expect(s.caller.calls).toHaveLength(0);
+  });
+
+  it("the question closes before the run's deadline, and the run knows which calls wait", async () => {
+    const { approvals, questions } = gate(["web.fetch"]);
+    const s = setup({ approvals });
+    const deadline: { left?: number } = {};
+    const run = s.run({ timeLeftMs: () => deadline.left });
+    // Before the deadline starts counting, the setting alone bounds the wait.
+    const early = run.call("web__fetch", {});
+    await tick();
+    expect(questions[0]?.request.maxWaitMs).toBeUndefined();
+    expect(run.waitingForUser()).toEqual(["web__fetch"]);
+    questions[0]!.answer({ answer: "allow_once", by: "app" });
+    value(await early);
+    expect(run.waitingForUser()).toEqual([]);
+    // Then the run's time left, less the margin the code needs to hear the outcome.
+    deadline.left = 10_000;
+    const late = run.call("web__fetch", {});
+    await tick();
+    expect(questions[1]?.request.maxWaitMs).toBe(10_000 - APPROVAL_LIMITS.runDeadlineMarginMs);
+    questions[1]!.answer({ answer: "timeout", by: null, waitedMs: 7_600, runDeadline: true });
+    expect(refused(await late)).toBe(
+      "the call waited 8 s for the user's answer and was not answered before the run's " +
+        "deadline, so it was not sent. A question to the user lasts at most until the run's " +
+        "deadline: calling the tool early in the run, and not lowering timeout_s, leaves the " +
+        "user more time.",
+    );
+    expect(run.waitingForUser()).toEqual([]);
   });
 
   it("the wait does not count toward the call's timeout", async () => {

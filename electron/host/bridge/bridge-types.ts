@@ -46,6 +46,11 @@ export interface StartRunOptions {
   code?: string | undefined;
   /** Asks the client too (MCP elicitation), when it supports it. */
   elicit?: Elicit | undefined;
+  /**
+   * Milliseconds left before the run's deadline (undefined until it starts counting): an "ask
+   * first" question closes before it.
+   */
+  timeLeftMs?: (() => number | undefined) | undefined;
 }
 
 export interface RunCalls {
@@ -56,6 +61,8 @@ export interface RunCalls {
   readonly count: number;
   /** Calls refused because the budget was spent (summarised, not logged one by one). */
   readonly pastBudget: number;
+  /** The calls waiting for the user's answer now ("ask first"), by the name the code called. */
+  waitingForUser(): string[];
   call(pyName: string, args: unknown): Promise<CallOutcome>;
   /** Resolves once every call made so far has its outcome (and its event). */
   settled(): Promise<void>;

@@ -93,6 +93,8 @@ export class Bridge {
       allowedForRun: new Set(),
       maxCalls,
       signal: options.signal,
+      timeLeftMs: options.timeLeftMs,
+      waiting: new Map(),
       budget: new CallBudget(maxCalls),
       onBudgetSpent: once(options.onBudgetSpent),
     };
@@ -107,6 +109,7 @@ export class Bridge {
       get pastBudget() {
         return state.budget.pastBudget;
       },
+      waitingForUser: () => [...state.waiting.values()],
       call: (pyName: string, args: unknown) => {
         const call = this.#guarded(state, pyName, args);
         inFlight.add(call);
@@ -287,8 +290,9 @@ export class Bridge {
     }
     held.reserved = room;
 
-    // (7) "Ask first": the call waits for the user (ask-first.ts). The run's deadline keeps
-    // running; the call's own timeout starts only when it goes out (CallSender.send).
+    // (7) "Ask first": the call waits for the user (ask-first.ts), at most until shortly before
+    // the run's deadline, which keeps running; the call's own timeout starts only when it goes
+    // out (CallSender.send).
     const asking = askFirst(this.#approvals, run, tool, sendArgs);
     if (asking !== undefined) {
       const decision = await asking;

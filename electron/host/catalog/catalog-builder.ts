@@ -8,6 +8,7 @@ import type {
   LeftOutTool,
   ServerTools,
 } from "./catalog-types.js";
+import { isDeprecated } from "./deprecated.js";
 import { pythonNameFor } from "./python-names.js";
 import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
 import { cutUtf8 } from "./text-cut.js";
@@ -151,6 +152,7 @@ function catalogTool(
     ...source,
     server,
     tool: discovered.name,
+    deprecated: isDeprecated(discovered),
     validate,
     stub: renderStub(shown),
     shownSchema: schemaText(shown.inputSchema),

@@ -5,6 +5,10 @@ import type { ValidateFunction } from "ajv";
 export interface DiscoveredTool {
   name: string;
   description?: string | undefined;
+  /** A name for people; some servers say "(Deprecated)" here. */
+  title?: string | undefined;
+  /** MCP's hints, and any a server adds (a `deprecated` of its own, say). */
+  annotations?: { title?: string | undefined; [key: string]: unknown } | undefined;
   inputSchema: Record<string, unknown>;
   /**
    * sha256 of its whole wire object, as the pins hash it (tool-hash.ts); absent where the
@@ -41,6 +45,8 @@ export interface CatalogTool {
   tool: string;
   /** The server's description, cut to CATALOG_LIMITS.descriptionMaxBytes. */
   description: string;
+  /** The server marks it deprecated (deprecated.ts): suggestions prefer other tools. */
+  deprecated: boolean;
   private: boolean;
   inputSchema: Record<string, unknown>;
   /** Compiled once, used by the bridge for every call. */

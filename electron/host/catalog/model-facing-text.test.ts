@@ -5,11 +5,13 @@
 // Scanned: the run_python description (stubs, private tools, held tools, servers down, a
 // raised deadline) and input schema, SKILL.md, the runner's whole source (the image ships it
 // readable), the shim's "not running" help, and every refusal the bridge sends the code:
-// held, private, ask first (denied, unanswered), budget, unknown tool, arguments, schema.
+// held, private, ask first (denied, unanswered, cut short by the run's deadline, the run ended
+// while it waited), budget, unknown tool, arguments, schema.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RUN_LIMITS } from "../../../shared/limits.js";
+import type { RunResult } from "../../../shared/run-result.js";
 import {
   DEFAULT_TOOLS,
   FakeCaller,
@@ -18,6 +20,7 @@ import {
 } from "../../../test-support/bridge-fixture.js";
 import type { ApprovalGate, ApprovalOutcome } from "../approvals/approval-service.js";
 import { Bridge } from "../bridge/bridge.js";
+import { withUnanswered } from "../engine/unanswered-calls.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { readSkillGuide } from "../mcp/skill-guide.js";
 import { runPythonInputJsonSchema } from "../mcp/run-python-schema.js";
@@ -120,10 +123,10 @@ function descriptions(): string[] {
 }
 
 /** A gate that asks before web.fetch and answers each question in turn. */
-function answering(answers: ApprovalOutcome["answer"][]): ApprovalGate {
+function answering(answers: ApprovalOutcome[]): ApprovalGate {
   return {
     asksFirst: (server, tool) => server === "web" && tool === "fetch",
-    ask: () => Promise.resolve({ answer: answers.shift() ?? "deny", by: null }),
+    ask: () => Promise.resolve(answers.shift() ?? { answer: "deny", by: null }),
   };
 }
 
@@ -138,7 +141,13 @@ async function refusals(): Promise<string[]> {
     caller: new FakeCaller(),
     taint: new TaintRegistry(),
     events: { emit: () => undefined },
-    approvals: answering(["deny", "timeout"]),
+    approvals: answering([
+      { answer: "deny", by: null },
+      { answer: "timeout", by: null, waitedMs: 60_000 },
+      // Cut short by the run's deadline, after a wait and with no time to ask at all.
+      { answer: "timeout", by: null, waitedMs: 8_000, runDeadline: true },
+      { answer: "timeout", by: null, waitedMs: 0, runDeadline: true },
+    ]),
   });
   let runs = 0;
   const run = (client: string, maxCalls?: number) =>
@@ -153,6 +162,8 @@ async function refusals(): Promise<string[]> {
     refused(await a.call("web__post", {})),
     refused(await a.call("web__fetch", { url: "x" })),
     refused(await a.call("web__fetch", { url: "y" })),
+    refused(await a.call("web__fetch", { url: "z" })),
+    refused(await a.call("web__fetch", { url: "w" })),
     refused(await a.call("web__fecth", {})),
     refused(await a.call("web__fetch", [1])),
     refused(await a.call("web__fetch", { big: "x".repeat(20_000) })),
@@ -167,15 +178,35 @@ async function refusals(): Promise<string[]> {
   return texts;
 }
 
+/** The error of a run stopped while calls waited for the user's answer. */
+function unansweredNote(): string {
+  const stopped: RunResult = {
+    stdout: "",
+    stderr: "",
+    error: "the run was stopped",
+    exit_code: null,
+    truncated: false,
+    timed_out: false,
+    stopped: "output_limit",
+    duration_ms: 1,
+    calls: 2,
+    images: [],
+  };
+  return withUnanswered(stopped, ["web__fetch", "web__fetch"]).error ?? "";
+}
+
 describe("what the model can read", () => {
   it("collects every kind of text this test claims to scan", async () => {
     const refusalTexts = await refusals();
-    expect(refusalTexts).toHaveLength(9);
+    expect(refusalTexts).toHaveLength(11);
     expect(refusalTexts[0]).toContain("held");
     expect(refusalTexts[1]).toContain("the user denied this call");
-    expect(refusalTexts[2]).toContain("no answer in time");
-    expect(refusalTexts[7]).toContain("private tool");
-    expect(refusalTexts[8]).toContain("budget");
+    expect(refusalTexts[2]).toContain("waited 60 s for the user's answer and was not answered");
+    expect(refusalTexts[3]).toContain("not answered before the run's deadline");
+    expect(refusalTexts[4]).toContain("left too little time to ask the user");
+    expect(refusalTexts[9]).toContain("private tool");
+    expect(refusalTexts[10]).toContain("budget");
+    expect(unansweredNote()).toContain("waited for the user's answer");
     const [full, raised] = descriptions();
     expect(full).toContain("[private]");
     expect(full).toContain("held for review");
@@ -189,6 +220,7 @@ describe("what the model can read", () => {
       ["SKILL.md", await readSkillGuide()],
       ["the shim's help", NOT_RUNNING_HELP],
       ...(await refusals()).map((text, i): [string, string] => [`refusal ${i}`, text]),
+      ["a run that ended while a call waited for the user", unansweredNote()],
     ];
     const found = texts.flatMap(([where, text]) => findings(text).map((f) => `${where}: ${f}`));
     expect(found).toEqual([]);

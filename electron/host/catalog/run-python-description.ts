@@ -19,6 +19,15 @@ export interface RunPythonDescriptionOptions {
   down?: readonly DownServer[];
 }
 
+/**
+ * The description's code examples, for a tool `get_item`: each runs as written (with `import`s
+ * it needs) in the sandbox, which docs/examples.docker.test.ts checks.
+ */
+export const RUN_PYTHON_EXAMPLES = {
+  call: 'item = await get_item({"id": 1})',
+  gather: 'import asyncio; items = await asyncio.gather(*(get_item({"id": i}) for i in [1, 2, 3]))',
+} as const;
+
 function kib(bytes: number): string {
   return `${bytes / 1024} KiB`;
 }
@@ -45,10 +54,10 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   const paragraphs = [
     "Run Python in a locked-down sandbox (a fresh container per run, no network, nothing " +
       "kept). The code runs inside an async function: use top-level `await`, never asyncio.run.",
-    "Each tool is an async function in the code's globals taking one dict: " +
-      '`r = await name({"key": value})`. It returns a string: the structured result as JSON ' +
-      "(json.loads it), else the text. Gather many calls: " +
-      "`await asyncio.gather(*(name({...}) for x in items))`.",
+    "Each tool is an async function in the code's globals taking one dict and returning a " +
+      "string: the structured result as JSON (json.loads it), else the text. With a tool " +
+      `get_item: \`${RUN_PYTHON_EXAMPLES.call}\`; many calls at once: ` +
+      `\`${RUN_PYTHON_EXAMPLES.gather}\`.`,
     'Look tools up first: search_tools("words") lists the best-matching tool names ' +
       `(limit=, at most ${CATALOG_LIMITS.searchMaxResults}; detail="stub" for their stubs) and ` +
       "print(TOOLS[name]) shows a tool's stub (parameters, description; .schema is its JSON " +

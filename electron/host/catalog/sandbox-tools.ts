@@ -19,7 +19,8 @@ export function sandboxTools(tools: readonly CatalogTool[]): SandboxTool[] {
       if (bytes <= left) left -= bytes;
       else schema = null;
     }
-    return { name: tool.pyName, stub: tool.stub, description: tool.description, schema };
+    const shown = { name: tool.pyName, stub: tool.stub, description: tool.description, schema };
+    return tool.deprecated ? { ...shown, deprecated: true } : shown;
   });
 }
 

@@ -26,3 +26,12 @@ export function writeLine(stream: Writable, text: string): void {
   const safe = terminalText(text, { multiline: true });
   stream.write(safe.endsWith("\n") ? safe : safe + "\n");
 }
+
+/** An error of node:util's parseArgs (an unknown option, a missing value): a usage error. */
+export function isParseArgsError(error: unknown): boolean {
+  return (
+    error instanceof TypeError &&
+    typeof (error as NodeJS.ErrnoException).code === "string" &&
+    ((error as NodeJS.ErrnoException).code ?? "").startsWith("ERR_PARSE_ARGS")
+  );
+}

@@ -17,14 +17,14 @@ const { fx, runtimes } = await dockerOnRuntimes();
 describe.skipIf(!fx)("codemode run on real Docker", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-cli-"));
 
-  it("prints the run result as JSON and exits 0 even when the code raised", async () => {
+  it("prints the run result as JSON, also when the code raised (exit 1)", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-run-"));
     const file = path.join(dir, "prog.py");
     const stdinFile = path.join(dir, "in.txt");
     writeFileSync(file, "import sys\nprint(sys.stdin.read().strip())\nraise RuntimeError('late')");
     writeFileSync(stdinFile, "fed\n");
     const m = memoryIO({ CODEMODE_HOME: home });
-    expect(await run(["run", "--timeout", "30", "--stdin", stdinFile, file], m.io)).toBe(0);
+    expect(await run(["run", "--timeout", "30", "--stdin", stdinFile, file], m.io)).toBe(1);
     const result = JSON.parse(m.out()) as Record<string, unknown>;
     expect(Object.keys(result).sort()).toEqual([
       "calls",
@@ -61,9 +61,9 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
   });
 
-  it("--timeout lowers the deadline", async () => {
+  it("--timeout lowers the deadline; a run stopped there exits 3", async () => {
     const m = memoryIO({ CODEMODE_HOME: home }, "while True:\n    pass");
-    expect(await run(["run", "--timeout", "1", "-"], m.io)).toBe(0);
+    expect(await run(["run", "--timeout", "1", "-"], m.io)).toBe(3);
     expect(JSON.parse(m.out())).toMatchObject({ stopped: "deadline", timed_out: true });
   });
 
@@ -112,7 +112,8 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
         ["serve", "--runtime", "runsc", "--", "node", "-e", "0"],
       ]) {
         const m = memoryIO({ CODEMODE_HOME: home, DOCKER_HOST: engine.dockerHost }, "print(1)");
-        expect(await run(argv, m.io)).toBe(1);
+        // `run` exits 5 when it cannot start the run (RUN_EXIT.unavailable).
+        expect(await run(argv, m.io)).toBe(argv[0] === "run" ? 5 : 1);
         expect(m.err()).toContain(
           `codemode ${argv[0]}: --runtime runsc: the Docker engine has no runtime "runsc"; it has: runc.`,
         );
@@ -127,7 +128,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
         ["serve", "--", "node", "-e", "0"],
       ]) {
         const m = memoryIO({ CODEMODE_HOME: strong, DOCKER_HOST: engine.dockerHost }, "print(1)");
-        expect(await run(argv, m.io)).toBe(1);
+        expect(await run(argv, m.io)).toBe(argv[0] === "run" ? 5 : 1);
         expect(m.err()).toContain(
           `codemode ${argv[0]}: the app's Isolation setting (sandboxRuntime runsc in settings.json): the Docker engine has no runtime "runsc"; it has: runc.`,
         );
@@ -137,7 +138,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
       await engine.close();
     }
     const bad = memoryIO({ CODEMODE_HOME: home }, "print(1)");
-    expect(await run(["run", "--runtime", "kata", "-"], bad.io)).toBe(1);
+    expect(await run(["run", "--runtime", "kata", "-"], bad.io)).toBe(2);
     expect(bad.err()).toContain('--runtime takes runc or runsc, not "kata"');
   });
 

@@ -1,4 +1,4 @@
-import { UserError, writeLine, type CliIO } from "./cli-io.js";
+import { isParseArgsError, UserError, writeLine, type CliIO } from "./cli-io.js";
 
 type Handler = (argv: string[], io: CliIO) => Promise<number>;
 type Command = { summary: string; load: () => Promise<Handler> };
@@ -46,6 +46,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "tail, verify or export the audit log",
     load: async () => (await import("./commands/audit-command.js")).auditCommand,
   },
+  token: {
+    summary: "print the HTTP header with this install's token (a client's headers helper)",
+    load: async () => (await import("./commands/token-command.js")).tokenCommand,
+  },
 };
 
 export function helpText(): string {
@@ -86,12 +90,4 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     throw error;
   }
-}
-
-function isParseArgsError(error: unknown): boolean {
-  return (
-    error instanceof TypeError &&
-    typeof (error as NodeJS.ErrnoException).code === "string" &&
-    ((error as NodeJS.ErrnoException).code ?? "").startsWith("ERR_PARSE_ARGS")
-  );
 }

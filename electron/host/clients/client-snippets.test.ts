@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { clientSnippets, httpClientSnippets } from "./client-snippets.js";
+import { clientSnippets, httpClientSnippets, tokenHeaderCommand } from "./client-snippets.js";
 
 const launch = {
   command: "/usr/bin/node",
@@ -51,11 +51,11 @@ describe("client snippets", () => {
 
   it("has no HTTP entries while MCP over HTTP is off, and all four when it is on", () => {
     expect(clientSnippets(launch).http).toBeNull();
-    expect(clientSnippets(launch, endpoint).http).toEqual(httpClientSnippets(endpoint));
+    expect(clientSnippets(launch, endpoint).http).toEqual(httpClientSnippets(endpoint, launch));
   });
 
   it("gives each HTTP client its own keys: Cursor url, VS Code type http, Gemini CLI httpUrl", () => {
-    const s = httpClientSnippets(endpoint);
+    const s = httpClientSnippets(endpoint, launch);
     expect(s.url).toBe(endpoint.url);
     expect(s.token).toBe(endpoint.token);
     expect(JSON.parse(s.cursor)).toEqual({
@@ -69,20 +69,34 @@ describe("client snippets", () => {
     });
   });
 
-  it("puts the Claude Code command's name and URL before --header, the header one shell word", () => {
-    const s = httpClientSnippets(endpoint);
-    expect(shellWords(s.claudeCode)).toEqual([
-      "claude",
-      "mcp",
-      "add",
-      "--scope",
-      "user",
-      "--transport",
-      "http",
-      "codemode",
-      endpoint.url,
-      "--header",
-      `Authorization: Bearer ${endpoint.token}`,
-    ]);
+  it("gives Claude Code an add-json command whose headers helper prints the header: no token in it", () => {
+    const s = httpClientSnippets(endpoint, launch);
+    expect(s.claudeCode).not.toContain(endpoint.token);
+    const words = shellWords(s.claudeCode);
+    expect(words.slice(0, 6)).toEqual(["claude", "mcp", "add-json", "--scope", "user", "codemode"]);
+    expect(words).toHaveLength(7);
+    expect(JSON.parse(words[6]!)).toEqual({
+      type: "http",
+      url: endpoint.url,
+      headersHelper: "CODEMODE_HOME=/d /usr/bin/node /opt/codemode/bin/codemode.js token header",
+    });
+  });
+
+  it("makes the headers helper from the shim's launch: its environment stays assignments for sh", () => {
+    const spaced = {
+      ...launch,
+      env: { CODEMODE_HOME: "/my data/it's", ELECTRON_RUN_AS_NODE: "1" },
+    };
+    const command = tokenHeaderCommand(spaced);
+    // sh runs it: the environment reaches the program, the words are the program's arguments.
+    const printer = `sh -c 'printf "%s|" "$CODEMODE_HOME" "$ELECTRON_RUN_AS_NODE" "$@"' helper`;
+    const out = spawnSync("sh", ["-c", command.replace("/usr/bin/node", printer)], {
+      encoding: "utf8",
+    });
+    expect(out.stdout).toBe("/my data/it's|1|/opt/codemode/bin/codemode.js|token|header|");
+    // The packaged app's launch has no "shim" word: the bundle takes `token header` itself.
+    expect(
+      tokenHeaderCommand({ command: "/Apps/Code Mode", args: ["/r/codemode-shim.mjs"], env: {} }),
+    ).toBe("'/Apps/Code Mode' /r/codemode-shim.mjs token header");
   });
 });

@@ -1,4 +1,5 @@
 import type { ClientSnippets, HttpClientSnippets } from "../../../shared/api/api-views.js";
+import { TOKEN_HEADER_ARGS } from "../local-access/token-header.js";
 
 /** How an MCP client starts the shim of this install. */
 export interface ShimLaunch {
@@ -30,27 +31,44 @@ export interface HttpEndpoint {
 }
 
 /**
+ * The shell command that prints the token's HTTP header (`codemode token header`), made from
+ * how clients start the shim: the same program and environment, `token header` in place of
+ * `shim`. Environment values are quoted on their own, so each stays an assignment for sh.
+ */
+export function tokenHeaderCommand(launch: ShimLaunch): string {
+  const args = launch.args.at(-1) === "shim" ? launch.args.slice(0, -1) : launch.args;
+  const env = Object.entries(launch.env).map(([name, value]) => {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`bad environment name ${name}`);
+    return `${name}=${shellQuote(value)}`;
+  });
+  return [...env, shellQuote(launch.command), ...args.map(shellQuote), ...TOKEN_HEADER_ARGS].join(
+    " ",
+  );
+}
+
+/**
  * HTTP entries for the clients that connect to a URL instead of starting the shim: the
  * address and the install's token as an `Authorization: Bearer` header, in the shape each
  * client reads (keys as each client documents them; the Claude Code command is run with
  * the real `claude` CLI by e2e/real-clients.e2e.test.ts).
+ *
+ * The command a user runs never carries the token: any local user can read a process's
+ * arguments. Claude Code gets it from a `headersHelper` (a command it runs when it connects,
+ * printing the header from the 0600 token file); the JSON entries go into the user's own files.
  */
-export function httpClientSnippets(endpoint: HttpEndpoint): HttpClientSnippets {
+export function httpClientSnippets(endpoint: HttpEndpoint, launch: ShimLaunch): HttpClientSnippets {
   const headers = { Authorization: `Bearer ${endpoint.token}` };
-  // The name and URL go before --header: it takes several values, so words after it would
-  // be read as more headers (the same trap as `-e` below).
+  const entry = { type: "http", url: endpoint.url, headersHelper: tokenHeaderCommand(launch) };
+  // User scope: Claude Code runs a headers helper of a project or local entry only once the
+  // folder is trusted, and the entry should be there in every folder anyway.
   const claudeCode = [
     "claude",
     "mcp",
-    "add",
+    "add-json",
     "--scope",
     "user",
-    "--transport",
-    "http",
     MCP_ENTRY_NAME,
-    shellQuote(endpoint.url),
-    "--header",
-    shellQuote(`Authorization: Bearer ${endpoint.token}`),
+    shellQuote(JSON.stringify(entry)),
   ].join(" ");
   return {
     url: endpoint.url,
@@ -113,6 +131,6 @@ export function clientSnippets(
     vscode,
     claudeCode,
     gemini,
-    http: http ? httpClientSnippets(http) : null,
+    http: http ? httpClientSnippets(http, launch) : null,
   };
 }

@@ -19,6 +19,7 @@ import type { SandboxRuntime } from "../../../shared/settings.js";
 import { Emitter } from "../util/emitter.js";
 import { downServers, type DownServer } from "./down-servers.js";
 import { heldNamedIn } from "./held-names.js";
+import { withUnanswered } from "./unanswered-calls.js";
 
 function notRun(error: string): RunResult {
   return {
@@ -231,6 +232,8 @@ export class CodeModeEngine {
     const catalog = this.current;
     const limit = new AbortController();
     this.limits.set(runId, limit);
+    // When the run's deadline falls (performance.now()), once the sandbox has started it.
+    let deadlineAt: number | undefined;
     const calls_ = this.bridge.startRun({
       runId,
       client: context.client,
@@ -239,6 +242,7 @@ export class CodeModeEngine {
       onBudgetSpent: () => limit.abort("call_budget" satisfies StopReason),
       code: input.code,
       elicit: context.elicit,
+      timeLeftMs: () => (deadlineAt === undefined ? undefined : deadlineAt - performance.now()),
     });
     // Read once: the run's start and end name the same runtime even if the setting changes.
     const runtime = this.deps.sandbox.runtime ?? "runc";
@@ -271,6 +275,7 @@ export class CodeModeEngine {
           },
           signal: context.signal,
           limit: limit.signal,
+          onDeadline: (ms) => (deadlineAt = performance.now() + ms),
         },
       );
     } catch (error) {
@@ -287,8 +292,12 @@ export class CodeModeEngine {
       });
       throw error;
     }
-    // Calls still in flight when the run ended are given up at once; their entries land
-    // before the run's end, so the log reads in order.
+    // A run that ended while calls waited for the user says so: the model would otherwise read
+    // only why the run stopped, with no word of the question left unanswered.
+    result = withUnanswered(result, calls_.waitingForUser());
+    // Calls still in flight when the run ended are given up at once (a question waiting for
+    // the user is withdrawn, and leaves the app's panel); their entries land before the run's
+    // end, so the log reads in order.
     this.limits.delete(runId);
     calls.abort();
     await calls_.settled();

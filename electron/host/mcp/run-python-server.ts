@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { RUN_RESULT_META_KEY, type RunResult } from "../../../shared/run-result.js";
+import { RUN_RESULT_META_KEY, runFailed, type RunResult } from "../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
 import { RunNotStarted } from "../engine/run-not-started.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
@@ -139,8 +139,9 @@ function toolCallArguments(params: unknown): Record<string, unknown> {
 
 /**
  * One MCP server with one tool, run_python, for one connection (the SDK's Server holds
- * per-connection state, so each connection gets its own). A run that raised is a normal
- * result; only invalid input is a tool error.
+ * per-connection state, so each connection gets its own). A run whose code raised or that was
+ * stopped is a tool error (`isError`) carrying the run's text and result, as any other run;
+ * invalid input is a tool error with one line saying what is wrong.
  */
 export function createRunPythonServer(
   engine: RunPythonService,
@@ -244,8 +245,10 @@ export function createRunPythonServer(
       // The content is what the model reads: compact text, then the images themselves. The
       // whole result (images by name and size) is for programs, in _meta, not
       // structuredContent, which some clients hand the model instead of the text (see
-      // RUN_RESULT_META_KEY).
+      // RUN_RESULT_META_KEY). A failed run is marked isError: clients show it as a failure and
+      // some models weigh it; the text is the same either way.
       return {
+        ...(runFailed(result) ? { isError: true } : {}),
         _meta: { [RUN_RESULT_META_KEY]: { ...result } },
         content: runPythonContent(
           result,

@@ -6,7 +6,12 @@ import {
   RUN_COST_LIMITS,
   RUN_LIMITS,
 } from "../../../shared/limits.js";
-import { STOP_REASONS, type RunResult, type StopReason } from "../../../shared/run-result.js";
+import {
+  SANDBOX_ENDED_ERROR,
+  STOP_REASONS,
+  type RunResult,
+  type StopReason,
+} from "../../../shared/run-result.js";
 import { errorTypeName } from "../bridge/messages.js";
 import { ImageReceiver } from "./image-receiver.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -69,6 +74,7 @@ export function runInContainer(
       options.deadlineCeilingSeconds,
     );
     const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
+    hooks.onDeadline?.(deadlineSeconds * 1000);
     const onAbort = (): void => stop("cancelled");
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     const onLimit = (): void => stop(limitReason(hooks.limit?.reason));
@@ -236,7 +242,7 @@ export function runInContainer(
         }
         settle(
           result({
-            error: `the sandbox ended without finishing the run (exit status ${exit.exitCode ?? "unknown"})`,
+            error: `${SANDBOX_ENDED_ERROR} (exit status ${exit.exitCode ?? "unknown"})`,
             exit_code: exit.exitCode,
             stopped: null,
           }),

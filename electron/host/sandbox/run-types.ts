@@ -14,6 +14,8 @@ export interface SandboxTool {
   description?: string | undefined;
   /** The input schema as JSON text (masked), or null/absent when left out as too large. */
   schema?: string | null | undefined;
+  /** The server marks it deprecated: the runner's name suggestions prefer other tools. */
+  deprecated?: boolean | undefined;
 }
 
 export interface RunRequest {
@@ -29,7 +31,7 @@ export interface RunRequest {
    */
   down?: readonly { prefix: string; server: string; reason: string }[] | undefined;
   /**
-   * Tools held for the user's review (issue 12 §2): a name here that the code uses is a
+   * Tools held for the user's review: a name here that the code uses is a
    * function raising ToolError with `message`, never a call to the host.
    */
   held?: readonly { name: string; message: string }[] | undefined;
@@ -45,4 +47,6 @@ export interface RunHooks {
    * sandbox (the call budget, the run's audit bytes) says the run must stop.
    */
   limit?: AbortSignal | undefined;
+  /** Told once the run's deadline starts counting, with its length in milliseconds. */
+  onDeadline?: ((ms: number) => void) | undefined;
 }

@@ -179,7 +179,13 @@ export class Sandbox {
       return await runInContainer(
         container,
         request,
-        { onCall: hooks.onCall, onImage: hooks.onImage, signal: cancel.signal, limit: hooks.limit },
+        {
+          onCall: hooks.onCall,
+          onImage: hooks.onImage,
+          signal: cancel.signal,
+          limit: hooks.limit,
+          onDeadline: hooks.onDeadline,
+        },
         { deadlineCeilingSeconds: this.deadlineSeconds, clock: this.options.clock },
       );
     } finally {

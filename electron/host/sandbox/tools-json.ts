@@ -21,6 +21,8 @@ export function toolsJson(tools: readonly SandboxTool[]): string {
       stub: t.stub,
       description: t.description ?? "",
       schema: t.schema ?? null,
+      // Only where true: most tools are not, and every run's start line carries the list.
+      ...(t.deprecated === true ? { deprecated: true } : {}),
     })),
   );
   if (Object.isFrozen(tools) && tools.every((t) => Object.isFrozen(t))) serialized.set(tools, text);

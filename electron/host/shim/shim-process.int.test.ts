@@ -93,6 +93,7 @@ describe("shim start-up weight", () => {
       "electron/host/local-access/handshake.ts",
       "electron/host/local-access/local-access-constants.ts",
       "electron/host/local-access/socket-path.ts",
+      "electron/host/local-access/token-header.ts",
       "electron/host/local-access/token.ts",
       "electron/host/paths.ts",
       "electron/host/shim/app-log.ts",

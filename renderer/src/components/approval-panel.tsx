@@ -52,6 +52,7 @@ function ApprovalItem(props: { view: ApprovalView }) {
       </p>
       <p className="muted small">
         Denied in {left} s unless you answer
+        {view.untilRunDeadline ? ": the run it belongs to reaches its deadline then" : ""}
         {view.elicited ? "; the client was asked too, the first answer counts" : ""}.
       </p>
       <div className="approval-args">

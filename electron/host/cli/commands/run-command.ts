@@ -4,7 +4,8 @@ import { parseArgs } from "node:util";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
 import type { RunImageData } from "../../sandbox/image-receiver.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
-import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { isParseArgsError, UserError, writeLine, type CliIO } from "../cli-io.js";
+import { RUN_EXIT, RUN_EXIT_HELP, runExitCode } from "../run-exit.js";
 import {
   chooseRuntime,
   dockerContext,
@@ -17,12 +18,14 @@ import {
 export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--images DIR] [--runtime R] FILE|-
 
 Runs a Python program in a fresh sandbox container, with no wrapped servers, and prints
-the run result as JSON. Exit status 0 when the run happened, even if the code raised.
+the run result as JSON (also when the code raised or the run was stopped).
 
   --timeout S    stop the run after S seconds (at most ${RUN_LIMITS.defaultDeadlineSeconds})
   --stdin FILE   text the program reads as standard input
   --images DIR   save the images the code attached (show(), plt.show()) as PNG files in DIR
-${RUNTIME_HELP}`;
+${RUNTIME_HELP}
+
+${RUN_EXIT_HELP}`;
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -69,7 +72,16 @@ export function parseSeconds(value: string, flag: string): number {
   return seconds;
 }
 
-export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+interface RunInput {
+  code: string;
+  stdin: string;
+  timeout: number | undefined;
+  runtime: ReturnType<typeof parseRuntimeFlag>;
+  images: string | undefined;
+}
+
+/** The options and files of the command line; "help" when --help was asked for. */
+async function readInput(argv: string[], io: CliIO): Promise<RunInput | "help"> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -81,26 +93,54 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     },
     allowPositionals: true,
   });
-  if (values.help) {
-    writeLine(io.stdout, RUN_HELP);
-    return 0;
-  }
+  if (values.help) return "help";
   if (positionals.length !== 1)
     throw new UserError("codemode run takes one FILE (or - for standard input)");
   const file = positionals[0] as string;
-  const code = file === "-" ? await readAll(io.stdin) : await readUserFile(file);
-  const stdin = values.stdin === undefined ? "" : await readUserFile(values.stdin);
-  const timeout =
-    values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout");
-  const runtime = parseRuntimeFlag(values.runtime);
+  return {
+    code: file === "-" ? await readAll(io.stdin) : await readUserFile(file),
+    stdin: values.stdin === undefined ? "" : await readUserFile(values.stdin),
+    timeout: values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout"),
+    runtime: parseRuntimeFlag(values.runtime),
+    images: values.images,
+  };
+}
 
-  const ctx = await dockerContext(io.env);
-  const choice = await chooseRuntime(ctx, runtime, (message) =>
-    writeLine(io.stderr, `codemode run: ${message}`),
-  );
-  await requireRuntime(ctx, choice);
-  await requireImage(ctx);
-  await sweepOrphanContainers(ctx.docker, ctx.owner);
+/** A UserError (or a parseArgs error) as one line and the given status; anything else rethrown. */
+function failWith(status: number, io: CliIO): (error: unknown) => number {
+  return (error) => {
+    if (!(error instanceof UserError) && !isParseArgsError(error)) throw error;
+    writeLine(io.stderr, `codemode run: ${(error as Error).message}`);
+    return status;
+  };
+}
+
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  let input: RunInput | "help";
+  try {
+    input = await readInput(argv, io);
+  } catch (error) {
+    return failWith(RUN_EXIT.usage, io)(error);
+  }
+  if (input === "help") {
+    writeLine(io.stdout, RUN_HELP);
+    return 0;
+  }
+  const { code, stdin, timeout, runtime, images: imagesDir } = input;
+
+  let ctx: Awaited<ReturnType<typeof dockerContext>>;
+  let choice: Awaited<ReturnType<typeof chooseRuntime>>;
+  try {
+    ctx = await dockerContext(io.env);
+    choice = await chooseRuntime(ctx, runtime, (message) =>
+      writeLine(io.stderr, `codemode run: ${message}`),
+    );
+    await requireRuntime(ctx, choice);
+    await requireImage(ctx);
+    await sweepOrphanContainers(ctx.docker, ctx.owner);
+  } catch (error) {
+    return failWith(RUN_EXIT.unavailable, io)(error);
+  }
   // One run, so no warm container: it would only be started to be thrown away. So nothing is
   // preloaded either: the run's cold container imports only what its code imports.
   const sandbox = new Sandbox({
@@ -112,13 +152,27 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   });
   const images: RunImageData[] = [];
   try {
-    const result = await sandbox.run(
-      { code, stdin, deadlineSeconds: timeout },
-      { signal: io.signal, onImage: (image) => images.push(image) },
-    );
+    let result;
+    try {
+      result = await sandbox.run(
+        { code, stdin, deadlineSeconds: timeout },
+        { signal: io.signal, onImage: (image) => images.push(image) },
+      );
+    } catch (error) {
+      // The engine failed under the run (Docker went away, the container could not be made).
+      const message = error instanceof Error ? error.message : String(error);
+      writeLine(io.stderr, `codemode run: the sandbox could not run the code: ${message}`);
+      return RUN_EXIT.unavailable;
+    }
     writeLine(io.stdout, JSON.stringify(result, null, 2));
-    if (values.images !== undefined) await saveImages(values.images, images, io);
-    return 0;
+    if (imagesDir !== undefined) {
+      try {
+        await saveImages(imagesDir, images, io);
+      } catch (error) {
+        return failWith(RUN_EXIT.usage, io)(error);
+      }
+    }
+    return runExitCode(result);
   } finally {
     await sandbox.close();
   }

@@ -37,7 +37,13 @@ const HTTP_TABS: {
   title: string;
   where: string;
 }[] = [
-  { key: "claudeCode", title: "Claude Code", where: "Run this in a terminal." },
+  {
+    key: "claudeCode",
+    title: "Claude Code",
+    where:
+      "Run this in a terminal. Claude Code asks Code Mode for the token each time it connects, " +
+      "so the command holds none.",
+  },
   {
     key: "cursor",
     title: "Cursor",

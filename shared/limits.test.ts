@@ -194,6 +194,7 @@ describe("limits", () => {
         errorMaxBytes: 2 * KiB,
         argsMaxBytes: 2 * KiB,
         textMaxBytes: 2 * KiB,
+        calledToolsNamed: 5,
         argsMaxDepth: 64,
         defaultMaxFileBytes: 16 * MiB,
         defaultRetentionDays: 30,

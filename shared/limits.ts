@@ -496,6 +496,8 @@ export const AUDIT_LIMITS = {
   argsMaxBytes: 2 * KiB,
   /** Every other free-text field (reason, detail, summary, ...). */
   textMaxBytes: 2 * KiB,
+  /** Distinct tools run_finished names with their calls (calledTools); the rest are counted. */
+  calledToolsNamed: 5,
   /** Arguments nested deeper than this are logged as a placeholder. */
   argsMaxDepth: 64,
   /** A file is closed and a new one started before a line would take it past this size. */

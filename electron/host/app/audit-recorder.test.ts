@@ -185,6 +185,75 @@ describe("AuditRecorder", () => {
       resultBytes: Buffer.byteLength(JSON.stringify(sent)),
       oneByOneBytes: 3_345,
     });
+    // No image or audio came back from the calls: nothing to count apart.
+    expect(entries.at(-1)).not.toHaveProperty("oneByOneMediaBytes");
+  });
+
+  it("names the tools a run called with their counts, and the images its calls returned", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+    );
+    const call = (tool: string, decision: "allowed" | "refused", media = 0) =>
+      recorder.emit({
+        kind: "call",
+        runId: "r1",
+        client: "c",
+        tool,
+        decision,
+        argBytes: 2,
+        oneByOneBytes: 10 + media,
+        oneByOneMediaBytes: media,
+        durationMs: 0,
+        private: false,
+        at: new Date(),
+      });
+    const tools = ["fs__read", "fs__read", "mem__graph", "a", "b", "c", "d", "fs__read"];
+    tools.forEach((tool, i) => call(tool, i === 1 ? "refused" : "allowed", i === 2 ? 4_000 : 0));
+    recorder.runFinished({ runId: "r1", client: "c", result: { ...RESULT, calls: tools.length } });
+    expect(entries.at(-1)).toMatchObject({
+      kind: "run_finished",
+      // Refused calls count too: they are what the code tried. Past the named ones, only counted.
+      calledTools: [
+        { tool: "fs__read", calls: 3 },
+        { tool: "mem__graph", calls: 1 },
+        { tool: "a", calls: 1 },
+        { tool: "b", calls: 1 },
+        { tool: "c", calls: 1 },
+      ].slice(0, AUDIT_LIMITS.calledToolsNamed),
+      oneByOneBytes: 10 * tools.length + 4_000,
+      oneByOneMediaBytes: 4_000,
+    });
+  });
+
+  it("records what the code raised as its type and message, beside the traceback", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+    );
+    const traceback = "Traceback (most recent call last):\n    foo()\n    ^^^\nNameError: x";
+    recorder.runFinished({
+      runId: "r1",
+      client: "c",
+      result: {
+        ...RESULT,
+        stopped: null,
+        exit_code: 1,
+        error: traceback,
+        exception: { type: "NameError", message: "name 'foo' is not defined" },
+      },
+    });
+    expect(entries.at(-1)).toMatchObject({
+      error: traceback,
+      errorType: "NameError",
+      errorMessage: "name 'foo' is not defined",
+    });
+    // A run that raised nothing has neither field, nor one that called nothing calledTools.
+    recorder.runFinished({ runId: "r2", client: "c", result: RESULT });
+    expect(entries.at(-1)).not.toHaveProperty("errorType");
+    expect(entries.at(-1)).not.toHaveProperty("calledTools");
   });
 });
 

@@ -50,6 +50,10 @@ interface RunLedger {
   over: boolean;
   /** What the run's calls' results would have cost a client calling the tools one by one. */
   oneByOneBytes: number;
+  /** Of oneByOneBytes, the base64 of images and audio (counted apart by the receipt). */
+  oneByOneMediaBytes: number;
+  /** Calls per tool name, for the first AUDIT_LIMITS.calledToolsNamed names called. */
+  calledTools: Map<string, number>;
   notLogged: Map<NotLoggedCause, { count: number; tools: Set<string> }>;
 }
 
@@ -110,6 +114,13 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     const ledger = this.ledger(event.runId);
     // Counted whether or not the call is logged: the receipt is of every result that came back.
     ledger.oneByOneBytes += event.oneByOneBytes ?? 0;
+    ledger.oneByOneMediaBytes += event.oneByOneMediaBytes ?? 0;
+    const name = event.tool.slice(0, BRIDGE_LIMITS.eventNameMaxChars);
+    const called = ledger.calledTools.get(name);
+    if (called !== undefined) ledger.calledTools.set(name, called + 1);
+    else if (ledger.calledTools.size < AUDIT_LIMITS.calledToolsNamed) {
+      ledger.calledTools.set(name, 1);
+    }
     if (event.reserved !== undefined) {
       // Let out with room set aside: logged, whatever the allowance says by now.
       ledger.reserved = Math.max(0, ledger.reserved - event.reserved);
@@ -197,8 +208,14 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       timedOut: r.timed_out,
       truncated: r.truncated,
       error: r.error,
+      ...(r.exception === undefined
+        ? {}
+        : { errorType: r.exception.type, errorMessage: r.exception.message }),
       stdoutBytes: Buffer.byteLength(r.stdout),
       stderrBytes: Buffer.byteLength(r.stderr),
+      ...(ledger === undefined || ledger.calledTools.size === 0
+        ? {}
+        : { calledTools: [...ledger.calledTools].map(([tool, calls]) => ({ tool, calls })) }),
       ...(r.images.length > 0
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
@@ -206,6 +223,9 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // The receipt: what the client was sent, against what the calls' results would have cost.
       resultBytes: runPythonContentBytes(r),
       oneByOneBytes: ledger?.oneByOneBytes ?? 0,
+      ...(ledger !== undefined && ledger.oneByOneMediaBytes > 0
+        ? { oneByOneMediaBytes: ledger.oneByOneMediaBytes }
+        : {}),
     });
   }
 
@@ -244,7 +264,15 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   private ledger(runId: string): RunLedger {
     let ledger = this.runs.get(runId);
     if (ledger === undefined) {
-      ledger = { bytes: 0, reserved: 0, over: false, oneByOneBytes: 0, notLogged: new Map() };
+      ledger = {
+        bytes: 0,
+        reserved: 0,
+        over: false,
+        oneByOneBytes: 0,
+        oneByOneMediaBytes: 0,
+        calledTools: new Map(),
+        notLogged: new Map(),
+      };
       this.runs.set(runId, ledger);
     }
     return ledger;

@@ -2,13 +2,14 @@
 import { useEffect, useRef } from "react";
 import type { AuditEntry, CallEntry, RunFinishedEntry } from "../../../../shared/audit-entry.js";
 import type { AuditRunDetail } from "../../../../shared/audit-query-types.js";
-import { receiptOf, savingText } from "../../../../shared/run-receipt.js";
+import { receiptOf } from "../../../../shared/run-receipt.js";
 import { visibleText } from "../../../../shared/hidden-chars.js";
 import { useRequest } from "../../api/hooks.js";
 import { Badge, type Tone } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
 import { kindLabel, runOutcome, summaryOf, targetOf } from "../../lib/audit.js";
 import { formatBytes, formatDateTime, formatDuration } from "../../lib/format.js";
+import { receiptText } from "../../lib/receipt-text.js";
 import { RunImages } from "./run-images.js";
 
 export const DECISION_TONES: Record<CallEntry["decision"], Tone> = {
@@ -240,10 +241,7 @@ function RunReceiptFact(props: { entry: RunFinishedEntry }) {
   return (
     <div>
       <dt>Receipt</dt>
-      <dd data-testid="run-receipt">
-        result {formatBytes(receipt.resultBytes)} vs {formatBytes(receipt.oneByOneBytes)} one call
-        at a time ({savingText(receipt)})
-      </dd>
+      <dd data-testid="run-receipt">{receiptText(receipt)}</dd>
     </div>
   );
 }

@@ -195,6 +195,7 @@ describe("limits", () => {
         argsMaxBytes: 2 * KiB,
         textMaxBytes: 2 * KiB,
         calledToolsNamed: 5,
+        runOutputShownBytes: 4 * KiB,
         argsMaxDepth: 64,
         defaultMaxFileBytes: 16 * MiB,
         defaultRetentionDays: 30,
@@ -303,6 +304,7 @@ describe("limits", () => {
         descriptionMaxChars: 300,
         searchMaxChars: 200,
         settingHelpMaxChars: 400,
+        askToolsMax: 32,
       },
       TRY_SERVER_LIMITS: {
         timeoutMs: 60_000,

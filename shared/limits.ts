@@ -498,6 +498,11 @@ export const AUDIT_LIMITS = {
   textMaxBytes: 2 * KiB,
   /** Distinct tools run_finished names with their calls (calledTools); the rest are counted. */
   calledToolsNamed: 5,
+  /**
+   * What the Audit page shows of a recent run's printed output, stdout and stderr each: held in
+   * memory while the app runs (IMAGE_LIMITS.cachedRuns runs), never written to the log.
+   */
+  runOutputShownBytes: 4 * KiB,
   /** Arguments nested deeper than this are logged as a placeholder. */
   argsMaxDepth: 64,
   /** A file is closed and a new one started before a line would take it past this size. */
@@ -817,6 +822,8 @@ export const SERVER_CATALOG_LIMITS = {
   searchMaxChars: 200,
   /** A setting's one-line help text. */
   settingHelpMaxChars: 400,
+  /** Tools an entry suggests asking first about. */
+  askToolsMax: 32,
 } as const;
 
 /** "Try it": start a server once with the user's settings, list its tools, stop it. */

@@ -200,6 +200,24 @@ export function CatalogAddDialog(props: {
             ? " Its tools are marked private: once the code reads from them, it can only call other private tools."
             : null}
         </p>
+        {entry.ask && entry.ask.length > 0 ? (
+          <div className="callout callout-info callout-compact" data-testid="catalog-ask">
+            <div className="callout-text">
+              <p>
+                <strong className="inline-strong">Asks you first</strong> before the tools that
+                change or send things:{" "}
+                {entry.ask.map((tool, i) => (
+                  <span key={tool}>
+                    {i > 0 ? ", " : null}
+                    <code>{tool}</code>
+                  </span>
+                ))}
+                . Each call waits until you allow it. You can change this per tool on the
+                server&rsquo;s page.
+              </p>
+            </div>
+          </div>
+        ) : null}
         <TryResult
           busy={tryIt.busy}
           error={tryIt.error}

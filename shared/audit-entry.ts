@@ -246,7 +246,10 @@ export const callEntrySchema = z.object({
   /** For host faults: the exception's own message, which never reaches the code. */
   detail: z.string().nullable(),
   argBytes: count,
-  /** JSON text of the arguments with secrets replaced and cut; null for private tools. */
+  /**
+   * JSON text of the arguments with secrets replaced and cut; null for a tool marked to hide
+   * them (hideArgs). Older logs also have null for every private tool.
+   */
   args: z.string().nullable(),
   /** Null when no result came back. */
   resultBytes: count.nullable(),

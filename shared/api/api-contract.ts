@@ -114,6 +114,8 @@ export const API_PARAMS = {
     allowed: z.boolean().optional(),
     private: z.boolean().optional(),
     ask: z.boolean().optional(),
+    /** Keep the tool's arguments out of the audit log. */
+    hideArgs: z.boolean().optional(),
   }),
   /** "Ask first" for every tool of the server (true) or for none (false). */
   "servers.setAsk": z.strictObject({ name: serverName, ask: z.boolean() }),

@@ -115,6 +115,8 @@ export interface ToolView {
   private: boolean;
   /** The user is asked before each call to it. */
   ask: boolean;
+  /** Its calls' arguments are kept out of the audit log (they are logged, secrets masked, else). */
+  hideArgs: boolean;
   /** Why a listed tool is not callable (disallowed, schema too deep, ...); null when it is. */
   leftOut: LeftOutReason | null;
 }

@@ -50,6 +50,35 @@ describe("AuditRecorder", () => {
     expect(entries.at(-2)).toMatchObject({ kind: "calls_not_logged", runId: "r2", count: 1 });
   });
 
+  it("logs a private tool's arguments, masked, and none of a tool marked to hide them", () => {
+    const entries: AuditEntryInput[] = [];
+    const secret = "sk-live-0123456789abcdef";
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [secret],
+      { hidesArgs: (server, tool) => server === "notes" && tool === "write_note" },
+    );
+    const call = (serverTool: string) =>
+      recorder.emit({
+        kind: "call",
+        runId: "r1",
+        client: "c",
+        server: serverTool === "read_file" ? "fs" : "notes",
+        tool: `x__${serverTool}`,
+        serverTool,
+        decision: "allowed",
+        argBytes: 2,
+        args: { path: "/home/me/salaries.csv", key: secret },
+        durationMs: 0,
+        private: true,
+        at: new Date(),
+      });
+    call("read_file");
+    call("write_note");
+    const args = entries.flatMap((e) => (e.kind === "call" ? [e.args] : []));
+    expect(args).toEqual(['{"path":"/home/me/salaries.csv","key":"[secret]"}', null]);
+  });
+
   it("masks secrets in a call's detail (a server's last error carries its stderr)", () => {
     const entries: AuditEntryInput[] = [];
     const secret = "sk-live-0123456789abcdef";

@@ -59,11 +59,16 @@ interface RunLedger {
 
 export interface AuditRecorderOptions {
   auditBytesPerRun?: number;
+  /**
+   * Whether a tool's arguments stay out of the log (its hideArgs policy, by server and the
+   * server's own tool name); none do unless said.
+   */
+  hidesArgs?: (server: string, tool: string) => boolean;
 }
 
 /**
- * Turns what the bridge and the engine report into audit entries. Arguments of private
- * tools never reach the log, and values of secret env entries are replaced wherever they
+ * Turns what the bridge and the engine report into audit entries. Arguments of tools marked to
+ * hide them never reach the log, and values of secret env entries are replaced wherever they
  * appear. What one run may write is bounded (RUN_COST_LIMITS.auditBytesPerRun): calls refused
  * past its budget are counted, not logged one by one. A call that goes out always has its
  * entry: the bridge asks for room first (reserve), the most its entry can take, set aside until
@@ -82,6 +87,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   private readonly admittedArgs = new WeakMap<object, string | null>();
   private readonly overCap = new Emitter<{ overCap: (runId: string) => void }>();
   private readonly auditBytesPerRun: number;
+  private readonly hidesArgs: AuditRecorderOptions["hidesArgs"];
 
   constructor(
     private readonly append: (entry: AuditEntryInput) => void,
@@ -89,6 +95,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     options: AuditRecorderOptions = {},
   ) {
     this.auditBytesPerRun = options.auditBytesPerRun ?? RUN_COST_LIMITS.auditBytesPerRun;
+    this.hidesArgs = options.hidesArgs;
   }
 
   /** Told of a run whose entries reached the per-run cap (at most once per run): stop it. */
@@ -246,7 +253,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // keeps secrets out of it as it does of the arguments.
       detail: event.detail == null ? null : maskSecrets(event.detail, this.secrets()),
       argBytes: event.argBytes,
-      args: event.args === undefined ? null : this.loggedArgs(event.args, event.private),
+      args: event.args === undefined ? null : this.loggedArgs(event.args, this.hidden(event)),
       resultBytes: event.resultBytes ?? null,
       resultHash: event.resultHash ?? null,
       durationMs: event.durationMs,
@@ -255,10 +262,16 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   }
 
   /** The arguments as logged: as reserve worked them out for a call let out, else now. */
-  private loggedArgs(args: Record<string, unknown>, isPrivate: boolean): string | null {
+  private loggedArgs(args: Record<string, unknown>, hidden: boolean): string | null {
     const admitted = this.admittedArgs.get(args);
     if (admitted !== undefined) return admitted;
-    return redactArgs(args, { private: isPrivate, secrets: this.secrets() });
+    return redactArgs(args, { hidden, secrets: this.secrets() });
+  }
+
+  /** Whether the call's tool is marked to keep its arguments out of the log. */
+  private hidden(event: { server?: string | undefined; serverTool?: string | undefined }): boolean {
+    if (event.server === undefined || event.serverTool === undefined) return false;
+    return this.hidesArgs?.(event.server, event.serverTool) ?? false;
   }
 
   private ledger(runId: string): RunLedger {

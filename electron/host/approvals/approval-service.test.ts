@@ -137,7 +137,7 @@ describe("approval service", () => {
     expect(entries.filter((e) => e.kind === "approval_answered")).toHaveLength(2);
   });
 
-  it("keeps a private tool's arguments out of the client's question and the log", async () => {
+  it("keeps a private tool's arguments out of the client's question, not out of the log", async () => {
     const { approvals, entries } = service();
     let message = "";
     const asked = approvals.ask(
@@ -152,7 +152,20 @@ describe("approval service", () => {
     );
     await expect(asked).resolves.toMatchObject({ by: "client" });
     expect(message).not.toContain("salary");
-    expect(entries[0]).toMatchObject({ args: null });
+    // The log says what was asked for: where the data is, not the data.
+    expect(entries[0]).toMatchObject({ args: '{"query":"salary of bob"}' });
+  });
+
+  it("logs no arguments of a tool marked to hide them, and masks secrets in the rest", async () => {
+    const { approvals, entries } = service({
+      hidesArgs: (server, tool) => server === "notes" && tool === "write",
+    });
+    const hidden = approvals.ask(request({ tool: "write", args: { text: "dear diary" } }));
+    const shown = approvals.ask(request());
+    for (const view of approvals.list()) approvals.answer(view.id, "deny", "app");
+    await Promise.all([hidden, shown]);
+    const requested = entries.filter((e) => e.kind === "approval_requested");
+    expect(requested.map((e) => e.args)).toEqual([null, '{"id":7,"token":"[secret]"}']);
   });
 
   it("a client that fails or cancels leaves the question to the app", async () => {

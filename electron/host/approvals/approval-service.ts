@@ -53,6 +53,8 @@ export interface ApprovalGate {
 
 export interface ApprovalServiceOptions {
   asksFirst: (server: string, tool: string) => boolean;
+  /** Whether the tool's arguments stay out of the audit log (hideArgs); none do unless said. */
+  hidesArgs?: (server: string, tool: string) => boolean;
   record: (entry: AuditEntryInput) => void;
   /** Told of the waiting requests whenever one starts or stops waiting. */
   changed: (views: ApprovalView[]) => void;
@@ -149,7 +151,10 @@ export class ApprovalService implements ApprovalGate {
     this.#options.record({
       kind: "approval_requested",
       ...base,
-      args: redactArgs(request.args, { private: request.private, secrets }),
+      args: redactArgs(request.args, {
+        hidden: this.#options.hidesArgs?.(request.server, request.tool) ?? false,
+        secrets,
+      }),
       elicited: elicit !== undefined,
     });
     const view: ApprovalView = {

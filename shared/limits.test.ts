@@ -316,7 +316,7 @@ describe("limits", () => {
         pendingMax: 64,
         argsShownMaxChars: 4 * KiB,
         argsShownWholeMaxChars: 48 * KiB,
-        codeShownMaxChars: 16 * KiB,
+        codeShownMaxBytes: 16 * KiB,
         elicitMessageMaxChars: 2 * KiB,
         idMaxChars: 64,
       },

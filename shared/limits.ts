@@ -954,8 +954,11 @@ export const APPROVAL_LIMITS = {
    * out of sight.
    */
   argsShownWholeMaxChars: 48 * KiB,
-  /** The run's code as the panel shows it (collapsed) is cut to this. */
-  codeShownMaxChars: 16 * KiB,
+  /**
+   * The run's code as the panel shows it (collapsed) is cut to this many UTF-8 bytes, its middle
+   * taken out: filler at its start cannot push what the code does out of sight.
+   */
+  codeShownMaxBytes: 16 * KiB,
   /** The question sent to a client by MCP elicitation is cut to this. */
   elicitMessageMaxChars: 2 * KiB,
   /** A request id (a UUID) as the API accepts it. */

@@ -311,8 +311,13 @@ export interface ApprovalView {
   pyName: string;
   /** The arguments, secrets masked: pretty JSON when short, else compact JSON, whole (shownArgs). */
   args: string;
-  /** The run's code, secrets masked, cut to APPROVAL_LIMITS.codeShownMaxChars. */
+  /**
+   * The run's code, secrets masked and hidden characters escaped, cut to
+   * APPROVAL_LIMITS.codeShownMaxBytes by taking out its middle (a mark says how much).
+   */
   code: string;
+  /** UTF-8 bytes of the whole code, as the client sent it. */
+  codeBytes: number;
   /** Whether the tool is private (its arguments may hold private data). */
   private: boolean;
   /** When it started waiting and when it is denied unless answered (ISO 8601). */

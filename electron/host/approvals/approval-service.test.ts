@@ -199,15 +199,28 @@ describe("approval service", () => {
 
   it("cuts long arguments and code to their limits", () => {
     const { approvals } = service();
+    const code = "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxBytes);
     void approvals.ask(
-      request({
-        args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownWholeMaxChars) },
-        code: "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxChars),
-      }),
+      request({ args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownWholeMaxChars) }, code }),
     );
     const [view] = approvals.list();
     expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownWholeMaxChars);
-    expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxChars);
+    expect(Buffer.byteLength(view!.code)).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxBytes);
+    expect(view!.codeBytes).toBe(code.length);
+    approvals.close();
+  });
+
+  it("cuts the code in its middle: filler at its start does not hide what it does", () => {
+    // Attack: the code starts with a long comment, so the call it makes came after the cut and
+    // the person deciding saw only the filler.
+    const { approvals } = service();
+    const intent = 'await notes__delete({"id": 7})  # the call being asked about';
+    const code = `# ${"harmless ".repeat(4 * APPROVAL_LIMITS.codeShownMaxBytes)}\n${intent}\n`;
+    void approvals.ask(request({ code }));
+    const [view] = approvals.list();
+    expect(view!.code).toContain(intent);
+    expect(view!.code).toMatch(/\[… \d+ bytes left out …\]/);
+    expect(view!.code.startsWith("# harmless")).toBe(true);
     approvals.close();
   });
 

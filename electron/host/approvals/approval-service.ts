@@ -9,7 +9,7 @@ import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/
 import { APPROVAL_LIMITS } from "../../../shared/limits.js";
 import { redactArgs } from "../audit/redaction.js";
 import { maskDeep, maskSecrets } from "../bridge/secret-mask.js";
-import { cutCodePoints } from "../catalog/text-cut.js";
+import { cutCodePoints, cutMiddleUtf8 } from "../catalog/text-cut.js";
 import { escapeUnseen } from "./escape-unseen.js";
 
 /** What the user can choose. */
@@ -167,10 +167,11 @@ export class ApprovalService implements ApprovalGate {
       args: shownArgs(request.args, secrets),
       // Escaped too: bidi controls in a comment or a string can make code read as other code
       // ("Trojan Source").
-      code: cutCodePoints(
+      code: cutMiddleUtf8(
         escapeUnseen(maskSecrets(request.code, secrets)),
-        APPROVAL_LIMITS.codeShownMaxChars,
+        APPROVAL_LIMITS.codeShownMaxBytes,
       ),
+      codeBytes: Buffer.byteLength(request.code),
       private: request.private,
       askedAt: new Date(askedAt).toISOString(),
       expiresAt: new Date(askedAt + this.#timeoutMs).toISOString(),

@@ -15,7 +15,7 @@ import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField, TextField } from "../../components/field.js";
 import { PickPathButton, withPickedPath } from "../../components/pick-path-button.js";
-import { serverNameProblem } from "./server-entry.js";
+import { serverNameProblem, SHORT_SECRET_TEXT, shortSecret } from "./server-entry.js";
 import { TryButton, TryResult } from "./try-result.js";
 
 type Values = Record<string, string>;
@@ -37,12 +37,21 @@ function SettingField(props: {
   onChange: (value: string) => void;
 }) {
   const { setting } = props;
+  const short = setting.kind === "secret" && shortSecret(props.value);
   const common = {
     label: setting.label,
     value: props.value,
     onChange: props.onChange,
     error: props.error,
-    hint: setting.multiple ? `${setting.help} One per line.` : setting.help,
+    hint: short ? (
+      <>
+        {setting.help} <span className="field-warning">{SHORT_SECRET_TEXT}</span>
+      </>
+    ) : setting.multiple ? (
+      `${setting.help} One per line.`
+    ) : (
+      setting.help
+    ),
     aside: setting.required ? undefined : "optional",
     placeholder: setting.placeholder,
     spellCheck: false,

@@ -135,6 +135,7 @@ describe("limits", () => {
         runQueueTimeoutMs: 60_000,
         clientNameMaxChars: 200,
         clientVersionMaxChars: 100,
+        poolViewSampleMs: 500,
         dockerPollMs: 10_000,
         httpBodyMaxBytes: 4 * MiB,
         httpOriginShownMaxChars: 100,

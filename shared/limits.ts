@@ -310,6 +310,8 @@ export const HOST_LIMITS = {
   clientVersionMaxChars: 100,
   /** While Docker is not ready, the host looks for it again this often. */
   dockerPollMs: 10_000,
+  /** The sandboxes' counts (ready, starting, running) are looked at this often for the UI. */
+  poolViewSampleMs: 500,
   /** Largest JSON-RPC body accepted over HTTP (run_python's code is at most 256 KiB). */
   httpBodyMaxBytes: 4 * MiB,
   /** A web page's Origin, quoted in the refusal the audit log records, is cut to this. */

@@ -15,6 +15,24 @@ export interface DockerStatusView {
   message: string | null;
 }
 
+/**
+ * The sandboxes right now, for the Sandbox page's live view: containers started and waiting
+ * (so a run begins at once), being started, and runs in their own. All 0 while there is no
+ * Docker or no image.
+ */
+export interface SandboxPoolView {
+  /** Started and waiting: the next runs begin at once in these. */
+  ready: number;
+  /** Being started (with library preloading on, importing the libraries first). */
+  starting: number;
+  /** How many waiting ones the pool aims for now: the setting, or more while runs keep coming. */
+  target: number;
+  /** Runs going on now, each in a container of its own. */
+  running: number;
+  /** Runs waiting for their turn (past "Runs at the same time"). */
+  queued: number;
+}
+
 /** The container runtimes the engine offers, for the Sandbox page's isolation choice. */
 export interface RuntimesView {
   /** `docker info` → Runtimes; null while no engine answers. */

@@ -392,6 +392,7 @@ export class CodeModeHost {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.dockerTimer) clearInterval(this.dockerTimer);
+      this.status.stopWatching();
       // Told at once, not when the log closes: the build lets go of the disk while we stop.
       void this.audit.index.stopBuilding();
       this.hostAudit.stop();

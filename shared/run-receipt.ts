@@ -60,8 +60,11 @@ export function totalReceipt(
   return total.runs === 0 ? null : total;
 }
 
-/** Below this difference the two sides read as the same: a few lines either way. */
-export const RECEIPT_SAME_BYTES = 100;
+/**
+ * Below this difference the two sides read as the same: a traceback or a few printed lines
+ * either way is nothing a person (or the model's budget) can act on.
+ */
+export const RECEIPT_SAME_BYTES = 1000;
 
 /**
  * What the model was spared (positive) or given more (negative) to read, in bytes; 0 when the

@@ -50,7 +50,7 @@ describe("receipt text", () => {
   it("says when the run gave the model more to read, and why", () => {
     const text = receiptText({ runTextBytes: 5000, oneByOneTextBytes: 1000, images: 0 });
     expect(text).toBe(
-      "About 4.0 KB more for the model to read than calling the tools one at a time: the code printed more than its calls returned (it read 5.0 KB instead of 1.0 KB).",
+      "About 4.0 KB more for the model to read than calling the tools one at a time: the run's output was longer than what its calls returned (it read 5.0 KB instead of 1.0 KB).",
     );
   });
 

@@ -13,7 +13,7 @@ export function receiptComparison(receipt: RunReceipt): string {
   const amount = formatBytes(Math.abs(saved));
   return saved > 0
     ? `About ${amount} less for the model to read ${ONE_BY_ONE}`
-    : `About ${amount} more for the model to read ${ONE_BY_ONE}: the code printed more than its calls returned`;
+    : `About ${amount} more for the model to read ${ONE_BY_ONE}: the run's output was longer than what its calls returned`;
 }
 
 /** One run's receipt: the comparison, then what each side was, and its images apart. */

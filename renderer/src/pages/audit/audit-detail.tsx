@@ -339,7 +339,7 @@ function RunReceiptFact(props: { entry: RunFinishedEntry }) {
   const receipt = receiptOf(props.entry);
   if (receipt === null) return null;
   return (
-    <div>
+    <div className="fact-full">
       <dt>Receipt</dt>
       <dd data-testid="run-receipt">{receiptText(receipt)}</dd>
     </div>

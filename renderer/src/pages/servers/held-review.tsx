@@ -1,8 +1,8 @@
 // "Changes to review" on a server's page: the tools whose definition changed since it was
 // pinned, new tools and removed ones. Held tools are out of the catalog until the user accepts
 // them; each shows what changed (description and schema, line by line) with Accept and Reject,
-// and "Accept all" takes every change still to decide that is shown (never the main button: a
-// change is to be read first). A rejected change leaves the list for a "Rejected" fold, where it
+// and "Accept all" takes every change still to decide that is shown (a plain button, never the
+// main one: a change is to be read first). A rejected change leaves the list for a "Rejected" fold, where it
 // can still be accepted. Each review names the hash of the definition shown: if the server
 // changed it again meanwhile, the host refuses, and the page says so and shows the new
 // definition.
@@ -68,7 +68,7 @@ export function HeldReview(props: { server: ServerView }) {
           </h3>
           {server.held > 0 ? <Badge tone="warn">{plural(server.held, "tool")} held</Badge> : null}
         </div>
-        {pending.length > 1 ? (
+        {pending.length > 0 ? (
           <button
             type="button"
             className="button"

@@ -46,7 +46,17 @@ export function AuditDetail(props: {
 
   const title = props.runId ? "Run" : props.entry ? kindLabel(props.entry.kind) : "Entry";
   return (
-    <aside className="audit-detail" aria-labelledby="audit-detail-title">
+    <aside
+      className="audit-detail"
+      aria-labelledby="audit-detail-title"
+      onKeyDown={(event) => {
+        // In a narrow window the panel lies over the list: Escape closes it from inside too.
+        if (event.key === "Escape") {
+          event.preventDefault();
+          props.onClose();
+        }
+      }}
+    >
       <div className="audit-detail-header">
         <h2 id="audit-detail-title" className="card-title" tabIndex={-1} ref={headingRef}>
           {title}

@@ -203,7 +203,7 @@ describe.skipIf(!fx)("the Sandbox page, for a person", () => {
     await dialog.getByLabel("Value 1", { exact: true }).fill("abc");
     const warning = dialog.getByText(/cannot hide a value this short/);
     expect(await warning.count()).toBe(0);
-    await dialog.getByRole("switch", { name: "Value 1 is secret" }).click();
+    await dialog.getByRole("switch", { name: "Keep row 1 secret" }).click();
     await warning.waitFor();
     await dialog.getByLabel("Value 1", { exact: true }).fill("a-long-enough-secret");
     await waitUntil(

@@ -288,7 +288,7 @@ function EnvEditor(props: {
                 />
                 <Switch
                   label="Secret"
-                  name={`Value ${n} is secret`}
+                  name={`Keep row ${n} secret`}
                   checked={row.secret}
                   onChange={(secret) =>
                     // A saved secret made plain must be typed again: it is never shown in full.

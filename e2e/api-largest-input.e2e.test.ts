@@ -56,6 +56,7 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
   "image.status": {},
   "image.build": {},
   "sandbox.runtimes": {},
+  "sandbox.pool": {},
   "config.get": {},
   "config.save": {
     json: `{"mcpServers":{}}${" ".repeat(API_LIMITS.configTextMaxChars - 20)}`,

@@ -53,6 +53,10 @@ describe("codemode servers (CLI)", () => {
     expect(fs.stderr).toBe("");
     expect(fs.code).toBe(0);
     expect(fs.stdout).toContain("Added files from the catalog (Filesystem)");
+    // The catalog's safe default, said where it is applied.
+    expect(fs.stdout).toContain(
+      "Asks you first before it changes or sends anything: write_file, edit_file, create_directory, move_file",
+    );
 
     const gh = await runCli(home, [
       "servers",
@@ -74,6 +78,7 @@ describe("codemode servers (CLI)", () => {
       args: ["-y", "@modelcontextprotocol/server-filesystem", "/srv/a", "/srv/b c"],
       env: {},
       private: true,
+      ask: ["write_file", "edit_file", "create_directory", "move_file"],
     });
     expect(servers.gh).toMatchObject({
       command: "docker",

@@ -118,7 +118,7 @@ describe("the audit list (browser UI)", () => {
   it("verifies the chain and exports the entries as JSONL", async () => {
     await waitForText(
       ui.page.getByRole("status", { name: "Chain verification" }),
-      /Chain verified: [\d,]+ entries/,
+      /Chain verified at [\d:]+(?: [AP]M)?: [\d,]+ entries/,
       "the chain verified",
     );
     const download = ui.page.waitForEvent("download");

@@ -23,13 +23,13 @@ describe("the audit chain result at any window width (browser UI)", () => {
     const { page } = ui;
     await ui.nav("Audit log").click();
     const verify = page.getByRole("status", { name: "Chain verification" });
-    await waitForText(verify, /Chain verified: \d+ entr(y|ies)/);
+    await waitForText(verify, /Chain verified at [\d:]+(?: [AP]M)?: \d+ entr(y|ies)/);
     // The note is what competes for the room (this daemon has no OS keychain).
     await waitForText(verify, /Checkpoint not signed/);
 
     for (const width of [1280, 420]) {
       await page.setViewportSize({ width, height: 860 });
-      const badge = verify.getByText(/^Chain verified: \d+ entr(y|ies)$/);
+      const badge = verify.getByText(/^Chain verified at [\d:]+(?: [AP]M)?: \d+ entr(y|ies)$/);
       const cut = await badge.evaluate((el) => {
         const b = el as Measured;
         return b.scrollWidth - b.clientWidth;

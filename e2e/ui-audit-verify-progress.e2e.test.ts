@@ -58,9 +58,16 @@ describe("the verify progress bar (browser UI)", () => {
       .click();
     const status = ui.page.getByRole("status", { name: "Chain verification" });
     // The daemon's start adds a few entries of its own on top of the prefilled ones.
-    await waitForText(status, /Chain verified: [\d,]+ entries/, "the verdict", 60_000);
+    await waitForText(
+      status,
+      /Chain verified at [\d:]+(?: [AP]M)?: [\d,]+ entries/,
+      "the verdict",
+      60_000,
+    );
     const verified = Number(
-      /Chain verified: ([\d,]+)/.exec(await status.innerText())![1]!.replace(/,/g, ""),
+      /Chain verified at [\d:]+(?: [AP]M)?: ([\d,]+)/
+        .exec(await status.innerText())![1]!
+        .replace(/,/g, ""),
     );
     expect(verified).toBeGreaterThanOrEqual(ENTRIES);
     await expect(status.getByRole("progressbar").count()).resolves.toBe(0);

@@ -37,14 +37,14 @@ describe("the Clients page's HTTP entries (browser UI)", () => {
   const snippetsCard = (): Locator => ui.page.getByRole("region", { name: "Other clients" });
   const httpGroup = (): Locator => ui.page.getByRole("group", { name: "Over HTTP" });
 
-  /** Sandbox → Advanced → Local HTTP transport, saved. */
+  /** Sandbox → Advanced → Local HTTP connection, saved. */
   const setHttp = async (on: boolean): Promise<void> => {
     await ui.nav("Sandbox").click();
     const advanced = ui.page.locator("details.disclosure", { hasText: "Advanced" });
     if (!(await advanced.evaluate((d) => (d as { open: boolean }).open))) {
       await advanced.locator("summary").click();
     }
-    const toggle = ui.page.getByRole("switch", { name: "Local HTTP transport" });
+    const toggle = ui.page.getByRole("switch", { name: "Local HTTP connection" });
     if ((await toggle.isChecked()) !== on) await toggle.click();
     await ui.page.getByRole("button", { name: "Save limits" }).click();
     await ui.page.getByText("Saved. New runs use these limits.").waitFor();

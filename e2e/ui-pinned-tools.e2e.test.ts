@@ -120,6 +120,12 @@ describe("pinned tool definitions (browser UI)", () => {
     return new Map(all.value.map((t) => [t.name, t]));
   };
   const review = (): Locator => ui.page.getByRole("list", { name: "Changes to review on toy" });
+  /** The "Rejected" fold: rejected changes leave the review for it. */
+  const inRejectedFold = (name: string): Locator =>
+    ui.page
+      .getByRole("list", { name: /^Rejected \(\d+\)$/ })
+      .getByRole("listitem")
+      .filter({ has: ui.page.getByRole("heading", { name, exact: true }) });
   const held = (name: string): Locator =>
     review()
       .getByRole("listitem")
@@ -206,10 +212,23 @@ describe("pinned tool definitions (browser UI)", () => {
     });
   });
 
-  it("Reject keeps a tool out, marked rejected", async () => {
+  it("Reject keeps a tool out, and moves it from the review to the Rejected fold", async () => {
+    // "Accept all" is there, but never the main button: a change is to be read first.
+    const acceptAll = ui.page.getByRole("button", { name: /^Accept all/ });
+    expect(await acceptAll.getAttribute("class")).not.toContain("button-primary");
     await held("add").getByRole("button", { name: "Reject" }).click();
-    await waitForText(held("add"), /Rejected/, "add marked rejected");
-    await held("add").getByRole("button", { name: "Reject", disabled: true }).waitFor();
+    await waitUntil(
+      () => held("add").count(),
+      (n) => n === 0,
+      "add gone from the review",
+    );
+    await ui.page.getByText(/^Rejected \(1\)$/).click();
+    await waitForText(
+      inRejectedFold("add"),
+      /You rejected this change/,
+      "add in the Rejected fold",
+    );
+    expect(await inRejectedFold("add").getByRole("button", { name: "Reject" }).count()).toBe(0);
     expect((await tools()).get("add")).toMatchObject({
       pyName: null,
       leftOut: { code: "held_for_review" },
@@ -244,7 +263,7 @@ describe("pinned tool definitions (browser UI)", () => {
     const pins = pinFileSchema.parse(JSON.parse(readFileSync(path.join(home, PINS_FILE), "utf8")));
     expect(pins.servers.toy?.held.add?.rejected).toBe(true);
     expect((await tools()).get("add")).toMatchObject({ leftOut: { code: "held_for_review" } });
-    await waitForText(held("add"), /Rejected/, "add still rejected on the page");
+    await waitForText(inRejectedFold("add"), /Rejected/, "add still rejected on the page");
   });
 
   it("a live change (list_changed) shows up in the review; 'Accept all' takes every one", async () => {
@@ -266,6 +285,14 @@ describe("pinned tool definitions (browser UI)", () => {
       () => review().count(),
       (n) => n === 0,
       "the review gone",
+    );
+    // Accept all takes the changes to decide, not a rejected one: add is accepted on its own.
+    expect((await tools()).get("add")).toMatchObject({ leftOut: { code: "held_for_review" } });
+    await inRejectedFold("add").getByRole("button", { name: "Accept" }).click();
+    await waitUntil(
+      () => inRejectedFold("add").count(),
+      (n) => n === 0,
+      "add accepted from the fold",
     );
     const listed = await tools();
     for (const name of ["lookup", "add", "extra", "steady"]) {

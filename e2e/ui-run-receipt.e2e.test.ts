@@ -8,14 +8,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { savingText } from "../shared/run-receipt.js";
-import { formatBytes } from "../renderer/src/lib/format.js";
+import { receiptOf, totalReceipt } from "../shared/run-receipt.js";
+import { receiptText, totalReceiptText } from "../renderer/src/lib/receipt-text.js";
 import { auditEntries, connectShim, toyServer, writeServers } from "../test-support/daemon.js";
 import { ARTIFACTS_DIR, waitUntil } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { useUiPage } from "../test-support/ui-page.js";
 import { runResultIn } from "../shared/run-result.js";
+import type { RunFinishedEntry } from "../shared/audit-entry.js";
 
 const fx = await dockerOrSkip();
 
@@ -47,6 +48,7 @@ describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chro
   const { home } = ui;
   let shim: McpSession;
   let receipt: { resultBytes: number; oneByOneBytes: number; runId: string };
+  let finishedEntry: RunFinishedEntry;
 
   beforeAll(async () => {
     shim = await connectShim(home, { name: CLIENT, version: "1" });
@@ -86,6 +88,7 @@ describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chro
     expect(finished.resultBytes).toBe(contentBytes(result));
     expect(finished.oneByOneBytes).toBe(oneByOne);
     expect(finished.resultBytes!).toBeLessThan(oneByOne / 50);
+    finishedEntry = finished;
     receipt = {
       resultBytes: finished.resultBytes!,
       oneByOneBytes: finished.oneByOneBytes!,
@@ -99,13 +102,13 @@ describe.skipIf(fx === null)("run receipt (real daemon, Docker, toy server, Chro
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Audit log" })
       .click();
-    const expected =
-      `result ${formatBytes(receipt.resultBytes)} vs ${formatBytes(receipt.oneByOneBytes)} ` +
-      `one call at a time (${savingText(receipt)})`;
+    const expected = receiptText(receiptOf(finishedEntry)!);
+    // In words, no percentage: the model read about so much less than one call at a time.
+    expect(expected).toMatch(/^About \d+(\.\d)? KB less for the model to read than calling/);
     const total = ui.page.getByTestId("receipt-total");
     await total.waitFor();
     expect((await total.innerText()).replace(/\s+/g, " ").trim()).toBe(
-      `· 1 loaded run: ${expected}`,
+      `· ${totalReceiptText(totalReceipt([finishedEntry])!)}`,
     );
     const rows = ui.page.getByRole("listbox", { name: "Audit entries" }).getByRole("option");
     await rows.filter({ hasText: "Run finished" }).first().click();

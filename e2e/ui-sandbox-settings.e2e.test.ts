@@ -72,13 +72,13 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
 
   it("says what the per-server concurrency protects", async () => {
     await ui.page.locator("details.disclosure", { hasText: "Advanced" }).locator("summary").click();
-    expect(await descriptionOf(field("Calls per server at once"))).toMatch(
-      /Protects the server \(and any service behind it\) from a burst of gathered calls/,
+    expect(await descriptionOf(field("Calls to one server at the same time"))).toMatch(
+      /Protects the server \(and any service behind it\) from a burst of calls/,
     );
   });
 
   it("preloading is on by default; off and saved, the next warm container has no pandas", async () => {
-    const toggle = ui.page.getByRole("switch", { name: "Preload numpy, pandas and matplotlib" });
+    const toggle = ui.page.getByRole("switch", { name: "Load data libraries ahead" });
     expect(await toggle.isChecked()).toBe(true);
     // The pool's first container, made to preload.
     const before = await waitUntil(poolContainers, (ids) => ids.length > 0, "a warm container");
@@ -115,8 +115,8 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
   }, 240_000);
 
   it("the pool fields show their bounds and refuse a value outside them on the field", async () => {
-    const grows = field("Warm pool grows to");
-    const shrink = field("Shrink pool after (seconds)");
+    const grows = field("Sandboxes kept ready when busy");
+    const shrink = field("Back to fewer after (seconds)");
     expect(await descriptionOf(grows)).toContain(`0 to ${POOL_LIMITS.growMaxCeiling}.`);
     expect(await descriptionOf(shrink)).toContain(
       `${POOL_LIMITS.minIdleSeconds} to ${POOL_LIMITS.maxIdleSeconds}.`,
@@ -127,12 +127,12 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
     await ui.page.getByRole("button", { name: "Save limits" }).click();
     await waitUntil(
       () => descriptionOf(grows),
-      (text) => text.includes(`Between 0 and ${POOL_LIMITS.growMaxCeiling}.`),
-      "the error on Warm pool grows to",
+      (text) => text.includes(`Enter a whole number from 0 to ${POOL_LIMITS.growMaxCeiling}.`),
+      "the error on Sandboxes kept ready when busy",
     );
     expect(await grows.getAttribute("aria-invalid")).toBe("true");
     expect(await descriptionOf(shrink)).toContain(
-      `Between ${POOL_LIMITS.minIdleSeconds} and ${POOL_LIMITS.maxIdleSeconds}.`,
+      `Enter a whole number from ${POOL_LIMITS.minIdleSeconds} to ${POOL_LIMITS.maxIdleSeconds}.`,
     );
     expect(saved()).toEqual(before);
     // The host checks on its own too, naming the setting: a client other than this page.
@@ -147,8 +147,8 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
   it("every number field shows the range the host takes and refuses one outside it on the field", async () => {
     // Concurrent runs and Ask-first wait said no range, and the page sent any number: the
     // host's refusal came back instead of the field's own.
-    const runs = field("Concurrent runs");
-    const wait = field("Ask-first wait (seconds)");
+    const runs = field("Runs at the same time");
+    const wait = field("Time to answer “Ask first” (seconds)");
     const { maxConcurrentRuns, approvalTimeoutSeconds } = SETTINGS_BOUNDS;
     expect(await descriptionOf(runs)).toContain(
       `${maxConcurrentRuns.min} to ${maxConcurrentRuns.max}.`,
@@ -162,19 +162,22 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
     await ui.page.getByRole("button", { name: "Save limits" }).click();
     await waitUntil(
       () => descriptionOf(runs),
-      (text) => text.includes(`Between ${maxConcurrentRuns.min} and ${maxConcurrentRuns.max}.`),
-      "the error on Concurrent runs",
+      (text) =>
+        text.includes(
+          `Enter a whole number from ${maxConcurrentRuns.min} to ${maxConcurrentRuns.max}.`,
+        ),
+      "the error on Runs at the same time",
     );
     expect(await descriptionOf(wait)).toContain(
-      `Between ${approvalTimeoutSeconds.min} and ${approvalTimeoutSeconds.max}.`,
+      `Enter a whole number from ${approvalTimeoutSeconds.min} to ${approvalTimeoutSeconds.max}.`,
     );
     expect(saved()).toEqual(before);
     await ui.page.getByRole("button", { name: "Discard changes" }).click();
   });
 
   it("a pool that may not grow stays empty through a burst", async () => {
-    await field("Warm pool size").fill("0");
-    await field("Warm pool grows to").fill("0");
+    await field("Sandboxes kept ready").fill("0");
+    await field("Sandboxes kept ready when busy").fill("0");
     await save();
     expect(saved()).toMatchObject({ warmPoolSize: 0, warmPoolMaxSize: 0 });
     await waitUntil(poolContainers, (ids) => ids.length === 0, "the idle containers removed");
@@ -185,8 +188,8 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
   });
 
   it("allowed to grow, a burst grows the pool, and it shrinks back after the idle time", async () => {
-    await field("Warm pool grows to").fill("2");
-    await field("Shrink pool after (seconds)").fill(String(IDLE_SECONDS));
+    await field("Sandboxes kept ready when busy").fill("2");
+    await field("Back to fewer after (seconds)").fill(String(IDLE_SECONDS));
     await save();
     expect(saved()).toMatchObject({
       warmPoolSize: 0,

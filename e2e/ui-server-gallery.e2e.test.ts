@@ -67,6 +67,12 @@ describe("adding a server from the gallery (browser UI)", () => {
     // Counted once the form is there: count() does not wait for the dialog to render.
     await dialog.getByLabel("Memory file").waitFor();
     expect(await dialog.getByRole("textbox").count()).toBe(2);
+    // The form says which tools will ask first: those that change or delete what it remembers.
+    const asks = await dialog.getByTestId("catalog-ask").innerText();
+    expect(asks).toMatch(/Asks you first before the tools that change or send things/);
+    for (const tool of ["create_entities", "delete_entities", "delete_relations"]) {
+      expect(asks).toContain(tool);
+    }
 
     await dialog.getByRole("button", { name: "Try it" }).click();
     const worked = dialog.getByRole("status", { name: "Try it worked" });
@@ -89,7 +95,15 @@ describe("adding a server from the gallery (browser UI)", () => {
       args: ["-y", "@modelcontextprotocol/server-memory"],
       env: {},
       private: true,
+      ask: SERVER_CATALOG.find((e) => e.id === "memory")!.ask,
     });
+    // On its page: deleting asks first, reading does not.
+    await ui.page
+      .getByRole("switch", { name: "Ask first before delete_entities", checked: true })
+      .waitFor();
+    await ui.page
+      .getByRole("switch", { name: "Ask first before read_graph", checked: false })
+      .waitFor();
   });
 
   it("shows a failing try's stderr and a hint, and asks before adding it anyway", async () => {

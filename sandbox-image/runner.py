@@ -1079,8 +1079,36 @@ def _format_error(exc, names=None):
         return f"{type(exc).__name__}: (the traceback could not be formatted)\n"
 
 
+# The exception's type name as `done` reports it, cut to this many characters (a class can be
+# given any name, of any length).
+EXCEPTION_TYPE_MAX_CHARS = 200
+
+
+def _exception_of(exc, message_max):
+    """The exception as data for `done`: its type's name and its message, each cut, so the host
+    can say what went wrong in one line without reading it out of the traceback's last lines."""
+    try:
+        name = type(exc).__name__
+        name = name if type(name) is str else "Exception"
+    except BaseException:
+        name = "Exception"
+    try:
+        message = str(exc)
+    except BaseException:  # a hostile __str__
+        message = ""
+    if type(message) is not str:
+        message = ""
+    if isinstance(exc, SyntaxError):
+        # str() of a SyntaxError adds the file name; its own message reads better alone.
+        message = exc.msg if type(exc.msg) is str else message
+        if type(exc.lineno) is int:
+            message = f"{message} (line {exc.lineno})"
+    return {"type": name[:EXCEPTION_TYPE_MAX_CHARS], "message": message[:message_max]}
+
+
 def _run(source, namespace, down=(), held=None, names=None):
-    """Compile and run the code; None if it finished, else the error text for `done`."""
+    """Compile and run the code; None if it finished, else the error for `done`: its text and
+    the exception as data (None where there is none, as for a SystemExit with a status)."""
     # Registered so that traceback lines (ours and any the code prints) show the source.
     # mtime None tells linecache.checkcache never to drop it.
     linecache.cache[CODE_FILENAME] = (len(source), None, source.splitlines(True), CODE_FILENAME)
@@ -1107,11 +1135,11 @@ def _run(source, namespace, down=(), held=None, names=None):
         if exc.code is None or (type(exc.code) in (int, bool) and exc.code == 0):
             return None
         try:
-            return "".join(traceback.format_exception_only(exc))
+            return "".join(traceback.format_exception_only(exc)), None
         except BaseException:
-            return "SystemExit\n"
+            return "SystemExit\n", None
     except BaseException as exc:  # KeyboardInterrupt included: any way out but success
-        return _format_error(exc, names)
+        return _format_error(exc, names), exc
     return None
 
 
@@ -1254,19 +1282,26 @@ def main():
         target=_read_results, args=(reader, host), name="codemode-results", daemon=True
     ).start()
 
-    error = _run(source, module.__dict__, down_servers, held_tools, names)
+    outcome = _run(source, module.__dict__, down_servers, held_tools, names)
+    error, raised = (None, None) if outcome is None else outcome
     # The host keeps only the tail of a traceback; cutting it here keeps a huge exception
     # message from turning a normal error into an over-long (protocol-violating) line.
     error_max = limits.get("error_max_chars")
-    if error is not None and _is_positive_int(error_max) and len(error) > error_max:
-        error = "..." + error[-error_max:]
+    cut_at = error_max if _is_positive_int(error_max) else None
+    if error is not None and cut_at is not None and len(error) > cut_at:
+        error = "..." + error[-cut_at:]
+    # The message is part of the traceback: no longer than the traceback may be.
+    exception = None if raised is None else _exception_of(raised, cut_at or 4096)
 
     try:
         host.flush_output()
     except BaseException:
         pass  # the code may have broken its streams; `done` must go out regardless
     # os._exit inside send: no atexit handlers, no waiting for threads the code left running.
-    host.send({"type": "done", "error": error}, last=True)
+    done = {"type": "done", "error": error}
+    if exception is not None:
+        done["exception"] = exception
+    host.send(done, last=True)
 
 
 if __name__ == "__main__":

@@ -193,8 +193,21 @@ export const runFinishedEntrySchema = z.object({
   timedOut: z.boolean(),
   truncated: z.boolean(),
   error: z.string().nullable(),
+  /**
+   * The exception the code raised: its type's name ("ValueError") and its message, as the
+   * runner reported them. Absent when it raised none (and in older logs): the summary then reads
+   * the last line of `error`.
+   */
+  errorType: z.string().optional(),
+  errorMessage: z.string().optional(),
   stdoutBytes: count,
   stderrBytes: count,
+  /**
+   * The tools the code called, as it named them, each with how many calls it made (refused ones
+   * too), in the order of their first call: at most AUDIT_LIMITS.calledToolsNamed tools, the
+   * calls of the others are in `calls` only. Absent when it called none, and in older logs.
+   */
+  calledTools: z.array(z.object({ tool: z.string(), calls: count })).optional(),
   /**
    * Images the code attached with show(): name, size and hash, never the bytes (the host keeps
    * recent ones in memory for the Audit page). Absent when there were none, and in older logs.
@@ -208,6 +221,12 @@ export const runFinishedEntrySchema = z.object({
    */
   resultBytes: count.optional(),
   oneByOneBytes: count.optional(),
+  /**
+   * Of oneByOneBytes, the bytes of images and audio (their base64 data) in the calls' results:
+   * a model sees those, it does not read them as text, so the receipt leaves them out. Absent
+   * when there were none, and in older logs.
+   */
+  oneByOneMediaBytes: count.optional(),
 });
 
 export const callEntrySchema = z.object({
@@ -227,7 +246,10 @@ export const callEntrySchema = z.object({
   /** For host faults: the exception's own message, which never reaches the code. */
   detail: z.string().nullable(),
   argBytes: count,
-  /** JSON text of the arguments with secrets replaced and cut; null for private tools. */
+  /**
+   * JSON text of the arguments with secrets replaced and cut; null for a tool marked to hide
+   * them (hideArgs). Older logs also have null for every private tool.
+   */
   args: z.string().nullable(),
   /** Null when no result came back. */
   resultBytes: count.nullable(),

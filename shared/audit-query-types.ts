@@ -58,7 +58,22 @@ export interface AuditRunImage {
   pngBase64: string;
 }
 
+/** What a recent run printed, as the Audit page gets it while the host still holds it. */
+export interface AuditRunOutput {
+  /** Each cut to AUDIT_LIMITS.runOutputShownBytes (its start kept), secrets masked. */
+  stdout: string;
+  stderr: string;
+  /** Bytes each printed in all (of what the run kept: RUN_LIMITS.stdoutKeptBytes at most). */
+  stdoutBytes: number;
+  stderrBytes: number;
+}
+
 export interface AuditRunDetail {
+  /**
+   * What the run printed, while the host holds it in memory (recent runs, while the app runs);
+   * absent from hosts without it, and from the log itself.
+   */
+  output?: AuditRunOutput;
   /**
    * Images of the run the host still holds in memory (recent runs, while the app runs); absent
    * from hosts without images, and from the log itself.

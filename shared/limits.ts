@@ -310,6 +310,8 @@ export const HOST_LIMITS = {
   clientVersionMaxChars: 100,
   /** While Docker is not ready, the host looks for it again this often. */
   dockerPollMs: 10_000,
+  /** The sandboxes' counts (ready, starting, running) are looked at this often for the UI. */
+  poolViewSampleMs: 500,
   /** Largest JSON-RPC body accepted over HTTP (run_python's code is at most 256 KiB). */
   httpBodyMaxBytes: 4 * MiB,
   /** A web page's Origin, quoted in the refusal the audit log records, is cut to this. */
@@ -496,6 +498,13 @@ export const AUDIT_LIMITS = {
   argsMaxBytes: 2 * KiB,
   /** Every other free-text field (reason, detail, summary, ...). */
   textMaxBytes: 2 * KiB,
+  /** Distinct tools run_finished names with their calls (calledTools); the rest are counted. */
+  calledToolsNamed: 5,
+  /**
+   * What the Audit page shows of a recent run's printed output, stdout and stderr each: held in
+   * memory while the app runs (IMAGE_LIMITS.cachedRuns runs), never written to the log.
+   */
+  runOutputShownBytes: 4 * KiB,
   /** Arguments nested deeper than this are logged as a placeholder. */
   argsMaxDepth: 64,
   /** A file is closed and a new one started before a line would take it past this size. */
@@ -815,6 +824,8 @@ export const SERVER_CATALOG_LIMITS = {
   searchMaxChars: 200,
   /** A setting's one-line help text. */
   settingHelpMaxChars: 400,
+  /** Tools an entry suggests asking first about. */
+  askToolsMax: 32,
 } as const;
 
 /** "Try it": start a server once with the user's settings, list its tools, stop it. */
@@ -945,8 +956,11 @@ export const APPROVAL_LIMITS = {
    * out of sight.
    */
   argsShownWholeMaxChars: 48 * KiB,
-  /** The run's code as the panel shows it (collapsed) is cut to this. */
-  codeShownMaxChars: 16 * KiB,
+  /**
+   * The run's code as the panel shows it (collapsed) is cut to this many UTF-8 bytes, its middle
+   * taken out: filler at its start cannot push what the code does out of sight.
+   */
+  codeShownMaxBytes: 16 * KiB,
   /** The question sent to a client by MCP elicitation is cut to this. */
   elicitMessageMaxChars: 2 * KiB,
   /** A request id (a UUID) as the API accepts it. */

@@ -14,6 +14,12 @@ export const STOP_REASONS = [
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/** What a run's code raised, as data: "ValueError" and "bad value", never a traceback. */
+export interface RunException {
+  type: string;
+  message: string;
+}
+
 /** An image the code attached with show(): the result lists it; the PNG travels beside it. */
 export interface RunImage {
   /** ASCII letters, digits, `.`, `_` and `-` (the runner makes it so; the host checks). */
@@ -55,6 +61,12 @@ export interface RunResult {
   stderr: string;
   /** The last lines of the traceback when the code raised, else null. */
   error: string | null;
+  /**
+   * The exception the code raised: its type's name and its message (each cut), as the runner
+   * reported it. Absent when the code did not raise one (it finished, exited with a status, or
+   * was stopped).
+   */
+  exception?: RunException;
   /** 0 when the code finished, 1 when it raised, the container's status when it died. */
   exit_code: number | null;
   /** True when stdout or stderr was cut to its kept size. */

@@ -14,6 +14,7 @@ export const ENTRY_KEYS = [
   "private",
   "secret",
   "ask",
+  "hideArgs",
 ] as const;
 const REMOTE_ONLY_KEYS = new Set(["url", "headers"]);
 const STDIO_ONLY = "only stdio servers (command, args, env) can be wrapped";
@@ -161,6 +162,15 @@ function entrySchema<V extends z.ZodType>(value: V) {
               issue.code === "invalid_union" && Array.isArray(issue.input)
                 ? issue.errors[1]?.[0]?.message
                 : `"ask" must be true, false or an array of tool names`,
+          })
+          .optional(),
+        // Arguments kept out of the audit log: true for every tool, a list for those tools.
+        hideArgs: z
+          .union([z.boolean(), nameList("hideArgs")], {
+            error: (issue) =>
+              issue.code === "invalid_union" && Array.isArray(issue.input)
+                ? issue.errors[1]?.[0]?.message
+                : `"hideArgs" must be true, false or an array of tool names`,
           })
           .optional(),
       },

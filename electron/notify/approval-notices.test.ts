@@ -12,6 +12,7 @@ function view(id: string): ApprovalView {
     pyName: "notes__delete_note",
     args: '{\n  "id": "secret-looking"\n}',
     code: "await notes__delete_note({})",
+    codeBytes: 28,
     private: false,
     askedAt: "2026-12-02T00:00:00.000Z",
     expiresAt: "2026-12-02T00:01:00.000Z",

@@ -5,7 +5,7 @@ import {
   ConnectionBanner,
   PausedBanner,
   StartupProblemsBanner,
-  TaintBanners,
+  TaintSummary,
 } from "./components/banners.js";
 import { ApprovalPanel } from "./components/approval-panel.js";
 import { Badge, type Tone } from "./components/badge.js";
@@ -22,6 +22,7 @@ import {
 } from "./components/icons.js";
 import { Loading } from "./components/states.js";
 import { hrefFor, navigate, parseHash, useRoute, type PageId } from "./lib/router.js";
+import { useSidebar } from "./lib/sidebar.js";
 import { useTheme } from "./lib/theme.js";
 import { AuditPage } from "./pages/audit-page.js";
 import { ClientsPage } from "./pages/clients-page.js";
@@ -71,19 +72,25 @@ function Shell() {
     document.getElementById("content")?.scrollTo({ top: 0 });
   }, [page, serverName]);
 
+  const sidebar = useSidebar();
   return (
-    <div className="app">
+    <div className={`app${sidebar.collapsed ? " is-collapsed" : ""}`}>
       <a className="skip-link" href="#content" onClick={skipToContent}>
         Skip to content
       </a>
-      <Sidebar current={page} showSetup={needsSetup === true || page === "first-run"} />
+      <Sidebar
+        current={page}
+        showSetup={needsSetup === true || page === "first-run"}
+        collapsed={sidebar.collapsed}
+        onToggle={sidebar.toggle}
+      />
       <div className="main">
         <Header title={page ? PAGE_TITLES[page] : "Code Mode"} />
         <div className="banners">
           <ConnectionBanner />
           <StartupProblemsBanner />
           <PausedBanner />
-          <TaintBanners />
+          <TaintSummary />
           <ApprovalPanel />
         </div>
         <main id="content" className="content" tabIndex={-1}>
@@ -115,7 +122,12 @@ function PageContent(props: { page: PageId }) {
   }
 }
 
-function Sidebar(props: { current: PageId | null; showSetup: boolean }) {
+function Sidebar(props: {
+  current: PageId | null;
+  showSetup: boolean;
+  collapsed: boolean;
+  onToggle: () => void;
+}) {
   const servers = useLiveList("servers.list", "servers.changed");
   const clients = useLiveList("clients.list", "clients.changed");
   // Counts of the whole lists, which the first pages carry.
@@ -173,7 +185,19 @@ function Sidebar(props: { current: PageId | null; showSetup: boolean }) {
         />
         <NavItem page="audit" current={props.current} icon={<AuditIcon />} label="Audit log" />
       </ul>
-      <div className="sidebar-footer">{info.data ? `Version ${info.data.version}` : null}</div>
+      <div className="sidebar-footer">
+        <button
+          type="button"
+          className="icon-button sidebar-toggle"
+          aria-expanded={!props.collapsed}
+          aria-label={props.collapsed ? "Show the sidebar's labels" : "Shrink the sidebar to icons"}
+          title={props.collapsed ? "Show labels" : "Icons only"}
+          onClick={props.onToggle}
+        >
+          <span aria-hidden="true">{props.collapsed ? "»" : "«"}</span>
+        </button>
+        <span className="sidebar-version">{info.data ? `Version ${info.data.version}` : null}</span>
+      </div>
     </nav>
   );
 }

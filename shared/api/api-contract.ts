@@ -27,6 +27,7 @@ import type {
   HeldToolView,
   ImageStatusView,
   RuntimesView,
+  SandboxPoolView,
   ListPage,
   ServerPage,
   SettingsView,
@@ -69,6 +70,7 @@ export const API_PARAMS = {
   "image.status": none,
   "image.build": none,
   "sandbox.runtimes": none,
+  "sandbox.pool": none,
   "config.get": none,
   "config.save": z.strictObject({ json: z.string().max(API_LIMITS.configTextMaxChars) }),
   "config.parseSnippet": z.strictObject({
@@ -114,6 +116,8 @@ export const API_PARAMS = {
     allowed: z.boolean().optional(),
     private: z.boolean().optional(),
     ask: z.boolean().optional(),
+    /** Keep the tool's arguments out of the audit log. */
+    hideArgs: z.boolean().optional(),
   }),
   /** "Ask first" for every tool of the server (true) or for none (false). */
   "servers.setAsk": z.strictObject({ name: serverName, ask: z.boolean() }),
@@ -181,6 +185,7 @@ export interface ApiResults {
   "image.status": ImageStatusView;
   "image.build": { started: boolean };
   "sandbox.runtimes": RuntimesView;
+  "sandbox.pool": SandboxPoolView;
   "config.get": { json: string; servers: ServerPage };
   "config.save": ServerPage;
   "config.parseSnippet": { servers: Record<string, z.infer<typeof serverEntryInput>> };
@@ -242,6 +247,8 @@ export interface ApiEvents {
   "app.changed": AppInfoView;
   /** The calls waiting for the user, whenever one starts or stops waiting. */
   "approvals.changed": ApprovalView[];
+  /** The sandboxes, when their counts change (looked at every POOL_VIEW_SAMPLE_MS at most). */
+  "sandbox.pool": SandboxPoolView;
 }
 export type ApiEventName = keyof ApiEvents;
 export const API_EVENTS = [
@@ -255,6 +262,7 @@ export const API_EVENTS = [
   "settings.changed",
   "app.changed",
   "approvals.changed",
+  "sandbox.pool",
 ] as const satisfies readonly ApiEventName[];
 
 /** Errors cross the API as data, never as thrown exceptions. */

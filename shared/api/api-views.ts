@@ -15,6 +15,24 @@ export interface DockerStatusView {
   message: string | null;
 }
 
+/**
+ * The sandboxes right now, for the Sandbox page's live view: containers started and waiting
+ * (so a run begins at once), being started, and runs in their own. All 0 while there is no
+ * Docker or no image.
+ */
+export interface SandboxPoolView {
+  /** Started and waiting: the next runs begin at once in these. */
+  ready: number;
+  /** Being started (with library preloading on, importing the libraries first). */
+  starting: number;
+  /** How many waiting ones the pool aims for now: the setting, or more while runs keep coming. */
+  target: number;
+  /** Runs going on now, each in a container of its own. */
+  running: number;
+  /** Runs waiting for their turn (past "Runs at the same time"). */
+  queued: number;
+}
+
 /** The container runtimes the engine offers, for the Sandbox page's isolation choice. */
 export interface RuntimesView {
   /** `docker info` → Runtimes; null while no engine answers. */
@@ -115,6 +133,8 @@ export interface ToolView {
   private: boolean;
   /** The user is asked before each call to it. */
   ask: boolean;
+  /** Its calls' arguments are kept out of the audit log (they are logged, secrets masked, else). */
+  hideArgs: boolean;
   /** Why a listed tool is not callable (disallowed, schema too deep, ...); null when it is. */
   leftOut: LeftOutReason | null;
 }
@@ -309,8 +329,13 @@ export interface ApprovalView {
   pyName: string;
   /** The arguments, secrets masked: pretty JSON when short, else compact JSON, whole (shownArgs). */
   args: string;
-  /** The run's code, secrets masked, cut to APPROVAL_LIMITS.codeShownMaxChars. */
+  /**
+   * The run's code, secrets masked and hidden characters escaped, cut to
+   * APPROVAL_LIMITS.codeShownMaxBytes by taking out its middle (a mark says how much).
+   */
   code: string;
+  /** UTF-8 bytes of the whole code, as the client sent it. */
+  codeBytes: number;
   /** Whether the tool is private (its arguments may hold private data). */
   private: boolean;
   /** When it started waiting and when it is denied unless answered (ISO 8601). */

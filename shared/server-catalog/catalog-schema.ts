@@ -8,6 +8,8 @@ import { SERVER_CATALOG_LIMITS } from "../limits.js";
 const ID = /^[a-z0-9][a-z0-9_-]*$/;
 /** An environment variable name as shells write them. */
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+/** A tool name as the catalog's servers spell theirs. */
+const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
  * Where a setting's value goes when the server is started:
@@ -69,6 +71,16 @@ export const catalogEntry = z
      * since a label naming a tool the server does not have would stop startup.
      */
     private: z.boolean(),
+    /**
+     * Suggested policy: the tools that change or send things (write, move, delete a file; post
+     * a message; commit), which ask the user first when the server is added from the catalog.
+     * The server's own names; a name it does not list asks nothing and stops nothing, and the
+     * catalog test checks each against the real server where the tests can start it.
+     */
+    ask: z
+      .array(z.string().regex(TOOL_NAME).max(64))
+      .max(SERVER_CATALOG_LIMITS.askToolsMax)
+      .optional(),
   })
   .refine((e) => new Set(e.settings.map((s) => s.key)).size === e.settings.length, {
     message: "two settings share a key",
@@ -80,6 +92,9 @@ export const catalogEntry = z
     },
     { message: "two settings set the same env variable" },
   )
+  .refine((e) => new Set(e.ask ?? []).size === (e.ask ?? []).length, {
+    message: "ask names a tool twice",
+  })
   .refine((e) => e.command !== "npx" || e.args[0] === "-y", {
     // Without -y, npx stops to ask before installing, and a server has no one to answer.
     message: 'an npx entry must start its args with "-y"',

@@ -138,8 +138,25 @@ describe("buildEntry", () => {
         args: ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/a", "/home/me/b"],
         env: {},
         private: true,
+        ask: ["write_file", "edit_file", "create_directory", "move_file"],
       },
     });
+  });
+
+  it("asks first before the tools that change or send things, and the config takes it", () => {
+    // Safe defaults: writing, moving and deleting come in asking the user first.
+    expect(entry("memory").ask).toEqual(
+      expect.arrayContaining(["delete_entities", "delete_observations", "delete_relations"]),
+    );
+    for (const e of SERVER_CATALOG) {
+      const built = buildEntry(e, sampleValues(e));
+      if (!built.ok) throw new Error(`${e.id}: ${JSON.stringify(built.problems)}`);
+      expect(built.entry.ask ?? [], e.id).toEqual(e.ask ?? []);
+      const checked = validateServersConfig({ mcpServers: { [e.id]: built.entry } });
+      expect(checked.ok ? [] : checked.errors, e.id).toEqual([]);
+    }
+    // Nothing to ask about: no key at all, as before.
+    expect(buildEntry(entry("time"), {})).not.toHaveProperty("entry.ask");
   });
 
   it("puts a token in env and marks it secret", () => {

@@ -41,6 +41,8 @@ export interface BuiltEntry {
   env: Record<string, string>;
   secret?: string[];
   private?: boolean;
+  /** The catalog's suggestion: these tools ask the user first (see CatalogEntry.ask). */
+  ask?: string[];
 }
 
 export interface SettingProblem {
@@ -151,6 +153,7 @@ export function buildEntry(entry: CatalogEntry, values: CatalogValues): BuildRes
       env,
       ...(secret.length > 0 ? { secret } : {}),
       ...(entry.private ? { private: true } : {}),
+      ...(entry.ask && entry.ask.length > 0 ? { ask: [...entry.ask] } : {}),
     },
   };
 }

@@ -1,6 +1,10 @@
 // What the app says about itself (version, where it listens, whether it runs code, what went
 // wrong at start) and the pause switch; told again on "app.changed" whenever any of it moves.
-import type { AppInfoView } from "../../../shared/api/api-views.js";
+// Also the sandboxes' live counts (ready, starting, running), told on "sandbox.pool" when they
+// move: looked at on a timer rather than from inside the pool, whose changes come from many
+// places (starts, ready lines, takes, shrinks, restocks) and whose counts are only ever read.
+import { HOST_LIMITS } from "../../../shared/limits.js";
+import type { AppInfoView, SandboxPoolView } from "../../../shared/api/api-views.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
 import type { ServerPath } from "../servers/server-path.js";
 import type { SandboxSlot } from "./sandbox-slot.js";
@@ -20,12 +24,45 @@ export interface AppStatusSources {
   gate: RunGate;
   audit: { readonly failure: string | null };
   engine: { readonly lastCatalogError: string | null };
-  sandbox: Pick<SandboxSlot, "dockerView" | "runtimeProblem">;
+  sandbox: Pick<SandboxSlot, "dockerView" | "runtimeProblem" | "poolCounts">;
   events: EventHub;
+  /** How often the pool's counts are looked at (HOST_LIMITS.poolViewSampleMs unless said). */
+  poolSampleMs?: number;
 }
 
 export class AppStatus {
-  constructor(private readonly sources: AppStatusSources) {}
+  private lastPool = "";
+  private readonly poolTimer: NodeJS.Timeout;
+
+  constructor(private readonly sources: AppStatusSources) {
+    this.poolTimer = setInterval(
+      () => this.samplePool(),
+      sources.poolSampleMs ?? HOST_LIMITS.poolViewSampleMs,
+    );
+    // A status nobody looks at keeps no process alive.
+    this.poolTimer.unref();
+  }
+
+  /** The sandboxes right now. */
+  pool(): SandboxPoolView {
+    const counts = this.sources.sandbox.poolCounts ?? { ready: 0, starting: 0, target: 0 };
+    const { gate } = this.sources;
+    return { ...counts, running: gate.active, queued: gate.queued };
+  }
+
+  /** Tells "sandbox.pool" when the counts differ from the last ones told. */
+  samplePool(): void {
+    const view = this.pool();
+    const key = JSON.stringify(view);
+    if (key === this.lastPool) return;
+    this.lastPool = key;
+    this.sources.events.emit("sandbox.pool", view);
+  }
+
+  /** Stops looking at the pool (the app is stopping). */
+  stopWatching(): void {
+    clearInterval(this.poolTimer);
+  }
 
   info(): AppInfoView {
     const { version, dataDir, shimLaunch, socket, http, gate, audit, engine } = this.sources;

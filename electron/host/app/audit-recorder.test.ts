@@ -50,6 +50,35 @@ describe("AuditRecorder", () => {
     expect(entries.at(-2)).toMatchObject({ kind: "calls_not_logged", runId: "r2", count: 1 });
   });
 
+  it("logs a private tool's arguments, masked, and none of a tool marked to hide them", () => {
+    const entries: AuditEntryInput[] = [];
+    const secret = "sk-live-0123456789abcdef";
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [secret],
+      { hidesArgs: (server, tool) => server === "notes" && tool === "write_note" },
+    );
+    const call = (serverTool: string) =>
+      recorder.emit({
+        kind: "call",
+        runId: "r1",
+        client: "c",
+        server: serverTool === "read_file" ? "fs" : "notes",
+        tool: `x__${serverTool}`,
+        serverTool,
+        decision: "allowed",
+        argBytes: 2,
+        args: { path: "/home/me/salaries.csv", key: secret },
+        durationMs: 0,
+        private: true,
+        at: new Date(),
+      });
+    call("read_file");
+    call("write_note");
+    const args = entries.flatMap((e) => (e.kind === "call" ? [e.args] : []));
+    expect(args).toEqual(['{"path":"/home/me/salaries.csv","key":"[secret]"}', null]);
+  });
+
   it("masks secrets in a call's detail (a server's last error carries its stderr)", () => {
     const entries: AuditEntryInput[] = [];
     const secret = "sk-live-0123456789abcdef";
@@ -185,6 +214,75 @@ describe("AuditRecorder", () => {
       resultBytes: Buffer.byteLength(JSON.stringify(sent)),
       oneByOneBytes: 3_345,
     });
+    // No image or audio came back from the calls: nothing to count apart.
+    expect(entries.at(-1)).not.toHaveProperty("oneByOneMediaBytes");
+  });
+
+  it("names the tools a run called with their counts, and the images its calls returned", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+    );
+    const call = (tool: string, decision: "allowed" | "refused", media = 0) =>
+      recorder.emit({
+        kind: "call",
+        runId: "r1",
+        client: "c",
+        tool,
+        decision,
+        argBytes: 2,
+        oneByOneBytes: 10 + media,
+        oneByOneMediaBytes: media,
+        durationMs: 0,
+        private: false,
+        at: new Date(),
+      });
+    const tools = ["fs__read", "fs__read", "mem__graph", "a", "b", "c", "d", "fs__read"];
+    tools.forEach((tool, i) => call(tool, i === 1 ? "refused" : "allowed", i === 2 ? 4_000 : 0));
+    recorder.runFinished({ runId: "r1", client: "c", result: { ...RESULT, calls: tools.length } });
+    expect(entries.at(-1)).toMatchObject({
+      kind: "run_finished",
+      // Refused calls count too: they are what the code tried. Past the named ones, only counted.
+      calledTools: [
+        { tool: "fs__read", calls: 3 },
+        { tool: "mem__graph", calls: 1 },
+        { tool: "a", calls: 1 },
+        { tool: "b", calls: 1 },
+        { tool: "c", calls: 1 },
+      ].slice(0, AUDIT_LIMITS.calledToolsNamed),
+      oneByOneBytes: 10 * tools.length + 4_000,
+      oneByOneMediaBytes: 4_000,
+    });
+  });
+
+  it("records what the code raised as its type and message, beside the traceback", () => {
+    const entries: AuditEntryInput[] = [];
+    const recorder = new AuditRecorder(
+      (entry) => entries.push(entry),
+      () => [],
+    );
+    const traceback = "Traceback (most recent call last):\n    foo()\n    ^^^\nNameError: x";
+    recorder.runFinished({
+      runId: "r1",
+      client: "c",
+      result: {
+        ...RESULT,
+        stopped: null,
+        exit_code: 1,
+        error: traceback,
+        exception: { type: "NameError", message: "name 'foo' is not defined" },
+      },
+    });
+    expect(entries.at(-1)).toMatchObject({
+      error: traceback,
+      errorType: "NameError",
+      errorMessage: "name 'foo' is not defined",
+    });
+    // A run that raised nothing has neither field, nor one that called nothing calledTools.
+    recorder.runFinished({ runId: "r2", client: "c", result: RESULT });
+    expect(entries.at(-1)).not.toHaveProperty("errorType");
+    expect(entries.at(-1)).not.toHaveProperty("calledTools");
   });
 });
 

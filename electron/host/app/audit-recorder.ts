@@ -50,16 +50,25 @@ interface RunLedger {
   over: boolean;
   /** What the run's calls' results would have cost a client calling the tools one by one. */
   oneByOneBytes: number;
+  /** Of oneByOneBytes, the base64 of images and audio (counted apart by the receipt). */
+  oneByOneMediaBytes: number;
+  /** Calls per tool name, for the first AUDIT_LIMITS.calledToolsNamed names called. */
+  calledTools: Map<string, number>;
   notLogged: Map<NotLoggedCause, { count: number; tools: Set<string> }>;
 }
 
 export interface AuditRecorderOptions {
   auditBytesPerRun?: number;
+  /**
+   * Whether a tool's arguments stay out of the log (its hideArgs policy, by server and the
+   * server's own tool name); none do unless said.
+   */
+  hidesArgs?: (server: string, tool: string) => boolean;
 }
 
 /**
- * Turns what the bridge and the engine report into audit entries. Arguments of private
- * tools never reach the log, and values of secret env entries are replaced wherever they
+ * Turns what the bridge and the engine report into audit entries. Arguments of tools marked to
+ * hide them never reach the log, and values of secret env entries are replaced wherever they
  * appear. What one run may write is bounded (RUN_COST_LIMITS.auditBytesPerRun): calls refused
  * past its budget are counted, not logged one by one. A call that goes out always has its
  * entry: the bridge asks for room first (reserve), the most its entry can take, set aside until
@@ -78,6 +87,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   private readonly admittedArgs = new WeakMap<object, string | null>();
   private readonly overCap = new Emitter<{ overCap: (runId: string) => void }>();
   private readonly auditBytesPerRun: number;
+  private readonly hidesArgs: AuditRecorderOptions["hidesArgs"];
 
   constructor(
     private readonly append: (entry: AuditEntryInput) => void,
@@ -85,6 +95,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     options: AuditRecorderOptions = {},
   ) {
     this.auditBytesPerRun = options.auditBytesPerRun ?? RUN_COST_LIMITS.auditBytesPerRun;
+    this.hidesArgs = options.hidesArgs;
   }
 
   /** Told of a run whose entries reached the per-run cap (at most once per run): stop it. */
@@ -110,6 +121,13 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     const ledger = this.ledger(event.runId);
     // Counted whether or not the call is logged: the receipt is of every result that came back.
     ledger.oneByOneBytes += event.oneByOneBytes ?? 0;
+    ledger.oneByOneMediaBytes += event.oneByOneMediaBytes ?? 0;
+    const name = event.tool.slice(0, BRIDGE_LIMITS.eventNameMaxChars);
+    const called = ledger.calledTools.get(name);
+    if (called !== undefined) ledger.calledTools.set(name, called + 1);
+    else if (ledger.calledTools.size < AUDIT_LIMITS.calledToolsNamed) {
+      ledger.calledTools.set(name, 1);
+    }
     if (event.reserved !== undefined) {
       // Let out with room set aside: logged, whatever the allowance says by now.
       ledger.reserved = Math.max(0, ledger.reserved - event.reserved);
@@ -197,8 +215,14 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       timedOut: r.timed_out,
       truncated: r.truncated,
       error: r.error,
+      ...(r.exception === undefined
+        ? {}
+        : { errorType: r.exception.type, errorMessage: r.exception.message }),
       stdoutBytes: Buffer.byteLength(r.stdout),
       stderrBytes: Buffer.byteLength(r.stderr),
+      ...(ledger === undefined || ledger.calledTools.size === 0
+        ? {}
+        : { calledTools: [...ledger.calledTools].map(([tool, calls]) => ({ tool, calls })) }),
       ...(r.images.length > 0
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
@@ -206,6 +230,9 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // The receipt: what the client was sent, against what the calls' results would have cost.
       resultBytes: runPythonContentBytes(r),
       oneByOneBytes: ledger?.oneByOneBytes ?? 0,
+      ...(ledger !== undefined && ledger.oneByOneMediaBytes > 0
+        ? { oneByOneMediaBytes: ledger.oneByOneMediaBytes }
+        : {}),
     });
   }
 
@@ -226,7 +253,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // keeps secrets out of it as it does of the arguments.
       detail: event.detail == null ? null : maskSecrets(event.detail, this.secrets()),
       argBytes: event.argBytes,
-      args: event.args === undefined ? null : this.loggedArgs(event.args, event.private),
+      args: event.args === undefined ? null : this.loggedArgs(event.args, this.hidden(event)),
       resultBytes: event.resultBytes ?? null,
       resultHash: event.resultHash ?? null,
       durationMs: event.durationMs,
@@ -235,16 +262,30 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   }
 
   /** The arguments as logged: as reserve worked them out for a call let out, else now. */
-  private loggedArgs(args: Record<string, unknown>, isPrivate: boolean): string | null {
+  private loggedArgs(args: Record<string, unknown>, hidden: boolean): string | null {
     const admitted = this.admittedArgs.get(args);
     if (admitted !== undefined) return admitted;
-    return redactArgs(args, { private: isPrivate, secrets: this.secrets() });
+    return redactArgs(args, { hidden, secrets: this.secrets() });
+  }
+
+  /** Whether the call's tool is marked to keep its arguments out of the log. */
+  private hidden(event: { server?: string | undefined; serverTool?: string | undefined }): boolean {
+    if (event.server === undefined || event.serverTool === undefined) return false;
+    return this.hidesArgs?.(event.server, event.serverTool) ?? false;
   }
 
   private ledger(runId: string): RunLedger {
     let ledger = this.runs.get(runId);
     if (ledger === undefined) {
-      ledger = { bytes: 0, reserved: 0, over: false, oneByOneBytes: 0, notLogged: new Map() };
+      ledger = {
+        bytes: 0,
+        reserved: 0,
+        over: false,
+        oneByOneBytes: 0,
+        oneByOneMediaBytes: 0,
+        calledTools: new Map(),
+        notLogged: new Map(),
+      };
       this.runs.set(runId, ledger);
     }
     return ledger;

@@ -5,6 +5,7 @@ import { API_LIMITS, HOST_LIMITS, SERVER_LIMITS } from "../../../shared/limits.j
 import type { AuditLog } from "../audit/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { configAsksFirst } from "../approvals/ask-policy.js";
+import { configHidesArgs } from "../audit/args-policy.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
@@ -119,14 +120,18 @@ export class CodeModeHost {
         events.emit("image.build", { kind: "finished", ...result });
       },
     }));
-    const recorder = new AuditRecorder(record, () => configSecrets(configStore.current));
+    // The saved config, read at each use: a policy changed in the UI applies to the next call.
+    const secrets = () => configSecrets(configStore.current);
+    const hides = (server: string, tool: string) =>
+      configHidesArgs(configStore.current, server, tool);
+    const recorder = new AuditRecorder(record, secrets, { hidesArgs: hides });
     const runImages = new RunImageCache();
     const approvals = (this.approvals = new ApprovalService({
-      // The saved config, read at each call: a policy changed in the UI applies to the next call.
       asksFirst: (server, tool) => configAsksFirst(configStore.current, server, tool),
+      hidesArgs: hides,
       record,
       changed: (views) => events.emit("approvals.changed", views),
-      secrets: () => configSecrets(configStore.current),
+      secrets,
       timeoutSeconds: settings.approvalTimeoutSeconds,
     }));
     const gate = (this.gate = new RunGate(settings.maxConcurrentRuns));
@@ -138,7 +143,10 @@ export class CodeModeHost {
       // The log gets each image's hash and size; the cache its bytes, for the Audit page.
       runEvents: {
         runStarted: (run) => recorder.runStarted(run),
-        runFinished: (run) => recorder.runFinished(run),
+        runFinished: (run) => {
+          recorder.runFinished(run);
+          runImages.addOutput(run.runId, run.result, secrets());
+        },
         runImage: ({ runId, image }) => runImages.add(runId, image),
       },
       // Names do not change when a server is added: always server__tool in the app.
@@ -384,6 +392,7 @@ export class CodeModeHost {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.dockerTimer) clearInterval(this.dockerTimer);
+      this.status.stopWatching();
       // Told at once, not when the log closes: the build lets go of the disk while we stop.
       void this.audit.index.stopBuilding();
       this.hostAudit.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IMAGE_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, IMAGE_LIMITS } from "../../../shared/limits.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
 import { RunImageCache } from "./run-image-cache.js";
 
@@ -31,5 +31,22 @@ describe("RunImageCache", () => {
     expect(cache.get("r2")).toEqual([]);
     expect(cache.get("r3")).toHaveLength(1);
     expect(cache.get(`r${IMAGE_LIMITS.cachedRuns + 2}`)).toHaveLength(1);
+  });
+
+  it("keeps what recent runs printed, cut to runOutputShownBytes, secrets masked", () => {
+    const cache = new RunImageCache();
+    const secret = "sk-live-0123456789";
+    const stdout = `key ${secret}\n${"x".repeat(10_000)}`;
+    cache.addOutput("r1", { stdout, stderr: "warn\n" }, [secret]);
+    const output = cache.output("r1")!;
+    expect(output.stdout.startsWith("key [secret]\n")).toBe(true);
+    expect(output.stdout).not.toContain(secret);
+    expect(Buffer.byteLength(output.stdout)).toBeLessThanOrEqual(AUDIT_LIMITS.runOutputShownBytes);
+    expect(output).toMatchObject({ stderr: "warn\n", stdoutBytes: Buffer.byteLength(stdout) });
+    for (let run = 2; run <= IMAGE_LIMITS.cachedRuns + 1; run++) {
+      cache.addOutput(`r${run}`, { stdout: "", stderr: "" }, []);
+    }
+    expect(cache.output("r1")).toBeNull();
+    expect(cache.output("r2")).not.toBeNull();
   });
 });

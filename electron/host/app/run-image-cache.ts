@@ -1,15 +1,22 @@
-import { IMAGE_LIMITS } from "../../../shared/limits.js";
-import type { AuditRunImage } from "../../../shared/audit-query-types.js";
+import { AUDIT_LIMITS, IMAGE_LIMITS } from "../../../shared/limits.js";
+import type { AuditRunImage, AuditRunOutput } from "../../../shared/audit-query-types.js";
+import type { RunResult } from "../../../shared/run-result.js";
+import { maskSecrets } from "../bridge/secret-mask.js";
+import { cutUtf8 } from "../catalog/text-cut.js";
 import type { RunImageData } from "../sandbox/image-receiver.js";
 
 /**
- * The images of the most recent runs, in memory only, so the Audit page can show them while
- * the app runs: the log keeps each image's name, size and hash, never its bytes. At most
- * `maxRuns` runs are kept (the oldest run's images go first); each run holds at most
- * IMAGE_LIMITS.totalBytesPerRun bytes (the session refuses more), so the cache stays bounded.
+ * The images of the most recent runs, and what they printed, in memory only, so the Audit page
+ * can show them while the app runs: the log keeps each image's name, size and hash, and how
+ * much a run printed, never the bytes (printed output is the data a run read, which the log
+ * leaves out as it does the results of calls). At most `maxRuns` runs are kept of each (the
+ * oldest run's go first); each run holds at most IMAGE_LIMITS.totalBytesPerRun bytes of images
+ * (the session refuses more) and AUDIT_LIMITS.runOutputShownBytes of each stream, so the cache
+ * stays bounded.
  */
 export class RunImageCache {
   private readonly runs = new Map<string, RunImageData[]>();
+  private readonly outputs = new Map<string, AuditRunOutput>();
 
   constructor(private readonly maxRuns: number = IMAGE_LIMITS.cachedRuns) {}
 
@@ -18,13 +25,24 @@ export class RunImageCache {
     if (images === undefined) {
       images = [];
       this.runs.set(runId, images);
-      // A Map iterates in insertion order: the first key is the oldest run.
-      while (this.runs.size > this.maxRuns) {
-        const oldest = this.runs.keys().next().value as string;
-        this.runs.delete(oldest);
-      }
+      keepNewest(this.runs, this.maxRuns);
     }
     images.push(image);
+  }
+
+  /** Keeps what the run printed: each stream cut to its start, every secret masked. */
+  addOutput(
+    runId: string,
+    result: Pick<RunResult, "stdout" | "stderr">,
+    secrets: readonly string[],
+  ): void {
+    this.outputs.set(runId, {
+      stdout: cutUtf8(maskSecrets(result.stdout, secrets), AUDIT_LIMITS.runOutputShownBytes),
+      stderr: cutUtf8(maskSecrets(result.stderr, secrets), AUDIT_LIMITS.runOutputShownBytes),
+      stdoutBytes: Buffer.byteLength(result.stdout),
+      stderrBytes: Buffer.byteLength(result.stderr),
+    });
+    keepNewest(this.outputs, this.maxRuns);
   }
 
   /** The run's images as the UI shows them (base64 PNG), or [] when none are held. */
@@ -39,7 +57,20 @@ export class RunImageCache {
     }));
   }
 
+  /** What the run printed, or null when it is not held (an older run, or one of before a restart). */
+  output(runId: string): AuditRunOutput | null {
+    return this.outputs.get(runId) ?? null;
+  }
+
   get size(): number {
     return this.runs.size;
+  }
+}
+
+/** Drops the oldest keys past `max` (a Map iterates in insertion order). */
+function keepNewest(map: Map<string, unknown>, max: number): void {
+  while (map.size > max) {
+    const oldest = map.keys().next().value as string;
+    map.delete(oldest);
   }
 }

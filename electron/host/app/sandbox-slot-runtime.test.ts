@@ -58,6 +58,7 @@ describe("SandboxSlot with a saved runtime the engine lacks", () => {
       audit: { failure: null },
       engine: { lastCatalogError: null },
     } as unknown as AppStatusSources);
+    status.stopWatching();
     expect(status.info().startupProblems).toEqual([s.runtimeProblem]);
     expect(s.runtimeProblem).toContain("it has: runc");
   });

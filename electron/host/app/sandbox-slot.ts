@@ -110,6 +110,9 @@ export class SandboxSlot {
   get isBuilding(): boolean {
     return this.building !== null;
   }
+  get poolCounts(): Sandbox["poolCounts"] | null {
+    return this.sandbox?.poolCounts ?? null;
+  }
 
   /** Why runs are refused at once while a lost engine is away; null otherwise. */
   get unreachable(): string | null {

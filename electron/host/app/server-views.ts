@@ -10,6 +10,7 @@ import type { ServerEntry, ServersConfig } from "../servers/server-config-types.
 import type { ServerSet } from "../servers/server-set.js";
 import { configSecrets, maskSecrets } from "../bridge/secret-mask.js";
 import { asksFirst } from "../approvals/ask-policy.js";
+import { hidesArgs } from "../audit/args-policy.js";
 
 /** How a secret value is shown: enough to recognise it, never enough to use it. */
 export function maskSecret(value: string): string {
@@ -79,6 +80,7 @@ export function toolViews(
       allowed,
       private: isPrivate,
       ask: asksFirst(entry, tool.name),
+      hideArgs: hidesArgs(entry, tool.name),
       leftOut: inCatalog ? null : leftOutReason(allowed, left?.reason),
     };
   });

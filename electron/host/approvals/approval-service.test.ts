@@ -172,7 +172,7 @@ describe("approval service", () => {
     expect(entries.filter((e) => e.kind === "approval_answered")).toHaveLength(2);
   });
 
-  it("keeps a private tool's arguments out of the client's question and the log", async () => {
+  it("keeps a private tool's arguments out of the client's question, not out of the log", async () => {
     const { approvals, entries } = service();
     let message = "";
     const asked = approvals.ask(
@@ -187,7 +187,20 @@ describe("approval service", () => {
     );
     await expect(asked).resolves.toMatchObject({ by: "client" });
     expect(message).not.toContain("salary");
-    expect(entries[0]).toMatchObject({ args: null });
+    // The log says what was asked for: where the data is, not the data.
+    expect(entries[0]).toMatchObject({ args: '{"query":"salary of bob"}' });
+  });
+
+  it("logs no arguments of a tool marked to hide them, and masks secrets in the rest", async () => {
+    const { approvals, entries } = service({
+      hidesArgs: (server, tool) => server === "notes" && tool === "write",
+    });
+    const hidden = approvals.ask(request({ tool: "write", args: { text: "dear diary" } }));
+    const shown = approvals.ask(request());
+    for (const view of approvals.list()) approvals.answer(view.id, "deny", "app");
+    await Promise.all([hidden, shown]);
+    const requested = entries.filter((e) => e.kind === "approval_requested");
+    expect(requested.map((e) => e.args)).toEqual([null, '{"id":7,"token":"[secret]"}']);
   });
 
   it("a client that fails or cancels leaves the question to the app", async () => {
@@ -221,15 +234,28 @@ describe("approval service", () => {
 
   it("cuts long arguments and code to their limits", () => {
     const { approvals } = service();
+    const code = "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxBytes);
     void approvals.ask(
-      request({
-        args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownWholeMaxChars) },
-        code: "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxChars),
-      }),
+      request({ args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownWholeMaxChars) }, code }),
     );
     const [view] = approvals.list();
     expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownWholeMaxChars);
-    expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxChars);
+    expect(Buffer.byteLength(view!.code)).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxBytes);
+    expect(view!.codeBytes).toBe(code.length);
+    approvals.close();
+  });
+
+  it("cuts the code in its middle: filler at its start does not hide what it does", () => {
+    // Attack: the code starts with a long comment, so the call it makes came after the cut and
+    // the person deciding saw only the filler.
+    const { approvals } = service();
+    const intent = 'await notes__delete({"id": 7})  # the call being asked about';
+    const code = `# ${"harmless ".repeat(4 * APPROVAL_LIMITS.codeShownMaxBytes)}\n${intent}\n`;
+    void approvals.ask(request({ code }));
+    const [view] = approvals.list();
+    expect(view!.code).toContain(intent);
+    expect(view!.code).toMatch(/\[… \d+ bytes left out …\]/);
+    expect(view!.code.startsWith("# harmless")).toBe(true);
     approvals.close();
   });
 

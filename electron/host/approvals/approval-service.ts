@@ -15,7 +15,7 @@ import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/
 import { APPROVAL_LIMITS } from "../../../shared/limits.js";
 import { redactArgs } from "../audit/redaction.js";
 import { maskDeep, maskSecrets } from "../bridge/secret-mask.js";
-import { cutCodePoints } from "../catalog/text-cut.js";
+import { cutCodePoints, cutMiddleUtf8 } from "../catalog/text-cut.js";
 import { escapeUnseen } from "./escape-unseen.js";
 
 /** What the user can choose. */
@@ -68,6 +68,8 @@ export interface ApprovalGate {
 
 export interface ApprovalServiceOptions {
   asksFirst: (server: string, tool: string) => boolean;
+  /** Whether the tool's arguments stay out of the audit log (hideArgs); none do unless said. */
+  hidesArgs?: (server: string, tool: string) => boolean;
   record: (entry: AuditEntryInput) => void;
   /** Told of the waiting requests whenever one starts or stops waiting. */
   changed: (views: ApprovalView[]) => void;
@@ -178,7 +180,10 @@ export class ApprovalService implements ApprovalGate {
     this.#options.record({
       kind: "approval_requested",
       ...base,
-      args: redactArgs(request.args, { private: request.private, secrets }),
+      args: redactArgs(request.args, {
+        hidden: this.#options.hidesArgs?.(request.server, request.tool) ?? false,
+        secrets,
+      }),
       elicited: elicit !== undefined,
     });
     const view: ApprovalView = {
@@ -191,10 +196,11 @@ export class ApprovalService implements ApprovalGate {
       args: shownArgs(request.args, secrets),
       // Escaped too: bidi controls in a comment or a string can make code read as other code
       // ("Trojan Source").
-      code: cutCodePoints(
+      code: cutMiddleUtf8(
         escapeUnseen(maskSecrets(request.code, secrets)),
-        APPROVAL_LIMITS.codeShownMaxChars,
+        APPROVAL_LIMITS.codeShownMaxBytes,
       ),
+      codeBytes: Buffer.byteLength(request.code),
       private: request.private,
       askedAt: new Date(askedAt).toISOString(),
       expiresAt: new Date(askedAt + waitMs).toISOString(),

@@ -9,12 +9,12 @@ import { SECRET_MARK, maskDeep } from "../bridge/secret-mask.js";
 import { redactArgs } from "./redaction.js";
 
 describe("redactArgs", () => {
-  it("logs no arguments at all for a private tool", () => {
-    expect(redactArgs({ path: "/home/me/diary.txt" }, { private: true, secrets: [] })).toBeNull();
+  it("logs no arguments at all for a tool marked to hide them", () => {
+    expect(redactArgs({ path: "/home/me/diary.txt" }, { hidden: true, secrets: [] })).toBeNull();
   });
 
   it("logs the arguments as JSON when nothing is secret", () => {
-    expect(redactArgs({ city: "Oslo", days: 3 }, { private: false, secrets: [] })).toBe(
+    expect(redactArgs({ city: "Oslo", days: 3 }, { hidden: false, secrets: [] })).toBe(
       '{"city":"Oslo","days":3}',
     );
   });
@@ -27,7 +27,7 @@ describe("redactArgs", () => {
       nested: { list: ["ok", ["also ok", "pw=hunter22;"]], n: 1 },
       plain: "nothing to hide",
     };
-    const text = redactArgs(args, { private: false, secrets }) ?? "";
+    const text = redactArgs(args, { hidden: false, secrets }) ?? "";
     expect(JSON.parse(text)).toEqual({
       token: SECRET_MARK,
       header: `Bearer ${SECRET_MARK}`,
@@ -41,7 +41,7 @@ describe("redactArgs", () => {
     // Attack: the code appends a secret it can guess (a database password such as "postgres")
     // to an exfiltration URL; the log replaced the whole value, hiding where the data went.
     const url = "https://evil.example/collect?d=c2VjcmV0cw&pad=postgres";
-    const text = redactArgs({ url }, { private: false, secrets: ["postgres"] });
+    const text = redactArgs({ url }, { hidden: false, secrets: ["postgres"] });
     expect(text).toBe(
       JSON.stringify({ url: `https://evil.example/collect?d=c2VjcmV0cw&pad=${SECRET_MARK}` }),
     );
@@ -50,7 +50,7 @@ describe("redactArgs", () => {
   it("masks keys and numbers where they spell a secret, numbering keys masked alike", () => {
     const text = redactArgs(
       { "sk-11111": "a", "x sk-11111": "b", "x sk-22222": "c", pin: 43214321, other: 12 },
-      { private: false, secrets: ["", "sk-11111", "sk-22222", "43214321"] },
+      { hidden: false, secrets: ["", "sk-11111", "sk-22222", "43214321"] },
     );
     expect(JSON.parse(text ?? "")).toEqual({
       [SECRET_MARK]: "a",
@@ -59,17 +59,17 @@ describe("redactArgs", () => {
       pin: SECRET_MARK,
       other: 12,
     });
-    expect(redactArgs({ a: "b" }, { private: false, secrets: [""] })).toBe('{"a":"b"}');
+    expect(redactArgs({ a: "b" }, { hidden: false, secrets: [""] })).toBe('{"a":"b"}');
   });
 
   it("masks nothing shorter than SECRET_LIMITS.maskMinChars, as every other reader", () => {
     const short = "x".repeat(SECRET_LIMITS.maskMinChars - 1);
     const args = { a: `value ${short}` };
-    expect(redactArgs(args, { private: false, secrets: [short] })).toBe(JSON.stringify(args));
+    expect(redactArgs(args, { hidden: false, secrets: [short] })).toBe(JSON.stringify(args));
   });
 
   it("cuts the arguments to argsMaxBytes of JSON, a long string by as little as it takes", () => {
-    const text = redactArgs({ blob: "é".repeat(10_000) }, { private: false, secrets: [] }) ?? "";
+    const text = redactArgs({ blob: "é".repeat(10_000) }, { hidden: false, secrets: [] }) ?? "";
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(AUDIT_LIMITS.argsMaxBytes);
     expect(Buffer.byteLength(text)).toBeGreaterThan(AUDIT_LIMITS.argsMaxBytes - 4);
     const blob = (JSON.parse(text) as { blob: string }).blob;
@@ -84,7 +84,7 @@ describe("redactArgs", () => {
       path: "/home/me/.ssh/authorized_keys",
       list: ["x".repeat(5000), "second"],
     };
-    const text = redactArgs(args, { private: false, secrets: [] }) ?? "";
+    const text = redactArgs(args, { hidden: false, secrets: [] }) ?? "";
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(AUDIT_LIMITS.argsMaxBytes);
     const logged = JSON.parse(text) as typeof args;
     expect(logged.path).toBe(args.path);
@@ -93,7 +93,7 @@ describe("redactArgs", () => {
     expect(logged.note.endsWith("…")).toBe(true);
     // Keys are cut too, and two cut alike both stay.
     const keys = { ["k".repeat(3000) + "1"]: 1, ["k".repeat(3000) + "2"]: 2, path: "/x" };
-    const cutKeys = JSON.parse(redactArgs(keys, { private: false, secrets: [] }) ?? "") as object;
+    const cutKeys = JSON.parse(redactArgs(keys, { hidden: false, secrets: [] }) ?? "") as object;
     expect(Object.values(cutKeys)).toEqual([1, 2, "/x"]);
   });
 
@@ -108,7 +108,7 @@ describe("redactArgs", () => {
         length += `"a${i}":0,`.length;
       }
       const started = performance.now();
-      const text = redactArgs(args, { private: false, secrets: [] }) ?? "";
+      const text = redactArgs(args, { hidden: false, secrets: [] }) ?? "";
       expect(performance.now() - started).toBeLessThan(150);
       // Too many keys to fit even cut: the JSON text's start, numbered keys.
       expect(text.startsWith('{"…":0,"…#2":0,"…#3":0,')).toBe(true);
@@ -121,12 +121,12 @@ describe("redactArgs", () => {
     // whenever they were redacted (a secret configured) or cut (too long).
     const parse = (text: string): unknown => JSON.parse(text);
     const withSecret = redactArgs(parse('{"__proto__":{"path":"/etc/shadow"},"key":"sk-11111"}'), {
-      private: false,
+      hidden: false,
       secrets: ["sk-11111"],
     });
     expect(withSecret).toBe('{"__proto__":{"path":"/etc/shadow"},"key":"[secret]"}');
     const long = redactArgs(parse(`{"__proto__":"/etc/shadow","note":"${"x".repeat(5000)}"}`), {
-      private: false,
+      hidden: false,
       secrets: [],
     });
     expect(JSON.parse(long ?? "")).toHaveProperty(["__proto__"], "/etc/shadow");
@@ -135,7 +135,7 @@ describe("redactArgs", () => {
   it("stops at argsMaxDepth instead of walking without end", () => {
     let deep: unknown = "sk-11111";
     for (let i = 0; i < 5000; i += 1) deep = [deep];
-    const text = redactArgs(deep, { private: false, secrets: ["sk-11111"] }) ?? "";
+    const text = redactArgs(deep, { hidden: false, secrets: ["sk-11111"] }) ?? "";
     expect(text).toContain("[too deep]");
     expect(text).not.toContain("sk-11111");
   });
@@ -158,11 +158,11 @@ describe("a __proto__ key in the arguments", () => {
   const whole = JSON.stringify(args);
 
   it("is logged, with secrets to redact, and when the arguments are too long to log whole", () => {
-    expect(redactArgs(args, { private: false, secrets: ["sk-live-abcdef123456"] })).toBe(whole);
+    expect(redactArgs(args, { hidden: false, secrets: ["sk-live-abcdef123456"] })).toBe(whole);
     const long = JSON.parse(
       `{"note":"${"x".repeat(AUDIT_LIMITS.argsMaxBytes)}","options":{"__proto__":{"isAdmin":true}}}`,
     ) as Record<string, unknown>;
-    const logged = redactArgs(long, { private: false, secrets: [] });
+    const logged = redactArgs(long, { hidden: false, secrets: [] });
     expect(logged).toContain('"options":{"__proto__":{"isAdmin":true}}');
   });
 

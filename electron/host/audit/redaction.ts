@@ -9,18 +9,20 @@ import { distinctKeys } from "../util/distinct-keys.js";
 const TOO_DEEP_MARK = "[too deep]";
 
 export interface RedactionOptions {
-  /** The tool is private: its arguments are not logged at all. */
-  private: boolean;
+  /** The tool is marked to hide its arguments (hideArgs): they are not logged at all. */
+  hidden: boolean;
   secrets: readonly string[];
 }
 
 /**
- * The arguments of a call as they may be logged: null for a private tool; else JSON text in
- * which every occurrence of a secret, in string values, keys and numbers spelled like one, is
- * replaced by "[secret]", cut to AUDIT_LIMITS.argsMaxBytes.
+ * The arguments of a call as they may be logged: null for a tool marked to hide them; else
+ * JSON text in which every occurrence of a secret, in string values, keys and numbers spelled
+ * like one, is replaced by "[secret]", cut to AUDIT_LIMITS.argsMaxBytes. Private tools' too:
+ * arguments say where the data was (which file, which query), and without them the log could
+ * not say what a run read.
  */
 export function redactArgs(args: unknown, options: RedactionOptions): string | null {
-  if (options.private) return null;
+  if (options.hidden) return null;
   const masker = secretMasker(options.secrets);
   const redacted =
     masker === null

@@ -39,6 +39,8 @@ export interface BridgeCallEvent {
    * calling the tool itself (one call at a time) would have received.
    */
   oneByOneBytes?: number;
+  /** Of oneByOneBytes, the base64 data of images and audio: seen, not read as text. */
+  oneByOneMediaBytes?: number;
   durationMs: number;
   /** Whether the catalog marks the tool private. */
   private: boolean;

@@ -179,6 +179,8 @@ describe("events", () => {
       resultHash: sha,
       // What a client calling the tool itself would have received: the content as JSON.
       oneByOneBytes: Buffer.byteLength(JSON.stringify([{ type: "text", text: "héllo" }])),
+      // No image or audio in it: all of it would have been read as text.
+      oneByOneMediaBytes: 0,
       durationMs: 7,
       private: false,
       at: new Date(1_007),

@@ -13,8 +13,29 @@ import { errorText, resultToString } from "./tool-result.js";
 /** The parts of a call event that depend on the outcome. */
 export type Verdict = Pick<
   BridgeCallEvent,
-  "decision" | "reason" | "detail" | "resultBytes" | "resultHash" | "oneByOneBytes"
+  | "decision"
+  | "reason"
+  | "detail"
+  | "resultBytes"
+  | "resultHash"
+  | "oneByOneBytes"
+  | "oneByOneMediaBytes"
 > & { outcome: CallOutcome };
+
+/**
+ * Bytes of the base64 data of the images and audio in a result's content: a model sees an
+ * image or hears audio, it does not read their bytes as text, so the receipt counts them apart.
+ */
+function mediaBytes(content: CallToolResult["content"]): number {
+  let total = 0;
+  for (const item of Array.isArray(content) ? content : []) {
+    if ((item.type === "image" || item.type === "audio") && typeof item.data === "string") {
+      // Base64 is ASCII: one byte a character.
+      total += item.data.length;
+    }
+  }
+  return total;
+}
 
 export function once(fn: (() => void) | undefined): () => void {
   let called = false;
@@ -68,7 +89,8 @@ export function judgeResult(shown: string, result: CallToolResult): Verdict {
   const resultHash = sha256Hex(text);
   // What a client calling the tool itself would have been sent: the result's content as JSON.
   const oneByOneBytes = jsonUtf8Bytes(result.content);
-  const measured = { resultBytes, resultHash, oneByOneBytes };
+  const oneByOneMediaBytes = mediaBytes(result.content);
+  const measured = { resultBytes, resultHash, oneByOneBytes, oneByOneMediaBytes };
 
   if (result.isError === true) {
     const said = text.trim() === "" ? "(no details)" : text;

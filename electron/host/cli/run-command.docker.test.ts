@@ -30,6 +30,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
       "calls",
       "duration_ms",
       "error",
+      "exception",
       "exit_code",
       "images",
       "stderr",
@@ -40,6 +41,8 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
     ]);
     expect(result.stdout).toBe("fed\n");
     expect(result.error).toContain("RuntimeError: late");
+    // What it raised, as data: no need to read it out of the traceback.
+    expect(result.exception).toEqual({ type: "RuntimeError", message: "late" });
     expect(await leftoverContainers(fx!.docker)).toEqual([]);
   });
 

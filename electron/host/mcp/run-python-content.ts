@@ -16,6 +16,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
+import { imageContentBytes } from "../../../shared/run-receipt.js";
 import { jsonUtf8Bytes } from "../bridge/json-bytes.js";
 
 /** The text of a run that printed nothing and raised nothing: an empty text reads as lost. */
@@ -171,10 +172,6 @@ export function runPythonContent(
  */
 export function runPythonContentBytes(result: RunResult): number {
   const text = jsonUtf8Bytes([{ type: "text", text: runPythonText(result) }]);
-  const emptyImage = jsonUtf8Bytes({ type: "image", data: "", mimeType: "image/png" });
-  // Each image adds a comma and its item to the array.
-  return result.images.reduce(
-    (total, image) => total + 1 + emptyImage + 4 * Math.ceil(image.bytes / 3),
-    text,
-  );
+  // Each image adds a comma and its item to the array; the receipt takes the same sum away.
+  return result.images.reduce((total, image) => total + imageContentBytes(image.bytes), text);
 }

@@ -90,7 +90,7 @@ export function runInContainer(
     }
 
     function result(
-      fields: Pick<RunResult, "error" | "exit_code" | "stopped">,
+      fields: Pick<RunResult, "error" | "exit_code" | "stopped" | "exception">,
       timedOut = false,
     ): RunResult {
       return {
@@ -178,7 +178,15 @@ export function runInContainer(
             message.error === null
               ? null
               : tracebackTail(message.error, RUN_LIMITS.errorTailLines, RUN_LIMITS.errorMaxChars);
-          settle(result({ error, exit_code: error === null ? 0 : 1, stopped: null }));
+          const raised = error === null ? undefined : message.exception;
+          settle(
+            result({
+              error,
+              exit_code: error === null ? 0 : 1,
+              stopped: null,
+              ...(raised === undefined ? {} : { exception: raised }),
+            }),
+          );
           return;
         }
       }

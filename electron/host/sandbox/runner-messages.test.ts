@@ -89,6 +89,38 @@ describe("runner messages", () => {
     );
   });
 
+  it("takes the exception a done reports as data, each part cut, nothing else beside it", () => {
+    const done = (exception: unknown) =>
+      JSON.stringify({ type: "done", error: "Traceback...", exception });
+    expect(parseRunnerLine(done({ type: "ValueError", message: "bad" }))).toEqual({
+      ok: true,
+      message: {
+        type: "done",
+        error: "Traceback...",
+        exception: { type: "ValueError", message: "bad" },
+      },
+    });
+    const max = PROTOCOL_LIMITS.doneErrorMaxChars;
+    const huge = parseRunnerLine(done({ type: "T".repeat(5_000), message: "m".repeat(60_000) }));
+    expect(huge.ok && huge.message.type === "done" && huge.message.exception).toEqual({
+      type: "T".repeat(200),
+      message: "m".repeat(max),
+    });
+    // Never ends inside a surrogate pair.
+    const astral = parseRunnerLine(done({ type: "E", message: "a" + "\u{1F600}".repeat(max) }));
+    expect(astral.ok && astral.message.type === "done" && astral.message.exception).toEqual({
+      type: "E",
+      message: "a" + "\u{1F600}".repeat(max / 2 - 1),
+    });
+    for (const bad of [
+      { type: "E" },
+      { type: 1, message: "m" },
+      { type: "E", message: "m", x: 1 },
+    ]) {
+      expect(parseRunnerLine(done(bad)).ok, JSON.stringify(bad)).toBe(false);
+    }
+  });
+
   it("refuses a line padded with what JSON leaves out, not one the runner could write", () => {
     const padded = "a line from the sandbox was padded with what JSON leaves out";
     const slack = PROTOCOL_LIMITS.lineSlackChars;

@@ -50,7 +50,25 @@ const outputMessage = z.strictObject({
 const doneMessage = z.strictObject({
   type: z.literal("done"),
   error: z.string().transform(keepLastChars).nullable(),
+  // The exception the code raised, as data: its type's name and message, each cut here.
+  exception: z
+    .strictObject({
+      type: z.string().transform((text) => keepFirstChars(text, EXCEPTION_TYPE_MAX_CHARS)),
+      message: z
+        .string()
+        .transform((text) => keepFirstChars(text, PROTOCOL_LIMITS.doneErrorMaxChars)),
+    })
+    .optional(),
 });
+/** The longest exception type name kept (the runner sends at most 200 characters). */
+const EXCEPTION_TYPE_MAX_CHARS = 200;
+
+/** The first `max` UTF-16 units of `text`, never ending in the middle of a surrogate pair. */
+function keepFirstChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
 /** Checked by a loop, not a regex: the name is sandbox text, and this is plainly linear. */
 function isImageName(name: string): boolean {
   // Ends in .png with something before it, as the runner names them: never "." or "..", so the

@@ -58,6 +58,30 @@ describeEachRuntime(docker, "sandbox on real Docker, runtime %s", (runtime) => {
     expect(result.exit_code).toBe(1);
     expect(result.error?.endsWith("END")).toBe(true);
     expect(result.error!.length).toBeLessThanOrEqual(RUN_LIMITS.errorMaxChars);
+    // Its message as data is cut at its end: what the summary shows is how it starts.
+    expect(result.exception?.type).toBe("ValueError");
+    expect(result.exception?.message).toBe("x".repeat(RUN_LIMITS.errorMaxChars));
+  });
+
+  it("reports what the code raised as its type and message, not the caret line", async () => {
+    // Python 3.13 puts a line of carets under the failing call, just before the last line.
+    const result = await run("import asyncio\nfoo()");
+    expect(result.error).toMatch(/\^\^\^/);
+    expect(result.exception).toEqual({
+      type: "NameError",
+      message: "name 'foo' is not defined",
+    });
+    const syntax = await run("def f(:\n    pass");
+    expect(syntax.exception?.type).toBe("SyntaxError");
+    expect(syntax.exception?.message).toMatch(/\(line 1\)$/);
+    // A message whose __str__ raises still names the type; exit(3) raised no exception.
+    const hostile = await run(
+      "class E(Exception):\n    def __str__(self):\n        raise RuntimeError()\nraise E()",
+    );
+    expect(hostile.exception).toEqual({ type: "E", message: "" });
+    const exited = await run("import sys\nsys.exit(3)");
+    expect(exited.exit_code).toBe(1);
+    expect(exited.exception).toBeUndefined();
   });
 
   it("gives the code its stdin text", async () => {

@@ -237,6 +237,12 @@ export class Sandbox {
     return this.pool.idle;
   }
 
+  /** The warm pool as the Sandbox page shows it: ready, starting, and how many it aims for. */
+  get poolCounts(): { ready: number; starting: number; target: number } {
+    const { idle, startingCount, targetSize } = this.pool;
+    return { ready: idle, starting: startingCount, target: targetSize };
+  }
+
   /** Waits for the warm containers being started now; how many are ready then. */
   async poolFilled(): Promise<number> {
     await this.pool.settled();

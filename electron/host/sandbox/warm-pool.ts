@@ -393,6 +393,11 @@ export class WarmPool {
     return this.ready.length;
   }
 
+  /** Containers started and not ready yet (still starting, or importing their preloads). */
+  get startingCount(): number {
+    return this.starting;
+  }
+
   /** Resolves once every container being started now is ready or has failed. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.inflight]);

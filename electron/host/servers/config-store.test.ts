@@ -239,6 +239,23 @@ describe("ConfigStore", () => {
     expect((await failure(s.setServerAsk("nope", true))).code).toBe("not_found");
   });
 
+  it("hides a tool's arguments from the log, saved as hideArgs, and shows them again", async () => {
+    const s = store(configOf({ notes: entry() as ServerEntry }));
+    await s.setToolPolicy("notes", "search", { hideArgs: true });
+    expect(s.current.servers.get("notes")?.hideArgs).toEqual(["search"]);
+    expect(applied.at(-1)?.summary).toBe("tool search of notes: arguments hidden from the log");
+    const saved = () =>
+      (
+        JSON.parse(readFileSync(file, "utf8")) as {
+          mcpServers: Record<string, { hideArgs?: unknown }>;
+        }
+      ).mcpServers.notes?.hideArgs;
+    expect(saved()).toEqual(["search"]);
+    await s.setToolPolicy("notes", "search", { hideArgs: false });
+    expect(s.current.servers.get("notes")?.hideArgs).toBeUndefined();
+    expect(saved()).toBeUndefined();
+  });
+
   it("runs edits one at a time, each on the config the previous one left", async () => {
     const s = store(configOf({ notes: entry() as ServerEntry }));
     await Promise.all([

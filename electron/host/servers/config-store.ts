@@ -41,6 +41,8 @@ export interface ToolPolicyChange {
   private?: boolean | undefined;
   /** "Ask first" before each call to the tool. */
   ask?: boolean | undefined;
+  /** Keep the tool's arguments out of the audit log. */
+  hideArgs?: boolean | undefined;
 }
 
 export interface ConfigStoreOptions {
@@ -243,6 +245,11 @@ export class ConfigStore {
       change.allowed === undefined ? null : change.allowed ? "allowed" : "not allowed",
       change.private === undefined ? null : change.private ? "private" : "not private",
       change.ask === undefined ? null : change.ask ? "ask first" : "no asking",
+      change.hideArgs === undefined
+        ? null
+        : change.hideArgs
+          ? "arguments hidden from the log"
+          : "arguments logged",
     ].filter((part) => part !== null);
     return this.change(
       (current) => {
@@ -372,6 +379,18 @@ function withToolPolicy(
     const next = toggle(current, change.ask);
     ask = next.length === 0 ? false : next;
   }
-  const { ask: _old, ...rest } = entry;
-  return { ...rest, allow, private: labels, ...(ask === false ? {} : { ask }) };
+  let hide = entry.hideArgs ?? false;
+  if (change.hideArgs !== undefined) {
+    const current = hide === true ? listed : Array.isArray(hide) ? hide : [];
+    const next = toggle(current, change.hideArgs);
+    hide = next.length === 0 ? false : next;
+  }
+  const { ask: _old, hideArgs: _oldHide, ...rest } = entry;
+  return {
+    ...rest,
+    allow,
+    private: labels,
+    ...(ask === false ? {} : { ask }),
+    ...(hide === false ? {} : { hideArgs: hide }),
+  };
 }

@@ -10,6 +10,8 @@ export interface ServerEntry {
   private: boolean | string[];
   /** "Ask first": true for every tool, a list for those tools; absent or false for none. */
   ask?: boolean | string[] | undefined;
+  /** Arguments kept out of the audit log: true for every tool, a list for those tools. */
+  hideArgs?: boolean | string[] | undefined;
 }
 
 /** A validated config: server name -> entry, in file order. */

@@ -42,6 +42,9 @@ export function validateServerEntry(raw: unknown): EntryResult {
         private: file.private ?? false,
         // Absent unless set, so entries without "ask" compare equal to those of before.
         ...(file.ask === undefined || file.ask === false ? {} : { ask: file.ask }),
+        ...(file.hideArgs === undefined || file.hideArgs === false
+          ? {}
+          : { hideArgs: file.hideArgs }),
       },
     };
   }
@@ -79,5 +82,7 @@ export function entryToFile(entry: ServerEntry): WrittenEntry {
   if (entry.secretEnv.length > 0) out.secret = [...entry.secretEnv];
   const ask = entry.ask ?? false;
   if (ask !== false) out.ask = ask === true ? true : [...ask];
+  const hide = entry.hideArgs ?? false;
+  if (hide !== false) out.hideArgs = hide === true ? true : [...hide];
   return out;
 }

@@ -4,6 +4,7 @@
 import { useEffect, useState } from "react";
 import type { ApprovalView } from "../../../shared/api/api-views.js";
 import { useLiveList, useMutation } from "../api/hooks.js";
+import { formatBytes } from "../lib/format.js";
 
 export function ApprovalPanel() {
   const pending = useLiveList("approvals.list", "approvals.changed");
@@ -62,7 +63,12 @@ function ApprovalItem(props: { view: ApprovalView }) {
         </pre>
       </div>
       <details className="approval-code">
-        <summary>Code of the run</summary>
+        <summary>Code of the run ({formatBytes(view.codeBytes)})</summary>
+        {view.code.includes(" bytes left out …]") ? (
+          <p className="muted small">
+            Shortened: its start and its end are shown, the middle is left out.
+          </p>
+        ) : null}
         <pre className="code-block" tabIndex={0}>
           {view.code}
         </pre>

@@ -1,13 +1,11 @@
-// The banners under the header: connection lost, paused, private-data mode, startup problems.
-import { useState } from "react";
-import type { ListPage, TaintView } from "../../../shared/api/api-views.js";
-import { useConnection, useMutation } from "../api/hooks.js";
-import { formatDateTime } from "../lib/format.js";
+// The banners under the header: connection lost, paused, startup problems, and at most one
+// compact line for private-data mode (the rule itself is shown where it applies: the client's
+// row on the Clients page, and the run in the Audit page).
+import type { ServerView, TaintView } from "../../../shared/api/api-views.js";
+import { useConnection, useLiveList, useMutation } from "../api/hooks.js";
+import { hrefFor } from "../lib/router.js";
 import { useAppState } from "../state/app-state.js";
-import { Dialog } from "./dialog.js";
-import { DialogFooter } from "./dialog-footer.js";
 import { ShieldIcon } from "./icons.js";
-import { ErrorState } from "./states.js";
 
 export function ConnectionBanner() {
   const connection = useConnection();
@@ -87,101 +85,53 @@ export function StartupProblemsBanner() {
   );
 }
 
-export function TaintBanners() {
-  const { taint } = useAppState();
-  const [confirming, setConfirming] = useState<TaintView | null>(null);
-  const list = taint.data?.items ?? [];
-  // The first page only: the rest appear as these are reset (a banner each would not help).
-  const others = (taint.data?.total ?? 0) - list.length;
-  if (list.length === 0 && !confirming) return null;
-  return (
-    <>
-      {list.map((record) => (
-        <section
-          key={record.client}
-          className="banner banner-private"
-          aria-label={`Private-data mode for ${record.client}`}
-        >
-          <span className="banner-icon">
-            <ShieldIcon />
-          </span>
-          <div className="banner-text">
-            <strong>Private-data mode is on for {record.client}.</strong> Since{" "}
-            {formatDateTime(record.at)}, when it called <code>{record.tool}</code> on{" "}
-            <strong>{record.server}</strong> (a tool marked private), {record.client} can only call
-            private tools.
-          </div>
-          <button
-            type="button"
-            className="button button-small"
-            onClick={() => setConfirming(record)}
-          >
-            Reset
-          </button>
-        </section>
-      ))}
-      {others > 0 ? (
-        <p className="banner banner-private small" role="status">
-          Private-data mode is on for {others.toLocaleString()} more{" "}
-          {others === 1 ? "client" : "clients"}.
-        </p>
-      ) : null}
-      {confirming ? (
-        <ResetTaintDialog
-          record={confirming}
-          onClose={() => setConfirming(null)}
-          onDone={(next) => {
-            taint.setData(next);
-            setConfirming(null);
-          }}
-        />
-      ) : null}
-    </>
-  );
+/**
+ * Whether private-data mode can block anything: some allowed tool of some server is not
+ * private. With every tool private, a client in that mode can still call all of them.
+ */
+export function somethingToBlock(servers: readonly ServerView[]): boolean {
+  return servers.some((server) => {
+    if (server.private === true) return false;
+    const labels = server.private === false ? [] : server.private;
+    if (server.allow !== null) return server.allow.some((tool) => !labels.includes(tool));
+    return server.toolCount > labels.length;
+  });
 }
 
-function ResetTaintDialog(props: {
-  record: TaintView;
-  onClose: () => void;
-  onDone: (next: ListPage<TaintView>) => void;
-}) {
-  const reset = useMutation("taint.reset");
-  const { record } = props;
+/** The tainted clients that are connected now: the ones the rule still holds back. */
+export function taintedAndConnected(
+  taint: readonly TaintView[],
+  connected: readonly { name: string }[],
+): TaintView[] {
+  const names = new Set(connected.map((client) => client.name));
+  return taint.filter((record) => names.has(record.client));
+}
+
+/**
+ * One line while a connected client is in private-data mode and the mode holds something back;
+ * none for clients that left, or when every tool is private. The Clients page says the rest.
+ */
+export function TaintSummary() {
+  const { taint } = useAppState();
+  const clients = useLiveList("clients.list", "clients.changed");
+  const servers = useLiveList("servers.list", "servers.changed");
+  const active = taintedAndConnected(taint.data?.items ?? [], clients.data?.items ?? []);
+  if (active.length === 0 || !somethingToBlock(servers.data?.items ?? [])) return null;
+  const who =
+    active.length === 1 ? (
+      <strong>{active[0]!.client}</strong>
+    ) : (
+      <strong>{active.length} connected clients</strong>
+    );
   return (
-    <Dialog
-      alert
-      title={`Reset private-data mode for ${record.client}?`}
-      onClose={props.onClose}
-      actions={
-        <DialogFooter
-          onCancel={props.onClose}
-          tone="danger"
-          confirmLabel="Reset private-data mode"
-          busyLabel="Resetting…"
-          busy={reset.busy}
-          onConfirm={() => {
-            void reset.run({ client: record.client }).then((r) => {
-              if (r.ok) props.onDone(r.value);
-            });
-          }}
-        />
-      }
-    >
-      <div className="callout callout-warn">
-        <div className="callout-text">
-          <strong>{record.client}&rsquo;s conversation may still hold the private data.</strong>
-          <p>
-            It read data from <code>{record.tool}</code> on {record.server}. After a reset, the
-            model in that conversation can call every allowed tool again, and could pass that data
-            on to them.
-          </p>
-        </div>
-      </div>
-      <p>
-        To be safe, start a new conversation in {record.client} first, then reset. Private-data mode
-        turns on again the next time a private tool is called.
-      </p>
-      {reset.error ? <ErrorState error={reset.error} compact /> : null}
-    </Dialog>
+    <section className="banner banner-private banner-compact" aria-label="Private-data mode">
+      <span className="banner-icon">
+        <ShieldIcon />
+      </span>
+      <div className="banner-text">Private-data mode: {who} can only call private tools now.</div>
+      <a className="button button-small" href={hrefFor("clients")}>
+        Details
+      </a>
+    </section>
   );
 }

@@ -1,8 +1,40 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from "react";
+
+/** What Tab can reach inside a dialog. */
+const TABBABLE =
+  'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), ' +
+  'select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/** The controls Tab visits in `root`, in order: shown ones only (not in a closed fold). */
+function tabbables(root: HTMLElement): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>(TABBABLE)].filter(
+    (el) => el.tabIndex >= 0 && el.getClientRects().length > 0,
+  );
+}
 
 /**
- * A modal dialog (native <dialog>): focus stays inside, Escape closes it, focus goes back to
- * where it was. Render it only while it is open.
+ * Tab from the last control goes to the first, Shift+Tab from the first to the last: a modal
+ * <dialog> alone lets Tab leave for the browser's own controls once per round.
+ */
+function trapTab(event: KeyboardEvent<HTMLDialogElement>): void {
+  if (event.key !== "Tab") return;
+  const list = tabbables(event.currentTarget);
+  const first = list[0];
+  const last = list[list.length - 1];
+  if (!first || !last) return;
+  const at = document.activeElement;
+  if (event.shiftKey && (at === first || !event.currentTarget.contains(at))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (at === last || !event.currentTarget.contains(at))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * A modal dialog (native <dialog>): focus stays inside (Tab goes round its controls), Escape
+ * closes it, focus goes back to where it was. Render it only while it is open.
  */
 export function Dialog(props: {
   title: string;
@@ -48,6 +80,7 @@ export function Dialog(props: {
       aria-labelledby={titleId}
       aria-describedby={props.description ? descriptionId : undefined}
       aria-modal="true"
+      onKeyDown={trapTab}
     >
       <div className="dialog-header">
         <h2 id={titleId}>{props.title}</h2>

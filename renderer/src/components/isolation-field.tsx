@@ -32,6 +32,7 @@ export function IsolationField(props: {
         className="input select"
         value={props.value}
         onChange={(event) => props.onChange(event.target.value as SandboxRuntime)}
+        aria-invalid={props.error ? true : undefined}
         aria-describedby={`${id}-isolation-hint`}
       >
         <option value="runc">{ISOLATION_LABELS.runc}</option>
@@ -42,9 +43,9 @@ export function IsolationField(props: {
       <div id={`${id}-isolation-hint`} className="field-hint">
         {gvisor ? (
           <>
-            Strong runs the code on gVisor&rsquo;s own kernel instead of the host&rsquo;s: safer for
-            code or data you do not trust at all, slower to start. Warm containers are replaced when
-            it changes.
+            Strong puts one more wall (gVisor) between the code and this computer: safer for code or
+            data you do not trust at all, a little slower to start. Ready sandboxes are replaced
+            when it changes.
           </>
         ) : runtimes.data?.available === null ? (
           <>Strong isolation (gVisor) is offered once Docker answers and has runsc.</>

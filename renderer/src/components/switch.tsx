@@ -1,6 +1,12 @@
-/** An on/off switch: a checkbox with role "switch", named by its label. */
+/**
+ * An on/off switch: a checkbox with role "switch", named by its label, or by `name` where the
+ * visible label needs its context (a list of tools, each with an "Allowed" switch, names each
+ * one "Allow read_file").
+ */
 export function Switch(props: {
   label: string;
+  /** The accessible name, when the visible label alone does not say what it switches. */
+  name?: string;
   checked: boolean;
   onChange: (checked: boolean) => void;
   disabled?: boolean;
@@ -16,6 +22,7 @@ export function Switch(props: {
         checked={props.checked}
         disabled={props.disabled}
         aria-checked={props.checked}
+        aria-label={props.name}
         onChange={(event) => props.onChange(event.target.checked)}
       />
       <span className="switch-track" aria-hidden="true">

@@ -5,6 +5,8 @@ import { triedCommandLine, type AuditEntry, type AuditKind } from "../../../shar
 import { entryMatchesFields, entryText, textNeedle } from "../../../shared/audit-filter.js";
 import { visibleText } from "../../../shared/hidden-chars.js";
 import { formatBytes, formatDuration } from "./format.js";
+import { calledToolsText, errorLine, runTitle } from "./run-title.js";
+import { settingsChangeText } from "./setting-labels.js";
 
 export { clientOf, runIdOf } from "../../../shared/audit-filter.js";
 
@@ -120,13 +122,18 @@ export function summaryOf(entry: AuditEntry): string {
       }
       return firstLine(entry.reason ?? (entry.decision === "failed" ? "Failed" : "Refused"));
     case "run_started":
-      return firstLine(entry.code) || `${formatBytes(entry.codeBytes)} of code`;
+      return runTitle(entry.code) || `${formatBytes(entry.codeBytes)} of code`;
     case "run_finished": {
       const outcome = runOutcome(entry);
-      const calls = `${entry.calls} call${entry.calls === 1 ? "" : "s"}`;
-      const error = entry.error
-        ? ` · ${firstLine(entry.error.split("\n").slice(-2).join("\n"), 100)}`
-        : "";
+      const tools = calledToolsText(entry);
+      const calls =
+        entry.calls === 0
+          ? "no calls"
+          : tools !== ""
+            ? tools
+            : `${entry.calls} call${entry.calls === 1 ? "" : "s"}`;
+      const raised = errorLine(entry);
+      const error = raised !== null ? ` · ${raised}` : "";
       const shown = entry.images?.length ?? 0;
       const images = shown > 0 ? ` · ${shown} image${shown === 1 ? "" : "s"}` : "";
       return `${outcome.text} in ${formatDuration(entry.durationMs)} · ${calls}${images}${error}`;
@@ -142,9 +149,7 @@ export function summaryOf(entry: AuditEntry): string {
     case "config_changed":
       return entry.summary;
     case "settings_changed":
-      return Object.entries(entry.changes)
-        .map(([key, change]) => `${key}: ${String(change.from)} → ${String(change.to)}`)
-        .join(", ");
+      return settingsChangeText(entry.changes);
     case "image_build":
       return entry.ok
         ? `Built ${entry.tag} in ${formatDuration(entry.durationMs)}`

@@ -33,6 +33,11 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : dateTime.format(date);
 }
 
+/** A time of day, to the second: "10:32:05". */
+export function formatTime(date: Date): string {
+  return timeOnly.format(date);
+}
+
 /** Time of day for today's entries, date and time for older ones. */
 export function formatLogTime(iso: string): string {
   const date = new Date(iso);

@@ -2,6 +2,8 @@
 // and the run_python description as the model sees it.
 import { useEffect, useState } from "react";
 import type { ApiResult } from "../../../shared/api/api-contract.js";
+import type { TaintView } from "../../../shared/api/api-views.js";
+import { Badge } from "../components/badge.js";
 import { useMutation, useRequest } from "../api/hooks.js";
 import { usePagedList } from "../api/use-paged-list.js";
 import { ShowMore } from "../components/show-more.js";
@@ -10,6 +12,7 @@ import { DialogFooter } from "../components/dialog-footer.js";
 import { EmptyState, ErrorState, Loading, RequestView } from "../components/states.js";
 import { formatDateTime, formatRelative } from "../lib/format.js";
 import { useAppState } from "../state/app-state.js";
+import { ResetTaintDialog } from "./clients/reset-taint-dialog.js";
 import { SnippetsCard } from "./clients/snippets-card.js";
 
 export function ClientsPage() {
@@ -38,6 +41,13 @@ function ConnectedClients() {
   const clients = usePagedList("clients.list", "clients.changed");
   const list = clients.items;
   const now = useNow(30_000);
+  const { taint } = useAppState();
+  const [confirming, setConfirming] = useState<TaintView | null>(null);
+  // The first page of the clients in private-data mode (the host sends it with every change).
+  const records = taint.data?.items ?? [];
+  const connectedNames = new Set((list ?? []).map((c) => c.name));
+  const gone = records.filter((r) => !connectedNames.has(r.client));
+  const recordOf = (name: string) => records.find((r) => r.client === name);
   return (
     <section className="card" aria-labelledby="connected-heading">
       <div className="card-header">
@@ -77,6 +87,10 @@ function ConnectedClients() {
                       {client.transport === "http" ? (
                         <span className="muted small"> · HTTP</span>
                       ) : null}
+                      <PrivateModeNote
+                        record={recordOf(client.name)}
+                        onReset={(record) => setConfirming(record)}
+                      />
                     </td>
                     <td>{client.version || "—"}</td>
                     <td title={formatDateTime(client.since)}>
@@ -104,7 +118,75 @@ function ConnectedClients() {
           onMore={clients.loadMore}
         />
       ) : null}
+      {list && gone.length > 0 ? (
+        <div className="private-gone">
+          <h3 className="card-subtitle">In private-data mode, not connected now</h3>
+          <p className="muted small">
+            If one of these connects again under the same name, it can still only call private
+            tools, until you reset it or Code Mode restarts.
+          </p>
+          <ul className="private-gone-list">
+            {gone.map((record) => (
+              <li key={record.client}>
+                <strong>{record.client}</strong>{" "}
+                <span className="muted small">
+                  since it called <code>{record.tool}</code> on {record.server}
+                </span>{" "}
+                <button
+                  type="button"
+                  className="button button-small"
+                  aria-label={`Reset private-data mode for ${record.client}`}
+                  onClick={() => setConfirming(record)}
+                >
+                  Reset
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {confirming ? (
+        <ResetTaintDialog
+          record={confirming}
+          onClose={() => setConfirming(null)}
+          onDone={(next) => {
+            taint.setData(next);
+            setConfirming(null);
+          }}
+        />
+      ) : null}
     </section>
+  );
+}
+
+/** The private-data rule on a client's row: since when, because of which tool, and Reset. */
+function PrivateModeNote(props: {
+  record: TaintView | undefined;
+  onReset: (record: TaintView) => void;
+}) {
+  const { record } = props;
+  if (!record) return null;
+  return (
+    <div
+      className="private-note"
+      role="group"
+      aria-label={`Private-data mode for ${record.client}`}
+    >
+      <Badge tone="private">Private-data mode</Badge>{" "}
+      <span className="small">
+        Since {formatDateTime(record.at)}, when it called <code>{record.tool}</code> on{" "}
+        {record.server} (a private tool), it can only call private tools, so what it read cannot
+        reach another server.
+      </span>{" "}
+      <button
+        type="button"
+        className="button button-small"
+        aria-label={`Reset private-data mode for ${record.client}`}
+        onClick={() => props.onReset(record)}
+      >
+        Reset
+      </button>
+    </div>
   );
 }
 

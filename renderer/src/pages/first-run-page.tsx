@@ -1,5 +1,5 @@
 import { DockerStatusCard, ImageBadge, ImageBuildControls } from "../components/sandbox-status.js";
-import { hrefFor } from "../lib/router.js";
+import { FirstSteps } from "../components/first-steps.js";
 import { useAppState } from "../state/app-state.js";
 
 export function FirstRunPage() {
@@ -51,27 +51,7 @@ export function FirstRunPage() {
             3
           </span>
           <div className="step-body">
-            <section className="card" aria-labelledby="next-heading">
-              <div className="card-header">
-                <h2 id="next-heading" className="card-title">
-                  Next steps
-                </h2>
-              </div>
-              <ul className="next-steps">
-                <li>
-                  <a className="next-link" href={hrefFor("servers", { add: "1" })}>
-                    <strong>Add a server</strong>
-                    <span>Wrap the MCP servers whose tools your assistant may use.</span>
-                  </a>
-                </li>
-                <li>
-                  <a className="next-link" href={hrefFor("clients")}>
-                    <strong>Connect a client</strong>
-                    <span>Add Code Mode to Claude Desktop with one button, or copy a config.</span>
-                  </a>
-                </li>
-              </ul>
-            </section>
+            <FirstSteps />
           </div>
         </li>
       </ol>

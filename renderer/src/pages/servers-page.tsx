@@ -4,6 +4,7 @@ import type { ServerView } from "../../../shared/api/api-views.js";
 import type { CatalogEntry } from "../../../shared/server-catalog/catalog-schema.js";
 import { usePagedList } from "../api/use-paged-list.js";
 import { Badge } from "../components/badge.js";
+import { FirstSteps } from "../components/first-steps.js";
 import { EmptyState, ErrorState, Loading } from "../components/states.js";
 import { ShowMore } from "../components/show-more.js";
 import { hrefFor, navigate, useRoute } from "../lib/router.js";
@@ -153,6 +154,7 @@ export function ServersPage() {
 
   return (
     <div className="page">
+      <FirstSteps />
       <div className="page-intro">
         <p className="lead">
           The MCP servers whose tools your assistant&rsquo;s code can call. Each one runs on this

@@ -9,8 +9,8 @@ import { ApiFailure } from "../api-failure.js";
  */
 export type AuditServices = Pick<AuditLog, "query" | "getRun" | "verify">;
 
-/** Recent runs' images, held in memory (run-image-cache.ts). */
-export type RunImageLookup = Pick<RunImageCache, "get">;
+/** Recent runs' images and printed output, held in memory (run-image-cache.ts). */
+export type RunImageLookup = Pick<RunImageCache, "get"> & Partial<Pick<RunImageCache, "output">>;
 
 export function auditHandlers(
   audit: AuditServices,
@@ -22,7 +22,12 @@ export function auditHandlers(
       const detail = await audit.getRun(runId);
       if (!detail) throw new ApiFailure("not_found", `no run ${runId} in the audit log`);
       const held = images?.get(runId) ?? [];
-      return held.length > 0 ? { ...detail, images: held } : detail;
+      const output = images?.output?.(runId) ?? null;
+      return {
+        ...detail,
+        ...(held.length > 0 ? { images: held } : {}),
+        ...(output === null ? {} : { output }),
+      };
     },
     "audit.verify": () => audit.verify(),
   };

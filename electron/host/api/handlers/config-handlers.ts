@@ -128,8 +128,8 @@ export function configHandlers(
       store.entry(name);
       return toolPage(tools(name), after, limit);
     },
-    "servers.setToolPolicy": async ({ name, tool, allowed, private: isPrivate, ask }) => {
-      await store.setToolPolicy(name, tool, { allowed, private: isPrivate, ask });
+    "servers.setToolPolicy": async ({ name, tool, allowed, private: isPrivate, ask, hideArgs }) => {
+      await store.setToolPolicy(name, tool, { allowed, private: isPrivate, ask, hideArgs });
       // Only this tool changed; the whole list could pass the reply cap (see servers.tools).
       return tools(name).find((t) => t.name === tool) ?? null;
     },

@@ -17,6 +17,7 @@ function bigTools(count: number, chars: number): ToolView[] {
     allowed: true,
     private: false,
     ask: false,
+    hideArgs: false,
     leftOut: null,
   }));
 }

@@ -38,7 +38,7 @@ function tried(entry: ServerEntry): { command: string; args: string; env: string
     ]),
   );
   // Cut as call arguments are: each string alike, so a long one cannot push the others out.
-  const cut = (value: unknown): string | null => redactArgs(value, { private: false, secrets: [] });
+  const cut = (value: unknown): string | null => redactArgs(value, { hidden: false, secrets: [] });
   return {
     command: masked(entry.command),
     args: cut(entry.args.map(masked)) ?? "[]",

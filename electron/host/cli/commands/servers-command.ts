@@ -166,7 +166,11 @@ function problemText(problems: readonly SettingProblem[]): string {
 function describeEntry(entry: BuiltEntry): string {
   const launch = [entry.command, ...entry.args].join(" ");
   const secret = entry.secret?.length ? ` (secret: ${entry.secret.join(", ")})` : "";
-  return launch + secret;
+  // The catalog's suggestion, said where it is applied: calls to these wait for the user.
+  const ask = entry.ask?.length
+    ? `\nAsks you first before it changes or sends anything: ${entry.ask.join(", ")}`
+    : "";
+  return launch + secret + ask;
 }
 
 async function addBundleCommand(

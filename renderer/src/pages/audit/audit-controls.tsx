@@ -1,12 +1,12 @@
 // The audit page's toolbar: the live tail's pause switch, chain verification and export.
-import { memo, useState } from "react";
+import { memo, useEffect, useState } from "react";
 import type { AuditFilter } from "../../../../shared/api/api-contract.js";
 import type { AuditVerifyProgress } from "../../../../shared/audit-query-types.js";
 import { useBrowserConnection, useEvent, useRequest } from "../../api/hooks.js";
 import { Badge } from "../../components/badge.js";
 import { SelectField } from "../../components/field.js";
 import { Loading } from "../../components/states.js";
-import { plural } from "../../lib/format.js";
+import { formatTime, plural } from "../../lib/format.js";
 
 export const LiveControl = memo(function LiveControl(props: {
   paused: boolean;
@@ -35,22 +35,43 @@ export const LiveControl = memo(function LiveControl(props: {
   );
 });
 
+/**
+ * Chain verification: when it was checked and of how many entries, and how many came since
+ * (the list keeps growing live; "verified: 70 entries" beside 76 rows read as a contradiction).
+ */
 export const VerifyControl = memo(function VerifyControl() {
   const verify = useRequest("audit.verify", {});
   const data = verify.data;
   // The host reports how far it has read while the request is out (a big log takes seconds).
   const [progress, setProgress] = useState<AuditVerifyProgress | null>(null);
   useEvent("audit.verify", setProgress);
+  const [checkedAt, setCheckedAt] = useState<Date | null>(null);
+  useEffect(() => {
+    if (data !== undefined) setCheckedAt(new Date());
+  }, [data]);
+  // Entries written after the newest one checked: not checked yet.
+  const checkedUpTo = data?.ok ? (data.lastSeq ?? 0) : null;
+  const [newest, setNewest] = useState(0);
+  useEvent("audit.entry", (entry) => setNewest((seq) => Math.max(seq, entry.seq)));
+  const since = checkedUpTo === null ? 0 : Math.max(0, newest - checkedUpTo);
   let status;
   if (verify.loading && progress !== null && !progress.done) {
     status = <VerifyProgressBar progress={progress} />;
   } else if (verify.loading) status = <Loading inline label="Verifying the chain…" />;
   else if (verify.error) status = <Badge tone="bad">{verify.error.message}</Badge>;
   else if (data?.ok) {
+    const at = checkedAt ? ` at ${formatTime(checkedAt)}` : "";
     status = (
-      <Badge tone="ok" title={data.note ?? undefined}>
-        Chain verified: {plural(data.entries, "entry", "entries")}
-      </Badge>
+      <>
+        <Badge tone="ok" title={data.note ?? undefined}>
+          Chain verified{at}: {plural(data.entries, "entry", "entries")}
+        </Badge>
+        {since > 0 ? (
+          <span className="muted small" data-testid="verify-since">
+            {plural(since, "newer entry", "newer entries")} not checked yet
+          </span>
+        ) : null}
+      </>
     );
   } else if (data && !data.ok) {
     const where =
@@ -73,7 +94,7 @@ export const VerifyControl = memo(function VerifyControl() {
         onClick={verify.reload}
         disabled={verify.loading}
       >
-        Verify
+        {data === undefined ? "Verify" : "Verify again"}
       </button>
     </div>
   );

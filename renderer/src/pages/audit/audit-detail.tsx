@@ -2,14 +2,17 @@
 import { useEffect, useRef } from "react";
 import type { AuditEntry, CallEntry, RunFinishedEntry } from "../../../../shared/audit-entry.js";
 import type { AuditRunDetail } from "../../../../shared/audit-query-types.js";
-import { receiptOf, savingText } from "../../../../shared/run-receipt.js";
+import { receiptOf } from "../../../../shared/run-receipt.js";
 import { visibleText } from "../../../../shared/hidden-chars.js";
 import { useRequest } from "../../api/hooks.js";
 import { Badge, type Tone } from "../../components/badge.js";
 import { ErrorState, Loading } from "../../components/states.js";
 import { kindLabel, runOutcome, summaryOf, targetOf } from "../../lib/audit.js";
 import { formatBytes, formatDateTime, formatDuration } from "../../lib/format.js";
+import { receiptText } from "../../lib/receipt-text.js";
+import { runTitle } from "../../lib/run-title.js";
 import { RunImages } from "./run-images.js";
+import { PrivateRule, RunOutput } from "./run-notes.js";
 
 export const DECISION_TONES: Record<CallEntry["decision"], Tone> = {
   allowed: "ok",
@@ -41,7 +44,17 @@ export function AuditDetail(props: {
 
   const title = props.runId ? "Run" : props.entry ? kindLabel(props.entry.kind) : "Entry";
   return (
-    <aside className="audit-detail" aria-labelledby="audit-detail-title">
+    <aside
+      className="audit-detail"
+      aria-labelledby="audit-detail-title"
+      onKeyDown={(event) => {
+        // In a narrow window the panel lies over the list: Escape closes it from inside too.
+        if (event.key === "Escape") {
+          event.preventDefault();
+          props.onClose();
+        }
+      }}
+    >
       <div className="audit-detail-header">
         <h2 id="audit-detail-title" className="card-title" tabIndex={-1} ref={headingRef}>
           {title}
@@ -101,9 +114,12 @@ function RunDetail(props: {
   const abandoned = detail.abandoned ?? null;
   const outcome = finished ? runOutcome(finished) : null;
   const client = started?.client ?? finished?.client ?? calls[0]?.client ?? "—";
+  const title = started ? runTitle(started.code) : "";
 
   return (
     <div className="run-detail">
+      {title !== "" ? <p className="run-title">{title}</p> : null}
+      <PrivateRule client={client} calls={calls} startedAt={started?.ts ?? null} />
       <dl className="facts facts-compact">
         <div>
           <dt>Client</dt>
@@ -179,12 +195,14 @@ function RunDetail(props: {
               {call.reason ? <p className="call-reason">{call.reason}</p> : null}
               {call.detail ? <p className="muted small">Host detail: {call.detail}</p> : null}
               {call.args ? (
-                <details className="disclosure disclosure-small">
+                <details className="disclosure disclosure-small" open={call.private}>
                   <summary>Arguments ({formatBytes(call.argBytes)})</summary>
                   <pre className="code-block">{prettyJson(call.args)}</pre>
                 </details>
-              ) : call.private ? (
-                <p className="muted small">Arguments of private tools are not logged.</p>
+              ) : call.argBytes > 0 ? (
+                <p className="muted small">
+                  Its arguments are not in the log: the tool is set to hide them (Servers page).
+                </p>
               ) : null}
             </li>
           ))}
@@ -225,6 +243,7 @@ function RunDetail(props: {
             </pre>
           ) : null}
           <RunImages logged={finished.images} held={detail.images} />
+          <RunOutput entry={finished} output={detail.output} />
         </>
       ) : (
         <p className="muted">The run has not finished (or its end is not in the log).</p>
@@ -238,12 +257,9 @@ function RunReceiptFact(props: { entry: RunFinishedEntry }) {
   const receipt = receiptOf(props.entry);
   if (receipt === null) return null;
   return (
-    <div>
+    <div className="fact-full">
       <dt>Receipt</dt>
-      <dd data-testid="run-receipt">
-        result {formatBytes(receipt.resultBytes)} vs {formatBytes(receipt.oneByOneBytes)} one call
-        at a time ({savingText(receipt)})
-      </dd>
+      <dd data-testid="run-receipt">{receiptText(receipt)}</dd>
     </div>
   );
 }

@@ -13,8 +13,9 @@ import {
 import type { AuditEntry } from "../../../../shared/audit-entry.js";
 import { EmptyState, ErrorState, Loading } from "../../components/states.js";
 import { clientOf, kindLabel, summaryOf, targetOf } from "../../lib/audit.js";
-import { totalReceipt, savingText } from "../../../../shared/run-receipt.js";
-import { formatBytes, formatDateTime, formatLogTime } from "../../lib/format.js";
+import { totalReceipt } from "../../../../shared/run-receipt.js";
+import { formatDateTime, formatLogTime } from "../../lib/format.js";
+import { totalReceiptText } from "../../lib/receipt-text.js";
 import { DecisionBadge } from "./audit-detail.js";
 import type { AuditLog } from "./use-audit-log.js";
 
@@ -230,9 +231,7 @@ function AuditListFooter(props: { log: Pick<AuditLog, "list" | "loadMore"> }) {
           {receipt !== null ? (
             <span className="audit-receipt-total" data-testid="receipt-total">
               {" · "}
-              {receipt.runs.toLocaleString()} loaded run{receipt.runs === 1 ? "" : "s"}: result{" "}
-              {formatBytes(receipt.resultBytes)} vs {formatBytes(receipt.oneByOneBytes)} one call at
-              a time ({savingText(receipt)})
+              {totalReceiptText(receipt)}
             </span>
           ) : null}
         </>

@@ -132,7 +132,7 @@ function HttpOff() {
   return (
     <p className="muted small">
       Clients that connect over HTTP instead of starting a program can use Code Mode once the local
-      HTTP transport is turned on in <a href={hrefFor("sandbox")}>Sandbox → Advanced</a>.
+      HTTP connection is turned on in <a href={hrefFor("sandbox")}>Sandbox → Advanced</a>.
     </p>
   );
 }

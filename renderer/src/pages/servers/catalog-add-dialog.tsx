@@ -15,7 +15,7 @@ import { Dialog } from "../../components/dialog.js";
 import { DialogFooter } from "../../components/dialog-footer.js";
 import { TextAreaField, TextField } from "../../components/field.js";
 import { PickPathButton, withPickedPath } from "../../components/pick-path-button.js";
-import { serverNameProblem } from "./server-entry.js";
+import { serverNameProblem, SHORT_SECRET_TEXT, shortSecret } from "./server-entry.js";
 import { TryButton, TryResult } from "./try-result.js";
 
 type Values = Record<string, string>;
@@ -37,12 +37,21 @@ function SettingField(props: {
   onChange: (value: string) => void;
 }) {
   const { setting } = props;
+  const short = setting.kind === "secret" && shortSecret(props.value);
   const common = {
     label: setting.label,
     value: props.value,
     onChange: props.onChange,
     error: props.error,
-    hint: setting.multiple ? `${setting.help} One per line.` : setting.help,
+    hint: short ? (
+      <>
+        {setting.help} <span className="field-warning">{SHORT_SECRET_TEXT}</span>
+      </>
+    ) : setting.multiple ? (
+      `${setting.help} One per line.`
+    ) : (
+      setting.help
+    ),
     aside: setting.required ? undefined : "optional",
     placeholder: setting.placeholder,
     spellCheck: false,
@@ -200,6 +209,24 @@ export function CatalogAddDialog(props: {
             ? " Its tools are marked private: once the code reads from them, it can only call other private tools."
             : null}
         </p>
+        {entry.ask && entry.ask.length > 0 ? (
+          <div className="callout callout-info callout-compact" data-testid="catalog-ask">
+            <div className="callout-text">
+              <p>
+                <strong className="inline-strong">Asks you first</strong> before the tools that
+                change or send things:{" "}
+                {entry.ask.map((tool, i) => (
+                  <span key={tool}>
+                    {i > 0 ? ", " : null}
+                    <code>{tool}</code>
+                  </span>
+                ))}
+                . Each call waits until you allow it. You can change this per tool on the
+                server&rsquo;s page.
+              </p>
+            </div>
+          </div>
+        ) : null}
         <TryResult
           busy={tryIt.busy}
           error={tryIt.error}

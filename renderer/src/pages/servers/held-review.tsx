@@ -1,9 +1,11 @@
 // "Changes to review" on a server's page: the tools whose definition changed since it was
 // pinned, new tools and removed ones. Held tools are out of the catalog until the user accepts
 // them; each shows what changed (description and schema, line by line) with Accept and Reject,
-// and "Accept all" takes every held change shown. Each review names the hash of the definition
-// shown: if the server changed it again meanwhile, the host refuses, and the page says so and
-// shows the new definition.
+// and "Accept all" takes every change still to decide that is shown (a plain button, never the
+// main one: a change is to be read first). A rejected change leaves the list for a "Rejected" fold, where it
+// can still be accepted. Each review names the hash of the definition shown: if the server
+// changed it again meanwhile, the host refuses, and the page says so and shows the new
+// definition.
 import { useId, useMemo } from "react";
 import type { HeldToolView, ServerView } from "../../../../shared/api/api-views.js";
 import { visibleText } from "../../../../shared/hidden-chars.js";
@@ -37,13 +39,17 @@ export function HeldReview(props: { server: ServerView }) {
   const held = useHeldTools(server.name);
   const acceptAll = useMutation("servers.review");
   const headingId = useId();
+  const rejectedId = useId();
   // server.held counts the changes still to decide; rejected ones are listed too.
   const listed = held.data ?? [];
+  const pending = listed.filter((t) => !t.rejected);
+  const rejected = listed.filter((t) => t.rejected);
   if (server.held === 0 && listed.length === 0) return null;
+  const toDecide = server.held > 0 || pending.length > 0;
   const acceptShown = async () => {
     // What is shown, with the hashes shown; a list longer than one request takes several.
-    for (let at = 0; at < listed.length; at += API_LIMITS.reviewMaxTools) {
-      const tools = listed
+    for (let at = 0; at < pending.length; at += API_LIMITS.reviewMaxTools) {
+      const tools = pending
         .slice(at, at + API_LIMITS.reviewMaxTools)
         .map((t) => ({ tool: t.tool, hash: t.hash }));
       const response = await acceptAll.run({ name: server.name, decision: "accept", tools });
@@ -58,18 +64,24 @@ export function HeldReview(props: { server: ServerView }) {
       <div className="card-header card-header-wrap">
         <div className="title-with-badge">
           <h3 id={headingId} className="card-title">
-            Changes to review
+            {toDecide ? "Changes to review" : "Rejected changes"}
           </h3>
           {server.held > 0 ? <Badge tone="warn">{plural(server.held, "tool")} held</Badge> : null}
         </div>
-        <button
-          type="button"
-          className="button button-primary"
-          disabled={acceptAll.busy || listed.length === 0}
-          onClick={() => void acceptShown()}
-        >
-          {acceptAll.busy ? "Accepting…" : held.next === null ? "Accept all" : "Accept all shown"}
-        </button>
+        {pending.length > 0 ? (
+          <button
+            type="button"
+            className="button"
+            disabled={acceptAll.busy}
+            onClick={() => void acceptShown()}
+          >
+            {acceptAll.busy
+              ? "Accepting…"
+              : held.next === null
+                ? `Accept all ${pending.length}`
+                : `Accept all ${pending.length} shown`}
+          </button>
+        ) : null}
       </div>
       <p className="card-text muted">
         Code Mode pinned the definition of each tool of <strong>{server.name}</strong> when you
@@ -80,12 +92,29 @@ export function HeldReview(props: { server: ServerView }) {
       {acceptAll.error ? <ErrorState error={acceptAll.error} compact /> : null}
       {held.error ? <ErrorState error={held.error} onRetry={held.reload} compact /> : null}
       {!held.data && !held.error ? <Loading label="Loading the held changes…" /> : null}
-      {held.data ? (
+      {held.data && pending.length > 0 ? (
         <ul className="held-list" aria-label={`Changes to review on ${server.name}`}>
-          {held.data.map((tool) => (
+          {pending.map((tool) => (
             <HeldItem key={`${tool.kind}:${tool.tool}`} view={tool} onStale={held.reload} />
           ))}
         </ul>
+      ) : null}
+      {held.data && pending.length === 0 && toDecide ? (
+        <p className="muted small">The rest of the changes are further down the list.</p>
+      ) : null}
+      {rejected.length > 0 ? (
+        <details className="disclosure held-rejected">
+          <summary id={rejectedId}>Rejected ({rejected.length})</summary>
+          <p className="muted small">
+            You rejected these changes: the code cannot call these tools until the server changes
+            them again. You can still accept one here.
+          </p>
+          <ul className="held-list" aria-labelledby={rejectedId}>
+            {rejected.map((tool) => (
+              <HeldItem key={`${tool.kind}:${tool.tool}`} view={tool} onStale={held.reload} />
+            ))}
+          </ul>
+        </details>
       ) : null}
       {held.next !== null ? (
         <button
@@ -129,10 +158,9 @@ function HeldItem(props: { view: HeldToolView; onStale: () => void }) {
         {view.rejected ? <Badge tone="bad">Rejected</Badge> : null}
       </div>
       <p className="muted small">
-        {KIND_TEXT[view.kind]}
         {view.rejected
-          ? " You rejected this change: it stays out until the server changes it."
-          : ""}
+          ? "You rejected this change: it stays out until the server changes it."
+          : KIND_TEXT[view.kind]}
       </p>
       {pinnedHash !== null ? (
         <p className="small muted">
@@ -159,20 +187,24 @@ function HeldItem(props: { view: HeldToolView; onStale: () => void }) {
       <div className="approval-actions">
         <button
           type="button"
-          className="button button-primary"
+          className="button"
           disabled={review.busy}
+          aria-label={`Accept the change to ${visibleText(view.tool)}`}
           onClick={() => void send("accept")}
         >
           Accept
         </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={review.busy || view.rejected}
-          onClick={() => void send("reject")}
-        >
-          Reject
-        </button>
+        {view.rejected ? null : (
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={review.busy}
+            aria-label={`Reject the change to ${visibleText(view.tool)}`}
+            onClick={() => void send("reject")}
+          >
+            Reject
+          </button>
+        )}
       </div>
       {review.error ? <div className="field-error">{review.error.message}</div> : null}
     </li>

@@ -1,7 +1,7 @@
 // Conversions between the host's ServerView and the form's editable state.
 import type { ApiParams } from "../../../../shared/api/api-contract.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
-import { API_LIMITS } from "../../../../shared/limits.js";
+import { API_LIMITS, SECRET_LIMITS } from "../../../../shared/limits.js";
 
 export type ServerEntryInput = ApiParams<"servers.upsert">["entry"];
 
@@ -100,3 +100,16 @@ export function commandLine(command: string, args: readonly string[] | undefined
   const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : JSON.stringify(s));
   return [command, ...(args ?? [])].map(quote).join(" ");
 }
+
+/**
+ * A secret shorter than SECRET_LIMITS.maskMinChars is masked nowhere: hiding every occurrence of
+ * a value that short would hide ordinary text too. Said where the value is typed.
+ */
+export function shortSecret(value: string): boolean {
+  return value !== "" && [...value].length < SECRET_LIMITS.maskMinChars;
+}
+
+export const SHORT_SECRET_TEXT =
+  `Shorter than ${SECRET_LIMITS.maskMinChars} characters: Code Mode cannot hide a value this ` +
+  "short in the audit log or in tool results (hiding it would hide ordinary text too). Keys and " +
+  "passwords are longer: check that this is the whole value.";

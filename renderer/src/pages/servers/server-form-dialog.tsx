@@ -14,6 +14,8 @@ import {
   formFromServer,
   newEnvRow,
   serverNameProblem,
+  SHORT_SECRET_TEXT,
+  shortSecret,
   type EnvRow,
   type ServerFormState,
 } from "./server-entry.js";
@@ -286,6 +288,7 @@ function EnvEditor(props: {
                 />
                 <Switch
                   label="Secret"
+                  name={`Keep row ${n} secret`}
                   checked={row.secret}
                   onChange={(secret) =>
                     // A saved secret made plain must be typed again: it is never shown in full.
@@ -307,6 +310,11 @@ function EnvEditor(props: {
                   <span aria-hidden="true">✕</span>
                 </button>
                 {error ? <div className="field-error env-error">{error}</div> : null}
+                {row.secret && row.storedSecret === null && shortSecret(row.value) ? (
+                  <div className="field-warning env-note" role="status">
+                    {SHORT_SECRET_TEXT}
+                  </div>
+                ) : null}
                 {row.storedSecret !== null ? (
                   <div className="field-hint env-note">
                     Saved secret: type a new value to replace it.

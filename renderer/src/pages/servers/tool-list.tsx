@@ -1,4 +1,7 @@
-// The tools of one server, with their Allowed, Ask first and Private switches.
+// The tools of one server, with their Allowed, Ask first, Private and Hide arguments switches.
+// Each switch is named with its tool ("Allow read_file"): a list of "Allowed" switches read
+// alike to anyone who cannot see which row each sits in. A tool held for review is neither
+// shown nor counted as allowed: the code cannot call it until its change is accepted.
 import { useEffect, useId, useState } from "react";
 import type { ApiError } from "../../../../shared/api/api-contract.js";
 import type { LeftOutCode, ServerView, ToolView } from "../../../../shared/api/api-views.js";
@@ -115,7 +118,8 @@ export function ToolList(props: { server: ServerView }) {
           t.description.toLowerCase().includes(needle),
       )
     : tools.data;
-  const allowedCount = tools.data.filter((t) => t.allowed).length;
+  const heldCount = tools.data.filter(isHeld).length;
+  const allowedCount = tools.data.filter((t) => t.allowed && !isHeld(t)).length;
   const privateCount = tools.data.filter((t) => t.private).length;
   const askCount = tools.data.filter((t) => t.ask).length;
 
@@ -124,6 +128,7 @@ export function ToolList(props: { server: ServerView }) {
       <div className="tools-toolbar">
         <p className="muted small">
           {allowedCount} of {tools.data.length} allowed
+          {heldCount > 0 ? ` · ${heldCount} held for review` : ""}
           {privateCount > 0 ? ` · ${privateCount} private` : ""}
           {askCount > 0 ? ` · ${askCount} ask first` : ""}
         </p>
@@ -169,7 +174,12 @@ export function ToolList(props: { server: ServerView }) {
   );
 }
 
-type ToolPatch = { allowed?: boolean; private?: boolean; ask?: boolean };
+type ToolPatch = { allowed?: boolean; private?: boolean; ask?: boolean; hideArgs?: boolean };
+
+/** Held for the user's review: out of the catalog whatever its allow list says. */
+function isHeld(tool: ToolView): boolean {
+  return tool.leftOut?.code === "held_for_review";
+}
 
 function ToolItem(props: {
   tool: ToolView;
@@ -181,8 +191,11 @@ function ToolItem(props: {
   const nameId = useId();
   const [expanded, setExpanded] = useState(false);
   const long = tool.description.length > 220;
+  const held = isHeld(tool);
+  // The name as shown: hidden characters escaped, so the switch's name reads like its heading.
+  const name = visibleText(tool.name);
   return (
-    <li className={`tool${tool.allowed ? "" : " is-off"}`} aria-labelledby={nameId}>
+    <li className={`tool${tool.allowed && !held ? "" : " is-off"}`} aria-labelledby={nameId}>
       <div className="tool-main">
         <div className="tool-head">
           <h4 id={nameId} className="tool-name">
@@ -194,7 +207,7 @@ function ToolItem(props: {
             </code>
           ) : null}
           {tool.private ? <Badge tone="private">Private</Badge> : null}
-          {tool.ask && tool.allowed ? <Badge tone="warn">Ask first</Badge> : null}
+          {tool.ask && tool.allowed && !held ? <Badge tone="warn">Ask first</Badge> : null}
           {tool.leftOut ? <Badge tone="neutral">{LEFT_OUT_LABELS[tool.leftOut.code]}</Badge> : null}
         </div>
         {tool.leftOut && tool.leftOut.code !== "not_allowed" ? (
@@ -229,14 +242,20 @@ function ToolItem(props: {
       </div>
       <div className="tool-switches">
         <Switch
-          label="Allowed"
-          checked={tool.allowed}
-          disabled={props.busy}
-          description="The code may call this tool."
+          label={held ? "Held for review" : "Allowed"}
+          name={`Allow ${name}`}
+          checked={tool.allowed && !held}
+          disabled={props.busy || held}
+          description={
+            held
+              ? "Held for review: accept its change under Changes to review before the code can call it."
+              : "The code may call this tool."
+          }
           onChange={(allowed) => props.onChange({ allowed })}
         />
         <Switch
           label="Ask first"
+          name={`Ask first before ${name}`}
           checked={tool.ask}
           disabled={props.busy || !tool.allowed}
           description="Each call waits until you allow it (once, or for the rest of the run)."
@@ -244,10 +263,19 @@ function ToolItem(props: {
         />
         <Switch
           label="Private"
+          name={`${name} is private`}
           checked={tool.private}
           disabled={props.busy}
           description="Its results are private: after a call, that client may only call private tools until you reset it."
           onChange={(value) => props.onChange({ private: value })}
+        />
+        <Switch
+          label="Hide arguments"
+          name={`Hide the arguments of ${name} in the audit log`}
+          checked={tool.hideArgs}
+          disabled={props.busy}
+          description="The audit log shows which file, query or page each call asked for. Hide them for a tool whose arguments are private themselves, like a message's text."
+          onChange={(hideArgs) => props.onChange({ hideArgs })}
         />
       </div>
     </li>

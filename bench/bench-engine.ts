@@ -2,7 +2,7 @@
 // tag (built by `npm run build` or an earlier run) and an owner label of its own.
 import type Dockerode from "dockerode";
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { currentOwner, type ContainerOwner } from "../electron/host/sandbox/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 

@@ -7,7 +7,7 @@
 // each sent at start and staged.
 import type Dockerode from "dockerode";
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import type { SandboxTool } from "../electron/host/sandbox/run-types.js";

@@ -14,7 +14,7 @@ import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
 import { TaintRegistry } from "../electron/host/bridge/taint.js";
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { CodeModeEngine } from "../electron/host/engine/code-mode-engine.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";

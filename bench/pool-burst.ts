@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";

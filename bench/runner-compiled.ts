@@ -3,7 +3,7 @@
 // 40 KB first. The image holds both files; cold hardened `docker run -i` of `print(1)` on each,
 // rounds interleaved (and the order within a round alternated) so both meet the same load.
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { RUNNER_PATH } from "../electron/host/sandbox/container-spec.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { dockerRunOnce } from "./docker-run-baseline.js";

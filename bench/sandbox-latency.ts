@@ -3,7 +3,7 @@
 // hardened `docker run -i` of the same image with the same flags (the baseline).
 import { engineRuntimes } from "../electron/host/docker/docker-runtimes.js";
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";

@@ -14,7 +14,7 @@
 // Python, and after `import pandas`), and a run building a ~120 MiB pandas DataFrame.
 import type Dockerode from "dockerode";
 import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { currentOwner } from "../electron/host/sandbox/container-owner.js";
 import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";

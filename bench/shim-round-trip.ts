@@ -4,7 +4,7 @@
 // image with the same flags (the baseline of bench/sandbox-latency.ts).
 import { findDocker } from "../electron/host/docker/docker-status.js";
 import { SETTINGS_BOUNDS } from "../shared/limits.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import {
   assertHostBuilt,

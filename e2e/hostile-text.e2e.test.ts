@@ -20,7 +20,7 @@ import {
   writeServers,
 } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
-import { isUnsafeForTerminal } from "../electron/host/cli/terminal-text.js";
+import { isUnsafeForTerminal } from "../electron/host/util/terminal-text.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 
 const fx = await dockerOrSkip();

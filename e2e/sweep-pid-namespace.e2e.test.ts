@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pidAlive } from "../electron/host/local-access/instance-lock.js";
+import { pidAlive } from "../electron/host/util/process-place.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "../test-support/processes.js";
 import { runCli } from "../test-support/daemon.js";

@@ -14,7 +14,7 @@ import type { RunGate } from "./host/app/run-gate.js";
 import type { SandboxSlot } from "./host/app/sandbox-slot.js";
 import { taintViews } from "./host/app/server-views.js";
 import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
-import { dataDir as defaultDataDir } from "./host/paths.js";
+import { dataDir as defaultDataDir } from "./host/util/paths.js";
 import { capAppLogWhileRunning } from "./host/shim/app-log.js";
 import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";

@@ -430,4 +430,4 @@ export async function cleanUpHosts(docker?: Dockerode): Promise<void> {
   homes.clear();
 }
 
-export { pidAlive } from "../electron/host/local-access/instance-lock.js";
+export { pidAlive } from "../electron/host/util/process-place.js";

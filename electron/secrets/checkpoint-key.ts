@@ -8,7 +8,7 @@ import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_LIMITS } from "../../shared/limits.js";
 import { hmacSigner, type CheckpointSigner } from "../host/audit/audit-checkpoint.js";
-import { isErrno } from "../host/audit/audit-files.js";
+import { isErrno } from "../host/util/errno.js";
 
 export const CHECKPOINT_KEY_FILE = "audit-checkpoint-key.bin";
 

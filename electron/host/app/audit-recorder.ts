@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
@@ -11,10 +10,11 @@ import type {
   BridgeEventSink,
 } from "../bridge/bridge-events.js";
 import { maskSecrets } from "../bridge/secret-mask.js";
-import { cutMiddleUtf8 } from "../catalog/text-cut.js";
+import { cutMiddleUtf8 } from "../util/text-cut.js";
 import type { RunEvents } from "../engine/code-mode-engine.js";
 import { runPythonContentBytes } from "../mcp/run-python-content.js";
 import { Emitter } from "../util/emitter.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 
 type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
 
@@ -159,7 +159,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       // and its end are kept: the code chooses what fills the middle (see cutMiddleUtf8).
       code: cutMiddleUtf8(run.code, AUDIT_LIMITS.codeMaxBytes),
       codeBytes: Buffer.byteLength(run.code),
-      codeHash: createHash("sha256").update(run.code).digest("hex"),
+      codeHash: sha256Hex(run.code),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
     };
     // The start is always logged, and counts.

@@ -15,7 +15,7 @@ import { CodeModeEngine } from "../engine/code-mode-engine.js";
 import type { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import type { InstanceLock } from "../local-access/instance-lock.js";
 import { LocalSocketListener } from "../local-access/socket-listener.js";
-import { sandboxImageDir } from "../paths.js";
+import { sandboxImageDir } from "../util/paths.js";
 import { readContext } from "../sandbox/image.js";
 import type { ConfigStore } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";

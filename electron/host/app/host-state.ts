@@ -8,7 +8,7 @@ import { loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
 import type { ServersConfig } from "../servers/server-config-types.js";
 import { parseSettingsFile, type SavedSettings } from "../settings/settings-file.js";
 import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
-import { loadFile } from "../store/atomic-file.js";
+import { loadFile } from "../util/atomic-file.js";
 import type { SecretCodec } from "../store/secret-codec.js";
 import type { HostOptions } from "./host-options.js";
 import { auditSettings, SETTINGS_FILE } from "./settings-applier.js";

@@ -7,7 +7,7 @@ import { poolGrowthFor, type PoolGrowth } from "../sandbox/pool-target.js";
 import type { SettingsPatch } from "../../../shared/settings.js";
 import { settingsFileText, type SavedSettings } from "../settings/settings-file.js";
 import { applySettingsPatch, DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
-import { writeFileAtomic } from "../store/atomic-file.js";
+import { writeFileAtomic } from "../util/atomic-file.js";
 import { SerialQueue } from "../util/serial-queue.js";
 
 export const SETTINGS_FILE = "settings.json";

@@ -9,7 +9,7 @@ import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../shared/
 import { APPROVAL_LIMITS } from "../../../shared/limits.js";
 import { redactArgs } from "../audit/redaction.js";
 import { maskDeep, maskSecrets } from "../bridge/secret-mask.js";
-import { cutCodePoints } from "../catalog/text-cut.js";
+import { cutCodePoints } from "../util/text-cut.js";
 import { escapeUnseen } from "./escape-unseen.js";
 
 /** What the user can choose. */

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { open, readFile, rename } from "node:fs/promises";
 import { z } from "zod";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { isErrno } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
 
 /** Beside the audit directory, in the data directory: outside the log's own files. */
 export const CHECKPOINT_FILE = "audit-checkpoint.json";

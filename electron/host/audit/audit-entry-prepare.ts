@@ -17,7 +17,7 @@ import {
 } from "../../../shared/audit-entry.js";
 import { sha256Hex, type common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { cutMiddleUtf8, cutUtf8 } from "../catalog/text-cut.js";
+import { cutMiddleUtf8, cutUtf8 } from "../util/text-cut.js";
 import { secretMasker } from "../bridge/secret-mask.js";
 
 // Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.

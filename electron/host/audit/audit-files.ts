@@ -1,10 +1,10 @@
 // Where the audit log's files are and how their lines are read. Lines are handled as bytes
 // wherever a hash is involved: `prev` is the hash of a line exactly as written, and decoding
 // and re-encoding could change it.
-import * as crypto from "node:crypto";
 import { open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { isErrno } from "../util/errno.js";
 
 const NEWLINE = 0x0a;
 const FILE_NAME = /^audit-(\d{8})-(\d{6})-(\d{12,})\.jsonl$/;
@@ -50,19 +50,6 @@ export async function listTornFiles(dir: string): Promise<string[]> {
     if (isErrno(error, "ENOENT")) return [];
     throw error;
   }
-}
-
-// The one-shot form costs about half as much per line as a Hash object (Node 20.12 and later).
-const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array | string) => string })
-  .hash;
-
-export function sha256Hex(bytes: Uint8Array | string): string {
-  if (oneShot !== undefined) return oneShot("sha256", bytes);
-  return crypto.createHash("sha256").update(bytes).digest("hex");
-}
-
-export function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
 }
 
 export async function readAt(

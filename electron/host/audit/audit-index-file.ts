@@ -6,7 +6,8 @@ import { AUDIT_KINDS } from "../../../shared/audit-entry.js";
 import { clientOf, entryText, runIdOf, serversOf, toolsOf } from "../../../shared/audit-filter.js";
 import type { AuditEntry } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { readAt, sha256Hex } from "./audit-files.js";
+import { readAt } from "./audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { ByteColumn, F64Column, U32Column, U8Column } from "./audit-index-columns.js";
 import { TrigramBlocks } from "./audit-index-trigrams.js";
 

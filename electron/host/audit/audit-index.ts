@@ -5,7 +5,9 @@
 import { open, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { isErrno, listAuditFiles, readAt, sha256Hex, type AuditFile } from "./audit-files.js";
+import { listAuditFiles, readAt, type AuditFile } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { FileIndex, type FileIndexState } from "./audit-index-file.js";
 import {
   INDEX_DIR,

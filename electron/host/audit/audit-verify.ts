@@ -13,9 +13,9 @@ import {
   lineBatchesForward,
   listAuditFiles,
   listTornFiles,
-  sha256Hex,
   type AuditFile,
 } from "./audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { checkHeads, readHeads, wantedSeqs, type VerifyHeadOptions } from "./audit-verify-head.js";
 

@@ -1,7 +1,7 @@
 // Secrets (env values the user marked secret) must never reach the audit log. Arguments are
 // masked by the rule every reader of a secret applies (secret-mask.ts): each occurrence of a
 // secret is replaced, and only the occurrence, so what a call sent stays readable around it.
-import { cutCodePoints, cutUtf8 } from "../catalog/text-cut.js";
+import { cutCodePoints, cutUtf8 } from "../util/text-cut.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { secretMasker } from "../bridge/secret-mask.js";
 import { distinctKeys } from "../util/distinct-keys.js";

@@ -2,11 +2,11 @@
 // the call's event records. Pure functions of the call, its tool and its result.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BRIDGE_LIMITS } from "../../../shared/limits.js";
-import { sha256Hex } from "../audit/audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import type { CatalogTool } from "../catalog/catalog-types.js";
 import type { CallOutcome } from "../sandbox/run-types.js";
 import type { BridgeCallEvent } from "./bridge-events.js";
-import { jsonUtf8Bytes } from "./json-bytes.js";
+import { jsonUtf8Bytes } from "../util/json-bytes.js";
 import { bounded, errorTypeName, schemaErrorText } from "./messages.js";
 import { errorText, resultToString } from "./tool-result.js";
 

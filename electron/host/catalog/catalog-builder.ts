@@ -10,7 +10,7 @@ import type {
 } from "./catalog-types.js";
 import { pythonNameFor } from "./python-names.js";
 import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
-import { cutUtf8 } from "./text-cut.js";
+import { cutUtf8 } from "../util/text-cut.js";
 import { toolNameProblem } from "./tool-name-check.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
 

@@ -21,7 +21,7 @@ import { Bridge } from "../bridge/bridge.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import { readSkillGuide } from "../mcp/skill-guide.js";
 import { runPythonInputJsonSchema } from "../mcp/run-python-schema.js";
-import { sandboxImageDir } from "../paths.js";
+import { sandboxImageDir } from "../util/paths.js";
 import { NOT_RUNNING_HELP } from "../shim/shim.js";
 import { buildCatalog, heldToolMessage } from "./catalog-builder.js";
 import type { DiscoveredTool } from "./catalog-types.js";

@@ -8,7 +8,7 @@ import { needsUniqueItemsBound, withUniqueItemsBound } from "./unique-items-boun
 import { withEnumsSummarised } from "./enum-summary.js";
 import { HASHED_ENUM_KEYWORD } from "./hashed-enum.js";
 import { HASHED_UNIQUE_ITEMS_KEYWORD } from "./hashed-unique-items.js";
-import { cutCodePoints, oneLine } from "./text-cut.js";
+import { cutCodePoints, oneLine } from "../util/text-cut.js";
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
 // too deep a schema could exhaust the stack in ajv or in the bridge, so it is measured first

@@ -1,5 +1,5 @@
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
-import { CUT_MARK, cutCodePoints } from "./text-cut.js";
+import { CUT_MARK, cutCodePoints } from "../util/text-cut.js";
 
 // Schemas come from the wrapped servers and may be hostile: huge enums, thousands of
 // properties, shared (even cyclic) object references, or not schemas at all. Every piece

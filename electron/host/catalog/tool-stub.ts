@@ -1,6 +1,6 @@
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
 import { renderParamList, renderParamNames } from "./schema-render.js";
-import { firstSentence, toWellFormed } from "./text-cut.js";
+import { firstSentence, toWellFormed } from "../util/text-cut.js";
 
 export const PRIVATE_MARK = "[private]";
 

@@ -4,7 +4,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { checkDataDirTrust, DataDirTrustError } from "../local-access/data-dir-trust.js";
-import { dataDir, sandboxImageDir } from "../paths.js";
+import { dataDir, sandboxImageDir } from "../util/paths.js";
 import { currentOwner, type ContainerOwner } from "../sandbox/container-owner.js";
 import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";

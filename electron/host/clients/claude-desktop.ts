@@ -3,7 +3,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { ClaudeDesktopPreview } from "../../../shared/api/api-views.js";
-import { writeFileAtomic } from "../store/atomic-file.js";
+import { writeFileAtomic } from "../util/atomic-file.js";
 import { MCP_ENTRY_NAME, mcpServersEntry, type ShimLaunch } from "./client-snippets.js";
 import { lineDiff } from "./line-diff.js";
 

@@ -1,7 +1,7 @@
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { maskSecrets } from "../bridge/secret-mask.js";
 import { serverNamePrefix } from "../catalog/python-names.js";
-import { cutCodePoints, oneLine } from "../catalog/text-cut.js";
+import { cutCodePoints, oneLine } from "../util/text-cut.js";
 import type { ServerState } from "../servers/wrapped-server.js";
 
 /** A configured server whose tools the code cannot have, and why, as the model reads it. */

@@ -3,8 +3,9 @@ import net from "node:net";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
-import { removeIfUnchanged } from "./remove-if-unchanged.js";
+import { removeIfUnchanged } from "../util/remove-if-unchanged.js";
 import { socketLocationFor, type SocketLocation } from "./socket-path.js";
+import { pidAlive } from "../util/process-place.js";
 
 /** Another host owns this data directory. */
 export class AlreadyRunningError extends Error {
@@ -43,16 +44,6 @@ const heldHere = new Set<string>();
 
 export function lockPath(dataDir: string): string {
   return path.join(dataDir, LOCAL_ACCESS_NAMES.lockFile);
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else, which still means it is alive.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 
 /** The platform facts the socket location depends on, passed in so the choice is testable. */
 export interface SocketPlatform {
@@ -47,10 +47,7 @@ export function dataDirHash(dataDir: string, platform: NodeJS.Platform): string 
   let key = pathApi.resolve(dataDir);
   // Windows paths are case-insensitive: `C:\Users` and `c:\users` must find the same pipe.
   if (platform === "win32") key = key.toLowerCase();
-  return createHash("sha256")
-    .update(key)
-    .digest("hex")
-    .slice(0, LOCAL_ACCESS_LIMITS.dataDirHashChars);
+  return sha256Hex(key).slice(0, LOCAL_ACCESS_LIMITS.dataDirHashChars);
 }
 
 function fits(socketPath: string): boolean {

@@ -16,7 +16,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
-import { jsonUtf8Bytes } from "../bridge/json-bytes.js";
+import { jsonUtf8Bytes } from "../util/json-bytes.js";
 
 /** The text of a run that printed nothing and raised nothing: an empty text reads as lost. */
 export const NO_OUTPUT_TEXT = "(no output)";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { packageRoot } from "../paths.js";
+import { packageRoot } from "../util/paths.js";
 
 /** The guide's place under the package root. */
 const GUIDE_PARTS = ["skills", "codemode", "SKILL.md"] as const;

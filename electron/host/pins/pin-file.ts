@@ -6,7 +6,7 @@ import { constants } from "node:fs";
 import { copyFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { PIN_LIMITS } from "../../../shared/limits.js";
-import { loadFile, writeFileAtomic } from "../store/atomic-file.js";
+import { loadFile, writeFileAtomic } from "../util/atomic-file.js";
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
 const definition = z.record(z.string(), z.unknown()).nullable();

@@ -20,13 +20,13 @@
 //   when it equals ours (two containers' `serve` both run as pid 1), so only its age tells,
 //   and past PIN_LIMITS.lockElsewhereStaleMs, shorter than a writer's wait, it is taken over:
 //   a `serve` restarted in a new container after a crash mid-save gets through its first save.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { link, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { PIN_LIMITS } from "../../../shared/limits.js";
-import { pidAlive } from "../local-access/instance-lock.js";
-import { removeIfUnchanged } from "../local-access/remove-if-unchanged.js";
-import { currentProcessPlace } from "../sandbox/container-owner.js";
+import { removeIfUnchanged } from "../util/remove-if-unchanged.js";
+import { currentProcessPlace, pidAlive } from "../util/process-place.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 
 export function pinLockPath(file: string): string {
   return `${file}.lock`;
@@ -50,8 +50,7 @@ export function takerPlace(
   platform: NodeJS.Platform = process.platform,
 ): string {
   if (platform === "linux" && where.pidns === "") return randomBytes(8).toString("hex");
-  const hash = createHash("sha256").update(`${where.host}\n${where.boot}\n${where.pidns}`);
-  return hash.digest("hex").slice(0, 16);
+  return sha256Hex(`${where.host}\n${where.boot}\n${where.pidns}`).slice(0, 16);
 }
 
 let ownPlace: string | undefined;

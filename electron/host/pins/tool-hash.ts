@@ -3,8 +3,8 @@
 // drop), canonicalised so that key order and whitespace do not count, then sha256.
 // Hashing only what a person reviews (the description) would miss a new schema parameter.
 
-import { createHash } from "node:crypto";
 import { PIN_LIMITS } from "../../../shared/limits.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 
 /**
  * The value with every object's keys sorted, as plain JSON data. Below
@@ -98,7 +98,7 @@ export interface PinnedForm {
 export function pinnedForm(wire: Record<string, unknown>): PinnedForm {
   const definition = canonicalValue(wire) as Record<string, unknown>;
   const json = JSON.stringify(definition);
-  return { definition, json, hash: createHash("sha256").update(json).digest("hex") };
+  return { definition, json, hash: sha256Hex(json) };
 }
 
 /** The start of a hash, as the CLI and the audit's text show it. */

@@ -1,5 +1,4 @@
-import { readFileSync, readlinkSync } from "node:fs";
-import os from "node:os";
+import { currentProcessPlace, type ProcessPlace } from "../util/process-place.js";
 
 /**
  * Who started a sandbox container, written into its labels so a later start-up sweep can
@@ -7,37 +6,9 @@ import os from "node:os";
  * means nothing across pid namespaces (dev containers, CI runners sharing one engine), so
  * the labels also say which host, which boot and which pid namespace the pid belongs to.
  */
-export interface ContainerOwner {
+export interface ContainerOwner extends ProcessPlace {
   /** The install's random id (see install-id.ts): only an install's own containers are swept. */
   install: string;
-  /** The host's name. */
-  host: string;
-  /** The kernel's boot id; "" where there is none to read (not Linux). */
-  boot: string;
-  /** The pid namespace, e.g. `pid:[4026531836]`; "" where there is none to read. */
-  pidns: string;
-  pid: number;
-}
-
-function readOr(read: () => string): string {
-  try {
-    return read().trim();
-  } catch {
-    return "";
-  }
-}
-
-let cached: Omit<ContainerOwner, "install"> | undefined;
-
-/** Where this process runs (host, boot, pid namespace) and its pid: what makes its pid mean it. */
-export function currentProcessPlace(): Omit<ContainerOwner, "install"> {
-  cached ??= {
-    host: os.hostname(),
-    boot: readOr(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8")),
-    pidns: readOr(() => readlinkSync("/proc/self/ns/pid")),
-    pid: process.pid,
-  };
-  return cached;
 }
 
 /** This process as the owner of the containers it starts for `install`. */

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { IMAGE_LIMITS } from "../../../shared/limits.js";
 import type { RunImage } from "../../../shared/run-result.js";
 import type { RunnerMessage } from "./runner-messages.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 
 /** An image the run attached: what the result lists, and the PNG bytes themselves. */
 export interface RunImageData extends RunImage {
@@ -121,7 +121,7 @@ export class ImageReceiver {
         const image: RunImageData = {
           name: open.name,
           bytes: png.length,
-          sha256: createHash("sha256").update(png).digest("hex"),
+          sha256: sha256Hex(png),
           width: size.width,
           height: size.height,
           png,

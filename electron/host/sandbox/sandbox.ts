@@ -7,7 +7,7 @@ import { removeContainer } from "./container-removal.js";
 import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
 import type { RunHooks, RunRequest, SandboxTool } from "./run-types.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { toolsJson } from "./tools-json.js";

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip } from "../../../test-support/docker.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import { currentOwner, type ContainerOwner } from "./container-owner.js";
 import { OWNER_LABELS, sandboxContainerSpec } from "./container-spec.js";
 import { sweepOrphanContainers } from "./sandbox.js";

@@ -8,9 +8,9 @@ import { API_LIMITS } from "../../../shared/limits.js";
 import { ApiFailure } from "../api/api-failure.js";
 import { buildCatalog, CatalogError } from "../catalog/catalog-builder.js";
 import type { ServerTools } from "../catalog/catalog-types.js";
-import { loadFile } from "../store/atomic-file.js";
+import { loadFile } from "../util/atomic-file.js";
 import { decryptSecrets, encryptSecrets, type SecretCodec } from "../store/secret-codec.js";
-import { writeFileAtomic } from "../store/atomic-file.js";
+import { writeFileAtomic } from "../util/atomic-file.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import {
   parseServersConfig,

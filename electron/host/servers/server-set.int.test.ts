@@ -2,7 +2,7 @@
 // aggregated events, live replace and close.
 
 import { textOf, until } from "../../../test-support/wait.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import type { ServerEntry, ServersConfig } from "./server-config-types.js";

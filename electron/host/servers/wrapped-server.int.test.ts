@@ -3,7 +3,7 @@
 // wrapped-server-restart.int.test.ts.
 
 import { textOf, until } from "../../../test-support/wait.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";

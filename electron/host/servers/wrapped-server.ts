@@ -19,7 +19,7 @@ import {
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "./server-config-types.js";
 import { Emitter } from "../util/emitter.js";
-import { packageVersion } from "../package-version.js";
+import { packageVersion } from "../util/package-version.js";
 import { backoffWithDefaults, RestartPolicy, systemClock } from "./restart-backoff.js";
 import { sameLaunch } from "./same-launch.js";
 import {

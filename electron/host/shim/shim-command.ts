@@ -1,5 +1,5 @@
 import type { CliIO } from "../cli/cli-io.js";
-import { dataDir } from "../paths.js";
+import { dataDir } from "../util/paths.js";
 import { runShim, type ShimOptions } from "./shim.js";
 
 const HELP = [

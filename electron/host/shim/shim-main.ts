@@ -1,7 +1,7 @@
 // `node dist/electron/host/shim/shim-main.js`: the smallest entry an MCP client can start.
 // It skips the CLI so that nothing but the shim's own modules is loaded.
 
-import { dataDir } from "../paths.js";
+import { dataDir } from "../util/paths.js";
 import { runShim } from "./shim.js";
 
 process.exitCode = await runShim({

@@ -88,13 +88,13 @@ describe("shim start-up weight", () => {
     expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
-      "electron/host/cli/terminal-text.ts",
+      "electron/host/util/terminal-text.ts",
       "electron/host/local-access/data-dir-trust.ts",
       "electron/host/local-access/handshake.ts",
       "electron/host/local-access/local-access-constants.ts",
       "electron/host/local-access/socket-path.ts",
       "electron/host/local-access/token.ts",
-      "electron/host/paths.ts",
+      "electron/host/util/paths.ts",
       "electron/host/shim/app-log.ts",
       "electron/host/shim/in-flight.ts",
       "electron/host/shim/replay-initialize.ts",

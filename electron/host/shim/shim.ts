@@ -8,7 +8,7 @@ import net from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { readLine, type HelloPurpose } from "../local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { terminalText } from "../cli/terminal-text.js";
+import { terminalText } from "../util/terminal-text.js";
 import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
 import {
   LOCAL_ACCESS_NAMES,

@@ -8,9 +8,9 @@ import { exportAudit } from "../../audit/audit-export.js";
 import { queryAudit } from "../../audit/audit-query.js";
 import { verifyAudit } from "../../audit/audit-verify.js";
 import { CHECKPOINT_FILE } from "../../audit/audit-checkpoint.js";
-import { dataDir } from "../../paths.js";
+import { dataDir } from "../../util/paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { ProgressBar } from "../progress-bar.js";
 
 export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]

@@ -5,14 +5,14 @@
 // the review (as the CLI's) from the note the command leaves beside the pin file.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { dataDir } from "../../paths.js";
+import { dataDir } from "../../util/paths.js";
 import { loadPinFile, pinFileBeside, type PinFile } from "../../pins/pin-file.js";
 import { heldKind } from "../../pins/pin-state.js";
 import { reviewHash } from "../../pins/seen-definitions.js";
 import { shortHash } from "../../pins/tool-hash.js";
 import { PINS_FILE } from "../../pins/tool-pins.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 
 export function pinFileOf(config: string | undefined, io: CliIO): string {
   return config === undefined

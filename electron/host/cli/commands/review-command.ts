@@ -22,7 +22,7 @@ import {
 } from "../../pins/seen-definitions.js";
 import { shortHash } from "../../pins/tool-hash.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { pinFileOf, readPins } from "./pins-command.js";
 
 /** A held definition shown before asking is cut here (the Servers page shows it whole). */

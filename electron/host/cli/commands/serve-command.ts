@@ -20,7 +20,7 @@ import {
 } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";
-import { packageVersion } from "../../package-version.js";
+import { packageVersion } from "../../util/package-version.js";
 import { configSecrets } from "../../bridge/secret-mask.js";
 import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
 

@@ -12,7 +12,7 @@ import { ToolPins } from "../../pins/tool-pins.js";
 import { configLaunches } from "../../servers/launch-fingerprint.js";
 import type { ServerSet } from "../../servers/server-set.js";
 import { writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 
 /** Quotes a word for a POSIX shell, so the printed command can be pasted as it is. */
 export function shellWord(text: string): string {

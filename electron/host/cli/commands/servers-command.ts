@@ -11,7 +11,7 @@ import {
   type SettingProblem,
 } from "../../../../shared/server-catalog/server-catalog.js";
 import { acquireInstanceLock, AlreadyRunningError } from "../../local-access/instance-lock.js";
-import { dataDir } from "../../paths.js";
+import { dataDir } from "../../util/paths.js";
 import { SERVERS_FILE } from "../../servers/config-store.js";
 import {
   bundleView,
@@ -27,7 +27,7 @@ import {
   serializeServersConfig,
   validateServersConfig,
 } from "../../servers/server-config.js";
-import { writeFileAtomic } from "../../store/atomic-file.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { pinsCommand } from "./pins-command.js";
 import { acceptCommand, rejectCommand } from "./review-command.js";

@@ -8,8 +8,8 @@
 import { Ajv } from "ajv";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { SCHEMA_LIMITS } from "../shared/limits.js";
-import { compileInputSchema } from "../electron/host/catalog/schema-compile.js";
-import { SCHEMA_FORMATS } from "../electron/host/catalog/schema-formats.js";
+import { compileInputSchema } from "../electron/host/core/catalog/schema-compile.js";
+import { SCHEMA_FORMATS } from "../electron/host/core/catalog/schema-formats.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
 

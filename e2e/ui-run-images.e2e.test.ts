@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runResultIn } from "../shared/run-result.js";
 import { pngSize } from "../electron/host/sandbox/image-receiver.js";
-import { runPythonText } from "../electron/host/mcp/run-python-content.js";
+import { runPythonText } from "../electron/host/core/engine/run-python-content.js";
 import { auditEntries, auditFiles, connectShim } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { ARTIFACTS_DIR, waitUntil } from "../test-support/browser.js";

@@ -3,8 +3,8 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { prepareEntry } from "../audit/audit-entry-prepare.js";
-import type { BridgeCallAdmission, BridgeCallEvent } from "../bridge/bridge-events.js";
-import { runPythonContent } from "../mcp/run-python-content.js";
+import type { BridgeCallAdmission, BridgeCallEvent } from "../core/bridge/bridge-events.js";
+import { runPythonContent } from "../core/engine/run-python-content.js";
 import { AuditRecorder, CALL_OUTCOME_MAX_BYTES } from "./audit-recorder.js";
 
 const RESULT: RunResult = {

@@ -2,17 +2,17 @@ import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-e
 import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
-import { redactArgs } from "../audit/redaction.js";
+import { redactArgs } from "../core/secrets/redaction.js";
 import type {
   BridgeCallAdmission,
   BridgeCallEvent,
   BridgeEvent,
   BridgeEventSink,
-} from "../bridge/bridge-events.js";
-import { maskSecrets } from "../bridge/secret-mask.js";
+} from "../core/bridge/bridge-events.js";
+import { maskSecrets } from "../core/secrets/secret-mask.js";
 import { cutMiddleUtf8 } from "../util/text-cut.js";
-import type { RunEvents } from "../engine/code-mode-engine.js";
-import { runPythonContentBytes } from "../mcp/run-python-content.js";
+import type { RunEvents } from "../core/engine/code-mode-engine.js";
+import { runPythonContentBytes } from "../core/engine/run-python-content.js";
 import { Emitter } from "../util/emitter.js";
 import { sha256Hex } from "../util/sha256-hex.js";
 

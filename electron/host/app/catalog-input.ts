@@ -1,5 +1,5 @@
-import type { ServerTools } from "../catalog/catalog-types.js";
-import type { ServersConfig } from "../servers/server-config-types.js";
+import type { ServerTools } from "../core/catalog/catalog-types.js";
+import type { ServersConfig } from "../core/ports/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
 import { sameLaunch } from "../servers/same-launch.js";
 import { hashedTools } from "../servers/tool-listing.js";

@@ -5,7 +5,7 @@ import { findAbandonedRuns } from "../audit/abandoned-runs.js";
 import { CHECKPOINT_FILE } from "../audit/audit-checkpoint.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
-import type { ServersConfig } from "../servers/server-config-types.js";
+import type { ServersConfig } from "../core/ports/server-config-types.js";
 import { parseSettingsFile, type SavedSettings } from "../settings/settings-file.js";
 import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
 import { loadFile } from "../util/atomic-file.js";

@@ -17,7 +17,7 @@ import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
 import { catalogInput } from "./catalog-input.js";
 import { DATA_DIR_TRUSTED_ENTRIES, type HostOptions } from "./host-options.js";
 import { loadHostState, openHostAudit, type HostState } from "./host-state.js";
-import { configSecrets } from "../bridge/secret-mask.js";
+import { configSecrets } from "../core/secrets/secret-mask.js";
 
 /** What is made before the services: the lock held, the token, the files read, the log open. */
 export interface Opened {

@@ -1,5 +1,5 @@
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { RunNotStarted } from "../engine/run-not-started.js";
+import { RunNotStarted } from "../core/engine/run-not-started.js";
 
 export class RunRefused extends RunNotStarted {
   override name = "RunRefused";

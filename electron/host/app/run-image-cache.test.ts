@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IMAGE_LIMITS } from "../../../shared/limits.js";
-import type { RunImageData } from "../sandbox/image-receiver.js";
+import type { RunImageData } from "../core/ports/run-types.js";
 import { RunImageCache } from "./run-image-cache.js";
 
 function image(name: string): RunImageData {

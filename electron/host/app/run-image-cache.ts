@@ -1,6 +1,6 @@
 import { IMAGE_LIMITS } from "../../../shared/limits.js";
 import type { AuditRunImage } from "../../../shared/audit-query-types.js";
-import type { RunImageData } from "../sandbox/image-receiver.js";
+import type { RunImageData } from "../core/ports/run-types.js";
 
 /**
  * The images of the most recent runs, in memory only, so the Audit page can show them while

@@ -2,13 +2,13 @@
 import type { DockerStatusView } from "../../../shared/api/api-views.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import type { DockerStatus } from "../docker/docker-status.js";
-import { RunNotStarted } from "../engine/run-not-started.js";
+import { RunNotStarted } from "../core/engine/run-not-started.js";
 import type { DockerOutageEvent } from "./docker-view.js";
 import type { BuildReport } from "./sandbox-image-build.js";
 import type { BuildEvent, ContextFile } from "../sandbox/image.js";
 import type { ContainerOwner } from "../sandbox/container-spec.js";
 import type { PoolGrowth } from "../sandbox/pool-target.js";
-import type { SandboxTool } from "../sandbox/run-types.js";
+import type { SandboxTool } from "../core/ports/run-types.js";
 
 /** A run could not start because the sandbox is not there: the message says what to do. */
 export class SandboxUnavailable extends RunNotStarted {

@@ -17,7 +17,7 @@ import { buildImageReported } from "./sandbox-image-build.js";
 import { imageStatusView, ImageProbes } from "./sandbox-image-view.js";
 import { imageTagFor } from "../sandbox/image.js";
 import type { PoolGrowth } from "../sandbox/pool-target.js";
-import type { RunHooks, RunRequest } from "../sandbox/run-types.js";
+import type { RunHooks, RunRequest } from "../core/ports/run-types.js";
 import { Sandbox, sweepOrphanContainers } from "../sandbox/sandbox.js";
 
 export { dockerUnreachableMessage, type DockerOutageEvent };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CATALOG_LIMITS } from "../../../shared/limits.js";
-import { buildCatalog } from "../catalog/catalog-builder.js";
-import type { DiscoveredTool } from "../catalog/catalog-types.js";
-import type { ServerEntry } from "../servers/server-config-types.js";
+import { buildCatalog } from "../core/catalog/catalog-builder.js";
+import type { DiscoveredTool } from "../core/catalog/catalog-types.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { toolViews } from "./server-views.js";
 
 function deepSchema(levels: number): Record<string, unknown> {

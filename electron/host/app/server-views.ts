@@ -4,12 +4,12 @@ import type {
   TaintView,
   ToolView,
 } from "../../../shared/api/api-views.js";
-import type { TaintRegistry } from "../bridge/taint.js";
-import type { Catalog, DiscoveredTool } from "../catalog/catalog-types.js";
-import type { ServerEntry, ServersConfig } from "../servers/server-config-types.js";
+import type { TaintRegistry } from "../core/bridge/taint.js";
+import type { Catalog, DiscoveredTool } from "../core/catalog/catalog-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 import type { ServerSet } from "../servers/server-set.js";
-import { configSecrets, maskSecrets } from "../bridge/secret-mask.js";
-import { asksFirst } from "../approvals/ask-policy.js";
+import { configSecrets, maskSecrets } from "../core/secrets/secret-mask.js";
+import { asksFirst } from "../core/approvals/ask-policy.js";
 
 /** How a secret value is shown: enough to recognise it, never enough to use it. */
 export function maskSecret(value: string): string {

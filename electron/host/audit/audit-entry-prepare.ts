@@ -18,7 +18,7 @@ import {
 import { sha256Hex, type common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { cutMiddleUtf8, cutUtf8 } from "../util/text-cut.js";
-import { secretMasker } from "../bridge/secret-mask.js";
+import { secretMasker } from "../core/secrets/secret-mask.js";
 
 // Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
 const FIELD_LIMITS: Record<string, number> = {

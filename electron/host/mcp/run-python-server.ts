@@ -17,12 +17,16 @@ import {
 import { z } from "zod";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { RUN_RESULT_META_KEY, type RunResult } from "../../../shared/run-result.js";
-import type { RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
-import { RunNotStarted } from "../engine/run-not-started.js";
-import type { RunImageData } from "../sandbox/image-receiver.js";
-import { runPythonContent } from "./run-python-content.js";
-import { clientElicit } from "../approvals/client-elicit.js";
-import { RUN_PYTHON_TOOL, runPythonInput, runPythonInputJsonSchema } from "./run-python-schema.js";
+import type { RunContext, RunPythonInput } from "../core/engine/code-mode-engine.js";
+import { RunNotStarted } from "../core/engine/run-not-started.js";
+import type { RunImageData } from "../core/ports/run-types.js";
+import { runPythonContent } from "../core/engine/run-python-content.js";
+import { clientElicit } from "./client-elicit.js";
+import {
+  RUN_PYTHON_TOOL,
+  runPythonInput,
+  runPythonInputJsonSchema,
+} from "../core/engine/run-python-schema.js";
 import { startRunProgress } from "./run-progress.js";
 import {
   readSkillGuide,

@@ -10,7 +10,7 @@
 import { unwatchFile, watchFile } from "node:fs";
 import type { HeldToolView } from "../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../shared/limits.js";
-import { toolNameProblem } from "../catalog/tool-name-check.js";
+import { toolNameProblem } from "../core/catalog/tool-name-check.js";
 import { SerialQueue } from "../util/serial-queue.js";
 import {
   fileSignature,

@@ -1,12 +1,7 @@
 import { IMAGE_LIMITS } from "../../../shared/limits.js";
-import type { RunImage } from "../../../shared/run-result.js";
+import type { RunImageData } from "../core/ports/run-types.js";
 import type { RunnerMessage } from "./runner-messages.js";
 import { sha256Hex } from "../util/sha256-hex.js";
-
-/** An image the run attached: what the result lists, and the PNG bytes themselves. */
-export interface RunImageData extends RunImage {
-  png: Buffer;
-}
 
 type ImageMessage = Extract<RunnerMessage, { type: "image_start" | "image_data" | "image_end" }>;
 

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { IMAGE_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
-import { pngSize, type RunImageData } from "./image-receiver.js";
+import type { RunImageData } from "../core/ports/run-types.js";
+import { pngSize } from "./image-receiver.js";
 import { Sandbox } from "./sandbox.js";
 
 const fx = await dockerOrSkip();

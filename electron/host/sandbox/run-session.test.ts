@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runnerLimits, startLine } from "./run-session.js";
-import { freezeTools, toolsJson } from "./tools-json.js";
+import { freezeTools, toolsJson } from "../core/ports/tools-json.js";
 
 const TOOLS = freezeTools([
   { name: "a", stub: "async def a() -> str: ...", description: "Does a.", schema: "{}" },

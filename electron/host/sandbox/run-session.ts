@@ -7,7 +7,7 @@ import {
   RUN_LIMITS,
 } from "../../../shared/limits.js";
 import { STOP_REASONS, type RunResult, type StopReason } from "../../../shared/run-result.js";
-import { errorTypeName } from "../bridge/messages.js";
+import { errorTypeName } from "../core/bridge/messages.js";
 import { ImageReceiver } from "./image-receiver.js";
 import { LineSplitter } from "./line-splitter.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
@@ -17,8 +17,8 @@ import {
   STAGED_TOOLS,
   type RunnerMessage,
 } from "./runner-messages.js";
-import { toolsJson } from "./tools-json.js";
-import type { CallOutcome, RunHooks, RunRequest } from "./run-types.js";
+import { toolsJson } from "../core/ports/tools-json.js";
+import type { CallOutcome, RunHooks, RunRequest } from "../core/ports/run-types.js";
 import type { SandboxContainer } from "./sandbox-container.js";
 
 export interface Clock {

@@ -10,7 +10,7 @@ import {
   leftoverContainers,
   testOwner,
 } from "../../../test-support/docker.js";
-import type { CallOutcome } from "./run-types.js";
+import type { CallOutcome } from "../core/ports/run-types.js";
 import { Sandbox } from "./sandbox.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.

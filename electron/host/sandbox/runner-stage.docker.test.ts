@@ -11,9 +11,9 @@ import {
 } from "../../../test-support/docker.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { runInContainer, startLine } from "./run-session.js";
-import type { CallOutcome, SandboxTool } from "./run-types.js";
+import type { CallOutcome, SandboxTool } from "../core/ports/run-types.js";
 import { SandboxContainer } from "./sandbox-container.js";
-import { freezeTools, toolsJson } from "./tools-json.js";
+import { freezeTools, toolsJson } from "../core/ports/tools-json.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.
 const docker = await dockerOnRuntimes();

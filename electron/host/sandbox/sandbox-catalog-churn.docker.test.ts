@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { POOL_LIMITS } from "../../../shared/limits.js";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
 import { until } from "../../../test-support/wait.js";
-import type { CallOutcome, SandboxTool } from "./run-types.js";
+import type { CallOutcome, SandboxTool } from "../core/ports/run-types.js";
 import { SandboxContainer } from "./sandbox-container.js";
 import { Sandbox } from "./sandbox.js";
-import { freezeTools } from "./tools-json.js";
+import { freezeTools } from "../core/ports/tools-json.js";
 
 const fx = await dockerOrSkip();
 

@@ -6,11 +6,11 @@ import { ownedBySelf, ownerGone, type ContainerOwner } from "./container-owner.j
 import { removeContainer } from "./container-removal.js";
 import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
 import { runInContainer, type Clock } from "./run-session.js";
-import type { RunHooks, RunRequest, SandboxTool } from "./run-types.js";
+import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.js";
 import { pidAlive } from "../util/process-place.js";
 import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./sandbox-container.js";
-import { toolsJson } from "./tools-json.js";
+import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
 
 export interface SandboxOptions {

@@ -9,7 +9,7 @@ import {
   testOwner,
 } from "../../../test-support/docker.js";
 import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
-import type { CallOutcome } from "./run-types.js";
+import type { CallOutcome } from "../core/ports/run-types.js";
 import { Sandbox } from "./sandbox.js";
 
 const docker = await dockerOnRuntimes();

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigStore, SERVERS_FILE } from "./config-store.js";
 import { launchFingerprint } from "./launch-fingerprint.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 
 function entry(extra: Partial<ServerEntry> = {}): ServerEntry {
   return {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { API_LIMITS } from "../../../shared/limits.js";
 import { ApiFailure } from "../api/api-failure.js";
-import type { ServerTools } from "../catalog/catalog-types.js";
+import type { ServerTools } from "../core/catalog/catalog-types.js";
 import type { SecretCodec } from "../store/secret-codec.js";
 import {
   ConfigStore,
@@ -13,7 +13,7 @@ import {
   type ServerEntryEdit,
 } from "./config-store.js";
 import { parseServersConfig } from "./server-config.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 
 const schema = { type: "object" };
 const LISTED: Record<string, string[]> = { notes: ["search", "read"], tracker: ["create"] };

@@ -6,8 +6,8 @@
 
 import { API_LIMITS } from "../../../shared/limits.js";
 import { ApiFailure } from "../api/api-failure.js";
-import { buildCatalog, CatalogError } from "../catalog/catalog-builder.js";
-import type { ServerTools } from "../catalog/catalog-types.js";
+import { buildCatalog, CatalogError } from "../core/catalog/catalog-builder.js";
+import type { ServerTools } from "../core/catalog/catalog-types.js";
 import { loadFile } from "../util/atomic-file.js";
 import { decryptSecrets, encryptSecrets, type SecretCodec } from "../store/secret-codec.js";
 import { writeFileAtomic } from "../util/atomic-file.js";
@@ -18,7 +18,7 @@ import {
   validateServersConfig,
   type ConfigIssue,
 } from "./server-config.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 import { entryToFile } from "./server-entry.js";
 import { renamedServers } from "./launch-fingerprint.js";
 

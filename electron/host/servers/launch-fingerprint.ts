@@ -4,7 +4,7 @@
 // pinned afresh, unreviewed, under its new name.
 
 import { pairRenames } from "../pins/pin-renames.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 import { sha256Hex } from "../util/sha256-hex.js";
 
 const fingerprints = new WeakMap<ServerEntry, string>();

@@ -9,7 +9,7 @@ import {
   type ConfigIssue,
   type ConfigResult,
 } from "./server-config.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 
 const FILE = "servers.json";
 

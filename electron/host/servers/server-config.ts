@@ -11,7 +11,7 @@ import type {
   ConfigResult,
   ServerEntry,
   ServersConfig,
-} from "./server-config-types.js";
+} from "../core/ports/server-config-types.js";
 import { entryToFile, validateServerEntry } from "./server-entry.js";
 
 export type { ConfigIssue, ConfigResult };

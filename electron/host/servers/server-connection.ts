@@ -4,7 +4,7 @@
 import type { ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { ServerEntry } from "./server-config-types.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import { serverEntryInput } from "../../../shared/server-entry-schema.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
-import type { ConfigIssue, ServerEntry } from "./server-config-types.js";
+import type { ConfigIssue, ServerEntry } from "../core/ports/server-config-types.js";
 import { entryToFile, validateServerEntry, type EntryResult } from "./server-entry.js";
 
 const check = validateServerEntry;

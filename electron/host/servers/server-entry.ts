@@ -6,7 +6,7 @@ import {
   unknownKeyMessage,
   type ServerEntryFile,
 } from "../../../shared/server-entry-schema.js";
-import type { ConfigIssue, ServerEntry } from "./server-config-types.js";
+import type { ConfigIssue, ServerEntry } from "../core/ports/server-config-types.js";
 
 export type EntryResult = { ok: true; entry: ServerEntry } | { ok: false; issues: ConfigIssue[] };
 

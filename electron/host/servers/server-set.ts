@@ -7,9 +7,9 @@
 // ReplaceOptions): a server can take up to its start timeout to answer.
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolCaller } from "../bridge/tool-caller.js";
-import type { ServerTools } from "../catalog/catalog-types.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ToolCaller } from "../core/ports/tool-caller.js";
+import type { ServerTools } from "../core/catalog/catalog-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 import {
   WrappedServer,
   WrappedServerError,

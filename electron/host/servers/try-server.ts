@@ -6,9 +6,9 @@ import { stat } from "node:fs/promises";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { TryServerView } from "../../../shared/api/api-views.js";
 import { TRY_SERVER_LIMITS } from "../../../shared/limits.js";
-import { entrySecrets, maskSecrets } from "../bridge/secret-mask.js";
-import { pythonNameFor } from "../catalog/python-names.js";
-import type { ServerEntry } from "./server-config-types.js";
+import { entrySecrets, maskSecrets } from "../core/secrets/secret-mask.js";
+import { pythonNameFor } from "../core/catalog/python-names.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { WrappedServer, type WrappedServerOptions } from "./wrapped-server.js";
 
 export interface TryOptions {

@@ -6,20 +6,9 @@ import type { StdioServerParameters } from "@modelcontextprotocol/sdk/client/std
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { BackoffOptions, Clock } from "./restart-backoff.js";
+import type { ServerState, ServerStatus } from "../core/ports/server-state.js";
 
-export type ServerStatus = "starting" | "ready" | "failed" | "stopped";
-
-export interface ServerState {
-  status: ServerStatus;
-  /** The most recent failure (with the last stderr lines), kept after recovery; null if none. */
-  lastError: string | null;
-  /** True while an automatic restart is scheduled or running after a crash. */
-  restarting: boolean;
-  /** Clock time of the next automatic restart attempt, while one is scheduled. */
-  nextRestartAt: number | null;
-  /** Automatic restart attempts since the server was created or restart() was called. */
-  restartCount: number;
-}
+export type { ServerState, ServerStatus };
 
 /** What a transport factory must give back: an SDK transport, with the child's stderr and pid when it has them. */
 export interface ServerTransport extends Transport {

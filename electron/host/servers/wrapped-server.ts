@@ -17,7 +17,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
-import type { ServerEntry } from "./server-config-types.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { Emitter } from "../util/emitter.js";
 import { packageVersion } from "../util/package-version.js";
 import { backoffWithDefaults, RestartPolicy, systemClock } from "./restart-backoff.js";

@@ -1,4 +1,4 @@
-import type { ServersConfig } from "../servers/server-config-types.js";
+import type { ServersConfig } from "../core/ports/server-config-types.js";
 
 /**
  * How secret env values are kept at rest. The Electron app passes one backed by the OS

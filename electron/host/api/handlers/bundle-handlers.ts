@@ -13,7 +13,7 @@ import {
   type OpenedBundle,
 } from "../../servers/mcpb/bundle-store.js";
 import { BundleError } from "../../servers/mcpb/zip-reader.js";
-import type { ServerEntry } from "../../servers/server-config-types.js";
+import type { ServerEntry } from "../../core/ports/server-config-types.js";
 import { ApiFailure } from "../api-failure.js";
 import { serverPage } from "./list-page.js";
 

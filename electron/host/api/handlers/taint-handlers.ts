@@ -1,6 +1,6 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { TaintView } from "../../../../shared/api/api-views.js";
-import type { TaintRegistry } from "../../bridge/taint.js";
+import type { TaintRegistry } from "../../core/bridge/taint.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { ApiFailure } from "../api-failure.js";
 import { pageOf } from "./list-page.js";

@@ -1,10 +1,10 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { discardBridgeEvents } from "../../bridge/bridge-events.js";
-import { TaintRegistry } from "../../bridge/taint.js";
-import { CatalogError } from "../../catalog/catalog-builder.js";
-import { ApprovalService } from "../../approvals/approval-service.js";
-import { configAsksFirst } from "../../approvals/ask-policy.js";
-import { CodeModeEngine } from "../../engine/code-mode-engine.js";
+import { discardBridgeEvents } from "../../core/bridge/bridge-events.js";
+import { TaintRegistry } from "../../core/bridge/taint.js";
+import { CatalogError } from "../../core/catalog/catalog-builder.js";
+import { ApprovalService } from "../../core/approvals/approval-service.js";
+import { configAsksFirst } from "../../core/approvals/ask-policy.js";
+import { CodeModeEngine } from "../../core/engine/code-mode-engine.js";
 import { createRunPythonServer } from "../../mcp/run-python-server.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { ServerSet } from "../../servers/server-set.js";
@@ -21,7 +21,7 @@ import {
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";
 import { packageVersion } from "../../util/package-version.js";
-import { configSecrets } from "../../bridge/secret-mask.js";
+import { configSecrets } from "../../core/secrets/secret-mask.js";
 import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
 
 /** `serve` has one client, its stdio peer: taint is kept for the life of the process. */

@@ -6,7 +6,7 @@ import {
   parseServersConfig,
   singleServerConfig,
 } from "../../servers/server-config.js";
-import type { ServersConfig } from "../../servers/server-config-types.js";
+import type { ServersConfig } from "../../core/ports/server-config-types.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { UserError } from "../cli-io.js";
 import { parseRuntimeFlag, RUNTIME_HELP } from "../sandbox-context.js";

@@ -4,7 +4,7 @@
 // watches, so the tools become callable without a restart.
 import path from "node:path";
 import { PIN_LIMITS } from "../../../../shared/limits.js";
-import type { ServerTools } from "../../catalog/catalog-types.js";
+import type { ServerTools } from "../../core/catalog/catalog-types.js";
 import { pinFileBeside } from "../../pins/pin-file.js";
 import type { HeldChange } from "../../pins/pin-state.js";
 import { shortHash } from "../../pins/tool-hash.js";

@@ -30,7 +30,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import os from "node:os";
 import path from "node:path";
-import { findDocker } from "../electron/host/docker/docker-status.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";

@@ -6,13 +6,13 @@
 // baseline), 100 tools with 1 KiB schemas (a big real server's size), and a catalog at the cap,
 // each sent at start and staged.
 import type Dockerode from "dockerode";
-import { findDocker } from "../electron/host/docker/docker-status.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import type { SandboxTool } from "../electron/host/core/ports/run-types.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { freezeTools, toolsJson } from "../electron/host/core/ports/tools-json.js";
 import { CATALOG_LIMITS } from "../shared/limits.js";
 import { report } from "./report.js";

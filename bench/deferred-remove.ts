@@ -5,8 +5,8 @@
 // - deferred: it is killed then (its processes gone), and removed only after the burst.
 // The deferred rate counts the burst alone; the removals after it are timed apart (what a quiet
 // pool would pay later).
-import { runInContainer } from "../electron/host/sandbox/run-session.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { RUN_LIMITS } from "../shared/limits.js";
 import { benchEngine } from "./bench-engine.js";
 import { median } from "./stats.js";

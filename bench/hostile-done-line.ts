@@ -4,8 +4,8 @@
 // the error to PROTOCOL_LIMITS.doneErrorMaxChars) and the linear tracebackTail, as run-session
 // does. Both are timed in this one process, side by side.
 import { PROTOCOL_LIMITS, RUN_LIMITS } from "../shared/limits.js";
-import { tracebackTail } from "../electron/host/sandbox/output-capture.js";
-import { parseRunnerLine } from "../electron/host/sandbox/runner-messages.js";
+import { tracebackTail } from "../electron/host/sandbox/runner/output-capture.js";
+import { parseRunnerLine } from "../electron/host/sandbox/runner/runner-messages.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
 

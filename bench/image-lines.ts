@@ -6,9 +6,12 @@
 // output capture), the cost every run could already impose. Also one hostile image chunk at its
 // cap whose last character is not base64 (the loop reads all of it before refusing).
 import { IMAGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS } from "../shared/limits.js";
-import { ImageReceiver } from "../electron/host/sandbox/image-receiver.js";
-import { OutputCapture } from "../electron/host/sandbox/output-capture.js";
-import { parseRunnerLine, type RunnerMessage } from "../electron/host/sandbox/runner-messages.js";
+import { ImageReceiver } from "../electron/host/sandbox/runner/image-receiver.js";
+import { OutputCapture } from "../electron/host/sandbox/runner/output-capture.js";
+import {
+  parseRunnerLine,
+  type RunnerMessage,
+} from "../electron/host/sandbox/runner/runner-messages.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
 

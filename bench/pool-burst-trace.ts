@@ -6,8 +6,8 @@
 // fraction of pool-burst's time. BENCH_ROUNDS sets the rounds, BENCH_TRACE=0 hides the trace.
 import os from "node:os";
 import { poolGrowthFor } from "../electron/host/sandbox/pool-target.js";
-import { runInContainer } from "../electron/host/sandbox/run-session.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { WarmPool } from "../electron/host/sandbox/warm-pool.js";
 import { RUN_LIMITS, SETTINGS_BOUNDS } from "../shared/limits.js";
 import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";

@@ -14,9 +14,12 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { PROTOCOL_LIMITS } from "../shared/limits.js";
-import { LineSplitter } from "../electron/host/sandbox/line-splitter.js";
-import { runnerLimits } from "../electron/host/sandbox/run-session.js";
-import { encodeHostMessage, parseRunnerLine } from "../electron/host/sandbox/runner-messages.js";
+import { LineSplitter } from "../electron/host/sandbox/runner/line-splitter.js";
+import { runnerLimits } from "../electron/host/sandbox/runner/run-session.js";
+import {
+  encodeHostMessage,
+  parseRunnerLine,
+} from "../electron/host/sandbox/runner/runner-messages.js";
 import { echoRound, pipeEcho } from "./line-echo-floor.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";

@@ -4,7 +4,7 @@
 // at the warm container sees the flag: the check can tell the two apart.
 import type Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { PRELOAD_FLAG } from "../electron/host/sandbox/container-spec.js";
+import { PRELOAD_FLAG } from "../electron/host/sandbox/containers/container-spec.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip, inspectIfThere, installContainers } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";

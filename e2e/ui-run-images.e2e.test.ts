@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runResultIn } from "../shared/run-result.js";
-import { pngSize } from "../electron/host/sandbox/image-receiver.js";
+import { pngSize } from "../electron/host/sandbox/runner/image-receiver.js";
 import { runPythonText } from "../electron/host/core/engine/run-python-content.js";
 import { auditEntries, auditFiles, connectShim } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";

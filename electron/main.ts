@@ -11,7 +11,7 @@ import type { AppStatus } from "./host/app/app-status.js";
 import { CodeModeHost } from "./host/app/code-mode-host.js";
 import { DATA_DIR_TRUSTED_ENTRIES } from "./host/app/host-options.js";
 import type { RunGate } from "./host/app/run-gate.js";
-import type { SandboxSlot } from "./host/app/sandbox-slot.js";
+import type { SandboxSupervisor } from "./host/sandbox/sandbox-supervisor.js";
 import { taintViews } from "./host/app/server-views.js";
 import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
 import { dataDir as defaultDataDir } from "./host/util/paths.js";
@@ -51,7 +51,7 @@ function shimLaunch(dataDir: string) {
 }
 
 interface TraySources {
-  sandbox: Pick<SandboxSlot, "dockerView" | "imagePresent">;
+  sandbox: Pick<SandboxSupervisor, "dockerView" | "imagePresent">;
   gate: Pick<RunGate, "active" | "paused">;
   status: Pick<AppStatus, "info" | "setPaused">;
   audit: { readonly failure: string | null };

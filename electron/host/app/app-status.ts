@@ -3,7 +3,7 @@
 import type { AppInfoView } from "../../../shared/api/api-views.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
 import type { ServerPath } from "../servers/server-path.js";
-import type { SandboxSlot } from "./sandbox-slot.js";
+import type { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
 import type { EventHub } from "./event-hub.js";
 import type { RunGate } from "./run-gate.js";
 
@@ -20,7 +20,7 @@ export interface AppStatusSources {
   gate: RunGate;
   audit: { readonly failure: string | null };
   engine: { readonly lastCatalogError: string | null };
-  sandbox: Pick<SandboxSlot, "dockerView" | "runtimeProblem">;
+  sandbox: Pick<SandboxSupervisor, "dockerView" | "runtimeProblem">;
   events: EventHub;
 }
 

@@ -10,7 +10,7 @@ import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
 import { configSecrets } from "../core/secrets/secret-mask.js";
 import { TaintRegistry } from "../core/bridge/taint.js";
-import { findDocker } from "../docker/docker-status.js";
+import { findDocker } from "../sandbox/container-engine/docker-status.js";
 import { CodeModeEngine } from "../core/engine/code-mode-engine.js";
 import type { McpHttpServer } from "../http-transport/mcp-http-server.js";
 import type { InstanceLock } from "../local-access/instance-lock.js";
@@ -39,7 +39,7 @@ import { RunGate } from "./run-gate.js";
 import { wirePins } from "./pin-events.js";
 import { ClientAuditLog } from "./client-entry-limiter.js";
 import type { ToolPins } from "../pins/tool-pins.js";
-import { SandboxSlot } from "./sandbox-slot.js";
+import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
 import { serverViews, taintViews } from "./server-views.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { engineSettings, type SettingsApplier } from "./settings-applier.js";
@@ -56,7 +56,7 @@ export class CodeModeHost {
   readonly hostAudit: HostAudit;
   readonly servers: ServerSet;
   readonly configStore: ConfigStore;
-  readonly sandbox: SandboxSlot;
+  readonly sandbox: SandboxSupervisor;
   readonly gate: RunGate;
   readonly engine: CodeModeEngine;
   /** "Ask first" calls waiting for the user. */
@@ -104,7 +104,7 @@ export class CodeModeHost {
     const outages = (this.outages = new DockerOutages(record, log, now));
     // Made below, once the sandbox it runs in is: warm containers are staged only after.
     let catalogSource: CodeModeEngine | null = null;
-    const sandbox = (this.sandbox = new SandboxSlot({
+    const sandbox = (this.sandbox = new SandboxSupervisor({
       findDocker: options.findDocker ?? (() => findDocker()),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,

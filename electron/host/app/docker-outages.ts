@@ -2,7 +2,7 @@
 // meanwhile counted into one entry rather than logged try by try.
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { RunRefusals } from "./run-refusals.js";
-import type { DockerOutageEvent } from "./sandbox-slot.js";
+import type { DockerOutageEvent } from "../sandbox/sandbox-supervisor.js";
 
 export class DockerOutages {
   private readonly refusals: RunRefusals;

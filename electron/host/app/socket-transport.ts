@@ -6,7 +6,7 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { LineSplitter } from "../sandbox/line-splitter.js";
+import { LineSplitter } from "../sandbox/runner/line-splitter.js";
 
 /** A JSON-RPC error reply with no request to answer: MCP lets the id be left out then. */
 function errorLine(code: number, message: string, id?: string | number): string {

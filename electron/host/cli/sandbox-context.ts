@@ -1,12 +1,15 @@
 import type Dockerode from "dockerode";
-import { findDocker, endpointContextFromProcess } from "../docker/docker-status.js";
+import {
+  findDocker,
+  endpointContextFromProcess,
+} from "../sandbox/container-engine/docker-status.js";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
 import { checkDataDirTrust, DataDirTrustError } from "../local-access/data-dir-trust.js";
 import { dataDir, sandboxImageDir } from "../util/paths.js";
-import { currentOwner, type ContainerOwner } from "../sandbox/container-owner.js";
-import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
+import { currentOwner, type ContainerOwner } from "../sandbox/containers/container-owner.js";
+import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";
 import { UserError } from "./cli-io.js";
 import {
@@ -14,7 +17,10 @@ import {
   SANDBOX_RUNTIMES,
   type SandboxRuntime,
 } from "../../../shared/settings.js";
-import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
+import {
+  engineRuntimes,
+  missingRuntimeMessage,
+} from "../sandbox/container-engine/docker-runtimes.js";
 import { SETTINGS_FILE } from "../app/settings-applier.js";
 import { parseSettingsFile } from "../settings/settings-file.js";
 import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";

@@ -10,7 +10,7 @@ import { POOL_LIMITS } from "../../../shared/limits.js";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
 import { until } from "../../../test-support/wait.js";
 import type { CallOutcome, SandboxTool } from "../core/ports/run-types.js";
-import { SandboxContainer } from "./sandbox-container.js";
+import { SandboxContainer } from "./containers/sandbox-container.js";
 import { Sandbox } from "./sandbox.js";
 import { freezeTools } from "../core/ports/tools-json.js";
 

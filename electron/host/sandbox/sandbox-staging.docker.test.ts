@@ -12,7 +12,7 @@ import {
 } from "../../../test-support/docker.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import type { CallOutcome, SandboxTool } from "../core/ports/run-types.js";
-import { SandboxContainer } from "./sandbox-container.js";
+import { SandboxContainer } from "./containers/sandbox-container.js";
 import { Sandbox } from "./sandbox.js";
 import { freezeTools, toolsJson } from "../core/ports/tools-json.js";
 

@@ -7,8 +7,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip } from "../../../test-support/docker.js";
 import { pidAlive } from "../util/process-place.js";
-import { currentOwner, type ContainerOwner } from "./container-owner.js";
-import { OWNER_LABELS, sandboxContainerSpec } from "./container-spec.js";
+import { currentOwner, type ContainerOwner } from "./containers/container-owner.js";
+import { OWNER_LABELS, sandboxContainerSpec } from "./containers/container-spec.js";
 import { sweepOrphanContainers } from "./sandbox.js";
 
 const fx = await dockerOrSkip();

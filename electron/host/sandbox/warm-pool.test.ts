@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SandboxContainer } from "./sandbox-container.js";
+import type { SandboxContainer } from "./containers/sandbox-container.js";
 import { until } from "../../../test-support/wait.js";
 import { WarmPool } from "./warm-pool.js";
 import { FIXED_POOL } from "./pool-target.js";

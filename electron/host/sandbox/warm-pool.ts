@@ -1,6 +1,6 @@
 import { POOL_LIMITS } from "../../../shared/limits.js";
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
-import type { SandboxContainer } from "./sandbox-container.js";
+import type { SandboxContainer } from "./containers/sandbox-container.js";
 
 /** The clock and timer the pool shrinks by (tests give fake ones). */
 export interface PoolClock {

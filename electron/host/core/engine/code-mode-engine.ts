@@ -73,7 +73,7 @@ export interface EngineServers extends ToolCaller {
   on(event: "tools" | "status", listener: () => void): () => void;
 }
 
-/** What the engine needs of a sandbox: the Sandbox itself, or the host's slot around it. */
+/** What the engine needs of a sandbox: the Sandbox itself, or the host's supervisor around it. */
 export interface SandboxRunner {
   run(request: RunRequest, hooks: RunHooks): Promise<RunResult>;
   readonly deadlineSeconds: number;

@@ -15,7 +15,7 @@ import type * as TaintModule from "../electron/host/core/bridge/taint.js";
 import type * as EngineModule from "../electron/host/core/engine/code-mode-engine.js";
 import type * as OwnerModule from "../electron/host/sandbox/containers/container-owner.js";
 import type * as SandboxModule from "../electron/host/sandbox/sandbox.js";
-import type * as ServerConfigModule from "../electron/host/servers/server-config.js";
+import type * as ServerConfigModule from "../electron/host/servers/config/server-config.js";
 import type * as ServerSetModule from "../electron/host/servers/server-set.js";
 import type { RunResult } from "../shared/run-result.js";
 import { TOY_SERVER_JS } from "../test-servers/toy-server.js";

@@ -18,7 +18,7 @@ import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { singleServerConfig } from "../electron/host/servers/server-config.js";
+import { singleServerConfig } from "../electron/host/servers/config/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
 import type { RunResult } from "../shared/run-result.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";

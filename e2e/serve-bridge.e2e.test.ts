@@ -9,7 +9,7 @@ import { discardBridgeEvents } from "../electron/host/core/bridge/bridge-events.
 import { TaintRegistry } from "../electron/host/core/bridge/taint.js";
 import { CodeModeEngine } from "../electron/host/core/engine/code-mode-engine.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { singleServerConfig } from "../electron/host/servers/server-config.js";
+import { singleServerConfig } from "../electron/host/servers/config/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../test-support/docker.js";

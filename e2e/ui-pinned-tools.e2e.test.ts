@@ -12,8 +12,8 @@ import path from "node:path";
 import type { Locator, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HeldToolView, ServerView, ToolView } from "../shared/api/api-views.js";
-import { pinFileSchema } from "../electron/host/pins/pin-file.js";
-import { PINS_FILE } from "../electron/host/pins/tool-pins.js";
+import { pinFileSchema } from "../electron/host/servers/pins/pin-file.js";
+import { PINS_FILE } from "../electron/host/servers/pins/tool-pins.js";
 import { allToolPages } from "../shared/api/tool-pages.js";
 import { auditEntries, runCli, toyServer, writeServers } from "../test-support/daemon.js";
 import {

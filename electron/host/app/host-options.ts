@@ -1,17 +1,17 @@
 // What the host is started with, and what of its data directory it trusts.
-import { PINS_FILE } from "../pins/tool-pins.js";
+import { PINS_FILE } from "../servers/pins/tool-pins.js";
 import type { CheckpointSigner } from "../audit/audit-checkpoint.js";
 import { CHECKPOINT_FILE, SET_ASIDE_SUFFIX } from "../audit/audit-checkpoint.js";
 import type { ShimLaunch } from "../clients/client-snippets.js";
 import type { DockerStatus } from "../sandbox/container-engine/docker-status.js";
 import { LOCAL_ACCESS_NAMES } from "../local-access/local-access-constants.js";
 import { INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";
-import { SERVERS_FILE } from "../servers/config-store.js";
+import { SERVERS_FILE } from "../servers/config/config-store.js";
 import { BUNDLES_DIR } from "../servers/mcpb/bundle-store.js";
 import type { ServerPath } from "../servers/server-path.js";
-import type { SecretCodec } from "../store/secret-codec.js";
+import type { SecretCodec } from "../servers/config/secret-codec.js";
 import { CHECKPOINT_KEY_FILE } from "../../secrets/checkpoint-key.js";
-import { SETTINGS_FILE } from "./settings-applier.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 /** What the host reads from its data directory and acts on: each must be the user's own. */
 export const DATA_DIR_TRUSTED_ENTRIES = [

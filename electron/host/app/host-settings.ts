@@ -3,8 +3,8 @@
 // Kept beside each other so a setting's value at start and its reaction to a change agree.
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { poolGrowthFor } from "../sandbox/pool-target.js";
-import type { SavedSettings } from "../settings/settings-file.js";
-import type { Settings } from "../settings/settings.js";
+import type { SavedSettings } from "../servers/settings/settings-file.js";
+import type { Settings } from "../servers/settings/settings.js";
 import type { EventHub } from "./event-hub.js";
 import type { SandboxSupervisorOptions } from "../sandbox/sandbox-supervisor-options.js";
 import { SettingsApplier, type SettingsSubsystems } from "./settings-applier.js";

@@ -1,7 +1,7 @@
 // MCP over HTTP follows the settings: off by default, on 127.0.0.1 only when turned on.
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { McpHttpServer } from "../http-transport/mcp-http-server.js";
-import type { Settings } from "../settings/settings.js";
+import type { Settings } from "../servers/settings/settings.js";
 import type { ClientSessions } from "./client-sessions.js";
 
 export interface HttpSwitchOptions {

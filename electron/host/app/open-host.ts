@@ -10,11 +10,11 @@ import { acquireInstanceLock, type InstanceLock } from "../local-access/instance
 import { ensureToken } from "../local-access/token.js";
 import { currentOwner } from "../sandbox/containers/container-owner.js";
 import { ensureInstallId } from "../sandbox/containers/install-id.js";
-import { ConfigStore, SERVERS_FILE } from "../servers/config-store.js";
+import { ConfigStore, SERVERS_FILE } from "../servers/config/config-store.js";
 import { ServerSet } from "../servers/server-set.js";
-import { PINS_FILE, ToolPins } from "../pins/tool-pins.js";
+import { PINS_FILE, ToolPins } from "../servers/pins/tool-pins.js";
 import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
-import { catalogInput } from "./catalog-input.js";
+import { catalogInput } from "../servers/catalog-input.js";
 import { DATA_DIR_TRUSTED_ENTRIES, type HostOptions } from "./host-options.js";
 import { loadHostState, openHostAudit, type HostState } from "./host-state.js";
 import { configSecrets } from "../core/secrets/secret-mask.js";

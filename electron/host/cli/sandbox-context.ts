@@ -21,9 +21,9 @@ import {
   engineRuntimes,
   missingRuntimeMessage,
 } from "../sandbox/container-engine/docker-runtimes.js";
-import { SETTINGS_FILE } from "../app/settings-applier.js";
-import { parseSettingsFile } from "../settings/settings-file.js";
-import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
+import { parseSettingsFile } from "../servers/settings/settings-file.js";
+import { DEFAULT_SETTINGS, type Settings } from "../servers/settings/settings.js";
 
 /** Help text of --runtime, shared by `run` and `serve`. */
 export const RUNTIME_HELP = `  --runtime R    container runtime: runc or runsc (gVisor, stronger isolation, slower

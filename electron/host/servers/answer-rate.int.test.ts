@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../../../test-servers/toy-server.js";
-import { singleServerConfig } from "./server-config.js";
+import { singleServerConfig } from "./config/server-config.js";
 import { ServerSet } from "./server-set.js";
 
 const CALLS = 2 * SERVER_LIMITS.messagesBurstMax;

@@ -3,7 +3,7 @@
 // nothing ran) then find the server that was renamed, rather than that server's tools being
 // pinned afresh, unreviewed, under its new name.
 
-import { pairRenames } from "../pins/pin-renames.js";
+import { pairRenames } from "./pins/pin-renames.js";
 import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 import { sha256Hex } from "../util/sha256-hex.js";
 

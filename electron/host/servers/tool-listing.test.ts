@@ -5,7 +5,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
-import { pinnedForm } from "../pins/tool-hash.js";
+import { pinnedForm } from "./pins/tool-hash.js";
 import { hashedTools, listAllTools, sameForms } from "./tool-listing.js";
 
 const open: { close(): Promise<void> }[] = [];

@@ -4,8 +4,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
-import type { ListedForm } from "../pins/pin-state.js";
-import { pinnedForm } from "../pins/tool-hash.js";
+import type { ListedForm } from "./pins/pin-state.js";
+import { pinnedForm } from "./pins/tool-hash.js";
 
 /**
  * A tools/list page exactly as it arrived: the SDK's ListToolsResultSchema drops keys it does

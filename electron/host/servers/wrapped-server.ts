@@ -32,7 +32,7 @@ import { StderrTail, settle, withStderr } from "./stderr-tail.js";
 import { waitForRestart, type RestartingServer } from "./restart-wait.js";
 import { requestToolCall } from "./tool-call.js";
 import { listAllTools, sameForms, type ToolListing } from "./tool-listing.js";
-import type { ListedForm } from "../pins/pin-state.js";
+import type { ListedForm } from "./pins/pin-state.js";
 import {
   ServerStartError,
   abortedError,

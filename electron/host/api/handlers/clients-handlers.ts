@@ -10,7 +10,7 @@ import { clientSnippets } from "../../clients/client-snippets.js";
 import type { ClientSessions } from "../../app/client-sessions.js";
 import type { ShimLaunch } from "../../clients/client-snippets.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
-import { ApiFailure } from "../api-failure.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { pageOf } from "./list-page.js";
 
 function asApiFailure(error: unknown): never {

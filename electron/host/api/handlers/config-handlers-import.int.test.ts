@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
-import type { SecretCodec } from "../../../../electron/host/store/secret-codec.js";
+import type { SecretCodec } from "../../servers/config/secret-codec.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { api } from "../../../../test-support/daemon.js";
 import { until } from "../../../../test-support/wait.js";

@@ -2,9 +2,9 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { HeldToolView } from "../../../../shared/api/api-views.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
-import type { Reviewer, ToolPins } from "../../pins/tool-pins.js";
-import { staleMessage } from "../../pins/seen-definitions.js";
-import { ApiFailure } from "../api-failure.js";
+import type { Reviewer, ToolPins } from "../../servers/pins/tool-pins.js";
+import { staleMessage } from "../../servers/pins/seen-definitions.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { listPage } from "./list-page.js";
 
 export type PinServices = Pick<ToolPins, "heldViews" | "review">;

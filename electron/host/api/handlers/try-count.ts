@@ -1,5 +1,5 @@
 import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
-import { ApiFailure } from "../api-failure.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 
 /**
  * Tries of servers running at once in one host, counted together for servers.try and

@@ -9,7 +9,7 @@ import type { HostAudit } from "../../app/host-audit.js";
 import { redactArgs } from "../../core/secrets/redaction.js";
 import { SECRET_MARK, entrySecrets, maskSecrets } from "../../core/secrets/secret-mask.js";
 import type { ServerEntry } from "../../core/ports/server-config-types.js";
-import { ApiFailure } from "../api-failure.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 
 /** What a try needs of the host's audit log. */
 export type TryAudit = Pick<HostAudit, "failure" | "health" | "record" | "durable">;

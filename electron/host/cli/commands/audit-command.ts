@@ -1,4 +1,4 @@
-import { shortHash } from "../../pins/tool-hash.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";

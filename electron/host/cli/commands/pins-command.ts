@@ -6,11 +6,11 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { dataDir } from "../../util/paths.js";
-import { loadPinFile, pinFileBeside, type PinFile } from "../../pins/pin-file.js";
-import { heldKind } from "../../pins/pin-state.js";
-import { reviewHash } from "../../pins/seen-definitions.js";
-import { shortHash } from "../../pins/tool-hash.js";
-import { PINS_FILE } from "../../pins/tool-pins.js";
+import { loadPinFile, pinFileBeside, type PinFile } from "../../servers/pins/pin-file.js";
+import { heldKind } from "../../servers/pins/pin-state.js";
+import { reviewHash } from "../../servers/pins/seen-definitions.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
+import { PINS_FILE } from "../../servers/pins/tool-pins.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { terminalText } from "../../util/terminal-text.js";
 

@@ -5,7 +5,7 @@ import {
   formatConfigIssues,
   parseServersConfig,
   singleServerConfig,
-} from "../../servers/server-config.js";
+} from "../../servers/config/server-config.js";
 import type { ServersConfig } from "../../core/ports/server-config-types.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { UserError } from "../cli-io.js";

@@ -5,10 +5,10 @@
 import path from "node:path";
 import { PIN_LIMITS } from "../../../../shared/limits.js";
 import type { ServerTools } from "../../core/catalog/catalog-types.js";
-import { pinFileBeside } from "../../pins/pin-file.js";
-import type { HeldChange } from "../../pins/pin-state.js";
-import { shortHash } from "../../pins/tool-hash.js";
-import { ToolPins } from "../../pins/tool-pins.js";
+import { pinFileBeside } from "../../servers/pins/pin-file.js";
+import type { HeldChange } from "../../servers/pins/pin-state.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
+import { ToolPins } from "../../servers/pins/tool-pins.js";
 import { configLaunches } from "../../servers/launch-fingerprint.js";
 import type { ServerSet } from "../../servers/server-set.js";
 import { writeLine, type CliIO } from "../cli-io.js";

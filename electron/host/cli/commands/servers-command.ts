@@ -12,7 +12,7 @@ import {
 } from "../../../../shared/server-catalog/server-catalog.js";
 import { acquireInstanceLock, AlreadyRunningError } from "../../local-access/instance-lock.js";
 import { dataDir } from "../../util/paths.js";
-import { SERVERS_FILE } from "../../servers/config-store.js";
+import { SERVERS_FILE } from "../../servers/config/config-store.js";
 import {
   bundleView,
   discardBundle,
@@ -26,7 +26,7 @@ import {
   parseServersConfig,
   serializeServersConfig,
   validateServersConfig,
-} from "../../servers/server-config.js";
+} from "../../servers/config/server-config.js";
 import { writeFileAtomic } from "../../util/atomic-file.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { pinsCommand } from "./pins-command.js";

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type Dockerode from "dockerode";
-import type * as AuditRecorderModule from "../electron/host/app/audit-recorder.js";
+import type * as AuditRecorderModule from "../electron/host/audit/audit-recorder.js";
 import type * as AuditLogModule from "../electron/host/audit/audit-log.js";
 import type * as BridgeEventsModule from "../electron/host/core/bridge/bridge-events.js";
 import type * as TaintModule from "../electron/host/core/bridge/taint.js";

@@ -10,7 +10,7 @@ import { SERVERS_FILE } from "../servers/config/config-store.js";
 import { BUNDLES_DIR } from "../servers/mcpb/bundle-store.js";
 import type { ServerPath } from "../servers/server-path.js";
 import type { SecretCodec } from "../servers/config/secret-codec.js";
-import { CHECKPOINT_KEY_FILE } from "../../secrets/checkpoint-key.js";
+import { CHECKPOINT_KEY_FILE } from "../audit/checkpoint-key.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 /** What the host reads from its data directory and acts on: each must be the user's own. */

@@ -7,8 +7,8 @@ import type {
 } from "../core/engine/code-mode-engine.js";
 import { RunNotStarted } from "../core/engine/run-not-started.js";
 import type { RunPythonService } from "../mcp/run-python-server.js";
-import type { DockerOutages } from "./docker-outages.js";
-import type { HostAudit } from "./host-audit.js";
+import type { DockerOutages } from "../audit/flood/docker-outages.js";
+import type { HostAudit } from "../audit/host-audit.js";
 import type { RunGate } from "./run-gate.js";
 
 export class HostRuns implements RunPythonService {

@@ -6,7 +6,7 @@ import type { HeldChange } from "../servers/pins/pin-state.js";
 import type { ToolPins, ToolPinsEvents } from "../servers/pins/tool-pins.js";
 import type { ConfigStore } from "../servers/config/config-store.js";
 import { configLaunches } from "../servers/launch-fingerprint.js";
-import { HeldLogLimiter } from "./held-log-limiter.js";
+import { HeldLogLimiter } from "../audit/flood/held-log-limiter.js";
 
 function changeFields(server: string, change: HeldChange) {
   return {

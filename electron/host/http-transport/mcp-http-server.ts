@@ -8,7 +8,7 @@ import { HOST_LIMITS } from "../../../shared/limits.js";
 import { bearerToken, tokensEqual } from "../local-access/token.js";
 import { ConnectionCap } from "../util/connection-cap.js";
 import type { ClientSessions } from "../app/client-sessions.js";
-import { ConnectionCapLog } from "../app/connection-cap-log.js";
+import { ConnectionCapLog } from "../audit/flood/connection-cap-log.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 
 export interface McpHttpOptions {

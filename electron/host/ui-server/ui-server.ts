@@ -24,8 +24,8 @@ import { tryHandlers, type TryServices } from "../api/handlers/try-handlers.js";
 import { ConnectionCap } from "../util/connection-cap.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import type { EventHub } from "../app/event-hub.js";
-import { CutOffLog } from "../app/cut-off-log.js";
-import { ConnectionCapLog } from "../app/connection-cap-log.js";
+import { CutOffLog } from "../audit/flood/cut-off-log.js";
+import { ConnectionCapLog } from "../audit/flood/connection-cap-log.js";
 import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";
 import { UiAccess } from "./ui-access.js";
 

@@ -1,6 +1,6 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { AuditLog } from "../../audit/audit-log.js";
-import type { RunImageCache } from "../../app/run-image-cache.js";
+import type { RunImageCache } from "../../audit/run-image-cache.js";
 import { ApiFailure } from "../../../../shared/api/api-failure.js";
 
 /**

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { TryServerView } from "../../../../shared/api/api-views.js";
 import type { Trier } from "../../../../shared/audit-entry.js";
-import type { HostAudit } from "../../app/host-audit.js";
+import type { HostAudit } from "../../audit/host-audit.js";
 import { redactArgs } from "../../core/secrets/redaction.js";
 import { SECRET_MARK, entrySecrets, maskSecrets } from "../../core/secrets/secret-mask.js";
 import type { ServerEntry } from "../../core/ports/server-config-types.js";

@@ -1,5 +1,5 @@
-import { PIN_LIMITS } from "../../../shared/limits.js";
-import type { HeldChange } from "../servers/pins/pin-state.js";
+import { PIN_LIMITS } from "../../../../shared/limits.js";
+import type { HeldChange } from "../../servers/pins/pin-state.js";
 
 /** A held definition to log, and how many of its server's were left out of the log before it. */
 export interface HeldToLog {

@@ -1,5 +1,5 @@
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../shared/limits.js";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { CutOffLog } from "./cut-off-log.js";
 import { EntryWindow } from "./entry-window.js";
 import { NotLoggedFlush } from "./not-logged-flush.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { allLines } from "../../../test-support/audit-fixtures.js";
-import { AuditLog } from "../audit/audit-log.js";
+import { AuditLog } from "./audit-log.js";
 import { HostAudit } from "./host-audit.js";
 import { useAuditDir } from "../../../test-support/audit-dir.js";
 

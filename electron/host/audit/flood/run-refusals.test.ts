@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DOCKER_LIMITS } from "../../../shared/limits.js";
+import { DOCKER_LIMITS } from "../../../../shared/limits.js";
 import { RunRefusals } from "./run-refusals.js";
 
 describe("RunRefusals (issue 14 §2)", () => {

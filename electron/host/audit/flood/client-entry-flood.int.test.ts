@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HOST_LIMITS } from "../../../shared/limits.js";
-import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
+import { auditEntries, startHostWithoutDocker } from "../../../../test-support/daemon.js";
 import {
   authenticate,
   INITIALIZED_LINE,
   initializeLine,
-} from "../../../test-support/local-access.js";
+} from "../../../../test-support/local-access.js";
 
 /** Connections that initialize, past the limit; then as many that never do. */
 const CONNECTIONS = HOST_LIMITS.clientEntriesLogged + 150;

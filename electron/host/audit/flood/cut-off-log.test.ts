@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../shared/limits.js";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { BROWSER_UI_CLIENT, CutOffLog } from "./cut-off-log.js";
 
 describe("CutOffLog", () => {

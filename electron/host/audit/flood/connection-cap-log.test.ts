@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../shared/limits.js";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { ConnectionCapLog } from "./connection-cap-log.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { DOCKER_LIMITS, HOST_LIMITS } from "../../../shared/limits.js";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import { DOCKER_LIMITS, HOST_LIMITS } from "../../../../shared/limits.js";
 
 type RunsRefused = Extract<AuditEntryInput, { kind: "runs_refused" }>;
 

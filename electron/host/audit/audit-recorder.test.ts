@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
-import { prepareEntry } from "../audit/audit-entry-prepare.js";
+import { prepareEntry } from "./audit-entry-prepare.js";
 import type { BridgeCallAdmission, BridgeCallEvent } from "../core/bridge/bridge-events.js";
 import { runPythonContent } from "../core/engine/run-python-content.js";
 import { AuditRecorder, CALL_OUTCOME_MAX_BYTES } from "./audit-recorder.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PIN_LIMITS } from "../../../shared/limits.js";
-import type { HeldChange } from "../servers/pins/pin-state.js";
+import { PIN_LIMITS } from "../../../../shared/limits.js";
+import type { HeldChange } from "../../servers/pins/pin-state.js";
 import { HeldLogLimiter } from "./held-log-limiter.js";
 
 const changes = (count: number, prefix = "t"): HeldChange[] =>

@@ -1,8 +1,8 @@
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import type { CAPPED_SERVERS } from "../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../shared/limits.js";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import type { CAPPED_SERVERS } from "../../../../shared/audit-entry.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
-import type { ConnectionCapWatcher } from "../util/connection-cap.js";
+import type { ConnectionCapWatcher } from "../../util/connection-cap.js";
 
 type CappedServer = (typeof CAPPED_SERVERS)[number];
 

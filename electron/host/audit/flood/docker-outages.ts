@@ -1,8 +1,8 @@
 // Docker going away and coming back, on the record: one entry each way, and the runs refused
 // meanwhile counted into one entry rather than logged try by try.
-import type { AuditEntryInput } from "../../../shared/audit-entry.js";
+import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
 import { RunRefusals } from "./run-refusals.js";
-import type { DockerOutageEvent } from "../sandbox/sandbox-supervisor.js";
+import type { DockerOutageEvent } from "../../sandbox/sandbox-supervisor.js";
 
 export class DockerOutages {
   private readonly refusals: RunRefusals;

@@ -6,9 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
-import { AUDIT_LIMITS } from "../../shared/limits.js";
-import { hmacSigner, type CheckpointSigner } from "../host/audit/audit-checkpoint.js";
-import { isErrno } from "../host/util/errno.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { hmacSigner, type CheckpointSigner } from "./audit-checkpoint.js";
+import { isErrno } from "../util/errno.js";
 
 export const CHECKPOINT_KEY_FILE = "audit-checkpoint-key.bin";
 

@@ -2,10 +2,10 @@
 // floods folded by the refusal limiter, each append tracked until durable, and a log that
 // cannot be written tried again on a timer until it can.
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import type { AuditLog } from "../audit/audit-log.js";
+import type { AuditLog } from "./audit-log.js";
 import { Emitter } from "../util/emitter.js";
 import { AuditHealth } from "./audit-health.js";
-import { RefusalLimiter } from "./refusal-limiter.js";
+import { RefusalLimiter } from "./flood/refusal-limiter.js";
 
 export interface HostAuditOptions {
   log?: ((line: string) => void) | undefined;

@@ -14,7 +14,10 @@ import { assertHostBuilt, cleanUpHosts, makeHome, startDaemon } from "../test-su
 import { freePort } from "../test-support/free-port.js";
 import { repoRoot } from "../test-support/processes.js";
 import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
-import { clientSnippets, httpClientSnippets } from "../electron/host/clients/client-snippets.js";
+import {
+  clientSnippets,
+  httpClientSnippets,
+} from "../electron/host/api/clients/client-snippets.js";
 
 const require = createRequire(import.meta.url);
 /** Gemini CLI's command, from this checkout's devDependencies. */

@@ -12,7 +12,7 @@ import { CodeModeHost } from "./host/app/code-mode-host.js";
 import { DATA_DIR_TRUSTED_ENTRIES } from "./host/app/host-options.js";
 import type { RunGate } from "./host/app/run-gate.js";
 import type { SandboxSupervisor } from "./host/sandbox/sandbox-supervisor.js";
-import { taintViews } from "./host/app/server-views.js";
+import { taintViews } from "./host/api/server-views.js";
 import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
 import { dataDir as defaultDataDir } from "./host/util/paths.js";
 import { capAppLogWhileRunning } from "./host/shim/app-log.js";

@@ -12,7 +12,7 @@ import {
   ipcRequestChannel,
 } from "../../shared/api/ipc-channels.js";
 import { dispatchApi } from "../host/api/api-dispatcher.js";
-import type { EventHub } from "../host/app/event-hub.js";
+import type { EventHub } from "../host/api/event-hub.js";
 
 /** The parts of ipcMain used here, so this wiring stays testable without Electron. */
 export interface IpcMainLike {

@@ -1,10 +1,10 @@
 // What the app says about itself (version, where it listens, whether it runs code, what went
 // wrong at start) and the pause switch; told again on "app.changed" whenever any of it moves.
 import type { AppInfoView } from "../../../shared/api/api-views.js";
-import type { ShimLaunch } from "../clients/client-snippets.js";
+import type { ShimLaunch } from "../api/clients/client-snippets.js";
 import type { ServerPath } from "../servers/server-path.js";
 import type { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
-import type { EventHub } from "./event-hub.js";
+import type { EventHub } from "../api/event-hub.js";
 import type { RunGate } from "./run-gate.js";
 
 export interface AppStatusSources {

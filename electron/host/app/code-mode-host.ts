@@ -29,7 +29,7 @@ import { RunImageCache } from "../audit/run-image-cache.js";
 import { catalogInput } from "../servers/catalog-input.js";
 import { ClientSessions } from "./client-sessions.js";
 import { DockerOutages } from "../audit/flood/docker-outages.js";
-import { EventHub } from "./event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { HostAudit } from "../audit/host-audit.js";
 import type { HostOptions } from "./host-options.js";
 import { HostRuns } from "./host-runs.js";
@@ -40,7 +40,7 @@ import { wirePins } from "./pin-events.js";
 import { ClientAuditLog } from "../audit/flood/client-entry-limiter.js";
 import type { ToolPins } from "../servers/pins/tool-pins.js";
 import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
-import { serverViews, taintViews } from "./server-views.js";
+import { serverViews, taintViews } from "../api/server-views.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { engineSettings, type SettingsApplier } from "./settings-applier.js";
 

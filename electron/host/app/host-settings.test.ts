@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { DEFAULT_SETTINGS } from "../servers/settings/settings.js";
-import { EventHub } from "./event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { type SettingsSubsystems } from "./settings-applier.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";

@@ -5,7 +5,7 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { poolGrowthFor } from "../sandbox/pool-target.js";
 import type { SavedSettings } from "../servers/settings/settings-file.js";
 import type { Settings } from "../servers/settings/settings.js";
-import type { EventHub } from "./event-hub.js";
+import type { EventHub } from "../api/event-hub.js";
 import type { SandboxSupervisorOptions } from "../sandbox/sandbox-supervisor-options.js";
 import { SettingsApplier, type SettingsSubsystems } from "./settings-applier.js";
 

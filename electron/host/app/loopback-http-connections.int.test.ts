@@ -18,7 +18,7 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import { UiServer } from "../ui-server/ui-server.js";
-import { EventHub } from "./event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { freePort } from "../../../test-support/free-port.js";
 import { initializeLine } from "../../../test-support/local-access.js";
 import { auditEntries, startHostWithoutDocker } from "../../../test-support/daemon.js";

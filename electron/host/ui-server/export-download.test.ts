@@ -11,7 +11,7 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { callInput, makeTempDir } from "../../../test-support/audit-fixtures.js";
 import { ticketOf } from "../../../test-support/ws-api.js";
-import { EventHub } from "../app/event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { ExportLinks } from "./export-download.js";
 import { UiServer } from "./ui-server.js";

@@ -8,7 +8,7 @@ import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
 import { ticketOf } from "../../../test-support/ws-api.js";
-import { EventHub } from "../app/event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { UiServer } from "./ui-server.js";
 
 function get(port: number, pathName: string, host = `127.0.0.1:${port}`): Promise<number> {

@@ -23,7 +23,7 @@ import { pinHandlers, type PinServices } from "../api/handlers/pin-handlers.js";
 import { tryHandlers, type TryServices } from "../api/handlers/try-handlers.js";
 import { ConnectionCap } from "../util/connection-cap.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import type { EventHub } from "../app/event-hub.js";
+import type { EventHub } from "../api/event-hub.js";
 import { CutOffLog } from "../audit/flood/cut-off-log.js";
 import { ConnectionCapLog } from "../audit/flood/connection-cap-log.js";
 import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";

@@ -11,7 +11,7 @@ import { WebSocket } from "ws";
 import { API_CHANNELS, type ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../shared/limits.js";
-import { EventHub } from "../app/event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { ticketOf } from "../../../test-support/ws-api.js";
 import { UiServer } from "./ui-server.js";
 

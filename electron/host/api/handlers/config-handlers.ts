@@ -3,8 +3,8 @@ import {
   claudeDesktopConfigPath,
   claudeDesktopServers,
   platformFacts,
-} from "../../clients/claude-desktop.js";
-import { toolViews } from "../../app/server-views.js";
+} from "../clients/claude-desktop.js";
+import { toolViews } from "../server-views.js";
 import { editFromEntry, editsFromValue } from "../../servers/config/config-edits.js";
 import { invalidConfig, type ConfigStore } from "../../servers/config/config-store.js";
 import { importedWithEnvSecret } from "../../servers/config/imported-secrets.js";

@@ -9,7 +9,7 @@ import { UiServer } from "../../ui-server/ui-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { packageVersion } from "../../util/package-version.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import type { ShimLaunch } from "../../clients/client-snippets.js";
+import type { ShimLaunch } from "../../api/clients/client-snippets.js";
 
 export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N] [--stop-on-stdin-end]
 

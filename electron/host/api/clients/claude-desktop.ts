@@ -2,8 +2,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { ClaudeDesktopPreview } from "../../../shared/api/api-views.js";
-import { writeFileAtomic } from "../util/atomic-file.js";
+import type { ClaudeDesktopPreview } from "../../../../shared/api/api-views.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
 import { MCP_ENTRY_NAME, mcpServersEntry, type ShimLaunch } from "./client-snippets.js";
 import { lineDiff } from "./line-diff.js";
 

@@ -1,4 +1,4 @@
-import type { ClientSnippets, HttpClientSnippets } from "../../../shared/api/api-views.js";
+import type { ClientSnippets, HttpClientSnippets } from "../../../../shared/api/api-views.js";
 
 /** How an MCP client starts the shim of this install. */
 export interface ShimLaunch {

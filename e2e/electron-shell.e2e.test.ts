@@ -20,7 +20,7 @@ import {
 } from "../test-support/daemon.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip } from "../test-support/docker.js";
-import { SKILL_PROMPT_NAME } from "../electron/host/mcp/skill-guide.js";
+import { SKILL_PROMPT_NAME } from "../electron/host/ingress/mcp/skill-guide.js";
 import {
   connectAsClient,
   packagedLayout,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHIM_STOPPED_CODE } from "../electron/host/local-access/local-access-constants.js";
+import { SHIM_STOPPED_CODE } from "../electron/host/ingress/local-access/local-access-constants.js";
 import {
   assertHostBuilt,
   auditEntries,

@@ -12,9 +12,9 @@ import { configSecrets } from "../core/secrets/secret-mask.js";
 import { TaintRegistry } from "../core/bridge/taint.js";
 import { findDocker } from "../sandbox/container-engine/docker-status.js";
 import { CodeModeEngine } from "../core/engine/code-mode-engine.js";
-import type { McpHttpServer } from "../http-transport/mcp-http-server.js";
-import type { InstanceLock } from "../local-access/instance-lock.js";
-import { LocalSocketListener } from "../local-access/socket-listener.js";
+import type { McpHttpServer } from "../ingress/http/mcp-http-server.js";
+import type { InstanceLock } from "../ingress/local-access/instance-lock.js";
+import { LocalSocketListener } from "../ingress/local-access/socket-listener.js";
 import { sandboxImageDir } from "../util/paths.js";
 import { readContext } from "../sandbox/image.js";
 import type { ConfigStore } from "../servers/config/config-store.js";
@@ -27,13 +27,13 @@ import { AppStatus } from "./app-status.js";
 import { AuditRecorder } from "../audit/audit-recorder.js";
 import { RunImageCache } from "../audit/run-image-cache.js";
 import { catalogInput } from "../servers/catalog-input.js";
-import { ClientSessions } from "./client-sessions.js";
+import { ClientSessions } from "../ingress/mcp/client-sessions.js";
 import { DockerOutages } from "../audit/flood/docker-outages.js";
 import { EventHub } from "../api/event-hub.js";
 import { HostAudit } from "../audit/host-audit.js";
 import type { HostOptions } from "./host-options.js";
 import { HostRuns } from "./host-runs.js";
-import { HttpSwitch } from "./http-switch.js";
+import { McpHttpService } from "../ingress/http/mcp-http-service.js";
 import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { wirePins } from "./pin-events.js";
@@ -63,7 +63,7 @@ export class CodeModeHost {
   readonly approvals: ApprovalService;
   readonly sessions: ClientSessions;
   readonly listener = new LocalSocketListener();
-  readonly http: HttpSwitch;
+  readonly http: McpHttpService;
   readonly status: AppStatus;
   readonly settingsApplier: SettingsApplier;
   readonly api: ApiHandlers;
@@ -168,7 +168,7 @@ export class CodeModeHost {
           events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),
       },
     ));
-    const http = (this.http = new HttpSwitch({
+    const http = (this.http = new McpHttpService({
       sessions,
       token: opened.token,
       dataDir: options.dataDir,

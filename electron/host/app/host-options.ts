@@ -4,7 +4,7 @@ import type { CheckpointSigner } from "../audit/audit-checkpoint.js";
 import { CHECKPOINT_FILE, SET_ASIDE_SUFFIX } from "../audit/audit-checkpoint.js";
 import type { ShimLaunch } from "../api/clients/client-snippets.js";
 import type { DockerStatus } from "../sandbox/container-engine/docker-status.js";
-import { LOCAL_ACCESS_NAMES } from "../local-access/local-access-constants.js";
+import { LOCAL_ACCESS_NAMES } from "../ingress/local-access/local-access-constants.js";
 import { INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";
 import { SERVERS_FILE } from "../servers/config/config-store.js";
 import { BUNDLES_DIR } from "../servers/mcpb/bundle-store.js";

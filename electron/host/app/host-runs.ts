@@ -6,7 +6,7 @@ import type {
   RunPythonInput,
 } from "../core/engine/code-mode-engine.js";
 import { RunNotStarted } from "../core/engine/run-not-started.js";
-import type { RunPythonService } from "../mcp/run-python-server.js";
+import type { RunPythonService } from "../ingress/mcp/run-python-server.js";
 import type { DockerOutages } from "../audit/flood/docker-outages.js";
 import type { HostAudit } from "../audit/host-audit.js";
 import type { RunGate } from "./run-gate.js";

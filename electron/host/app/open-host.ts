@@ -5,9 +5,9 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AuditLog } from "../audit/audit-log.js";
-import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
-import { acquireInstanceLock, type InstanceLock } from "../local-access/instance-lock.js";
-import { ensureToken } from "../local-access/token.js";
+import { checkDataDirTrust } from "../ingress/local-access/data-dir-trust.js";
+import { acquireInstanceLock, type InstanceLock } from "../ingress/local-access/instance-lock.js";
+import { ensureToken } from "../ingress/local-access/token.js";
 import { currentOwner } from "../sandbox/containers/container-owner.js";
 import { ensureInstallId } from "../sandbox/containers/install-id.js";
 import { ConfigStore, SERVERS_FILE } from "../servers/config/config-store.js";

@@ -6,7 +6,7 @@ import {
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
-import { checkDataDirTrust, DataDirTrustError } from "../local-access/data-dir-trust.js";
+import { checkDataDirTrust, DataDirTrustError } from "../ingress/local-access/data-dir-trust.js";
 import { dataDir, sandboxImageDir } from "../util/paths.js";
 import { currentOwner, type ContainerOwner } from "../sandbox/containers/container-owner.js";
 import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";

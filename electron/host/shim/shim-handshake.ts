@@ -11,7 +11,7 @@ import {
   shimProofLine,
   type HelloPurpose,
   type LineResult,
-} from "../local-access/handshake.js";
+} from "../ingress/local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 
 export type Challenge =

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { chown, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { SHIM_EXIT } from "../local-access/local-access-constants.js";
-import { socketLocationFor } from "../local-access/socket-path.js";
-import { tokenPath } from "../local-access/token.js";
+import { SHIM_EXIT } from "../ingress/local-access/local-access-constants.js";
+import { socketLocationFor } from "../ingress/local-access/socket-path.js";
+import { tokenPath } from "../ingress/local-access/token.js";
 import { runShim } from "./shim.js";
 import { alsoRemove, tempDir } from "../../../test-support/temp-dir.js";
 import {

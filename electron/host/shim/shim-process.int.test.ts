@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { SHIM_EXIT } from "../local-access/local-access-constants.js";
+import { SHIM_EXIT } from "../ingress/local-access/local-access-constants.js";
 import { collect } from "../../../test-support/local-access.js";
 import { requestId } from "./shim.js";
-import { shimCommand } from "./shim-command.js";
+import { shimCommand } from "../cli/commands/shim-command.js";
 import { tempDir } from "../../../test-support/temp-dir.js";
 import {
   repoRoot,
@@ -89,13 +89,13 @@ describe("shim start-up weight", () => {
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
       "electron/host/util/terminal-text.ts",
-      "electron/host/local-access/data-dir-trust.ts",
-      "electron/host/local-access/handshake.ts",
-      "electron/host/local-access/local-access-constants.ts",
-      "electron/host/local-access/socket-path.ts",
-      "electron/host/local-access/token.ts",
+      "electron/host/ingress/local-access/data-dir-trust.ts",
+      "electron/host/ingress/local-access/handshake.ts",
+      "electron/host/ingress/local-access/local-access-constants.ts",
+      "electron/host/ingress/local-access/socket-path.ts",
+      "electron/host/ingress/local-access/token.ts",
       "electron/host/util/paths.ts",
-      "electron/host/shim/app-log.ts",
+      "electron/host/ingress/local-access/app-log.ts",
       "electron/host/shim/in-flight.ts",
       "electron/host/shim/replay-initialize.ts",
       "electron/host/shim/shim-handshake.ts",

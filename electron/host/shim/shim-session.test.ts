@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import net from "node:net";
 import path from "node:path";
-import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../local-access/local-access-constants.js";
+import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../ingress/local-access/local-access-constants.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { until } from "../../../test-support/wait.js";
 import { tempDir } from "../../../test-support/temp-dir.js";

@@ -8,7 +8,7 @@
 import type net from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../local-access/local-access-constants.js";
+import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../ingress/local-access/local-access-constants.js";
 import { terminalText } from "../util/terminal-text.js";
 import { InFlight, isId, key, type Id, type Message } from "./in-flight.js";
 import { replayInitialize } from "./replay-initialize.js";

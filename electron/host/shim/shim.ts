@@ -6,23 +6,23 @@
 
 import net from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { readLine, type HelloPurpose } from "../local-access/handshake.js";
+import { readLine, type HelloPurpose } from "../ingress/local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { terminalText } from "../util/terminal-text.js";
-import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
+import { checkDataDirTrust } from "../ingress/local-access/data-dir-trust.js";
 import {
   LOCAL_ACCESS_NAMES,
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
-} from "../local-access/local-access-constants.js";
+} from "../ingress/local-access/local-access-constants.js";
 import {
   socketLocationFor,
   socketProblem,
   type SocketLocation,
-} from "../local-access/socket-path.js";
-import { TokenError, readToken } from "../local-access/token.js";
+} from "../ingress/local-access/socket-path.js";
+import { TokenError, readToken } from "../ingress/local-access/token.js";
 import { challenge } from "./shim-handshake.js";
-import { lastLogLine } from "./app-log.js";
+import { lastLogLine } from "../ingress/local-access/app-log.js";
 import { defaultStartApp, type StartApp, type StartOutcome } from "./start-app.js";
 import { runSession, type Attempt, type ReconnectLimits } from "./shim-session.js";
 import { isId, parseObject } from "./in-flight.js";

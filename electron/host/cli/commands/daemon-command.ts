@@ -1,11 +1,11 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { CodeModeHost } from "../../app/code-mode-host.js";
-import { DataDirTrustError } from "../../local-access/data-dir-trust.js";
-import { AlreadyRunningError } from "../../local-access/instance-lock.js";
+import { DataDirTrustError } from "../../ingress/local-access/data-dir-trust.js";
+import { AlreadyRunningError } from "../../ingress/local-access/instance-lock.js";
 import { dataDir, packageRoot } from "../../util/paths.js";
-import { capAppLogWhileRunning } from "../../shim/app-log.js";
-import { UiServer } from "../../ui-server/ui-server.js";
+import { capAppLogWhileRunning } from "../../ingress/local-access/app-log.js";
+import { UiServer } from "../../ingress/ui-server/ui-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { packageVersion } from "../../util/package-version.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";

@@ -5,7 +5,7 @@ import { CatalogError } from "../../core/catalog/catalog-builder.js";
 import { ApprovalService } from "../../core/approvals/approval-service.js";
 import { configAsksFirst } from "../../core/approvals/ask-policy.js";
 import { CodeModeEngine } from "../../core/engine/code-mode-engine.js";
-import { createRunPythonServer } from "../../mcp/run-python-server.js";
+import { createRunPythonServer } from "../../ingress/mcp/run-python-server.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { ServerSet } from "../../servers/server-set.js";
 import { resolveServerPath } from "../../servers/server-path.js";

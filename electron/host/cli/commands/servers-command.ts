@@ -10,7 +10,10 @@ import {
   type BuiltEntry,
   type SettingProblem,
 } from "../../../../shared/server-catalog/server-catalog.js";
-import { acquireInstanceLock, AlreadyRunningError } from "../../local-access/instance-lock.js";
+import {
+  acquireInstanceLock,
+  AlreadyRunningError,
+} from "../../ingress/local-access/instance-lock.js";
 import { dataDir } from "../../util/paths.js";
 import { SERVERS_FILE } from "../../servers/config/config-store.js";
 import {

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { SHIM_EXIT } from "../../local-access/local-access-constants.js";
+import { SHIM_EXIT } from "../../ingress/local-access/local-access-constants.js";
 import { dataDir } from "../../util/paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { openInBrowser } from "../open-browser.js";

@@ -19,7 +19,7 @@ import {
 import type { ApprovalGate, ApprovalOutcome } from "../bridge/approval-gate.js";
 import { Bridge } from "../bridge/bridge.js";
 import { TaintRegistry } from "../bridge/taint.js";
-import { readSkillGuide } from "../../mcp/skill-guide.js";
+import { readSkillGuide } from "../../ingress/mcp/skill-guide.js";
 import { runPythonInputJsonSchema } from "../engine/run-python-schema.js";
 import { sandboxImageDir } from "../../util/paths.js";
 import { NOT_RUNNING_HELP } from "../../shim/shim.js";

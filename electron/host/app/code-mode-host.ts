@@ -1,20 +1,21 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
-import type { ServerView } from "../../../shared/api/api-views.js";
+import type { ServerView, TaintView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { API_LIMITS, HOST_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
 import type { AuditLog } from "../audit/audit-log.js";
-import { ApprovalService } from "../core/approvals/approval-service.js";
-import { configAsksFirst } from "../core/approvals/ask-policy.js";
+import type { ApprovalService } from "../core/approvals/approval-service.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
 import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
 import { configSecrets } from "../core/secrets/secret-mask.js";
 import { TaintRegistry } from "../core/bridge/taint.js";
 import { findDocker } from "../sandbox/container-engine/docker-status.js";
-import { CodeModeEngine } from "../core/engine/code-mode-engine.js";
+import type { CodeModeEngine } from "../core/engine/code-mode-engine.js";
+import { runEngineBuilder } from "./run-engine.js";
 import type { McpHttpServer } from "../ingress/http/mcp-http-server.js";
 import type { InstanceLock } from "../ingress/local-access/instance-lock.js";
 import { LocalSocketListener } from "../ingress/local-access/socket-listener.js";
+import { listenForClients } from "../ingress/mcp/socket-clients.js";
 import { sandboxImageDir } from "../util/paths.js";
 import { readContext } from "../sandbox/image.js";
 import type { ConfigStore } from "../servers/config/config-store.js";
@@ -37,6 +38,7 @@ import { McpHttpService } from "../ingress/http/mcp-http-service.js";
 import { openHost, type Opened } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { wirePins } from "./pin-events.js";
+import { forwardHostEvents } from "./host-events.js";
 import { ClientAuditLog } from "../audit/flood/client-entry-limiter.js";
 import type { ToolPins } from "../servers/pins/tool-pins.js";
 import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
@@ -102,14 +104,13 @@ export class CodeModeHost {
     const record = (entry: AuditEntryInput) => hostAudit.record(entry);
     const now = () => options.now?.() ?? new Date();
     const outages = (this.outages = new DockerOutages(record, log, now));
-    // Made below, once the sandbox it runs in is: warm containers are staged only after.
-    let catalogSource: CodeModeEngine | null = null;
+    const engineBuilder = runEngineBuilder();
     const sandbox = (this.sandbox = new SandboxSupervisor({
       findDocker: options.findDocker ?? (() => findDocker()),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       ...sandboxSettings(settings),
-      stagedTools: () => catalogSource?.stagedTools() ?? null,
+      stagedTools: engineBuilder.stagedTools,
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),
@@ -121,16 +122,8 @@ export class CodeModeHost {
     }));
     const recorder = new AuditRecorder(record, () => configSecrets(configStore.current));
     const runImages = new RunImageCache();
-    const approvals = (this.approvals = new ApprovalService({
-      // The saved config, read at each call: a policy changed in the UI applies to the next call.
-      asksFirst: (server, tool) => configAsksFirst(configStore.current, server, tool),
-      record,
-      changed: (views) => events.emit("approvals.changed", views),
-      secrets: () => configSecrets(configStore.current),
-      timeoutSeconds: settings.approvalTimeoutSeconds,
-    }));
     const gate = (this.gate = new RunGate(settings.maxConcurrentRuns));
-    const engine = (this.engine = new CodeModeEngine({
+    const { engine, approvals } = engineBuilder.build({
       servers,
       sandbox,
       taint,
@@ -146,12 +139,15 @@ export class CodeModeHost {
       settings: engineSettings(settings),
       tolerateCatalogErrors: true,
       serverTools: () => catalogInput(servers, configStore.current, opened.pins),
-      approvals,
-    }));
-    catalogSource = engine;
-    // Warm containers already idle get the catalog now, and each change after.
-    sandbox.catalogChanged();
-    engine.onCatalogChange(() => sandbox.catalogChanged());
+      approvals: {
+        config: () => configStore.current,
+        record,
+        changed: (views) => events.emit("approvals.changed", views),
+        timeoutSeconds: settings.approvalTimeoutSeconds,
+      },
+    });
+    this.engine = engine;
+    this.approvals = approvals;
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     // A client can connect and leave in a loop: connections are logged one by one up to a bound.
@@ -208,29 +204,20 @@ export class CodeModeHost {
       },
     });
     configStore.onApply((next, summary) => this.applyConfig(next, summary));
-    hostAudit.onHealthChange(() => status.changed());
-    // app.info carries Docker's state too.
-    events.on("docker.changed", () => status.changed());
-    taint.onChange((change) => {
-      if (change.type === "reset") {
-        record({
-          kind: "taint_reset",
-          client: change.client,
-          previousTool: change.previous.pyName,
-        });
-      }
-      events.emit("taint.changed", pageOf(taintViews(taint), API_LIMITS.taintPageMaxLimit));
+    const serversChanged = () => this.emitServers();
+    const audit = opened.audit;
+    forwardHostEvents({
+      events,
+      taint,
+      record,
+      log,
+      engine,
+      status,
+      servers,
+      hostAudit,
+      audit,
+      serversChanged,
     });
-    engine.onCatalogError((message) => {
-      log?.(
-        `the tools of a server changed but cannot be used: ${message}; keeping the previous tools`,
-      );
-      status.changed();
-    });
-    servers.on("status", () => this.emitServers());
-    servers.on("tools", () => this.emitServers());
-    opened.audit.subscribe((entry) => events.emit("audit.entry", entry));
-    opened.audit.onVerifyProgress((progress) => events.emit("audit.verify", progress));
     const { pendingBundles, serverPath } = this;
     const bundles = { configStore, dataDir: options.dataDir, serverPath, pendingBundles };
     this.tries = tryServices(bundles, hostAudit);
@@ -243,7 +230,7 @@ export class CodeModeHost {
       shimLaunch: options.shimLaunch,
       mcpHttp: () => http.server,
       bundles: { ...bundles, serverViews: () => this.serverViews() },
-      taint: { taint, taintViews: () => taintViews(taint) },
+      taint: { taint, taintViews: () => this.taintViews() },
       settings: this.settingsApplier,
       audit: opened.audit,
       runImages,
@@ -281,7 +268,12 @@ export class CodeModeHost {
         startWaitMs: SERVER_LIMITS.startupWaitMs,
       }),
     ]);
-    await this.listen();
+    const { dataDir, env, uiLink } = this.options;
+    const record = (entry: AuditEntryInput) => this.record(entry);
+    await listenForClients(this.listener, this.sessions, {
+      ...{ dataDir, env, uiLink, record, log: this.options.log },
+      instanceLock: this.lock,
+    });
     await this.http
       .apply(settings)
       .catch((error: unknown) =>
@@ -294,27 +286,6 @@ export class CodeModeHost {
     // than on the first Audit page (slow after an upgrade or a crash left it missing or stale).
     this.audit.index.buildInBackground();
     for (const problem of this.startupProblems) log(problem);
-  }
-
-  private async listen(): Promise<void> {
-    const log = this.options.log;
-    await this.listener.listen({
-      dataDir: this.options.dataDir,
-      env: this.options.env,
-      instanceLock: this.lock,
-      uiLink: this.options.uiLink,
-      onConnection: (socket) => {
-        void this.sessions.attachSocket(socket).catch((error: unknown) => {
-          log?.(`connection failed: ${String(error)}`);
-          socket.destroy();
-        });
-      },
-      onRefused: (refusal) => {
-        log?.(`refused a socket connection: ${refusal.message}`);
-        this.record({ kind: "auth_refused", reason: refusal.message, transport: "socket" });
-      },
-      onError: (error) => log?.(`socket: ${error.message}`),
-    });
   }
 
   private watchDocker(): void {
@@ -365,6 +336,11 @@ export class CodeModeHost {
 
   serverViews(): ServerView[] {
     return serverViews(this.servers, this.config, (name) => this.pins.heldCount(name));
+  }
+
+  /** The clients held to private tools. */
+  taintViews(): TaintView[] {
+    return taintViews(this.taint);
   }
 
   /** The MCP-over-HTTP server while it is on (tests reach its idle sweep through it). */

@@ -34,11 +34,19 @@ export interface Opened {
   pins: ToolPins;
 }
 
+/**
+ * Makes the data directory (0700) if it is not there, and refuses one another user owns or can
+ * write (DataDirTrustError): before anything in it is read or written, since such a directory
+ * is theirs.
+ */
+export async function prepareDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await checkDataDirTrust(dataDir, DATA_DIR_TRUSTED_ENTRIES);
+}
+
 export async function openHost(options: HostOptions): Promise<Opened> {
   const log = options.log ?? (() => undefined);
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  // Before anything in it is read or written: a directory another user can write is theirs.
-  await checkDataDirTrust(options.dataDir, DATA_DIR_TRUSTED_ENTRIES);
+  await prepareDataDir(options.dataDir);
   const lock = await acquireInstanceLock(options.dataDir);
   // The login shell takes a moment (nvm, conda): it runs while the rest loads.
   const serverPathResolving = (

@@ -1,15 +1,17 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CodeModeHost } from "../../app/code-mode-host.js";
-import { DataDirTrustError } from "../../ingress/local-access/data-dir-trust.js";
-import { AlreadyRunningError } from "../../ingress/local-access/instance-lock.js";
+import {
+  AlreadyRunningError,
+  CodeModeHost,
+  DataDirTrustError,
+  UiServer,
+  capAppLogWhileRunning,
+  type ShimLaunch,
+} from "../../app/index.js";
 import { dataDir, packageRoot } from "../../util/paths.js";
-import { capAppLogWhileRunning } from "../../ingress/local-access/app-log.js";
-import { UiServer } from "../../ingress/ui-server/ui-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { packageVersion } from "../../util/package-version.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import type { ShimLaunch } from "../../api/clients/client-snippets.js";
 
 export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N] [--stop-on-stdin-end]
 

@@ -11,8 +11,7 @@ import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
 import { catalogSandboxTools } from "../catalog/sandbox-tools.js";
-import type { RunImageData } from "../ports/run-types.js";
-import type { RunHooks, RunRequest, SandboxTool } from "../ports/run-types.js";
+import type { RunImageData, SandboxRunner, SandboxTool } from "../ports/run-types.js";
 import type { ServerState } from "../ports/server-state.js";
 import type { ToolCaller } from "../ports/tool-caller.js";
 import type { ServersConfig } from "../ports/server-config-types.js";
@@ -71,14 +70,6 @@ export interface EngineServers extends ToolCaller {
   serverTools(): ServerTools[];
   /** A server's tools changed, or its status did; returns the unsubscribe. */
   on(event: "tools" | "status", listener: () => void): () => void;
-}
-
-/** What the engine needs of a sandbox: the Sandbox itself, or the host's supervisor around it. */
-export interface SandboxRunner {
-  run(request: RunRequest, hooks: RunHooks): Promise<RunResult>;
-  readonly deadlineSeconds: number;
-  /** The container runtime runs get (the audit log names it); runc when not said. */
-  readonly runtime?: SandboxRuntime;
 }
 
 export interface RunEvents {

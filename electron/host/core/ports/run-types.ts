@@ -1,4 +1,5 @@
-import type { RunImage } from "../../../../shared/run-result.js";
+import type { RunImage, RunResult } from "../../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../../shared/settings.js";
 
 /** An image the run attached: what the result lists, and the PNG bytes themselves. */
 export interface RunImageData extends RunImage {
@@ -50,4 +51,12 @@ export interface RunHooks {
    * sandbox (the call budget, the run's audit bytes) says the run must stop.
    */
   limit?: AbortSignal | undefined;
+}
+
+/** What the engine needs of a sandbox: the Sandbox itself, or the host's supervisor around it. */
+export interface SandboxRunner {
+  run(request: RunRequest, hooks: RunHooks): Promise<RunResult>;
+  readonly deadlineSeconds: number;
+  /** The container runtime runs get (the audit log names it); runc when not said. */
+  readonly runtime?: SandboxRuntime;
 }

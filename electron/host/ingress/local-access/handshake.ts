@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { LOCAL_ACCESS_LIMITS } from "../../../../shared/limits.js";
 import { HANDSHAKE } from "./local-access-constants.js";
+import { LineFramer } from "../../util/line-framer.js";
 
 export type LineResult =
   | { kind: "line"; line: string }
@@ -23,9 +24,20 @@ export function readLine(
   timeoutMs: number | undefined,
 ): Promise<LineResult> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let line: string | null = null;
+    let tooLong = false;
     let done = false;
+    // The cap counts the newline: a line of maxBytes bytes is one too many once it ends.
+    const lines = new LineFramer({
+      maxLineBytes: maxBytes,
+      overLong: "stop",
+      onLine: (bytes) => {
+        if (bytes.length + 1 > maxBytes) tooLong = true;
+        else line = bytes.toString("utf8");
+        lines.stop();
+      },
+      onOverLong: () => (tooLong = true),
+    });
 
     const finish = (result: LineResult, rest?: Buffer): void => {
       if (done) return;
@@ -43,26 +55,13 @@ export function readLine(
         const chunk = stream.read() as Buffer | string | null;
         if (chunk === null) return;
         const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-        const newline = bytes.indexOf(0x0a);
-        const used = newline === -1 ? bytes.length : newline + 1;
-        if (size + used > maxBytes) {
-          finish({ kind: "too-long" });
-          return;
-        }
-        if (newline === -1) {
-          chunks.push(bytes);
-          size += bytes.length;
-          continue;
-        }
-        chunks.push(bytes.subarray(0, newline));
-        finish(
-          { kind: "line", line: Buffer.concat(chunks).toString("utf8") },
-          bytes.subarray(newline + 1),
-        );
+        const taken = lines.push(bytes);
+        if (tooLong) finish({ kind: "too-long" });
+        else if (line !== null) finish({ kind: "line", line }, bytes.subarray(taken));
       }
     };
     const onEnd = (): void =>
-      finish({ kind: "end", partial: Buffer.concat(chunks).toString("utf8") });
+      finish({ kind: "end", partial: lines.partial()?.toString("utf8") ?? "" });
     const onError = (error: Error): void => finish({ kind: "error", error });
     const timer =
       timeoutMs === undefined

@@ -6,7 +6,7 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { LineSplitter } from "../../sandbox/runner/line-splitter.js";
+import { LineFramer } from "../../util/line-framer.js";
 
 /** A JSON-RPC error reply with no request to answer: MCP lets the id be left out then. */
 function errorLine(code: number, message: string, id?: string | number): string {
@@ -36,7 +36,25 @@ export class SocketTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly splitter = new LineSplitter(HOST_LIMITS.socketMessageMaxBytes);
+  private readonly lines = new LineFramer({
+    maxLineBytes: HOST_LIMITS.socketMessageMaxBytes,
+    overLong: "stop",
+    onLine: (line) => {
+      if (this.closed) return this.lines.stop();
+      this.receive(line.toString("utf8"));
+    },
+    onOverLong: () => {
+      if (this.closed) return;
+      this.socket.write(
+        errorLine(
+          ErrorCode.InvalidRequest,
+          `message longer than ${HOST_LIMITS.socketMessageMaxBytes} bytes: connection closed`,
+        ),
+      );
+      this.socket.end();
+      void this.close();
+    },
+  });
   private closed = false;
 
   /** `onCutOff` is told the unread bytes when the connection is cut off (for the audit log). */
@@ -47,21 +65,7 @@ export class SocketTransport implements Transport {
 
   start(): Promise<void> {
     this.socket.on("data", (chunk: Buffer) => {
-      for (const event of this.splitter.push(chunk)) {
-        if (this.closed) return;
-        if (event.kind === "line") {
-          this.receive(event.text);
-          continue;
-        }
-        this.socket.write(
-          errorLine(
-            ErrorCode.InvalidRequest,
-            `message longer than ${HOST_LIMITS.socketMessageMaxBytes} bytes: connection closed`,
-          ),
-        );
-        this.socket.end();
-        void this.close();
-      }
+      if (!this.closed) this.lines.push(chunk);
     });
     // The connection ending is the session ending (the SDK's transport would not notice).
     const end = (): void => void this.close();

@@ -9,7 +9,7 @@ import {
 import { STOP_REASONS, type RunResult, type StopReason } from "../../../../shared/run-result.js";
 import { errorTypeName } from "../../core/bridge/messages.js";
 import { ImageReceiver } from "./image-receiver.js";
-import { LineSplitter } from "./line-splitter.js";
+import { LineFramer } from "../../util/line-framer.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
 import {
   encodeHostMessage,
@@ -55,7 +55,6 @@ export function runInContainer(
   const started = clock.now();
   const stdout = new OutputCapture(RUN_LIMITS.stdoutKeptBytes);
   const stderr = new OutputCapture(RUN_LIMITS.stderrKeptBytes);
-  const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
   const seenIds = new Set<number>();
   const images = new ImageReceiver();
   let calls = 0;
@@ -205,24 +204,29 @@ export function runInContainer(
       }
     }
 
-    container.onStdout((chunk) => {
-      if (finished) return;
-      for (const event of lines.push(chunk)) {
-        if (finished) return;
-        if (event.kind === "overflow") {
-          stop(
-            "protocol_violation",
-            `a line from the sandbox exceeded ${PROTOCOL_LIMITS.lineMaxBytes} bytes`,
-          );
-          return;
-        }
-        const parsed = parseRunnerLine(event.text);
+    const lines = new LineFramer({
+      maxLineBytes: PROTOCOL_LIMITS.lineMaxBytes,
+      overLong: "stop",
+      onLine: (line) => {
+        // The run is over: the rest of the chunk is not even cut into lines.
+        if (finished) return lines.stop();
+        const parsed = parseRunnerLine(line.toString("utf8"));
         if (!parsed.ok) {
           stop("protocol_violation", parsed.reason);
           return;
         }
         handle(parsed.message);
-      }
+      },
+      onOverLong: () => {
+        if (finished) return;
+        stop(
+          "protocol_violation",
+          `a line from the sandbox exceeded ${PROTOCOL_LIMITS.lineMaxBytes} bytes`,
+        );
+      },
+    });
+    container.onStdout((chunk) => {
+      if (!finished) lines.push(chunk);
     });
 
     container.ended.then(

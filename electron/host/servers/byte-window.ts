@@ -2,9 +2,9 @@ import { SERVER_LIMITS } from "../../../shared/limits.js";
 
 /**
  * Counts the bytes a server writes to one of its pipes over SERVER_LIMITS.outputBytesWindowMs;
- * `add` says when they pass SERVER_LIMITS.outputBytesPerWindowMax. Its stdout is counted by
- * StdioLineBuffer; this one counts its stderr, which the host decodes and splits into lines
- * too, so a server writing stderr as fast as its pipe took it kept the host's thread ~65% busy.
+ * `add` says when they pass SERVER_LIMITS.outputBytesPerWindowMax. Its stdout is counted
+ * (server-output.ts) and so is its stderr, which the host decodes and splits into lines too: a
+ * server writing stderr as fast as its pipe took it kept the host's thread ~65% busy.
  */
 export class ByteWindow {
   #windowStart: number;

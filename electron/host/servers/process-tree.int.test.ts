@@ -12,7 +12,7 @@ import { stubbornEntry, stubbornPids } from "../../../test-support/stubborn-serv
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
 import { closeStarted, toy, track } from "../../../test-support/wrapped-server-fixtures.js";
-import { ProcessTreeTransport } from "./process-tree-transport.js";
+import { ServerProcessTransport } from "./server-process-transport.js";
 import { ServerSet } from "./server-set.js";
 import { tryServer } from "./try-server.js";
 import { WrappedServer } from "./wrapped-server.js";
@@ -135,9 +135,9 @@ describe("a wrapped server's process tree", () => {
   });
 });
 
-describe("ProcessTreeTransport", () => {
-  const shell = (script: string): ProcessTreeTransport =>
-    new ProcessTreeTransport(
+describe("ServerProcessTransport", () => {
+  const shell = (script: string): ServerProcessTransport =>
+    new ServerProcessTransport(
       { command: "/bin/sh", args: ["-c", script], stderr: "pipe" },
       { stdinMs: 200, termMs: 200 },
     );

@@ -1,7 +1,6 @@
 // The link to one child process of a wrapped server: its transport, the SDK client in
 // front of it, and the tail of its stderr.
 
-import type { ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ServerEntry } from "../core/ports/server-config-types.js";
@@ -9,11 +8,11 @@ import type { StderrTail } from "./stderr-tail.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";
 import { FLOOD_REASON, meterMessages } from "./message-meter.js";
-import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
+import { BYTES_FLOOD_REASON } from "./server-output.js";
 import { ByteWindow } from "./byte-window.js";
 import { RateBucket } from "./rate-bucket.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
-import { ProcessTreeTransport } from "./process-tree-transport.js";
+import { ServerProcessTransport } from "./server-process-transport.js";
 
 /** Why a server that read too little of what the host sent it was stopped. */
 export const UNREAD_INPUT_REASON = `it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`;
@@ -26,7 +25,7 @@ export const STDERR_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputByt
 
 /** Each server in a process group of its own, ended with its whole tree (process-tree.ts). */
 export const defaultTransportFactory: TransportFactory = (params) =>
-  new ProcessTreeTransport(params);
+  new ServerProcessTransport(params);
 
 export interface Connection {
   client: Client;
@@ -103,10 +102,9 @@ export function spawnConnection(options: SpawnOptions): Connection {
   // a server chooses how much it is sent (the SDK answers its requests, echoing their ids).
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
-    const stdin = (transport as { _process?: ChildProcess })._process?.stdin;
     if (
       connection.stoppedBecause === null &&
-      (stdin?.writableLength ?? 0) > SERVER_LIMITS.inputUnreadMaxBytes
+      (transport.unreadInputBytes ?? 0) > SERVER_LIMITS.inputUnreadMaxBytes
     ) {
       connection.stoppedBecause = UNREAD_INPUT_REASON;
       stopAtOnce(transport);
@@ -119,17 +117,15 @@ export function spawnConnection(options: SpawnOptions): Connection {
   // Before the client connects, so every message is counted before it is handled.
   const countMessage = meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;
-    lines?.stop();
+    transport.stopReading?.();
     stopAtOnce(transport);
   });
-  const lines = useLineBuffer(
-    transport,
-    () => {
-      connection.stoppedBecause = BYTES_FLOOD_REASON;
-      stopAtOnce(transport);
-    },
-    countMessage,
-  );
+  // Its stdout's bytes and reads cost the host too: counted the same way.
+  transport.onChunkWithoutLine = countMessage;
+  transport.onOutputFlood = () => {
+    connection.stoppedBecause = BYTES_FLOOD_REASON;
+    stopAtOnce(transport);
+  };
   return connection;
 }
 
@@ -137,22 +133,14 @@ export function spawnConnection(options: SpawnOptions): Connection {
  * Stops a server that floods the host, without the grace a stop gives (stdin closed, then
  * SIGTERM, SERVER_LIMITS.stopStdinGraceMs and stopTermGraceMs), during which whatever the child
  * writes would still be read and parsed (and a child of a wrapper such as npx, still holding the
- * pipe, could write on for good). So the child's stdout is destroyed and the child killed first:
- * with its whole tree on the host's own transport; on another StdioClientTransport (tests) the
- * child the SDK keeps in a private field, the only way to it.
+ * pipe, could write on for good). So the child is killed first: with its whole tree on the
+ * host's own transport; on another transport (a test's) by its pid, if it tells one.
  */
 function stopAtOnce(transport: ServerTransport): void {
-  const child = (transport as { _process?: ChildProcess })._process;
-  if (transport instanceof ProcessTreeTransport) {
+  if (transport.killNow) {
     // What it started goes too: a child holding its pipes could go on writing.
     transport.killNow();
-  } else if (child) {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-    child.kill("SIGKILL");
   } else if (typeof transport.pid === "number") {
-    // An SDK that renamed the field still gives the pid: the child is killed at once all the
-    // same, so it cannot flood on through close()'s grace (server-connection.int.test.ts pins it).
     try {
       process.kill(transport.pid, "SIGKILL");
     } catch {

@@ -10,10 +10,24 @@ import type { ServerState, ServerStatus } from "../core/ports/server-state.js";
 
 export type { ServerState, ServerStatus };
 
-/** What a transport factory must give back: an SDK transport, with the child's stderr and pid when it has them. */
+/**
+ * What a transport factory must give back: an SDK transport, with the child's stderr and pid
+ * when it has them. The host's own (server-process-transport.ts) has the rest too, which bound
+ * what a server costs the host; a test's transport may lack them.
+ */
 export interface ServerTransport extends Transport {
   readonly stderr?: Stream | null;
   readonly pid?: number | null;
+  /** Bytes the host sent that the child has not read yet. */
+  readonly unreadInputBytes?: number;
+  /** Told once when the server writes more bytes than a window allows. */
+  onOutputFlood?: (() => void) | undefined;
+  /** Told of each chunk of output that ends no line. */
+  onChunkWithoutLine?: (() => void) | undefined;
+  /** Reads nothing more of the child's output. */
+  stopReading?(): void;
+  /** Ends the child and all it started at once, no grace. */
+  killNow?(): void;
 }
 
 export type TransportFactory = (params: StdioServerParameters) => ServerTransport;

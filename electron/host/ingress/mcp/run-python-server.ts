@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { AnyObjectSchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
@@ -9,8 +10,6 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   type CallToolResult,
-  type InitializeRequest,
-  type InitializeResult,
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -67,6 +66,8 @@ function invalid(message: string): CallToolResult {
 const rawToolCall = z.object({ method: z.literal("tools/call"), params: z.unknown() });
 type RawToolCall = z.infer<typeof rawToolCall>;
 type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type ServerHandlerExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
+type ServerHandlerResult = ReturnType<Parameters<Server["setRequestHandler"]>[1]>;
 
 /**
  * A -32602 answer. Not the SDK's McpError: that one puts "MCP error -32602: " into the message
@@ -86,31 +87,37 @@ class InvalidRequest extends Error {
  * client's name, which names the connection in the audit log and is the taint key of the
  * session's runs: a client could be logged as one client and run, tainted or not, as another.
  * The Streamable HTTP transport refuses a second one itself; the local socket did not.
+ *
+ * The SDK's Server registers its own initialize handler through setRequestHandler as it is
+ * made: this subclass wraps that handler as it is registered, so the answer is still the SDK's
+ * own (capabilities, protocol version, the client's info kept for getClientVersion), given
+ * once. client-initialize-once.int.test.ts fails should an SDK register it another way.
  */
-function initializeOnce(
-  server: Server,
-  onInitialize: RunPythonServerOptions["onInitialize"],
-): void {
-  // The SDK's own handler, under the one method it registered it with.
-  const sdk = server as unknown as {
-    _oninitialize(request: InitializeRequest): Promise<InitializeResult>;
-  };
-  let initialized = false;
-  Protocol.prototype.setRequestHandler.call(
-    server,
-    InitializeRequestSchema,
-    async (request: InitializeRequest): Promise<InitializeResult> => {
+class OneInitializeServer extends Server {
+  /** Told of the connection's one initialize, once it is answered. */
+  onInitializeAnswered?: ((clientInfo: { name: string; version: string }) => void) | undefined;
+
+  override setRequestHandler<T extends AnyObjectSchema>(
+    schema: T,
+    handler: (request: SchemaOutput<T>, extra: ServerHandlerExtra) => ServerHandlerResult,
+  ): void {
+    if ((schema as unknown) !== InitializeRequestSchema) {
+      super.setRequestHandler(schema, handler);
+      return;
+    }
+    let initialized = false;
+    super.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
       if (initialized) {
         throw new InvalidRequest(
           "initialize: this connection is initialized already; open a new connection for a new session",
         );
       }
       initialized = true;
-      const result = await sdk._oninitialize(request);
-      onInitialize?.(request.params.clientInfo);
+      const result = await handler(request as SchemaOutput<T>, extra);
+      this.onInitializeAnswered?.(request.params.clientInfo);
       return result;
-    },
-  );
+    });
+  }
 }
 
 function describeType(value: unknown): string {
@@ -150,13 +157,13 @@ export function createRunPythonServer(
   engine: RunPythonService,
   options: RunPythonServerOptions,
 ): { server: Server; closed: Promise<void> } {
-  const server = new Server(
+  const server = new OneInitializeServer(
     { name: "codemode", version: options.version },
     // logging: clients (and the conformance suite) set a level with logging/setLevel; the
     // SDK answers it and keeps the level per session.
     { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} } },
   );
-  initializeOnce(server, options.onInitialize);
+  server.onInitializeAnswered = options.onInitialize;
 
   // SKILL.md, offered as a prompt and as a resource, so a client that shows either can load
   // the guide without copying files.

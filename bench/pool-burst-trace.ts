@@ -52,7 +52,12 @@ async function main(): Promise<void> {
     maxConcurrentRuns: SETTINGS_BOUNDS.maxConcurrentRuns.default,
   };
   const newPool = (floor: number): WarmPool =>
-    new WarmPool(start, floor, poolGrowthFor(defaults), undefined, { preload: true });
+    new WarmPool({
+      startContainer: start,
+      size: floor,
+      growth: poolGrowthFor(defaults),
+      preload: true,
+    });
   let pool: WarmPool | null = null;
   const removals: Promise<void>[] = [];
   const bursts: number[][] = [];

@@ -35,11 +35,11 @@ import { HostAudit } from "../audit/host-audit.js";
 import type { HostOptions } from "./host-options.js";
 import { HostRuns } from "./host-runs.js";
 import { McpHttpService } from "../ingress/http/mcp-http-service.js";
-import { openHost, type Opened } from "./open-host.js";
+import { openHost, type OpenedDataDir } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { wirePins } from "./pin-events.js";
 import { forwardHostEvents } from "./host-events.js";
-import { ClientAuditLog } from "../audit/flood/client-entry-limiter.js";
+import { ClientEntryRecorder } from "../audit/flood/client-entry-recorder.js";
 import type { ToolPins } from "../servers/pins/tool-pins.js";
 import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
 import { serverViews, taintViews } from "../api/server-views.js";
@@ -82,11 +82,11 @@ export class CodeModeHost {
   private readonly lock: InstanceLock;
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
-  private readonly clientLog: ClientAuditLog;
+  private readonly clientLog: ClientEntryRecorder;
 
   private constructor(
     readonly options: HostOptions,
-    opened: Opened,
+    opened: OpenedDataDir,
   ) {
     const { events, taint } = this;
     const servers = (this.servers = opened.servers);
@@ -151,7 +151,7 @@ export class CodeModeHost {
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     // A client can connect and leave in a loop: connections are logged one by one up to a bound.
-    const clientLog = (this.clientLog = new ClientAuditLog(record));
+    const clientLog = (this.clientLog = new ClientEntryRecorder(record));
     const sessions = (this.sessions = new ClientSessions(
       new HostRuns(engine, gate, hostAudit, sandbox, outages),
       options.version,

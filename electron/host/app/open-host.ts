@@ -20,7 +20,7 @@ import { loadHostState, openHostAudit, type HostState } from "./host-state.js";
 import { configSecrets } from "../core/secrets/secret-mask.js";
 
 /** What is made before the services: the lock held, the token, the files read, the log open. */
-export interface Opened {
+export interface OpenedDataDir {
   lock: InstanceLock;
   /** The PATH wrapped servers start with, resolved once at start. */
   serverPath: ServerPath;
@@ -44,7 +44,7 @@ export async function prepareDataDir(dataDir: string): Promise<void> {
   await checkDataDirTrust(dataDir, DATA_DIR_TRUSTED_ENTRIES);
 }
 
-export async function openHost(options: HostOptions): Promise<Opened> {
+export async function openHost(options: HostOptions): Promise<OpenedDataDir> {
   const log = options.log ?? (() => undefined);
   await prepareDataDir(options.dataDir);
   const lock = await acquireInstanceLock(options.dataDir);

@@ -2,7 +2,11 @@ import type Dockerode from "dockerode";
 import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
-import { engineRuntimes, missingRuntimeMessage } from "./container-engine/docker-runtimes.js";
+import {
+  engineRuntimes,
+  missingRuntimeMessage,
+  savedRuntimeProblem,
+} from "./container-engine/docker-runtimes.js";
 import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
 import {
@@ -96,15 +100,9 @@ export class SandboxSupervisor {
   /** Looks whether the engine has the chosen runtime; an engine that cannot say is not blamed. */
   private async checkEngineRuntime(docker: Dockerode): Promise<void> {
     const runtime = this.currentRuntime;
-    const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
-    const missing = available === null ? null : missingRuntimeMessage(runtime, available);
+    const problem = await savedRuntimeProblem(docker, runtime);
     // The setting may have changed (and been checked) while the engine was asked.
-    if (runtime !== this.currentRuntime) return;
-    this.runtimeMissing =
-      missing === null
-        ? null
-        : `Code Mode cannot run code: the saved sandbox runtime is "${runtime}", but ${missing} ` +
-          `To run code with the standard runtime, choose runc on the Sandbox page.`;
+    if (runtime === this.currentRuntime) this.runtimeMissing = problem;
   }
 
   get deadlineSeconds(): number {

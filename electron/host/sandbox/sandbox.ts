@@ -70,18 +70,15 @@ export class Sandbox {
     this.currentRuntime = options.runtime ?? "runc";
     this.preloading = options.preload === true;
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
-    this.pool = new WarmPool(
-      (warm, preload) => this.startContainer(warm && preload),
+    this.pool = new WarmPool({
+      startContainer: (warm, preload) => this.startContainer(warm && preload),
       size,
-      options.poolGrowth,
-      undefined,
-      {
-        readyTimeoutMs: options.readyTimeoutMs,
-        preload: this.preloading,
-        leanWindowMs: options.leanWindowMs,
-        onPooled: (container) => this.stage(container),
-      },
-    );
+      growth: options.poolGrowth,
+      readyTimeoutMs: options.readyTimeoutMs,
+      preload: this.preloading,
+      leanWindowMs: options.leanWindowMs,
+      onPooled: (container) => this.stage(container),
+    });
     this.pool.fill();
   }
 

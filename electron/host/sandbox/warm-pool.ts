@@ -1,42 +1,7 @@
 import { POOL_LIMITS } from "../../../shared/limits.js";
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
-
-/** The clock and timer the pool shrinks by (tests give fake ones). */
-export interface PoolClock {
-  now(): number;
-  setTimeout(run: () => void, ms: number): () => void;
-}
-
-const realClock: PoolClock = {
-  now: () => performance.now(),
-  setTimeout(run, ms) {
-    const timer = setTimeout(run, ms);
-    // An idle pool waiting to shrink keeps no process alive.
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
-
-export interface WarmPoolOptions {
-  /** A started container that has not said ready by then is removed and replaced. */
-  readyTimeoutMs?: number;
-  /**
-   * Warm containers preload (import the heavy libraries while they wait), except refills started
-   * under pressure (see WarmPool). Off unless said; setPreload changes it.
-   */
-  preload?: boolean;
-  /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
-  leanWindowMs?: number;
-  /**
-   * Called for each container as it joins the pool, ready: the Sandbox sends it the catalog
-   * then (SandboxContainer.stage), off any run's path. A throw is ignored.
-   */
-  onPooled?: (container: SandboxContainer) => void;
-}
-
-/** How a started warm container's wait for its ready line ended. */
-type Readiness = "ready" | "failed" | "timeout" | "abandoned";
+import { readiness, realClock, type PoolClock, type WarmPoolOptions } from "./warm-pool-options.js";
 
 /**
  * Started, idle containers waiting for their start line, so a run skips container
@@ -97,19 +62,13 @@ export class WarmPool {
   private readonly lean = new Set<SandboxContainer>();
   private cancelRest: (() => void) | null = null;
 
-  constructor(
-    /**
-     * `warm` is true for a container that will wait in the pool, false for a cold one taken
-     * now; `preload` says whether it imports the heavy libraries while it waits.
-     */
-    private readonly startContainer: (warm: boolean, preload: boolean) => Promise<SandboxContainer>,
-    /** Idle containers kept when runs are quiet. */
-    size: number,
-    growth: PoolGrowth = FIXED_POOL,
-    private readonly clock: PoolClock = realClock,
-    options: WarmPoolOptions = {},
-  ) {
-    this.target = new PoolTarget(size, growth, () => clock.now());
+  private readonly startContainer: WarmPoolOptions["startContainer"];
+  private readonly clock: PoolClock;
+
+  constructor(options: WarmPoolOptions) {
+    this.startContainer = options.startContainer;
+    const clock = (this.clock = options.clock ?? realClock);
+    this.target = new PoolTarget(options.size, options.growth ?? FIXED_POOL, () => clock.now());
     this.readyTimeoutMs = options.readyTimeoutMs ?? POOL_LIMITS.readyTimeoutMs;
     this.preload = options.preload === true;
     this.leanWindowMs = options.leanWindowMs ?? POOL_LIMITS.leanWindowMs;
@@ -193,32 +152,27 @@ export class WarmPool {
       const job = launch.then(
         async (container) => {
           this.awaitingReady++;
-          const readiness = await this.readiness(container, abandon);
+          const ended = await readiness(container, this.readyTimeoutMs, abandon);
           this.awaitingReady--;
           // restock() already stopped counting the containers of an older generation.
           if (generation === this.generation) {
             this.starting--;
             if (preload) this.startingPreloaded--;
           }
-          if (readiness === "failed") {
+          if (ended === "failed") {
             this.lastError = new Error("a warm container ended before its runner was ready");
-          } else if (readiness === "timeout") {
+          } else if (ended === "timeout") {
             this.lastError = new Error(
               `a warm container did not say ready within ${this.readyTimeoutMs} ms`,
             );
-          } else if (readiness === "ready") this.lastError = null;
+          } else if (ended === "ready") this.lastError = null;
           // A container started for a target that has shrunk since is not kept either.
-          if (
-            this.closed ||
-            generation !== this.generation ||
-            readiness !== "ready" ||
-            this.full()
-          ) {
+          if (this.closed || generation !== this.generation || ended !== "ready" || this.full()) {
             // Awaited through `inflight`, so drain() returns only once it is gone.
             await container.remove().catch(() => undefined);
             // A slow one is replaced; one that failed is not (a broken image would spin):
             // the next take() refills.
-            if (readiness === "timeout") this.fill();
+            if (ended === "timeout") this.fill();
             return;
           }
           this.ready.push(container);
@@ -247,28 +201,6 @@ export class WarmPool {
         this.inflight.delete(job);
         this.growthWave.delete(job);
       });
-    }
-  }
-
-  /** Waits for the container's ready line, at most readyTimeoutMs, or until abandoned. */
-  private async readiness(container: SandboxContainer, abandon: AbortSignal): Promise<Readiness> {
-    if (abandon.aborted) return "abandoned";
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort = (): void => undefined;
-    try {
-      return await Promise.race([
-        container.ready.then((ready): Readiness => (ready ? "ready" : "failed")),
-        new Promise<Readiness>((resolve) => {
-          timer = setTimeout(() => resolve("timeout"), this.readyTimeoutMs);
-        }),
-        new Promise<Readiness>((resolve) => {
-          onAbort = () => resolve("abandoned");
-          abandon.addEventListener("abort", onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      abandon.removeEventListener("abort", onAbort);
     }
   }
 

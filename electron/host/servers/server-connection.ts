@@ -2,6 +2,7 @@
 // front of it, and the tail of its stderr.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ServerEntry } from "../core/ports/server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -157,6 +158,13 @@ export interface RefreshOptions {
   isCurrent: () => boolean;
   /** Takes a fresh list from a current connection. */
   apply: (listing: ToolListing) => void;
+}
+
+/** Re-lists the server's tools each time it says they changed (refreshTools). */
+export function followToolChanges(connection: Connection, options: RefreshOptions): void {
+  connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+    refreshTools(connection, options),
+  );
 }
 
 /**

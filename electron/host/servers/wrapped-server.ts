@@ -11,11 +11,7 @@
 // (restart-backoff.ts), the wait of a call for a restart (restart-wait.ts), the call itself
 // (tool-call.ts), the tool listing (tool-listing.ts) and the stderr tail (stderr-tail.ts).
 
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { Emitter } from "../util/emitter.js";
@@ -24,7 +20,7 @@ import { backoffWithDefaults, RestartPolicy, systemClock } from "./restart-backo
 import { sameLaunch } from "./same-launch.js";
 import {
   defaultTransportFactory,
-  refreshTools,
+  followToolChanges,
   spawnConnection,
   type Connection,
 } from "./server-connection.js";
@@ -50,8 +46,6 @@ import {
 
 // The server's public shapes, for its users to import from one place.
 export * from "./wrapped-server-types.js";
-
-// ---- The server ----------------------------------------------------------------------
 
 export class WrappedServer {
   private readonly transportFactory: TransportFactory;
@@ -278,14 +272,12 @@ export class WrappedServer {
     const { client, transport } = connection;
     this.connection = connection;
     client.onclose = () => this.onConnectionClosed(generation);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      refreshTools(connection, {
-        timeoutMs: this.startTimeoutMs,
-        isCurrent: () => generation === this.generation,
-        apply: (listing) => {
-          if (this.state.status === "ready") this.setTools(listing);
-        },
-      });
+    followToolChanges(connection, {
+      timeoutMs: this.startTimeoutMs,
+      isCurrent: () => generation === this.generation,
+      apply: (listing) => {
+        if (this.state.status === "ready") this.setTools(listing);
+      },
     });
 
     try {

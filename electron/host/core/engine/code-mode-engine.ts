@@ -100,7 +100,7 @@ export class CodeModeEngine {
   /** Problems of the last live catalog rebuild that was refused (the old one stays). */
   lastCatalogError: string | null = null;
   /** Runs in progress, by id: what stops one when a host-side bound says so. */
-  private readonly limits = new Map<string, AbortController>();
+  private readonly runStops = new Map<string, AbortController>();
 
   constructor(
     private readonly deps: {
@@ -232,18 +232,20 @@ export class CodeModeEngine {
 
   async run(input: RunPythonInput, context: RunContext): Promise<RunResult> {
     const runId = randomUUID();
-    const calls = new AbortController();
-    // Each call in flight listens on this signal; asyncio.gather can have many at once.
-    setMaxListeners(PROTOCOL_LIMITS.maxPendingCalls + 1, calls.signal);
+    // Aborted as the run ends: calls still in flight are given up. Each call in flight listens
+    // on its signal; asyncio.gather can have many at once.
+    const callsEnd = new AbortController();
+    setMaxListeners(PROTOCOL_LIMITS.maxPendingCalls + 1, callsEnd.signal);
     const catalog = this.current;
-    const limit = new AbortController();
-    this.limits.set(runId, limit);
-    const calls_ = this.bridge.startRun({
+    // Aborted, with a StopReason, when a bound kept outside the sandbox stops the run.
+    const runStop = new AbortController();
+    this.runStops.set(runId, runStop);
+    const bridgeRun = this.bridge.startRun({
       runId,
       client: context.client,
       maxCalls: this.settings.maxCallsPerRun,
-      signal: calls.signal,
-      onBudgetSpent: () => limit.abort("call_budget" satisfies StopReason),
+      signal: callsEnd.signal,
+      onBudgetSpent: () => runStop.abort("call_budget" satisfies StopReason),
       code: input.code,
       elicit: context.elicit,
     });
@@ -271,19 +273,19 @@ export class CodeModeEngine {
           ),
         },
         {
-          onCall: (tool, args) => calls_.call(tool, args),
+          onCall: (tool, args) => bridgeRun.call(tool, args),
           onImage: (image) => {
             this.deps.runEvents?.runImage?.({ runId, image });
             context.onImage?.(image);
           },
           signal: context.signal,
-          limit: limit.signal,
+          limit: runStop.signal,
         },
       );
     } catch (error) {
-      this.limits.delete(runId);
-      calls.abort();
-      await calls_.settled();
+      this.runStops.delete(runId);
+      callsEnd.abort();
+      await bridgeRun.settled();
       // The log shows every run that started as finished, also one the sandbox refused.
       const message = error instanceof Error ? error.message : String(error);
       this.deps.runEvents?.runFinished?.({
@@ -296,9 +298,9 @@ export class CodeModeEngine {
     }
     // Calls still in flight when the run ended are given up at once; their entries land
     // before the run's end, so the log reads in order.
-    this.limits.delete(runId);
-    calls.abort();
-    await calls_.settled();
+    this.runStops.delete(runId);
+    callsEnd.abort();
+    await bridgeRun.settled();
     this.deps.runEvents?.runFinished?.({ runId, client: context.client, result, runtime });
     return result;
   }
@@ -308,9 +310,9 @@ export class CodeModeEngine {
    * returns false when no such run is in progress.
    */
   stopRun(runId: string, reason: StopReason): boolean {
-    const limit = this.limits.get(runId);
-    if (limit === undefined) return false;
-    limit.abort(reason);
+    const runStop = this.runStops.get(runId);
+    if (runStop === undefined) return false;
+    runStop.abort(reason);
     return true;
   }
 

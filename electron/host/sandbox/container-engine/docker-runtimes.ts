@@ -29,3 +29,19 @@ export async function requireRuntime(docker: Dockerode, runtime: SandboxRuntime)
   const message = missingRuntimeMessage(runtime, await engineRuntimes(docker));
   if (message !== null) throw new Error(message);
 }
+
+/**
+ * Why runs are refused on an engine that lacks the saved runtime, for the Sandbox page; null
+ * when it has it, or cannot say which it has (an engine that cannot say is not blamed).
+ */
+export async function savedRuntimeProblem(
+  docker: Dockerode,
+  runtime: SandboxRuntime,
+): Promise<string | null> {
+  const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
+  const missing = available === null ? null : missingRuntimeMessage(runtime, available);
+  return missing === null
+    ? null
+    : `Code Mode cannot run code: the saved sandbox runtime is "${runtime}", but ${missing} ` +
+        `To run code with the standard runtime, choose runc on the Sandbox page.`;
+}

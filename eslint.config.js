@@ -34,7 +34,7 @@ export default tseslint.config(
   },
   {
     // No regex that backtracks: the host reads text from the sandbox, wrapped servers and
-    // clients, and one quadratic regex over such text stalls every client (issue 8 §1).
+    // clients, and one quadratic regex over such text stalls every client.
     plugins: { regexp },
     rules: {
       "regexp/no-super-linear-backtracking": "error",

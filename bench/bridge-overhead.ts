@@ -10,7 +10,7 @@
 // over pipes and through a sandbox container's attach stream; no bridge, no server, no JSON
 // work. What Code Mode adds to a direct call cannot be less than the Docker floor, so the bound
 // is printed beside the goal: per round, the direct call plus the Docker floor of the same round
-// ("structural floor"), as a ratio to the direct call. Issue 11 asks for 1.5x; no bridge, runner
+// ("structural floor"), as a ratio to the direct call. The goal is 1.5x; no bridge, runner
 // or audit work, however small, takes a call under that row.
 // Between the two, "the runner alone": the same Python loop in a sandbox whose host answers each
 // call at once (no bridge, no server, no audit), so its excess over the Docker floor is the

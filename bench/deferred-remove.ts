@@ -1,5 +1,5 @@
 // Whether deferring `docker rm` of finished containers raises how many runs per second the
-// engine gives several clients at once (issue 11 §1, 4 clients): CLIENTS workers each run
+// engine gives several clients at once (4 clients): CLIENTS workers each run
 // print(1) in a fresh hardened container, back to back, RUNS in all, side by side in rounds:
 // - inline: the container is removed (`rm -f`) as soon as its run ends, as the Sandbox does;
 // - deferred: it is killed then (its processes gone), and removed only after the burst.

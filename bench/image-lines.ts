@@ -1,4 +1,4 @@
-// What a run's images cost the host to read (issue 13 §2): a run's whole image budget
+// What a run's images cost the host to read: a run's whole image budget
 // (IMAGE_LIMITS.totalBytesPerRun, as two images at IMAGE_LIMITS.maxBytes) crossing the pipe as
 // image lines, each parsed and checked as run-session does (parseRunnerLine, then the
 // ImageReceiver: strict base64 by a loop, the declared size, the PNG header, sha256), side by

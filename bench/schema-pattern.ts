@@ -1,4 +1,4 @@
-// Issue 8 §2: what checking one argument against a hostile schema pattern costs the host,
+// What checking one argument against a hostile schema pattern costs the host,
 // before (ajv on JavaScript's backtracking RegExp) and after (Code Mode's schema compiler,
 // patterns on re2js), side by side in one run. Also the cost of the `format` checks that run
 // on JavaScript at the longest string they accept.

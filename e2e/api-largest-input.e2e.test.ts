@@ -1,4 +1,4 @@
-// Issue 14 §1: no API request can take the host down. Every channel of the contract, with its
+// No API request can take the host down. Every channel of the contract, with its
 // largest input, sent to a real `codemode daemon --ui` over its WebSocket (the transport whose
 // JSON.stringify used to die on a huge reply): each gets an answer (a value or an error, as
 // data) no longer than API_LIMITS.responseMaxChars, and the daemon is still up at the end.

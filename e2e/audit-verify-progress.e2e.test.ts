@@ -1,4 +1,4 @@
-// Issue 14 §5: `codemode audit verify` shows how far it has read a big log. A log written by
+// `codemode audit verify` shows how far it has read a big log. A log written by
 // the real AuditLog (syncing off) over several files; the real CLI, its stderr a pipe, prints
 // plain progress lines there (a terminal would get one line redrawn in place) and keeps stdout
 // for the verdict.

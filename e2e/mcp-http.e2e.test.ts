@@ -153,7 +153,7 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
     await client.close();
   });
 
-  it("matches the Bearer scheme without regard to case (RFC 7235, issue 8 §4)", async () => {
+  it("matches the Bearer scheme without regard to case (RFC 7235)", async () => {
     for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
       const client = new Client({ name: `case-${scheme}`, version: "1" });
       await client.connect(

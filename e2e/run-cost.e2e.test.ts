@@ -1,4 +1,4 @@
-// Issue 8 section 3: one run must not be able to flood the audit log or the disk. Each test
+// One run must not be able to flood the audit log or the disk. Each test
 // runs the attack for real: `codemode daemon` as a process on its own home, the toy server
 // wrapped, a real MCP client over the shim, real Docker; then measures what the data
 // directory grew by and how soon the run was stopped.

@@ -1,4 +1,4 @@
-// Issue 14 §5: the Audit page shows how far verify has read a big log. A log written by the
+// The Audit page shows how far verify has read a big log. A log written by the
 // real AuditLog (syncing off) over several files, `codemode daemon --ui` with no Docker engine
 // (none is needed), Chromium opening the Audit page (which verifies on arrival): a bar with a
 // percentage shows while the host reads, then the verdict replaces it. Every state the bar

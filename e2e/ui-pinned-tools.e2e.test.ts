@@ -1,4 +1,4 @@
-// Pinned tool definitions, the UI side (issue 12 §2), end to end: a real `codemode daemon --ui`
+// Pinned tool definitions, the UI side, end to end: a real `codemode daemon --ui`
 // wrapping the toy server whose tools come from a file (TOY_TOOLS_FILE), and Chromium on its
 // Servers page. The first start pins the tools; between restarts one tool's description
 // changes, another's schema gains a parameter, one tool is added and one removed; later one

@@ -1,4 +1,4 @@
-// Issue 13 §2 end to end: a real MCP client (the SDK's Client over `codemode shim`) runs real
+// A real MCP client (the SDK's Client over `codemode shim`) runs real
 // matplotlib code in the real sandbox through `codemode daemon --ui`; the figure comes back as
 // an MCP image content item after the text, the audit log keeps its hash and size (never the
 // bytes), and the Audit page's run detail shows it as a thumbnail in Chromium.

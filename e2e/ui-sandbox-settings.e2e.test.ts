@@ -3,7 +3,7 @@
 // over `codemode shim`. Each saved value is read back from settings.json and seen at work in the
 // running host: the code's own view (which container ran it, is pandas already imported) and
 // the engine's list of this home's containers. The per-server concurrency field says what it
-// protects (issue 11 §3).
+// protects.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator } from "playwright-core";

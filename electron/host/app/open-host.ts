@@ -30,7 +30,7 @@ export interface OpenedDataDir {
   configStore: ConfigStore;
   audit: AuditLog;
   owner: ReturnType<typeof currentOwner>;
-  /** Pinned tool definitions of the app's servers (issue 12 §2). */
+  /** Pinned tool definitions of the app's servers: changed and new ones are held for review. */
   pins: ToolPins;
 }
 

@@ -37,7 +37,7 @@ function finished(runId: string) {
   };
 }
 
-describe("findAbandonedRuns (issue 14 §3)", () => {
+describe("findAbandonedRuns", () => {
   it("finds starts with no end inside the window, not ended or already written-off ones, nor older ones", async () => {
     const { dir, remove } = await makeTempDir();
     cleanups.push(remove);

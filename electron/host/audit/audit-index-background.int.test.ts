@@ -1,4 +1,4 @@
-// Issue 14 §5: the audit index is built at host start, in the background, instead of on the
+// The audit index is built at host start, in the background, instead of on the
 // first Audit page; a shutdown in the middle of that build leaves nothing broken behind.
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";

@@ -139,7 +139,7 @@ export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerConte
   };
 }
 
-/** The data directory's install id; its folder must be the user's own (issue 8 §5). */
+/** The data directory's install id; its folder must be the user's own (data-dir-trust.ts). */
 async function installId(home: string): Promise<string> {
   await mkdir(home, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
   try {

@@ -34,7 +34,7 @@ afterAll(() => {
 });
 
 describe("WrappedServer restarts after a crash", () => {
-  it("a crash mid-call is reported, a call meanwhile waits for the restart and goes out (issue 14 §4)", async () => {
+  it("a crash mid-call is reported, a call meanwhile waits for the restart and goes out", async () => {
     const { clock, delays } = recordingClock();
     const log = join(workDir, `restart-wait-${Date.now()}.jsonl`);
     const server = toy({ TOY_CALL_LOG: log }, { clock });
@@ -58,7 +58,7 @@ describe("WrappedServer restarts after a crash", () => {
     expect(pidAlive(firstPid!)).toBe(false);
   });
 
-  it("a call to a server that stays down fails at its timeout, with the server's last error (issue 14 §4)", async () => {
+  it("a call to a server that stays down fails at its timeout, with the server's last error", async () => {
     const down = join(workDir, `stays-down-${Date.now()}`);
     const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
     await server.start();

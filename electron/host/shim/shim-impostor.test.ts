@@ -17,7 +17,7 @@ import {
 
 afterEach(cleanUpShimTests);
 
-describe("the install token never goes to a socket that isn't ours (issue 8 §4)", () => {
+describe("the install token never goes to a socket that isn't ours", () => {
   it("sends an impostor listening at the socket path nothing it can use, and refuses it", async () => {
     const dataDir = tempDir("cm-la-");
     const token = "d".repeat(64);

@@ -1,4 +1,4 @@
-// The shim keeps its client's session when the app goes away (issue 14 §3): real sockets and
+// The shim keeps its client's session when the app goes away: real sockets and
 // the real handshake, with small MCP hosts that answer lines as an app would.
 import { afterEach, describe, expect, it } from "vitest";
 import net from "node:net";

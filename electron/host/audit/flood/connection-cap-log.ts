@@ -10,7 +10,7 @@ type CappedServer = (typeof CAPPED_SERVERS)[number];
  * The audit entries of a loopback HTTP server at its cap of open connections
  * (HOST_LIMITS.httpConnectionsMax): one when it is reached (connections_capped), one when it
  * clears (connections_uncapped), each saying how many connections were refused. Any local
- * process can hold the cap and lock every real client out; the cut-off used to be silent. A
+ * process can hold the cap and lock every real client out, so the user must see it. A
  * process letting one connection go and taking it back in a loop reaches the cap again each
  * turn, so only HOST_LIMITS.connectionCapEpisodesLogged times a window are logged, the rest
  * counted in the next one logged; a clearing is logged only when its reaching was. A time at

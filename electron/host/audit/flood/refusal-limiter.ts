@@ -11,9 +11,9 @@ type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;
  * disk. The rest are counted: in auth_refusals_not_logged entries (see NotLoggedFlush: at the
  * first one left out, then at most once a window while more are, and at the stop), or, for
  * those left out since the last such entry, in the reason of the next refusal logged. Each
- * refusal left out is in exactly one of those counts. The count used to wait for the next
- * refusal logged alone, which never comes if the knocking stops, and a stop or a kill lost it:
- * the log showed 30 knocks where there were 10,000.
+ * refusal left out is in exactly one of those counts. It does not wait for the next refusal
+ * logged alone, which never comes if the knocking stops, and which a stop or a kill would lose:
+ * the log would show 30 knocks where there were 10,000.
  */
 export class RefusalLimiter {
   readonly #window: EntryWindow;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DOCKER_LIMITS } from "../../../../shared/limits.js";
 import { RunRefusals } from "./run-refusals.js";
 
-describe("RunRefusals (issue 14 §2)", () => {
+describe("RunRefusals", () => {
   it("counts any number of refusals into one entry, then starts over", () => {
     let t = 0;
     const refusals = new RunRefusals(() => new Date(t));

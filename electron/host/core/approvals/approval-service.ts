@@ -1,4 +1,4 @@
-// "Ask first" (issue 12): a call to a tool the user marked ask-first, once it has passed every
+// "Ask first": a call to a tool the user marked ask-first, once it has passed every
 // other check of the bridge, waits here for the user. The question is shown in the app and the
 // browser UI (approvals.changed) and, when the client supports MCP elicitation, also sent to
 // the client; the first answer from any side wins. Unanswered within the setting's time, or

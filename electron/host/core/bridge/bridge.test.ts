@@ -267,7 +267,7 @@ describe("budget", () => {
   });
 });
 
-describe("secrets stay with their server (issue 8 §9)", () => {
+describe("secrets stay with their server", () => {
   it("masks secret values in results, error results and refusals before the code sees them", async () => {
     const key = "sk-live-0123456789";
     const catalog = makeCatalog(DEFAULT_TOOLS);

@@ -35,7 +35,7 @@ export interface RunRequest {
    */
   down?: readonly { prefix: string; server: string; reason: string }[] | undefined;
   /**
-   * Tools held for the user's review (issue 12 §2): a name here that the code uses is a
+   * Tools held for the user's review (pinned definitions that changed): a name here that the code uses is a
    * function raising ToolError with `message`, never a call to the host.
    */
   held?: readonly { name: string; message: string }[] | undefined;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DOCKER_LIMITS } from "../../../../shared/limits.js";
 import { isDockerUnreachable, reconnectDelayMs } from "./docker-watch.js";
 
-describe("reconnecting to Docker (issue 14 §2)", () => {
+describe("reconnecting to Docker", () => {
   it("backs off from reconnectFirstMs, doubling, to reconnectMaxMs", () => {
     const { reconnectFirstMs: first, reconnectMaxMs: max } = DOCKER_LIMITS;
     const delays = Array.from({ length: 10 }, (_, i) => reconnectDelayMs(i, first, max));

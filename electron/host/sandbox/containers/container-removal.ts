@@ -19,8 +19,8 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * Kills and removes a container (a forced removal). A removal the engine itself failed (500) is
  * tried again after each of DOCKER_LIMITS.removeRetryDelaysMs: a forced removal that races the
  * container's own exit (the runner ending as its run does) fails with "Could not kill running
- * container …, cannot remove - Container … is not running", and the engine keeps the container.
- * A clean-clone CI found one left after `codemode serve` closed; a removal a moment later works.
+ * container …, cannot remove - Container … is not running", and the engine keeps the container
+ * (one is then left after `codemode serve` closes); a removal a moment later works.
  * Anything else (the engine not reachable) is not retried here: the startup sweep takes it.
  */
 export async function removeContainer(

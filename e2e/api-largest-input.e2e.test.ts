@@ -20,6 +20,7 @@ import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { sha256 } from "../test-support/audit-fixtures.js";
 import { startUiDaemon, type UiDaemon } from "../test-support/browser.js";
 import { assertHostBuilt, cleanUpHosts, makeHome, writeServers } from "../test-support/daemon.js";
+import { LIST_PAGE_MAX_CHARS } from "../electron/host/api/handlers/list-page.js";
 
 /** Runs whose code is at the log's cap: the newest 1,000 entries are ~8 M characters as JSON. */
 const BIG_RUNS = AUDIT_LIMITS.queryMaxLimit + 50;
@@ -242,7 +243,7 @@ describe("every API channel with its largest input (browser mode)", () => {
       expect(items.length).toBeLessThan(BIG_SERVERS);
       expect(next).toBe(items.length);
       expect(JSON.stringify(servers.response.value).length).toBeLessThan(
-        API_LIMITS.listPageMaxChars + 2 * BIG_ARG_CHARS,
+        LIST_PAGE_MAX_CHARS + 2 * BIG_ARG_CHARS,
       );
     }
   }, 120_000);

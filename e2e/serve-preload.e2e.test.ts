@@ -98,7 +98,7 @@ describe.skipIf(!fx)("codemode serve --no-preload", () => {
       );
       serve = await startServe({ home, args: ["--", ...TOY_COMMAND] });
       // The pool's floor of 2 is one preloading container and a lean spare
-      // (POOL_LIMITS.leanSpares): the preloading one is there, and the spare is not it.
+      // (POOL_LEAN_SPARES): the preloading one is there, and the spare is not it.
       const commands = async (): Promise<string[][]> => {
         const running = (await installContainers(fx!.docker, home)).filter(
           (c) => c.State === "running",

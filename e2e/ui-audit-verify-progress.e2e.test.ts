@@ -12,7 +12,7 @@ import { mixedInput } from "../test-support/audit-fixtures.js";
 import { waitForText } from "../test-support/browser.js";
 import { useUiPage } from "../test-support/ui-page.js";
 
-/** Several of verify's read chunks (AUDIT_LIMITS.verifyReadChunkBytes) over several files. */
+/** Several of verify's read chunks (AUDIT_VERIFY_READ_CHUNK_BYTES) over several files. */
 const ENTRIES = 20_000;
 const FILE_BYTES = 2 * 1024 * 1024;
 

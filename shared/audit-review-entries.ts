@@ -77,7 +77,7 @@ export const toolHeldEntrySchema = z.object({
   kind: z.literal("tool_held"),
   ...heldChange,
   /**
-   * Held definitions of this server left out of the log (over PIN_LIMITS.heldLoggedPerServer
+   * Held definitions of this server left out of the log (over PIN_HELD_LOGGED_PER_SERVER
    * in a window) since the last entry that said how many: a server can list thousands anew.
    */
   notLogged: count.optional(),

@@ -257,7 +257,7 @@ export interface TriedToolView {
 export type TryServerView =
   | {
       ok: true;
-      /** All the tools it listed; `tools` may hold fewer (TRY_SERVER_LIMITS.toolsShownMax). */
+      /** All the tools it listed; `tools` may hold fewer (TRY_TOOLS_SHOWN_MAX). */
       toolCount: number;
       tools: TriedToolView[];
       stderrTail: string[];
@@ -309,7 +309,7 @@ export interface ApprovalView {
   pyName: string;
   /** The arguments, secrets masked: pretty JSON when short, else compact JSON, whole (shownArgs). */
   args: string;
-  /** The run's code, secrets masked, cut to APPROVAL_LIMITS.codeShownMaxChars. */
+  /** The run's code, secrets masked, cut to APPROVAL_CODE_SHOWN_MAX_CHARS. */
   code: string;
   /** Whether the tool is private (its arguments may hold private data). */
   private: boolean;

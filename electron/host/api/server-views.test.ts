@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS } from "../../../shared/limits.js";
-import { buildCatalog } from "../core/catalog/catalog-builder.js";
+import { buildCatalog, WARNING_NAME_MAX_CHARS } from "../core/catalog/catalog-builder.js";
 import type { DiscoveredTool } from "../core/catalog/catalog-types.js";
 import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { toolViews } from "./server-views.js";
+import { SCHEMA_MAX_DEPTH } from "../core/catalog/schema-compile.js";
 
 function deepSchema(levels: number): Record<string, unknown> {
   let schema: Record<string, unknown> = { type: "string" };
@@ -13,10 +13,10 @@ function deepSchema(levels: number): Record<string, unknown> {
 
 describe("tool views", () => {
   // Longer than the names the catalog's prose warnings keep: the reason is still found.
-  const long = `search_${"x".repeat(CATALOG_LIMITS.nameShownMaxChars + 20)}`;
+  const long = `search_${"x".repeat(WARNING_NAME_MAX_CHARS + 20)}`;
   const listed: DiscoveredTool[] = [
     { name: "ok", inputSchema: { type: "object" } },
-    { name: long, inputSchema: deepSchema(CATALOG_LIMITS.schemaMaxDepth + 5) },
+    { name: long, inputSchema: deepSchema(SCHEMA_MAX_DEPTH + 5) },
     { name: "off", inputSchema: { type: "object" } },
   ];
   const entry: ServerEntry = {

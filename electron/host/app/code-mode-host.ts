@@ -1,7 +1,7 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
 import type { ServerView, TaintView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { API_LIMITS, HOST_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
+import { API_LIMITS } from "../../../shared/limits.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { ApprovalService } from "../core/approvals/approval-service.js";
 import { buildApiHandlers } from "../api/api-handlers.js";
@@ -45,6 +45,7 @@ import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
 import { serverViews, taintViews } from "../api/server-views.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { engineSettings, type SettingsApplier } from "./settings-applier.js";
+import { DOCKER_POLL_MS, AUDIT_PROBE_MS, SERVER_STARTUP_WAIT_MS } from "./host-options.js";
 
 /**
  * The process every face of Code Mode shares: the Electron main process, `codemode daemon`
@@ -99,7 +100,7 @@ export class CodeModeHost {
     this.audit = opened.audit;
     const hostAudit = (this.hostAudit = new HostAudit(opened.audit, {
       log,
-      probeMs: options.auditProbeMs ?? HOST_LIMITS.auditProbeMs,
+      probeMs: options.auditProbeMs ?? AUDIT_PROBE_MS,
     }));
     const record = (entry: AuditEntryInput) => hostAudit.record(entry);
     const now = () => options.now?.() ?? new Date();
@@ -258,14 +259,14 @@ export class CodeModeHost {
   /** Puts the built services to work: Docker looked for, servers started, socket and HTTP up. */
   private async begin(config: ServersConfig, settings: Settings): Promise<void> {
     const log = this.options.log ?? (() => undefined);
-    // Clients are taken once every server is up, or after SERVER_LIMITS.startupWaitMs (a late
+    // Clients are taken once every server is up, or after SERVER_STARTUP_WAIT_MS (a late
     // one joins the catalog when ready). Docker is looked for meanwhile, not first: a shim that
     // starts the app waits shimStartWaitMs in all, and a mute engine takes versionTimeoutMs.
     await Promise.all([
       this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`)),
       this.servers.replace(config, {
         onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
-        startWaitMs: SERVER_LIMITS.startupWaitMs,
+        startWaitMs: SERVER_STARTUP_WAIT_MS,
       }),
     ]);
     const { dataDir, env, uiLink } = this.options;
@@ -289,7 +290,7 @@ export class CodeModeHost {
   }
 
   private watchDocker(): void {
-    const every = this.options.dockerPollMs ?? HOST_LIMITS.dockerPollMs;
+    const every = this.options.dockerPollMs ?? DOCKER_POLL_MS;
     this.dockerTimer = setInterval(() => {
       if (this.sandbox.dockerView().state !== "ready")
         void this.sandbox.refresh().catch(() => undefined);

@@ -13,6 +13,20 @@ import type { SecretCodec } from "../servers/config/secret-codec.js";
 import { CHECKPOINT_KEY_FILE } from "../audit/checkpoint-key.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
+/**
+ * At the app's start, how long the host waits for its servers before it takes clients: those
+ * up by then are in the first `tools/list`, the others join when ready (list_changed). A shim
+ * that starts the app waits LOCAL_ACCESS_LIMITS.shimStartWaitMs (10 s) for it: waiting for
+ * every server (a first `npx` download, one that never answers) made the client fail.
+ */
+export const SERVER_STARTUP_WAIT_MS = 5_000;
+
+/** While Docker is not ready, the host looks for it again this often. */
+export const DOCKER_POLL_MS = 10_000;
+
+/** While the audit log cannot be written (runs refused), how often writing is tried again. */
+export const AUDIT_PROBE_MS = 5_000;
+
 /** What the host reads from its data directory and acts on: each must be the user's own. */
 export const DATA_DIR_TRUSTED_ENTRIES = [
   SERVERS_FILE,
@@ -42,9 +56,9 @@ export interface HostOptions {
   contextDir?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
-  /** How often to look for Docker again while it is not ready (default HOST_LIMITS.dockerPollMs). */
+  /** How often to look for Docker again while it is not ready (default DOCKER_POLL_MS). */
   dockerPollMs?: number;
-  /** How often to try the audit log again while it cannot be written (default HOST_LIMITS.auditProbeMs). */
+  /** How often to try the audit log again while it cannot be written (default AUDIT_PROBE_MS). */
   auditProbeMs?: number;
   now?: () => Date;
   /** Keeps secret env values encrypted at rest (the app's OS keychain); absent: plain, 0600. */

@@ -3,8 +3,14 @@
 // and re-encoding could change it.
 import { open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { isErrno } from "../util/errno.js";
+import { KiB } from "../util/units.js";
+
+/** How far a timestamp may go back before verify calls the order into question. */
+export const AUDIT_CLOCK_SKEW_MS = 60_000;
+
+/** Chunk size for reading files from the end. */
+export const AUDIT_READ_CHUNK_BYTES = 256 * KiB;
 
 const NEWLINE = 0x0a;
 const FILE_NAME = /^audit-(\d{8})-(\d{6})-(\d{12,})\.jsonl$/;
@@ -80,7 +86,7 @@ export interface BackwardLine {
  */
 export async function* linesBackward(
   file: string,
-  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+  chunkBytes: number = AUDIT_READ_CHUNK_BYTES,
 ): AsyncGenerator<BackwardLine> {
   const handle = await open(file, "r");
   try {
@@ -132,7 +138,7 @@ export interface ForwardLine {
  */
 export async function* lineBatchesForward(
   file: string,
-  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+  chunkBytes: number = AUDIT_READ_CHUNK_BYTES,
 ): AsyncGenerator<{ lines: ForwardLine[]; readBytes: number }> {
   const handle = await open(file, "r");
   try {
@@ -167,7 +173,7 @@ export async function* lineBatchesForward(
 /** The lines of a file, first first, without their newlines. */
 export async function* linesForward(
   file: string,
-  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+  chunkBytes: number = AUDIT_READ_CHUNK_BYTES,
 ): AsyncGenerator<ForwardLine> {
   for await (const batch of lineBatchesForward(file, chunkBytes)) yield* batch.lines;
 }

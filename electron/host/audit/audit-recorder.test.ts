@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
+import { AUDIT_LIMITS, BRIDGE_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import type { BridgeCallAdmission, BridgeCallEvent } from "../core/bridge/bridge-events.js";
 import { runPythonContent } from "../core/engine/run-python-content.js";
-import { AuditRecorder, CALL_OUTCOME_MAX_BYTES } from "./audit-recorder.js";
+import {
+  AuditRecorder,
+  CALL_OUTCOME_MAX_BYTES,
+  AUDIT_ENTRY_HEADER_BYTES,
+  NOT_LOGGED_TOOLS_SHOWN,
+} from "./audit-recorder.js";
 
 const RESULT: RunResult = {
   stdout: "",
@@ -41,7 +46,7 @@ describe("AuditRecorder", () => {
       client: "c",
       cause: "call_budget",
       count: names.length,
-      tools: names.slice(0, RUN_COST_LIMITS.notLoggedToolsShown),
+      tools: names.slice(0, NOT_LOGGED_TOOLS_SHOWN),
     });
     // A run with no such calls gets no such entry; r2's count is still its own.
     recorder.runFinished({ runId: "r3", client: "c", result: RESULT });
@@ -204,7 +209,7 @@ function startedRecorder(auditBytesPerRun: number, secrets: string[] = []) {
 
 /** What an entry costs the allowance: its JSON as the log writes it, and the log's own fields. */
 function cost(entry: AuditEntryInput): number {
-  return Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
+  return Buffer.byteLength(JSON.stringify(entry)) + AUDIT_ENTRY_HEADER_BYTES;
 }
 
 const SEND: BridgeCallAdmission = {

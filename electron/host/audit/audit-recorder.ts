@@ -16,11 +16,17 @@ import { runPythonContentBytes } from "../core/engine/run-python-content.js";
 import { Emitter } from "../util/emitter.js";
 import { sha256Hex } from "../util/sha256-hex.js";
 
+/** Distinct tool names kept in the one entry that counts a run's calls not logged singly. */
+export const NOT_LOGGED_TOOLS_SHOWN = 5;
+
+/** What the log adds to each entry (`seq`, `ts`, `prev`, newline), counted toward auditBytesPerRun. */
+export const AUDIT_ENTRY_HEADER_BYTES = 128;
+
 type NotLoggedCause = (typeof NOT_LOGGED_CAUSES)[number];
 
 /** Bytes an entry costs the run's allowance: its JSON and the log's own fields. */
 function entryBytes(entry: AuditEntryInput): number {
-  return Buffer.byteLength(JSON.stringify(entry)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
+  return Buffer.byteLength(JSON.stringify(entry)) + AUDIT_ENTRY_HEADER_BYTES;
 }
 
 /** The most bytes a text of at most `units` UTF-16 units takes as a JSON string. */
@@ -284,7 +290,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       ledger.notLogged.set(cause, counted);
     }
     counted.count += 1;
-    if (counted.tools.size < RUN_COST_LIMITS.notLoggedToolsShown) {
+    if (counted.tools.size < NOT_LOGGED_TOOLS_SHOWN) {
       counted.tools.add(tool.slice(0, BRIDGE_LIMITS.eventNameMaxChars));
     }
   }

@@ -6,9 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { hmacSigner, type CheckpointSigner } from "./audit-checkpoint.js";
 import { isErrno } from "../util/errno.js";
+
+/** The HMAC key that signs checkpoints (kept in the OS keychain). */
+export const AUDIT_CHECKPOINT_KEY_BYTES = 32;
 
 export const CHECKPOINT_KEY_FILE = "audit-checkpoint-key.bin";
 
@@ -74,7 +76,7 @@ export async function checkpointSignerFromKeychain(
       };
     }
     const key = Buffer.from(hex, "hex");
-    if (key.length !== AUDIT_LIMITS.checkpointKeyBytes || key.toString("hex") !== hex) {
+    if (key.length !== AUDIT_CHECKPOINT_KEY_BYTES || key.toString("hex") !== hex) {
       return {
         signer: undefined,
         problem: `the audit checkpoint key in ${file} is not a key: checkpoints are not signed`,
@@ -83,7 +85,7 @@ export async function checkpointSignerFromKeychain(
     }
     return { signer: hmacSigner(key, "OS keychain"), problem: null, keyFileExisted: true };
   }
-  const key = randomBytes(AUDIT_LIMITS.checkpointKeyBytes);
+  const key = randomBytes(AUDIT_CHECKPOINT_KEY_BYTES);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const temp = `${file}.tmp`;
   const handle = await open(temp, "w", 0o600);

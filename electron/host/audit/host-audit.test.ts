@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { HOST_LIMITS } from "../../../shared/limits.js";
 import { allLines } from "../../../test-support/audit-fixtures.js";
 import { AuditLog } from "./audit-log.js";
 import { HostAudit } from "./host-audit.js";
 import { useAuditDir } from "../../../test-support/audit-dir.js";
+import { AUTH_REFUSALS_PER_MINUTE } from "./flood/refusal-limiter.js";
 
 let dir: string;
 useAuditDir((made) => (dir = made));
@@ -17,7 +17,7 @@ describe("HostAudit", () => {
     const log = await AuditLog.open({ dir, secrets: () => ["http"] });
     const audit = new HostAudit(log, { probeMs: 60_000 });
     try {
-      for (let i = 0; i < HOST_LIMITS.authRefusalsPerMinute + 1; i++) {
+      for (let i = 0; i < AUTH_REFUSALS_PER_MINUTE + 1; i++) {
         audit.record({ kind: "auth_refused", reason: "bad token", transport: "http" });
       }
       await audit.durable();

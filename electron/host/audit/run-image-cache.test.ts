@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { IMAGE_LIMITS } from "../../../shared/limits.js";
 import type { RunImageData } from "../core/ports/run-types.js";
-import { RunImageCache } from "./run-image-cache.js";
+import { RunImageCache, IMAGE_CACHED_RUNS } from "./run-image-cache.js";
 
 function image(name: string): RunImageData {
   const png = Buffer.from(name);
@@ -22,14 +21,13 @@ describe("RunImageCache", () => {
     expect(cache.get("other")).toEqual([]);
   });
 
-  it(`keeps the images of the last ${IMAGE_LIMITS.cachedRuns} runs only`, () => {
+  it(`keeps the images of the last ${IMAGE_CACHED_RUNS} runs only`, () => {
     const cache = new RunImageCache();
-    for (let run = 0; run < IMAGE_LIMITS.cachedRuns + 3; run++)
-      cache.add(`r${run}`, image("x.png"));
-    expect(cache.size).toBe(IMAGE_LIMITS.cachedRuns);
+    for (let run = 0; run < IMAGE_CACHED_RUNS + 3; run++) cache.add(`r${run}`, image("x.png"));
+    expect(cache.size).toBe(IMAGE_CACHED_RUNS);
     expect(cache.get("r0")).toEqual([]);
     expect(cache.get("r2")).toEqual([]);
     expect(cache.get("r3")).toHaveLength(1);
-    expect(cache.get(`r${IMAGE_LIMITS.cachedRuns + 2}`)).toHaveLength(1);
+    expect(cache.get(`r${IMAGE_CACHED_RUNS + 2}`)).toHaveLength(1);
   });
 });

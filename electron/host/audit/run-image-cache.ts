@@ -1,6 +1,8 @@
-import { IMAGE_LIMITS } from "../../../shared/limits.js";
 import type { AuditRunImage } from "../../../shared/audit-query-types.js";
 import type { RunImageData } from "../core/ports/run-types.js";
+
+/** The host keeps the images of this many recent runs in memory, for the Audit page. */
+export const IMAGE_CACHED_RUNS = 16;
 
 /**
  * The images of the most recent runs, in memory only, so the Audit page can show them while
@@ -11,7 +13,7 @@ import type { RunImageData } from "../core/ports/run-types.js";
 export class RunImageCache {
   private readonly runs = new Map<string, RunImageData[]>();
 
-  constructor(private readonly maxRuns: number = IMAGE_LIMITS.cachedRuns) {}
+  constructor(private readonly maxRuns: number = IMAGE_CACHED_RUNS) {}
 
   add(runId: string, image: RunImageData): void {
     let images = this.runs.get(runId);

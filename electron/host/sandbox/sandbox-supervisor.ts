@@ -7,9 +7,11 @@ import {
   missingRuntimeMessage,
   savedRuntimeProblem,
 } from "./container-engine/docker-runtimes.js";
-import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
 import {
+  DOCKER_HEARTBEAT_MS,
+  DOCKER_RECONNECT_FIRST_MS,
+  DOCKER_RECONNECT_MAX_MS,
   DockerWatch,
   dockerIsGone,
   isDockerUnreachable,
@@ -176,7 +178,7 @@ export class SandboxSupervisor {
   private watchEngine(status: Extract<DockerStatus, { state: "ready" }>): void {
     if (this.watch) return;
     this.watch = new DockerWatch(status.docker, {
-      heartbeatMs: DOCKER_LIMITS.heartbeatMs,
+      heartbeatMs: DOCKER_HEARTBEAT_MS,
       onLost: (reason) => this.lost(status.endpoint, reason),
     });
     this.watch.start();
@@ -203,11 +205,7 @@ export class SandboxSupervisor {
 
   private scheduleReconnect(attempt: number, outage: number): void {
     if (this.closed || !this.outage || outage !== this.outageCount) return;
-    const delay = reconnectDelayMs(
-      attempt,
-      DOCKER_LIMITS.reconnectFirstMs,
-      DOCKER_LIMITS.reconnectMaxMs,
-    );
+    const delay = reconnectDelayMs(attempt, DOCKER_RECONNECT_FIRST_MS, DOCKER_RECONNECT_MAX_MS);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       void this.refresh()

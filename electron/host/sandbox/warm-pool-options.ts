@@ -2,6 +2,22 @@
 import type { PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
 
+/**
+ * A started warm container whose runner has not said ready by then (its preload imports
+ * took too long, or it hangs) is removed and replaced. Preloading took ~7 s on a loaded
+ * 2-core machine (bench/sandbox-preload.ts) and ~30 s with the docker tests running beside
+ * it; this leaves room for slower still.
+ */
+export const POOL_READY_TIMEOUT_MS = 120_000;
+
+/**
+ * With preloading on, refills started within this long after a take found the pool short of
+ * its target (none ready, or earlier refills still under way) skip the preload imports (~0.4 s of CPU each, paid while runs wait for containers); a pool
+ * with no take for this long replaces the idle containers started that way with preloading
+ * ones. bench/pool-flood-profile.ts and bench/pool-burst.ts measure it.
+ */
+export const POOL_LEAN_WINDOW_MS = 10_000;
+
 /** The clock and timer the pool shrinks by (tests give fake ones). */
 export interface PoolClock {
   now(): number;
@@ -36,7 +52,7 @@ export interface WarmPoolOptions {
    * under pressure (see WarmPool). Off unless said; setPreload changes it.
    */
   preload?: boolean;
-  /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
+  /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LEAN_WINDOW_MS unless said). */
   leanWindowMs?: number;
   /**
    * Called for each container as it joins the pool, ready: the Sandbox sends it the catalog

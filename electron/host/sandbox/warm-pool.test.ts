@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
 import { until } from "../../../test-support/wait.js";
-import { WarmPool } from "./warm-pool.js";
-import { FIXED_POOL } from "./pool-target.js";
-import { POOL_LIMITS } from "../../../shared/limits.js";
+import { WarmPool, POOL_LEAN_SPARES } from "./warm-pool.js";
+import { FIXED_POOL, POOL_BURST_WINDOW_MS } from "./pool-target.js";
+import { POOL_LEAN_WINDOW_MS } from "./warm-pool-options.js";
 
 /**
  * A stand-in container: a label (the runtime it was made under), whether it was removed, and
@@ -435,14 +435,14 @@ describe("WarmPool preload under pressure", () => {
     expect(made[2]).toMatchObject({ warm: false, preload: false });
     await pool.settled();
     // The refill after that miss (and any within leanWindowMs) skips preloading.
-    clock.advance(POOL_LIMITS.leanWindowMs - 1);
+    clock.advance(POOL_LEAN_WINDOW_MS - 1);
     await pool.take();
     expect(made.at(-1)).toMatchObject({ warm: true, preload: false });
     await pool.settled();
     expect(pool.idle).toBe(1);
     const lean = made.at(-1)!.container;
     // No take for leanWindowMs: the lean idle one is replaced by a preloading one.
-    clock.advance(POOL_LIMITS.leanWindowMs - 1);
+    clock.advance(POOL_LEAN_WINDOW_MS - 1);
     expect(lean.removed).toBe(false);
     clock.advance(1);
     expect(lean.removed).toBe(true);
@@ -488,9 +488,9 @@ describe("WarmPool preload under pressure", () => {
     const idleLean = made.filter((m) => !m.preload && !taken.has(m.container)).length;
     expect(pool.idle).toBe(3);
     expect(idleLean).toBe(3);
-    clock.advance(POOL_LIMITS.leanWindowMs);
-    // The floor of 3 keeps its lean spare (POOL_LIMITS.leanSpares): the others are swapped.
-    const swaps = idleLean - POOL_LIMITS.leanSpares;
+    clock.advance(POOL_LEAN_WINDOW_MS);
+    // The floor of 3 keeps its lean spare (POOL_LEAN_SPARES): the others are swapped.
+    const swaps = idleLean - POOL_LEAN_SPARES;
     for (let left = swaps - 1; left >= 0; left--) {
       // One lean container went; the others stay ready until its replacement is.
       expect(pool.idle).toBe(2);
@@ -502,8 +502,8 @@ describe("WarmPool preload under pressure", () => {
     await pool.settled();
     expect(pool.idle).toBe(3);
     const idle = made.filter((m) => !taken.has(m.container) && !m.container.removed);
-    expect(idle.filter((m) => !m.preload).length).toBe(POOL_LIMITS.leanSpares);
-    clock.advance(POOL_LIMITS.leanWindowMs);
+    expect(idle.filter((m) => !m.preload).length).toBe(POOL_LEAN_SPARES);
+    clock.advance(POOL_LEAN_WINDOW_MS);
     expect(clock.pending()).toBe(0);
     await pool.drain();
   });
@@ -531,7 +531,7 @@ describe("WarmPool preload under pressure", () => {
     });
     pool.fill();
     await open();
-    // The floor of 2 is one preloading container and a lean spare (POOL_LIMITS.leanSpares).
+    // The floor of 2 is one preloading container and a lean spare (POOL_LEAN_SPARES).
     // Spaced runs take the preloading one: each refill is ready before the next take, so every
     // refill preloads, and the spare stays.
     for (let i = 0; i < 3; i++) {
@@ -578,7 +578,7 @@ describe("WarmPool preload under pressure", () => {
     expect(made.map((m) => m.preload)).toEqual([true, false, true]);
     // A burst: its first run takes the preloading one, the second the spare, not a cold start,
     // and the pool grows then, its new refills lean.
-    clock.advance(POOL_LIMITS.burstWindowMs + 1);
+    clock.advance(POOL_BURST_WINDOW_MS + 1);
     expect(await pool.take()).toBe(made[2]!.container);
     expect(await pool.take()).toBe(made[1]!.container);
     expect(pool.targetSize).toBe(4);
@@ -621,7 +621,7 @@ describe("WarmPool preload under pressure", () => {
     // Rested: the floor (1) preloads already, so the three lean ones stay (before, each was
     // swapped for a preloading one).
     for (let i = 0; i < 3; i++) {
-      clock.advance(POOL_LIMITS.leanWindowMs); // 30 s in all, under the 60 s idle time
+      clock.advance(POOL_LEAN_WINDOW_MS); // 30 s in all, under the 60 s idle time
       await pool.settled();
     }
     expect(pool.idle).toBe(4);

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { descendantPids, processGroupOf, processRunning } from "../../../test-support/processes.js";
 import { stubbornEntry, stubbornPids } from "../../../test-support/stubborn-server.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
@@ -16,6 +15,7 @@ import { ServerProcessTransport } from "./server-process-transport.js";
 import { ServerSet } from "./server-set.js";
 import { tryServer } from "./try-server.js";
 import { WrappedServer } from "./wrapped-server.js";
+import { STOP_STDIN_GRACE_MS, STOP_TERM_GRACE_MS } from "./process-tree.js";
 
 let workDir: string;
 let files = 0;
@@ -87,9 +87,7 @@ describe("a wrapped server's process tree", () => {
     const took = performance.now() - stopping;
     await untilGone([wrapper!, toyServer!, sleeper!], "the whole tree to end");
     // stdin closed, the grace, SIGTERM ignored, the grace, SIGKILL: no longer, whatever it does.
-    expect(took).toBeLessThan(
-      SERVER_LIMITS.stopStdinGraceMs + SERVER_LIMITS.stopTermGraceMs + 2_000,
-    );
+    expect(took).toBeLessThan(STOP_STDIN_GRACE_MS + STOP_TERM_GRACE_MS + 2_000);
   });
 
   it("restart() ends the old tree before the new one starts", async () => {
@@ -130,7 +128,7 @@ describe("a wrapped server's process tree", () => {
     const pid = server.pid!;
     const stopping = performance.now();
     await server.close();
-    expect(performance.now() - stopping).toBeLessThan(SERVER_LIMITS.stopStdinGraceMs);
+    expect(performance.now() - stopping).toBeLessThan(STOP_STDIN_GRACE_MS);
     await untilGone([pid], "the toy server to leave");
   });
 });

@@ -1,8 +1,8 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { ServerOutput, type ServerOutputHandlers } from "./server-output.js";
+import { OUTPUT_BYTES_PER_WINDOW_MAX, OUTPUT_BYTES_WINDOW_MS } from "./byte-window.js";
 
 const line = (id: number): string => `${JSON.stringify({ jsonrpc: "2.0", id, result: {} })}`;
 
@@ -138,14 +138,14 @@ describe("ServerOutput", () => {
     // One line of 1 MiB per chunk (not a message: counted as a bad line, and read on).
     const chunk = Buffer.alloc(1024 * 1024, 0x20);
     chunk[chunk.length - 1] = 0x0a;
-    const perWindow = SERVER_LIMITS.outputBytesPerWindowMax / chunk.length;
+    const perWindow = OUTPUT_BYTES_PER_WINDOW_MAX / chunk.length;
     const write = (count: number): void => {
       for (let i = 0; i < count; i++) output.push(chunk);
     };
     write(perWindow);
     expect(seen.floods).toBe(0);
     // A new window starts the count over.
-    now = SERVER_LIMITS.outputBytesWindowMs;
+    now = OUTPUT_BYTES_WINDOW_MS;
     write(perWindow);
     expect(seen.floods).toBe(0);
     write(1);

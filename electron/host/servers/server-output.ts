@@ -7,12 +7,11 @@ import {
   deserializeMessage,
 } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { LineFramer } from "../util/line-framer.js";
-import { ByteWindow } from "./byte-window.js";
+import { ByteWindow, OUTPUT_BYTES_PER_WINDOW_MAX, OUTPUT_BYTES_WINDOW_MS } from "./byte-window.js";
 
 /** Why a server that wrote too many bytes was stopped: its state's lastError says so. */
-export const BYTES_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputBytesPerWindowMax / (1024 * 1024)} MiB in ${SERVER_LIMITS.outputBytesWindowMs / 1000} s`;
+export const BYTES_FLOOD_REASON = `it wrote more than ${OUTPUT_BYTES_PER_WINDOW_MAX / (1024 * 1024)} MiB in ${OUTPUT_BYTES_WINDOW_MS / 1000} s`;
 
 export interface ServerOutputHandlers {
   message: (message: JSONRPCMessage) => void;
@@ -24,7 +23,7 @@ export interface ServerOutputHandlers {
    */
   overLong: (error: Error) => void;
   /**
-   * More than SERVER_LIMITS.outputBytesPerWindowMax bytes in outputBytesWindowMs: told once,
+   * More than OUTPUT_BYTES_PER_WINDOW_MAX bytes in outputBytesWindowMs: told once,
    * and nothing more is read (the chunk that passed the bound neither).
    */
   flood: () => void;

@@ -3,17 +3,17 @@
 // that stopped reading its stdin and sent pings with 1 MB ids, well under the message and byte
 // caps, had the host queue 1 MB for its stdin per ping, in the host's memory, for as long as
 // it liked (hundreds of MB a minute). Now a server that leaves more than
-// SERVER_LIMITS.inputUnreadMaxBytes of the host's messages unread is stopped. A real server
+// INPUT_UNREAD_MAX_BYTES of the host's messages unread is stopped. A real server
 // process; no Docker needed.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ServerProcessTransport } from "./server-process-transport.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { closeStarted, track } from "../../../test-support/wrapped-server-fixtures.js";
 import { until } from "../../../test-support/wait.js";
 import { WrappedServer } from "./wrapped-server.js";
+import { INPUT_UNREAD_MAX_BYTES } from "./server-connection.js";
 
 // Lists one tool, then stops reading its stdin and sends a ping with a 1 MB id every 100 ms.
 const SERVER = `
@@ -81,8 +81,8 @@ describe("a server that sends requests and reads no answer", () => {
       clearInterval(watch);
     }
     expect(server.info.lastError).toContain(
-      `was stopped: it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`,
+      `was stopped: it left more than ${INPUT_UNREAD_MAX_BYTES / (1024 * 1024)} MiB of the host's messages unread`,
     );
-    expect(mostUnread).toBeLessThanOrEqual(SERVER_LIMITS.inputUnreadMaxBytes + 2_000_000);
+    expect(mostUnread).toBeLessThanOrEqual(INPUT_UNREAD_MAX_BYTES + 2_000_000);
   }, 30_000);
 });

@@ -8,6 +8,12 @@ import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.
 import type { BackoffOptions, Clock } from "./restart-backoff.js";
 import type { ServerState, ServerStatus } from "../core/ports/server-state.js";
 
+/**
+ * Bound on `initialize` and each `tools/list` page while starting. Generous because a
+ * first start through a package runner may download the server.
+ */
+export const SERVER_START_TIMEOUT_MS = 60_000;
+
 export type { ServerState, ServerStatus };
 
 /**

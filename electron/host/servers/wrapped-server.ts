@@ -12,7 +12,6 @@
 // (tool-call.ts), the tool listing (tool-listing.ts) and the stderr tail (stderr-tail.ts).
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { Emitter } from "../util/emitter.js";
 import { packageVersion } from "../util/package-version.js";
@@ -42,6 +41,7 @@ import {
   type TransportFactory,
   type WrappedServerEvents,
   type WrappedServerOptions,
+  SERVER_START_TIMEOUT_MS,
 } from "./wrapped-server-types.js";
 
 // The server's public shapes, for its users to import from one place.
@@ -90,7 +90,7 @@ export class WrappedServer {
       backoffWithDefaults(options.backoff),
     );
     this.clientInfo = options.clientInfo ?? { name: "codemode", version: packageVersion() };
-    this.startTimeoutMs = options.startTimeoutMs ?? SERVER_LIMITS.startTimeoutMs;
+    this.startTimeoutMs = options.startTimeoutMs ?? SERVER_START_TIMEOUT_MS;
     this.path = options.path;
   }
 

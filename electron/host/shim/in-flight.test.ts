@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { InFlight } from "./in-flight.js";
+import { InFlight, SHIM_TRACKED_LINE_MAX_BYTES, SHIM_TRACKED_REQUESTS_MAX } from "./in-flight.js";
 
 const request = (id: unknown): Buffer =>
   Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call" }) + "\n");
@@ -12,7 +11,7 @@ describe("InFlight", () => {
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
-      params: { pad: "x".repeat(LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes) },
+      params: { pad: "x".repeat(SHIM_TRACKED_LINE_MAX_BYTES) },
     });
     const bytes = Buffer.concat([request(1), Buffer.from(long + "\n"), request(3)]);
     for (let at = 0; at < bytes.length; at += 1000)
@@ -49,11 +48,11 @@ describe("InFlight", () => {
     expect(flight.pending()).toEqual([]);
   });
 
-  it(`remembers at most ${LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax} requests`, () => {
+  it(`remembers at most ${SHIM_TRACKED_REQUESTS_MAX} requests`, () => {
     const flight = new InFlight();
-    for (let i = 0; i < LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax + 5; i++) {
+    for (let i = 0; i < SHIM_TRACKED_REQUESTS_MAX + 5; i++) {
       flight.fromClient.push(request(i));
     }
-    expect(flight.pending()).toHaveLength(LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax);
+    expect(flight.pending()).toHaveLength(SHIM_TRACKED_REQUESTS_MAX);
   });
 });

@@ -3,8 +3,18 @@
 // timeout. The shim still parses no MCP beyond the `id` (and a cancel's `requestId`); its
 // session (shim-session.ts) also watches the same lines for the client's `initialize`.
 
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
 import { LineFramer } from "../util/line-framer.js";
+import { MiB } from "../util/units.js";
+
+/**
+ * Shim: longest line (either way) it reads the JSON-RPC `id` of, to answer requests in
+ * flight itself if the app goes away; longer lines pass through untracked. The same bound
+ * as the host's socketMessageMaxBytes.
+ */
+export const SHIM_TRACKED_LINE_MAX_BYTES = 4 * MiB;
+
+/** Shim: most unanswered request ids it remembers; later ones pass through untracked. */
+export const SHIM_TRACKED_REQUESTS_MAX = 10_000;
 
 export type Id = string | number;
 
@@ -36,12 +46,12 @@ export class InFlight {
   private readonly ids = new Map<string, Id>();
   // A line too long to look at is passed on as it is, just not tracked.
   readonly fromClient = new LineFramer({
-    maxLineBytes: LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes,
+    maxLineBytes: SHIM_TRACKED_LINE_MAX_BYTES,
     overLong: "skip",
     onLine: (line) => this.clientLine(line.toString("utf8")),
   });
   readonly fromHost = new LineFramer({
-    maxLineBytes: LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes,
+    maxLineBytes: SHIM_TRACKED_LINE_MAX_BYTES,
     overLong: "skip",
     onLine: (line) => this.hostLine(line.toString("utf8")),
   });
@@ -71,7 +81,7 @@ export class InFlight {
   private track(message: Message | undefined): void {
     if (message === undefined || typeof message.method !== "string") return;
     if (isId(message.id)) {
-      if (this.ids.size < LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax) {
+      if (this.ids.size < SHIM_TRACKED_REQUESTS_MAX) {
         this.ids.set(key(message.id), message.id);
       }
       return;

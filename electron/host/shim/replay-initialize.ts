@@ -3,8 +3,7 @@
 // session's state; this is one exchange on one socket.
 
 import type net from "node:net";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { isId, key, parseObject, type Id } from "./in-flight.js";
+import { isId, key, parseObject, type Id, SHIM_TRACKED_LINE_MAX_BYTES } from "./in-flight.js";
 import { LineFramer } from "../util/line-framer.js";
 
 export type ReplayInitializeResult =
@@ -32,7 +31,7 @@ export function replayInitialize(
       resolve(outcome);
     };
     const lines = new LineFramer({
-      maxLineBytes: LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes,
+      maxLineBytes: SHIM_TRACKED_LINE_MAX_BYTES,
       overLong: "stop",
       onOverLong: () => (result = { kind: "gone" }),
       onLine: (line) => {

@@ -2,8 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, open, readFile, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { removalGatePath, removeIfUnchanged } from "./remove-if-unchanged.js";
+import { removalGatePath, removeIfUnchanged, LOCK_GATE_STALE_MS } from "./remove-if-unchanged.js";
 import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 
 afterEach(removeTempDirs);
@@ -157,7 +156,7 @@ describe("removeIfUnchanged, a gate entered after a wait", () => {
     const file = path.join(dir, "x.lock");
     const gate = removalGatePath(file);
     await mkdir(gate);
-    const deadAt = Date.now() - LOCAL_ACCESS_LIMITS.lockGateStaleMs + 3_000;
+    const deadAt = Date.now() - LOCK_GATE_STALE_MS + 3_000;
     await writeFile(path.join(gate, `${deadAt}-dead`), "");
     await writeFile(file, "X\n");
     const first = await removerPausedInGate(file, "X\n");
@@ -170,4 +169,12 @@ describe("removeIfUnchanged, a gate entered after a wait", () => {
     await Promise.all([first.done, second]);
     expect(existsSync(file)).toBe(false);
   }, 20_000);
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ LOCK_GATE_STALE_MS }).toEqual({
+      LOCK_GATE_STALE_MS: 5_000,
+    });
+  });
 });

@@ -13,7 +13,7 @@
 // made whole beside it and renamed into place, which fails while another gate (a directory
 // with a file in it) stands there. Leaving removes the turn's own file, then the directory
 // only if empty, so a newer gate always survives. A gate older than
-// LOCAL_ACCESS_LIMITS.lockGateStaleMs (its remover died, a turn takes milliseconds) is
+// LOCK_GATE_STALE_MS (its remover died, a turn takes milliseconds) is
 // cleared the same way; only a remover stalled that long inside the gate could still race.
 //
 // A remover that dies while waiting to enter leaves its unrenamed gate (`LOCK.gate.ID`)
@@ -24,7 +24,17 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
+
+/**
+ * Removing a lock (a stale one, or our own on release) goes through a gate, one remover at a
+ * time (remove-if-unchanged.ts). A turn in it takes milliseconds; a gate older than this was
+ * left by a remover that died, and is cleared.
+ */
+export const LOCK_GATE_STALE_MS = 5_000;
+
+/** Pause between attempts to enter a gate another remover holds. */
+export const LOCK_GATE_RETRY_MS = 10;
 
 /** Points inside a removal where a test can make other processes' steps happen. */
 export interface RemovalHooks {
@@ -72,7 +82,7 @@ async function enterGate(gate: string): Promise<() => Promise<void>> {
   try {
     await writeFile(path.join(made, turn), "", { mode: LOCAL_ACCESS_MODES.lockFile });
     // A gate outlives its stale time only while it is being cleared; twice that is a bound.
-    const deadline = Date.now() + 2 * LOCAL_ACCESS_LIMITS.lockGateStaleMs;
+    const deadline = Date.now() + 2 * LOCK_GATE_STALE_MS;
     for (;;) {
       // The turn's age is counted from this attempt, not from when we began to wait: a turn
       // stamped before a long wait would pass for a dead remover's soon after it got in.
@@ -90,7 +100,7 @@ async function enterGate(gate: string): Promise<() => Promise<void>> {
       }
       await clearStaleGate(gate);
       if (Date.now() >= deadline) throw new Error(`could not enter ${gate}: it stays taken`);
-      await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.lockGateRetryMs));
+      await new Promise((resolve) => setTimeout(resolve, LOCK_GATE_RETRY_MS));
     }
   } catch (error) {
     await rm(made, { recursive: true, force: true });
@@ -120,7 +130,7 @@ async function clearStaleGate(gate: string): Promise<void> {
 
 /** Whether a gate or turn last touched at `at` (ms since the epoch) was left by a dead remover. */
 function isStale(at: number): boolean {
-  return !(Date.now() - at <= LOCAL_ACCESS_LIMITS.lockGateStaleMs);
+  return !(Date.now() - at <= LOCK_GATE_STALE_MS);
 }
 
 /** Whether `name` is that of an unrenamed gate beside `gate`: `GATE.` and a gate id. */

@@ -6,6 +6,10 @@ import type { Reviewer, ToolPins } from "../../servers/pins/tool-pins.js";
 import { staleMessage } from "../../servers/pins/seen-definitions.js";
 import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { listPage } from "./list-page.js";
+import { MiB } from "../../util/units.js";
+
+/** servers.held: a page also ends once its held tools (two definitions each) pass this. */
+export const HELD_PAGE_MAX_CHARS = 4 * MiB;
 
 export type PinServices = Pick<ToolPins, "heldViews" | "review">;
 
@@ -24,7 +28,7 @@ export function pinHandlers(
         pins.heldViews(name),
         after ?? 0,
         limit ?? API_LIMITS.heldPageMaxLimit,
-        API_LIMITS.heldPageMaxChars,
+        HELD_PAGE_MAX_CHARS,
       );
       return { held: page.items, next: page.next };
     },

@@ -2,22 +2,22 @@
 // each connection used to be logged twice (client_connected, client_disconnected), ~1,100
 // connections a second from one process (~550 KB of entries a second), so the audit's size
 // cap would remove its oldest files within minutes. A connection that never initialized was
-// still logged as leaving. Now HOST_LIMITS.clientEntriesLogged connections a window are logged,
+// still logged as leaving. Now CLIENT_ENTRIES_LOGGED connections a window are logged,
 // the rest counted. A real host and real local socket connections; no Docker needed.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { auditEntries, startHostWithoutDocker } from "../../../../test-support/daemon.js";
 import {
   authenticate,
   INITIALIZED_LINE,
   initializeLine,
 } from "../../../../test-support/local-access.js";
+import { CLIENT_ENTRIES_LOGGED } from "./client-entry-limiter.js";
 
 /** Connections that initialize, past the limit; then as many that never do. */
-const CONNECTIONS = HOST_LIMITS.clientEntriesLogged + 150;
+const CONNECTIONS = CLIENT_ENTRIES_LOGGED + 150;
 
 describe("a client connecting and leaving in a loop", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-client-loop-"));
@@ -43,14 +43,14 @@ describe("a client connecting and leaving in a loop", () => {
 
     const connected = auditEntries(home, "client_connected");
     const disconnected = auditEntries(home, "client_disconnected");
-    expect(connected).toHaveLength(HOST_LIMITS.clientEntriesLogged);
+    expect(connected).toHaveLength(CLIENT_ENTRIES_LOGGED);
     // Each logged end belongs to a logged start; connections that never initialized log nothing.
     const started = new Set(connected.map((e) => e.connectionId));
-    expect(disconnected.length).toBeLessThanOrEqual(HOST_LIMITS.clientEntriesLogged);
+    expect(disconnected.length).toBeLessThanOrEqual(CLIENT_ENTRIES_LOGGED);
     expect(disconnected.every((e) => started.has(e.connectionId))).toBe(true);
     // The initialized connections past the limit are counted, though none was logged after
     // them: the first left out wrote a count at once, the app's stop the rest.
     const counted = auditEntries(home, "clients_not_logged").reduce((sum, e) => sum + e.count, 0);
-    expect(counted).toBe(CONNECTIONS - HOST_LIMITS.clientEntriesLogged);
+    expect(counted).toBe(CONNECTIONS - CLIENT_ENTRIES_LOGGED);
   }, 120_000);
 });

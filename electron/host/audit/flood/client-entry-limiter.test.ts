@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { ClientEntryLimiter } from "./client-entry-limiter.js";
+import {
+  ClientEntryLimiter,
+  CLIENT_ENTRIES_WINDOW_MS,
+  CLIENT_ENTRIES_LOGGED,
+} from "./client-entry-limiter.js";
 
 describe("ClientEntryLimiter", () => {
-  const limit = HOST_LIMITS.clientEntriesLogged;
+  const limit = CLIENT_ENTRIES_LOGGED;
 
   it("logs connections up to the limit a window; the next one logged counts the rest", () => {
     let now = 1_000_000;
@@ -17,7 +20,7 @@ describe("ClientEntryLimiter", () => {
     expect(limiter.disconnected("over1")).toBe(false);
     expect(limiter.disconnected("never-connected")).toBe(false);
 
-    now += HOST_LIMITS.clientEntriesWindowMs;
+    now += CLIENT_ENTRIES_WINDOW_MS;
     expect(limiter.connected("next")).toBe(2);
     expect(limiter.connected("after")).toBe(0);
   });
@@ -27,5 +30,14 @@ describe("ClientEntryLimiter", () => {
     for (let i = 0; i < limit + 3; i++) limiter.connected(`c${i}`);
     expect(limiter.takeNotLogged()).toBe(3);
     expect(limiter.takeNotLogged()).toBe(0);
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ CLIENT_ENTRIES_LOGGED, CLIENT_ENTRIES_WINDOW_MS }).toEqual({
+      CLIENT_ENTRIES_LOGGED: 100,
+      CLIENT_ENTRIES_WINDOW_MS: 60 * 60_000,
+    });
   });
 });

@@ -1,11 +1,22 @@
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
+
+/**
+ * Client connections logged one by one (client_connected, then client_disconnected) per
+ * clientEntriesWindowMs; the rest are counted (notLogged) on the next one logged. A client
+ * with the token connected and left in a loop ~1,100 times a second, two entries each
+ * (~550 KB/s), so the audit's size cap would remove its oldest files within minutes. Far above
+ * what real clients do; their runs are logged whatever this says.
+ */
+export const CLIENT_ENTRIES_LOGGED = 100;
+
+/** The window clientEntriesLogged counts over. */
+export const CLIENT_ENTRIES_WINDOW_MS = 60 * 60_000;
 
 /**
  * A client holding the token can connect and leave in a loop, and each connection was logged
  * twice (client_connected, client_disconnected): ~550 KB a second from one process, so the
  * audit's size cap would remove the oldest files (the runs it wants forgotten) within minutes.
- * Only HOST_LIMITS.clientEntriesLogged connections per window are logged one by one; the next
+ * Only CLIENT_ENTRIES_LOGGED connections per window are logged one by one; the next
  * one logged says how many were left out (notLogged). A connection is logged as leaving only
  * if it was logged as coming. Runs are logged whatever this says.
  */
@@ -16,7 +27,7 @@ export class ClientEntryLimiter {
 
   constructor(now: () => number = Date.now) {
     this.#window = new EntryWindow(
-      { logged: HOST_LIMITS.clientEntriesLogged, windowMs: HOST_LIMITS.clientEntriesWindowMs },
+      { logged: CLIENT_ENTRIES_LOGGED, windowMs: CLIENT_ENTRIES_WINDOW_MS },
       now,
     );
   }

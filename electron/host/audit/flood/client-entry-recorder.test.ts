@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { ClientEntryRecorder } from "./client-entry-recorder.js";
+import { ClientEntryRecorder, CLIENTS_NOT_LOGGED_FLUSH_MS } from "./client-entry-recorder.js";
+import { CLIENT_ENTRIES_LOGGED } from "./client-entry-limiter.js";
 
 describe("ClientEntryRecorder", () => {
   afterEach(() => vi.useRealTimers());
@@ -15,16 +15,16 @@ describe("ClientEntryRecorder", () => {
     const view = (i: number) => ({ name: "loop", version: "1", connectionId: `c${i}` });
     const notLogged = () =>
       entries.flatMap((e) => (e.kind === "clients_not_logged" ? [e.count] : []));
-    for (let i = 0; i < HOST_LIMITS.clientEntriesLogged; i++) log.connected(view(i));
+    for (let i = 0; i < CLIENT_ENTRIES_LOGGED; i++) log.connected(view(i));
     expect(notLogged()).toEqual([]);
     log.connected(view(1000));
     expect(notLogged()).toEqual([1]);
     for (let i = 1001; i < 1006; i++) log.connected(view(i));
     expect(notLogged()).toEqual([1]);
-    vi.advanceTimersByTime(HOST_LIMITS.clientsNotLoggedFlushMs);
+    vi.advanceTimersByTime(CLIENTS_NOT_LOGGED_FLUSH_MS);
     expect(notLogged()).toEqual([1, 5]);
     // A quiet interval stops the ticking; the next one left out is written at once again.
-    vi.advanceTimersByTime(HOST_LIMITS.clientsNotLoggedFlushMs);
+    vi.advanceTimersByTime(CLIENTS_NOT_LOGGED_FLUSH_MS);
     expect(vi.getTimerCount()).toBe(0);
     log.connected(view(2000));
     expect(notLogged()).toEqual([1, 5, 1]);
@@ -32,5 +32,13 @@ describe("ClientEntryRecorder", () => {
     log.flush();
     expect(notLogged()).toEqual([1, 5, 1, 1]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ CLIENTS_NOT_LOGGED_FLUSH_MS }).toEqual({
+      CLIENTS_NOT_LOGGED_FLUSH_MS: 60_000,
+    });
   });
 });

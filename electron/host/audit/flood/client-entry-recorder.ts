@@ -1,8 +1,14 @@
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { ClientEntryLimiter } from "./client-entry-limiter.js";
 import { CutOffLog } from "./cut-off-log.js";
 import { NotLoggedFlush } from "./not-logged-flush.js";
+
+/**
+ * Connections left out of the log are written as a count (clients_not_logged) at the first
+ * one left out, then at most this often while more are, rather than with the next one logged
+ * or at the app's stop: a crash or a kill then loses at most this interval's count.
+ */
+export const CLIENTS_NOT_LOGGED_FLUSH_MS = 60_000;
 
 /** What a connection's entries say of it. */
 interface ClientEntryView {
@@ -15,7 +21,7 @@ interface ClientEntryView {
  * The audit entries of client connections, through a ClientEntryLimiter: client_connected
  * (with notLogged when some were left out before it), client_disconnected for a logged one,
  * and clients_not_logged for those left out: at the first one, then at most every
- * HOST_LIMITS.clientsNotLoggedFlushMs while more are, and at the app's stop. Written as it goes
+ * CLIENTS_NOT_LOGGED_FLUSH_MS while more are, and at the app's stop. Written as it goes
  * rather than with the next connection logged (up to clientEntriesWindowMs later) or at the
  * stop: a crash or a SIGKILL of the app then loses at most the last interval's count, and never
  * the fact that connections were left out. A connection cut off for hoarding answers gets its
@@ -35,7 +41,7 @@ export class ClientEntryRecorder {
     this.#notLogged = new NotLoggedFlush(
       () => limiter.takeNotLogged(),
       (count) => record({ kind: "clients_not_logged", count }),
-      HOST_LIMITS.clientsNotLoggedFlushMs,
+      CLIENTS_NOT_LOGGED_FLUSH_MS,
     );
   }
 

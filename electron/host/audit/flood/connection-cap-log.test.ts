@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { ConnectionCapLog } from "./connection-cap-log.js";
+import {
+  ConnectionCapLog,
+  CONNECTION_CAP_WINDOW_MS,
+  CONNECTION_CAP_EPISODES_LOGGED,
+} from "./connection-cap-log.js";
 
 /**
  * What a ConnectionCap tells its log (the real cap and servers: the int test): connections
@@ -33,7 +37,7 @@ describe("ConnectionCapLog", () => {
     const fake = fakeCap(log);
     for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
     // Attack: hold the cap, let one go, take it back, and be refused once more, in a loop.
-    const turns = HOST_LIMITS.connectionCapEpisodesLogged + 3;
+    const turns = CONNECTION_CAP_EPISODES_LOGGED + 3;
     for (let turn = 0; turn < turns; turn++) {
       fake.drop();
       fake.drop();
@@ -41,7 +45,7 @@ describe("ConnectionCapLog", () => {
       fake.closeOne();
       fake.connect();
     }
-    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged);
+    expect(entries).toHaveLength(2 * CONNECTION_CAP_EPISODES_LOGGED);
     expect(entries[0]).toEqual({
       kind: "connections_capped",
       server: "ui",
@@ -56,7 +60,7 @@ describe("ConnectionCapLog", () => {
       durationMs: 10,
     });
     // The next window: the times left out, and the connections they refused, are counted.
-    now += HOST_LIMITS.connectionCapWindowMs;
+    now += CONNECTION_CAP_WINDOW_MS;
     fake.drop();
     expect(entries.at(-1)).toEqual({
       kind: "connections_capped",
@@ -77,20 +81,20 @@ describe("ConnectionCapLog", () => {
     const fake = fakeCap(log);
     for (let i = 0; i < HOST_LIMITS.httpConnectionsMax; i++) fake.connect();
     // Attack: use up the window with short turns at the cap...
-    for (let turn = 0; turn < HOST_LIMITS.connectionCapEpisodesLogged; turn++) {
+    for (let turn = 0; turn < CONNECTION_CAP_EPISODES_LOGGED; turn++) {
       fake.drop();
       now += 10;
       fake.closeOne();
       fake.connect();
     }
-    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged);
+    expect(entries).toHaveLength(2 * CONNECTION_CAP_EPISODES_LOGGED);
     // ... then reach it once more and hold it: this time is left out, the window being full.
     fake.drop();
     const heldFrom = now;
-    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged);
+    expect(entries).toHaveLength(2 * CONNECTION_CAP_EPISODES_LOGGED);
     // A real client refused once the window has room again: the lockout is on the record now,
     // not only once it ends (it may never) or the next time the cap is reached.
-    now += HOST_LIMITS.connectionCapWindowMs;
+    now += CONNECTION_CAP_WINDOW_MS;
     fake.drop();
     expect(entries.at(-1)).toEqual({
       kind: "connections_capped",
@@ -99,7 +103,7 @@ describe("ConnectionCapLog", () => {
       refused: 2,
     });
     fake.drop();
-    expect(entries).toHaveLength(2 * HOST_LIMITS.connectionCapEpisodesLogged + 1);
+    expect(entries).toHaveLength(2 * CONNECTION_CAP_EPISODES_LOGGED + 1);
     // Its clearing says how long the lockout really lasted, from when the cap was reached.
     now += 5_000;
     fake.closeOne();
@@ -111,9 +115,18 @@ describe("ConnectionCapLog", () => {
       durationMs: now - heldFrom,
     });
     // Logged after all, that time is not counted as left out on the next one.
-    now += HOST_LIMITS.connectionCapWindowMs;
+    now += CONNECTION_CAP_WINDOW_MS;
     fake.connect();
     fake.drop();
     expect(entries.at(-1)).not.toHaveProperty("notLogged");
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ CONNECTION_CAP_EPISODES_LOGGED, CONNECTION_CAP_WINDOW_MS }).toEqual({
+      CONNECTION_CAP_EPISODES_LOGGED: 5,
+      CONNECTION_CAP_WINDOW_MS: 60_000,
+    });
   });
 });

@@ -4,6 +4,17 @@ import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
 import type { ConnectionCapWatcher } from "../../util/connection-cap.js";
 
+/**
+ * Times a loopback HTTP server's connection cap was reached that are logged per
+ * connectionCapWindowMs (connections_capped, then connections_uncapped when it clears); the
+ * rest are counted, with the connections they refused, in the next one logged. A process
+ * holding the cap and letting one connection go in a loop would otherwise log each turn.
+ */
+export const CONNECTION_CAP_EPISODES_LOGGED = 5;
+
+/** The window connectionCapEpisodesLogged counts over. */
+export const CONNECTION_CAP_WINDOW_MS = 60_000;
+
 type CappedServer = (typeof CAPPED_SERVERS)[number];
 
 /**
@@ -12,7 +23,7 @@ type CappedServer = (typeof CAPPED_SERVERS)[number];
  * clears (connections_uncapped), each saying how many connections were refused. Any local
  * process can hold the cap and lock every real client out, so the user must see it. A
  * process letting one connection go and taking it back in a loop reaches the cap again each
- * turn, so only HOST_LIMITS.connectionCapEpisodesLogged times a window are logged, the rest
+ * turn, so only CONNECTION_CAP_EPISODES_LOGGED times a window are logged, the rest
  * counted in the next one logged; a clearing is logged only when its reaching was. A time at
  * the cap left out that still lasts when the window has room is logged then, at its next
  * refusal: a loop of short turns must not hide the long hold that follows it.
@@ -32,8 +43,8 @@ export class ConnectionCapLog implements ConnectionCapWatcher {
   ) {
     this.#window = new EntryWindow(
       {
-        logged: HOST_LIMITS.connectionCapEpisodesLogged,
-        windowMs: HOST_LIMITS.connectionCapWindowMs,
+        logged: CONNECTION_CAP_EPISODES_LOGGED,
+        windowMs: CONNECTION_CAP_WINDOW_MS,
       },
       now,
     );

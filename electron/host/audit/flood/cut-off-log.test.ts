@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { BROWSER_UI_CLIENT, CutOffLog } from "./cut-off-log.js";
+import {
+  BROWSER_UI_CLIENT,
+  CutOffLog,
+  CUT_OFF_ENTRIES_LOGGED,
+  CUT_OFF_WINDOW_MS,
+} from "./cut-off-log.js";
 
 describe("CutOffLog", () => {
   afterEach(() => vi.useRealTimers());
@@ -14,13 +19,11 @@ describe("CutOffLog", () => {
       () => now,
     );
     const over = HOST_LIMITS.socketUnreadMaxBytes + 1;
-    for (let i = 0; i < HOST_LIMITS.cutOffEntriesLogged + 2; i++) {
+    for (let i = 0; i < CUT_OFF_ENTRIES_LOGGED + 2; i++) {
       log.socket({ name: "hoarder", connectionId: `c${i}` }, over);
     }
     // The first one left out is counted at once (the next test), the second in the next one.
-    expect(entries.filter((e) => e.kind === "client_cut_off")).toHaveLength(
-      HOST_LIMITS.cutOffEntriesLogged,
-    );
+    expect(entries.filter((e) => e.kind === "client_cut_off")).toHaveLength(CUT_OFF_ENTRIES_LOGGED);
     expect(entries.at(-1)).toEqual({ kind: "cut_offs_not_logged", count: 1 });
     expect(entries[0]).toEqual({
       kind: "client_cut_off",
@@ -30,7 +33,7 @@ describe("CutOffLog", () => {
       unreadBytes: over,
       limitBytes: HOST_LIMITS.socketUnreadMaxBytes,
     });
-    now += HOST_LIMITS.cutOffWindowMs;
+    now += CUT_OFF_WINDOW_MS;
     log.ws(HOST_LIMITS.wsUnreadMaxBytes + 5);
     expect(entries.at(-1)).toEqual({
       kind: "client_cut_off",
@@ -54,25 +57,34 @@ describe("CutOffLog", () => {
     const cutOff = (client: string) => log.socket({ name: client, connectionId: client }, over);
     const counted = () =>
       entries.flatMap((e) => (e.kind === "cut_offs_not_logged" ? [e.count] : []));
-    for (let i = 0; i < HOST_LIMITS.cutOffEntriesLogged; i++) cutOff(`hoarder${i}`);
+    for (let i = 0; i < CUT_OFF_ENTRIES_LOGGED; i++) cutOff(`hoarder${i}`);
     cutOff("real-client");
     expect(counted()).toEqual([1]);
     cutOff("more1");
     cutOff("more2");
-    vi.advanceTimersByTime(HOST_LIMITS.cutOffWindowMs);
+    vi.advanceTimersByTime(CUT_OFF_WINDOW_MS);
     expect(counted()).toEqual([1, 2]);
     // A quiet window stops the ticking; nothing is counted twice on the next one logged.
-    vi.advanceTimersByTime(HOST_LIMITS.cutOffWindowMs);
+    vi.advanceTimersByTime(CUT_OFF_WINDOW_MS);
     expect(vi.getTimerCount()).toBe(0);
     cutOff("later");
     expect(entries.at(-1)).toMatchObject({ kind: "client_cut_off", client: "later" });
     expect(entries.at(-1)).not.toHaveProperty("notLogged");
     // "later" and these fill the next window, and one is left out: written at once again.
-    for (let i = 0; i < HOST_LIMITS.cutOffEntriesLogged; i++) cutOff(`again${i}`);
+    for (let i = 0; i < CUT_OFF_ENTRIES_LOGGED; i++) cutOff(`again${i}`);
     expect(counted()).toEqual([1, 2, 1]);
     cutOff("last");
     log.flush();
     expect(counted()).toEqual([1, 2, 1, 1]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ CUT_OFF_ENTRIES_LOGGED, CUT_OFF_WINDOW_MS }).toEqual({
+      CUT_OFF_ENTRIES_LOGGED: 30,
+      CUT_OFF_WINDOW_MS: 60_000,
+    });
   });
 });

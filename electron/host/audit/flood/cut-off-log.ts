@@ -3,6 +3,15 @@ import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
 import { NotLoggedFlush } from "./not-logged-flush.js";
 
+/**
+ * Connections cut off for leaving too many answers unread (socketUnreadMaxBytes,
+ * wsUnreadMaxBytes) logged one by one per cutOffWindowMs; the rest are counted in the next.
+ */
+export const CUT_OFF_ENTRIES_LOGGED = 30;
+
+/** The window cutOffEntriesLogged counts over. */
+export const CUT_OFF_WINDOW_MS = 60_000;
+
 /** The name client_cut_off gives the browser UI's WebSocket, which has no client name. */
 export const BROWSER_UI_CLIENT = "browser UI";
 
@@ -10,7 +19,7 @@ export const BROWSER_UI_CLIENT = "browser UI";
  * The audit entries of connections cut off for leaving too many answers unread: the host
  * protected its memory silently, so a user could not tell a client had been doing it. A
  * client holding the token can connect, hoard and be cut off in a loop, so only
- * HOST_LIMITS.cutOffEntriesLogged a window are logged one by one, the rest counted: in
+ * CUT_OFF_ENTRIES_LOGGED a window are logged one by one, the rest counted: in
  * cut_offs_not_logged entries (see NotLoggedFlush), or in the next one logged.
  */
 export class CutOffLog {
@@ -22,14 +31,14 @@ export class CutOffLog {
     now: () => number = Date.now,
   ) {
     const window = new EntryWindow(
-      { logged: HOST_LIMITS.cutOffEntriesLogged, windowMs: HOST_LIMITS.cutOffWindowMs },
+      { logged: CUT_OFF_ENTRIES_LOGGED, windowMs: CUT_OFF_WINDOW_MS },
       now,
     );
     this.#window = window;
     this.#notLogged = new NotLoggedFlush(
       () => window.takeNotLogged(),
       (count) => record({ kind: "cut_offs_not_logged", count }),
-      HOST_LIMITS.cutOffWindowMs,
+      CUT_OFF_WINDOW_MS,
     );
   }
 

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import type { HeldChange } from "../../servers/pins/pin-state.js";
-import { HeldLogLimiter } from "./held-log-limiter.js";
+import {
+  HeldLogLimiter,
+  PIN_HELD_LOG_WINDOW_MS,
+  PIN_HELD_LOGGED_PER_SERVER,
+} from "./held-log-limiter.js";
 
 const changes = (count: number, prefix = "t"): HeldChange[] =>
   Array.from({ length: count }, (_, i) => ({
@@ -12,7 +15,7 @@ const changes = (count: number, prefix = "t"): HeldChange[] =>
   }));
 
 describe("HeldLogLimiter", () => {
-  const limit = PIN_LIMITS.heldLoggedPerServer;
+  const limit = PIN_HELD_LOGGED_PER_SERVER;
 
   it("logs a listing within the limit as it is, with no count", () => {
     const logged = new HeldLogLimiter(() => 0).admit("s", changes(3));
@@ -32,12 +35,21 @@ describe("HeldLogLimiter", () => {
     // Another server has a window of its own.
     expect(limiter.admit("other", changes(1))).toHaveLength(1);
 
-    now += PIN_LIMITS.heldLogWindowMs;
+    now += PIN_HELD_LOG_WINDOW_MS;
     const next = limiter.admit("s", changes(2, "v"));
     expect(next.map((h) => [h.change.tool, h.notLogged])).toEqual([
       ["v0", undefined],
       ["v1", 1000],
     ]);
     expect(limiter.admit("s", changes(1, "w"))[0]?.notLogged).toBeUndefined();
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ PIN_HELD_LOGGED_PER_SERVER, PIN_HELD_LOG_WINDOW_MS }).toEqual({
+      PIN_HELD_LOGGED_PER_SERVER: 500,
+      PIN_HELD_LOG_WINDOW_MS: 60 * 60_000,
+    });
   });
 });

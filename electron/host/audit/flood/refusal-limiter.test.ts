@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { RefusalLimiter } from "./refusal-limiter.js";
+import {
+  RefusalLimiter,
+  AUTH_REFUSALS_PER_MINUTE,
+  AUTH_REFUSAL_WINDOW_MS,
+} from "./refusal-limiter.js";
 
-const LIMIT = HOST_LIMITS.authRefusalsPerMinute;
-const WINDOW = HOST_LIMITS.authRefusalWindowMs;
+const LIMIT = AUTH_REFUSALS_PER_MINUTE;
+const WINDOW = AUTH_REFUSAL_WINDOW_MS;
 const SUFFIX = " more refused before, not logged one by one)";
 
 /** The refusals an entry stands for: itself, the count a logged one's reason carries, or a count. */
@@ -114,5 +117,14 @@ describe("RefusalLimiter", () => {
     expect(vi.getTimerCount()).toBe(0);
     limiter.flush();
     expect(entries).toHaveLength(LIMIT + 1);
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ AUTH_REFUSALS_PER_MINUTE, AUTH_REFUSAL_WINDOW_MS }).toEqual({
+      AUTH_REFUSALS_PER_MINUTE: 30,
+      AUTH_REFUSAL_WINDOW_MS: 60_000,
+    });
   });
 });

@@ -1,13 +1,18 @@
 import type { AuditEntryInput, AuthTransport } from "../../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { EntryWindow } from "./entry-window.js";
 import { NotLoggedFlush } from "./not-logged-flush.js";
+
+/** Refused connections logged one by one per minute; the rest are counted in the next. */
+export const AUTH_REFUSALS_PER_MINUTE = 30;
+
+/** The window authRefusalsPerMinute counts over. */
+export const AUTH_REFUSAL_WINDOW_MS = 60_000;
 
 type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;
 
 /**
  * Anyone on this machine (a web page too) can knock on the socket or the ports; each refusal
- * is logged, but only HOST_LIMITS.authRefusalsPerMinute a minute, so knocking cannot fill the
+ * is logged, but only AUTH_REFUSALS_PER_MINUTE a minute, so knocking cannot fill the
  * disk. The rest are counted: in auth_refusals_not_logged entries (see NotLoggedFlush: at the
  * first one left out, then at most once a window while more are, and at the stop), or, for
  * those left out since the last such entry, in the reason of the next refusal logged. Each
@@ -26,7 +31,7 @@ export class RefusalLimiter {
     now: () => number = Date.now,
   ) {
     const window = new EntryWindow(
-      { logged: HOST_LIMITS.authRefusalsPerMinute, windowMs: HOST_LIMITS.authRefusalWindowMs },
+      { logged: AUTH_REFUSALS_PER_MINUTE, windowMs: AUTH_REFUSAL_WINDOW_MS },
       now,
     );
     this.#window = window;
@@ -34,7 +39,7 @@ export class RefusalLimiter {
       () => window.takeNotLogged(),
       (count) =>
         record({ kind: "auth_refusals_not_logged", count, transports: this.takeTransports() }),
-      HOST_LIMITS.authRefusalWindowMs,
+      AUTH_REFUSAL_WINDOW_MS,
     );
   }
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DOCKER_LIMITS } from "../../../../shared/limits.js";
-import { RunRefusals } from "./run-refusals.js";
+import { RunRefusals, REFUSED_CLIENTS_SHOWN } from "./run-refusals.js";
 
 describe("RunRefusals", () => {
   it("counts any number of refusals into one entry, then starts over", () => {
@@ -9,7 +8,7 @@ describe("RunRefusals", () => {
     expect(refusals.take("docker_unreachable")).toBeNull();
     for (let i = 0; i < 5_000; i++) {
       t = i;
-      refusals.add(`client-${i % (DOCKER_LIMITS.refusedClientsShown + 3)}`);
+      refusals.add(`client-${i % (REFUSED_CLIENTS_SHOWN + 3)}`);
     }
     const entry = refusals.take("docker_unreachable");
     expect(entry).toMatchObject({
@@ -19,7 +18,7 @@ describe("RunRefusals", () => {
       firstAt: new Date(0).toISOString(),
       lastAt: new Date(4_999).toISOString(),
     });
-    expect(entry?.clients).toHaveLength(DOCKER_LIMITS.refusedClientsShown);
+    expect(entry?.clients).toHaveLength(REFUSED_CLIENTS_SHOWN);
     expect(refusals.count).toBe(0);
     expect(refusals.take("docker_unreachable")).toBeNull();
   });

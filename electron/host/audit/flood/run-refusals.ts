@@ -1,5 +1,8 @@
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
-import { DOCKER_LIMITS, HOST_LIMITS } from "../../../../shared/limits.js";
+import { HOST_LIMITS } from "../../../../shared/limits.js";
+
+/** Distinct client names kept in the one entry that counts runs refused while it was away. */
+export const REFUSED_CLIENTS_SHOWN = 5;
 
 type RunsRefused = Extract<AuditEntryInput, { kind: "runs_refused" }>;
 
@@ -20,7 +23,7 @@ export class RunRefusals {
     this.#count += 1;
     this.#firstAt ??= at;
     this.#lastAt = at;
-    if (this.#clients.size < DOCKER_LIMITS.refusedClientsShown) {
+    if (this.#clients.size < REFUSED_CLIENTS_SHOWN) {
       this.#clients.add(client.slice(0, HOST_LIMITS.clientNameMaxChars));
     }
   }

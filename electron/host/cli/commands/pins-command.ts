@@ -1,7 +1,7 @@
 // `codemode servers pins`: the pinned tool definitions of the app's servers (the data
 // directory's pins.json) or of a `serve --config FILE` (FILE.pins.json), with the hash of each
 // held definition that `accept` and `reject` (review-command.ts) take. A running app or serve
-// watches its pin file and takes a review within PIN_LIMITS.watchIntervalMs; its audit records
+// watches its pin file and takes a review within PIN_WATCH_INTERVAL_MS; its audit records
 // the review (as the CLI's) from the note the command leaves beside the pin file.
 import path from "node:path";
 import { parseArgs } from "node:util";

@@ -3,12 +3,17 @@ import type { ApprovalView } from "../../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
 import {
   API_LIMITS,
-  APPROVAL_LIMITS,
   BRIDGE_LIMITS,
   PROTOCOL_LIMITS,
   HOST_LIMITS,
 } from "../../../../shared/limits.js";
-import { ApprovalService } from "./approval-service.js";
+import {
+  ApprovalService,
+  APPROVAL_ARGS_SHOWN_WHOLE_MAX_CHARS,
+  APPROVAL_ELICIT_MESSAGE_MAX_CHARS,
+  APPROVAL_PENDING_MAX,
+  APPROVAL_CODE_SHOWN_MAX_CHARS,
+} from "./approval-service.js";
 import type { ApprovalChoice, ApprovalRequest } from "../bridge/approval-gate.js";
 
 const SECRET = "sk-live-abcdef123456";
@@ -167,11 +172,9 @@ describe("approval service", () => {
     await expect(cancelling).resolves.toEqual({ answer: "deny", by: "app" });
   });
 
-  it(`denies at once past ${APPROVAL_LIMITS.pendingMax} waiting requests`, async () => {
+  it(`denies at once past ${APPROVAL_PENDING_MAX} waiting requests`, async () => {
     const { approvals, entries } = service();
-    const waiting = Array.from({ length: APPROVAL_LIMITS.pendingMax }, () =>
-      approvals.ask(request()),
-    );
+    const waiting = Array.from({ length: APPROVAL_PENDING_MAX }, () => approvals.ask(request()));
     await expect(approvals.ask(request())).resolves.toEqual({ answer: "deny", by: null });
     expect(entries.at(-1)).toMatchObject({ kind: "approval_answered", answer: "deny", by: null });
     approvals.close();
@@ -189,13 +192,13 @@ describe("approval service", () => {
     const { approvals } = service();
     void approvals.ask(
       request({
-        args: { text: "x".repeat(10 * APPROVAL_LIMITS.argsShownWholeMaxChars) },
-        code: "y".repeat(10 * APPROVAL_LIMITS.codeShownMaxChars),
+        args: { text: "x".repeat(10 * APPROVAL_ARGS_SHOWN_WHOLE_MAX_CHARS) },
+        code: "y".repeat(10 * APPROVAL_CODE_SHOWN_MAX_CHARS),
       }),
     );
     const [view] = approvals.list();
-    expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_LIMITS.argsShownWholeMaxChars);
-    expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_LIMITS.codeShownMaxChars);
+    expect([...view!.args].length).toBeLessThanOrEqual(APPROVAL_ARGS_SHOWN_WHOLE_MAX_CHARS);
+    expect([...view!.code].length).toBeLessThanOrEqual(APPROVAL_CODE_SHOWN_MAX_CHARS);
     approvals.close();
   });
 
@@ -224,7 +227,7 @@ describe("approval service", () => {
     // The client is told the arguments do not fit its question, not shown their start alone.
     expect(asked).not.toContain("notes/today.md");
     expect(asked).toContain("too long to show here");
-    expect([...asked].length).toBeLessThanOrEqual(APPROVAL_LIMITS.elicitMessageMaxChars);
+    expect([...asked].length).toBeLessThanOrEqual(APPROVAL_ELICIT_MESSAGE_MAX_CHARS);
     // Short arguments still read as pretty JSON, in the app and in the client's question.
     const short = approvals.ask(
       request({ args: { id: 7 }, elicit: (m) => ((asked = m), new Promise(() => undefined)) }),
@@ -317,7 +320,7 @@ describe("approval service", () => {
     // Control characters: JSON writes each as six (\u0001), the worst case for the reply's size.
     const worst = (chars: number): string => "\u0001".repeat(chars);
     const huge = worst(1024 * 1024);
-    for (let i = 0; i <= APPROVAL_LIMITS.pendingMax; i += 1) {
+    for (let i = 0; i <= APPROVAL_PENDING_MAX; i += 1) {
       void approvals
         .ask(
           request({
@@ -334,8 +337,16 @@ describe("approval service", () => {
         .catch(() => undefined);
     }
     const views = approvals.list();
-    expect(views).toHaveLength(APPROVAL_LIMITS.pendingMax);
+    expect(views).toHaveLength(APPROVAL_PENDING_MAX);
     expect(JSON.stringify(views).length).toBeLessThan(API_LIMITS.responseMaxChars);
     approvals.close();
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ APPROVAL_PENDING_MAX }).toEqual({
+      APPROVAL_PENDING_MAX: 64,
+    });
   });
 });

@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalView } from "../../../../shared/api/api-views.js";
 import type { ApprovalAnswer, Approver, AuditEntryInput } from "../../../../shared/audit-entry.js";
-import { APPROVAL_LIMITS } from "../../../../shared/limits.js";
 import { redactArgs } from "../secrets/redaction.js";
 import { maskDeep, maskSecrets } from "../secrets/secret-mask.js";
 import { cutCodePoints } from "../../util/text-cut.js";
@@ -17,6 +16,31 @@ import type {
   ApprovalOutcome,
   ApprovalRequest,
 } from "../bridge/approval-gate.js";
+import { KiB } from "../../util/units.js";
+
+/** The run's code as the panel shows it (collapsed) is cut to this. */
+export const APPROVAL_CODE_SHOWN_MAX_CHARS = 16 * KiB;
+
+/** Requests waiting at once, across all runs; past it a call is denied without asking. */
+export const APPROVAL_PENDING_MAX = 64;
+
+/**
+ * The arguments as the panel shows them: pretty JSON up to this many characters, else compact
+ * JSON, whole (argsShownWholeMaxChars).
+ */
+export const APPROVAL_ARGS_SHOWN_MAX_CHARS = 4 * KiB;
+
+/**
+ * Compact JSON of arguments too long to show pretty is shown whole up to this: three times
+ * BRIDGE_LIMITS.argsMaxBytes, room for the code points shown as escapes (an escape is at most
+ * three times its code point's UTF-8 bytes; a "[secret]" mark is no longer than a secret). A
+ * call's arguments never pass it, so the user never allows a call whose arguments were cut
+ * out of sight.
+ */
+export const APPROVAL_ARGS_SHOWN_WHOLE_MAX_CHARS = 48 * KiB;
+
+/** The question sent to a client by MCP elicitation is cut to this. */
+export const APPROVAL_ELICIT_MESSAGE_MAX_CHARS = 2 * KiB;
 
 export interface ApprovalServiceOptions {
   asksFirst: (server: string, tool: string) => boolean;
@@ -107,7 +131,7 @@ export class ApprovalService implements ApprovalGate {
     };
     // Too many questions at once: a loop of calls must not flood the user. Denied, on record.
     const nobody = request.elicit === undefined && this.#options.userPresent === false;
-    if (this.#pending.size >= APPROVAL_LIMITS.pendingMax || request.signal.aborted || nobody) {
+    if (this.#pending.size >= APPROVAL_PENDING_MAX || request.signal.aborted || nobody) {
       const answer: ApprovalAnswer = request.signal.aborted ? "cancelled" : "deny";
       this.#options.record({ kind: "approval_answered", ...base, answer, by: null, waitedMs: 0 });
       return Promise.resolve({ answer, by: null });
@@ -131,7 +155,7 @@ export class ApprovalService implements ApprovalGate {
       // ("Trojan Source").
       code: cutCodePoints(
         escapeUnseen(maskSecrets(request.code, secrets)),
-        APPROVAL_LIMITS.codeShownMaxChars,
+        APPROVAL_CODE_SHOWN_MAX_CHARS,
       ),
       private: request.private,
       askedAt: new Date(askedAt).toISOString(),
@@ -201,11 +225,11 @@ export function shownArgs(args: Record<string, unknown>, secrets: readonly strin
   const redacted = maskDeep(args, secrets, { numbers: true });
   // Code points that hide or reorder text are shown as their escapes (escape-unseen.ts).
   const compact = escapeUnseen(JSON.stringify(redacted));
-  if (compact.length <= APPROVAL_LIMITS.argsShownMaxChars) {
+  if (compact.length <= APPROVAL_ARGS_SHOWN_MAX_CHARS) {
     const pretty = escapeUnseen(JSON.stringify(redacted, null, 2));
-    if (pretty.length <= APPROVAL_LIMITS.argsShownMaxChars) return pretty;
+    if (pretty.length <= APPROVAL_ARGS_SHOWN_MAX_CHARS) return pretty;
   }
-  return cutCodePoints(compact, APPROVAL_LIMITS.argsShownWholeMaxChars);
+  return cutCodePoints(compact, APPROVAL_ARGS_SHOWN_WHOLE_MAX_CHARS);
 }
 
 /**
@@ -220,11 +244,11 @@ function elicitMessage(request: ApprovalRequest, args: string): string {
     ? "(the tool is private: its arguments are shown only in the app)"
     : `Arguments:\n${args}`;
   const message = `${head}\n${body}`;
-  if ([...message].length <= APPROVAL_LIMITS.elicitMessageMaxChars) return message;
+  if ([...message].length <= APPROVAL_ELICIT_MESSAGE_MAX_CHARS) return message;
   // Cut, the client would show the start of the arguments as if it were all of them.
   return cutCodePoints(
     `${head}\nThe arguments are too long to show here (${args.length} characters): ` +
       `see them in the Code Mode app before allowing.`,
-    APPROVAL_LIMITS.elicitMessageMaxChars,
+    APPROVAL_ELICIT_MESSAGE_MAX_CHARS,
   );
 }

@@ -39,7 +39,7 @@ export interface StartRunOptions {
   signal: AbortSignal;
   /**
    * Called once the code has gone on calling after its budget was spent for
-   * RUN_COST_LIMITS.refusalsPastBudget refusals: the run should be stopped.
+   * REFUSALS_PAST_BUDGET refusals: the run should be stopped.
    */
   onBudgetSpent?: () => void;
   /** The run's code, shown to the user beside an "ask first" question. */

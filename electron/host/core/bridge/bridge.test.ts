@@ -1,6 +1,6 @@
 import type { CatalogTool } from "../catalog/catalog-types.js";
 import { describe, expect, it } from "vitest";
-import { BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../../shared/limits.js";
+import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
 import {
   makeTool,
   makeCatalog,
@@ -13,6 +13,7 @@ import {
 } from "../../../../test-support/bridge-fixture.js";
 import { Bridge } from "./bridge.js";
 import { TaintRegistry } from "./taint.js";
+import { REFUSALS_PAST_BUDGET } from "./call-budget.js";
 
 describe("which tools can be called", () => {
   it("unknown tools are refused before the server sees them", async () => {
@@ -248,7 +249,7 @@ describe("budget", () => {
     const s = setup();
     let stops = 0;
     const run = s.run({ maxCalls: 2, onBudgetSpent: () => stops++ });
-    for (let i = 0; i < 2 + RUN_COST_LIMITS.refusalsPastBudget - 1; i++) {
+    for (let i = 0; i < 2 + REFUSALS_PAST_BUDGET - 1; i++) {
       await run.call("web__fetch", {});
     }
     expect(stops).toBe(0);

@@ -1,20 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { RUN_COST_LIMITS } from "../../../../shared/limits.js";
-import { CallBudget } from "./call-budget.js";
+import { CallBudget, REFUSALS_PAST_BUDGET } from "./call-budget.js";
 
 describe("CallBudget", () => {
   it("lets the budget through, refuses past it, and stops at the named number of refusals", () => {
     const budget = new CallBudget(3);
-    const verdicts = Array.from({ length: 3 + RUN_COST_LIMITS.refusalsPastBudget }, () =>
-      budget.take(),
-    );
+    const verdicts = Array.from({ length: 3 + REFUSALS_PAST_BUDGET }, () => budget.take());
     expect(verdicts.slice(0, 3)).toEqual(["within", "within", "within"]);
     expect(verdicts.slice(3, -1)).toEqual(
-      Array.from({ length: RUN_COST_LIMITS.refusalsPastBudget - 1 }, () => "past"),
+      Array.from({ length: REFUSALS_PAST_BUDGET - 1 }, () => "past"),
     );
     expect(verdicts.at(-1)).toBe("stop");
-    expect(budget.calls).toBe(3 + RUN_COST_LIMITS.refusalsPastBudget);
-    expect(budget.pastBudget).toBe(RUN_COST_LIMITS.refusalsPastBudget);
+    expect(budget.calls).toBe(3 + REFUSALS_PAST_BUDGET);
+    expect(budget.pastBudget).toBe(REFUSALS_PAST_BUDGET);
   });
 
   it("treats a budget of zero as spent from the first call", () => {

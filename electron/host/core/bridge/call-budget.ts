@@ -1,4 +1,8 @@
-import { RUN_COST_LIMITS } from "../../../../shared/limits.js";
+/**
+ * Calls refused for a spent budget before the run is stopped (`call_budget`). A few, so a
+ * loop that catches ToolError and checks for "budget" can still finish cleanly.
+ */
+export const REFUSALS_PAST_BUDGET = 10;
 
 /**
  * What a call is, as far as the run's budget goes: one within it, a refusal past it, or the
@@ -18,7 +22,7 @@ export class CallBudget {
 
   constructor(
     readonly maxCalls: number,
-    readonly refusalsPastBudget: number = RUN_COST_LIMITS.refusalsPastBudget,
+    readonly refusalsPastBudget: number = REFUSALS_PAST_BUDGET,
   ) {
     if (!Number.isInteger(refusalsPastBudget) || refusalsPastBudget < 1) {
       throw new RangeError("refusalsPastBudget must be a positive integer");

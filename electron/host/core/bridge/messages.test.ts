@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
-import { bounded, closeNames, errorTypeName, formatSeconds, quoteName } from "./messages.js";
+import {
+  bounded,
+  closeNames,
+  errorTypeName,
+  formatSeconds,
+  quoteName,
+  SUGGEST_MAX_NAME_CHARS,
+  CALLED_NAME_MAX_CHARS,
+  SUGGESTIONS_MAX,
+} from "./messages.js";
 
 describe("messages", () => {
   it("bounded cuts to the limit without splitting a surrogate pair", () => {
@@ -14,7 +23,7 @@ describe("messages", () => {
   it("quoteName escapes and shortens", () => {
     expect(quoteName('a"\n')).toBe('"a\\"\\n"');
     // The cut name, the ellipsis and the two quotes.
-    expect(quoteName("n".repeat(1000))).toHaveLength(BRIDGE_LIMITS.nameShownMaxChars + 3);
+    expect(quoteName("n".repeat(1000))).toHaveLength(CALLED_NAME_MAX_CHARS + 3);
   });
 
   it("closeNames finds typos and missing server prefixes, at most suggestionsMax", () => {
@@ -22,10 +31,8 @@ describe("messages", () => {
     expect(closeNames("notes__serch", names)[0]).toBe("notes__search");
     expect(closeNames("fetch", names)).toEqual(["web__fetch"]);
     expect(closeNames("zzzzzz", names)).toEqual([]);
-    expect(closeNames("x".repeat(BRIDGE_LIMITS.suggestMaxNameChars + 1), names)).toEqual([]);
-    expect(closeNames("ab", ["ab1", "ab2", "ab3", "ab4"])).toHaveLength(
-      BRIDGE_LIMITS.suggestionsMax,
-    );
+    expect(closeNames("x".repeat(SUGGEST_MAX_NAME_CHARS + 1), names)).toEqual([]);
+    expect(closeNames("ab", ["ab1", "ab2", "ab3", "ab4"])).toHaveLength(SUGGESTIONS_MAX);
   });
 
   it("errorTypeName gives only an identifier", () => {

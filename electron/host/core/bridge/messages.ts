@@ -1,6 +1,30 @@
 import type { ErrorObject } from "ajv";
 import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
 
+/** A name the code sent, quoted in a message to it, is cut to this. */
+export const CALLED_NAME_MAX_CHARS = 80;
+
+/**
+ * A guessed tool name longer than this gets no "did you mean" suggestions, which bounds the
+ * edit-distance work a hostile name can cause.
+ */
+export const SUGGEST_MAX_NAME_CHARS = 100;
+
+/** The most "did you mean" names offered. */
+export const SUGGESTIONS_MAX = 3;
+
+/** Schema errors named in a refusal; the rest are left out. */
+export const SCHEMA_ERRORS_SHOWN_MAX = 5;
+
+/** Where in the arguments a schema error is (its JSON pointer), as quoted in a refusal. */
+export const ARG_PATH_SHOWN_MAX_CHARS = 80;
+
+/**
+ * An exception's type name is shown to the code only if it is a plain identifier at most
+ * this long, so no message text can ride along in it.
+ */
+export const ERROR_TYPE_NAME_MAX_CHARS = 60;
+
 // Everything here builds text that reaches the code, i.e. the model. It is written by us,
 // quotes only what the code itself sent or what the catalog already shows, and is bounded.
 
@@ -16,7 +40,7 @@ export function bounded(message: string, max: number = BRIDGE_LIMITS.refusalMaxC
 
 /** A name as the code should see it in a message: quoted, escaped, short. */
 export function quoteName(name: string): string {
-  const max = BRIDGE_LIMITS.nameShownMaxChars;
+  const max = CALLED_NAME_MAX_CHARS;
   const shown = name.length > max ? `${name.slice(0, max)}…` : name;
   return JSON.stringify(shown);
 }
@@ -31,7 +55,7 @@ export function eventName(name: string): string {
  * holds allowed tools, so this reveals nothing the sandbox's TOOLS does not already show.
  */
 export function closeNames(name: string, candidates: Iterable<string>): string[] {
-  if (name.length === 0 || name.length > BRIDGE_LIMITS.suggestMaxNameChars) return [];
+  if (name.length === 0 || name.length > SUGGEST_MAX_NAME_CHARS) return [];
   const wanted = name.toLowerCase();
   const scored: { name: string; score: number }[] = [];
   for (const candidate of candidates) {
@@ -48,7 +72,7 @@ export function closeNames(name: string, candidates: Iterable<string>): string[]
     }
   }
   scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
-  return scored.slice(0, BRIDGE_LIMITS.suggestionsMax).map((s) => s.name);
+  return scored.slice(0, SUGGESTIONS_MAX).map((s) => s.name);
 }
 
 function levenshtein(a: string, b: string): number {
@@ -86,12 +110,12 @@ export function pythonTypeName(value: unknown): string {
 export function schemaErrorText(errors: readonly ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) return "they do not match it";
   return errors
-    .slice(0, BRIDGE_LIMITS.schemaErrorsShownMax)
+    .slice(0, SCHEMA_ERRORS_SHOWN_MAX)
     .map((error) => {
       const where =
         error.instancePath === ""
           ? "arguments"
-          : bounded(error.instancePath, BRIDGE_LIMITS.argPathShownMaxChars);
+          : bounded(error.instancePath, ARG_PATH_SHOWN_MAX_CHARS);
       const params = error.params as Record<string, unknown>;
       const extra =
         error.keyword === "additionalProperties" && typeof params.additionalProperty === "string"
@@ -116,7 +140,7 @@ export function errorTypeName(error: unknown): string {
   for (const candidate of candidates) {
     if (
       typeof candidate === "string" &&
-      candidate.length <= BRIDGE_LIMITS.errorTypeNameMaxChars &&
+      candidate.length <= ERROR_TYPE_NAME_MAX_CHARS &&
       /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(candidate)
     ) {
       return candidate;

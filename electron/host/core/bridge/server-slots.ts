@@ -1,6 +1,12 @@
 import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
 import { Semaphore } from "./semaphore.js";
 
+/** An answer slower than this many times its tool's recent fastest counts as slow. */
+export const SERVER_LATENCY_TOLERANCE = 2;
+
+/** How many recent calls of a tool its fastest is taken from. */
+export const SERVER_LATENCY_WINDOW = 20;
+
 /** Gives a call's slot back with how long the server took (ms), or undefined when unknown. */
 export type SlotDone = (latencyMs?: number) => void;
 
@@ -41,8 +47,8 @@ export class ServerSlots {
     }
     this.#ceiling = ceiling;
     this.#start = Math.min(options.start ?? BRIDGE_LIMITS.serverConcurrencyStart, ceiling);
-    this.#tolerance = options.tolerance ?? BRIDGE_LIMITS.serverLatencyTolerance;
-    this.#window = options.window ?? BRIDGE_LIMITS.serverLatencyWindow;
+    this.#tolerance = options.tolerance ?? SERVER_LATENCY_TOLERANCE;
+    this.#window = options.window ?? SERVER_LATENCY_WINDOW;
     this.#semaphore = new Semaphore(this.#start);
   }
 

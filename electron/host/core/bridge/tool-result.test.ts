@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
-import { errorText, resultToString } from "./tool-result.js";
+import { errorText, resultToString, RESULT_LABEL_MAX_CHARS } from "./tool-result.js";
 
 describe("resultToString", () => {
   it("prefers structured content, as JSON", () => {
@@ -57,7 +56,7 @@ describe("resultToString", () => {
     const out = resultToString(result);
     expect(out).not.toContain("\n");
     // The label (cut, plus its ellipsis) inside `[image ..., 0 bytes]`.
-    expect(out).toHaveLength(BRIDGE_LIMITS.resultLabelMaxChars + 1 + "[image , 0 bytes]".length);
+    expect(out).toHaveLength(RESULT_LABEL_MAX_CHARS + 1 + "[image , 0 bytes]".length);
   });
 });
 

@@ -1,5 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
+
+/** A server-chosen label in a tool result (MIME type, URI) is cut to this, on one line. */
+export const RESULT_LABEL_MAX_CHARS = 200;
 
 /**
  * Turns a tool result into the one string the code receives. Structured content wins
@@ -70,6 +72,6 @@ function label(value: unknown): string {
   if (typeof value !== "string" || value === "") return "unknown";
   // eslint-disable-next-line no-control-regex -- stripping control characters is the point
   const oneLine = value.replace(/[\u0000-\u001f\u007f]/g, " ");
-  const max = BRIDGE_LIMITS.resultLabelMaxChars;
+  const max = RESULT_LABEL_MAX_CHARS;
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }

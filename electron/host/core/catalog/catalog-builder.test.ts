@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../../shared/limits.js";
-import { CatalogError, buildCatalog, heldToolMessage } from "./catalog-builder.js";
+import { PROTOCOL_LIMITS } from "../../../../shared/limits.js";
+import {
+  CatalogError,
+  buildCatalog,
+  heldToolMessage,
+  WARNING_NAME_MAX_CHARS,
+  DESCRIPTION_MAX_BYTES,
+  SCHEMA_SHOWN_MAX_BYTES,
+} from "./catalog-builder.js";
 import type { DiscoveredTool, ServerTools } from "./catalog-types.js";
+import { SCHEMA_MAX_DEPTH } from "./schema-compile.js";
 
 const addTool: DiscoveredTool = {
   name: "add",
@@ -61,7 +69,7 @@ describe("catalog builder", () => {
     const huge = tool("huge", {
       inputSchema: {
         type: "object",
-        properties: { v: { enum: ["x".repeat(CATALOG_LIMITS.schemaShownMaxBytes)] } },
+        properties: { v: { enum: ["x".repeat(SCHEMA_SHOWN_MAX_BYTES)] } },
       },
     });
     const catalog = buildCatalog([server("s", [keyed, huge])], {
@@ -96,7 +104,7 @@ describe("catalog builder", () => {
   });
 
   it("cuts long descriptions at descriptionMaxBytes by bytes, multi-byte text included", () => {
-    const max = CATALOG_LIMITS.descriptionMaxBytes;
+    const max = DESCRIPTION_MAX_BYTES;
     const long = "Prüfe Grüße 😀 €. ".repeat(500);
     const catalog = buildCatalog([server("s", [tool("t", { description: long })])], {
       prefixWithServer: false,
@@ -113,7 +121,7 @@ describe("catalog builder", () => {
     const catalog = buildCatalog(
       [
         server("deep-server", [
-          tool("deep-tool", { inputSchema: deepSchema(CATALOG_LIMITS.schemaMaxDepth + 5) }),
+          tool("deep-tool", { inputSchema: deepSchema(SCHEMA_MAX_DEPTH + 5) }),
           addTool,
         ]),
       ],
@@ -127,9 +135,9 @@ describe("catalog builder", () => {
   });
 
   it("says why a tool is left out as data, with the full name however long", () => {
-    const long = `t${"x".repeat(CATALOG_LIMITS.nameShownMaxChars + 50)}`;
+    const long = `t${"x".repeat(WARNING_NAME_MAX_CHARS + 50)}`;
     const catalog = buildCatalog(
-      [server("s", [tool(long, { inputSchema: deepSchema(CATALOG_LIMITS.schemaMaxDepth + 5) })])],
+      [server("s", [tool(long, { inputSchema: deepSchema(SCHEMA_MAX_DEPTH + 5) })])],
       { prefixWithServer: false },
     );
     expect(catalog.leftOut).toEqual([
@@ -138,7 +146,7 @@ describe("catalog builder", () => {
         tool: long,
         reason: {
           code: "schema_unusable",
-          text: `its input schema is nested deeper than ${CATALOG_LIMITS.schemaMaxDepth} levels`,
+          text: `its input schema is nested deeper than ${SCHEMA_MAX_DEPTH} levels`,
         },
       },
     ]);
@@ -205,7 +213,7 @@ describe("catalog builder", () => {
     const warning = catalog.warnings[0] ?? "";
     expect(warning.startsWith('Left out tool "a\\"b\\\\c\\u{200B}')).toBe(true);
     const quoted = warning.slice("Left out tool ".length, warning.indexOf(" of server"));
-    expect(quoted.length).toBeLessThanOrEqual(CATALOG_LIMITS.nameShownMaxChars + 2);
+    expect(quoted.length).toBeLessThanOrEqual(WARNING_NAME_MAX_CHARS + 2);
     expect(quoted.endsWith('…"')).toBe(true);
   });
 

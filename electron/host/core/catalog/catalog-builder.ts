@@ -1,5 +1,5 @@
 import { visibleText } from "../../../../shared/hidden-chars.js";
-import { CATALOG_LIMITS, PROTOCOL_LIMITS } from "../../../../shared/limits.js";
+import { PROTOCOL_LIMITS } from "../../../../shared/limits.js";
 import { maskDeep, maskSecrets } from "../secrets/secret-mask.js";
 import type {
   Catalog,
@@ -13,6 +13,21 @@ import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
 import { cutUtf8 } from "../../util/text-cut.js";
 import { toolNameProblem } from "./tool-name-check.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
+import { KiB } from "../../util/units.js";
+
+export const DESCRIPTION_MAX_BYTES = 2 * KiB;
+
+/**
+ * TOOLS[name].schema in the sandbox: a tool's input schema (as JSON, masked) goes to the
+ * runner only up to this size (the stub still lists its parameters)...
+ */
+export const SCHEMA_SHOWN_MAX_BYTES = 16 * KiB;
+
+/**
+ * A server or tool name quoted in a catalog warning is cut to this, so it cannot flood the
+ * user's screen.
+ */
+export const WARNING_NAME_MAX_CHARS = 100;
 
 /** A configuration the catalog cannot honour: startup stops with this message. */
 export class CatalogError extends Error {
@@ -40,7 +55,7 @@ function shown(name: string): string {
   // A backslash and a quote escaped as JSON would; cut after the hidden characters are escaped
   // (each shows as several), never inside an escape.
   const quoted = name.replaceAll("\\", "\\\\").replaceAll('"', '\\"');
-  return `"${visibleText(quoted, { maxChars: CATALOG_LIMITS.nameShownMaxChars })}"`;
+  return `"${visibleText(quoted, { maxChars: WARNING_NAME_MAX_CHARS })}"`;
 }
 
 function toolLabel(server: string, tool: string): string {
@@ -116,10 +131,10 @@ function keepTools(
   return { tools: kept, leftOut };
 }
 
-/** The schema as the code may read it, or null past CATALOG_LIMITS.schemaShownMaxBytes. */
+/** The schema as the code may read it, or null past SCHEMA_SHOWN_MAX_BYTES. */
 function schemaText(schema: Record<string, unknown>): string | null {
   const text = JSON.stringify(schema);
-  return Buffer.byteLength(text, "utf8") <= CATALOG_LIMITS.schemaShownMaxBytes ? text : null;
+  return Buffer.byteLength(text, "utf8") <= SCHEMA_SHOWN_MAX_BYTES ? text : null;
 }
 
 function catalogTool(
@@ -139,7 +154,7 @@ function catalogTool(
         typeof discovered.description === "string" ? discovered.description : "",
         secrets,
       ),
-      CATALOG_LIMITS.descriptionMaxBytes,
+      DESCRIPTION_MAX_BYTES,
     ),
     private: isPrivate,
     inputSchema,

@@ -39,7 +39,7 @@ export interface CatalogTool {
   server: string;
   /** The server's own name for the tool. */
   tool: string;
-  /** The server's description, cut to CATALOG_LIMITS.descriptionMaxBytes. */
+  /** The server's description, cut to DESCRIPTION_MAX_BYTES. */
   description: string;
   private: boolean;
   inputSchema: Record<string, unknown>;
@@ -49,7 +49,7 @@ export interface CatalogTool {
   stub: string;
   /**
    * The input schema as JSON text with secrets masked, for TOOLS[name].schema; null when
-   * longer than CATALOG_LIMITS.schemaShownMaxBytes (the stub still lists the parameters).
+   * longer than SCHEMA_SHOWN_MAX_BYTES (the stub still lists the parameters).
    */
   shownSchema: string | null;
   /** One line: `name(a, b) [private]: first sentence`. */

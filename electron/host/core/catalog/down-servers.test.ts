@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../../shared/limits.js";
 import type { ServerState } from "../ports/server-state.js";
-import { downReason, downServers, type ServerFacts } from "./down-servers.js";
+import {
+  downReason,
+  downServers,
+  type ServerFacts,
+  DOWN_REASON_MAX_CHARS,
+} from "./down-servers.js";
 
 function facts(
   name: string,
@@ -45,7 +49,7 @@ describe("downReason", () => {
     expect(reason).not.toContain(secret);
     expect(reason).toContain("bad key [secret]");
     expect(reason).not.toMatch(/[\n\r\u2028]/);
-    expect(Array.from(reason).length).toBeLessThanOrEqual(SERVER_LIMITS.downReasonMaxChars);
+    expect(Array.from(reason).length).toBeLessThanOrEqual(DOWN_REASON_MAX_CHARS);
   });
 
   it("keeps the reason of a failed server while it is started again", () => {

@@ -1,15 +1,20 @@
-import { SERVER_LIMITS } from "../../../../shared/limits.js";
 import { maskSecrets } from "../secrets/secret-mask.js";
 import { serverNamePrefix } from "./python-names.js";
 import { cutCodePoints, oneLine } from "../../util/text-cut.js";
 import type { ServerState } from "../ports/server-state.js";
+
+/**
+ * Why a server is not running, as the model reads it in the run_python description and in
+ * the ToolError a call to one of its tools raises: one line cut to this many characters.
+ */
+export const DOWN_REASON_MAX_CHARS = 300;
 
 /** A configured server whose tools the code cannot have, and why, as the model reads it. */
 export interface DownServer {
   server: string;
   /** How its tools' names start in the code (`server__`), or null when names carry no server. */
   prefix: string | null;
-  /** One line, secrets masked, at most SERVER_LIMITS.downReasonMaxChars. */
+  /** One line, secrets masked, at most DOWN_REASON_MAX_CHARS. */
   reason: string;
   /**
    * Starting for the first time, with no failure yet: the code is told to try again, but the
@@ -66,7 +71,7 @@ export function downReason(facts: ServerFacts, secrets: readonly string[]): stri
   } else {
     reason = "not started";
   }
-  return cutCodePoints(oneLine(maskSecrets(reason, secrets)), SERVER_LIMITS.downReasonMaxChars);
+  return cutCodePoints(oneLine(maskSecrets(reason, secrets)), DOWN_REASON_MAX_CHARS);
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 } from "../../../../shared/limits.js";
 import { buildCatalog } from "./catalog-builder.js";
 import type { Catalog, CatalogTool, DiscoveredTool } from "./catalog-types.js";
-import { describeRunPython } from "./run-python-description.js";
+import { describeRunPython, FULL_STUBS_MAX_TOOLS } from "./run-python-description.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
 
 function catalogOf(count: number, privateNames: string[] = []): Catalog {
@@ -157,19 +157,19 @@ describe("run_python description", () => {
     const description = describeRunPython(catalog, CATALOG_LIMITS.defaultDescriptionBudgetChars);
     expect(toolPart(description)).toBe(catalog.tools.map((t) => t.stub).join("\n\n"));
     expect(description).not.toContain("Index:");
-    const small = shortCatalog(CATALOG_LIMITS.fullStubsMaxTools);
+    const small = shortCatalog(FULL_STUBS_MAX_TOOLS);
     expect(toolPart(describeRunPython(small, CATALOG_LIMITS.defaultDescriptionBudgetChars))).toBe(
       small.tools.map((t) => t.stub).join("\n\n"),
     );
   });
 
   it("gives the index past fullStubsMaxTools tools, or when the stubs do not fit", () => {
-    const past = shortCatalog(CATALOG_LIMITS.fullStubsMaxTools + 1);
+    const past = shortCatalog(FULL_STUBS_MAX_TOOLS + 1);
     const index = toolPart(describeRunPython(past, CATALOG_LIMITS.defaultDescriptionBudgetChars));
     expect(index).not.toContain("async def");
     expect(index.split("\n")).toEqual([
-      `Index: ${CATALOG_LIMITS.fullStubsMaxTools + 1} tools on 1 server. Look a tool up before calling it (see above).`,
-      `- "s" (${CATALOG_LIMITS.fullStubsMaxTools + 1} tools): ${past.tools.map((t) => t.pyName).join(", ")}`,
+      `Index: ${FULL_STUBS_MAX_TOOLS + 1} tools on 1 server. Look a tool up before calling it (see above).`,
+      `- "s" (${FULL_STUBS_MAX_TOOLS + 1} tools): ${past.tools.map((t) => t.pyName).join(", ")}`,
     ]);
     // Three stubs of some 600 characters each do not fit 1,000.
     const big = toolPart(describeRunPython(catalogOf(3), 1_000));

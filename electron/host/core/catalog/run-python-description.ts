@@ -10,6 +10,9 @@ import type { Catalog } from "./catalog-types.js";
 import { renderToolIndex } from "./tool-index.js";
 import { PRIVATE_MARK } from "./tool-stub.js";
 
+/** Full stubs in the description only up to this many tools; past it, the compact index. */
+export const FULL_STUBS_MAX_TOOLS = 10;
+
 export interface RunPythonDescriptionOptions {
   /** The run's call budget when configured below or above the default. */
   maxCallsPerRun?: number;
@@ -80,14 +83,14 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
 
 /**
  * The tool part: every stub while the catalog is small (at most
- * CATALOG_LIMITS.fullStubsMaxTools tools) and they all fit in `budgetChars`, else the compact
+ * FULL_STUBS_MAX_TOOLS tools) and they all fit in `budgetChars`, else the compact
  * index of servers and tool names, which never exceeds the budget (unless the budget is
  * smaller than the index's lead line alone). Either way its size does not grow with the catalog.
  */
 function toolPart(catalog: Catalog, budgetChars: number): string {
   const tools = catalog.tools;
   const budget = Number.isFinite(budgetChars) ? Math.max(0, budgetChars) : 0;
-  if (tools.length <= CATALOG_LIMITS.fullStubsMaxTools) {
+  if (tools.length <= FULL_STUBS_MAX_TOOLS) {
     const stubs = tools.map((tool) => tool.stub).join("\n\n");
     if (stubs.length <= budget) return stubs;
   }

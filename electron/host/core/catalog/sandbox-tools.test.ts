@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
 import { makeTool } from "../../../../test-support/bridge-fixture.js";
 import { toolsJson } from "../ports/tools-json.js";
 import type { Catalog } from "./catalog-types.js";
-import { catalogSandboxTools, sandboxTools } from "./sandbox-tools.js";
+import { catalogSandboxTools, sandboxTools, SCHEMAS_SHOWN_TOTAL_BYTES } from "./sandbox-tools.js";
 
 describe("sandboxTools", () => {
   it("sends each tool's name, stub, description and schema", () => {
@@ -16,7 +15,7 @@ describe("sandboxTools", () => {
   it("stops sending schemas once they reach schemasShownTotalBytes, in catalog order", () => {
     const schema = JSON.stringify({ type: "object", description: "x".repeat(10_000) });
     const perTool = Buffer.byteLength(schema);
-    const fit = Math.floor(CATALOG_LIMITS.schemasShownTotalBytes / perTool);
+    const fit = Math.floor(SCHEMAS_SHOWN_TOTAL_BYTES / perTool);
     const tools = Array.from({ length: fit + 5 }, (_, i) => ({
       ...makeTool({ pyName: `t${i}` }),
       shownSchema: schema,

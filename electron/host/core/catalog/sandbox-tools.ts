@@ -1,17 +1,20 @@
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
 import type { SandboxTool } from "../ports/run-types.js";
 import { freezeTools } from "../ports/tools-json.js";
 import type { Catalog, CatalogTool } from "./catalog-types.js";
+import { MiB } from "../../util/units.js";
+
+/** ...and schemas go out only until they reach this total, as every run's start carries them. */
+export const SCHEMAS_SHOWN_TOTAL_BYTES = 1 * MiB;
 
 /**
  * The catalog as every run's start line carries it to the sandbox (TOOLS, search_tools):
  * name, stub, description and input schema of each tool. Schemas go out in catalog order until
- * they reach CATALOG_LIMITS.schemasShownTotalBytes; later ones go out as null, so a catalog
+ * they reach SCHEMAS_SHOWN_TOTAL_BYTES; later ones go out as null, so a catalog
  * of thousands of big schemas cannot make every run's start megabytes long. Each tool's stub
  * still lists its parameters.
  */
 export function sandboxTools(tools: readonly CatalogTool[]): SandboxTool[] {
-  let left = CATALOG_LIMITS.schemasShownTotalBytes;
+  let left = SCHEMAS_SHOWN_TOTAL_BYTES;
   return tools.map((tool) => {
     let schema = tool.shownSchema;
     if (schema !== null) {

@@ -1,11 +1,11 @@
 import type { ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
 import {
   closeTopLevel,
   compileInputSchema,
   isNestedDeeperThan,
   normaliseInputSchema,
+  SCHEMA_MAX_DEPTH,
 } from "./schema-compile.js";
 
 type Schema = Record<string, unknown>;
@@ -25,8 +25,8 @@ function compiled(schema: Schema): ValidateFunction {
 
 describe("schema checks", () => {
   it("measures nesting and stops at the limit", () => {
-    expect(isNestedDeeperThan(nestedTo(CATALOG_LIMITS.schemaMaxDepth), 32)).toBe(false);
-    expect(isNestedDeeperThan(nestedTo(CATALOG_LIMITS.schemaMaxDepth + 1), 32)).toBe(true);
+    expect(isNestedDeeperThan(nestedTo(SCHEMA_MAX_DEPTH), 32)).toBe(false);
+    expect(isNestedDeeperThan(nestedTo(SCHEMA_MAX_DEPTH + 1), 32)).toBe(true);
     expect(isNestedDeeperThan(nestedTo(100_000), 32)).toBe(true);
   });
 
@@ -43,12 +43,12 @@ describe("schema checks", () => {
   });
 
   it("leaves a too-deep schema out with a reason, without throwing", () => {
-    const result = compileInputSchema(nestedTo(CATALOG_LIMITS.schemaMaxDepth + 1));
+    const result = compileInputSchema(nestedTo(SCHEMA_MAX_DEPTH + 1));
     expect(result).toEqual({
       ok: false,
-      reason: `its input schema is nested deeper than ${CATALOG_LIMITS.schemaMaxDepth} levels`,
+      reason: `its input schema is nested deeper than ${SCHEMA_MAX_DEPTH} levels`,
     });
-    expect(compileInputSchema(nestedTo(CATALOG_LIMITS.schemaMaxDepth)).ok).toBe(true);
+    expect(compileInputSchema(nestedTo(SCHEMA_MAX_DEPTH)).ok).toBe(true);
   });
 
   it("leaves out schemas ajv cannot compile, without throwing", () => {

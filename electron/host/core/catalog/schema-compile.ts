@@ -1,7 +1,6 @@
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
 import { SCHEMA_FORMATS } from "./schema-formats.js";
 import { linearRegExpEngine, unsupportedPatternIn } from "./schema-regexp.js";
 import { needsUniqueItemsBound, withUniqueItemsBound } from "./unique-items-bound.js";
@@ -9,6 +8,15 @@ import { withEnumsSummarised } from "./enum-summary.js";
 import { HASHED_ENUM_KEYWORD } from "./hashed-enum.js";
 import { HASHED_UNIQUE_ITEMS_KEYWORD } from "./hashed-unique-items.js";
 import { cutCodePoints, oneLine } from "../../util/text-cut.js";
+
+/** A schema nested deeper than this is not compiled: the tool is left out. */
+export const SCHEMA_MAX_DEPTH = 32;
+
+/** An unknown `$schema` value quoted in the reason a tool is left out is cut to this. */
+export const SCHEMA_DIALECT_SHOWN_MAX_CHARS = 100;
+
+/** The reason a tool is left out reaches the user's terminal and may quote the schema. */
+export const SCHEMA_REASON_MAX_CHARS = 300;
 
 // A tool's input schema comes from its server and is checked before anything is compiled:
 // too deep a schema could exhaust the stack in ajv or in the bridge, so it is measured first
@@ -223,7 +231,7 @@ function dialectOf(schema: JsonObject): { dialect: Dialect } | { reason: string 
     [/^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, "draft-07"],
   ];
   for (const [pattern, dialect] of known) if (pattern.test(declared)) return { dialect };
-  const shown = JSON.stringify(declared.slice(0, CATALOG_LIMITS.schemaDialectShownMaxChars));
+  const shown = JSON.stringify(declared.slice(0, SCHEMA_DIALECT_SHOWN_MAX_CHARS));
   return { reason: `its $schema ${shown} is not draft-07, 2019-09 or 2020-12` };
 }
 
@@ -232,7 +240,7 @@ export type CompiledSchema =
 
 /** Reasons reach the user's terminal and may quote the schema: one line, no controls. */
 function oneLineReason(text: string): string {
-  return cutCodePoints(oneLine(text), CATALOG_LIMITS.schemaReasonMaxChars);
+  return cutCodePoints(oneLine(text), SCHEMA_REASON_MAX_CHARS);
 }
 
 /**
@@ -240,10 +248,10 @@ function oneLineReason(text: string): string {
  * reason for the warning that leaves the tool out.
  */
 export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
-  if (isNestedDeeperThan(inputSchema, CATALOG_LIMITS.schemaMaxDepth)) {
+  if (isNestedDeeperThan(inputSchema, SCHEMA_MAX_DEPTH)) {
     return {
       ok: false,
-      reason: `its input schema is nested deeper than ${CATALOG_LIMITS.schemaMaxDepth} levels`,
+      reason: `its input schema is nested deeper than ${SCHEMA_MAX_DEPTH} levels`,
     };
   }
   // An async validator returns a promise, which is truthy: every call would pass.

@@ -1,14 +1,19 @@
 import type { Format, FormatDefinition } from "ajv";
 import { fullFormats, type FormatName } from "ajv-formats/dist/formats.js";
 import { RE2JS } from "re2js";
-import { SCHEMA_LIMITS } from "../../../../shared/limits.js";
+
+/**
+ * `format` checks that have no linear-time form (ajv-formats' functions and its patterns
+ * with lookahead) run on strings up to this long; a longer one is accepted unchecked.
+ */
+export const FORMAT_CHECK_MAX_CHARS = 2_048;
 
 // `format` keywords (`date-time`, `email`, `uri`, ...) are enforced, as a schema's author
 // expects, with ajv-formats' full definitions. Those are JavaScript regexes and functions run
 // over strings the sandbox chose, so each is made cheap first:
 // - a plain regex runs on re2js (linear time, any length);
 // - a function, or a regex RE2 cannot run (lookahead), runs on strings up to
-//   SCHEMA_LIMITS.formatCheckMaxChars only, which bounds its cost (bench/schema-pattern.ts
+//   FORMAT_CHECK_MAX_CHARS only, which bounds its cost (bench/schema-pattern.ts
 //   measures each at the cap). A longer string is accepted unchecked, as every string was
 //   before formats were enforced: refusing it would break honest calls (a 4,000-character
 //   base64 `byte`, a signed `uri` of 3 KB), and the server checks its own input anyway.
@@ -30,7 +35,7 @@ function linear(regex: RegExp): StringCheck | undefined {
 
 /** Checks up to the cap; above it, accepts without running the check (see above). */
 function capped(check: StringCheck): StringCheck {
-  return (text) => text.length > SCHEMA_LIMITS.formatCheckMaxChars || check(text);
+  return (text) => text.length > FORMAT_CHECK_MAX_CHARS || check(text);
 }
 
 function stringCheck(validate: unknown): StringCheck | undefined {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { SCHEMA_LIMITS } from "../../../../shared/limits.js";
 import {
   UnsupportedPatternError,
   compileLinear,
   linearRegExpEngine,
   unsupportedPatternIn,
+  PATTERN_PROGRAM_MAX_SIZE,
+  PATTERN_MAX_CHARS,
 } from "./schema-regexp.js";
 
 describe("schema patterns on a linear-time engine", () => {
@@ -45,12 +46,12 @@ describe("schema patterns on a linear-time engine", () => {
   });
 
   it("refuses a pattern too long or too big to match cheaply", () => {
-    expect(() => compileLinear("a".repeat(SCHEMA_LIMITS.patternMaxChars))).not.toThrow();
-    expect(() => compileLinear("a".repeat(SCHEMA_LIMITS.patternMaxChars + 1))).toThrow(
-      `it is longer than ${SCHEMA_LIMITS.patternMaxChars} characters`,
+    expect(() => compileLinear("a".repeat(PATTERN_MAX_CHARS))).not.toThrow();
+    expect(() => compileLinear("a".repeat(PATTERN_MAX_CHARS + 1))).toThrow(
+      `it is longer than ${PATTERN_MAX_CHARS} characters`,
     );
     expect(() => compileLinear("\\pL{0,1000}".repeat(3))).toThrow(
-      `over the limit of ${SCHEMA_LIMITS.patternProgramMaxSize}`,
+      `over the limit of ${PATTERN_PROGRAM_MAX_SIZE}`,
     );
     // A long-but-ordinary pattern is well within it.
     expect(() =>

@@ -1,7 +1,18 @@
 import type { RegExpEngine, RegExpLike } from "ajv/dist/types/index.js";
 import { RE2JS } from "re2js";
-import { SCHEMA_LIMITS } from "../../../../shared/limits.js";
 import { withJsSemantics } from "./regexp-js-semantics.js";
+
+/** A longer `pattern` leaves its tool out: compiling it could take the host seconds. */
+export const PATTERN_MAX_CHARS = 1_000;
+
+/**
+ * A pattern whose compiled RE2 program is larger leaves its tool out: matching time is the
+ * text's length times this, at worst (about 0.2 s on the longest argument string).
+ */
+export const PATTERN_PROGRAM_MAX_SIZE = 5_000;
+
+/** A pattern quoted in the reason its tool was left out is cut to this. */
+export const PATTERN_SHOWN_MAX_CHARS = 80;
 
 // A tool's schema comes from its server, the strings it is checked against from the sandbox.
 // JavaScript's RegExp backtracks: `^(\w+\s?)*$` against 35 characters blocks the host for
@@ -54,10 +65,10 @@ function refusalWhy(pattern: string, message: string): string {
 
 /** Compiles a JavaScript-syntax pattern (as JSON Schema writes them) for linear matching. */
 export function compileLinear(pattern: string): LinearRegExp {
-  if (pattern.length > SCHEMA_LIMITS.patternMaxChars) {
+  if (pattern.length > PATTERN_MAX_CHARS) {
     throw new UnsupportedPatternError(
-      pattern.slice(0, SCHEMA_LIMITS.patternShownMaxChars),
-      `it is longer than ${SCHEMA_LIMITS.patternMaxChars} characters`,
+      pattern.slice(0, PATTERN_SHOWN_MAX_CHARS),
+      `it is longer than ${PATTERN_MAX_CHARS} characters`,
     );
   }
   let re: RE2JS;
@@ -67,17 +78,17 @@ export function compileLinear(pattern: string): LinearRegExp {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new UnsupportedPatternError(
-      pattern.slice(0, SCHEMA_LIMITS.patternShownMaxChars),
+      pattern.slice(0, PATTERN_SHOWN_MAX_CHARS),
       refusalWhy(pattern, message),
     );
   }
   // Matching is linear in the text, times the size of the compiled program: the program is
   // bounded too, so one check costs a bounded amount even on the longest argument.
-  if (re.programSize() > SCHEMA_LIMITS.patternProgramMaxSize) {
+  if (re.programSize() > PATTERN_PROGRAM_MAX_SIZE) {
     throw new UnsupportedPatternError(
-      pattern.slice(0, SCHEMA_LIMITS.patternShownMaxChars),
+      pattern.slice(0, PATTERN_SHOWN_MAX_CHARS),
       `it compiles to ${re.programSize()} instructions, over the limit of ` +
-        `${SCHEMA_LIMITS.patternProgramMaxSize}`,
+        `${PATTERN_PROGRAM_MAX_SIZE}`,
     );
   }
   return new LinearRegExp(re, pattern);

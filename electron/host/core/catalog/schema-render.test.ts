@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
-import { renderParamList, renderParamName, renderParamNames } from "./schema-render.js";
+import {
+  renderParamList,
+  renderParamName,
+  renderParamNames,
+  SUMMARY_PARAMS_MAX_CHARS,
+  PARAM_NAME_MAX_CHARS,
+  PARAM_LIST_MAX_CHARS,
+  LITERAL_MAX_CHARS,
+  STUB_TYPE_DEPTH,
+  ENUM_SHOWN_MAX,
+} from "./schema-render.js";
 
 type Schema = Record<string, unknown>;
 
@@ -97,7 +106,7 @@ describe("schema rendering", () => {
       properties: { deep: nestedArrays(50) },
       required: ["deep"],
     });
-    const depth = CATALOG_LIMITS.stubTypeDepth;
+    const depth = STUB_TYPE_DEPTH;
     expect(rendered).toBe(`deep: ${"list[".repeat(depth)}...${"]".repeat(depth)}`);
     const fits = renderParamList({
       properties: { deep: nestedArrays(depth - 1) },
@@ -112,7 +121,7 @@ describe("schema rendering", () => {
     (node["properties"] as Schema)["list"] = { type: "array", items: node };
     const rendered = renderParamList(node);
     expect(rendered).toContain("...");
-    expect(rendered.length).toBeLessThanOrEqual(CATALOG_LIMITS.paramListMaxChars);
+    expect(rendered.length).toBeLessThanOrEqual(PARAM_LIST_MAX_CHARS);
 
     const loop: Schema = {};
     loop["anyOf"] = [loop, loop];
@@ -125,18 +134,18 @@ describe("schema rendering", () => {
     const started = performance.now();
     const rendered = renderParamList({ properties: { x: node, y: node } });
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(rendered.length).toBeLessThanOrEqual(CATALOG_LIMITS.paramListMaxChars);
+    expect(rendered.length).toBeLessThanOrEqual(PARAM_LIST_MAX_CHARS);
   });
 
   it("renders hostile schemas bounded: ten thousand properties", () => {
     const properties: Schema = {};
     for (let i = 0; i < 10_000; i++) properties[`param_${i}`] = { type: "string" };
     const rendered = renderParamList({ type: "object", properties });
-    expect(rendered.length).toBe(CATALOG_LIMITS.paramListMaxChars);
+    expect(rendered.length).toBe(PARAM_LIST_MAX_CHARS);
     expect(rendered.endsWith("…")).toBe(true);
     expect(rendered.startsWith("param_0: str (optional), param_1: str (optional)")).toBe(true);
     expect(renderParamNames({ properties }).length).toBeLessThanOrEqual(
-      CATALOG_LIMITS.summaryParamsMaxChars + 5,
+      SUMMARY_PARAMS_MAX_CHARS + 5,
     );
   });
 
@@ -145,12 +154,12 @@ describe("schema rendering", () => {
     const rendered = renderParamList({ properties: { e: { enum: values } }, required: ["e"] });
     expect(rendered).toBe(
       `e: ${values
-        .slice(0, CATALOG_LIMITS.enumShownMax)
+        .slice(0, ENUM_SHOWN_MAX)
         .map((v) => `"${v}"`)
         .join(" | ")} | ...`,
     );
     const long = renderParamList({ properties: { c: { const: "y".repeat(10_000) } } });
-    expect(long.length).toBeLessThan(CATALOG_LIMITS.literalMaxChars + 30);
+    expect(long.length).toBeLessThan(LITERAL_MAX_CHARS + 30);
   });
 
   it("quotes odd or long parameter names and cuts them", () => {
@@ -161,12 +170,12 @@ describe("schema rendering", () => {
     expect(renderParamName("1st")).toBe('"1st"');
     const long = "n".repeat(10_000);
     const shown = renderParamName(long);
-    expect(JSON.parse(shown)).toBe(`${"n".repeat(CATALOG_LIMITS.paramNameMaxChars - 1)}…`);
-    expect(renderParamName("n".repeat(CATALOG_LIMITS.paramNameMaxChars))).toBe(
-      "n".repeat(CATALOG_LIMITS.paramNameMaxChars),
+    expect(JSON.parse(shown)).toBe(`${"n".repeat(PARAM_NAME_MAX_CHARS - 1)}…`);
+    expect(renderParamName("n".repeat(PARAM_NAME_MAX_CHARS))).toBe(
+      "n".repeat(PARAM_NAME_MAX_CHARS),
     );
     expect(Array.from(JSON.parse(renderParamName("😀".repeat(500))) as string)).toHaveLength(
-      CATALOG_LIMITS.paramNameMaxChars,
+      PARAM_NAME_MAX_CHARS,
     );
   });
 
@@ -194,7 +203,7 @@ describe("schema rendering", () => {
     expect(renderParamNames({ properties: { a: {}, "b c": {} } })).toBe('a, "b c"');
     expect(renderParamNames({})).toBe("");
     expect(renderParamNames({ properties: { ["x".repeat(500)]: {} } })).toBe(
-      `"${"x".repeat(CATALOG_LIMITS.paramNameMaxChars - 1)}…"`,
+      `"${"x".repeat(PARAM_NAME_MAX_CHARS - 1)}…"`,
     );
   });
 });

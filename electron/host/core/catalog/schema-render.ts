@@ -1,11 +1,32 @@
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
 import { CUT_MARK, cutCodePoints } from "../../util/text-cut.js";
+
+export const STUB_TYPE_DEPTH = 5;
+
+export const PARAM_NAME_MAX_CHARS = 64;
+
+// Rendered parameter lists. Schemas come from the wrapped servers and may be hostile (huge
+// enums, thousands of properties, cycles): every piece is bounded, so the cost of rendering
+// is bounded by these caps, not by the size or shape of the schema.
+/** The most characters a whole rendered parameter list may take. */
+export const PARAM_LIST_MAX_CHARS = 1_000;
+
+/** The most parameter-name characters a summary line's `name(a, b)` may take. */
+export const SUMMARY_PARAMS_MAX_CHARS = 80;
+
+/** Enum values shown before `| ...`. */
+export const ENUM_SHOWN_MAX = 10;
+
+/** anyOf/oneOf/allOf/type alternatives shown before `| ...`. */
+export const UNION_SHOWN_MAX = 8;
+
+/** Characters of one string literal (enum or const value) shown. */
+export const LITERAL_MAX_CHARS = 40;
 
 // Schemas come from the wrapped servers and may be hostile: huge enums, thousands of
 // properties, shared (even cyclic) object references, or not schemas at all. Every piece
 // written here is bounded, and the writer stops all work once the list is full, so the cost
 // of rendering is bounded by the output cap, not by the size or shape of the schema. The caps
-// are in CATALOG_LIMITS (shared/limits.ts).
+// are the constants above.
 
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -33,8 +54,8 @@ function quote(text: string): string {
 
 /** A property name as a stub shows it: bare when it is a plain identifier, else quoted. */
 export function renderParamName(name: string): string {
-  if (name.length <= CATALOG_LIMITS.paramNameMaxChars && PLAIN_IDENTIFIER.test(name)) return name;
-  return quote(cutCodePoints(name, CATALOG_LIMITS.paramNameMaxChars));
+  if (name.length <= PARAM_NAME_MAX_CHARS && PLAIN_IDENTIFIER.test(name)) return name;
+  return quote(cutCodePoints(name, PARAM_NAME_MAX_CHARS));
 }
 
 /** Collects output until `max` characters, then refuses more and tells callers to stop. */
@@ -65,7 +86,7 @@ class BoundedWriter {
 
 function renderLiteral(value: unknown): string {
   if (typeof value === "string") {
-    return quote(cutCodePoints(value, CATALOG_LIMITS.literalMaxChars));
+    return quote(cutCodePoints(value, LITERAL_MAX_CHARS));
   }
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "float";
   if (value === true) return "True";
@@ -93,7 +114,7 @@ class SchemaRenderer {
   type(node: unknown, depth: number): void {
     const out = this.out;
     if (out.full) return;
-    if (depth > CATALOG_LIMITS.stubTypeDepth) return out.write("...");
+    if (depth > STUB_TYPE_DEPTH) return out.write("...");
     if (node === true) return out.write("any");
     if (node === false) return out.write("never");
     if (!isJsonObject(node)) return out.write("any");
@@ -124,7 +145,7 @@ class SchemaRenderer {
     const type = own(node, "type");
     if (typeof type === "string") return this.namedType(type, node, depth);
     if (Array.isArray(type) && type.length > 0) {
-      const shown = type.slice(0, CATALOG_LIMITS.unionShownMax);
+      const shown = type.slice(0, UNION_SHOWN_MAX);
       shown.forEach((t, i) => {
         if (i > 0) out.write(" | ");
         if (typeof t === "string") this.namedType(t, node, depth);
@@ -169,7 +190,7 @@ class SchemaRenderer {
   private literals(values: readonly unknown[]): void {
     const out = this.out;
     if (values.length === 0) return out.write("never");
-    const shown = Math.min(values.length, CATALOG_LIMITS.enumShownMax);
+    const shown = Math.min(values.length, ENUM_SHOWN_MAX);
     for (let i = 0; i < shown && !out.full; i++) {
       if (i > 0) out.write(" | ");
       out.write(renderLiteral(values[i]));
@@ -179,7 +200,7 @@ class SchemaRenderer {
 
   private union(alternatives: readonly unknown[], separator: string, depth: number): void {
     const out = this.out;
-    const shown = Math.min(alternatives.length, CATALOG_LIMITS.unionShownMax);
+    const shown = Math.min(alternatives.length, UNION_SHOWN_MAX);
     for (let i = 0; i < shown && !out.full; i++) {
       if (i > 0) out.write(separator);
       this.type(alternatives[i], depth + 1);
@@ -215,11 +236,11 @@ function requiredNames(node: JsonObject): Set<string> {
 /**
  * The parameters of a tool's input schema, e.g.
  * `a: int, b: int, tags: list[str] (optional), mode: "fast" | "slow"`; empty when the schema
- * names none. Never longer than CATALOG_LIMITS.paramListMaxChars.
+ * names none. Never longer than PARAM_LIST_MAX_CHARS.
  */
 export function renderParamList(schema: unknown): string {
   if (!isJsonObject(schema)) return "";
-  const out = new BoundedWriter(CATALOG_LIMITS.paramListMaxChars);
+  const out = new BoundedWriter(PARAM_LIST_MAX_CHARS);
   const renderer = new SchemaRenderer(out);
   const properties = own(schema, "properties");
   const hasProperties = isJsonObject(properties) && Object.keys(properties).length > 0;
@@ -239,7 +260,7 @@ export function renderParamNames(schema: unknown): string {
   if (!isJsonObject(schema)) return "";
   const properties = own(schema, "properties");
   if (!isJsonObject(properties)) return "";
-  const max = CATALOG_LIMITS.summaryParamsMaxChars;
+  const max = SUMMARY_PARAMS_MAX_CHARS;
   let text = "";
   for (const name of Object.keys(properties)) {
     const next = (text === "" ? "" : ", ") + renderParamName(name);

@@ -1,7 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
-import { docstringLine, renderStub, renderSummary } from "./tool-stub.js";
+import {
+  docstringLine,
+  renderStub,
+  renderSummary,
+  SUMMARY_SENTENCE_MAX_CHARS,
+} from "./tool-stub.js";
 
 const addSchema = {
   type: "object",
@@ -107,9 +111,7 @@ describe("tool stubs", () => {
       inputSchema: {},
     });
     expect(summary).not.toMatch(/[\n\r\u2028\u2029]/);
-    expect(summary.length).toBeLessThanOrEqual(
-      "t(): ".length + CATALOG_LIMITS.summarySentenceMaxChars,
-    );
+    expect(summary.length).toBeLessThanOrEqual("t(): ".length + SUMMARY_SENTENCE_MAX_CHARS);
     expect(renderSummary({ pyName: "t", description: "", private: false, inputSchema: {} })).toBe(
       "t()",
     );

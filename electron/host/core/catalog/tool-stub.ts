@@ -1,6 +1,8 @@
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
 import { renderParamList, renderParamNames } from "./schema-render.js";
 import { firstSentence, toWellFormed } from "../../util/text-cut.js";
+
+/** A summary line keeps the first sentence of the description, cut to this. */
+export const SUMMARY_SENTENCE_MAX_CHARS = 160;
 
 export const PRIVATE_MARK = "[private]";
 
@@ -59,7 +61,7 @@ export function renderStub(tool: StubSource): string {
 /** `name(a, b) [private]: first sentence`, on one line whatever the server sent. */
 export function renderSummary(tool: StubSource): string {
   const mark = tool.private ? ` ${PRIVATE_MARK}` : "";
-  const sentence = firstSentence(tool.description, CATALOG_LIMITS.summarySentenceMaxChars);
+  const sentence = firstSentence(tool.description, SUMMARY_SENTENCE_MAX_CHARS);
   const head = `${tool.pyName}(${renderParamNames(tool.inputSchema)})${mark}`;
   return sentence === "" ? head : `${head}: ${sentence}`;
 }

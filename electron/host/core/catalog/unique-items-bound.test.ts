@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { BRIDGE_LIMITS, CATALOG_LIMITS } from "../../../../shared/limits.js";
+import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
 import { makeTool } from "../../../../test-support/bridge-fixture.js";
 import { checkSchema } from "../bridge/call-verdicts.js";
 import { compileInputSchema } from "./schema-compile.js";
+import { UNIQUE_ITEMS_ARRAY_MAX } from "./unique-items-bound.js";
 
 const SCHEMA = {
   type: "object",
@@ -33,20 +34,20 @@ describe("uniqueItems, which ajv checks by comparing every pair of items", () =>
     // Attack: the code fills a call's 16 KiB with ~1,500 distinct objects; ajv took ~90 ms of
     // the host's thread to compare them all, per call, so a run's 200 calls took ~20 s.
     const args = mostItems();
-    expect((args.tags as unknown[]).length).toBeGreaterThan(3 * CATALOG_LIMITS.uniqueItemsArrayMax);
+    expect((args.tags as unknown[]).length).toBeGreaterThan(3 * UNIQUE_ITEMS_ARRAY_MAX);
     const tool = { ...makeTool({ pyName: "tag", schema: SCHEMA }), validate: compiled(SCHEMA) };
     const started = performance.now();
     const verdict = checkSchema(tool, args);
     const ms = performance.now() - started;
     expect(verdict).toBe(
-      `/tags must have at most ${CATALOG_LIMITS.uniqueItemsArrayMax} items (the schema asks for unique items)`,
+      `/tags must have at most ${UNIQUE_ITEMS_ARRAY_MAX} items (the schema asks for unique items)`,
     );
     expect(ms).toBeLessThan(50);
   });
 
   it("arrays within the bound are checked by ajv as before, errors and all", () => {
     const validate = compiled(SCHEMA);
-    const tags = Array.from({ length: CATALOG_LIMITS.uniqueItemsArrayMax }, (_, a) => ({ a }));
+    const tags = Array.from({ length: UNIQUE_ITEMS_ARRAY_MAX }, (_, a) => ({ a }));
     expect(validate({ tags })).toBe(true);
     expect(validate({ tags: [{ a: 1 }, { a: 1 }] })).toBe(false);
     expect(validate.errors?.[0]?.keyword).toBe("uniqueItems");
@@ -64,7 +65,7 @@ describe("uniqueItems, which ajv checks by comparing every pair of items", () =>
         labels: { type: "array", items: { type: ["string", "null"] }, uniqueItems: true },
       },
     };
-    const count = 2 * CATALOG_LIMITS.uniqueItemsArrayMax;
+    const count = 2 * UNIQUE_ITEMS_ARRAY_MAX;
     const ids = Array.from({ length: count }, (_, i) => i);
     const labels = ids.map((i) => `l${i}`);
     const tool = { ...makeTool({ pyName: "tag", schema }), validate: compiled(schema) };

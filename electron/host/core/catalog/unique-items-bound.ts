@@ -5,7 +5,13 @@
 // ajv compares pair by pair gets its arguments' arrays bounded first; the bound keeps the
 // pairs few.
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { CATALOG_LIMITS } from "../../../../shared/limits.js";
+
+/**
+ * In the arguments of a tool whose schema asks for unique items, no array may be longer:
+ * ajv compares every pair of items, so the cost grows with the square of the length
+ * (unique-items-bound.ts). 512 small objects take ~10 ms to check.
+ */
+export const UNIQUE_ITEMS_ARRAY_MAX = 512;
 
 /**
  * Whether ajv would compare the items of some array pair by pair: the schema asks for
@@ -46,10 +52,10 @@ function hashedByAjv(items: unknown): boolean {
 
 /**
  * `validate` behind a check that no array in the data is longer than
- * CATALOG_LIMITS.uniqueItemsArrayMax; a longer one fails with an error naming where it is.
+ * UNIQUE_ITEMS_ARRAY_MAX; a longer one fails with an error naming where it is.
  */
 export function withUniqueItemsBound(validate: ValidateFunction): ValidateFunction {
-  const max = CATALOG_LIMITS.uniqueItemsArrayMax;
+  const max = UNIQUE_ITEMS_ARRAY_MAX;
   const bounded = function (this: unknown, data: unknown): boolean {
     const path = longArrayPath(data, max);
     if (path !== undefined) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
-import { runPythonInput, runPythonInputJsonSchema } from "./run-python-schema.js";
+import { runPythonInput, runPythonInputJsonSchema, CODE_MAX_BYTES } from "./run-python-schema.js";
 
 describe("run_python's input schema", () => {
   it("tells clients what the zod schema checks: code required, no other keys, timeout bounds", () => {
@@ -37,8 +37,8 @@ describe("run_python's input schema", () => {
     expect(messages({ code: "x", timeout_s: RUN_LIMITS.maxDeadlineSeconds + 1 })).toEqual([
       `timeout_s can be at most ${RUN_LIMITS.maxDeadlineSeconds}`,
     ]);
-    expect(messages({ code: "x".repeat(RUN_LIMITS.codeMaxBytes + 1) })).toEqual([
-      `code is longer than ${RUN_LIMITS.codeMaxBytes} bytes`,
+    expect(messages({ code: "x".repeat(CODE_MAX_BYTES + 1) })).toEqual([
+      `code is longer than ${CODE_MAX_BYTES} bytes`,
     ]);
     expect(messages({ code: "x", stdln: "typo" })[0]).toContain("stdln");
     expect(messages({ code: "print(1)", timeout_s: 5, stdin: "" })).toEqual([]);

@@ -1,5 +1,12 @@
 import { z } from "zod";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
+import { KiB, MiB } from "../../util/units.js";
+
+/** The most `stdin` text a run can be given. */
+export const STDIN_MAX_BYTES = 1 * MiB;
+
+/** The most code a run can be given. */
+export const CODE_MAX_BYTES = 256 * KiB;
 
 export const RUN_PYTHON_TOOL = "run_python";
 
@@ -11,8 +18,8 @@ export const runPythonInput = z.strictObject({
   code: z
     .string()
     .min(1, "code is empty")
-    .refine((code) => Buffer.byteLength(code) <= RUN_LIMITS.codeMaxBytes, {
-      message: `code is longer than ${RUN_LIMITS.codeMaxBytes} bytes`,
+    .refine((code) => Buffer.byteLength(code) <= CODE_MAX_BYTES, {
+      message: `code is longer than ${CODE_MAX_BYTES} bytes`,
     })
     .describe("The Python program. Top-level await is allowed."),
   timeout_s: z
@@ -25,8 +32,8 @@ export const runPythonInput = z.strictObject({
     .optional(),
   stdin: z
     .string()
-    .refine((text) => Buffer.byteLength(text) <= RUN_LIMITS.stdinMaxBytes, {
-      message: `stdin is longer than ${RUN_LIMITS.stdinMaxBytes} bytes`,
+    .refine((text) => Buffer.byteLength(text) <= STDIN_MAX_BYTES, {
+      message: `stdin is longer than ${STDIN_MAX_BYTES} bytes`,
     })
     .describe("Text the program reads as standard input.")
     .optional(),

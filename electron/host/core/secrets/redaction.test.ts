@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AUDIT_LIMITS,
-  BRIDGE_LIMITS,
-  PROTOCOL_LIMITS,
-  SECRET_LIMITS,
-} from "../../../../shared/limits.js";
-import { SECRET_MARK, maskDeep } from "./secret-mask.js";
+import { AUDIT_LIMITS, BRIDGE_LIMITS, PROTOCOL_LIMITS } from "../../../../shared/limits.js";
+import { SECRET_MARK, maskDeep, SECRET_MASK_MIN_CHARS } from "./secret-mask.js";
 import { redactArgs } from "./redaction.js";
 
 describe("redactArgs", () => {
@@ -62,8 +57,8 @@ describe("redactArgs", () => {
     expect(redactArgs({ a: "b" }, { private: false, secrets: [""] })).toBe('{"a":"b"}');
   });
 
-  it("masks nothing shorter than SECRET_LIMITS.maskMinChars, as every other reader", () => {
-    const short = "x".repeat(SECRET_LIMITS.maskMinChars - 1);
+  it("masks nothing shorter than SECRET_MASK_MIN_CHARS, as every other reader", () => {
+    const short = "x".repeat(SECRET_MASK_MIN_CHARS - 1);
     const args = { a: `value ${short}` };
     expect(redactArgs(args, { private: false, secrets: [short] })).toBe(JSON.stringify(args));
   });

@@ -6,6 +6,9 @@ import { AUDIT_LIMITS } from "../../../../shared/limits.js";
 import { secretMasker } from "./secret-mask.js";
 import { distinctKeys } from "../../util/distinct-keys.js";
 
+/** Arguments nested deeper than this are logged as a placeholder. */
+export const AUDIT_ARGS_MAX_DEPTH = 64;
+
 const TOO_DEEP_MARK = "[too deep]";
 
 export interface RedactionOptions {
@@ -23,9 +26,7 @@ export function redactArgs(args: unknown, options: RedactionOptions): string | n
   if (options.private) return null;
   const masker = secretMasker(options.secrets);
   const redacted =
-    masker === null
-      ? args
-      : masker.deep(args, { numbers: true, maxDepth: AUDIT_LIMITS.argsMaxDepth });
+    masker === null ? args : masker.deep(args, { numbers: true, maxDepth: AUDIT_ARGS_MAX_DEPTH });
   let text: string | undefined;
   try {
     text = JSON.stringify(redacted);
@@ -71,7 +72,7 @@ function shapeKept(args: unknown): string {
 function capStrings(value: unknown, cap: number, depth: number): unknown {
   if (typeof value === "string") return cutCodePoints(value, Math.max(1, cap));
   if (value === null || typeof value !== "object") return value;
-  if (depth >= AUDIT_LIMITS.argsMaxDepth) return TOO_DEEP_MARK;
+  if (depth >= AUDIT_ARGS_MAX_DEPTH) return TOO_DEEP_MARK;
   if (Array.isArray(value)) return value.map((item) => capStrings(item, cap, depth + 1));
   // Two keys cut to the same text both stay, numbered.
   return distinctKeys(

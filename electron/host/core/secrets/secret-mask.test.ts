@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { SECRET_LIMITS } from "../../../../shared/limits.js";
 import type { ServerEntry } from "../ports/server-config-types.js";
-import { SECRET_MARK, configSecrets, maskDeep, maskSecrets, secretMasker } from "./secret-mask.js";
+import {
+  SECRET_MARK,
+  configSecrets,
+  maskDeep,
+  maskSecrets,
+  secretMasker,
+  SECRET_MASK_MIN_CHARS,
+} from "./secret-mask.js";
 
 function entry(env: Record<string, string>, secretEnv: string[]): ServerEntry {
   return { command: "x", args: [], env, secretEnv, allow: null, private: false };
@@ -25,9 +31,9 @@ describe("secret masking", () => {
     expect(configSecrets(config)).toEqual(["sk-aaaaaaaa", "1234567", "tok-bbbbbbbbbbbb"]);
   });
 
-  it("masks nothing shorter than SECRET_LIMITS.maskMinChars", () => {
+  it("masks nothing shorter than SECRET_MASK_MIN_CHARS", () => {
     const short = "1234567";
-    expect(short).toHaveLength(SECRET_LIMITS.maskMinChars - 1);
+    expect(short).toHaveLength(SECRET_MASK_MIN_CHARS - 1);
     expect(maskSecrets("pin 1234567", [short])).toBe("pin 1234567");
     expect(secretMasker([short, ""])).toBeNull();
     expect(maskSecrets("pin 12345678", ["12345678"])).toBe(`pin ${SECRET_MARK}`);
@@ -71,6 +77,14 @@ describe("secret masking", () => {
       [`a ${SECRET_MARK}#2`]: 2,
       list: [`k=${SECRET_MARK}`],
       n: null,
+    });
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ SECRET_MASK_MIN_CHARS }).toEqual({
+      SECRET_MASK_MIN_CHARS: 8,
     });
   });
 });

@@ -1,11 +1,18 @@
-import { SECRET_LIMITS } from "../../../../shared/limits.js";
 import type { ServerEntry, ServersConfig } from "../ports/server-config-types.js";
 import { distinctKeys } from "../../util/distinct-keys.js";
+
+/**
+ * A secret at least this long has each of its occurrences replaced by "[secret]" wherever it
+ * could show: results, errors and refusals before the code sees them, tool listings, the
+ * audit log, the approval panel, the UI. A shorter one is masked nowhere: it would mangle
+ * ordinary text (imported env values such as `DEBUG=true` are marked secret by default).
+ */
+export const SECRET_MASK_MIN_CHARS = 8;
 
 // Secrets stay with their server: a server that echoes its own API key in a result or an error
 // must not hand it to the code, the audit log, the approval panel or the UI. Every one of those
 // masks text with the one rule here: each occurrence of a secret (at least
-// SECRET_LIMITS.maskMinChars long) is replaced by "[secret]", and only the occurrence. Replacing
+// SECRET_MASK_MIN_CHARS long) is replaced by "[secret]", and only the occurrence. Replacing
 // a whole value that merely contained a secret let code hide what it sent from the log: an
 // exfiltration URL ending in `&pad=<a secret it could guess>` was logged as `[secret]` alone.
 // Masking is linear in the text for each secret: an indexOf scan, no regular expression.
@@ -67,7 +74,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 function makeMasker(secrets: readonly string[]): SecretMasker | null {
   const values = new Set<string>();
   for (const secret of secrets) {
-    if (secret.length < SECRET_LIMITS.maskMinChars) continue;
+    if (secret.length < SECRET_MASK_MIN_CHARS) continue;
     values.add(secret);
     // A structured result reaches the code as JSON, and the log's args are JSON text: the
     // secret as JSON escapes it too.

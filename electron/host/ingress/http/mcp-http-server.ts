@@ -10,6 +10,27 @@ import { ConnectionCap } from "../../util/connection-cap.js";
 import type { ClientSessions } from "../mcp/client-sessions.js";
 import { ConnectionCapLog } from "../../audit/flood/connection-cap-log.js";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
+import { MiB } from "../../util/units.js";
+
+/** Largest JSON-RPC body accepted over HTTP (run_python's code is at most 256 KiB). */
+export const HTTP_BODY_MAX_BYTES = 4 * MiB;
+
+/** A web page's Origin, quoted in the refusal the audit log records, is cut to this. */
+export const HTTP_ORIGIN_SHOWN_MAX_CHARS = 100;
+
+/** An MCP-over-HTTP session unused this long is closed (HTTP clients can just vanish). */
+export const HTTP_SESSION_IDLE_MS = 30 * 60_000;
+
+/**
+ * MCP-over-HTTP sessions open at once (Streamable HTTP and SSE together); a new one past it
+ * is refused (503) until one closes or goes idle. Each holds an MCP server object (~70 KB):
+ * unbounded, a client sending initialize in a loop grew the host by ~12 MB a second, kept
+ * for the idle time, until it ran out of memory.
+ */
+export const HTTP_SESSIONS_MAX = 100;
+
+/** How often idle HTTP sessions are looked for. */
+export const HTTP_SESSION_SWEEP_MS = 60_000;
 
 export interface McpHttpOptions {
   sessions: ClientSessions;
@@ -67,10 +88,10 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > HOST_LIMITS.httpBodyMaxBytes) {
+    if (size > HTTP_BODY_MAX_BYTES) {
       throw new HttpRefusal(
         413,
-        `request body is larger than ${HOST_LIMITS.httpBodyMaxBytes} bytes`,
+        `request body is larger than ${HTTP_BODY_MAX_BYTES} bytes`,
         HTTP_RPC_ERRORS.invalidRequest,
       );
     }
@@ -90,10 +111,10 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 function tooManySessions(): HttpRefusal {
   return new HttpRefusal(
     503,
-    `too many open sessions (${HOST_LIMITS.httpSessionsMax} sessions at most): end one ` +
+    `too many open sessions (${HTTP_SESSIONS_MAX} sessions at most): end one ` +
       `(DELETE with its mcp-session-id) or retry once an idle one has been closed`,
     HTTP_RPC_ERRORS.refused,
-    { "Retry-After": String(Math.ceil(HOST_LIMITS.httpSessionSweepMs / 1000)) },
+    { "Retry-After": String(Math.ceil(HTTP_SESSION_SWEEP_MS / 1000)) },
   );
 }
 
@@ -124,7 +145,7 @@ export class McpHttpServer {
   private port = 0;
 
   private constructor(private readonly options: McpHttpOptions) {
-    this.sweeper = setInterval(() => this.closeIdle(), HOST_LIMITS.httpSessionSweepMs);
+    this.sweeper = setInterval(() => this.closeIdle(), HTTP_SESSION_SWEEP_MS);
     this.sweeper.unref();
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
@@ -174,7 +195,7 @@ export class McpHttpServer {
     const origin = req.headers.origin;
     if (origin !== undefined && !own.some((hostPort) => origin === `http://${hostPort}`)) {
       this.options.onRefused?.(
-        `HTTP request from a web page (${origin.slice(0, HOST_LIMITS.httpOriginShownMaxChars)})`,
+        `HTTP request from a web page (${origin.slice(0, HTTP_ORIGIN_SHOWN_MAX_CHARS)})`,
       );
       throw new HttpRefusal(403, "requests from web pages are not accepted");
     }
@@ -293,11 +314,11 @@ export class McpHttpServer {
     return existing.handleRequest(req, res);
   }
 
-  /** Refuses a new session while HOST_LIMITS.httpSessionsMax are open or opening. */
+  /** Refuses a new session while HTTP_SESSIONS_MAX are open or opening. */
   private checkRoom(): void {
-    if (this.streamable.size + this.sse.size + this.opening < HOST_LIMITS.httpSessionsMax) return;
+    if (this.streamable.size + this.sse.size + this.opening < HTTP_SESSIONS_MAX) return;
     this.options.onRefused?.(
-      `HTTP session refused: ${HOST_LIMITS.httpSessionsMax} sessions were open already`,
+      `HTTP session refused: ${HTTP_SESSIONS_MAX} sessions were open already`,
     );
     throw tooManySessions();
   }
@@ -309,7 +330,7 @@ export class McpHttpServer {
   /** Ends sessions unused for longer than the idle limit (their runs are cancelled). */
   closeIdle(now = Date.now()): void {
     for (const [id, seen] of this.lastSeen) {
-      if (now - seen < HOST_LIMITS.httpSessionIdleMs) continue;
+      if (now - seen < HTTP_SESSION_IDLE_MS) continue;
       this.lastSeen.delete(id);
       void (this.streamable.get(id) ?? this.sse.get(id))?.close();
     }

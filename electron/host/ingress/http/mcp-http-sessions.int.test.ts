@@ -1,7 +1,7 @@
 // A client with the token cannot grow the host without bound through MCP over HTTP: every
 // initialize used to open a session (an MCP server object each, ~70 KB) kept until it went
 // idle for 30 minutes, so a loop of initialize requests (~170 a second from one process) took
-// the host's memory until it died. Now at most HOST_LIMITS.httpSessionsMax are open at once; a
+// the host's memory until it died. Now at most HTTP_SESSIONS_MAX are open at once; a
 // new one past it is refused with 503 until one closes. A real host on a real port.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -9,9 +9,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../../api/api-dispatcher.js";
 import { CodeModeHost } from "../../app/code-mode-host.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { freePort } from "../../../../test-support/free-port.js";
 import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
+import { HTTP_SESSIONS_MAX } from "./mcp-http-server.js";
 
 describe("MCP over HTTP under a flood of sessions", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-http-sessions-"));
@@ -67,7 +67,7 @@ describe("MCP over HTTP under a flood of sessions", () => {
     // the client it had been attached to stayed, never swept: a leak past any session limit.
     const before = await clientsTotal();
     const refused = await Promise.all(
-      Array.from({ length: HOST_LIMITS.httpSessionsMax + 10 }, () =>
+      Array.from({ length: HTTP_SESSIONS_MAX + 10 }, () =>
         fetch(url, {
           method: "POST",
           headers: { ...headers, Accept: "application/json" },
@@ -85,8 +85,8 @@ describe("MCP over HTTP under a flood of sessions", () => {
   it("opens up to its limit of sessions, refuses the next with 503, and opens one again once one closes", async () => {
     const sessions: string[] = [];
     // In batches, as a flooding client would send them at once.
-    for (let i = 0; i < HOST_LIMITS.httpSessionsMax; i += 20) {
-      const batch = Math.min(20, HOST_LIMITS.httpSessionsMax - i);
+    for (let i = 0; i < HTTP_SESSIONS_MAX; i += 20) {
+      const batch = Math.min(20, HTTP_SESSIONS_MAX - i);
       for (const reply of await Promise.all(Array.from({ length: batch }, open))) {
         expect(reply.status).toBe(200);
         sessions.push(reply.session ?? "");
@@ -96,7 +96,7 @@ describe("MCP over HTTP under a flood of sessions", () => {
     expect(over.status).toBe(503);
     expect(over.session).toBeNull();
     const refusal = JSON.parse(over.body) as { error?: { message?: string } };
-    expect(refusal.error?.message).toContain(`${HOST_LIMITS.httpSessionsMax} sessions`);
+    expect(refusal.error?.message).toContain(`${HTTP_SESSIONS_MAX} sessions`);
 
     // A client that ends its session makes room for another.
     const ended = await fetch(url, {

@@ -9,7 +9,6 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { APP_LOG_LIMITS } from "../../../../shared/limits.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { until } from "../../../../test-support/wait.js";
 import {
@@ -18,6 +17,7 @@ import {
   lastLogLine,
   openAppLog,
   rotateAppLog,
+  APP_LOG_LIMITS,
 } from "./app-log.js";
 
 afterEach(removeTempDirs);

@@ -18,9 +18,21 @@ import {
   truncateSync,
 } from "node:fs";
 import path from "node:path";
-import { APP_LOG_LIMITS } from "../../../../shared/limits.js";
+import { MiB } from "../../util/units.js";
 
 export const APP_LOG_FILE = "app.log";
+
+/** The log of an app the shim started (its stdout and stderr), in the data directory. */
+export const APP_LOG_LIMITS = {
+  /** Past this size the log is rotated: when the shim starts the app, and while it runs. */
+  maxBytes: 1 * MiB,
+  /** Files kept: app.log and app.log.1 up to app.log.(files - 1), the oldest dropped. */
+  files: 3,
+  /** How often a running app started by the shim checks the size of its log. */
+  checkIntervalMs: 60_000,
+  /** The last line of the log quoted in the shim's "not running" message is cut to this. */
+  lastLineMaxChars: 300,
+} as const;
 
 export interface AppLogLimits {
   maxBytes: number;

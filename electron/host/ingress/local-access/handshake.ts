@@ -1,8 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
-import { LOCAL_ACCESS_LIMITS } from "../../../../shared/limits.js";
 import { HANDSHAKE } from "./local-access-constants.js";
 import { LineFramer } from "../../util/line-framer.js";
+
+/** Random bytes of each side's challenge-response nonce (written as hex). */
+export const HANDSHAKE_NONCE_BYTES = 32;
 
 export type LineResult =
   | { kind: "line"; line: string }
@@ -92,7 +94,7 @@ export function readLine(
 // Then MCP. A hello that ends in UI-LINK asks instead for a new link to the browser UI: the
 // host sends `LINK <url>` (or `ERR <reason>`) and closes (`codemode ui open`).
 
-const NONCE_HEX_CHARS = LOCAL_ACCESS_LIMITS.handshakeNonceBytes * 2;
+const NONCE_HEX_CHARS = HANDSHAKE_NONCE_BYTES * 2;
 const PROOF_HEX_CHARS = 64;
 
 /** Fixed-length lowercase hex, checked without a regular expression. */
@@ -110,7 +112,7 @@ function withoutCr(line: string): string {
 }
 
 export function newNonce(): string {
-  return randomBytes(LOCAL_ACCESS_LIMITS.handshakeNonceBytes).toString("hex");
+  return randomBytes(HANDSHAKE_NONCE_BYTES).toString("hex");
 }
 
 /** The proof that `role` knows `token`, for this pair of nonces. */

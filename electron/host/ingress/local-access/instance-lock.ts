@@ -7,6 +7,9 @@ import { removeIfUnchanged } from "../../util/remove-if-unchanged.js";
 import { socketLocationFor, type SocketLocation } from "./socket-path.js";
 import { pidAlive } from "../../util/process-place.js";
 
+/** How long a start-up check waits for an existing socket to accept a connection. */
+export const SOCKET_PROBE_TIMEOUT_MS = 1_000;
+
 /** Another host owns this data directory. */
 export class AlreadyRunningError extends Error {
   override name = "AlreadyRunningError";
@@ -135,7 +138,7 @@ function parsePid(content: string): number | undefined {
 /** True when something accepts connections on the socket path. */
 export function probeSocket(
   socketPath: string,
-  timeoutMs: number = LOCAL_ACCESS_LIMITS.socketProbeTimeoutMs,
+  timeoutMs: number = SOCKET_PROBE_TIMEOUT_MS,
 ): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.createConnection(socketPath);

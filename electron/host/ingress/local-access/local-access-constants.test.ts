@@ -7,8 +7,7 @@ import {
 } from "./local-access-constants.js";
 
 // Pins every name and wire value: changing one must be a decision, made here on purpose.
-// The limits and file modes of local access are pinned with every other limit in
-// shared/limits.test.ts.
+// The limits of local access users rely on are pinned beside the modules that use them.
 describe("local access constants", () => {
   it("pins every name and wire value", () => {
     expect(LOCAL_ACCESS_NAMES).toEqual({

@@ -1,6 +1,7 @@
 // Every name and wire value of local access (socket, token, lock, handshake, shim) lives here,
-// so the host, the shim and the tests can never disagree about one. Its limits and file modes
-// are in shared/limits.ts (LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES) with every other limit.
+// so the host, the shim and the tests can never disagree about one. The limits and file modes
+// more than one layer uses are in shared/limits.ts (LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES);
+// the others beside the module that uses each.
 
 export const LOCAL_ACCESS_NAMES = {
   tokenFile: "token",

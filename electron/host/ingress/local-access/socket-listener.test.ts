@@ -11,8 +11,13 @@ import {
   shimProofLine,
 } from "./handshake.js";
 import { lockPath } from "./instance-lock.js";
-import { LOCAL_ACCESS_LIMITS } from "../../../../shared/limits.js";
-import { LocalSocketListener, type ListenOptions, type Refusal } from "./socket-listener.js";
+import {
+  LocalSocketListener,
+  type ListenOptions,
+  type Refusal,
+  HANDSHAKE_MAX_BYTES,
+  SOCKET_CONNECTIONS_MAX,
+} from "./socket-listener.js";
 import { prepareSocketDir, socketLocationFor } from "./socket-path.js";
 import {
   authenticate,
@@ -25,6 +30,7 @@ import {
 import { until } from "../../../../test-support/wait.js";
 import { readToken } from "./token.js";
 import { alsoRemove, removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import { HANDSHAKE_REPLY_MAX_BYTES } from "../../shim/shim-handshake.js";
 
 const listeners: LocalSocketListener[] = [];
 const sockets: net.Socket[] = [];
@@ -113,7 +119,7 @@ describe("LocalSocketListener", () => {
     track(third.socket);
     expect(third.reply).toEqual({
       kind: "line",
-      line: `ERR too many connections open to Code Mode (${LOCAL_ACCESS_LIMITS.connectionsMax}): close MCP clients you no longer use`,
+      line: `ERR too many connections open to Code Mode (${SOCKET_CONNECTIONS_MAX}): close MCP clients you no longer use`,
     });
     await until(() => started.refused.length === 1, "the refusal");
     expect(started.refused[0]).toMatchObject({ id: 3, reason: "busy" });
@@ -146,12 +152,12 @@ describe("LocalSocketListener", () => {
     expect(started.accepted).toHaveLength(0);
   });
 
-  it(`refuses a handshake line over ${LOCAL_ACCESS_LIMITS.handshakeMaxBytes} bytes without waiting for its end`, async () => {
+  it(`refuses a handshake line over ${HANDSHAKE_MAX_BYTES} bytes without waiting for its end`, async () => {
     const dataDir = tempDir("cm-la-");
     const started = await startEcho(dataDir);
     const { socket, reply } = await handshake(
       started.socketPath,
-      "CODEMODE " + "a".repeat(LOCAL_ACCESS_LIMITS.handshakeMaxBytes),
+      "CODEMODE " + "a".repeat(HANDSHAKE_MAX_BYTES),
     );
     track(socket);
     expect(reply).toEqual({ kind: "line", line: "ERR handshake line too long" });
@@ -300,9 +306,7 @@ describe("LocalSocketListener", () => {
     expect(reply.line).toMatch(/^ERR outdated handshake: /);
     expect(reply.line).toContain("update the MCP client's Code Mode entry");
     // Old shims read at most this many bytes of the answer.
-    expect(Buffer.byteLength(reply.line + "\n")).toBeLessThanOrEqual(
-      LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
-    );
+    expect(Buffer.byteLength(reply.line + "\n")).toBeLessThanOrEqual(HANDSHAKE_REPLY_MAX_BYTES);
     expect(started.refused.map((r) => r.reason)).toEqual(["outdated"]);
     expect(started.accepted).toHaveLength(0);
   });
@@ -349,5 +353,14 @@ describe("LocalSocketListener", () => {
     expect(new Set(modes)).toEqual(new Set([0o600]));
     // No temporary name is left behind.
     expect(await readdir(location.dir)).toEqual(["codemode.sock"]);
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ SOCKET_CONNECTIONS_MAX, HANDSHAKE_MAX_BYTES }).toEqual({
+      SOCKET_CONNECTIONS_MAX: 256,
+      HANDSHAKE_MAX_BYTES: 200,
+    });
   });
 });

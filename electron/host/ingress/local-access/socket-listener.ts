@@ -20,10 +20,23 @@ import {
   removeStaleSocket,
   type InstanceLock,
 } from "./instance-lock.js";
-import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
+import { LOCAL_ACCESS_LIMITS } from "../../../../shared/limits.js";
 import { HANDSHAKE } from "./local-access-constants.js";
 import { prepareSocketDir, socketLocationFor, type SocketLocation } from "./socket-path.js";
 import { ensureToken } from "./token.js";
+
+/** Each handshake line the host reads (the shim's HELLO and PROOF), newline included. */
+export const HANDSHAKE_MAX_BYTES = 200;
+
+/**
+ * Connections open on the socket at once, handshaking or connected. Each connected one holds
+ * an MCP session (~70 KB); past this a new one is refused with an `ERR` line, so a client that
+ * holds the token and connects in a loop cannot grow the host until it runs out of memory
+ * (the HTTP transport's sessions have the same kind of cap, HTTP_SESSIONS_MAX).
+ */
+export const SOCKET_CONNECTIONS_MAX = 256;
+
+export const SOCKET_MODE = 0o600;
 
 export interface ConnectionInfo {
   /** Counts connections (refused ones too) from 1, per listener. */
@@ -58,7 +71,7 @@ export interface ListenOptions {
   /** A lock the host already holds; without one the listener takes and releases its own. */
   instanceLock?: InstanceLock;
   handshakeTimeoutMs?: number;
-  /** Connections open at once (LOCAL_ACCESS_LIMITS.connectionsMax unless said). */
+  /** Connections open at once (SOCKET_CONNECTIONS_MAX unless said). */
   connectionsMax?: number;
 }
 
@@ -72,7 +85,7 @@ const REFUSAL_TEXT: Record<RefusalReason, string> = {
   timeout: "handshake timeout",
   closed: "closed before the handshake ended",
   error: "connection error during the handshake",
-  busy: `too many connections open to Code Mode (${LOCAL_ACCESS_LIMITS.connectionsMax}): close MCP clients you no longer use`,
+  busy: `too many connections open to Code Mode (${SOCKET_CONNECTIONS_MAX}): close MCP clients you no longer use`,
 };
 
 /** The answer to a ui-link hello where there is no browser UI. */
@@ -132,7 +145,7 @@ export class LocalSocketListener {
       this.#server = server;
       if (location.kind === "unix") {
         try {
-          await chmod(bindPath, LOCAL_ACCESS_MODES.socket);
+          await chmod(bindPath, SOCKET_MODE);
           // link, not rename: it fails if a socket is there already, as bind would.
           await link(bindPath, location.socketPath).catch((error: unknown) => {
             if ((error as NodeJS.ErrnoException).code === "EEXIST") {
@@ -159,8 +172,7 @@ export class LocalSocketListener {
     socket.on("error", () => undefined);
     // Counted before the handshake too: a connection that never finishes one still holds a
     // socket until its timeout.
-    const full =
-      this.#sockets.size >= (options.connectionsMax ?? LOCAL_ACCESS_LIMITS.connectionsMax);
+    const full = this.#sockets.size >= (options.connectionsMax ?? SOCKET_CONNECTIONS_MAX);
     this.#sockets.add(socket);
     socket.on("close", () => this.#sockets.delete(socket));
 
@@ -210,7 +222,7 @@ export class LocalSocketListener {
     const deadline =
       Date.now() + (options.handshakeTimeoutMs ?? LOCAL_ACCESS_LIMITS.handshakeTimeoutMs);
     const next = (): Promise<LineResult> =>
-      readLine(socket, LOCAL_ACCESS_LIMITS.handshakeMaxBytes, Math.max(0, deadline - Date.now()));
+      readLine(socket, HANDSHAKE_MAX_BYTES, Math.max(0, deadline - Date.now()));
     const failed = (result: Exclude<LineResult, { kind: "line" }>): RefusalReason =>
       result.kind === "end" ? "closed" : result.kind;
 

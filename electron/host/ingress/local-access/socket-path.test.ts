@@ -1,7 +1,6 @@
 import { lstat, mkdir, chmod, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "../../../../shared/limits.js";
 import {
   SocketDirError,
   dataDirHash,
@@ -9,6 +8,7 @@ import {
   socketLocation,
   type SocketPlatform,
   socketDirProblem,
+  SOCKET_PATH_MAX_BYTES,
 } from "./socket-path.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 
@@ -44,7 +44,7 @@ describe("socketLocation", () => {
       socketPath: `/run/user/1000/codemode-${hash}/codemode.sock`,
       shared: true,
     });
-    expect(bytes(location.socketPath)).toBeLessThanOrEqual(LOCAL_ACCESS_LIMITS.socketPathMaxBytes);
+    expect(bytes(location.socketPath)).toBeLessThanOrEqual(SOCKET_PATH_MAX_BYTES);
   });
 
   it("falls back to tmpdir/codemode-<uid>-<hash> without XDG_RUNTIME_DIR", () => {

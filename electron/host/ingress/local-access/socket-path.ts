@@ -1,9 +1,19 @@
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
 import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
 import { sha256Hex } from "../../util/sha256-hex.js";
+
+/**
+ * Unix socket paths are capped near 104 bytes (sun_path: 104 on macOS, 108 on Linux);
+ * past this many bytes we use a short fallback directory instead.
+ */
+export const SOCKET_PATH_MAX_BYTES = 100;
+
+/** Hex characters of sha256(dataDir) that name the fallback directory and the pipe. */
+export const DATA_DIR_HASH_CHARS = 12;
+
+export const SOCKET_DIR_MODE = 0o700;
 
 /** The platform facts the socket location depends on, passed in so the choice is testable. */
 export interface SocketPlatform {
@@ -47,11 +57,11 @@ export function dataDirHash(dataDir: string, platform: NodeJS.Platform): string 
   let key = pathApi.resolve(dataDir);
   // Windows paths are case-insensitive: `C:\Users` and `c:\users` must find the same pipe.
   if (platform === "win32") key = key.toLowerCase();
-  return sha256Hex(key).slice(0, LOCAL_ACCESS_LIMITS.dataDirHashChars);
+  return sha256Hex(key).slice(0, DATA_DIR_HASH_CHARS);
 }
 
 function fits(socketPath: string): boolean {
-  return Buffer.byteLength(socketPath, "utf8") <= LOCAL_ACCESS_LIMITS.socketPathMaxBytes;
+  return Buffer.byteLength(socketPath, "utf8") <= SOCKET_PATH_MAX_BYTES;
 }
 
 /**
@@ -106,7 +116,7 @@ export async function prepareSocketDir(
   uid: number | undefined = process.getuid?.(),
 ): Promise<void> {
   if (location.kind === "pipe") return;
-  const mode = LOCAL_ACCESS_MODES.socketDir;
+  const mode = SOCKET_DIR_MODE;
   await mkdir(location.dir, { recursive: !location.shared, mode }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   });

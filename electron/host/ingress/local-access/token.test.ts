@@ -1,6 +1,5 @@
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "../../../../shared/limits.js";
 import {
   TokenError,
   bearerToken,
@@ -8,6 +7,7 @@ import {
   readToken,
   tokenPath,
   tokensEqual,
+  TOKEN_BYTES,
 } from "./token.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 
@@ -17,7 +17,7 @@ describe("token", () => {
   it("is created once, as 32 random bytes in hex, in a 0600 file", async () => {
     const dataDir = tempDir("cm-la-");
     const token = await ensureToken(dataDir);
-    expect(token).toMatch(new RegExp(`^[0-9a-f]{${LOCAL_ACCESS_LIMITS.tokenBytes * 2}}$`));
+    expect(token).toMatch(new RegExp(`^[0-9a-f]{${TOKEN_BYTES * 2}}$`));
     expect((await stat(tokenPath(dataDir))).mode & 0o777).toBe(0o600);
     expect(await ensureToken(dataDir)).toBe(token);
     expect(await readToken(dataDir)).toBe(token);

@@ -5,7 +5,10 @@ import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limi
 import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
 import { octal } from "./socket-path.js";
 
-const TOKEN_PATTERN = new RegExp(`^[0-9a-f]{${LOCAL_ACCESS_LIMITS.tokenBytes * 2}}$`);
+/** Random bytes in the install's token (written as hex). */
+export const TOKEN_BYTES = 32;
+
+const TOKEN_PATTERN = new RegExp(`^[0-9a-f]{${TOKEN_BYTES * 2}}$`);
 
 /** The token file is missing, unsafe or damaged; the message says how to fix it. */
 export class TokenError extends Error {
@@ -92,7 +95,7 @@ export async function ensureToken(dataDir: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return readToken(dataDir);
     throw error;
   }
-  const token = randomBytes(LOCAL_ACCESS_LIMITS.tokenBytes).toString("hex");
+  const token = randomBytes(TOKEN_BYTES).toString("hex");
   try {
     await handle.writeFile(token + "\n");
     await handle.sync();

@@ -2,9 +2,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { describe, expect, it } from "vitest";
 import type { ClientView } from "../../../../shared/api/api-views.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { ClientSessions } from "./client-sessions.js";
+import { ClientSessions, CLIENTS_CHANGED_MIN_INTERVAL_MS } from "./client-sessions.js";
 import type { RunPythonService } from "./run-python-server.js";
+import { SOCKET_MESSAGE_MAX_BYTES } from "./socket-transport.js";
 
 const service: RunPythonService = {
   description: () => "run Python",
@@ -32,18 +32,18 @@ describe("ClientSessions' clients.changed", () => {
       await client.connect(clientSide);
       clients.push(client);
     }
-    await sleep(HOST_LIMITS.clientsChangedMinIntervalMs * 2);
+    await sleep(CLIENTS_CHANGED_MIN_INTERVAL_MS * 2);
     const connectedIn = performance.now() - started;
     // One emission per interval at most (and one at once), not one per connection.
     expect(pages.length).toBeLessThanOrEqual(
-      Math.ceil(connectedIn / HOST_LIMITS.clientsChangedMinIntervalMs) + 1,
+      Math.ceil(connectedIn / CLIENTS_CHANGED_MIN_INTERVAL_MS) + 1,
     );
     expect(pages.length).toBeLessThan(CLIENTS);
     expect(pages.at(-1)?.map((view) => view.name)).toHaveLength(CLIENTS);
     expect(pages.at(-1)?.every((view) => view.name.startsWith("client-"))).toBe(true);
 
     await Promise.all(clients.map((client) => client.close()));
-    await sleep(HOST_LIMITS.clientsChangedMinIntervalMs * 2);
+    await sleep(CLIENTS_CHANGED_MIN_INTERVAL_MS * 2);
     expect(pages.at(-1)).toEqual([]);
     await sessions.closeAll();
   });
@@ -89,7 +89,7 @@ describe("ClientSessions' clients.changed", () => {
     await sessions.attach(secondHost, "http");
     const second = new Client({ name: "second", version: "1" });
     await second.connect(secondSide);
-    await sleep(HOST_LIMITS.clientsChangedMinIntervalMs * 2);
+    await sleep(CLIENTS_CHANGED_MIN_INTERVAL_MS * 2);
     expect(
       pages
         .at(-1)
@@ -98,5 +98,13 @@ describe("ClientSessions' clients.changed", () => {
     ).toEqual(["first", "second"]);
     await Promise.all([first.close(), second.close()]);
     await sessions.closeAll();
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ SOCKET_MESSAGE_MAX_BYTES }).toEqual({
+      SOCKET_MESSAGE_MAX_BYTES: 4 * 1024 * 1024,
+    });
   });
 });

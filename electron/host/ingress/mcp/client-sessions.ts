@@ -6,6 +6,15 @@ import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { SocketTransport } from "./socket-transport.js";
 import { createRunPythonServer, type RunPythonService } from "./run-python-server.js";
 
+/** A client's self-reported version is cut to this before it goes into the client's view. */
+export const CLIENT_VERSION_MAX_CHARS = 100;
+
+/**
+ * clients.changed reaches the UI at most once per this (the last change always reaches it):
+ * a client connecting and leaving in a loop would send a page of clients per connection.
+ */
+export const CLIENTS_CHANGED_MIN_INTERVAL_MS = 100;
+
 interface Session {
   view: ClientView;
   controller: AbortController;
@@ -95,7 +104,7 @@ export class ClientSessions {
       // "unknown client" while its runs and taint key took the name the initialize gave).
       onInitialize: (info) => {
         view.name = clientKey(info);
-        view.version = info.version.slice(0, HOST_LIMITS.clientVersionMaxChars);
+        view.version = info.version.slice(0, CLIENT_VERSION_MAX_CHARS);
         this.events.connected({ ...view });
         this.changed();
       },
@@ -128,7 +137,7 @@ export class ClientSessions {
 
   /**
    * Tells the UI the list changed: at once when the last emission is at least
-   * HOST_LIMITS.clientsChangedMinIntervalMs old, else once at the end of that interval with the
+   * CLIENTS_CHANGED_MIN_INTERVAL_MS old, else once at the end of that interval with the
    * list as it is then. A client holding the token that connects and leaves in a loop (~1,100
    * times a second) would otherwise send every UI subscriber a page of up to 100 clients per
    * connect and per disconnect, and the UI would re-render as often.
@@ -137,7 +146,7 @@ export class ClientSessions {
     if (this.changedTimer !== undefined) return;
     // A monotonic clock, not this.now(): a wall clock set back (NTP, the user) would make the
     // wait as long as the step back, and the UI would see no change of clients meanwhile.
-    const wait = this.lastChangedAt + HOST_LIMITS.clientsChangedMinIntervalMs - performance.now();
+    const wait = this.lastChangedAt + CLIENTS_CHANGED_MIN_INTERVAL_MS - performance.now();
     if (wait <= 0) {
       this.emitChanged();
       return;

@@ -14,7 +14,6 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { RUN_RESULT_META_KEY, type RunResult } from "../../../../shared/run-result.js";
 import type { RunContext, RunPythonInput } from "../../core/engine/code-mode-engine.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -33,6 +32,9 @@ import {
   SKILL_PROMPT_NAME,
   SKILL_RESOURCE_URI,
 } from "./skill-guide.js";
+
+/** An unknown tool name a client sent to run_python, as quoted back in the error. */
+export const UNKNOWN_TOOL_SHOWN_MAX_CHARS = 64;
 
 /** What a run_python server needs: the engine, or the host's wrapper around it. */
 export interface RunPythonService {
@@ -135,7 +137,7 @@ function toolCallArguments(params: unknown): Record<string, unknown> {
   if (name !== RUN_PYTHON_TOOL) {
     const shown =
       typeof name === "string"
-        ? JSON.stringify(name.slice(0, HOST_LIMITS.unknownToolShownMaxChars))
+        ? JSON.stringify(name.slice(0, UNKNOWN_TOOL_SHOWN_MAX_CHARS))
         : describeType(name);
     throw new InvalidParams(
       `tools/call: unknown tool ${shown}: the only tool is ${RUN_PYTHON_TOOL}`,
@@ -173,7 +175,7 @@ export function createRunPythonServer(
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     if (request.params.name !== SKILL_PROMPT_NAME) {
       throw new InvalidParams(
-        `prompts/get: unknown prompt ${JSON.stringify(request.params.name.slice(0, HOST_LIMITS.unknownToolShownMaxChars))}: the only prompt is ${SKILL_PROMPT_NAME}`,
+        `prompts/get: unknown prompt ${JSON.stringify(request.params.name.slice(0, UNKNOWN_TOOL_SHOWN_MAX_CHARS))}: the only prompt is ${SKILL_PROMPT_NAME}`,
       );
     }
     return {
@@ -194,7 +196,7 @@ export function createRunPythonServer(
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     if (request.params.uri !== SKILL_RESOURCE_URI) {
       throw new InvalidParams(
-        `resources/read: unknown resource ${JSON.stringify(request.params.uri.slice(0, HOST_LIMITS.unknownToolShownMaxChars))}: the only resource is ${SKILL_RESOURCE_URI}`,
+        `resources/read: unknown resource ${JSON.stringify(request.params.uri.slice(0, UNKNOWN_TOOL_SHOWN_MAX_CHARS))}: the only resource is ${SKILL_RESOURCE_URI}`,
       );
     }
     return {

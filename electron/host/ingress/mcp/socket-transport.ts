@@ -7,6 +7,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { LineFramer } from "../../util/line-framer.js";
+import { MiB } from "../../util/units.js";
+
+/** Longest JSON-RPC line accepted from a shim (the same bound as an HTTP body). */
+export const SOCKET_MESSAGE_MAX_BYTES = 4 * MiB;
 
 /** A JSON-RPC error reply with no request to answer: MCP lets the id be left out then. */
 function errorLine(code: number, message: string, id?: string | number): string {
@@ -37,7 +41,7 @@ export class SocketTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly lines = new LineFramer({
-    maxLineBytes: HOST_LIMITS.socketMessageMaxBytes,
+    maxLineBytes: SOCKET_MESSAGE_MAX_BYTES,
     overLong: "stop",
     onLine: (line) => {
       if (this.closed) return this.lines.stop();
@@ -48,7 +52,7 @@ export class SocketTransport implements Transport {
       this.socket.write(
         errorLine(
           ErrorCode.InvalidRequest,
-          `message longer than ${HOST_LIMITS.socketMessageMaxBytes} bytes: connection closed`,
+          `message longer than ${SOCKET_MESSAGE_MAX_BYTES} bytes: connection closed`,
         ),
       );
       this.socket.end();

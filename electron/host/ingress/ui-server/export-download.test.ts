@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { callInput, makeTempDir } from "../../../../test-support/audit-fixtures.js";
 import { ticketOf } from "../../../../test-support/ws-api.js";
 import { EventHub } from "../../api/event-hub.js";
 import { AuditLog } from "../../audit/audit-log.js";
-import { ExportLinks } from "./export-download.js";
+import { ExportLinks, EXPORT_LINK_TTL_MS, EXPORT_LINKS_MAX } from "./export-download.js";
 import { UiServer } from "./ui-server.js";
 
 const ENTRIES = 2_000;
@@ -157,9 +156,9 @@ describe("ExportLinks", () => {
     expect(links.take(a)).toEqual({ format: "jsonl" });
     expect(links.take(a)).toBeNull();
     const b = ticket(links.issue({ format: "csv" }));
-    now += HOST_LIMITS.exportLinkTtlMs;
+    now += EXPORT_LINK_TTL_MS;
     expect(links.take(b)).toBeNull();
-    const many = Array.from({ length: HOST_LIMITS.exportLinksMax + 1 }, () =>
+    const many = Array.from({ length: EXPORT_LINKS_MAX + 1 }, () =>
       ticket(links.issue({ format: "csv" })),
     );
     expect(links.take(many[0]!)).toBeNull();

@@ -11,8 +11,13 @@ import {
   type AuditExportParams,
 } from "../../../../shared/api/audit-export.js";
 import type { AuditFilter } from "../../../../shared/audit-query-types.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { OneTimeTickets } from "./one-time-tickets.js";
+
+/** Browser mode: a link to download the audit export works once, within this time. */
+export const EXPORT_LINK_TTL_MS = 60_000;
+
+/** Browser mode: export links not yet used; asking for one more drops the oldest. */
+export const EXPORT_LINKS_MAX = 8;
 
 /** What streams an export: AuditLog.export. */
 export type StreamExport = (
@@ -26,10 +31,7 @@ export class ExportLinks {
   private readonly tickets: OneTimeTickets<AuditExportParams>;
 
   constructor(now: () => number = Date.now) {
-    this.tickets = new OneTimeTickets(
-      { ttlMs: HOST_LIMITS.exportLinkTtlMs, max: HOST_LIMITS.exportLinksMax },
-      now,
-    );
+    this.tickets = new OneTimeTickets({ ttlMs: EXPORT_LINK_TTL_MS, max: EXPORT_LINKS_MAX }, now);
   }
 
   /** A new link (a path on the UI server) for an export with `params`. */

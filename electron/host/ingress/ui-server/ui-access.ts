@@ -10,6 +10,12 @@ import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { tokensEqual } from "../local-access/token.js";
 import { OneTimeTickets, TICKET_BYTES } from "./one-time-tickets.js";
 
+/** Browser mode: UI links not yet used; one more drops the oldest. */
+export const UI_TICKETS_MAX = 8;
+
+/** Browser mode: pages signed in with a link, until the host stops; one more ends the oldest. */
+export const UI_SESSIONS_MAX = 64;
+
 export class UiAccess {
   private readonly tickets: OneTimeTickets<true>;
   /** Oldest first. */
@@ -17,7 +23,7 @@ export class UiAccess {
 
   constructor(now: () => number = Date.now) {
     this.tickets = new OneTimeTickets(
-      { ttlMs: HOST_LIMITS.uiTicketTtlMs, max: HOST_LIMITS.uiTicketsMax },
+      { ttlMs: HOST_LIMITS.uiTicketTtlMs, max: UI_TICKETS_MAX },
       now,
     );
   }
@@ -30,7 +36,7 @@ export class UiAccess {
   /** A new session for a live ticket (used up by this); null for any other ticket. */
   exchange(ticket: string): string | null {
     if (this.tickets.take(ticket) === null) return null;
-    while (this.sessions.length >= HOST_LIMITS.uiSessionsMax) this.sessions.shift();
+    while (this.sessions.length >= UI_SESSIONS_MAX) this.sessions.shift();
     const session = randomBytes(TICKET_BYTES).toString("hex");
     this.sessions.push(session);
     return session;

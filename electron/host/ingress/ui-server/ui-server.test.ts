@@ -9,7 +9,8 @@ import type { AuditEntryInput } from "../../../../shared/audit-entry.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { ticketOf } from "../../../../test-support/ws-api.js";
 import { EventHub } from "../../api/event-hub.js";
-import { UiServer } from "./ui-server.js";
+import { UiServer, WS_MESSAGE_MAX_BYTES } from "./ui-server.js";
+import { UI_TICKETS_MAX, UI_SESSIONS_MAX } from "./ui-access.js";
 
 function get(port: number, pathName: string, host = `127.0.0.1:${port}`): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -135,9 +136,7 @@ describe("browser-mode UI server", () => {
     now += 1;
     expect(await helloAnswer({ type: "hello", ticket: late })).toBe(4410);
     expect(await helloAnswer({ type: "hello", ticket: inTime })).toMatchObject({ type: "welcome" });
-    const many = Array.from({ length: HOST_LIMITS.uiTicketsMax + 1 }, () =>
-      ticketOf(server.newLink()),
-    );
+    const many = Array.from({ length: UI_TICKETS_MAX + 1 }, () => ticketOf(server.newLink()));
     expect(await helloAnswer({ type: "hello", ticket: many[0] })).toBe(4410);
     expect(await helloAnswer({ type: "hello", ticket: many.at(-1) })).toMatchObject({
       type: "welcome",
@@ -170,5 +169,15 @@ describe("browser-mode UI server", () => {
     events.emit("taint.changed", page);
     expect(await next(ws)).toEqual({ type: "event", event: "taint.changed", payload: page });
     ws.close();
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ UI_TICKETS_MAX, UI_SESSIONS_MAX, WS_MESSAGE_MAX_BYTES }).toEqual({
+      UI_TICKETS_MAX: 8,
+      UI_SESSIONS_MAX: 64,
+      WS_MESSAGE_MAX_BYTES: 2 * 1024 * 1024,
+    });
   });
 });

@@ -28,6 +28,13 @@ import { CutOffLog } from "../../audit/flood/cut-off-log.js";
 import { ConnectionCapLog } from "../../audit/flood/connection-cap-log.js";
 import { ExportLinks, sendExport, type StreamExport } from "./export-download.js";
 import { UiAccess } from "./ui-access.js";
+import { MiB } from "../../util/units.js";
+
+/** Largest message the host accepts from a browser (a pasted config is the biggest). */
+export const WS_MESSAGE_MAX_BYTES = 2 * MiB;
+
+/** Browser mode: a WebSocket that has not sent its hello (the token) by then is closed. */
+export const WS_HELLO_TIMEOUT_MS = 10_000;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -104,7 +111,7 @@ export class UiServer {
       HOST_LIMITS.httpConnectionsMax,
       new ConnectionCapLog("ui", (entry) => options.host.record(entry)),
     );
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: HOST_LIMITS.wsMessageMaxBytes });
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: WS_MESSAGE_MAX_BYTES });
     this.http.on("upgrade", (req, socket, head) => {
       if (
         new URL(req.url ?? "/", "http://x").pathname !== "/api" ||
@@ -269,7 +276,7 @@ export class UiServer {
     };
     const helloTimer = setTimeout(
       () => ws.close(WS_CLOSE.badSession, "no hello"),
-      HOST_LIMITS.wsHelloTimeoutMs,
+      WS_HELLO_TIMEOUT_MS,
     );
     ws.on("close", () => {
       clearTimeout(helloTimer);

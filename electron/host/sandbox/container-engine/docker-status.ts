@@ -2,8 +2,10 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Dockerode from "dockerode";
-import { DOCKER_LIMITS } from "../../../../shared/limits.js";
 import { dockerEndpoints, type DockerEndpoint, type EndpointContext } from "./docker-endpoints.js";
+
+/** An engine that does not answer its version request within this is taken as not running. */
+export const DOCKER_VERSION_TIMEOUT_MS = 5_000;
 
 export type DockerStatus =
   | { state: "ready"; docker: Dockerode; endpoint: string; version: string }
@@ -57,7 +59,7 @@ export async function findDocker(
       const version = (await Promise.race([
         docker.version(),
         new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error("no answer")), DOCKER_LIMITS.versionTimeoutMs).unref(),
+          setTimeout(() => reject(new Error("no answer")), DOCKER_VERSION_TIMEOUT_MS).unref(),
         ),
       ])) as { Version?: string };
       return { state: "ready", docker, endpoint: endpoint.label, version: version.Version ?? "?" };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DOCKER_LIMITS } from "../../../../shared/limits.js";
+import { DOCKER_RECONNECT_FIRST_MS, DOCKER_RECONNECT_MAX_MS } from "./docker-watch.js";
 import { isDockerUnreachable, reconnectDelayMs } from "./docker-watch.js";
 
 describe("reconnecting to Docker", () => {
-  it("backs off from reconnectFirstMs, doubling, to reconnectMaxMs", () => {
-    const { reconnectFirstMs: first, reconnectMaxMs: max } = DOCKER_LIMITS;
+  it("backs off from DOCKER_RECONNECT_FIRST_MS, doubling, to DOCKER_RECONNECT_MAX_MS", () => {
+    const [first, max] = [DOCKER_RECONNECT_FIRST_MS, DOCKER_RECONNECT_MAX_MS];
     const delays = Array.from({ length: 10 }, (_, i) => reconnectDelayMs(i, first, max));
     expect(delays.slice(0, 4)).toEqual([250, 500, 1_000, 2_000]);
     expect(delays.at(-1)).toBe(max);

@@ -1,6 +1,24 @@
 import type { Readable } from "node:stream";
 import type Dockerode from "dockerode";
-import { DOCKER_LIMITS } from "../../../../shared/limits.js";
+
+/**
+ * While the engine answers, it is pinged this often: a socket removed under a live
+ * connection, or an engine that went away without ending its event stream, is noticed
+ * within this plus one failed ping (well inside 2 s).
+ */
+export const DOCKER_HEARTBEAT_MS = 1_000;
+
+/** After Docker was lost, the first try to reach it again waits this long... */
+export const DOCKER_RECONNECT_FIRST_MS = 250;
+
+/** ...each next try twice as long as the one before, up to this. */
+export const DOCKER_RECONNECT_MAX_MS = 5_000;
+
+/**
+ * A run's failed connection is taken as an outage only if a ping fails too; a ping that has
+ * not answered within this is left to the heartbeat rather than taken as a loss.
+ */
+export const DOCKER_CONFIRM_LOSS_PING_MS = 1_000;
 
 /** Errors that mean the engine is not there (as opposed to an engine that answered "no"). */
 const UNREACHABLE_CODES = new Set([
@@ -103,12 +121,12 @@ export class DockerWatch {
 
 /**
  * Whether the engine is gone, asked after one call failed to connect: only a ping failing the
- * same way says so. A ping that is merely slow (past `DOCKER_LIMITS.confirmLossPingMs`) is not
+ * same way says so. A ping that is merely slow (past `DOCKER_CONFIRM_LOSS_PING_MS`) is not
  * taken as a loss: the watch's heartbeat still notices an engine that really went.
  */
 export async function dockerIsGone(
   docker: Dockerode,
-  timeoutMs: number = DOCKER_LIMITS.confirmLossPingMs,
+  timeoutMs: number = DOCKER_CONFIRM_LOSS_PING_MS,
 ): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<false>((resolve) => {

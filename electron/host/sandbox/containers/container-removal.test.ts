@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DOCKER_LIMITS } from "../../../../shared/limits.js";
-import { removeContainer } from "./container-removal.js";
+import { removeContainer, REMOVE_RETRY_DELAYS_MS } from "./container-removal.js";
 
 /** An error as docker-modem reports an engine's answer. */
 function engineError(statusCode: number, message: string): Error {
@@ -35,11 +34,11 @@ describe("removeContainer", () => {
       return Promise.resolve();
     });
     expect(container.calls).toEqual([{ force: true }, { force: true }]);
-    expect(waits).toEqual([DOCKER_LIMITS.removeRetryDelaysMs[0]]);
+    expect(waits).toEqual([REMOVE_RETRY_DELAYS_MS[0]]);
   });
 
   it("gives up after its retries, with the engine's error", async () => {
-    const tries = DOCKER_LIMITS.removeRetryDelaysMs.length + 1;
+    const tries = REMOVE_RETRY_DELAYS_MS.length + 1;
     const container = fakeContainer(Array.from({ length: tries + 1 }, () => EXIT_RACE));
     const waits: number[] = [];
     await expect(
@@ -49,7 +48,7 @@ describe("removeContainer", () => {
       }),
     ).rejects.toBe(EXIT_RACE);
     expect(container.calls).toHaveLength(tries);
-    expect(waits).toEqual([...DOCKER_LIMITS.removeRetryDelaysMs]);
+    expect(waits).toEqual([...REMOVE_RETRY_DELAYS_MS]);
   });
 
   it("takes a container already gone, or being removed, as removed", async () => {

@@ -3,10 +3,13 @@ import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
 
+/** Random bytes in the install's id (written as hex), which labels its sandbox containers. */
+export const INSTALL_ID_BYTES = 16;
+
 /** The file in the data directory that holds the install's id. */
 export const INSTALL_ID_FILE = "install-id";
 
-const INSTALL_ID_PATTERN = new RegExp(`^[0-9a-f]{${LOCAL_ACCESS_LIMITS.installIdBytes * 2}}$`);
+const INSTALL_ID_PATTERN = new RegExp(`^[0-9a-f]{${INSTALL_ID_BYTES * 2}}$`);
 
 export function isInstallId(text: string): boolean {
   return INSTALL_ID_PATTERN.test(text);
@@ -40,7 +43,7 @@ export async function ensureInstallId(dataDir: string): Promise<string> {
   const existing = await readInstallId(dataDir);
   if (existing !== null) return existing;
   await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
-  const id = randomBytes(LOCAL_ACCESS_LIMITS.installIdBytes).toString("hex");
+  const id = randomBytes(INSTALL_ID_BYTES).toString("hex");
   let handle;
   try {
     // O_EXCL: of two first starts, one writes the id and the other reads it.

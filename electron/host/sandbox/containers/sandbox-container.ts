@@ -1,12 +1,19 @@
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Dockerode from "dockerode";
-import { PROTOCOL_LIMITS } from "../../../../shared/limits.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { removeContainer } from "./container-removal.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
 import { ReadyLineMatcher } from "./ready-line.js";
+import { KiB } from "../../util/units.js";
+
+/**
+ * A runner says nothing before its start line; stdout that comes early is kept up to about
+ * this much (the chunk that crosses it is still kept), so the session can report it as the
+ * protocol violation it is without buffering a flood.
+ */
+export const EARLY_OUTPUT_MAX_BYTES = 64 * KiB;
 
 export interface ContainerExit {
   exitCode: number | null;
@@ -61,7 +68,7 @@ export class SandboxContainer {
         if (data.length === 0) return;
       }
       if (this.stdoutListener) this.stdoutListener(data);
-      else if (this.earlyBytes < PROTOCOL_LIMITS.earlyOutputMaxBytes) {
+      else if (this.earlyBytes < EARLY_OUTPUT_MAX_BYTES) {
         // A runner says nothing before its start line; keep a little in case it does,
         // so the session can treat it as the protocol violation it is.
         this.early.push(Buffer.from(data));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runnerLimits, startLine } from "./run-session.js";
+import { runnerLimits, startLine, RESULTS_UNREAD_MAX_BYTES } from "./run-session.js";
 import { freezeTools, toolsJson } from "../../core/ports/tools-json.js";
 
 const TOOLS = freezeTools([
@@ -46,5 +46,13 @@ describe("startLine", () => {
   it("sends an empty list, never the staged catalog, for a run without tools", () => {
     const line = startLine({ code: "x" }, toolsJson(TOOLS));
     expect(JSON.parse(line)).toMatchObject({ tools: [] });
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ RESULTS_UNREAD_MAX_BYTES }).toEqual({
+      RESULTS_UNREAD_MAX_BYTES: 64 * 1024 * 1024,
+    });
   });
 });

@@ -20,6 +20,27 @@ import {
 import { toolsJson } from "../../core/ports/tools-json.js";
 import type { CallOutcome, RunHooks, RunRequest } from "../../core/ports/run-types.js";
 import type { SandboxContainer } from "../containers/sandbox-container.js";
+import { MiB } from "../../util/units.js";
+
+/**
+ * Messages one run may send (output chunks, empty ones included, and calls): past this the
+ * run is stopped (`message_limit`). Each costs the host a parse however small it is.
+ */
+export const MESSAGES_PER_RUN = 100_000;
+
+/** A run whose code writes this much (stdout + stderr) is stopped. */
+export const OUTPUT_STOP_BYTES = 1 * MiB;
+
+/** Last traceback lines kept in `error`. */
+export const ERROR_TAIL_LINES = 20;
+
+/**
+ * Tool results the host may hold for a container whose runner does not read them (the code
+ * can stop the runner's reader); past it the run ends as a protocol violation. Every call in
+ * flight answered at once with a result at the bridge's cap (256 x 64 KiB, ~16 MiB, twice
+ * that if JSON escapes every other character) fits with room to spare.
+ */
+export const RESULTS_UNREAD_MAX_BYTES = 64 * MiB;
 
 export interface Clock {
   now(): number;
@@ -111,12 +132,12 @@ export function runInContainer(
       if (finished) return;
       const messages: Record<StopReason, string> = {
         deadline: `the run was stopped at its deadline of ${deadlineSeconds} s`,
-        output_limit: `the run was stopped after writing more than ${RUN_LIMITS.outputStopBytes} bytes of output`,
+        output_limit: `the run was stopped after writing more than ${OUTPUT_STOP_BYTES} bytes of output`,
         protocol_violation: `the run was stopped: ${detail ?? "the sandbox broke the protocol"}`,
         memory: "the run was stopped: it used more memory than the sandbox allows",
         cancelled: "the run was cancelled",
         call_budget: `the run was stopped: it kept calling tools after its budget of calls was spent`,
-        message_limit: `the run was stopped after sending more than ${RUN_COST_LIMITS.messagesPerRun} messages (output chunks and calls)`,
+        message_limit: `the run was stopped after sending more than ${MESSAGES_PER_RUN} messages (output chunks and calls)`,
         audit_limit: `the run was stopped: its audit log entries reached ${RUN_COST_LIMITS.auditBytesPerRun} bytes`,
       };
       settle(
@@ -130,7 +151,7 @@ export function runInContainer(
     function handle(message: RunnerMessage): void {
       // Every message costs a parse, an empty output chunk too: the count bounds the host's
       // work for one run whatever the sizes.
-      if (++messages > RUN_COST_LIMITS.messagesPerRun) {
+      if (++messages > MESSAGES_PER_RUN) {
         stop("message_limit");
         return;
       }
@@ -138,7 +159,7 @@ export function runInContainer(
         case "output": {
           const capture = message.stream === "stdout" ? stdout : stderr;
           capture.append(message.data);
-          if (stdout.total + stderr.total > RUN_LIMITS.outputStopBytes) stop("output_limit");
+          if (stdout.total + stderr.total > OUTPUT_STOP_BYTES) stop("output_limit");
           return;
         }
         case "call": {
@@ -170,7 +191,7 @@ export function runInContainer(
           const error =
             message.error === null
               ? null
-              : tracebackTail(message.error, RUN_LIMITS.errorTailLines, RUN_LIMITS.errorMaxChars);
+              : tracebackTail(message.error, ERROR_TAIL_LINES, RUN_LIMITS.errorMaxChars);
           settle(result({ error, exit_code: error === null ? 0 : 1, stopped: null }));
           return;
         }
@@ -196,10 +217,10 @@ export function runInContainer(
       container.write(encodeHostMessage({ type: "result", id, ...outcome }));
       // A runner that stops reading (the code can make it) would leave every later result in
       // the host's memory until the deadline: up to the budget of calls times the result cap.
-      if (container.unreadBytes > PROTOCOL_LIMITS.resultsUnreadMaxBytes) {
+      if (container.unreadBytes > RESULTS_UNREAD_MAX_BYTES) {
         stop(
           "protocol_violation",
-          `the sandbox left more than ${PROTOCOL_LIMITS.resultsUnreadMaxBytes} bytes of tool results unread`,
+          `the sandbox left more than ${RESULTS_UNREAD_MAX_BYTES} bytes of tool results unread`,
         );
       }
     }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { PROTOCOL_LIMITS, RUN_LIMITS } from "../../../../shared/limits.js";
-import { checkBySchema, encodeHostMessage, parseRunnerLine } from "./runner-messages.js";
+import {
+  checkBySchema,
+  encodeHostMessage,
+  parseRunnerLine,
+  DONE_ERROR_MAX_CHARS,
+  LINE_SLACK_CHARS,
+} from "./runner-messages.js";
 
 describe("runner messages", () => {
   it("accepts the three known shapes", () => {
@@ -65,7 +71,7 @@ describe("runner messages", () => {
 
   it("cuts a done error to its last doneErrorMaxChars before anything reads it", () => {
     const done = (error: string) => JSON.stringify({ type: "done", error });
-    const max = PROTOCOL_LIMITS.doneErrorMaxChars;
+    const max = DONE_ERROR_MAX_CHARS;
     const hostile = " ".repeat(130_000) + "x";
     const parsed = parseRunnerLine(done(hostile));
     expect(parsed).toEqual({
@@ -91,7 +97,7 @@ describe("runner messages", () => {
 
   it("refuses a line padded with what JSON leaves out, not one the runner could write", () => {
     const padded = "a line from the sandbox was padded with what JSON leaves out";
-    const slack = PROTOCOL_LIMITS.lineSlackChars;
+    const slack = LINE_SLACK_CHARS;
     for (const line of [
       `{"type":"output","stream":"stdout","data":""${" ".repeat(slack * 2)}}`,
       `{"type":"output","stream":"stdout","data":"${"y".repeat(slack * 8)}","data":""}`,

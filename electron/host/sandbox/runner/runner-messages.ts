@@ -1,5 +1,21 @@
 import { z } from "zod";
 import { IMAGE_LIMITS, PROTOCOL_LIMITS } from "../../../../shared/limits.js";
+import { KiB } from "../../util/units.js";
+
+/**
+ * A done message's `error` is cut to its last this-many characters before anything else
+ * looks at it. The runner sends at most errorMaxChars code points (plus "..."), which is at
+ * most twice that in UTF-16 units, so an honest traceback is never cut here.
+ */
+export const DONE_ERROR_MAX_CHARS = 8 * KiB;
+
+/**
+ * A line may be longer than six times its content's compact JSON (six: the longest escape of
+ * one UTF-16 unit) by at most this many characters, else the run ends as a protocol
+ * violation. The runner writes compact JSON; what JSON.parse throws away (whitespace,
+ * a key given twice, zeros padding a number) costs the host a parse and the run nothing.
+ */
+export const LINE_SLACK_CHARS = 256;
 
 // Shapes of what the runner may send (see runner-protocol.md). Objects are strict:
 // an extra key is as much a protocol violation as a missing one.
@@ -106,10 +122,10 @@ export type ParsedLine = { ok: true; message: RunnerMessage } | { ok: false; rea
 
 /**
  * A traceback's end is what says what went wrong, so the error keeps its last
- * PROTOCOL_LIMITS.doneErrorMaxChars characters, never starting in the middle of a surrogate pair.
+ * DONE_ERROR_MAX_CHARS characters, never starting in the middle of a surrogate pair.
  */
 function keepLastChars(text: string): string {
-  const max = PROTOCOL_LIMITS.doneErrorMaxChars;
+  const max = DONE_ERROR_MAX_CHARS;
   if (text.length <= max) return text;
   let start = text.length - max;
   const code = text.charCodeAt(start);
@@ -169,7 +185,7 @@ const JSON_CHARS_PER_UNIT_MAX = 6;
  * JavaScript's); so is `done`, which ends the run. Short lines are not measured at all.
  */
 function isPadded(line: string, message: RunnerMessage): boolean {
-  if (line.length <= PROTOCOL_LIMITS.lineSlackChars) return false;
+  if (line.length <= LINE_SLACK_CHARS) return false;
   let compact: number;
   switch (message.type) {
     case "call":
@@ -183,7 +199,7 @@ function isPadded(line: string, message: RunnerMessage): boolean {
     default:
       compact = JSON.stringify(message).length;
   }
-  return line.length > JSON_CHARS_PER_UNIT_MAX * compact + PROTOCOL_LIMITS.lineSlackChars;
+  return line.length > JSON_CHARS_PER_UNIT_MAX * compact + LINE_SLACK_CHARS;
 }
 
 export function parseRunnerLine(line: string): ParsedLine {

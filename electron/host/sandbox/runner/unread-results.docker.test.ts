@@ -8,7 +8,6 @@ import {
   leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
-import { PROTOCOL_LIMITS } from "../../../../shared/limits.js";
 import type { CallOutcome } from "../../core/ports/run-types.js";
 import { Sandbox } from "../sandbox.js";
 
@@ -41,6 +40,7 @@ for burst in range(4):
     time.sleep(0.3)
 time.sleep(60)
 `;
+import { RESULTS_UNREAD_MAX_BYTES } from "./run-session.js";
 
 describeEachRuntime(docker, "results the code leaves unread (%s)", (runtime) => {
   const sandbox = fx
@@ -69,7 +69,7 @@ describeEachRuntime(docker, "results the code leaves unread (%s)", (runtime) => 
     );
     expect(result).toMatchObject({
       stopped: "protocol_violation",
-      error: `the run was stopped: the sandbox left more than ${PROTOCOL_LIMITS.resultsUnreadMaxBytes} bytes of tool results unread`,
+      error: `the run was stopped: the sandbox left more than ${RESULTS_UNREAD_MAX_BYTES} bytes of tool results unread`,
     });
   }, 30_000);
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { CONFIG_LIMITS } from "../../../../shared/limits.js";
-import { lineAndColumn, scanJson } from "./json-scan.js";
+import { lineAndColumn, scanJson, CONFIG_MAX_NESTING } from "./json-scan.js";
 
 /** Where the scan puts the first syntax error, or null when it finds none. */
 function errorAt(text: string): { line: number; column: number; message: string } | null {
@@ -41,7 +40,7 @@ describe("the strict JSON scan", () => {
 
   it("stops at absurd nesting instead of overflowing the stack", () => {
     const text = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    expect(errorAt(text)?.message).toBe(`nested deeper than ${CONFIG_LIMITS.maxNesting} levels`);
+    expect(errorAt(text)?.message).toBe(`nested deeper than ${CONFIG_MAX_NESTING} levels`);
   });
 
   it("finds every duplicate key once, and the file order of one object's keys", () => {

@@ -5,7 +5,11 @@
 // error). This strict scanner walks the text once to find the first syntax error's position,
 // every duplicate key and the file order of one object's keys. Values still come from JSON.parse.
 
-import { CONFIG_LIMITS } from "../../../../shared/limits.js";
+/**
+ * A real config nests four levels (file, mcpServers, entry, env/args). The cap keeps the
+ * recursive duplicate-key scan far from the stack limit on hostile or broken input.
+ */
+export const CONFIG_MAX_NESTING = 64;
 
 export type ScanResult =
   | {
@@ -26,7 +30,7 @@ class ScanError extends Error {
   }
 }
 
-/** Scans the text; values nested deeper than CONFIG_LIMITS.maxNesting are an error. */
+/** Scans the text; values nested deeper than CONFIG_MAX_NESTING are an error. */
 export function scanJson(text: string, orderOf: string): ScanResult {
   const duplicates: string[][] = [];
   let keyOrder: string[] | null = null;
@@ -94,8 +98,7 @@ export function scanJson(text: string, orderOf: string): ScanResult {
   };
 
   const scanValue = (path: string[]): void => {
-    if (path.length > CONFIG_LIMITS.maxNesting)
-      fail(`nested deeper than ${CONFIG_LIMITS.maxNesting} levels`);
+    if (path.length > CONFIG_MAX_NESTING) fail(`nested deeper than ${CONFIG_MAX_NESTING} levels`);
     skipSpace();
     const char = text.charAt(i);
     if (char === "{") scanObject(path);

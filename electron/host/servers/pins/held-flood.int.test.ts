@@ -4,7 +4,7 @@
 // listing used to write one tool_held entry per tool, with no bound: a server doing this for a
 // minute wrote hundreds of MiB, and the size cap then removed the oldest audit files, the runs
 // and calls the server may want forgotten among them. Now a server's held definitions are
-// logged one by one up to PIN_LIMITS.heldLoggedPerServer per window; the rest are counted in
+// logged one by one up to PIN_HELD_LOGGED_PER_SERVER per window; the rest are counted in
 // the next entry logged. A real stdio server process and a real host; no Docker needed.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -12,10 +12,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../../api/api-dispatcher.js";
 import { CodeModeHost } from "../../app/code-mode-host.js";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { until } from "../../../../test-support/wait.js";
 import { listFloodServer } from "../../../../test-support/list-flood-server.js";
 import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
+import { PIN_HELD_LOGGED_PER_SERVER } from "../../audit/flood/held-log-limiter.js";
 
 /** Listings after the first, each of TOOLS_PER_LISTING tools no listing had before. */
 const FLOOD_LISTINGS = 6;
@@ -65,14 +65,14 @@ describe("a server flooding its tool list", () => {
       .map((line) => JSON.parse(line) as { kind: string; server?: string; notLogged?: number })
       .filter((entry) => entry.kind === "tool_held" && entry.server === "flood");
     // The flood held FLOOD_LISTINGS * TOOLS_PER_LISTING definitions, plus the seed's removal.
-    expect(FLOOD_LISTINGS * TOOLS_PER_LISTING).toBeGreaterThan(PIN_LIMITS.heldLoggedPerServer * 2);
-    expect(held.length).toBeLessThanOrEqual(PIN_LIMITS.heldLoggedPerServer);
-    expect(held.length).toBe(PIN_LIMITS.heldLoggedPerServer);
+    expect(FLOOD_LISTINGS * TOOLS_PER_LISTING).toBeGreaterThan(PIN_HELD_LOGGED_PER_SERVER * 2);
+    expect(held.length).toBeLessThanOrEqual(PIN_HELD_LOGGED_PER_SERVER);
+    expect(held.length).toBe(PIN_HELD_LOGGED_PER_SERVER);
     // The rest are counted, not lost: the last entry logged says how many were left out.
     const counted = held.reduce((sum, entry) => sum + (entry.notLogged ?? 0), 0);
     expect(held.at(-1)?.notLogged).toBe(counted);
     // The first flooded listing's overflow is counted on its last entry; the later listings',
     // over the limit as a whole, are counted on the server's first entry of the next window.
-    expect(counted).toBe(TOOLS_PER_LISTING + 1 - PIN_LIMITS.heldLoggedPerServer);
+    expect(counted).toBe(TOOLS_PER_LISTING + 1 - PIN_HELD_LOGGED_PER_SERVER);
   });
 });

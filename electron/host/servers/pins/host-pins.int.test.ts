@@ -12,12 +12,11 @@ import { CodeModeHost } from "../../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { until } from "../../../../test-support/wait.js";
 import { acceptCommand, rejectCommand } from "../../cli/commands/review-command.js";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { reviewNotesPath } from "./review-notes.js";
 import { reviewHash } from "./seen-definitions.js";
 import { memoryIO } from "../../../../test-support/cli-io.js";
 import { pinFileSchema } from "./pin-file.js";
-import { PINS_FILE } from "./tool-pins.js";
+import { PINS_FILE, PIN_WATCH_INTERVAL_MS } from "./tool-pins.js";
 import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
 
 const schema = (properties: Record<string, unknown> = {}) => ({ type: "object", properties });
@@ -247,7 +246,7 @@ describe("pinned tool definitions in the host", () => {
     expect(reviewed.at(-1)).toMatchObject({ tool: "echo", decision: "accept", by: "cli" });
     // Recorded once: from the CLI's note, not again from the file's change.
     await host.pins.reload();
-    await new Promise((resolve) => setTimeout(resolve, 3 * PIN_LIMITS.watchIntervalMs));
+    await new Promise((resolve) => setTimeout(resolve, 3 * PIN_WATCH_INTERVAL_MS));
     const byCli = (await reviews()).filter((e) => e.by === "cli");
     expect(byCli).toHaveLength(1);
   });

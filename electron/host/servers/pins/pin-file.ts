@@ -5,8 +5,11 @@
 import { constants } from "node:fs";
 import { copyFile, stat } from "node:fs/promises";
 import { z } from "zod";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { loadFile, writeFileAtomic } from "../../util/atomic-file.js";
+import { MiB } from "../../util/units.js";
+
+/** A pin file larger than this is not read (kept aside and reported, like a corrupt one). */
+export const PIN_FILE_MAX_BYTES = 64 * MiB;
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
 const definition = z.record(z.string(), z.unknown()).nullable();
@@ -73,13 +76,13 @@ export async function loadPinFile(file: string): Promise<PinFileLoad> {
       throw error;
     },
   );
-  if (size > PIN_LIMITS.fileMaxBytes) {
+  if (size > PIN_FILE_MAX_BYTES) {
     // Not read (too large), but copied aside like a corrupt file: the next save replaces it.
     const keptAs = `${file}.invalid-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     await copyFile(file, keptAs, constants.COPYFILE_EXCL);
     return {
       ok: false,
-      problem: `the pin file ${file} is larger than ${PIN_LIMITS.fileMaxBytes} bytes; it was kept as ${keptAs}`,
+      problem: `the pin file ${file} is larger than ${PIN_FILE_MAX_BYTES} bytes; it was kept as ${keptAs}`,
       keptAs,
     };
   }

@@ -1,6 +1,6 @@
 // A taker that stalls between writing its whole lock (FILE.lock.TOKEN) and linking it to
 // FILE.lock (a machine asleep, a process stopped, an event loop blocked) past
-// PIN_LIMITS.lockStaleMs: meanwhile another process takes the lock and clears stray whole locks
+// PIN_LOCK_STALE_MS: meanwhile another process takes the lock and clears stray whole locks
 // that old, this taker's among them. The taker must still get the lock, not fail its save.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
@@ -9,8 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
-import { pinLockPath, withPinLock } from "./pin-lock.js";
+import { pinLockPath, withPinLock, PIN_LOCK_STALE_MS } from "./pin-lock.js";
 import { repoRoot } from "../../../../test-support/processes.js";
 
 const stall = vi.hoisted(() => ({ beforeLink: null as ((whole: string) => Promise<void>) | null }));
@@ -61,7 +60,7 @@ describe("a pin lock taker stalled before linking its whole lock", () => {
     let sweptOurs = false;
     stall.beforeLink = async (whole) => {
       // The stall: the whole lock now looks written longer ago than the stale time.
-      const past = (Date.now() - PIN_LIMITS.lockStaleMs - 10_000) / 1000;
+      const past = (Date.now() - PIN_LOCK_STALE_MS - 10_000) / 1000;
       utimesSync(whole, past, past);
       await saveInAnotherProcess(pins);
       sweptOurs = !existsSync(whole);

@@ -11,8 +11,17 @@ import { Worker } from "node:worker_threads";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
-import { currentTaker, PinFileLocked, pinLockPath, takerPlace, withPinLock } from "./pin-lock.js";
+import {
+  currentTaker,
+  PinFileLocked,
+  pinLockPath,
+  takerPlace,
+  withPinLock,
+  PIN_LOCK_ELSEWHERE_STALE_MS,
+  PIN_LOCK_DAMAGED_GRACE_MS,
+  PIN_LOCK_STALE_MS,
+  PIN_LOCK_WAIT_MS,
+} from "./pin-lock.js";
 
 /** Where this process's pids mean something, as its locks say. */
 const here = currentTaker().place;
@@ -125,14 +134,14 @@ describe("withPinLock", () => {
     // waited the whole 60 s stale time for it (an empty one) and failed meanwhile.
     const empty = file("g.json");
     writeFileSync(pinLockPath(empty), "");
-    aged(pinLockPath(empty), PIN_LIMITS.lockDamagedGraceMs + 1_000);
+    aged(pinLockPath(empty), PIN_LOCK_DAMAGED_GRACE_MS + 1_000);
     expect(await withPinLock(empty, ran, { waitMs: 500 })).toBe("ran");
     // A fresh one may be a live taker about to write: it is waited for.
     const fresh = file("h.json");
     for (const content of ["", `${process.ppid} 0`]) {
       writeFileSync(pinLockPath(fresh), content);
       await expect(withPinLock(fresh, ran, { waitMs: 200 })).rejects.toThrow(PinFileLocked);
-      aged(pinLockPath(fresh), PIN_LIMITS.lockDamagedGraceMs + 1_000);
+      aged(pinLockPath(fresh), PIN_LOCK_DAMAGED_GRACE_MS + 1_000);
       expect(await withPinLock(fresh, ran, { waitMs: 500 })).toBe("ran");
     }
   });
@@ -178,7 +187,7 @@ describe("withPinLock", () => {
     // also pid 1, goes past lockElsewhereStaleMs, within one writer's wait (before: 60 s,
     // so that writer failed).
     const started = Date.now();
-    const left = started - PIN_LIMITS.lockElsewhereStaleMs + 300;
+    const left = started - PIN_LOCK_ELSEWHERE_STALE_MS + 300;
     writeFileSync(pinLockPath(pins), `1 00 ${left} ${elsewhere}\n`);
     const pid1 = { taker: { pid: 1, place: here }, waitMs: 2_000 };
     expect(await withPinLock(pins, ran, pid1)).toBe("ran");
@@ -197,7 +206,7 @@ describe("withPinLock", () => {
     const other = `${lock}.not-a-token`;
     for (const stray of [old, fresh, other])
       writeFileSync(stray, `999999 x ${Date.now()} ${here}\n`);
-    const past = (Date.now() - PIN_LIMITS.lockStaleMs - 10_000) / 1000;
+    const past = (Date.now() - PIN_LOCK_STALE_MS - 10_000) / 1000;
     utimesSync(old, past, past);
     await withPinLock(pins, () => Promise.resolve());
     // The stale one goes; one a live taker may still be linking stays, and so do other names.
@@ -207,8 +216,8 @@ describe("withPinLock", () => {
   });
 
   it("lets a writer wait less for a lock taken elsewhere than it waits in all", () => {
-    expect(PIN_LIMITS.lockElsewhereStaleMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
-    expect(PIN_LIMITS.lockDamagedGraceMs).toBeLessThan(PIN_LIMITS.lockWaitMs);
+    expect(PIN_LOCK_ELSEWHERE_STALE_MS).toBeLessThan(PIN_LOCK_WAIT_MS);
+    expect(PIN_LOCK_DAMAGED_GRACE_MS).toBeLessThan(PIN_LOCK_WAIT_MS);
   });
 });
 
@@ -228,5 +237,15 @@ describe("takerPlace", () => {
     // Two containers with one hostname, /proc restricted: not one place.
     const blind = { host: "box", boot: "b00t", pidns: "" };
     expect(takerPlace(blind, "linux")).not.toBe(takerPlace(blind, "linux"));
+  });
+});
+
+describe("the limits docs/security.md states", () => {
+  it("are pinned", () => {
+    expect({ PIN_LOCK_STALE_MS, PIN_LOCK_DAMAGED_GRACE_MS, PIN_LOCK_ELSEWHERE_STALE_MS }).toEqual({
+      PIN_LOCK_STALE_MS: 60_000,
+      PIN_LOCK_DAMAGED_GRACE_MS: 2_000,
+      PIN_LOCK_ELSEWHERE_STALE_MS: 5_000,
+    });
   });
 });

@@ -9,8 +9,8 @@
 // and then written. Its fields are the holder's pid, a random token, the time it was taken and a hash
 // of where that pid means something (host, boot, pid namespace). It is taken over (a crash
 // between taking and releasing it) when:
-// - it is older than PIN_LIMITS.lockStaleMs, whatever else it says;
-// - it is empty or unreadable and its file is older than PIN_LIMITS.lockDamagedGraceMs: its
+// - it is older than PIN_LOCK_STALE_MS, whatever else it says;
+// - it is empty or unreadable and its file is older than PIN_LOCK_DAMAGED_GRACE_MS: its
 //   taker died between creating and writing it (only where there are no hard links), or an
 //   older version's did;
 // - it was taken in our place: when its pid is dead, or is our own pid with a token none of
@@ -18,15 +18,44 @@
 // - it was taken elsewhere (another pid namespace, as a container sharing the file, another
 //   host or boot, or a lock of an older version): its pid cannot be looked up here, not even
 //   when it equals ours (two containers' `serve` both run as pid 1), so only its age tells,
-//   and past PIN_LIMITS.lockElsewhereStaleMs, shorter than a writer's wait, it is taken over:
+//   and past PIN_LOCK_ELSEWHERE_STALE_MS, shorter than a writer's wait, it is taken over:
 //   a `serve` restarted in a new container after a crash mid-save gets through its first save.
 import { randomBytes } from "node:crypto";
 import { link, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { removeIfUnchanged } from "../../util/remove-if-unchanged.js";
 import { currentProcessPlace, pidAlive } from "../../util/process-place.js";
 import { sha256Hex } from "../../util/sha256-hex.js";
+
+/**
+ * A process changing the pin file (a host saving, `codemode servers accept|reject`) holds
+ * `FILE.lock` meanwhile; another waits for it this long at most, then fails with an error
+ * naming the lock.
+ */
+export const PIN_LOCK_WAIT_MS = 10_000;
+
+/** How often a waiting process looks at the lock again. */
+export const PIN_LOCK_RETRY_MS = 25;
+
+/**
+ * A lock older than this is taken over even when its pid looks alive (a reused pid after a
+ * crash, another machine's pid on a shared disk). No holder keeps it nearly this long: it
+ * reads, changes and writes one file.
+ */
+export const PIN_LOCK_STALE_MS = 60_000;
+
+/**
+ * A lock found empty or unreadable whose file is older than this is taken over: its taker
+ * died between creating it and writing its content, which a live taker does at once.
+ */
+export const PIN_LOCK_DAMAGED_GRACE_MS = 2_000;
+
+/**
+ * A lock taken where its pid cannot be looked up (another pid namespace, host or boot, or a
+ * lock of an older version) is taken over past this age: shorter than lockWaitMs, so a
+ * writer kept out by one a crash left gets through, and far longer than a holder keeps it.
+ */
+export const PIN_LOCK_ELSEWHERE_STALE_MS = 5_000;
 
 export function pinLockPath(file: string): string {
   return `${file}.lock`;
@@ -99,8 +128,8 @@ export async function withPinLock<T>(
 
 async function takePinLock(file: string, options: PinLockOptions): Promise<() => Promise<void>> {
   const lock = pinLockPath(file);
-  const waitMs = options.waitMs ?? PIN_LIMITS.lockWaitMs;
-  const staleMs = options.staleMs ?? PIN_LIMITS.lockStaleMs;
+  const waitMs = options.waitMs ?? PIN_LOCK_WAIT_MS;
+  const staleMs = options.staleMs ?? PIN_LOCK_STALE_MS;
   const judge: Judge = {
     staleMs,
     isAlive: options.isAlive ?? pidAlive,
@@ -162,7 +191,7 @@ async function takePinLock(file: string, options: PinLockOptions): Promise<() =>
           `the pin file ${file} is locked by process ${pid}; if no Code Mode runs, delete ${lock}`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, PIN_LIMITS.lockRetryMs));
+      await new Promise((resolve) => setTimeout(resolve, PIN_LOCK_RETRY_MS));
     }
   }
 }
@@ -179,13 +208,13 @@ function isStale(content: string, madeAt: number, judge: Judge): boolean {
   const pid = Number(pidText);
   const at = Number(atText);
   if (!Number.isSafeInteger(pid) || pid <= 0 || token === undefined || !Number.isFinite(at)) {
-    return Date.now() - madeAt > PIN_LIMITS.lockDamagedGraceMs;
+    return Date.now() - madeAt > PIN_LOCK_DAMAGED_GRACE_MS;
   }
   const age = Date.now() - at;
   if (age > judge.staleMs) return true;
   if (heldHere.has(token)) return false;
   if (place === judge.self.place) return pid === judge.self.pid || !judge.isAlive(pid);
-  return age > Math.min(judge.staleMs, PIN_LIMITS.lockElsewhereStaleMs);
+  return age > Math.min(judge.staleMs, PIN_LOCK_ELSEWHERE_STALE_MS);
 }
 
 /** Errors of a directory in which this process may create nothing. */
@@ -217,7 +246,7 @@ async function createExclusive(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return "taken";
-    // Our whole lock is gone: we stalled past PIN_LIMITS.lockStaleMs between writing and
+    // Our whole lock is gone: we stalled past PIN_LOCK_STALE_MS between writing and
     // linking it, and a holder cleared it as stray (clearStrayWholes). Try again with a new one.
     if (code === "ENOENT") return "taken";
     if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
@@ -237,7 +266,7 @@ function wholeToken(lockName: string, name: string): string | undefined {
 /**
  * Removes whole locks left beside the lock by takers that died between writing one and
  * unlinking it (a taker unlinks its own within milliseconds, taken or not): without this they
- * would stay in the config folder for good. Only ones older than PIN_LIMITS.lockStaleMs go,
+ * would stay in the config folder for good. Only ones older than PIN_LOCK_STALE_MS go,
  * never one of this process's jobs; called while holding the lock, so it runs once per save.
  */
 async function clearStrayWholes(lock: string): Promise<void> {
@@ -252,7 +281,7 @@ async function clearStrayWholes(lock: string): Promise<void> {
       (s) => s.mtimeMs,
       () => Date.now(),
     );
-    if (Date.now() - madeAt > PIN_LIMITS.lockStaleMs) await unlink(file).catch(() => undefined);
+    if (Date.now() - madeAt > PIN_LOCK_STALE_MS) await unlink(file).catch(() => undefined);
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { admitted, firstPins, observeListing, review, type ListedForm } from "./pin-state.js";
-import { canonicalValue, pinnedForm } from "./tool-hash.js";
+import { canonicalValue, pinnedForm, PIN_CANONICAL_MAX_DEPTH } from "./tool-hash.js";
 
 const T0 = "2026-01-01T00:00:00.000Z";
 const T1 = "2026-01-02T00:00:00.000Z";
@@ -22,7 +22,7 @@ describe("tool hash", () => {
     expect(pinnedForm({ name: "x", "x-new": 1 }).hash).not.toBe(pinnedForm({ name: "x" }).hash);
     const deepSchema = (leaf: string) => {
       let v: unknown = leaf;
-      for (let i = 0; i < PIN_LIMITS.canonicalMaxDepth + 10; i++) v = { next: v };
+      for (let i = 0; i < PIN_CANONICAL_MAX_DEPTH + 10; i++) v = { next: v };
       return { name: "deep", inputSchema: v };
     };
     // Past the canonical depth a change still counts.

@@ -6,6 +6,10 @@ import type { HeldChangeKind } from "../../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../../shared/limits.js";
 import type { HeldTool, PinnedTool, ServerPins } from "./pin-file.js";
 import type { PinnedForm } from "./tool-hash.js";
+import { MiB } from "../../util/units.js";
+
+/** Past this many characters of kept definitions per server, further ones keep their hash only. */
+export const PIN_DEFINITIONS_MAX_CHARS_PER_SERVER = 4 * MiB;
 
 /** A tool as the server listed it, in the form it is pinned by. */
 export interface ListedForm extends PinnedForm {
@@ -42,7 +46,7 @@ class DefinitionBudget {
     let used = 0;
     for (const entry of [...Object.values(pins?.pinned ?? {}), ...Object.values(pins?.held ?? {})])
       if (entry.definition !== null) used += JSON.stringify(entry.definition).length;
-    this.left = PIN_LIMITS.definitionsMaxCharsPerServer - used;
+    this.left = PIN_DEFINITIONS_MAX_CHARS_PER_SERVER - used;
   }
   keep(form: PinnedForm): Record<string, unknown> | null {
     if (form.json.length > PIN_LIMITS.definitionMaxChars || form.json.length > this.left)

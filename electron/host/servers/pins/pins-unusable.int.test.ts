@@ -1,5 +1,5 @@
 // An unusable pin file fails closed, through a real host and a real wrapped server: a corrupt
-// file, or one past PIN_LIMITS.fileMaxBytes, is kept aside and reported, and every tool of
+// file, or one past PIN_FILE_MAX_BYTES, is kept aside and reported, and every tool of
 // the server (whatever it lists now) is held out of the catalog until the user accepts it,
 // also across a restart. Before, the pins started empty and every tool was pinned on sight.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -7,7 +7,6 @@ import { truncateSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { dispatchApi } from "../../api/api-dispatcher.js";
 import { CodeModeHost } from "../../app/code-mode-host.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
@@ -15,6 +14,7 @@ import { until } from "../../../../test-support/wait.js";
 import { heldNow } from "./seen-definitions.js";
 import { PINS_FILE } from "./tool-pins.js";
 import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
+import { PIN_FILE_MAX_BYTES } from "./pin-file.js";
 
 const schema = { type: "object", properties: {} };
 const good = { name: "good", description: "Reviewed once.", inputSchema: schema };
@@ -120,7 +120,7 @@ describe("an unusable pin file", () => {
     const file = path.join(home, PINS_FILE);
     expect(existsSync(file)).toBe(true);
     // Sparse: no 64 MiB written to disk.
-    truncateSync(file, PIN_LIMITS.fileMaxBytes + 1);
-    await expectHeldAndKept(home, PIN_LIMITS.fileMaxBytes + 1);
+    truncateSync(file, PIN_FILE_MAX_BYTES + 1);
+    await expectHeldAndKept(home, PIN_FILE_MAX_BYTES + 1);
   }, 60_000);
 });

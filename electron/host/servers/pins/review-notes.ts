@@ -7,8 +7,14 @@
 // pin file), else when it next starts. Notes are taken (read, then removed) under the same lock.
 import { appendFile, open, rm } from "node:fs/promises";
 import { z } from "zod";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import type { Decision, HeldChange } from "./pin-state.js";
+import { MiB } from "../../util/units.js";
+
+/**
+ * Reviews the CLI made, noted beside the pin file for the host's audit (`FILE.reviews`):
+ * a host reads at most this many bytes of notes; past them it records one line saying so.
+ */
+export const PIN_REVIEW_NOTES_MAX_BYTES = 1 * MiB;
 
 const hashOrNull = z
   .string()
@@ -48,11 +54,11 @@ export async function noteReviews(
 
 export interface TakenNotes {
   notes: ReviewNote[];
-  /** Lines that were not notes, or bytes past PIN_LIMITS.reviewNotesMaxBytes: not recorded. */
+  /** Lines that were not notes, or bytes past PIN_REVIEW_NOTES_MAX_BYTES: not recorded. */
   unreadable: number;
 }
 
-/** Reads the notes (at most PIN_LIMITS.reviewNotesMaxBytes) and removes the file. Under the lock. */
+/** Reads the notes (at most PIN_REVIEW_NOTES_MAX_BYTES) and removes the file. Under the lock. */
 export async function takeReviewNotes(pinFile: string): Promise<TakenNotes> {
   const file = reviewNotesPath(pinFile);
   let handle;
@@ -66,7 +72,7 @@ export async function takeReviewNotes(pinFile: string): Promise<TakenNotes> {
   let past: number;
   try {
     const size = (await handle.stat()).size;
-    const want = Math.min(size, PIN_LIMITS.reviewNotesMaxBytes);
+    const want = Math.min(size, PIN_REVIEW_NOTES_MAX_BYTES);
     const buffer = Buffer.alloc(want);
     const { bytesRead } = await handle.read(buffer, 0, want, 0);
     text = buffer.subarray(0, bytesRead).toString("utf8");

@@ -1,7 +1,6 @@
 // Hostile wire objects must not change a tool without changing its pin hash.
 import { describe, expect, it } from "vitest";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
-import { plainJson, pinnedForm } from "./tool-hash.js";
+import { plainJson, pinnedForm, PIN_CANONICAL_MAX_DEPTH } from "./tool-hash.js";
 
 /** A wire tool as the transport hands it over: parsed from the server's JSON text. */
 const wire = (text: string) => JSON.parse(text) as Record<string, unknown>;
@@ -36,7 +35,7 @@ describe("tool hash against hostile definitions", () => {
       );
     expect(() => JSON.stringify(deep("a"))).toThrow(RangeError);
     expect(pinnedForm(deep("a")).hash).not.toBe(pinnedForm(deep("b")).hash);
-    expect(PIN_LIMITS.canonicalMaxDepth).toBeLessThan(100_000);
+    expect(PIN_CANONICAL_MAX_DEPTH).toBeLessThan(100_000);
   });
 
   it("plainJson writes what JSON.stringify writes", () => {

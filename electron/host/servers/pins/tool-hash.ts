@@ -3,17 +3,22 @@
 // drop), canonicalised so that key order and whitespace do not count, then sha256.
 // Hashing only what a person reviews (the description) would miss a new schema parameter.
 
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { sha256Hex } from "../../util/sha256-hex.js";
 
 /**
+ * Canonical form (sorted keys) stops this deep: a deeper part is hashed as its plain JSON
+ * text, so the work stays bounded on a hostile definition and a change there still counts.
+ */
+export const PIN_CANONICAL_MAX_DEPTH = 256;
+
+/**
  * The value with every object's keys sorted, as plain JSON data. Below
- * PIN_LIMITS.canonicalMaxDepth a subtree is kept as its plain JSON text: still hashed (a
+ * PIN_CANONICAL_MAX_DEPTH a subtree is kept as its plain JSON text: still hashed (a
  * change there still counts), only not key-sorted, and the recursion stays bounded.
  */
 export function canonicalValue(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (depth >= PIN_LIMITS.canonicalMaxDepth) return { deepJson: plainJson(value) };
+  if (depth >= PIN_CANONICAL_MAX_DEPTH) return { deepJson: plainJson(value) };
   if (Array.isArray(value)) return value.map((item: unknown) => canonicalValue(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {

@@ -28,7 +28,7 @@ export interface ToolPinsEvents {
    */
   changed?: () => void;
   /**
-   * A listing's held definitions did not fit PIN_LIMITS.storedMaxBytes: they stay out of the
+   * A listing's held definitions did not fit PIN_STORED_MAX_BYTES: they stay out of the
    * catalog without being stored (so not reviewable until room is made).
    */
   full?: (server: string) => void;

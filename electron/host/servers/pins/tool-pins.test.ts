@@ -1,17 +1,19 @@
 // The pin store against servers that try to grow its file past what it can read back: several
-// hostile servers, each listing SERVER_LIMITS.toolsMaxPerServer tools with the longest names
-// the catalog takes, on a real file. Before PIN_LIMITS.storedMaxBytes the file passed
-// PIN_LIMITS.fileMaxBytes, and the next start read no pins at all.
+// hostile servers, each listing TOOLS_MAX_PER_SERVER tools with the longest names
+// the catalog takes, on a real file. Before PIN_STORED_MAX_BYTES the file passed
+// PIN_FILE_MAX_BYTES, and the next start read no pins at all.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PIN_LIMITS, PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../../shared/limits.js";
-import { pinFileSchema } from "./pin-file.js";
+import { PROTOCOL_LIMITS } from "../../../../shared/limits.js";
+import { pinFileSchema, PIN_FILE_MAX_BYTES } from "./pin-file.js";
 import { heldNow } from "./seen-definitions.js";
 import { pinnedForm } from "./tool-hash.js";
 import { ToolPins } from "./tool-pins.js";
 import type { ListedForm } from "./pin-state.js";
+import { TOOLS_MAX_PER_SERVER } from "../tool-listing.js";
+import { PIN_STORED_MAX_BYTES } from "./pin-size.js";
 
 describe("ToolPins", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-tool-pins-"));
@@ -21,7 +23,7 @@ describe("ToolPins", () => {
     const file = path.join(dir, "pins.json");
     const { pins } = await ToolPins.open(file);
     const listing = (server: number): ListedForm[] =>
-      Array.from({ length: SERVER_LIMITS.toolsMaxPerServer }, (_, i) => {
+      Array.from({ length: TOOLS_MAX_PER_SERVER }, (_, i) => {
         const name = `s${server}_${i}_`.padEnd(PROTOCOL_LIMITS.toolNameMaxChars, "x");
         return { name, ...pinnedForm({ name, inputSchema: { type: "object" } }) };
       });
@@ -32,17 +34,17 @@ describe("ToolPins", () => {
       heldPerServer.push(pins.observe(`evil${s}`, forms).size);
     }
     await pins.close();
-    expect(statSync(file).size).toBeLessThanOrEqual(PIN_LIMITS.fileMaxBytes);
-    expect(statSync(file).size).toBeLessThanOrEqual(PIN_LIMITS.storedMaxBytes);
+    expect(statSync(file).size).toBeLessThanOrEqual(PIN_FILE_MAX_BYTES);
+    expect(statSync(file).size).toBeLessThanOrEqual(PIN_STORED_MAX_BYTES);
     // The first servers were pinned; the ones that did not fit are held whole, not admitted.
     expect(heldPerServer[0]).toBe(0);
-    expect(heldPerServer.at(-1)).toBe(SERVER_LIMITS.toolsMaxPerServer);
+    expect(heldPerServer.at(-1)).toBe(TOOLS_MAX_PER_SERVER);
     // And the next start reads the pins back.
     const again = await ToolPins.open(file);
     expect(again.problem).toBeNull();
     expect(again.pins.observe("evil0", listing(0)).size).toBe(0);
     expect(again.pins.observe(`evil${servers - 1}`, listing(servers - 1)).size).toBe(
-      SERVER_LIMITS.toolsMaxPerServer,
+      TOOLS_MAX_PER_SERVER,
     );
     await again.pins.close();
   }, 120_000);

@@ -9,7 +9,6 @@
 
 import { unwatchFile, watchFile } from "node:fs";
 import type { HeldToolView } from "../../../../shared/api/api-views.js";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
 import { toolNameProblem } from "../../core/catalog/tool-name-check.js";
 import { SerialQueue } from "../../util/serial-queue.js";
 import {
@@ -40,6 +39,12 @@ import { shortHash } from "./tool-hash.js";
 import type { Reviewer, ToolPinsEvents } from "./tool-pins-events.js";
 
 export type { Reviewer, ToolPinsEvents } from "./tool-pins-events.js";
+
+/**
+ * How often a running host or `serve` looks at its pin file for changes another process
+ * (`codemode servers accept`) made.
+ */
+export const PIN_WATCH_INTERVAL_MS = 500;
 
 export class ToolPins {
   private readonly queue = new SerialQueue();
@@ -106,7 +111,7 @@ export class ToolPins {
   /**
    * Takes a server's listing and answers the names to hold out of the catalog. A server with no
    * pins yet has every tool pinned now (first acceptance), unless the pin file was unusable
-   * (then every tool is held as added) or the pins would not fit PIN_LIMITS.storedMaxBytes
+   * (then every tool is held as added) or the pins would not fit PIN_STORED_MAX_BYTES
    * (then every tool not already pinned is held, unstored); `forms` null (never listed) holds
    * nothing and pins nothing.
    */
@@ -256,8 +261,8 @@ export class ToolPins {
     return merged;
   }
 
-  /** Reloads whenever the file changes on disk (polled: PIN_LIMITS.watchIntervalMs). */
-  watch(intervalMs: number = PIN_LIMITS.watchIntervalMs): void {
+  /** Reloads whenever the file changes on disk (polled: PIN_WATCH_INTERVAL_MS). */
+  watch(intervalMs: number = PIN_WATCH_INTERVAL_MS): void {
     if (this.watching) return;
     this.watching = true;
     watchFile(this.file, { interval: intervalMs, persistent: false }, () => {

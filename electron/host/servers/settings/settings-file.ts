@@ -30,7 +30,7 @@ export const RETIRED_DEFAULTS: { readonly [K in keyof Settings]?: readonly Setti
   // 90 (also the maximum) until the default went under SDK clients' 60 s request timeout
   // (default 50): at 90 a run past 60 s was cut by the client, not by its deadline.
   deadlineSeconds: [90],
-  // 1 until the floor of 2 with a lean spare (POOL_LIMITS.leanSpares): a burst's second run
+  // 1 until the floor of 2 with a lean spare (POOL_LEAN_SPARES): a burst's second run
   // took a cold container.
   warmPoolSize: [1],
 };

@@ -15,7 +15,7 @@ import {
   ipcEventChannel,
   ipcRequestChannel,
 } from "../../shared/api/ipc-channels.js";
-import { buildApiHandlers } from "../host/api/api-handlers.js";
+import { buildApiHandlers } from "../host/api/handlers/api-handlers.js";
 import { EventHub } from "../host/api/event-hub.js";
 import { registerApiIpc, type IpcMainLike } from "./register-api-ipc.js";
 

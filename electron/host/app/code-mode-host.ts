@@ -4,7 +4,7 @@ import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { API_LIMITS } from "../../../shared/limits.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { ApprovalService } from "../core/approvals/approval-service.js";
-import { buildApiHandlers } from "../api/api-handlers.js";
+import { buildApiHandlers } from "../api/handlers/api-handlers.js";
 import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
 import { configSecrets } from "../core/secrets/secret-mask.js";

@@ -1,19 +1,15 @@
-import type { ApiHandlers } from "../../../shared/api/api-contract.js";
-import { appHandlers, type AppServices } from "./handlers/app-handlers.js";
-import { approvalHandlers, type ApprovalServices } from "./handlers/approval-handlers.js";
-import {
-  auditHandlers,
-  type AuditServices,
-  type RunImageLookup,
-} from "./handlers/audit-handlers.js";
-import { bundleHandlers, type BundleServices } from "./handlers/bundle-handlers.js";
-import { clientsHandlers, type ClientsServices } from "./handlers/clients-handlers.js";
-import { configHandlers, type ConfigServices } from "./handlers/config-handlers.js";
-import { pinHandlers, type PinServices } from "./handlers/pin-handlers.js";
-import { sandboxHandlers, type SandboxServices } from "./handlers/sandbox-handlers.js";
-import { settingsHandlers, type SettingsServices } from "./handlers/settings-handlers.js";
-import { taintHandlers, type TaintServices } from "./handlers/taint-handlers.js";
-import { tryHandlers, type TryServices } from "./handlers/try-handlers.js";
+import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
+import { appHandlers, type AppServices } from "./app-handlers.js";
+import { approvalHandlers, type ApprovalServices } from "./approval-handlers.js";
+import { auditHandlers, type AuditServices, type RunImageLookup } from "./audit-handlers.js";
+import { bundleHandlers, type BundleServices } from "./bundle-handlers.js";
+import { clientsHandlers, type ClientsServices } from "./clients-handlers.js";
+import { configHandlers, type ConfigServices } from "./config-handlers.js";
+import { pinHandlers, type PinServices } from "./pin-handlers.js";
+import { sandboxHandlers, type SandboxServices } from "./sandbox-handlers.js";
+import { settingsHandlers, type SettingsServices } from "./settings-handlers.js";
+import { taintHandlers, type TaintServices } from "./taint-handlers.js";
+import { tryHandlers, type TryServices } from "./try-handlers.js";
 
 /** The services the API reaches, each handler group given only the ones it uses. */
 export interface ApiServices extends AppServices, ClientsServices {

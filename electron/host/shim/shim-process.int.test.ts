@@ -88,14 +88,12 @@ describe("shim start-up weight", () => {
     expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
-      "electron/host/util/terminal-text.ts",
+      "electron/host/ingress/local-access/app-log.ts",
       "electron/host/ingress/local-access/data-dir-trust.ts",
       "electron/host/ingress/local-access/handshake.ts",
       "electron/host/ingress/local-access/local-access-constants.ts",
       "electron/host/ingress/local-access/socket-path.ts",
       "electron/host/ingress/local-access/token.ts",
-      "electron/host/util/paths.ts",
-      "electron/host/ingress/local-access/app-log.ts",
       "electron/host/shim/in-flight.ts",
       "electron/host/shim/replay-initialize.ts",
       "electron/host/shim/shim-handshake.ts",
@@ -103,6 +101,12 @@ describe("shim start-up weight", () => {
       "electron/host/shim/shim-session.ts",
       "electron/host/shim/shim.ts",
       "electron/host/shim/start-app.ts",
+      "electron/host/util/line-framer.ts",
+      "electron/host/util/paths.ts",
+      "electron/host/util/sha256-hex.ts",
+      "electron/host/util/terminal-text.ts",
+      "electron/host/util/units.ts",
+      "shared/hidden-chars.ts",
       "shared/limits.ts",
     ]);
   });

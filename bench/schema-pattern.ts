@@ -71,7 +71,7 @@ for (const n of [12, 16, 18, 20, 22, 24, 26, 35, 1_000, 16_000]) {
   }
 }
 
-// Formats that have no linear form run on JavaScript, capped at formatCheckMaxChars.
+// Formats that have no linear form run on JavaScript, capped at FORMAT_CHECK_MAX_CHARS.
 const cap = FORMAT_CHECK_MAX_CHARS;
 const hostile: Record<string, string> = {
   "date-time": `2026-01-01T${"1".repeat(cap - 11)}`,

@@ -201,7 +201,7 @@ export const API_LIMITS = {
   toolsPageMaxLimit: 1000,
   /**
    * servers.list (and every answer or servers.changed event carrying the server list): the
-   * most servers one page may hold (and the default). A page also ends past listPageMaxChars.
+   * most servers one page may hold (and the default). A page also ends past LIST_PAGE_MAX_CHARS.
    */
   serversPageMaxLimit: 100,
   /** clients.list and the clients.changed event: the most connected clients one page holds. */

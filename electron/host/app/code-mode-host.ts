@@ -259,9 +259,9 @@ export class CodeModeHost {
   /** Puts the built services to work: Docker looked for, servers started, socket and HTTP up. */
   private async begin(config: ServersConfig, settings: Settings): Promise<void> {
     const log = this.options.log ?? (() => undefined);
-    // Clients are taken once every server is up, or after SERVER_STARTUP_WAIT_MS (a late
-    // one joins the catalog when ready). Docker is looked for meanwhile, not first: a shim that
-    // starts the app waits shimStartWaitMs in all, and a mute engine takes versionTimeoutMs.
+    // Clients are taken once every server is up, or after SERVER_STARTUP_WAIT_MS (a late one joins
+    // the catalog when ready). Docker is looked for meanwhile, not first: a shim that starts the
+    // app waits SHIM_START_WAIT_MS in all, and a mute engine takes DOCKER_VERSION_TIMEOUT_MS.
     await Promise.all([
       this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`)),
       this.servers.replace(config, {

@@ -16,7 +16,7 @@ import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 /**
  * At the app's start, how long the host waits for its servers before it takes clients: those
  * up by then are in the first `tools/list`, the others join when ready (list_changed). A shim
- * that starts the app waits LOCAL_ACCESS_LIMITS.shimStartWaitMs (10 s) for it: waiting for
+ * that starts the app waits SHIM_START_WAIT_MS (10 s, shim.ts) for it: waiting for
  * every server (a first `npx` download, one that never answers) made the client fail.
  */
 export const SERVER_STARTUP_WAIT_MS = 5_000;

@@ -27,7 +27,7 @@ export const AUDIT_ERROR_MAX_BYTES = 2 * KiB;
 /** Every other free-text field (reason, detail, summary, ...). */
 export const AUDIT_TEXT_MAX_BYTES = 2 * KiB;
 
-// Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
+// Fields cut to a limit of their own; any other top-level text is cut to AUDIT_TEXT_MAX_BYTES.
 const FIELD_LIMITS: Record<string, number> = {
   code: AUDIT_LIMITS.codeMaxBytes,
   error: AUDIT_ERROR_MAX_BYTES,

@@ -91,8 +91,9 @@ async function savedIndexes(home: string): Promise<Map<string, number>> {
 }
 
 /**
- * The index covers every byte of the log without a query having asked: in memory for every
- * file, and saved for every file but the newest (saved every indexSaveEveryEntries, and at close).
+ * The index covers every byte of the log without a query having asked: in memory for every file,
+ * and saved for every file but the newest (saved every AUDIT_INDEX_SAVE_EVERY_ENTRIES, and at
+ * close).
  */
 async function expectFresh(host: CodeModeHost, home: string): Promise<void> {
   const files = await listAuditFiles(path.join(home, "audit"));

@@ -73,7 +73,7 @@ export class AuditIndex {
     if (this.#building !== null) return;
     const stop = new AbortController();
     // Saved as a refresh saves: each older file once complete, the newest every
-    // indexSaveEveryEntries entries and at close.
+    // AUDIT_INDEX_SAVE_EVERY_ENTRIES entries and at close.
     const done = this.#exclusive(() => this.#refresh(stop.signal, beforeFile))
       .then(
         () => void (this.stats.builtInBackground += 1),

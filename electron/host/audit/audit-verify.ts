@@ -193,7 +193,8 @@ export async function verifyAudit(
   if (mismatch !== null) return fail(mismatch.here);
   progress.end(entries);
 
-  // Only while the removed entries are indeed gone: a log that still starts before them needs no word.
+  // Only while the removed entries are indeed gone: a log that still starts before them needs no
+  // word.
   if (pruned !== null && firstSeq !== null && firstSeq > pruned.fromSeq) {
     notes.push(
       `Seq ${pruned.fromSeq}-${pruned.toSeq} removed by the size cap (${pruned.files.length} file${pruned.files.length === 1 ? "" : "s"}, ${pruned.bytes} bytes: ${pruned.files.join(", ")}), recorded at seq ${pruned.seq}.`,
@@ -235,7 +236,7 @@ async function sizes(files: readonly AuditFile[]): Promise<number[]> {
   );
 }
 
-/** Bytes read of all the files so far, reported at most every verifyProgressMs. */
+/** Bytes read of all the files so far, reported at most every AUDIT_VERIFY_PROGRESS_MS. */
 function progressReporter(
   fileBytes: readonly number[],
   onProgress: VerifyOptions["onProgress"],

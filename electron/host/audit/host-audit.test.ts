@@ -10,7 +10,7 @@ useAuditDir((made) => (dir = made));
 
 describe("HostAudit", () => {
   it("counts refusals left out of the log even when a short secret is part of a transport's name", async () => {
-    // Attack: knock on the HTTP port past authRefusalsPerMinute (any web page can). The count
+    // Attack: knock on the HTTP port past AUTH_REFUSALS_PER_MINUTE (any web page can). The count
     // entry lists its transports; scrubbed of a secret that is part of "http" (a user marked
     // PROTOCOL=http secret), "http" became "[secret]", the entry failed its schema, and the
     // failed append marked the log failing: the count was lost and runs were refused.

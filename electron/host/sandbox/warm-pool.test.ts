@@ -434,14 +434,14 @@ describe("WarmPool preload under pressure", () => {
     await miss;
     expect(made[2]).toMatchObject({ warm: false, preload: false });
     await pool.settled();
-    // The refill after that miss (and any within leanWindowMs) skips preloading.
+    // The refill after that miss (and any within POOL_LEAN_WINDOW_MS) skips preloading.
     clock.advance(POOL_LEAN_WINDOW_MS - 1);
     await pool.take();
     expect(made.at(-1)).toMatchObject({ warm: true, preload: false });
     await pool.settled();
     expect(pool.idle).toBe(1);
     const lean = made.at(-1)!.container;
-    // No take for leanWindowMs: the lean idle one is replaced by a preloading one.
+    // No take for POOL_LEAN_WINDOW_MS: the lean idle one is replaced by a preloading one.
     clock.advance(POOL_LEAN_WINDOW_MS - 1);
     expect(lean.removed).toBe(false);
     clock.advance(1);

@@ -26,14 +26,14 @@ export const POOL_LEAN_SPARES = 1;
  * that finds none ready takes a cold container at once rather than wait for the imports of
  * one still starting (bench/sandbox-preload.ts measures both ways).
  *
- * Under pressure (within leanWindowMs of a take that found the pool short of its target: none
- * ready, or the refills of earlier takes still under way), refills skip the preload imports even
- * when preloading is on: each would cost ~0.4 s of CPU while runs are already waiting for
- * containers (bench/pool-flood-profile.ts), or about to: a burst that starts on a full pool
- * makes its second take find the first one's refill still importing, and the refills it and the
- * next takes start would otherwise all import too (bench/pool-burst.ts, the second burst). Once no take came for
- * that long, the pool rests: the idle containers started that way are replaced by preloading
- * ones, so a rested pool still preloads.
+ * Under pressure (within POOL_LEAN_WINDOW_MS of a take that found the pool short of its target:
+ * none ready, or the refills of earlier takes still under way), refills skip the preload imports
+ * even when preloading is on: each would cost ~0.4 s of CPU while runs are already waiting for
+ * containers (bench/pool-flood-profile.ts), or about to: a burst that starts on a full pool makes
+ * its second take find the first one's refill still importing, and the refills it and the next
+ * takes start would otherwise all import too (bench/pool-burst.ts, the second burst). Once no take
+ * came for that long, the pool rests: the idle containers started that way are replaced by
+ * preloading ones, so a rested pool still preloads.
  */
 export class WarmPool {
   private ready: SandboxContainer[] = [];
@@ -267,8 +267,8 @@ export class WarmPool {
   }
 
   /**
-   * Once no take came for leanWindowMs, replaces the idle containers started without preloading
-   * (under pressure) by preloading ones, one at a time: the next goes only once the last
+   * Once no take came for POOL_LEAN_WINDOW_MS, replaces the idle containers started without
+   * preloading (under pressure) by preloading ones, one at a time: the next goes only once the last
    * replacement is ready, so a burst that comes back meanwhile still finds all but one idle
    * container ready (replacing them all at once left the pool empty for the seconds the imports
    * take, and such a burst then ran on cold containers). Armed only while there are such
@@ -290,8 +290,9 @@ export class WarmPool {
         return;
       }
       // Only the floor's worth preloads, but its lean spare (preloadFloor): a grown pool's extra
-      // containers are kept for bursts alone, and go when it shrinks. Preloading them would cost each ~0.4 s of CPU (spent
-      // just as a returning burst needs it) and ~56 MiB more while it waits to shrink.
+      // containers are kept for bursts alone, and go when it shrinks. Preloading them would cost
+      // each ~0.4 s of CPU (spent just as a returning burst needs it) and ~56 MiB more while it
+      // waits to shrink.
       if (this.preloaded >= this.preloadFloor) return;
       this.lean.delete(next);
       this.ready = this.ready.filter((c) => c !== next);

@@ -1,13 +1,13 @@
 import { MiB } from "../util/units.js";
 
 /**
- * A server that writes more than this to its stdout within outputBytesWindowMs is stopped the
+ * A server that writes more than this to its stdout within OUTPUT_BYTES_WINDOW_MS is stopped the
  * same way: a server writing 9 MB lines without end kept the host's thread ~90% busy under
  * any message count. Room for a listing of 10,000 tools with large schemas.
  */
 export const OUTPUT_BYTES_PER_WINDOW_MAX = 64 * MiB;
 
-/** The window outputBytesPerWindowMax counts over. */
+/** The window OUTPUT_BYTES_PER_WINDOW_MAX counts over. */
 export const OUTPUT_BYTES_WINDOW_MS = 10_000;
 
 /**

@@ -1,13 +1,13 @@
-// A server cannot keep the host's thread busy by writing to its stdout as fast as its pipe
-// takes it. Small notifications the host has no use for (log lines, progress, unknown methods)
-// cost a parse each: such a server kept the host ~100% busy, event-loop delays ~190 ms, for as
-// long as it liked; now one sending more than MESSAGES_BURST_MAX messages at once
-// (or more than messagesPerSecondMax a second for longer) is stopped. Big lines cost more than their parse: the SDK's read buffer copied and
-// searched all it held again for every chunk, so 9 MB lines kept the host ~90% busy under any
-// message count; now a server's stdout is read linearly and one writing more than
-// OUTPUT_BYTES_PER_WINDOW_MAX in its window is stopped too. Either way its restart
-// backoff then spaces out a new flood, and its state says why. Real stdio server processes and
-// a real host; no Docker needed.
+// A server cannot keep the host's thread busy by writing to its stdout as fast as its pipe takes
+// it. Small notifications the host has no use for (log lines, progress, unknown methods) cost a
+// parse each: such a server kept the host ~100% busy, event-loop delays ~190 ms, for as long as it
+// liked; now one sending more than MESSAGES_BURST_MAX messages at once (or more than
+// MESSAGES_PER_SECOND_MAX a second for longer) is stopped. Big lines cost more than their parse:
+// the SDK's read buffer copied and searched all it held again for every chunk, so 9 MB lines kept
+// the host ~90% busy under any message count; now a server's stdout is read linearly and one
+// writing more than OUTPUT_BYTES_PER_WINDOW_MAX in its window is stopped too. Either way its
+// restart backoff then spaces out a new flood, and its state says why. Real stdio server processes
+// and a real host; no Docker needed.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -6,13 +6,14 @@ export const FLOOD_REASON = `it sent more than ${MESSAGES_BURST_MAX} messages at
 
 /**
  * Counts what a server sends, before the SDK's client handles it (Protocol.connect keeps an
- * onmessage and onerror set before it and calls them first), lines it cannot read included. Every line a server writes costs the host a
- * parse, whatever it is: a server writing notifications as fast as its pipe takes them kept the
- * host's one thread ~100% busy (event-loop delays of ~190 ms) for as long as it liked. The count
- * is a bucket of MESSAGES_BURST_MAX refilled at messagesPerSecondMax: the message
- * that finds it empty runs `onFlood`, once; the caller stops the server (its restart backoff
- * then spaces out any new flood). Wraps `transport.send` to count the host's requests. Returns
- * the count itself, for what else costs the host as much as a message (a chunk ending no line).
+ * onmessage and onerror set before it and calls them first), lines it cannot read included. Every
+ * line a server writes costs the host a parse, whatever it is: a server writing notifications as
+ * fast as its pipe takes them kept the host's one thread ~100% busy (event-loop delays of ~190 ms)
+ * for as long as it liked. The count is a bucket of MESSAGES_BURST_MAX refilled at
+ * MESSAGES_PER_SECOND_MAX: the message that finds it empty runs `onFlood`, once; the caller stops
+ * the server (its restart backoff then spaces out any new flood). Wraps `transport.send` to count
+ * the host's requests. Returns the count itself, for what else costs the host as much as a message
+ * (a chunk ending no line).
  */
 export function meterMessages(
   transport: Transport,

@@ -1,6 +1,6 @@
 /**
  * A server's messages (notifications, answers, anything) are metered as a bucket: it may send
- * messagesBurstMax at once, and messagesPerSecondMax a second for as long as it likes. One
+ * MESSAGES_BURST_MAX at once, and MESSAGES_PER_SECOND_MAX a second for as long as it likes. One
  * past that is stopped as broken, and restarted after its backoff: each message costs the host
  * a parse (~12 µs), and a server writing notifications as fast as its pipe took them kept the
  * host's thread ~100% busy. The burst lets an honest server log a few thousand lines as it
@@ -14,7 +14,7 @@ export const MESSAGES_BURST_MAX = 5_000;
 export const MESSAGES_PER_SECOND_MAX = 2_000;
 
 /**
- * A bucket of MESSAGES_BURST_MAX refilled at messagesPerSecondMax, as the message
+ * A bucket of MESSAGES_BURST_MAX refilled at MESSAGES_PER_SECOND_MAX, as the message
  * meter's: `take` says whether one more fits. For what a server sends that costs the host about
  * as much as a message and is no message (a piece of its stderr).
  */

@@ -152,7 +152,7 @@ export function spawnConnection(options: SpawnOptions): Connection {
 
 /**
  * Stops a server that floods the host, without the grace a stop gives (stdin closed, then
- * SIGTERM, STOP_STDIN_GRACE_MS and stopTermGraceMs), during which whatever the child
+ * SIGTERM, STOP_STDIN_GRACE_MS and STOP_TERM_GRACE_MS), during which whatever the child
  * writes would still be read and parsed (and a child of a wrapper such as npx, still holding the
  * pipe, could write on for good). So the child is killed first: with its whole tree on the
  * host's own transport; on another transport (a test's) by its pid, if it tells one.
@@ -191,7 +191,7 @@ export function followToolChanges(connection: Connection, options: RefreshOption
  * Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing.
  * The server decides when it sends one, and each listing costs the host (parse, pins, pin file,
  * catalog), so listings are paced: each starts RELIST_MIN_INTERVAL_MS after the
- * previous one started at least, or relistPaceFactor times as long as it took if that is more.
+ * previous one started at least, or RELIST_PACE_FACTOR times as long as it took if that is more.
  */
 export function refreshTools(connection: Connection, options: RefreshOptions): void {
   if (connection.refreshing) {

@@ -23,7 +23,7 @@ export interface ServerOutputHandlers {
    */
   overLong: (error: Error) => void;
   /**
-   * More than OUTPUT_BYTES_PER_WINDOW_MAX bytes in outputBytesWindowMs: told once,
+   * More than OUTPUT_BYTES_PER_WINDOW_MAX bytes in OUTPUT_BYTES_WINDOW_MS: told once,
    * and nothing more is read (the chunk that passed the bound neither).
    */
   flood: () => void;

@@ -9,7 +9,7 @@ import { MiB } from "../util/units.js";
 /**
  * Shim: longest line (either way) it reads the JSON-RPC `id` of, to answer requests in
  * flight itself if the app goes away; longer lines pass through untracked. The same bound
- * as the host's socketMessageMaxBytes.
+ * as the host's SOCKET_MESSAGE_MAX_BYTES.
  */
 export const SHIM_TRACKED_LINE_MAX_BYTES = 4 * MiB;
 

@@ -100,8 +100,8 @@ export async function runShim(options: ShimOptions): Promise<number> {
         limits: options.reconnect,
       });
     case "failed":
-      // The message may carry a reason whatever listens on the socket chose (an impostor's
-      // "ERR <text>"): escaped, it cannot act on the terminal (OSC 52 clipboard writes, fake lines).
+      // The message may carry a reason whatever listens on the socket chose (an impostor's "ERR
+      // <text>"): escaped, it cannot act on the terminal (OSC 52 clipboard writes, fake lines).
       stderr.write(`codemode shim: ${terminalText(result.message)}\n`);
       return SHIM_EXIT.failed;
     case "absent":
@@ -110,10 +110,10 @@ export async function runShim(options: ShimOptions): Promise<number> {
 }
 
 /**
- * One try at a new connection after the app went away. The shim starts the app again only
- * when it was the shim that started it (a user's own app or daemon may have been quit on
- * purpose: the shim waits for it instead), again only when its last start in this outage has
- * had its time to come up (the old app may still have held the lock), and at most shimAppRestartsMax times in its life.
+ * One try at a new connection after the app went away. The shim starts the app again only when it
+ * was the shim that started it (a user's own app or daemon may have been quit on purpose: the shim
+ * waits for it instead), again only when its last start in this outage has had its time to come up
+ * (the old app may still have held the lock), and at most SHIM_APP_RESTARTS_MAX times in its life.
  */
 function reconnector(
   options: ShimOptions,

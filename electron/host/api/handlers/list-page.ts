@@ -53,7 +53,7 @@ export function serverPage(
   return { ...pageOf(all, API_LIMITS.serversPageMaxLimit, params, maxChars), failed, held };
 }
 
-/** A page of a list capped by `maxLimit` (the default limit too) and listPageMaxChars. */
+/** A page of a list capped by `maxLimit` (the default limit too) and LIST_PAGE_MAX_CHARS. */
 export function pageOf<T>(
   all: readonly T[],
   maxLimit: number,

@@ -112,7 +112,7 @@ describe("long lists: servers, clients, private-data mode", () => {
     for (const page of seen["clients.changed"]) {
       expect(page.items.length).toBeLessThanOrEqual(API_LIMITS.clientsPageMaxLimit);
     }
-    // The last change reaches the UI once its interval is over (clientsChangedMinIntervalMs).
+    // The last change reaches the UI once its interval is over (CLIENTS_CHANGED_MIN_INTERVAL_MS).
     await until(
       () => seen["clients.changed"].at(-1)?.total === MANY,
       "the last clients.changed lists every client",

@@ -2,14 +2,14 @@ import { EntryWindow } from "./entry-window.js";
 
 /**
  * Client connections logged one by one (client_connected, then client_disconnected) per
- * clientEntriesWindowMs; the rest are counted (notLogged) on the next one logged. A client
+ * CLIENT_ENTRIES_WINDOW_MS; the rest are counted (notLogged) on the next one logged. A client
  * with the token connected and left in a loop ~1,100 times a second, two entries each
  * (~550 KB/s), so the audit's size cap would remove its oldest files within minutes. Far above
  * what real clients do; their runs are logged whatever this says.
  */
 export const CLIENT_ENTRIES_LOGGED = 100;
 
-/** The window clientEntriesLogged counts over. */
+/** The window CLIENT_ENTRIES_LOGGED counts over. */
 export const CLIENT_ENTRIES_WINDOW_MS = 60 * 60_000;
 
 /**

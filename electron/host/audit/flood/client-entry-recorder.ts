@@ -22,7 +22,7 @@ interface ClientEntryView {
  * (with notLogged when some were left out before it), client_disconnected for a logged one,
  * and clients_not_logged for those left out: at the first one, then at most every
  * CLIENTS_NOT_LOGGED_FLUSH_MS while more are, and at the app's stop. Written as it goes
- * rather than with the next connection logged (up to clientEntriesWindowMs later) or at the
+ * rather than with the next connection logged (up to CLIENT_ENTRIES_WINDOW_MS later) or at the
  * stop: a crash or a SIGKILL of the app then loses at most the last interval's count, and never
  * the fact that connections were left out. A connection cut off for hoarding answers gets its
  * client_cut_off through a CutOffLog.

@@ -6,13 +6,13 @@ import type { ConnectionCapWatcher } from "../../util/connection-cap.js";
 
 /**
  * Times a loopback HTTP server's connection cap was reached that are logged per
- * connectionCapWindowMs (connections_capped, then connections_uncapped when it clears); the
+ * CONNECTION_CAP_WINDOW_MS (connections_capped, then connections_uncapped when it clears); the
  * rest are counted, with the connections they refused, in the next one logged. A process
  * holding the cap and letting one connection go in a loop would otherwise log each turn.
  */
 export const CONNECTION_CAP_EPISODES_LOGGED = 5;
 
-/** The window connectionCapEpisodesLogged counts over. */
+/** The window CONNECTION_CAP_EPISODES_LOGGED counts over. */
 export const CONNECTION_CAP_WINDOW_MS = 60_000;
 
 type CappedServer = (typeof CAPPED_SERVERS)[number];

@@ -47,7 +47,7 @@ describe("CutOffLog", () => {
     log.flush();
   });
   it("writes the count of cut-offs left out at the first, then each window while more are, and at the stop", () => {
-    // Attack: be cut off cutOffEntriesLogged times in a minute, so that a real client cut off
+    // Attack: be cut off CUT_OFF_ENTRIES_LOGGED times in a minute, so that a real client cut off
     // after it is only counted, in the next one logged, which may never come: the count (and
     // the fact) waited in memory, and a stop or a kill lost it.
     vi.useFakeTimers();

@@ -5,11 +5,11 @@ import { NotLoggedFlush } from "./not-logged-flush.js";
 
 /**
  * Connections cut off for leaving too many answers unread (socketUnreadMaxBytes,
- * wsUnreadMaxBytes) logged one by one per cutOffWindowMs; the rest are counted in the next.
+ * wsUnreadMaxBytes) logged one by one per CUT_OFF_WINDOW_MS; the rest are counted in the next.
  */
 export const CUT_OFF_ENTRIES_LOGGED = 30;
 
-/** The window cutOffEntriesLogged counts over. */
+/** The window CUT_OFF_ENTRIES_LOGGED counts over. */
 export const CUT_OFF_WINDOW_MS = 60_000;
 
 /** The name client_cut_off gives the browser UI's WebSocket, which has no client name. */

@@ -2,13 +2,13 @@ import type { HeldChange } from "../../servers/pins/pin-state.js";
 
 /**
  * A server's held definitions logged one by one (a tool_held entry each) per
- * heldLogWindowMs; the rest are counted in the next entry logged. A server can list 10,000
+ * PIN_HELD_LOG_WINDOW_MS; the rest are counted in the next entry logged. A server can list 10,000
  * new tools after every list_changed it sends: unbounded, that filled the audit log until its
  * size cap removed the oldest files. Far above what an upgrade of a real server changes.
  */
 export const PIN_HELD_LOGGED_PER_SERVER = 500;
 
-/** The window heldLoggedPerServer counts over. */
+/** The window PIN_HELD_LOGGED_PER_SERVER counts over. */
 export const PIN_HELD_LOG_WINDOW_MS = 60 * 60_000;
 
 /** A held definition to log, and how many of its server's were left out of the log before it. */

@@ -5,7 +5,7 @@ import { NotLoggedFlush } from "./not-logged-flush.js";
 /** Refused connections logged one by one per minute; the rest are counted in the next. */
 export const AUTH_REFUSALS_PER_MINUTE = 30;
 
-/** The window authRefusalsPerMinute counts over. */
+/** The window AUTH_REFUSALS_PER_MINUTE counts over. */
 export const AUTH_REFUSAL_WINDOW_MS = 60_000;
 
 type AuthRefused = Extract<AuditEntryInput, { kind: "auth_refused" }>;

@@ -26,7 +26,7 @@ export const APPROVAL_PENDING_MAX = 64;
 
 /**
  * The arguments as the panel shows them: pretty JSON up to this many characters, else compact
- * JSON, whole (argsShownWholeMaxChars).
+ * JSON, whole (APPROVAL_ARGS_SHOWN_WHOLE_MAX_CHARS).
  */
 export const APPROVAL_ARGS_SHOWN_MAX_CHARS = 4 * KiB;
 
@@ -215,10 +215,10 @@ export class ApprovalService implements ApprovalGate {
 
 /**
  * The arguments as the panel shows them, every secret occurrence masked and every code point that
- * hides or reorders text escaped: pretty JSON when it is short, else compact JSON, whole. The code chooses the arguments, so a cut would let it put
- * what matters past the cut (a long harmless field first) and have the user allow a call they
- * could not see; the panel scrolls instead. Pretty JSON is built only from short compact JSON:
- * its indentation grows with the square of the nesting.
+ * hides or reorders text escaped: pretty JSON when it is short, else compact JSON, whole. The code
+ * chooses the arguments, so a cut would let it put what matters past the cut (a long harmless field
+ * first) and have the user allow a call they could not see; the panel scrolls instead. Pretty JSON
+ * is built only from short compact JSON: its indentation grows with the square of the nesting.
  */
 export function shownArgs(args: Record<string, unknown>, secrets: readonly string[]): string {
   // Numbers too, as the log masks them: the panel shows what the log will.

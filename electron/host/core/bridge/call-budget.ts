@@ -13,7 +13,7 @@ export type BudgetVerdict = "within" | "past" | "stop";
 /**
  * Counts the calls of one run against its budget. Every call counts, refused ones too. Past
  * the budget the code only ever hears "refused", so a loop that catches ToolError and calls
- * again gains nothing by going on: after `refusalsPastBudget` such refusals the run is stopped,
+ * again gains nothing by going on: after `REFUSALS_PAST_BUDGET` such refusals the run is stopped,
  * which bounds what one run can make the host do and write, however long its deadline.
  */
 export class CallBudget {

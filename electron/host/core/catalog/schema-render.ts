@@ -110,7 +110,7 @@ class SchemaRenderer {
 
   constructor(private readonly out: BoundedWriter) {}
 
-  /** `depth` is the level of the type being written; past stubTypeDepth it prints `...`. */
+  /** `depth` is the level of the type being written; past STUB_TYPE_DEPTH it prints `...`. */
   type(node: unknown, depth: number): void {
     const out = this.out;
     if (out.full) return;

@@ -161,7 +161,7 @@ describe("withPinLock", () => {
 
   it("keeps a finished job's result when its lock cannot be removed, and our next job takes the lock over", async () => {
     // A removal gate that stays taken fails the release only after 10 s
-    // (2 * lockGateStaleMs); the job is done and its file written by then, so the release's
+    // (2 * LOCK_GATE_STALE_MS); the job is done and its file written by then, so the release's
     // failure must not become the job's. The lock left behind names our pid with a token none
     // of our jobs holds: the next one takes it over at once.
     const pins = file("j.json");
@@ -184,7 +184,7 @@ describe("withPinLock", () => {
       );
     }
     // A serve restarted as pid 1 in a new container after a crash mid-save: the old lock,
-    // also pid 1, goes past lockElsewhereStaleMs, within one writer's wait (before: 60 s,
+    // also pid 1, goes past PIN_LOCK_ELSEWHERE_STALE_MS, within one writer's wait (before: 60 s,
     // so that writer failed).
     const started = Date.now();
     const left = started - PIN_LOCK_ELSEWHERE_STALE_MS + 300;

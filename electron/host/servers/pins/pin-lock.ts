@@ -1,14 +1,13 @@
-// One writer at a time for a pin file. The host (app or serve) and `codemode servers
-// accept|reject` each read the file, change it and write it back; without a lock, the later
-// writer would put back what it read before the other's change (a CLI accept lost under a
-// host's save, or the reverse). The lock is `FILE.lock`, holding `PID TOKEN TIME PLACE`,
-// made whole: written to a file of its own first and then hard-linked to its name (the link
-// fails if the name is taken), so no one ever finds it empty or half-written while its taker
-// lives (a taker whose event loop stalled between creating and writing it lost it to the
-// damaged-lock rule below). Where the file system has no hard links, it is made with O_EXCL
-// and then written. Its fields are the holder's pid, a random token, the time it was taken and a hash
-// of where that pid means something (host, boot, pid namespace). It is taken over (a crash
-// between taking and releasing it) when:
+// One writer at a time for a pin file. The host (app or serve) and `codemode servers accept|reject`
+// each read the file, change it and write it back; without a lock, the later writer would put back
+// what it read before the other's change (a CLI accept lost under a host's save, or the reverse).
+// The lock is `FILE.lock`, holding `PID TOKEN TIME PLACE`, made whole: written to a file of its own
+// first and then hard-linked to its name (the link fails if the name is taken), so no one ever
+// finds it empty or half-written while its taker lives (a taker whose event loop stalled between
+// creating and writing it lost it to the damaged-lock rule below). Where the file system has no
+// hard links, it is made with O_EXCL and then written. Its fields are the holder's pid, a random
+// token, the time it was taken and a hash of where that pid means something (host, boot, pid
+// namespace). It is taken over (a crash between taking and releasing it) when:
 // - it is older than PIN_LOCK_STALE_MS, whatever else it says;
 // - it is empty or unreadable and its file is older than PIN_LOCK_DAMAGED_GRACE_MS: its
 //   taker died between creating and writing it (only where there are no hard links), or an
@@ -52,7 +51,7 @@ export const PIN_LOCK_DAMAGED_GRACE_MS = 2_000;
 
 /**
  * A lock taken where its pid cannot be looked up (another pid namespace, host or boot, or a
- * lock of an older version) is taken over past this age: shorter than lockWaitMs, so a
+ * lock of an older version) is taken over past this age: shorter than PIN_LOCK_WAIT_MS, so a
  * writer kept out by one a crash left gets through, and far longer than a holder keeps it.
  */
 export const PIN_LOCK_ELSEWHERE_STALE_MS = 5_000;

@@ -6,7 +6,7 @@ import { storedBytes, type PinFile, type ServerPins } from "./pin-file.js";
 import { MiB } from "../../util/units.js";
 
 /**
- * The pins of all servers together are kept below this (as saved), well under fileMaxBytes,
+ * The pins of all servers together are kept below this (as saved), well under PIN_FILE_MAX_BYTES,
  * so many hostile servers cannot grow the file past what it can read back: a listing whose
  * new entries would not fit is held out of the catalog without being stored.
  */

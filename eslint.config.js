@@ -3,6 +3,7 @@ import tseslint from "typescript-eslint";
 import { builtinModules } from "node:module";
 import prettier from "eslint-config-prettier";
 import regexp from "eslint-plugin-regexp";
+import { layerFence } from "./eslint.layers.js";
 
 export default tseslint.config(
   {
@@ -33,7 +34,7 @@ export default tseslint.config(
   },
   {
     // No regex that backtracks: the host reads text from the sandbox, wrapped servers and
-    // clients, and one quadratic regex over such text stalls every client (issue 8 §1).
+    // clients, and one quadratic regex over such text stalls every client.
     plugins: { regexp },
     rules: {
       "regexp/no-super-linear-backtracking": "error",
@@ -57,6 +58,8 @@ export default tseslint.config(
       ],
     },
   },
+  // The host's layers import in one direction only (eslint.layers.js).
+  ...layerFence(import.meta.dirname),
   {
     // The renderer runs in a browser page (Electron's sandboxed window or browser mode):
     // it reaches the host only through the typed API, never through Node.

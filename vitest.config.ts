@@ -18,7 +18,7 @@ const INTEGRATION = "**/*.int.test.ts";
 // loaded by another file, so they get a fresh module graph each. A new test using `vi.mock`
 // goes here.
 const MOCKS = [
-  "electron/host/app/sandbox-slot.test.ts",
+  "electron/host/sandbox/sandbox-supervisor.test.ts",
   "electron/host/api/handlers/try-count.test.ts",
 ];
 const SOURCES = [

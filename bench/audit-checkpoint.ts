@@ -1,4 +1,4 @@
-// Issue 8 §8: what keeping the audit head outside the log costs an append. The same appends,
+// What keeping the audit head outside the log costs an append. The same appends,
 // synced as the app does, to a log without a checkpoint and to one with it, alternated in one
 // run so both see the same disk: one at a time (each waits for its sync; long enough for the
 // checkpoint to be written more than once) and 2,000 at once.

@@ -1,4 +1,4 @@
-// Issue 14 §1: what exporting a huge audit log costs the host's memory. One log of N entries
+// What exporting a huge audit log costs the host's memory. One log of N entries
 // (default 1,000,000; written through the real writer with syncing off), exported twice:
 //
 //   before: the code path of the old `audit.export` API call, in a Node process of its own:

@@ -1,6 +1,6 @@
-// Issue 11 §5 and issue 14 §5: the Audit page's queries on a million-entry log, by scanning
-// the log (as before the index) and through the index, side by side in one run, with the
-// host's memory. The log is written through the real AuditLog, syncing off.
+// The Audit page's queries on a million-entry log, by scanning the log (as without the index)
+// and through the index, side by side in one run, with the host's memory. The log is written
+// through the real AuditLog, syncing off.
 //
 //   npx tsx bench/audit-index.ts            (1,000,000 entries; ~2 minutes to write here)
 //   AUDIT_BENCH_ENTRIES=100000 npx tsx bench/audit-index.ts

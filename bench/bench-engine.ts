@@ -1,9 +1,12 @@
 // What a bench that starts sandbox containers itself needs: the engine, the app's sandbox image
 // tag (built by `npm run build` or an earlier run) and an owner label of its own.
 import type Dockerode from "dockerode";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner, type ContainerOwner } from "../electron/host/sandbox/container-owner.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
+import {
+  currentOwner,
+  type ContainerOwner,
+} from "../electron/host/sandbox/containers/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 
 export async function benchEngine(): Promise<{

@@ -10,7 +10,7 @@
 // over pipes and through a sandbox container's attach stream; no bridge, no server, no JSON
 // work. What Code Mode adds to a direct call cannot be less than the Docker floor, so the bound
 // is printed beside the goal: per round, the direct call plus the Docker floor of the same round
-// ("structural floor"), as a ratio to the direct call. Issue 11 asks for 1.5x; no bridge, runner
+// ("structural floor"), as a ratio to the direct call. The goal is 1.5x; no bridge, runner
 // or audit work, however small, takes a call under that row.
 // Between the two, "the runner alone": the same Python loop in a sandbox whose host answers each
 // call at once (no bridge, no server, no audit), so its excess over the Docker floor is the
@@ -30,8 +30,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import os from "node:os";
 import path from "node:path";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";

@@ -1,22 +1,22 @@
 // What a big catalog costs every run: each run's start line carries every tool's name, stub,
 // description and input schema (TOOLS and search_tools work on it inside the sandbox), up to
-// CATALOG_LIMITS.schemasShownTotalBytes of schemas, unless the catalog was staged in the warm
+// SCHEMAS_SHOWN_TOTAL_BYTES of schemas, unless the catalog was staged in the warm
 // container while it idled (runner-protocol.md): then the start line only says "staged".
 // Warm-pool `print(len(TOOLS))` side by side in one process, rounds interleaved: no catalog (the
 // baseline), 100 tools with 1 KiB schemas (a big real server's size), and a catalog at the cap,
 // each sent at start and staged.
 import type Dockerode from "dockerode";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import type { SandboxTool } from "../electron/host/sandbox/run-types.js";
+import type { SandboxTool } from "../electron/host/core/ports/run-types.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
-import { freezeTools, toolsJson } from "../electron/host/sandbox/tools-json.js";
-import { CATALOG_LIMITS } from "../shared/limits.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
+import { freezeTools, toolsJson } from "../electron/host/core/ports/tools-json.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";
+import { SCHEMAS_SHOWN_TOTAL_BYTES } from "../electron/host/core/catalog/sandbox-tools.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const KiB = 1024;
@@ -54,9 +54,9 @@ async function main(): Promise<void> {
   const perTool = 4 * KiB;
   // Each schema comes out a little over perTool: as many as fit under the cap.
   const atCap = freezeTools(
-    catalog(Math.floor(CATALOG_LIMITS.schemasShownTotalBytes / (perTool + 100)), perTool),
+    catalog(Math.floor(SCHEMAS_SHOWN_TOTAL_BYTES / (perTool + 100)), perTool),
   );
-  if (schemaBytes(atCap) > CATALOG_LIMITS.schemasShownTotalBytes) throw new Error("over the cap");
+  if (schemaBytes(atCap) > SCHEMAS_SHOWN_TOTAL_BYTES) throw new Error("over the cap");
   const hundred = freezeTools(catalog(100, KiB));
   const plan: Measure[] = [{ what: "no catalog", tools: [], staged: false, times: [] }];
   for (const [what, tools] of [

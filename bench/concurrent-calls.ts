@@ -10,15 +10,15 @@
 
 import os from "node:os";
 import { BRIDGE_LIMITS, RUN_LIMITS } from "../shared/limits.js";
-import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
-import { TaintRegistry } from "../electron/host/bridge/taint.js";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { CodeModeEngine } from "../electron/host/engine/code-mode-engine.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { discardBridgeEvents } from "../electron/host/core/bridge/bridge-events.js";
+import { TaintRegistry } from "../electron/host/core/bridge/taint.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { CodeModeEngine } from "../electron/host/core/engine/code-mode-engine.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { singleServerConfig } from "../electron/host/servers/server-config.js";
+import { singleServerConfig } from "../electron/host/servers/config/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
 import type { RunResult } from "../shared/run-result.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";

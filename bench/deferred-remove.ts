@@ -1,12 +1,12 @@
 // Whether deferring `docker rm` of finished containers raises how many runs per second the
-// engine gives several clients at once (issue 11 §1, 4 clients): CLIENTS workers each run
+// engine gives several clients at once (4 clients): CLIENTS workers each run
 // print(1) in a fresh hardened container, back to back, RUNS in all, side by side in rounds:
 // - inline: the container is removed (`rm -f`) as soon as its run ends, as the Sandbox does;
 // - deferred: it is killed then (its processes gone), and removed only after the burst.
 // The deferred rate counts the burst alone; the removals after it are timed apart (what a quiet
 // pool would pay later).
-import { runInContainer } from "../electron/host/sandbox/run-session.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { RUN_LIMITS } from "../shared/limits.js";
 import { benchEngine } from "./bench-engine.js";
 import { median } from "./stats.js";

@@ -4,8 +4,8 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { SANDBOX_LIMITS } from "../shared/limits.js";
-import { RUNNER_PATH } from "../electron/host/sandbox/container-spec.js";
-import { runnerLimits } from "../electron/host/sandbox/run-session.js";
+import { RUNNER_PATH } from "../electron/host/sandbox/containers/container-spec.js";
+import { runnerLimits } from "../electron/host/sandbox/runner/run-session.js";
 
 /** What dockerRunOnce measures, as a row of the table names its baseline. */
 export const DOCKER_RUN_BASELINE =

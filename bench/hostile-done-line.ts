@@ -1,13 +1,14 @@
 // What one hostile `done` line costs the host: ~130,000 spaces and one character as the
 // error (the line still fits PROTOCOL_LIMITS.lineMaxBytes). Before: JSON.parse, then the old
 // traceback tail, whose `/\s+$/` backtracks quadratically. After: parseRunnerLine (which cuts
-// the error to PROTOCOL_LIMITS.doneErrorMaxChars) and the linear tracebackTail, as run-session
+// the error to DONE_ERROR_MAX_CHARS) and the linear tracebackTail, as run-session
 // does. Both are timed in this one process, side by side.
 import { PROTOCOL_LIMITS, RUN_LIMITS } from "../shared/limits.js";
-import { tracebackTail } from "../electron/host/sandbox/output-capture.js";
-import { parseRunnerLine } from "../electron/host/sandbox/runner-messages.js";
+import { tracebackTail } from "../electron/host/sandbox/runner/output-capture.js";
+import { parseRunnerLine } from "../electron/host/sandbox/runner/runner-messages.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
+import { ERROR_TAIL_LINES } from "../electron/host/sandbox/runner/run-session.js";
 
 const SPACES = 130_000;
 const AFTER_ROUNDS = 20;
@@ -23,7 +24,7 @@ function oldTracebackTail(text: string, maxLines: number, maxChars: number): str
 
 function before(line: string): string {
   const message = JSON.parse(line) as { error: string };
-  return oldTracebackTail(message.error, RUN_LIMITS.errorTailLines, RUN_LIMITS.errorMaxChars);
+  return oldTracebackTail(message.error, ERROR_TAIL_LINES, RUN_LIMITS.errorMaxChars);
 }
 
 function after(line: string): string {
@@ -31,7 +32,7 @@ function after(line: string): string {
   if (!parsed.ok || parsed.message.type !== "done" || parsed.message.error === null) {
     throw new Error("the hostile line did not parse as a done message");
   }
-  return tracebackTail(parsed.message.error, RUN_LIMITS.errorTailLines, RUN_LIMITS.errorMaxChars);
+  return tracebackTail(parsed.message.error, ERROR_TAIL_LINES, RUN_LIMITS.errorMaxChars);
 }
 
 function timed(fn: () => string): { ms: number; out: string } {

@@ -1,4 +1,4 @@
-// What a run's images cost the host to read (issue 13 §2): a run's whole image budget
+// What a run's images cost the host to read: a run's whole image budget
 // (IMAGE_LIMITS.totalBytesPerRun, as two images at IMAGE_LIMITS.maxBytes) crossing the pipe as
 // image lines, each parsed and checked as run-session does (parseRunnerLine, then the
 // ImageReceiver: strict base64 by a loop, the declared size, the PNG header, sha256), side by
@@ -6,9 +6,12 @@
 // output capture), the cost every run could already impose. Also one hostile image chunk at its
 // cap whose last character is not base64 (the loop reads all of it before refusing).
 import { IMAGE_LIMITS, PROTOCOL_LIMITS, RUN_LIMITS } from "../shared/limits.js";
-import { ImageReceiver } from "../electron/host/sandbox/image-receiver.js";
-import { OutputCapture } from "../electron/host/sandbox/output-capture.js";
-import { parseRunnerLine, type RunnerMessage } from "../electron/host/sandbox/runner-messages.js";
+import { ImageReceiver } from "../electron/host/sandbox/runner/image-receiver.js";
+import { OutputCapture } from "../electron/host/sandbox/runner/output-capture.js";
+import {
+  parseRunnerLine,
+  type RunnerMessage,
+} from "../electron/host/sandbox/runner/runner-messages.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
 

@@ -9,9 +9,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Duplex, Writable } from "node:stream";
 import type Dockerode from "dockerode";
-import { sandboxContainerSpec } from "../electron/host/sandbox/container-spec.js";
-import { DockerStreamDemux } from "../electron/host/sandbox/docker-stream-demux.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { sandboxContainerSpec } from "../electron/host/sandbox/containers/container-spec.js";
+import { DockerStreamDemux } from "../electron/host/sandbox/containers/docker-stream-demux.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { median } from "./stats.js";
 
 const START = "start-echo";

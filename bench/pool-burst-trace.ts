@@ -6,8 +6,8 @@
 // fraction of pool-burst's time. BENCH_ROUNDS sets the rounds, BENCH_TRACE=0 hides the trace.
 import os from "node:os";
 import { poolGrowthFor } from "../electron/host/sandbox/pool-target.js";
-import { runInContainer } from "../electron/host/sandbox/run-session.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { WarmPool } from "../electron/host/sandbox/warm-pool.js";
 import { RUN_LIMITS, SETTINGS_BOUNDS } from "../shared/limits.js";
 import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
@@ -52,7 +52,12 @@ async function main(): Promise<void> {
     maxConcurrentRuns: SETTINGS_BOUNDS.maxConcurrentRuns.default,
   };
   const newPool = (floor: number): WarmPool =>
-    new WarmPool(start, floor, poolGrowthFor(defaults), undefined, { preload: true });
+    new WarmPool({
+      startContainer: start,
+      size: floor,
+      growth: poolGrowthFor(defaults),
+      preload: true,
+    });
   let pool: WarmPool | null = null;
   const removals: Promise<void>[] = [];
   const bursts: number[][] = [];

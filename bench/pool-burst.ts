@@ -7,11 +7,11 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SETTINGS_BOUNDS } from "../shared/limits.js";
 import {

@@ -7,8 +7,8 @@
 // - run+preload: the same with the runner's preload imports (what every warm refill pays).
 import { readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
-import { runInContainer } from "../electron/host/sandbox/run-session.js";
-import { SandboxContainer } from "../electron/host/sandbox/sandbox-container.js";
+import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";
+import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { benchEngine } from "./bench-engine.js";
 import { median } from "./stats.js";
 

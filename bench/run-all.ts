@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { findDocker } from "../electron/host/docker/docker-status.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { assertHostBuilt } from "../test-support/daemon.js";
 import {
   beginBench,

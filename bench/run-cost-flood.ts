@@ -1,4 +1,4 @@
-// What one hostile run costs the data directory and how soon it is stopped (issue 8 §3),
+// What one hostile run costs the data directory and how soon it is stopped,
 // before and after, side by side in one run. Each side is a real `codemode daemon` on its own
 // temporary home with the toy server wrapped, driven by the SDK's Client over `codemode shim`
 // of the same checkout. "After" is this checkout; "before" is another built checkout named by

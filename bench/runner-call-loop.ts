@@ -14,9 +14,12 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { PROTOCOL_LIMITS } from "../shared/limits.js";
-import { LineSplitter } from "../electron/host/sandbox/line-splitter.js";
-import { runnerLimits } from "../electron/host/sandbox/run-session.js";
-import { encodeHostMessage, parseRunnerLine } from "../electron/host/sandbox/runner-messages.js";
+import { LineFramer } from "../electron/host/util/line-framer.js";
+import { runnerLimits } from "../electron/host/sandbox/runner/run-session.js";
+import {
+  encodeHostMessage,
+  parseRunnerLine,
+} from "../electron/host/sandbox/runner/runner-messages.js";
 import { echoRound, pipeEcho } from "./line-echo-floor.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";
@@ -36,15 +39,16 @@ const LOOP = echoLoopCode(WARM_UP, CALLS);
 function runnerRound(runner: string): Promise<number> {
   const nonce = randomBytes(16).toString("hex");
   const child = spawn("python3", [runner, nonce], { stdio: ["pipe", "pipe", "inherit"] });
-  const lines = new LineSplitter(PROTOCOL_LIMITS.lineMaxBytes);
   let stdout = "";
   return new Promise<number>((resolve, reject) => {
-    child.on("error", reject);
-    child.stdout.on("data", (chunk: Buffer) => {
-      for (const event of lines.push(chunk)) {
-        if (event.kind !== "line") return reject(new Error("a line too long"));
-        if (event.text === '{"type":"ready"}') continue;
-        const parsed = parseRunnerLine(event.text);
+    const lines = new LineFramer({
+      maxLineBytes: PROTOCOL_LIMITS.lineMaxBytes,
+      overLong: "stop",
+      onOverLong: () => reject(new Error("a line too long")),
+      onLine: (bytes) => {
+        const text = bytes.toString("utf8");
+        if (text === '{"type":"ready"}') return;
+        const parsed = parseRunnerLine(text);
         if (!parsed.ok) return reject(new Error(parsed.reason));
         const message = parsed.message;
         if (message.type === "call") {
@@ -57,8 +61,10 @@ function runnerRound(runner: string): Promise<number> {
           if (message.error !== null) return reject(new Error(message.error));
           resolve(Number(stdout.trim()));
         }
-      }
+      },
     });
+    child.on("error", reject);
+    child.stdout.on("data", (chunk: Buffer) => lines.push(chunk));
     child.stdin.write(`\n${nonce}\n`);
     child.stdin.write(
       encodeHostMessage({

@@ -2,9 +2,9 @@
 // bytecode of the script it is started with, so a container started on runner.py compiles its
 // 40 KB first. The image holds both files; cold hardened `docker run -i` of `print(1)` on each,
 // rounds interleaved (and the order within a round alternated) so both meet the same load.
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
-import { RUNNER_PATH } from "../electron/host/sandbox/container-spec.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
+import { RUNNER_PATH } from "../electron/host/sandbox/containers/container-spec.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { dockerRunOnce } from "./docker-run-baseline.js";
 import { report } from "./report.js";

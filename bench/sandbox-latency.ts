@@ -1,11 +1,11 @@
 // Median latency of `print(1)` side by side in one process: through the warm pool and through a
 // cold container, on runc and (when the engine has it) on gVisor's runsc, and through a plain
 // hardened `docker run -i` of the same image with the same flags (the baseline).
-import { engineRuntimes } from "../electron/host/docker/docker-runtimes.js";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { engineRuntimes } from "../electron/host/sandbox/container-engine/docker-runtimes.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
 import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";

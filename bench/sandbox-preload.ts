@@ -13,11 +13,11 @@
 // Once per variant: how much a run can still allocate before the 256 MiB limit ends it (plain
 // Python, and after `import pandas`), and a run building a ~120 MiB pandas DataFrame.
 import type Dockerode from "dockerode";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
-import { currentOwner } from "../electron/host/sandbox/container-owner.js";
-import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";
+import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
+import { OWNER_LABELS } from "../electron/host/sandbox/containers/container-spec.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SANDBOX_LIMITS } from "../shared/limits.js";
 import type { RunResult } from "../shared/run-result.js";

@@ -1,4 +1,4 @@
-// Issue 8 §2: what checking one argument against a hostile schema pattern costs the host,
+// What checking one argument against a hostile schema pattern costs the host,
 // before (ajv on JavaScript's backtracking RegExp) and after (Code Mode's schema compiler,
 // patterns on re2js), side by side in one run. Also the cost of the `format` checks that run
 // on JavaScript at the longest string they accept.
@@ -7,9 +7,11 @@
 
 import { Ajv } from "ajv";
 import { fullFormats } from "ajv-formats/dist/formats.js";
-import { SCHEMA_LIMITS } from "../shared/limits.js";
-import { compileInputSchema } from "../electron/host/catalog/schema-compile.js";
-import { SCHEMA_FORMATS } from "../electron/host/catalog/schema-formats.js";
+import { compileInputSchema } from "../electron/host/core/catalog/schema-compile.js";
+import {
+  SCHEMA_FORMATS,
+  FORMAT_CHECK_MAX_CHARS,
+} from "../electron/host/core/catalog/schema-formats.js";
 import { median } from "./stats.js";
 import { report } from "./report.js";
 
@@ -69,8 +71,8 @@ for (const n of [12, 16, 18, 20, 22, 24, 26, 35, 1_000, 16_000]) {
   }
 }
 
-// Formats that have no linear form run on JavaScript, capped at formatCheckMaxChars.
-const cap = SCHEMA_LIMITS.formatCheckMaxChars;
+// Formats that have no linear form run on JavaScript, capped at FORMAT_CHECK_MAX_CHARS.
+const cap = FORMAT_CHECK_MAX_CHARS;
 const hostile: Record<string, string> = {
   "date-time": `2026-01-01T${"1".repeat(cap - 11)}`,
   duration: `P${"1".repeat(cap - 2)}X`,

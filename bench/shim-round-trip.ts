@@ -2,9 +2,9 @@
 // `codemode shim` -> local socket -> `codemode daemon` -> warm sandbox container, and back),
 // measured side by side in one process with a plain hardened `docker run -i` of the same
 // image with the same flags (the baseline of bench/sandbox-latency.ts).
-import { findDocker } from "../electron/host/docker/docker-status.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { SETTINGS_BOUNDS } from "../shared/limits.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import {
   assertHostBuilt,

@@ -5,9 +5,9 @@
 // import), a ToolError or any other exception fails it. A new example that calls a new tool
 // needs that tool in TOY_TOOLS; a new kind of example (another call form) needs only its tools.
 import { afterAll, expect, it } from "vitest";
-import { RUN_PYTHON_EXAMPLES } from "../electron/host/catalog/run-python-description.js";
-import { renderStub } from "../electron/host/catalog/tool-stub.js";
-import type { CallOutcome, SandboxTool } from "../electron/host/sandbox/run-types.js";
+import { RUN_PYTHON_EXAMPLES } from "../electron/host/core/catalog/run-python-description.js";
+import { renderStub } from "../electron/host/core/catalog/tool-stub.js";
+import type { CallOutcome, SandboxTool } from "../electron/host/core/ports/run-types.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { pageExamples, type CodeExample } from "../test-support/code-examples.js";
 import {

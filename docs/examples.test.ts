@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import {
   describeRunPython,
   RUN_PYTHON_EXAMPLES,
-} from "../electron/host/catalog/run-python-description.js";
-import { buildCatalog } from "../electron/host/catalog/catalog-builder.js";
+} from "../electron/host/core/catalog/run-python-description.js";
+import { buildCatalog } from "../electron/host/core/catalog/catalog-builder.js";
 import { inlineExamples, markdownExamples, pageExamples } from "../test-support/code-examples.js";
 
 describe("code examples", () => {

@@ -1,4 +1,4 @@
-// Issue 14 §1: no API request can take the host down. Every channel of the contract, with its
+// No API request can take the host down. Every channel of the contract, with its
 // largest input, sent to a real `codemode daemon --ui` over its WebSocket (the transport whose
 // JSON.stringify used to die on a huge reply): each gets an answer (a value or an error, as
 // data) no longer than API_LIMITS.responseMaxChars, and the daemon is still up at the end.
@@ -20,6 +20,7 @@ import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { sha256 } from "../test-support/audit-fixtures.js";
 import { startUiDaemon, type UiDaemon } from "../test-support/browser.js";
 import { assertHostBuilt, cleanUpHosts, makeHome, writeServers } from "../test-support/daemon.js";
+import { LIST_PAGE_MAX_CHARS } from "../electron/host/api/handlers/list-page.js";
 
 /** Runs whose code is at the log's cap: the newest 1,000 entries are ~8 M characters as JSON. */
 const BIG_RUNS = AUDIT_LIMITS.queryMaxLimit + 50;
@@ -243,7 +244,7 @@ describe("every API channel with its largest input (browser mode)", () => {
       expect(items.length).toBeLessThan(BIG_SERVERS);
       expect(next).toBe(items.length);
       expect(JSON.stringify(servers.response.value).length).toBeLessThan(
-        API_LIMITS.listPageMaxChars + 2 * BIG_ARG_CHARS,
+        LIST_PAGE_MAX_CHARS + 2 * BIG_ARG_CHARS,
       );
     }
   }, 120_000);

@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type Dockerode from "dockerode";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../shared/limits.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import {
   assertHostBuilt,
@@ -28,6 +27,7 @@ import {
 } from "../test-support/processes.js";
 import { stubbornPids, stubbornServer } from "../test-support/stubborn-server.js";
 import { until } from "../test-support/wait.js";
+import { STOP_STDIN_GRACE_MS, STOP_TERM_GRACE_MS } from "../electron/host/servers/process-tree.js";
 
 const fx = await dockerOrSkip();
 
@@ -60,9 +60,7 @@ describe("stopping the daemon while a wrapped server ignores its closed stdin an
       const exit = await daemon.stop(60_000);
       const took = performance.now() - stopping;
       expect(exit).toEqual({ code: 0, signal: null });
-      expect(took).toBeLessThan(
-        SERVER_LIMITS.stopStdinGraceMs + SERVER_LIMITS.stopTermGraceMs + STOP_MARGIN_MS,
-      );
+      expect(took).toBeLessThan(STOP_STDIN_GRACE_MS + STOP_TERM_GRACE_MS + STOP_MARGIN_MS);
       await until(() => tree.every((pid) => !processRunning(pid)), "the server's tree to end");
     } finally {
       for (const pid of tree) if (processRunning(pid)) process.kill(pid, "SIGKILL");

@@ -67,13 +67,14 @@ if mode == "attack":
     )
     print(json.dumps([str(o) for o in outcomes]))
 `;
+import { AUDIT_ENTRY_HEADER_BYTES } from "../electron/host/audit/audit-recorder.js";
 
 type CallEntry = AuditEntryOf<"call">;
 
 /** What an entry costs the allowance as the recorder counts it (the log's own fields bounded). */
 function entryCost(entry: { seq: number; ts: string; prev: string }): number {
   const { seq: _seq, ts: _ts, prev: _prev, ...body } = entry;
-  return Buffer.byteLength(JSON.stringify(body)) + RUN_COST_LIMITS.auditEntryHeaderBytes;
+  return Buffer.byteLength(JSON.stringify(body)) + AUDIT_ENTRY_HEADER_BYTES;
 }
 
 describe.skipIf(!fx)("audit allowance: a call that reached a server is always logged", () => {

@@ -1,5 +1,5 @@
-// Issue 8 §8 for real: a `codemode daemon` writes a real audit log (a client, a run with its
-// calls), stops, and then its files are cut on disk the way someone with write access to the
+// The audit checkpoint for real: a `codemode daemon` writes a real audit log (a client, a run
+// with its calls), stops, and then its files are cut on disk the way someone with write access to the
 // data directory would; the real `codemode audit verify` must fail each cut. Before the
 // checkpoint, a cut at either end passed.
 import { cp, readFile, readdir, rm, writeFile } from "node:fs/promises";

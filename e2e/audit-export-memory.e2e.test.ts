@@ -1,4 +1,4 @@
-// Issue 14 §1: exporting a huge audit log must not take the daemon down. Before, the Audit
+// Exporting a huge audit log must not take the daemon down. Before, the Audit
 // page's Export asked for the whole log in one WebSocket reply: 200,000 entries peaked the
 // daemon at 551 MiB and 1,000,000 killed it (`RangeError: Invalid string length`). Now the
 // log streams to the browser as a download: a real `codemode daemon --ui` over a log written

@@ -1,4 +1,4 @@
-// Issue 8 §3: when the audit log cannot be written, runs are refused until it can again; then
+// When the audit log cannot be written, runs are refused until it can again; then
 // the failure clears by itself and the log says what happened. A real daemon, a real file-size
 // limit on its process (as a full disk would), real Docker.
 

@@ -1,4 +1,4 @@
-// Issue 8 §3: the audit log's total size is capped. The real AuditLog writes real files (small
+// The audit log's total size is capped. The real AuditLog writes real files (small
 // files, the minimum cap) until the oldest are removed; the real verify, in process and through
 // the real `codemode audit verify` CLI, passes and names what was removed.
 import { existsSync, readdirSync, statSync } from "node:fs";

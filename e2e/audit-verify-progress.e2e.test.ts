@@ -1,4 +1,4 @@
-// Issue 14 §5: `codemode audit verify` shows how far it has read a big log. A log written by
+// `codemode audit verify` shows how far it has read a big log. A log written by
 // the real AuditLog (syncing off) over several files; the real CLI, its stderr a pipe, prints
 // plain progress lines there (a terminal would get one line redrawn in place) and keeps stdout
 // for the verdict.
@@ -8,7 +8,7 @@ import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { mixedInput } from "../test-support/audit-fixtures.js";
 import { assertHostBuilt, makeHome, runCli } from "../test-support/daemon.js";
 
-/** Enough entries for several of verify's read chunks (AUDIT_LIMITS.verifyReadChunkBytes). */
+/** Enough entries for several of verify's read chunks (AUDIT_VERIFY_READ_CHUNK_BYTES). */
 const ENTRIES = 40_000;
 const FILE_BYTES = 2 * 1024 * 1024;
 

@@ -1,14 +1,13 @@
-// A client holding the token connects in a loop past HOST_LIMITS.clientEntriesLogged, then the
+// A client holding the token connects in a loop past CLIENT_ENTRIES_LOGGED, then the
 // app is killed (SIGKILL, as in a crash or an OOM kill). The connections left out of the log
 // were counted only in memory, written at the next connection logged (up to an hour later) or
 // at a clean stop, so the kill lost them whole: the log showed the hundred logged and nothing of
 // the flood after them. Now the count is written at the first connection left out, then at most
-// every HOST_LIMITS.clientsNotLoggedFlushMs. A real `codemode daemon` (no Docker needed), real
+// every CLIENTS_NOT_LOGGED_FLUSH_MS. A real `codemode daemon` (no Docker needed), real
 // local-socket connections, a real SIGKILL, and the log read after a restart.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOST_LIMITS } from "../shared/limits.js";
 import {
   assertHostBuilt,
   auditEntries,
@@ -18,6 +17,7 @@ import {
 } from "../test-support/daemon.js";
 import { authenticate, INITIALIZED_LINE, initializeLine } from "../test-support/local-access.js";
 import { until } from "../test-support/wait.js";
+import { CLIENT_ENTRIES_LOGGED } from "../electron/host/audit/flood/client-entry-limiter.js";
 
 /** Past the limit by this many. */
 const OVER = 20;
@@ -37,7 +37,7 @@ describe("connections left out of the log, then the app is killed", () => {
     const token = readFileSync(path.join(home, "token"), "utf8").trim();
     const socketPath = path.join(home, "run", "codemode.sock");
     const hello = initializeLine(1, "loop") + INITIALIZED_LINE;
-    for (let i = 0; i < HOST_LIMITS.clientEntriesLogged + OVER; i++) {
+    for (let i = 0; i < CLIENT_ENTRIES_LOGGED + OVER; i++) {
       const { socket, reply } = await authenticate(socketPath, token, hello);
       expect(reply).toEqual({ kind: "line", line: "OK" });
       const closed = new Promise((resolve) => socket.once("close", resolve));
@@ -54,9 +54,7 @@ describe("connections left out of the log, then the app is killed", () => {
 
     const again = await startDaemon(home, { env });
     await again.stop();
-    expect(auditEntries(home, "client_connected", "loop")).toHaveLength(
-      HOST_LIMITS.clientEntriesLogged,
-    );
+    expect(auditEntries(home, "client_connected", "loop")).toHaveLength(CLIENT_ENTRIES_LOGGED);
     // What the kill cost: those left out after the first, within the interval (the bound).
     const counted = auditEntries(home, "clients_not_logged").reduce((sum, e) => sum + e.count, 0);
     expect(counted).toBeGreaterThanOrEqual(1);

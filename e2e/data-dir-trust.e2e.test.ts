@@ -1,4 +1,4 @@
-// Issue 8 §5: a data directory that another user owns or can write is not the user's own.
+// A data directory that another user owns or can write is not the user's own.
 // Each case plants what an attacker could and starts the real daemon on it: the daemon must
 // refuse at start, with an error naming the path, its owner, its mode and the fix, and must
 // not run anything a planted servers.json names. Tests run as root, so "another user" is
@@ -57,7 +57,7 @@ function markerPath(): string {
   return path.join(dir, "planted-server-ran");
 }
 
-describe("the daemon refuses a data directory that is not the user's own (issue 8 §5)", () => {
+describe("the daemon refuses a data directory that is not the user's own", () => {
   it("refuses a data directory owned by another user, and runs nothing its servers.json names", async () => {
     const home = makeHome();
     const marker = markerPath();

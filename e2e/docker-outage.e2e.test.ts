@@ -1,4 +1,4 @@
-// Issue 14 §2: a Docker outage is seen, said and survived. A real `codemode daemon` runs on a
+// A Docker outage is seen, said and survived. A real `codemode daemon` runs on a
 // private Docker engine this test starts (the machine's shared engine is never restarted);
 // the engine is stopped while a run is in flight and a client keeps trying, then started
 // again. The daemon must notice within 2 s, say "Docker not reachable" in app.info, refuse
@@ -42,7 +42,7 @@ afterAll(async () => {
   await engine?.destroy();
 }, 120_000);
 
-describe.skipIf(!fx)("a Docker outage (issue 14 §2)", () => {
+describe.skipIf(!fx)("a Docker outage", () => {
   it("is noticed within 2 s, said, refused at once in one audit entry, and recovered from", async () => {
     // The shared engine's bridge must outlive the private engine: a dockerd started with
     // `--bridge=none` deletes `docker0`, and the shared engine's later image builds failed.

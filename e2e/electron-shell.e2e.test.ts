@@ -9,7 +9,7 @@ import { API_CHANNELS } from "../shared/api/api-contract.js";
 import type { HeldToolView, ImageStatusView } from "../shared/api/api-views.js";
 import { IPC_EXPORT_AUDIT, IPC_PICK_PATH, ipcRequestChannel } from "../shared/api/ipc-channels.js";
 import { trayMenu, type TraySnapshot } from "../electron/tray/tray-state.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import {
   cleanUpHosts,
@@ -20,7 +20,7 @@ import {
 } from "../test-support/daemon.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip } from "../test-support/docker.js";
-import { SKILL_PROMPT_NAME } from "../electron/host/mcp/skill-guide.js";
+import { SKILL_PROMPT_NAME } from "../electron/host/ingress/mcp/skill-guide.js";
 import {
   connectAsClient,
   packagedLayout,

@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
-import { findDocker } from "../electron/host/docker/docker-status.js";
-import { sandboxImageDir } from "../electron/host/paths.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 
 declare module "vitest" {

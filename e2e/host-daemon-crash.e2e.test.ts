@@ -19,7 +19,7 @@ import {
 } from "../test-support/daemon.js";
 import { until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
-import { SHIM_STOPPED_CODE } from "../electron/host/local-access/local-access-constants.js";
+import { SHIM_STOPPED_CODE } from "../electron/host/ingress/local-access/local-access-constants.js";
 
 const fx = await dockerOrSkip();
 

@@ -9,9 +9,9 @@ import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
-import { HOST_LIMITS } from "../shared/limits.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { runResultIn } from "../shared/run-result.js";
+import { HTTP_SESSION_IDLE_MS } from "../electron/host/ingress/http/mcp-http-server.js";
 
 const fx = await dockerOrSkip();
 
@@ -153,7 +153,7 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
     await client.close();
   });
 
-  it("matches the Bearer scheme without regard to case (RFC 7235, issue 8 §4)", async () => {
+  it("matches the Bearer scheme without regard to case (RFC 7235)", async () => {
     for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
       const client = new Client({ name: `case-${scheme}`, version: "1" });
       await client.connect(
@@ -318,7 +318,7 @@ describe.skipIf(!fx)("MCP over HTTP (Streamable HTTP and SSE)", () => {
     );
     const listed = await dispatchApi(host.api, "clients.list", {});
     expect(listed.ok && listed.value.items.some((c) => c.name === "idle-client")).toBe(true);
-    host.mcpHttp!.closeIdle(Date.now() + HOST_LIMITS.httpSessionIdleMs + 1);
+    host.mcpHttp!.closeIdle(Date.now() + HTTP_SESSION_IDLE_MS + 1);
     await expect(client.listTools()).rejects.toThrow();
     const after = await dispatchApi(host.api, "clients.list", {});
     expect(after.ok && after.value.items.some((c) => c.name === "idle-client")).toBe(false);

@@ -7,8 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeModeHost } from "../electron/host/app/code-mode-host.js";
-import { tokenHeaderCommand } from "../electron/host/clients/client-snippets.js";
-import { packageRoot } from "../electron/host/paths.js";
+import { tokenHeaderCommand } from "../electron/host/api/clients/client-snippets.js";
+import { packageRoot } from "../electron/host/util/paths.js";
 
 const root = packageRoot();
 const shimBundle = path.join(root, "dist-shim", "codemode-shim.mjs");

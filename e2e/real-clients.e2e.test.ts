@@ -15,7 +15,10 @@ import { freePort } from "../test-support/free-port.js";
 import { repoRoot } from "../test-support/processes.js";
 import { runWatchingArguments } from "../test-support/proc-tree.js";
 import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
-import { clientSnippets, httpClientSnippets } from "../electron/host/clients/client-snippets.js";
+import {
+  clientSnippets,
+  httpClientSnippets,
+} from "../electron/host/api/clients/client-snippets.js";
 
 const require = createRequire(import.meta.url);
 /** Gemini CLI's command, from this checkout's devDependencies. */

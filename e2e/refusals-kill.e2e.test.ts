@@ -1,4 +1,4 @@
-// Knocking on the local socket with a wrong token past HOST_LIMITS.authRefusalsPerMinute, then
+// Knocking on the local socket with a wrong token past AUTH_REFUSALS_PER_MINUTE, then
 // the app is killed (SIGKILL, as in a crash), or stopped. Only the first refusals a minute are
 // logged one by one; the rest were counted only in memory, told in the reason of the next
 // refusal logged, which never came once the knocking stopped: the kill, or the stop, lost the
@@ -8,7 +8,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../shared/audit-entry.js";
-import { HOST_LIMITS } from "../shared/limits.js";
 import {
   assertHostBuilt,
   auditEntries,
@@ -20,8 +19,9 @@ import {
 } from "../test-support/daemon.js";
 import { authenticate } from "../test-support/local-access.js";
 import { until } from "../test-support/wait.js";
+import { AUTH_REFUSALS_PER_MINUTE } from "../electron/host/audit/flood/refusal-limiter.js";
 
-const LIMIT = HOST_LIMITS.authRefusalsPerMinute;
+const LIMIT = AUTH_REFUSALS_PER_MINUTE;
 /** Past the limit by this many, on the second run. */
 const OVER = 25;
 const SUFFIX = " more refused before, not logged one by one)";

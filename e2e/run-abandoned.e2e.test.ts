@@ -1,4 +1,4 @@
-// Issue 14 §3: a crash of the app is repaired at the next start. A real daemon is SIGKILLed
+// A crash of the app is repaired at the next start. A real daemon is SIGKILLed
 // with a run in flight; its run_started then had no end, forever. Started again, the daemon
 // writes one run_abandoned entry for it ("the app stopped"), the chain still verifies, and a
 // further start writes nothing more.
@@ -27,7 +27,7 @@ afterAll(async () => {
   await cleanUpHosts(fx?.docker);
 });
 
-describe.skipIf(!fx)("a run in flight when the app is killed (issue 14 §3)", () => {
+describe.skipIf(!fx)("a run in flight when the app is killed", () => {
   it("is written off as run_abandoned at the next start, once, and verify still passes", async () => {
     const home = makeHome("cm-abandon-");
     const daemon = await startDaemon(home);

@@ -1,4 +1,4 @@
-// Issue 8 section 3: one run must not be able to flood the audit log or the disk. Each test
+// One run must not be able to flood the audit log or the disk. Each test
 // runs the attack for real: `codemode daemon` as a process on its own home, the toy server
 // wrapped, a real MCP client over the shim, real Docker; then measures what the data
 // directory grew by and how soon the run was stopped.
@@ -23,6 +23,8 @@ import { dirBytes } from "../test-support/dir-size.js";
 import { BUDGET_FLOOD, CHUNK_FLOOD, LOG_FLOOD } from "../test-support/run-cost-attacks.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { REFUSALS_PAST_BUDGET } from "../electron/host/core/bridge/call-budget.js";
+import { MESSAGES_PER_RUN } from "../electron/host/sandbox/runner/run-session.js";
 
 const fx = await dockerOrSkip();
 
@@ -73,8 +75,8 @@ describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", (
     );
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatchObject({ cause: "call_budget", tools: ["toy__echo"] });
-    expect(summary[0]?.count).toBeGreaterThanOrEqual(RUN_COST_LIMITS.refusalsPastBudget);
-    expect(summary[0]?.count).toBeLessThan(RUN_COST_LIMITS.refusalsPastBudget + 50);
+    expect(summary[0]?.count).toBeGreaterThanOrEqual(REFUSALS_PAST_BUDGET);
+    expect(summary[0]?.count).toBeLessThan(REFUSALS_PAST_BUDGET + 50);
 
     const verify = await runCli(home, ["audit", "verify"]);
     expect(verify.code).toBe(0);
@@ -101,7 +103,7 @@ describe.skipIf(!fx)("run cost: a run cannot flood the audit log or the disk", (
     const result = await shim.run(CHUNK_FLOOD, { timeout_s: 20 });
     const seconds = (Date.now() - started) / 1000;
     expect(result.stopped).toBe("message_limit");
-    expect(result.error).toContain(`more than ${RUN_COST_LIMITS.messagesPerRun} messages`);
+    expect(result.error).toContain(`more than ${MESSAGES_PER_RUN} messages`);
     expect(seconds).toBeLessThan(15);
     expect(dirBytes(home) - before).toBeLessThan(64 * KiB);
   }, 60_000);

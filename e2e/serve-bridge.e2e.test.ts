@@ -5,11 +5,11 @@
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BRIDGE_LIMITS } from "../shared/limits.js";
-import { discardBridgeEvents } from "../electron/host/bridge/bridge-events.js";
-import { TaintRegistry } from "../electron/host/bridge/taint.js";
-import { CodeModeEngine } from "../electron/host/engine/code-mode-engine.js";
+import { discardBridgeEvents } from "../electron/host/core/bridge/bridge-events.js";
+import { TaintRegistry } from "../electron/host/core/bridge/taint.js";
+import { CodeModeEngine } from "../electron/host/core/engine/code-mode-engine.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
-import { singleServerConfig } from "../electron/host/servers/server-config.js";
+import { singleServerConfig } from "../electron/host/servers/config/server-config.js";
 import { ServerSet } from "../electron/host/servers/server-set.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../test-support/docker.js";

@@ -19,6 +19,9 @@ import {
 import { until } from "../test-support/wait.js";
 import { removeTempDirs } from "../test-support/temp-dir.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { PARAM_NAME_MAX_CHARS } from "../electron/host/core/catalog/schema-render.js";
+import { SCHEMA_MAX_DEPTH } from "../electron/host/core/catalog/schema-compile.js";
+import { DESCRIPTION_MAX_BYTES } from "../electron/host/core/catalog/catalog-builder.js";
 
 const fx = await dockerOrSkip();
 
@@ -159,7 +162,7 @@ print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": ad
 
     it("a schema too deep to check is left out, not fatal", async () => {
       expect(serve.stderr()).toContain(
-        `codemode serve: Left out tool "deep" of server "server": its input schema is nested deeper than ${CATALOG_LIMITS.schemaMaxDepth} levels.`,
+        `codemode serve: Left out tool "deep" of server "server": its input schema is nested deeper than ${SCHEMA_MAX_DEPTH} levels.`,
       );
       const { value } = await runJson<Record<string, unknown>>(
         serve,
@@ -259,13 +262,9 @@ print(json.dumps({"stub": stub, "bytes": len(stub.encode())}))`,
       expect(value.stub).not.toContain("END");
       expect(value.stub).toContain("x…");
       // The description part is at most 2 KiB; the stub adds its signature and params line.
-      expect(value.stub.split("x").length - 1).toBeLessThanOrEqual(
-        CATALOG_LIMITS.descriptionMaxBytes,
-      );
-      expect(value.bytes).toBeLessThanOrEqual(CATALOG_LIMITS.descriptionMaxBytes + 120);
-      expect(await serve.description()).not.toContain(
-        "x".repeat(CATALOG_LIMITS.descriptionMaxBytes),
-      );
+      expect(value.stub.split("x").length - 1).toBeLessThanOrEqual(DESCRIPTION_MAX_BYTES);
+      expect(value.bytes).toBeLessThanOrEqual(DESCRIPTION_MAX_BYTES + 120);
+      expect(await serve.description()).not.toContain("x".repeat(DESCRIPTION_MAX_BYTES));
     });
 
     it("the description falls back to the index of tool names", async () => {
@@ -332,7 +331,7 @@ print(json.dumps({
       );
       expect(value.problems).toEqual([]);
       // Description (2 KiB) + parameter list (1,000 characters) + the frame around them.
-      expect(value.longest).toBeLessThanOrEqual(CATALOG_LIMITS.descriptionMaxBytes + 1000 + 200);
+      expect(value.longest).toBeLessThanOrEqual(DESCRIPTION_MAX_BYTES + 1000 + 200);
       const paramsOf = (stub: string): string =>
         stub
           .split("\n")
@@ -341,8 +340,8 @@ print(json.dumps({
           ?.slice("params: ".length) ?? "";
       // Odd names are quoted; an overlong one is cut at 64 characters.
       expect(value.odd).toContain('"a b": str');
-      expect(value.odd).toContain(`"${"k".repeat(CATALOG_LIMITS.paramNameMaxChars - 1)}`);
-      expect(value.odd).not.toContain("k".repeat(CATALOG_LIMITS.paramNameMaxChars + 1));
+      expect(value.odd).toContain(`"${"k".repeat(PARAM_NAME_MAX_CHARS - 1)}`);
+      expect(value.odd).not.toContain("k".repeat(PARAM_NAME_MAX_CHARS + 1));
       // Ten enum values, then "...".
       expect(paramsOf(value.enum)).toMatch(
         /^v: "value0" \| .* \| "value9" \| \.\.\. \(optional\)$/,

@@ -1,7 +1,7 @@
-// Issue 8, against a real hostile MCP server (test-servers/hostile-server.ts): a real MCP
-// client drives `codemode serve`, the code runs in the real sandbox on Docker.
-// - §2: a tool's schema pattern that backtracks catastrophically must not block the host.
-// - §9: a server that echoes its own API key must not hand it to the code.
+// The host's defences against a real hostile MCP server (test-servers/hostile-server.ts): a
+// real MCP client drives `codemode serve`, the code runs in the real sandbox on Docker.
+// - a tool's schema pattern that backtracks catastrophically must not block the host;
+// - a server that echoes its own API key must not hand it to the code.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_SERVER_JS } from "../test-servers/hostile-server.js";
@@ -37,7 +37,7 @@ describe.skipIf(!fx)("codemode serve with a hostile server", () => {
     if (fx) expect(await sandboxContainers(fx.docker, home)).toEqual([]);
   });
 
-  it("§2 a catastrophic schema pattern is answered at once, not after minutes", async () => {
+  it("a catastrophic schema pattern is answered at once, not after minutes", async () => {
     // 35 characters: on JavaScript's RegExp, `^(\w+\s?)*$` would take minutes on this.
     const { value } = await runJson<{ outcome: string; seconds: number }>(
       serve,
@@ -60,7 +60,7 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     expect(next.value.ok).toBe("ok: lookup: ok");
   }, 60_000);
 
-  it("§2 a pattern that needs backtracking leaves its tool out, with the reason", async () => {
+  it("a pattern that needs backtracking leaves its tool out, with the reason", async () => {
     expect(serve.stderr()).toContain(
       'codemode serve: Left out tool "serial" of server "server": its input schema\'s pattern ' +
         '"^(?=.*\\\\d)\\\\w+$" cannot run on a linear-time engine: it uses a lookahead.',
@@ -68,7 +68,7 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     expect(await serve.description()).not.toContain("async def serial(");
   });
 
-  it("§9 a server that echoes its API key does not hand it to the code", async () => {
+  it("a server that echoes its API key does not hand it to the code", async () => {
     const { value, result } = await runJson<Record<string, string>>(
       serve,
       `print(json.dumps({
@@ -86,7 +86,7 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
     expect(JSON.stringify(result)).not.toContain(API_KEY);
   });
 
-  it("§9 a server that puts its API key in its tool list does not hand it to the code", async () => {
+  it("a server that puts its API key in its tool list does not hand it to the code", async () => {
     const description = await serve.description();
     expect(description).toContain("configure");
     expect(description).not.toContain(API_KEY);

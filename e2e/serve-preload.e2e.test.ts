@@ -4,7 +4,7 @@
 // at the warm container sees the flag: the check can tell the two apart.
 import type Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { PRELOAD_FLAG } from "../electron/host/sandbox/container-spec.js";
+import { PRELOAD_FLAG } from "../electron/host/sandbox/containers/container-spec.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import { dockerOrSkip, inspectIfThere, installContainers } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
@@ -98,7 +98,7 @@ describe.skipIf(!fx)("codemode serve --no-preload", () => {
       );
       serve = await startServe({ home, args: ["--", ...TOY_COMMAND] });
       // The pool's floor of 2 is one preloading container and a lean spare
-      // (POOL_LIMITS.leanSpares): the preloading one is there, and the spare is not it.
+      // (POOL_LEAN_SPARES): the preloading one is there, and the spare is not it.
       const commands = async (): Promise<string[][]> => {
         const running = (await installContainers(fx!.docker, home)).filter(
           (c) => c.State === "running",

@@ -1,4 +1,4 @@
-// Issue 14 §4: a call made while a wrapped server restarts waits for it. A real daemon wraps
+// A call made while a wrapped server restarts waits for it. A real daemon wraps
 // the toy server; the code makes it crash, then calls it again at once. Before, that call was
 // refused ("is restarting after a failure; try again shortly"); now it goes out once the new
 // process is up, within the call's 30 s timeout.
@@ -35,7 +35,7 @@ const CRASH_THEN_CALL = [
   'print(await toy__echo({"text": "after the restart"}))',
 ].join("\n");
 
-describe.skipIf(!fx)("a call during a wrapped server's restart (issue 14 §4)", () => {
+describe.skipIf(!fx)("a call during a wrapped server's restart", () => {
   it("waits for the restart and goes out, instead of being refused", async () => {
     const home = makeHome("cm-restart-");
     // A slow start keeps the restart window open long enough to call into it.

@@ -6,7 +6,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "../shared/limits.js";
 import {
   assertHostBuilt,
   cleanUpHosts,
@@ -15,6 +14,7 @@ import {
   pidAlive,
 } from "../test-support/daemon.js";
 import { until } from "../test-support/wait.js";
+import { SHIM_START_WAIT_MS } from "../electron/host/shim/shim.js";
 
 /** What the failing app says before it exits: the line a user needs to see. */
 const LAST_WORDS = "fake app: cannot read settings.json";
@@ -70,16 +70,14 @@ describe("the app the shim starts, and its log", () => {
 
       const log = path.join(failingHome, "app.log");
       expect(readFileSync(log, "utf8")).toBe(`starting\n${LAST_WORDS}\n`);
-      expect(failing).toContain(
-        `but it did not answer within ${LOCAL_ACCESS_LIMITS.shimStartWaitMs / 1000} s`,
-      );
+      expect(failing).toContain(`but it did not answer within ${SHIM_START_WAIT_MS / 1000} s`);
       expect(failing).toContain(`Tried the app at ${app} (it exists).`);
       expect(failing).toContain(`Its output is in ${log}; its last line: "${LAST_WORDS}".`);
 
       expect(absent).toContain(`Tried the app at ${missing} (it does not exist).`);
       expect(absent).toContain(`Its output is in ${path.join(missingHome, "app.log")} (empty).`);
     },
-    LOCAL_ACCESS_LIMITS.shimStartWaitMs + 20_000,
+    SHIM_START_WAIT_MS + 20_000,
   );
 
   it("the daemon the shim starts writes its output to app.log", async () => {

@@ -1,4 +1,4 @@
-// Issue 14 §3: the app dies under a connected client. The real SDK Client talks through the
+// The app dies under a connected client. The real SDK Client talks through the
 // built `codemode shim` to a real daemon that is SIGKILLed, once with a run in flight and
 // once idle; the shim reconnects and replays the client's `initialize`, so the same client
 // session lists tools and runs code again without initialising anew. A daemon the shim
@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHIM_STOPPED_CODE } from "../electron/host/local-access/local-access-constants.js";
+import { SHIM_STOPPED_CODE } from "../electron/host/ingress/local-access/local-access-constants.js";
 import {
   assertHostBuilt,
   auditEntries,
@@ -53,7 +53,7 @@ async function toolNames(shim: Awaited<ReturnType<typeof connectShim>>): Promise
   return (await shim.client.listTools()).tools.map((t) => t.name);
 }
 
-describe.skipIf(!fx)("the shim keeps its client's session when the app dies (issue 14 §3)", () => {
+describe.skipIf(!fx)("the shim keeps its client's session when the app dies", () => {
   it("a run in flight gets 'the app went away' at once; after a restart, and after an idle kill, the same session lists tools and runs code", async () => {
     const home = makeHome("cm-reconnect-");
     const daemon = await startDaemon(home);

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeModeHost } from "../electron/host/app/code-mode-host.js";
-import { packageRoot } from "../electron/host/paths.js";
+import { packageRoot } from "../electron/host/util/paths.js";
 import { assertToyServerBuilt } from "../test-servers/toy-server.js";
 import {
   assertHostBuilt,

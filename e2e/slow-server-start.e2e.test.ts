@@ -7,7 +7,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS, SERVER_LIMITS } from "../shared/limits.js";
 import {
   assertHostBuilt,
   cleanUpHosts,
@@ -18,9 +17,11 @@ import {
   writeServers,
 } from "../test-support/daemon.js";
 import { until } from "../test-support/wait.js";
+import { SHIM_START_WAIT_MS } from "../electron/host/shim/shim.js";
+import { SERVER_STARTUP_WAIT_MS } from "../electron/host/app/host-options.js";
 
 /** Longer than the shim waits for the app it started. */
-const SLOW_START_MS = LOCAL_ACCESS_LIMITS.shimStartWaitMs + 5_000;
+const SLOW_START_MS = SHIM_START_WAIT_MS + 5_000;
 
 beforeAll(() => {
   assertHostBuilt();
@@ -56,8 +57,8 @@ describe("a server slow to start when a client starts the app", () => {
       const startedAt = Date.now();
       // No CODEMODE_APP: the shim starts `codemode daemon` of this built checkout.
       const shim = await connectShim(home, undefined, { env: { CODEMODE_APP: "" } });
-      // The daemon waited for its servers at most SERVER_LIMITS.startupWaitMs.
-      expect(Date.now() - startedAt).toBeLessThan(LOCAL_ACCESS_LIMITS.shimStartWaitMs);
+      // The daemon waited for its servers at most SERVER_STARTUP_WAIT_MS.
+      expect(Date.now() - startedAt).toBeLessThan(SHIM_START_WAIT_MS);
       const first = await shim.description();
       expect(first).toContain("fast__add");
       expect(first).not.toContain("slow__add");
@@ -66,7 +67,7 @@ describe("a server slow to start when a client starts the app", () => {
       await until(
         async () => (await shim.description()).includes("slow__add"),
         "the slow server's tools in the description",
-        SLOW_START_MS + SERVER_LIMITS.startupWaitMs,
+        SLOW_START_MS + SERVER_STARTUP_WAIT_MS,
       );
       expect(shim.listChangedCount()).toBeGreaterThan(seen);
       await shim.close();

@@ -1,5 +1,5 @@
-// Issue 8 §6, the attack as it happens: two hosts in different pid namespaces (two dev
-// containers, two CI runners) share one Docker engine and one data directory. The second
+// The start-up sweep against the attack as it happens: two hosts in different pid namespaces
+// (two dev containers, two CI runners) share one Docker engine and one data directory. The second
 // runs `codemode run` on a long program inside its own pid namespace (made with unshare, so
 // its pid means nothing, and is dead, in ours). The first then starts `codemode run` too,
 // whose start-up sweep must leave the second's live container alone: its run finishes.
@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pidAlive } from "../electron/host/local-access/instance-lock.js";
+import { pidAlive } from "../electron/host/util/process-place.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { assertBuilt, childEnv, CODEMODE_BIN, repoRoot } from "../test-support/processes.js";
 import { runCli } from "../test-support/daemon.js";
@@ -68,7 +68,7 @@ function runInOtherPidNamespace(pid: number): Other {
   };
 }
 
-describe.skipIf(!fx)("a host in another pid namespace sharing the engine (issue 8 §6)", () => {
+describe.skipIf(!fx)("a host in another pid namespace sharing the engine", () => {
   it("keeps its live container when this host's start-up sweep runs", async () => {
     const docker = fx!.docker;
     const other = runInOtherPidNamespace(pidDeadHere());

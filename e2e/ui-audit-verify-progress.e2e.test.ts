@@ -1,4 +1,4 @@
-// Issue 14 §5: the Audit page shows how far verify has read a big log. A log written by the
+// The Audit page shows how far verify has read a big log. A log written by the
 // real AuditLog (syncing off) over several files, `codemode daemon --ui` with no Docker engine
 // (none is needed), Chromium opening the Audit page (which verifies on arrival): a bar with a
 // percentage shows while the host reads, then the verdict replaces it. Every state the bar
@@ -12,7 +12,7 @@ import { mixedInput } from "../test-support/audit-fixtures.js";
 import { waitForText } from "../test-support/browser.js";
 import { useUiPage } from "../test-support/ui-page.js";
 
-/** Several of verify's read chunks (AUDIT_LIMITS.verifyReadChunkBytes) over several files. */
+/** Several of verify's read chunks (AUDIT_VERIFY_READ_CHUNK_BYTES) over several files. */
 const ENTRIES = 20_000;
 const FILE_BYTES = 2 * 1024 * 1024;
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Locator } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cliShimLaunch } from "../electron/host/cli/commands/daemon-command.js";
-import { httpClientSnippets } from "../electron/host/clients/client-snippets.js";
+import { httpClientSnippets } from "../electron/host/api/clients/client-snippets.js";
 import { GEMINI_TRUST_NOTE } from "../shared/client-notes.js";
 import { waitForText } from "../test-support/browser.js";
 import { freePort } from "../test-support/free-port.js";

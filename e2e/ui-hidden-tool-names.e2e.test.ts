@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerView } from "../shared/api/api-views.js";
 import { firstHiddenChar } from "../shared/hidden-chars.js";
-import { pinnedForm } from "../electron/host/pins/tool-hash.js";
+import { pinnedForm } from "../electron/host/servers/pins/tool-hash.js";
 import { auditEntries, toyServer, writeServers } from "../test-support/daemon.js";
 import { waitForText, waitUntil } from "../test-support/browser.js";
 import { useUiPage } from "../test-support/ui-page.js";

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { API_CHANNELS, type ApiHandlers } from "../shared/api/api-contract.js";
 import { HOST_LIMITS } from "../shared/limits.js";
-import { EventHub } from "../electron/host/app/event-hub.js";
-import { UiServer } from "../electron/host/ui-server/ui-server.js";
+import { EventHub } from "../electron/host/api/event-hub.js";
+import { UiServer } from "../electron/host/ingress/ui-server/ui-server.js";
 import {
   assertUiBuilt,
   launchChromium,

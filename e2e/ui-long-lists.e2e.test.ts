@@ -1,4 +1,4 @@
-// Issue 14 §1 in the browser: a Servers page with more servers than one page of servers.list
+// A Servers page with more servers than one page of servers.list
 // holds. `codemode daemon --ui` as a real process, Debian's Chromium. The page draws the first
 // page with "Showing 100 of 250 servers" and a Show more button that adds the next page; a
 // link to a server past the pages shown still opens it; the sidebar counts every failed one.

@@ -1,4 +1,4 @@
-// Pinned tool definitions, the UI side (issue 12 §2), end to end: a real `codemode daemon --ui`
+// Pinned tool definitions, the UI side, end to end: a real `codemode daemon --ui`
 // wrapping the toy server whose tools come from a file (TOY_TOOLS_FILE), and Chromium on its
 // Servers page. The first start pins the tools; between restarts one tool's description
 // changes, another's schema gains a parameter, one tool is added and one removed; later one
@@ -12,8 +12,8 @@ import path from "node:path";
 import type { Locator, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HeldToolView, ServerView, ToolView } from "../shared/api/api-views.js";
-import { pinFileSchema } from "../electron/host/pins/pin-file.js";
-import { PINS_FILE } from "../electron/host/pins/tool-pins.js";
+import { pinFileSchema } from "../electron/host/servers/pins/pin-file.js";
+import { PINS_FILE } from "../electron/host/servers/pins/tool-pins.js";
 import { allToolPages } from "../shared/api/tool-pages.js";
 import { auditEntries, runCli, toyServer, writeServers } from "../test-support/daemon.js";
 import {

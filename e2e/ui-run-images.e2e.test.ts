@@ -1,4 +1,4 @@
-// Issue 13 §2 end to end: a real MCP client (the SDK's Client over `codemode shim`) runs real
+// A real MCP client (the SDK's Client over `codemode shim`) runs real
 // matplotlib code in the real sandbox through `codemode daemon --ui`; the figure comes back as
 // an MCP image content item after the text, the audit log keeps its hash and size (never the
 // bytes), and the Audit page's run detail shows it as a thumbnail in Chromium.
@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runResultIn } from "../shared/run-result.js";
-import { pngSize } from "../electron/host/sandbox/image-receiver.js";
-import { runPythonText } from "../electron/host/mcp/run-python-content.js";
+import { pngSize } from "../electron/host/sandbox/runner/image-receiver.js";
+import { runPythonText } from "../electron/host/core/engine/run-python-content.js";
 import { auditEntries, auditFiles, connectShim } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import { ARTIFACTS_DIR, waitUntil } from "../test-support/browser.js";

@@ -3,7 +3,7 @@
 // over `codemode shim`. Each saved value is read back from settings.json and seen at work in the
 // running host: the code's own view (which container ran it, is pandas already imported) and
 // the engine's list of this home's containers. The per-server concurrency field says what it
-// protects (issue 11 §3).
+// protects.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator } from "playwright-core";
@@ -15,6 +15,7 @@ import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { useUiPage } from "../test-support/ui-page.js";
 import { connectWsApi, type WsApi } from "../test-support/ws-api.js";
+import { POOL_LEAN_WINDOW_MS } from "../electron/host/sandbox/warm-pool-options.js";
 
 const fx = await dockerOrSkip();
 
@@ -94,13 +95,13 @@ describe.skipIf(!fx)("the Sandbox page's preload and warm pool settings", () => 
     );
     // A run that finds no warm container ready gets a cold one (which never preloads, so it
     // would prove nothing): only a run on a container that was there before it counts. Such a
-    // miss also makes the refills after it skip preloading for POOL_LIMITS.leanWindowMs
+    // miss also makes the refills after it skip preloading for POOL_LEAN_WINDOW_MS
     // whatever the setting, so after a miss the next run waits until a preloading pool would
     // have swapped its lean containers back: with the switch ignored, that run finds pandas.
     let missed = false;
     const warm = await waitUntil(
       async () => {
-        await sleep(missed ? 3 * POOL_LIMITS.leanWindowMs : 1000);
+        await sleep(missed ? 3 * POOL_LEAN_WINDOW_MS : 1000);
         const there = await poolContainers();
         const run = await probe();
         const onWarm = there.some((id) => id.startsWith(run.host));

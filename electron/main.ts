@@ -3,20 +3,19 @@
 // window and IPC.
 import { registerPathPickerIpc } from "./ipc/register-path-picker-ipc.js";
 import { registerAuditExportIpc } from "./ipc/register-audit-export-ipc.js";
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { app, BrowserWindow, dialog, ipcMain, Notification } from "electron";
 import type { ServerView, TaintView } from "../shared/api/api-views.js";
-import type { AppStatus } from "./host/app/app-status.js";
-import { CodeModeHost } from "./host/app/code-mode-host.js";
-import { DATA_DIR_TRUSTED_ENTRIES } from "./host/app/host-options.js";
-import type { RunGate } from "./host/app/run-gate.js";
-import type { SandboxSlot } from "./host/app/sandbox-slot.js";
-import { taintViews } from "./host/app/server-views.js";
-import { checkDataDirTrust } from "./host/local-access/data-dir-trust.js";
-import { dataDir as defaultDataDir } from "./host/paths.js";
-import { capAppLogWhileRunning } from "./host/shim/app-log.js";
-import { AlreadyRunningError } from "./host/local-access/instance-lock.js";
+import {
+  AlreadyRunningError,
+  CodeModeHost,
+  capAppLogWhileRunning,
+  dataDir as defaultDataDir,
+  prepareDataDir,
+  type AppStatus,
+  type RunGate,
+  type SandboxSupervisor,
+} from "./host/app/index.js";
 import { registerApiIpc } from "./ipc/register-api-ipc.js";
 import { safeStorageCheckpointSigner } from "./secrets/safe-storage-checkpoint-signer.js";
 import { safeStorageCodec } from "./secrets/safe-storage-codec.js";
@@ -51,7 +50,7 @@ function shimLaunch(dataDir: string) {
 }
 
 interface TraySources {
-  sandbox: Pick<SandboxSlot, "dockerView" | "imagePresent">;
+  sandbox: Pick<SandboxSupervisor, "dockerView" | "imagePresent">;
   gate: Pick<RunGate, "active" | "paused">;
   status: Pick<AppStatus, "info" | "setPaused">;
   audit: { readonly failure: string | null };
@@ -136,8 +135,7 @@ async function start(): Promise<void> {
   const dataDir = defaultDataDir(process.env);
   try {
     // The key file is read (or created) in the data directory: judge the directory first.
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    await checkDataDirTrust(dataDir, DATA_DIR_TRUSTED_ENTRIES);
+    await prepareDataDir(dataDir);
     const checkpointKey = await safeStorageCheckpointSigner(dataDir).catch((error: unknown) => ({
       signer: undefined,
       problem: `the audit checkpoint key could not be read or created (${String(error)}): audit checkpoints are not signed`,
@@ -173,7 +171,7 @@ async function start(): Promise<void> {
   const trusted = (sender: Electron.WebContents): boolean =>
     window !== null && sender === window.webContents;
   const running = host;
-  const { api, events, sandbox, gate, status, taint, audit } = host;
+  const { api, events, sandbox, gate, status, audit } = host;
   traySources = {
     sandbox,
     gate,
@@ -181,7 +179,7 @@ async function start(): Promise<void> {
     audit: host.hostAudit,
     // The host's own views: they count each server's held tools (the tray's "Changes to review").
     serverViews: () => running.serverViews(),
-    taintViews: () => taintViews(taint),
+    taintViews: () => running.taintViews(),
     pendingApprovals: () => host?.approvals.list().length ?? 0,
   };
   registerApiIpc(ipcMain, { api, events }, trusted, log);

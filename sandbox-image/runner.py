@@ -3,7 +3,7 @@
 The host starts the container as `python3 -I /opt/codemode/runner.pyc NONCE` (this file,
 compiled when the image is built) and talks to
 this process over the container's stdin/stdout, one JSON object per line. The contract is
-electron/host/sandbox/runner-protocol.md; read it before changing anything here.
+electron/host/sandbox/runner/runner-protocol.md; read it before changing anything here.
 
 Trust model, because it explains most of the choices below: the code runs in this very
 process, so it can read, patch or replace anything in this file at run time. Nothing here

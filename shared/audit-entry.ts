@@ -69,7 +69,7 @@ export const clientConnectedEntrySchema = z.object({
   kind: z.literal("client_connected"),
   ...clientConnection,
   /**
-   * Connections left out of the log (over HOST_LIMITS.clientEntriesLogged in a window) since
+   * Connections left out of the log (over CLIENT_ENTRIES_LOGGED in a window) since
    * the last entry that said how many: a client can connect and leave in a loop.
    */
   notLogged: count.optional(),
@@ -82,9 +82,9 @@ export const clientDisconnectedEntrySchema = z.object({
 });
 
 /**
- * Client connections left out of the log (over HOST_LIMITS.clientEntriesLogged in a window)
+ * Client connections left out of the log (over CLIENT_ENTRIES_LOGGED in a window)
  * that no client_connected counted yet (notLogged): written at the first one left out, then at
- * most every HOST_LIMITS.clientsNotLoggedFlushMs while more are, and when the app stops. A loop
+ * most every CLIENTS_NOT_LOGGED_FLUSH_MS while more are, and when the app stops. A loop
  * of connections is on the record even if the app is killed before the next one logged.
  */
 export const clientsNotLoggedEntrySchema = z.object({
@@ -100,7 +100,7 @@ export const CUT_OFF_TRANSPORTS = ["socket", "ws"] as const;
 /**
  * A connection closed by the host because it left more answers unread than the bound
  * (HOST_LIMITS.socketUnreadMaxBytes, wsUnreadMaxBytes): a client asking without reading kept
- * every answer in the host's memory. Past HOST_LIMITS.cutOffEntriesLogged a window, the rest
+ * every answer in the host's memory. Past CUT_OFF_ENTRIES_LOGGED a window, the rest
  * are counted (notLogged) in the next one logged.
  */
 export const clientCutOffEntrySchema = z.object({
@@ -120,9 +120,9 @@ export const clientCutOffEntrySchema = z.object({
 });
 
 /**
- * Cut-offs left out of the log (over HOST_LIMITS.cutOffEntriesLogged a window) that no
+ * Cut-offs left out of the log (over CUT_OFF_ENTRIES_LOGGED a window) that no
  * client_cut_off counted yet (notLogged): written at the first one left out, then at most every
- * HOST_LIMITS.cutOffWindowMs while more are, and at the stop. A client cut off after a flood of
+ * CUT_OFF_WINDOW_MS while more are, and at the stop. A client cut off after a flood of
  * others is on the record even if no cut-off is logged after it.
  */
 export const cutOffsNotLoggedEntrySchema = z.object({
@@ -145,7 +145,7 @@ const connectionCap = {
 /**
  * A loopback HTTP server reached its cap of open connections and refuses new ones: anyone on
  * this machine, token or not, can hold them all and lock every real client out. Past
- * HOST_LIMITS.connectionCapEpisodesLogged a window, the times it is reached are counted
+ * CONNECTION_CAP_EPISODES_LOGGED a window, the times it is reached are counted
  * (notLogged) in the next one logged, their refused connections in `refused`; one of them still
  * lasting when a window has room is logged then (at its next refusal), not counted.
  */
@@ -204,7 +204,7 @@ export const runFinishedEntrySchema = z.object({
   stderrBytes: count,
   /**
    * The tools the code called, as it named them, each with how many calls it made (refused ones
-   * too), in the order of their first call: at most AUDIT_LIMITS.calledToolsNamed tools, the
+   * too), in the order of their first call: at most CALLED_TOOLS_NAMED (audit-recorder.ts) tools, the
    * calls of the others are in `calls` only. Absent when it called none, and in older logs.
    */
   calledTools: z.array(z.object({ tool: z.string(), calls: count })).optional(),
@@ -305,9 +305,9 @@ export const authRefusedEntrySchema = z.object({
 });
 
 /**
- * Refused connections left out of the log (over HOST_LIMITS.authRefusalsPerMinute a window)
+ * Refused connections left out of the log (over AUTH_REFUSALS_PER_MINUTE a window)
  * that no auth_refused reason counted yet: written at the first one left out, then at most
- * every HOST_LIMITS.authRefusalWindowMs while more are, and at the stop. Knocking that stops
+ * every AUTH_REFUSAL_WINDOW_MS while more are, and at the stop. Knocking that stops
  * after a burst, or an app killed after it, is on the record at its size, not as 30 entries.
  */
 export const authRefusalsNotLoggedEntrySchema = z.object({

@@ -1,5 +1,5 @@
-// The audit entries of the user's reviews: "ask first" approvals and pinned tool definitions
-// (issue 12 §2). Shared with the UI, so free of Node imports.
+// The audit entries of the user's reviews: "ask first" approvals and pinned tool definitions.
+// Shared with the UI, so free of Node imports.
 import { z } from "zod";
 import { common, count, millis } from "./audit-entry-fields.js";
 
@@ -52,7 +52,7 @@ export const approvalAnsweredEntrySchema = z.object({
   waitedMs: millis,
 });
 
-/** Pinned tool definitions (issue 12 §2): what a held change is. */
+/** Pinned tool definitions: what a held change is. */
 const heldChange = {
   server: z.string(),
   /** The server's own name of the tool. */
@@ -77,7 +77,7 @@ export const toolHeldEntrySchema = z.object({
   kind: z.literal("tool_held"),
   ...heldChange,
   /**
-   * Held definitions of this server left out of the log (over PIN_LIMITS.heldLoggedPerServer
+   * Held definitions of this server left out of the log (over PIN_HELD_LOGGED_PER_SERVER
    * in a window) since the last entry that said how many: a server can list thousands anew.
    */
   notLogged: count.optional(),

@@ -5,9 +5,9 @@ export const STOP_REASONS = [
   "protocol_violation",
   "memory",
   "cancelled",
-  /** It kept calling after its call budget was spent (RUN_COST_LIMITS.refusalsPastBudget). */
+  /** It kept calling after its call budget was spent (REFUSALS_PAST_BUDGET). */
   "call_budget",
-  /** It sent more messages (output chunks, calls) than RUN_COST_LIMITS.messagesPerRun. */
+  /** It sent more messages (output chunks, calls) than MESSAGES_PER_RUN. */
   "message_limit",
   /** Its audit entries reached RUN_COST_LIMITS.auditBytesPerRun. */
   "audit_limit",

@@ -9,6 +9,7 @@ import {
   SANDBOX_LIMITS,
   SETTINGS_BOUNDS,
 } from "../shared/limits.js";
+import { OUTPUT_STOP_BYTES } from "../electron/host/sandbox/runner/run-session.js";
 
 const skill = readFileSync(new URL("./codemode/SKILL.md", import.meta.url), "utf8");
 
@@ -50,9 +51,7 @@ describe("skills/codemode/SKILL.md", () => {
 
   it("repeats the same numbers in its prose", () => {
     expect(skill).toContain(`at most ${RUN_LIMITS.stdoutKeptBytes / 1024} KiB of stdout`);
-    expect(skill).toContain(
-      `a run that writes ${RUN_LIMITS.outputStopBytes / 1024 / 1024} MiB is stopped`,
-    );
+    expect(skill).toContain(`a run that writes ${OUTPUT_STOP_BYTES / 1024 / 1024} MiB is stopped`);
     expect(skill).toContain(
       `read-only except \`/tmp\` (${SANDBOX_LIMITS.tmpfsBytes / 1024 / 1024} MiB)`,
     );

@@ -1,7 +1,7 @@
 // A real stdio MCP server that behaves as a hostile or careless one would, for the tests of
-// issue 8: a schema whose pattern backtracks catastrophically on JavaScript's RegExp (§2),
-// one whose pattern needs lookahead, and tools that echo the server's own API key back in a
-// result, an error result and a protocol error (§9), or in its own tool list (`configure`).
+// the host's defences: a schema whose pattern backtracks catastrophically on JavaScript's
+// RegExp, one whose pattern needs lookahead, and tools that echo the server's own API key back
+// in a result, an error result and a protocol error, or in its own tool list (`configure`).
 //
 // Environment: HOSTILE_API_KEY is the key the echoing tools give away.
 

@@ -6,7 +6,7 @@ import http from "node:http";
 import path from "node:path";
 import WebSocket from "ws";
 import type { AuditExportParams } from "../shared/api/audit-export.js";
-import { SETTINGS_FILE } from "../electron/host/app/settings-applier.js";
+import { SETTINGS_FILE } from "../electron/host/servers/settings/settings-file.js";
 import { CHECKPOINT_FILE } from "../electron/host/audit/audit-checkpoint.js";
 import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { callInput } from "./audit-fixtures.js";

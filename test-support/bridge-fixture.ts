@@ -3,20 +3,20 @@
 // rules on real servers.
 import { Ajv } from "ajv";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Catalog, CatalogTool } from "../electron/host/catalog/catalog-types.js";
+import type { Catalog, CatalogTool } from "../electron/host/core/catalog/catalog-types.js";
 import {
   Bridge,
   type BridgeOptions,
   type CallOutcome,
   type RunCalls,
-} from "../electron/host/bridge/bridge.js";
+} from "../electron/host/core/bridge/bridge.js";
 import type {
   BridgeCallEvent,
   BridgeEvent,
   BridgeEventSink,
-} from "../electron/host/bridge/bridge-events.js";
-import { TaintRegistry } from "../electron/host/bridge/taint.js";
-import type { ToolCaller } from "../electron/host/bridge/tool-caller.js";
+} from "../electron/host/core/bridge/bridge-events.js";
+import { TaintRegistry } from "../electron/host/core/bridge/taint.js";
+import type { ToolCaller } from "../electron/host/core/ports/tool-caller.js";
 
 export const ajv = new Ajv({ strict: false });
 

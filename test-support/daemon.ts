@@ -127,7 +127,7 @@ export interface DaemonProcess {
 
 /**
  * Starts `codemode daemon` on `home` and resolves once it printed its "ready" line on
- * stderr. Rejects with its stderr if it exits first or takes longer than `readyTimeoutMs`.
+ * stderr. Rejects with its stderr if it exits first or takes longer than `POOL_READY_TIMEOUT_MS`.
  */
 export async function startDaemon(
   home: string,
@@ -430,4 +430,4 @@ export async function cleanUpHosts(docker?: Dockerode): Promise<void> {
   homes.clear();
 }
 
-export { pidAlive } from "../electron/host/local-access/instance-lock.js";
+export { pidAlive } from "../electron/host/util/process-place.js";

@@ -1,11 +1,14 @@
 import Dockerode from "dockerode";
 import { describe, inject } from "vitest";
-import { engineRuntimes } from "../electron/host/docker/docker-runtimes.js";
-import { findDocker } from "../electron/host/docker/docker-status.js";
+import { engineRuntimes } from "../electron/host/sandbox/container-engine/docker-runtimes.js";
+import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
-import { currentOwner, type ContainerOwner } from "../electron/host/sandbox/container-owner.js";
-import { OWNER_LABELS } from "../electron/host/sandbox/container-spec.js";
-import { readInstallId } from "../electron/host/sandbox/install-id.js";
+import {
+  currentOwner,
+  type ContainerOwner,
+} from "../electron/host/sandbox/containers/container-owner.js";
+import { OWNER_LABELS } from "../electron/host/sandbox/containers/container-spec.js";
+import { readInstallId } from "../electron/host/sandbox/containers/install-id.js";
 
 export interface DockerFixture {
   docker: Dockerode;

@@ -14,7 +14,7 @@ import {
   shimProofLine,
   type HelloPurpose,
   type LineResult,
-} from "../electron/host/local-access/handshake.js";
+} from "../electron/host/ingress/local-access/handshake.js";
 
 export function connect(socketPath: string): Promise<net.Socket> {
   return new Promise((resolve, reject) => {

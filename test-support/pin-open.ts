@@ -1,8 +1,8 @@
 // Run by the read-only pin file test as a real process (as another user when the test runs as
 // root, whom permission bits do not stop): opens the pin store on FILE, lists a pinned server
 // and a new one, flushes, and prints one JSON line saying how it went.
-import { ToolPins } from "../electron/host/pins/tool-pins.js";
-import { pinnedForm } from "../electron/host/pins/tool-hash.js";
+import { ToolPins } from "../electron/host/servers/pins/tool-pins.js";
+import { pinnedForm } from "../electron/host/servers/pins/tool-hash.js";
 
 const [file] = process.argv.slice(2);
 if (file === undefined) throw new Error("usage: pin-open FILE");

@@ -5,8 +5,8 @@
 //   cli CONFIG NAME MS - `codemode servers accept --config CONFIG NAME --yes`, MS after "go"
 import { createInterface } from "node:readline";
 import { acceptCommand } from "../electron/host/cli/commands/review-command.js";
-import { pinnedForm } from "../electron/host/pins/tool-hash.js";
-import { ToolPins } from "../electron/host/pins/tool-pins.js";
+import { pinnedForm } from "../electron/host/servers/pins/tool-hash.js";
+import { ToolPins } from "../electron/host/servers/pins/tool-pins.js";
 import { memoryIO } from "./cli-io.js";
 
 const [mode, target, arg, delay] = process.argv.slice(2);

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { pidAlive } from "../electron/host/local-access/instance-lock.js";
+import { pidAlive } from "../electron/host/util/process-place.js";
 import { until } from "./wait.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

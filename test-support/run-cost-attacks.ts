@@ -1,4 +1,5 @@
-// The hostile runs of issue 8 §3, shared by e2e/run-cost.e2e.test.ts and bench/run-cost-flood.ts.
+// The hostile runs that try to exhaust a run's cost bounds, shared by e2e/run-cost.e2e.test.ts
+// and bench/run-cost-flood.ts.
 
 /**
  * The attack of the issue, through the public API alone: calls gathered in a loop, each

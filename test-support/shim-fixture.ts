@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import {
   LocalSocketListener,
   type ListenOptions,
-} from "../electron/host/local-access/socket-listener.js";
+} from "../electron/host/ingress/local-access/socket-listener.js";
 import type { ShimOptions } from "../electron/host/shim/shim.js";
 import { removeTempDirs } from "./temp-dir.js";
 

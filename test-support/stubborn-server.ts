@@ -3,7 +3,7 @@
 // as its child on the same stdio, and a `sleep` that holds the pipes too. Each writes its pid
 // to a file, so a test can tell that the whole tree is gone after a stop.
 import { readFileSync } from "node:fs";
-import type { ServerEntry } from "../electron/host/servers/server-config-types.js";
+import type { ServerEntry } from "../electron/host/core/ports/server-config-types.js";
 
 const WRAPPER = `
 const { spawn } = require("node:child_process");

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { expect } from "vitest";
 import { TOY_SERVER_UNIT_JS } from "./toy-build.js";
-import type { ServerEntry } from "../electron/host/servers/server-config-types.js";
+import type { ServerEntry } from "../electron/host/core/ports/server-config-types.js";
 import { systemClock, type Clock } from "../electron/host/servers/restart-backoff.js";
 import {
   WrappedServer,

@@ -15,8 +15,8 @@ import {
   ipcEventChannel,
   ipcRequestChannel,
 } from "../../shared/api/ipc-channels.js";
-import { buildApiHandlers } from "../host/api/api-handlers.js";
-import { EventHub } from "../host/app/event-hub.js";
+import { buildApiHandlers } from "../host/api/handlers/api-handlers.js";
+import { EventHub } from "../host/api/event-hub.js";
 import { registerApiIpc, type IpcMainLike } from "./register-api-ipc.js";
 
 // The contract's maps and every side built from them must stay in step: these fail to

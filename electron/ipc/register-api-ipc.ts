@@ -11,8 +11,7 @@ import {
   ipcEventChannel,
   ipcRequestChannel,
 } from "../../shared/api/ipc-channels.js";
-import { dispatchApi } from "../host/api/api-dispatcher.js";
-import type { EventHub } from "../host/app/event-hub.js";
+import { dispatchApi, type EventHub } from "../host/app/index.js";
 
 /** The parts of ipcMain used here, so this wiring stays testable without Electron. */
 export interface IpcMainLike {

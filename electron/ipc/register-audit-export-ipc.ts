@@ -5,7 +5,7 @@ import {
   type DesktopExportResult,
 } from "../../shared/api/audit-export.js";
 import { IPC_EXPORT_AUDIT } from "../../shared/api/ipc-channels.js";
-import { exportAuditToFile, type AuditExporter } from "../host/audit/audit-export-file.js";
+import { exportAuditToFile, type AuditExporter } from "../host/app/index.js";
 
 /** The parts of ipcMain and dialog used here, so this wiring stays testable without Electron. */
 export interface ExportIpcLike {

@@ -1,5 +1,5 @@
 import { safeStorage } from "electron";
-import type { SecretCodec } from "../host/store/secret-codec.js";
+import type { SecretCodec } from "../host/app/index.js";
 
 /** Secret env values encrypted with the OS keychain, when the platform offers one. */
 export function safeStorageCodec(): SecretCodec | undefined {

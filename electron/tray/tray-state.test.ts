@@ -53,7 +53,7 @@ describe("tray state", () => {
     );
   });
 
-  it("says Docker is not reachable while a lost engine is away (issue 14 §2)", () => {
+  it("says Docker is not reachable while a lost engine is away", () => {
     const away = { ...ready, dockerReady: false, dockerUnreachable: true };
     expect(trayState(away)).toBe("attention");
     expect(statusLine(away)).toBe("Runs refused: Docker not reachable");
@@ -96,7 +96,7 @@ describe("tray and ask-first calls", () => {
   });
 });
 
-describe("tray and held tool definitions (issue 12 §2)", () => {
+describe("tray and held tool definitions", () => {
   it("says 'Changes to review (N)' while tools are held, an item that opens the Servers page", () => {
     const held = { ...ready, heldTools: 3 };
     expect(trayState(held)).toBe("attention");

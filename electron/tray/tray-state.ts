@@ -22,7 +22,7 @@ export interface TraySnapshot {
   heldTools?: number;
   /**
    * Servers still starting. The app takes clients before a slow server is up (at most
-   * SERVER_LIMITS.startupWaitMs), so "Ready" alone would hide that its tools are not there yet.
+   * SERVER_STARTUP_WAIT_MS), so "Ready" alone would hide that its tools are not there yet.
    */
   startingServers?: string[];
 }

@@ -277,7 +277,7 @@ export interface TriedToolView {
 export type TryServerView =
   | {
       ok: true;
-      /** All the tools it listed; `tools` may hold fewer (TRY_SERVER_LIMITS.toolsShownMax). */
+      /** All the tools it listed; `tools` may hold fewer (TRY_TOOLS_SHOWN_MAX). */
       toolCount: number;
       tools: TriedToolView[];
       stderrTail: string[];
@@ -331,7 +331,7 @@ export interface ApprovalView {
   args: string;
   /**
    * The run's code, secrets masked and hidden characters escaped, cut to
-   * APPROVAL_LIMITS.codeShownMaxBytes by taking out its middle (a mark says how much).
+   * APPROVAL_CODE_SHOWN_MAX_BYTES (approval-service.ts) by taking out its middle (a mark says how much).
    */
   code: string;
   /** UTF-8 bytes of the whole code, as the client sent it. */

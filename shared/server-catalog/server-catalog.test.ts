@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateServersConfig } from "../../electron/host/servers/server-config.js";
+import { validateServersConfig } from "../../electron/host/servers/config/server-config.js";
 import { SERVER_CATALOG_LIMITS } from "../limits.js";
 import { catalogEntry, serverCatalog, type CatalogEntry } from "./catalog-schema.js";
 import data from "./servers.json" with { type: "json" };

@@ -7,7 +7,7 @@ import {
   type ApiResult,
 } from "../../../shared/api/api-contract.js";
 import { API_LIMITS } from "../../../shared/limits.js";
-import { ApiFailure } from "./api-failure.js";
+import { ApiFailure } from "../../../shared/api/api-failure.js";
 import { jsonLengthUpTo } from "./json-size.js";
 
 function isChannel(value: string): value is ApiChannel {

@@ -1,6 +1,6 @@
 // How long a value's JSON would be, counted without building it, and given up on once past a
 // cap: a reply too big to send must be found without first spending the memory (or hitting
-// V8's string limit, which is what used to take the daemon down) to build it.
+// V8's string limit, which throws and would take the daemon down) to build it.
 
 /**
  * The length of `JSON.stringify(value)` in UTF-16 units, or any number over `cap` as soon as

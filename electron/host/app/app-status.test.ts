@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxPoolView } from "../../../shared/api/api-views.js";
 import { AppStatus, type AppStatusSources } from "./app-status.js";
-import { EventHub } from "./event-hub.js";
+import { EventHub } from "../api/event-hub.js";
 import { RunGate } from "./run-gate.js";
 
 describe("AppStatus: the sandboxes' live counts", () => {

@@ -3,13 +3,15 @@
 // Also the sandboxes' live counts (ready, starting, running), told on "sandbox.pool" when they
 // move: looked at on a timer rather than from inside the pool, whose changes come from many
 // places (starts, ready lines, takes, shrinks, restocks) and whose counts are only ever read.
-import { HOST_LIMITS } from "../../../shared/limits.js";
 import type { AppInfoView, SandboxPoolView } from "../../../shared/api/api-views.js";
-import type { ShimLaunch } from "../clients/client-snippets.js";
+import type { ShimLaunch } from "../api/clients/client-snippets.js";
 import type { ServerPath } from "../servers/server-path.js";
-import type { SandboxSlot } from "./sandbox-slot.js";
-import type { EventHub } from "./event-hub.js";
+import type { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
+import type { EventHub } from "../api/event-hub.js";
 import type { RunGate } from "./run-gate.js";
+
+/** The sandboxes' counts (ready, starting, running) are looked at this often for the UI. */
+export const POOL_VIEW_SAMPLE_MS = 500;
 
 export interface AppStatusSources {
   version: string;
@@ -24,9 +26,9 @@ export interface AppStatusSources {
   gate: RunGate;
   audit: { readonly failure: string | null };
   engine: { readonly lastCatalogError: string | null };
-  sandbox: Pick<SandboxSlot, "dockerView" | "runtimeProblem" | "poolCounts">;
+  sandbox: Pick<SandboxSupervisor, "dockerView" | "runtimeProblem" | "poolCounts">;
   events: EventHub;
-  /** How often the pool's counts are looked at (HOST_LIMITS.poolViewSampleMs unless said). */
+  /** How often the pool's counts are looked at (POOL_VIEW_SAMPLE_MS unless said). */
   poolSampleMs?: number;
 }
 
@@ -37,7 +39,7 @@ export class AppStatus {
   constructor(private readonly sources: AppStatusSources) {
     this.poolTimer = setInterval(
       () => this.samplePool(),
-      sources.poolSampleMs ?? HOST_LIMITS.poolViewSampleMs,
+      sources.poolSampleMs ?? POOL_VIEW_SAMPLE_MS,
     );
     // A status nobody looks at keeps no process alive.
     this.poolTimer.unref();

@@ -1,49 +1,52 @@
 import type { ApiHandlers } from "../../../shared/api/api-contract.js";
-import type { ServerView } from "../../../shared/api/api-views.js";
+import type { ServerView, TaintView } from "../../../shared/api/api-views.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { API_LIMITS, HOST_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
+import { API_LIMITS } from "../../../shared/limits.js";
 import type { AuditLog } from "../audit/audit-log.js";
-import { ApprovalService } from "../approvals/approval-service.js";
-import { configAsksFirst } from "../approvals/ask-policy.js";
+import type { ApprovalService } from "../core/approvals/approval-service.js";
+import { buildApiHandlers } from "../api/handlers/api-handlers.js";
 import { configHidesArgs } from "../audit/args-policy.js";
-import { buildApiHandlers } from "../api/api-handlers.js";
 import { tryServices, type TryServices } from "../api/handlers/try-handlers.js";
 import { pageOf, serverPage } from "../api/handlers/list-page.js";
-import { configSecrets } from "../bridge/secret-mask.js";
-import { TaintRegistry } from "../bridge/taint.js";
-import { findDocker } from "../docker/docker-status.js";
-import { CodeModeEngine } from "../engine/code-mode-engine.js";
-import type { McpHttpServer } from "../http-transport/mcp-http-server.js";
-import type { InstanceLock } from "../local-access/instance-lock.js";
-import { LocalSocketListener } from "../local-access/socket-listener.js";
-import { sandboxImageDir } from "../paths.js";
+import { configSecrets } from "../core/secrets/secret-mask.js";
+import { TaintRegistry } from "../core/bridge/taint.js";
+import { findDocker } from "../sandbox/container-engine/docker-status.js";
+import type { CodeModeEngine } from "../core/engine/code-mode-engine.js";
+import { runEngineBuilder } from "./run-engine.js";
+import type { McpHttpServer } from "../ingress/http/mcp-http-server.js";
+import type { InstanceLock } from "../ingress/local-access/instance-lock.js";
+import { LocalSocketListener } from "../ingress/local-access/socket-listener.js";
+import { listenForClients } from "../ingress/mcp/socket-clients.js";
+import { sandboxImageDir } from "../util/paths.js";
 import { readContext } from "../sandbox/image.js";
-import type { ConfigStore } from "../servers/config-store.js";
-import type { ServersConfig } from "../servers/server-config-types.js";
+import type { ConfigStore } from "../servers/config/config-store.js";
+import type { ServersConfig } from "../core/ports/server-config-types.js";
 import { pruneBundles } from "../servers/mcpb/bundle-store.js";
 import type { ServerPath } from "../servers/server-path.js";
 import type { ServerSet } from "../servers/server-set.js";
-import type { Settings } from "../settings/settings.js";
+import type { Settings } from "../servers/settings/settings.js";
 import { AppStatus } from "./app-status.js";
-import { AuditRecorder } from "./audit-recorder.js";
-import { RunImageCache } from "./run-image-cache.js";
-import { catalogInput } from "./catalog-input.js";
-import { ClientSessions } from "./client-sessions.js";
-import { DockerOutages } from "./docker-outages.js";
-import { EventHub } from "./event-hub.js";
-import { HostAudit } from "./host-audit.js";
+import { AuditRecorder } from "../audit/audit-recorder.js";
+import { RunImageCache } from "../audit/run-image-cache.js";
+import { catalogInput } from "../servers/catalog-input.js";
+import { ClientSessions } from "../ingress/mcp/client-sessions.js";
+import { DockerOutages } from "../audit/flood/docker-outages.js";
+import { EventHub } from "../api/event-hub.js";
+import { HostAudit } from "../audit/host-audit.js";
 import type { HostOptions } from "./host-options.js";
 import { HostRuns } from "./host-runs.js";
-import { HttpSwitch } from "./http-switch.js";
-import { openHost, type Opened } from "./open-host.js";
+import { McpHttpService } from "../ingress/http/mcp-http-service.js";
+import { openHost, type OpenedDataDir } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
 import { wirePins } from "./pin-events.js";
-import { ClientAuditLog } from "./client-entry-limiter.js";
-import type { ToolPins } from "../pins/tool-pins.js";
-import { SandboxSlot } from "./sandbox-slot.js";
-import { serverViews, taintViews } from "./server-views.js";
+import { forwardHostEvents } from "./host-events.js";
+import { ClientEntryRecorder } from "../audit/flood/client-entry-recorder.js";
+import type { ToolPins } from "../servers/pins/tool-pins.js";
+import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
+import { serverViews, taintViews } from "../api/server-views.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { engineSettings, type SettingsApplier } from "./settings-applier.js";
+import { DOCKER_POLL_MS, AUDIT_PROBE_MS, SERVER_STARTUP_WAIT_MS } from "./host-options.js";
 
 /**
  * The process every face of Code Mode shares: the Electron main process, `codemode daemon`
@@ -57,14 +60,14 @@ export class CodeModeHost {
   readonly hostAudit: HostAudit;
   readonly servers: ServerSet;
   readonly configStore: ConfigStore;
-  readonly sandbox: SandboxSlot;
+  readonly sandbox: SandboxSupervisor;
   readonly gate: RunGate;
   readonly engine: CodeModeEngine;
   /** "Ask first" calls waiting for the user. */
   readonly approvals: ApprovalService;
   readonly sessions: ClientSessions;
   readonly listener = new LocalSocketListener();
-  readonly http: HttpSwitch;
+  readonly http: McpHttpService;
   readonly status: AppStatus;
   readonly settingsApplier: SettingsApplier;
   readonly api: ApiHandlers;
@@ -81,11 +84,11 @@ export class CodeModeHost {
   private readonly lock: InstanceLock;
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
-  private readonly clientLog: ClientAuditLog;
+  private readonly clientLog: ClientEntryRecorder;
 
   private constructor(
     readonly options: HostOptions,
-    opened: Opened,
+    opened: OpenedDataDir,
   ) {
     const { events, taint } = this;
     const servers = (this.servers = opened.servers);
@@ -98,19 +101,18 @@ export class CodeModeHost {
     this.audit = opened.audit;
     const hostAudit = (this.hostAudit = new HostAudit(opened.audit, {
       log,
-      probeMs: options.auditProbeMs ?? HOST_LIMITS.auditProbeMs,
+      probeMs: options.auditProbeMs ?? AUDIT_PROBE_MS,
     }));
     const record = (entry: AuditEntryInput) => hostAudit.record(entry);
     const now = () => options.now?.() ?? new Date();
     const outages = (this.outages = new DockerOutages(record, log, now));
-    // Made below, once the sandbox it runs in is: warm containers are staged only after.
-    let catalogSource: CodeModeEngine | null = null;
-    const sandbox = (this.sandbox = new SandboxSlot({
+    const engineBuilder = runEngineBuilder();
+    const sandbox = (this.sandbox = new SandboxSupervisor({
       findDocker: options.findDocker ?? (() => findDocker()),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       ...sandboxSettings(settings),
-      stagedTools: () => catalogSource?.stagedTools() ?? null,
+      stagedTools: engineBuilder.stagedTools,
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),
@@ -126,16 +128,8 @@ export class CodeModeHost {
       configHidesArgs(configStore.current, server, tool);
     const recorder = new AuditRecorder(record, secrets, { hidesArgs: hides });
     const runImages = new RunImageCache();
-    const approvals = (this.approvals = new ApprovalService({
-      asksFirst: (server, tool) => configAsksFirst(configStore.current, server, tool),
-      hidesArgs: hides,
-      record,
-      changed: (views) => events.emit("approvals.changed", views),
-      secrets,
-      timeoutSeconds: settings.approvalTimeoutSeconds,
-    }));
     const gate = (this.gate = new RunGate(settings.maxConcurrentRuns));
-    const engine = (this.engine = new CodeModeEngine({
+    const { engine, approvals } = engineBuilder.build({
       servers,
       sandbox,
       taint,
@@ -154,16 +148,20 @@ export class CodeModeHost {
       settings: engineSettings(settings),
       tolerateCatalogErrors: true,
       serverTools: () => catalogInput(servers, configStore.current, opened.pins),
-      approvals,
-    }));
-    catalogSource = engine;
-    // Warm containers already idle get the catalog now, and each change after.
-    sandbox.catalogChanged();
-    engine.onCatalogChange(() => sandbox.catalogChanged());
+      approvals: {
+        config: () => configStore.current,
+        hidesArgs: hides,
+        record,
+        changed: (views) => events.emit("approvals.changed", views),
+        timeoutSeconds: settings.approvalTimeoutSeconds,
+      },
+    });
+    this.engine = engine;
+    this.approvals = approvals;
     // A run whose entries reached their cap is stopped; its later calls are only counted.
     recorder.onOverCap((runId) => engine.stopRun(runId, "audit_limit"));
     // A client can connect and leave in a loop: connections are logged one by one up to a bound.
-    const clientLog = (this.clientLog = new ClientAuditLog(record));
+    const clientLog = (this.clientLog = new ClientEntryRecorder(record));
     const sessions = (this.sessions = new ClientSessions(
       new HostRuns(engine, gate, hostAudit, sandbox, outages),
       options.version,
@@ -176,7 +174,7 @@ export class CodeModeHost {
           events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),
       },
     ));
-    const http = (this.http = new HttpSwitch({
+    const http = (this.http = new McpHttpService({
       sessions,
       token: opened.token,
       dataDir: options.dataDir,
@@ -216,29 +214,20 @@ export class CodeModeHost {
       },
     });
     configStore.onApply((next, summary) => this.applyConfig(next, summary));
-    hostAudit.onHealthChange(() => status.changed());
-    // app.info carries Docker's state too.
-    events.on("docker.changed", () => status.changed());
-    taint.onChange((change) => {
-      if (change.type === "reset") {
-        record({
-          kind: "taint_reset",
-          client: change.client,
-          previousTool: change.previous.pyName,
-        });
-      }
-      events.emit("taint.changed", pageOf(taintViews(taint), API_LIMITS.taintPageMaxLimit));
+    const serversChanged = () => this.emitServers();
+    const audit = opened.audit;
+    forwardHostEvents({
+      events,
+      taint,
+      record,
+      log,
+      engine,
+      status,
+      servers,
+      hostAudit,
+      audit,
+      serversChanged,
     });
-    engine.onCatalogError((message) => {
-      log?.(
-        `the tools of a server changed but cannot be used: ${message}; keeping the previous tools`,
-      );
-      status.changed();
-    });
-    servers.on("status", () => this.emitServers());
-    servers.on("tools", () => this.emitServers());
-    opened.audit.subscribe((entry) => events.emit("audit.entry", entry));
-    opened.audit.onVerifyProgress((progress) => events.emit("audit.verify", progress));
     const { pendingBundles, serverPath } = this;
     const bundles = { configStore, dataDir: options.dataDir, serverPath, pendingBundles };
     this.tries = tryServices(bundles, hostAudit);
@@ -251,7 +240,7 @@ export class CodeModeHost {
       shimLaunch: options.shimLaunch,
       mcpHttp: () => http.server,
       bundles: { ...bundles, serverViews: () => this.serverViews() },
-      taint: { taint, taintViews: () => taintViews(taint) },
+      taint: { taint, taintViews: () => this.taintViews() },
       settings: this.settingsApplier,
       audit: opened.audit,
       runImages,
@@ -279,17 +268,22 @@ export class CodeModeHost {
   /** Puts the built services to work: Docker looked for, servers started, socket and HTTP up. */
   private async begin(config: ServersConfig, settings: Settings): Promise<void> {
     const log = this.options.log ?? (() => undefined);
-    // Clients are taken once every server is up, or after SERVER_LIMITS.startupWaitMs (a late
-    // one joins the catalog when ready). Docker is looked for meanwhile, not first: a shim that
-    // starts the app waits shimStartWaitMs in all, and a mute engine takes versionTimeoutMs.
+    // Clients are taken once every server is up, or after SERVER_STARTUP_WAIT_MS (a late one joins
+    // the catalog when ready). Docker is looked for meanwhile, not first: a shim that starts the
+    // app waits SHIM_START_WAIT_MS in all, and a mute engine takes DOCKER_VERSION_TIMEOUT_MS.
     await Promise.all([
       this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`)),
       this.servers.replace(config, {
         onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
-        startWaitMs: SERVER_LIMITS.startupWaitMs,
+        startWaitMs: SERVER_STARTUP_WAIT_MS,
       }),
     ]);
-    await this.listen();
+    const { dataDir, env, uiLink } = this.options;
+    const record = (entry: AuditEntryInput) => this.record(entry);
+    await listenForClients(this.listener, this.sessions, {
+      ...{ dataDir, env, uiLink, record, log: this.options.log },
+      instanceLock: this.lock,
+    });
     await this.http
       .apply(settings)
       .catch((error: unknown) =>
@@ -304,29 +298,8 @@ export class CodeModeHost {
     for (const problem of this.startupProblems) log(problem);
   }
 
-  private async listen(): Promise<void> {
-    const log = this.options.log;
-    await this.listener.listen({
-      dataDir: this.options.dataDir,
-      env: this.options.env,
-      instanceLock: this.lock,
-      uiLink: this.options.uiLink,
-      onConnection: (socket) => {
-        void this.sessions.attachSocket(socket).catch((error: unknown) => {
-          log?.(`connection failed: ${String(error)}`);
-          socket.destroy();
-        });
-      },
-      onRefused: (refusal) => {
-        log?.(`refused a socket connection: ${refusal.message}`);
-        this.record({ kind: "auth_refused", reason: refusal.message, transport: "socket" });
-      },
-      onError: (error) => log?.(`socket: ${error.message}`),
-    });
-  }
-
   private watchDocker(): void {
-    const every = this.options.dockerPollMs ?? HOST_LIMITS.dockerPollMs;
+    const every = this.options.dockerPollMs ?? DOCKER_POLL_MS;
     this.dockerTimer = setInterval(() => {
       if (this.sandbox.dockerView().state !== "ready")
         void this.sandbox.refresh().catch(() => undefined);
@@ -373,6 +346,11 @@ export class CodeModeHost {
 
   serverViews(): ServerView[] {
     return serverViews(this.servers, this.config, (name) => this.pins.heldCount(name));
+  }
+
+  /** The clients held to private tools. */
+  taintViews(): TaintView[] {
+    return taintViews(this.taint);
   }
 
   /** The MCP-over-HTTP server while it is on (tests reach its idle sweep through it). */

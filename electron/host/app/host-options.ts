@@ -1,17 +1,31 @@
 // What the host is started with, and what of its data directory it trusts.
-import { PINS_FILE } from "../pins/tool-pins.js";
+import { PINS_FILE } from "../servers/pins/tool-pins.js";
 import type { CheckpointSigner } from "../audit/audit-checkpoint.js";
 import { CHECKPOINT_FILE, SET_ASIDE_SUFFIX } from "../audit/audit-checkpoint.js";
-import type { ShimLaunch } from "../clients/client-snippets.js";
-import type { DockerStatus } from "../docker/docker-status.js";
-import { LOCAL_ACCESS_NAMES } from "../local-access/local-access-constants.js";
-import { INSTALL_ID_FILE } from "../sandbox/install-id.js";
-import { SERVERS_FILE } from "../servers/config-store.js";
+import type { ShimLaunch } from "../api/clients/client-snippets.js";
+import type { DockerStatus } from "../sandbox/container-engine/docker-status.js";
+import { LOCAL_ACCESS_NAMES } from "../ingress/local-access/local-access-constants.js";
+import { INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";
+import { SERVERS_FILE } from "../servers/config/config-store.js";
 import { BUNDLES_DIR } from "../servers/mcpb/bundle-store.js";
 import type { ServerPath } from "../servers/server-path.js";
-import type { SecretCodec } from "../store/secret-codec.js";
-import { CHECKPOINT_KEY_FILE } from "../../secrets/checkpoint-key.js";
-import { SETTINGS_FILE } from "./settings-applier.js";
+import type { SecretCodec } from "../servers/config/secret-codec.js";
+import { CHECKPOINT_KEY_FILE } from "../audit/checkpoint-key.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
+
+/**
+ * At the app's start, how long the host waits for its servers before it takes clients: those
+ * up by then are in the first `tools/list`, the others join when ready (list_changed). A shim
+ * that starts the app waits SHIM_START_WAIT_MS (10 s, shim.ts) for it: waiting for
+ * every server (a first `npx` download, one that never answers) made the client fail.
+ */
+export const SERVER_STARTUP_WAIT_MS = 5_000;
+
+/** While Docker is not ready, the host looks for it again this often. */
+export const DOCKER_POLL_MS = 10_000;
+
+/** While the audit log cannot be written (runs refused), how often writing is tried again. */
+export const AUDIT_PROBE_MS = 5_000;
 
 /** What the host reads from its data directory and acts on: each must be the user's own. */
 export const DATA_DIR_TRUSTED_ENTRIES = [
@@ -42,9 +56,9 @@ export interface HostOptions {
   contextDir?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
-  /** How often to look for Docker again while it is not ready (default HOST_LIMITS.dockerPollMs). */
+  /** How often to look for Docker again while it is not ready (default DOCKER_POLL_MS). */
   dockerPollMs?: number;
-  /** How often to try the audit log again while it cannot be written (default HOST_LIMITS.auditProbeMs). */
+  /** How often to try the audit log again while it cannot be written (default AUDIT_PROBE_MS). */
   auditProbeMs?: number;
   now?: () => Date;
   /** Keeps secret env values encrypted at rest (the app's OS keychain); absent: plain, 0600. */

@@ -1,10 +1,14 @@
 // run_python for every client: Docker must be there and the audit log writable, then the pause switch and the
 // concurrency cap, then the engine; the client hears of the run only once its entries are on disk.
-import type { CodeModeEngine, RunContext, RunPythonInput } from "../engine/code-mode-engine.js";
-import { RunNotStarted } from "../engine/run-not-started.js";
-import type { RunPythonService } from "../mcp/run-python-server.js";
-import type { DockerOutages } from "./docker-outages.js";
-import type { HostAudit } from "./host-audit.js";
+import type {
+  CodeModeEngine,
+  RunContext,
+  RunPythonInput,
+} from "../core/engine/code-mode-engine.js";
+import { RunNotStarted } from "../core/engine/run-not-started.js";
+import type { RunPythonService } from "../ingress/mcp/run-python-server.js";
+import type { DockerOutages } from "../audit/flood/docker-outages.js";
+import type { HostAudit } from "../audit/host-audit.js";
 import type { RunGate } from "./run-gate.js";
 
 export class HostRuns implements RunPythonService {

@@ -3,10 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { DEFAULT_SETTINGS } from "../settings/settings.js";
-import { EventHub } from "./event-hub.js";
+import { DEFAULT_SETTINGS } from "../servers/settings/settings.js";
+import { EventHub } from "../api/event-hub.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
-import { SETTINGS_FILE, type SettingsSubsystems } from "./settings-applier.js";
+import { type SettingsSubsystems } from "./settings-applier.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -3,16 +3,19 @@
 // Kept beside each other so a setting's value at start and its reaction to a change agree.
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { poolGrowthFor } from "../sandbox/pool-target.js";
-import type { SavedSettings } from "../settings/settings-file.js";
-import type { Settings } from "../settings/settings.js";
-import type { EventHub } from "./event-hub.js";
-import type { SandboxSlotOptions } from "./sandbox-slot-options.js";
+import type { SavedSettings } from "../servers/settings/settings-file.js";
+import type { Settings } from "../servers/settings/settings.js";
+import type { EventHub } from "../api/event-hub.js";
+import type { SandboxSupervisorOptions } from "../sandbox/sandbox-supervisor-options.js";
 import { SettingsApplier, type SettingsSubsystems } from "./settings-applier.js";
 
 /** The sandbox's options that come from the settings (settings changes reach it by setters). */
 export function sandboxSettings(
   settings: Settings,
-): Pick<SandboxSlotOptions, "poolSize" | "poolGrowth" | "deadlineSeconds" | "runtime" | "preload"> {
+): Pick<
+  SandboxSupervisorOptions,
+  "poolSize" | "poolGrowth" | "deadlineSeconds" | "runtime" | "preload"
+> {
   return {
     poolSize: settings.warmPoolSize,
     poolGrowth: poolGrowthFor(settings),

@@ -4,14 +4,15 @@ import path from "node:path";
 import { findAbandonedRuns } from "../audit/abandoned-runs.js";
 import { CHECKPOINT_FILE } from "../audit/audit-checkpoint.js";
 import { AuditLog } from "../audit/audit-log.js";
-import { loadServersConfig, SERVERS_FILE } from "../servers/config-store.js";
-import type { ServersConfig } from "../servers/server-config-types.js";
-import { parseSettingsFile, type SavedSettings } from "../settings/settings-file.js";
-import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
-import { loadFile } from "../store/atomic-file.js";
-import type { SecretCodec } from "../store/secret-codec.js";
+import { loadServersConfig, SERVERS_FILE } from "../servers/config/config-store.js";
+import type { ServersConfig } from "../core/ports/server-config-types.js";
+import { parseSettingsFile, type SavedSettings } from "../servers/settings/settings-file.js";
+import { DEFAULT_SETTINGS, type Settings } from "../servers/settings/settings.js";
+import { loadFile } from "../util/atomic-file.js";
+import type { SecretCodec } from "../servers/config/secret-codec.js";
 import type { HostOptions } from "./host-options.js";
-import { auditSettings, SETTINGS_FILE } from "./settings-applier.js";
+import { auditSettings } from "./settings-applier.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 export interface HostState {
   settings: Settings;

@@ -5,22 +5,22 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AuditLog } from "../audit/audit-log.js";
-import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
-import { acquireInstanceLock, type InstanceLock } from "../local-access/instance-lock.js";
-import { ensureToken } from "../local-access/token.js";
-import { currentOwner } from "../sandbox/container-owner.js";
-import { ensureInstallId } from "../sandbox/install-id.js";
-import { ConfigStore, SERVERS_FILE } from "../servers/config-store.js";
+import { checkDataDirTrust } from "../ingress/local-access/data-dir-trust.js";
+import { acquireInstanceLock, type InstanceLock } from "../ingress/local-access/instance-lock.js";
+import { ensureToken } from "../ingress/local-access/token.js";
+import { currentOwner } from "../sandbox/containers/container-owner.js";
+import { ensureInstallId } from "../sandbox/containers/install-id.js";
+import { ConfigStore, SERVERS_FILE } from "../servers/config/config-store.js";
 import { ServerSet } from "../servers/server-set.js";
-import { PINS_FILE, ToolPins } from "../pins/tool-pins.js";
+import { PINS_FILE, ToolPins } from "../servers/pins/tool-pins.js";
 import { resolveServerPath, type ServerPath } from "../servers/server-path.js";
-import { catalogInput } from "./catalog-input.js";
+import { catalogInput } from "../servers/catalog-input.js";
 import { DATA_DIR_TRUSTED_ENTRIES, type HostOptions } from "./host-options.js";
 import { loadHostState, openHostAudit, type HostState } from "./host-state.js";
-import { configSecrets } from "../bridge/secret-mask.js";
+import { configSecrets } from "../core/secrets/secret-mask.js";
 
 /** What is made before the services: the lock held, the token, the files read, the log open. */
-export interface Opened {
+export interface OpenedDataDir {
   lock: InstanceLock;
   /** The PATH wrapped servers start with, resolved once at start. */
   serverPath: ServerPath;
@@ -30,15 +30,23 @@ export interface Opened {
   configStore: ConfigStore;
   audit: AuditLog;
   owner: ReturnType<typeof currentOwner>;
-  /** Pinned tool definitions of the app's servers (issue 12 §2). */
+  /** Pinned tool definitions of the app's servers: changed and new ones are held for review. */
   pins: ToolPins;
 }
 
-export async function openHost(options: HostOptions): Promise<Opened> {
+/**
+ * Makes the data directory (0700) if it is not there, and refuses one another user owns or can
+ * write (DataDirTrustError): before anything in it is read or written, since such a directory
+ * is theirs.
+ */
+export async function prepareDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await checkDataDirTrust(dataDir, DATA_DIR_TRUSTED_ENTRIES);
+}
+
+export async function openHost(options: HostOptions): Promise<OpenedDataDir> {
   const log = options.log ?? (() => undefined);
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  // Before anything in it is read or written: a directory another user can write is theirs.
-  await checkDataDirTrust(options.dataDir, DATA_DIR_TRUSTED_ENTRIES);
+  await prepareDataDir(options.dataDir);
   const lock = await acquireInstanceLock(options.dataDir);
   // The login shell takes a moment (nvm, conda): it runs while the rest loads.
   const serverPathResolving = (

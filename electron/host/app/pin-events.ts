@@ -2,11 +2,11 @@
 // first pinning and each renamed server's pins moved land in the audit log; a review rebuilds
 // the catalog (via `changed`).
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import type { HeldChange } from "../pins/pin-state.js";
-import type { ToolPins, ToolPinsEvents } from "../pins/tool-pins.js";
-import type { ConfigStore } from "../servers/config-store.js";
+import type { HeldChange } from "../servers/pins/pin-state.js";
+import type { ToolPins, ToolPinsEvents } from "../servers/pins/tool-pins.js";
+import type { ConfigStore } from "../servers/config/config-store.js";
 import { configLaunches } from "../servers/launch-fingerprint.js";
-import { HeldLogLimiter } from "./held-log-limiter.js";
+import { HeldLogLimiter } from "../audit/flood/held-log-limiter.js";
 
 function changeFields(server: string, change: HeldChange) {
   return {

@@ -1,5 +1,7 @@
-import { HOST_LIMITS } from "../../../shared/limits.js";
-import { RunNotStarted } from "../engine/run-not-started.js";
+import { RunNotStarted } from "../core/engine/run-not-started.js";
+
+/** A run waiting for a free slot longer than this gets a clear "busy" error. */
+export const RUN_QUEUE_TIMEOUT_MS = 60_000;
 
 export class RunRefused extends RunNotStarted {
   override name = "RunRefused";
@@ -17,7 +19,7 @@ export class RunGate {
 
   constructor(
     private cap: number,
-    private readonly queueTimeoutMs: number = HOST_LIMITS.runQueueTimeoutMs,
+    private readonly queueTimeoutMs: number = RUN_QUEUE_TIMEOUT_MS,
   ) {}
 
   setCap(cap: number): void {

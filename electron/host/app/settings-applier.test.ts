@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
+import { DEFAULT_SETTINGS, type Settings } from "../servers/settings/settings.js";
 import {
-  SETTINGS_FILE,
   SETTINGS_WITH_REACTIONS,
   SettingsApplier,
   type SettingsSubsystems,
 } from "./settings-applier.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -2,15 +2,21 @@
 // change that can fail (MCP over HTTP on a port) is tried first so a refused port saves
 // nothing, the file is written, then every subsystem whose settings changed is told.
 import path from "node:path";
-import { ApiFailure } from "../api/api-failure.js";
+import { ApiFailure } from "../../../shared/api/api-failure.js";
 import { poolGrowthFor, type PoolGrowth } from "../sandbox/pool-target.js";
 import type { SettingsPatch } from "../../../shared/settings.js";
-import { settingsFileText, type SavedSettings } from "../settings/settings-file.js";
-import { applySettingsPatch, DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
-import { writeFileAtomic } from "../store/atomic-file.js";
+import {
+  SETTINGS_FILE,
+  settingsFileText,
+  type SavedSettings,
+} from "../servers/settings/settings-file.js";
+import {
+  applySettingsPatch,
+  DEFAULT_SETTINGS,
+  type Settings,
+} from "../servers/settings/settings.js";
+import { writeFileAtomic } from "../util/atomic-file.js";
 import { SerialQueue } from "../util/serial-queue.js";
-
-export const SETTINGS_FILE = "settings.json";
 
 const MIB = 1024 * 1024;
 

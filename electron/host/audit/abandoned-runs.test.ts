@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { makeTempDir } from "../../../test-support/audit-fixtures.js";
-import { findAbandonedRuns } from "./abandoned-runs.js";
+import { findAbandonedRuns, AUDIT_ABANDONED_SCAN_WINDOW_MS } from "./abandoned-runs.js";
 import { AuditLog } from "./audit-log.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -37,14 +36,14 @@ function finished(runId: string) {
   };
 }
 
-describe("findAbandonedRuns (issue 14 §3)", () => {
+describe("findAbandonedRuns", () => {
   it("finds starts with no end inside the window, not ended or already written-off ones, nor older ones", async () => {
     const { dir, remove } = await makeTempDir();
     cleanups.push(remove);
     let now = Date.parse("2026-01-01T00:00:00Z");
     const log = await AuditLog.open({ dir, now: () => new Date(now) });
     await log.append(started("too-old"));
-    now += AUDIT_LIMITS.abandonedScanWindowMs + 60_000;
+    now += AUDIT_ABANDONED_SCAN_WINDOW_MS + 60_000;
     await log.append(started("ended"));
     await log.append(started("open"));
     await log.append(started("written-off"));

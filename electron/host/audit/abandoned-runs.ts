@@ -1,6 +1,15 @@
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { linesBackward, listAuditFiles } from "./audit-files.js";
+
+/**
+ * At start, runs started this long before the log's newest entry (or later) with no end are
+ * written off as `run_abandoned`: far over the longest run (a 90 s deadline, a 60 s wait in
+ * the queue), so a run in flight at a crash is always inside it.
+ */
+export const AUDIT_ABANDONED_SCAN_WINDOW_MS = 10 * 60_000;
+
+/** ...and at most this many of the newest entries are read for it, whatever their times. */
+export const AUDIT_ABANDONED_SCAN_MAX_ENTRIES = 100_000;
 
 type RunAbandoned = Extract<AuditEntryInput, { kind: "run_abandoned" }>;
 
@@ -15,15 +24,15 @@ interface Seen {
 /**
  * The runs that started and never ended: a crash or a kill of the app leaves their run_started
  * without a run_finished. Read from the newest entry back, over the window any run in flight at
- * the end of the log must have started in (AUDIT_LIMITS.abandonedScanWindowMs), so a start
+ * the end of the log must have started in (AUDIT_ABANDONED_SCAN_WINDOW_MS), so a start
  * costs the same however long the log is. A run already written off is not written off again.
  */
 export async function findAbandonedRuns(
   dir: string,
   options: { windowMs?: number; maxEntries?: number } = {},
 ): Promise<RunAbandoned[]> {
-  const windowMs = options.windowMs ?? AUDIT_LIMITS.abandonedScanWindowMs;
-  const maxEntries = options.maxEntries ?? AUDIT_LIMITS.abandonedScanMaxEntries;
+  const windowMs = options.windowMs ?? AUDIT_ABANDONED_SCAN_WINDOW_MS;
+  const maxEntries = options.maxEntries ?? AUDIT_ABANDONED_SCAN_MAX_ENTRIES;
   const ended = new Set<string>();
   const abandoned: RunAbandoned[] = [];
   let newestMs: number | null = null;

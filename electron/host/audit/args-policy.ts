@@ -2,7 +2,7 @@
 // "hideArgs". Arguments say where data was (a path, a query, a recipient), not the data, so
 // they are logged for private tools too, secrets masked; a tool whose arguments are themselves
 // sensitive (a note's text, a message body) is marked to hide them.
-import type { ServerEntry, ServersConfig } from "../servers/server-config-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 
 export function hidesArgs(entry: ServerEntry | undefined, tool: string): boolean {
   const hide = entry?.hideArgs ?? false;

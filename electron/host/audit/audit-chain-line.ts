@@ -1,7 +1,7 @@
 // How one entry becomes the next line of the hash chain, apart from audit-log.ts (which owns
 // the queue, the files and their durability): a pure step, from the head before to the head after.
 import type { AuditEntry, AuditEntryInput } from "../../../shared/audit-entry.js";
-import { sha256Hex } from "./audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import type { Head } from "./audit-recovery.js";
 
 export interface ChainedLine {

@@ -4,13 +4,13 @@ import { randomBytes } from "node:crypto";
 import { unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import {
   CHECKPOINT_FILE,
   hmacSigner,
   readCheckpoint,
   signedText,
   type CheckpointSigner,
+  AUDIT_CHECKPOINT_INTERVAL_MS,
 } from "./audit-checkpoint.js";
 import {
   auditLogFiles,
@@ -207,7 +207,7 @@ describe("audit checkpoint", () => {
     await log.append(callInput(1));
     // Not before the interval; then polled, since on a busy machine the timer and the write
     // that follow it can run late (a fixed 300 ms margin failed under CI load).
-    await new Promise((resolve) => setTimeout(resolve, AUDIT_LIMITS.checkpointIntervalMs));
+    await new Promise((resolve) => setTimeout(resolve, AUDIT_CHECKPOINT_INTERVAL_MS));
     let read = await readCheckpoint(checkpointFile);
     for (let waited = 0; !(read.state === "ok" && read.checkpoint.seq === 2) && waited < 20_000;) {
       await new Promise((resolve) => setTimeout(resolve, 100));

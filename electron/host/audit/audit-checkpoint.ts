@@ -7,8 +7,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { open, readFile, rename } from "node:fs/promises";
 import { z } from "zod";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { isErrno } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
+import { KiB } from "../util/units.js";
+
+/** The head is written outside the log at most this often (and at close, and before retention). */
+export const AUDIT_CHECKPOINT_INTERVAL_MS = 1000;
+
+/** A checkpoint file larger than this is not read (it holds four short fields). */
+export const AUDIT_CHECKPOINT_MAX_BYTES = 4 * KiB;
 
 /** Beside the audit directory, in the data directory: outside the log's own files. */
 export const CHECKPOINT_FILE = "audit-checkpoint.json";
@@ -74,8 +80,8 @@ export async function readCheckpoint(file: string): Promise<ReadCheckpoint> {
     if (isErrno(error, "ENOENT")) return { state: "missing" };
     throw error;
   }
-  if (text.length > AUDIT_LIMITS.checkpointMaxBytes) {
-    return { state: "invalid", problem: `over ${AUDIT_LIMITS.checkpointMaxBytes} bytes` };
+  if (text.length > AUDIT_CHECKPOINT_MAX_BYTES) {
+    return { state: "invalid", problem: `over ${AUDIT_CHECKPOINT_MAX_BYTES} bytes` };
   }
   let value: unknown;
   try {
@@ -97,7 +103,7 @@ export async function readCheckpoint(file: string): Promise<ReadCheckpoint> {
 
 /**
  * The writer's side: the log tells it each new head, and it writes the file at most once per
- * AUDIT_LIMITS.checkpointIntervalMs (a sync per entry would halve the log's throughput), at
+ * AUDIT_CHECKPOINT_INTERVAL_MS (a sync per entry would halve the log's throughput), at
  * close, and at once before retention removes a file.
  */
 export class CheckpointWriter {
@@ -131,7 +137,7 @@ export class CheckpointWriter {
     this.#timer ??= setTimeout(() => {
       this.#timer = null;
       this.flush().catch(this.#onError);
-    }, AUDIT_LIMITS.checkpointIntervalMs);
+    }, AUDIT_CHECKPOINT_INTERVAL_MS);
     this.#timer.unref();
   }
 

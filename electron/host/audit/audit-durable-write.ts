@@ -2,7 +2,7 @@
 // directory synced too.
 import { constants as fsConstants } from "node:fs";
 import { open, unlink, type FileHandle } from "node:fs/promises";
-import { isErrno } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
 
 /** A file opened for appending, and whether each write to it is already durable. */
 export interface AppendFile {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { AUDIT_KINDS, GENESIS_PREV, auditEntrySchema } from "../../../shared/audit-entry.js";
 import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { AuditLog } from "./audit-log.js";
-import { prepareEntry } from "./audit-entry-prepare.js";
-import { AUDIT_LIMITS, SECRET_LIMITS } from "../../../shared/limits.js";
+import { prepareEntry, AUDIT_ERROR_MAX_BYTES } from "./audit-entry-prepare.js";
+import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { verifyAudit } from "./audit-verify.js";
 import {
   allLines,
@@ -12,6 +12,7 @@ import {
   sha256,
 } from "../../../test-support/audit-fixtures.js";
 import { useAuditDir } from "../../../test-support/audit-dir.js";
+import { SECRET_MASK_MIN_CHARS } from "../core/secrets/secret-mask.js";
 
 let dir: string;
 useAuditDir((made) => (dir = made));
@@ -61,7 +62,7 @@ describe("what an entry becomes before it is written", () => {
     expect(started.kind === "run_started" && started.code.endsWith("x = 1\nx = 1\n")).toBe(true);
     expect(started.kind === "run_started" && started.codeBytes).toBe(Buffer.byteLength(code));
     const error = finished.kind === "run_finished" ? (finished.error ?? "") : "";
-    expect(Buffer.byteLength(error)).toBeLessThanOrEqual(AUDIT_LIMITS.errorMaxBytes);
+    expect(Buffer.byteLength(error)).toBeLessThanOrEqual(AUDIT_ERROR_MAX_BYTES);
     expect(error.startsWith("401 for key [secret]: eee")).toBe(true);
     const onDisk = (await allLines(dir)).join("\n");
     expect(onDisk).not.toContain(secret);
@@ -94,7 +95,7 @@ describe("what an entry becomes before it is written", () => {
     // "[secret]": the entry failed its schema and was lost, and the failed append marked the log
     // failing, refusing runs. Some of these entries come from anyone on this machine:
     // connections_capped and auth_refusals_not_logged from knocking on a port. Secrets shorter
-    // than SECRET_LIMITS.maskMinChars are masked nowhere; these are the start of every text of
+    // than SECRET_MASK_MIN_CHARS are masked nowhere; these are the start of every text of
     // every kind's entry, enum values, timestamps and hashes among them. settings_changed is left
     // out: its setting names are keys of a nested object, scrubbed as text, and only the user
     // changes settings.
@@ -103,8 +104,8 @@ describe("what an entry becomes before it is written", () => {
       for (const value of Object.values(entry)) {
         const texts = Array.isArray(value) ? value : [value];
         for (const text of texts) {
-          if (typeof text === "string" && text.length >= SECRET_LIMITS.maskMinChars) {
-            secrets.add(text.slice(0, SECRET_LIMITS.maskMinChars));
+          if (typeof text === "string" && text.length >= SECRET_MASK_MIN_CHARS) {
+            secrets.add(text.slice(0, SECRET_MASK_MIN_CHARS));
           }
         }
       }

@@ -17,13 +17,20 @@ import {
 } from "../../../shared/audit-entry.js";
 import { sha256Hex, type common } from "../../../shared/audit-entry-fields.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { cutMiddleUtf8, cutUtf8 } from "../catalog/text-cut.js";
-import { secretMasker } from "../bridge/secret-mask.js";
+import { cutMiddleUtf8, cutUtf8 } from "../util/text-cut.js";
+import { secretMasker } from "../core/secrets/secret-mask.js";
+import { KiB } from "../util/units.js";
 
-// Fields cut to a limit of their own; any other top-level text is cut to textMaxBytes.
+/** `error` of run_finished and image_build. */
+export const AUDIT_ERROR_MAX_BYTES = 2 * KiB;
+
+/** Every other free-text field (reason, detail, summary, ...). */
+export const AUDIT_TEXT_MAX_BYTES = 2 * KiB;
+
+// Fields cut to a limit of their own; any other top-level text is cut to AUDIT_TEXT_MAX_BYTES.
 const FIELD_LIMITS: Record<string, number> = {
   code: AUDIT_LIMITS.codeMaxBytes,
-  error: AUDIT_LIMITS.errorMaxBytes,
+  error: AUDIT_ERROR_MAX_BYTES,
   args: AUDIT_LIMITS.argsMaxBytes,
 };
 
@@ -89,9 +96,7 @@ export function prepareEntry(input: AuditEntryInput, secrets: readonly string[])
     // The run's code keeps its start and its end: the code chooses what fills it.
     const cutText = key === "code" ? cutMiddleUtf8 : cutUtf8;
     cut[key] =
-      typeof clean === "string"
-        ? cutText(clean, FIELD_LIMITS[key] ?? AUDIT_LIMITS.textMaxBytes)
-        : clean;
+      typeof clean === "string" ? cutText(clean, FIELD_LIMITS[key] ?? AUDIT_TEXT_MAX_BYTES) : clean;
   }
   // Checked now, against the schema verify will use, so a bad entry is refused to its
   // caller instead of becoming a line that fails verification forever.

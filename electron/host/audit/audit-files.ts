@@ -1,10 +1,16 @@
 // Where the audit log's files are and how their lines are read. Lines are handled as bytes
 // wherever a hash is involved: `prev` is the hash of a line exactly as written, and decoding
 // and re-encoding could change it.
-import * as crypto from "node:crypto";
 import { open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { isErrno } from "../util/errno.js";
+import { KiB } from "../util/units.js";
+
+/** How far a timestamp may go back before verify calls the order into question. */
+export const AUDIT_CLOCK_SKEW_MS = 60_000;
+
+/** Chunk size for reading files from the end. */
+export const AUDIT_READ_CHUNK_BYTES = 256 * KiB;
 
 const NEWLINE = 0x0a;
 const FILE_NAME = /^audit-(\d{8})-(\d{6})-(\d{12,})\.jsonl$/;
@@ -52,19 +58,6 @@ export async function listTornFiles(dir: string): Promise<string[]> {
   }
 }
 
-// The one-shot form costs about half as much per line as a Hash object (Node 20.12 and later).
-const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array | string) => string })
-  .hash;
-
-export function sha256Hex(bytes: Uint8Array | string): string {
-  if (oneShot !== undefined) return oneShot("sha256", bytes);
-  return crypto.createHash("sha256").update(bytes).digest("hex");
-}
-
-export function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
 export async function readAt(
   handle: FileHandle,
   position: number,
@@ -93,7 +86,7 @@ export interface BackwardLine {
  */
 export async function* linesBackward(
   file: string,
-  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+  chunkBytes: number = AUDIT_READ_CHUNK_BYTES,
 ): AsyncGenerator<BackwardLine> {
   const handle = await open(file, "r");
   try {
@@ -145,7 +138,7 @@ export interface ForwardLine {
  */
 export async function* lineBatchesForward(
   file: string,
-  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+  chunkBytes: number = AUDIT_READ_CHUNK_BYTES,
 ): AsyncGenerator<{ lines: ForwardLine[]; readBytes: number }> {
   const handle = await open(file, "r");
   try {
@@ -180,7 +173,7 @@ export async function* lineBatchesForward(
 /** The lines of a file, first first, without their newlines. */
 export async function* linesForward(
   file: string,
-  chunkBytes: number = AUDIT_LIMITS.readChunkBytes,
+  chunkBytes: number = AUDIT_READ_CHUNK_BYTES,
 ): AsyncGenerator<ForwardLine> {
   for await (const batch of lineBatchesForward(file, chunkBytes)) yield* batch.lines;
 }

@@ -1,4 +1,4 @@
-// Issue 14 §5: the audit index is built at host start, in the background, instead of on the
+// The audit index is built at host start, in the background, instead of on the
 // first Audit page; a shutdown in the middle of that build leaves nothing broken behind.
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -91,8 +91,9 @@ async function savedIndexes(home: string): Promise<Map<string, number>> {
 }
 
 /**
- * The index covers every byte of the log without a query having asked: in memory for every
- * file, and saved for every file but the newest (saved every indexSaveEveryEntries, and at close).
+ * The index covers every byte of the log without a query having asked: in memory for every file,
+ * and saved for every file but the newest (saved every AUDIT_INDEX_SAVE_EVERY_ENTRIES, and at
+ * close).
  */
 async function expectFresh(host: CodeModeHost, home: string): Promise<void> {
   const files = await listAuditFiles(path.join(home, "audit"));

@@ -5,10 +5,17 @@ import { open } from "node:fs/promises";
 import { AUDIT_KINDS } from "../../../shared/audit-entry.js";
 import { clientOf, entryText, runIdOf, serversOf, toolsOf } from "../../../shared/audit-filter.js";
 import type { AuditEntry } from "../../../shared/audit-entry.js";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { readAt, sha256Hex } from "./audit-files.js";
+import { readAt } from "./audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { ByteColumn, F64Column, U32Column, U8Column } from "./audit-index-columns.js";
-import { TrigramBlocks } from "./audit-index-trigrams.js";
+import { TrigramBlocks, AUDIT_INDEX_TEXT_BLOCK_ENTRIES } from "./audit-index-trigrams.js";
+import { MiB } from "../util/units.js";
+
+/** The index reads the log forward in chunks of this size when it builds or catches up. */
+export const AUDIT_INDEX_READ_CHUNK_BYTES = 1 * MiB;
+
+/** The build at host start lets other work run after each this many entries it indexes. */
+export const AUDIT_INDEX_BUILD_YIELD_ENTRIES = 256;
 
 const NEWLINE = 0x0a;
 export const UNKNOWN_KIND = 255;
@@ -182,7 +189,7 @@ export class FileIndex {
     // No block can hold it: the text column is not even read.
     if (blocks !== null && blocks.length === 0) return flags;
     const { text, starts } = await this.#texts();
-    const perBlock = AUDIT_LIMITS.indexTextBlockEntries;
+    const perBlock = AUDIT_INDEX_TEXT_BLOCK_ENTRIES;
     const ranges =
       blocks === null
         ? [[0, text.length] as const]
@@ -239,7 +246,7 @@ export class FileIndex {
         const chunk = await readAt(
           handle,
           position,
-          Math.min(AUDIT_LIMITS.indexReadChunkBytes, size - position),
+          Math.min(AUDIT_INDEX_READ_CHUNK_BYTES, size - position),
         );
         if (chunk.length === 0) break;
         const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
@@ -253,7 +260,7 @@ export class FileIndex {
           this.#add(last, dataStart + start);
           start = newline + 1;
           newline = data.indexOf(NEWLINE, start);
-          if (signal !== undefined && ++sinceYield >= AUDIT_LIMITS.indexBuildYieldEntries) {
+          if (signal !== undefined && ++sinceYield >= AUDIT_INDEX_BUILD_YIELD_ENTRIES) {
             sinceYield = 0;
             await new Promise<void>((resolve) => setImmediate(resolve));
             signal.throwIfAborted();

@@ -4,8 +4,8 @@
 import { open, type FileHandle } from "node:fs/promises";
 import type { AuditEntry } from "../../../shared/audit-entry.js";
 import { AUDIT_KINDS } from "../../../shared/audit-entry.js";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { isErrno, readAt } from "./audit-files.js";
+import { readAt, AUDIT_READ_CHUNK_BYTES, AUDIT_CLOCK_SKEW_MS } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
 import type { AuditIndex } from "./audit-index.js";
 import { intersectSorted } from "./audit-index-columns.js";
 import type { FileIndex } from "./audit-index-file.js";
@@ -20,7 +20,7 @@ export async function* indexedNewestFirst(
   before: number,
 ): AsyncGenerator<AuditEntry> {
   const files = await index.refresh();
-  const stopBelowMs = filter.fromMs - AUDIT_LIMITS.clockSkewMs;
+  const stopBelowMs = filter.fromMs - AUDIT_CLOCK_SKEW_MS;
   const kindCodes =
     filter.kinds === null
       ? null
@@ -87,7 +87,7 @@ async function readChecked(
   const to = offset + length + 1;
   if (from < block.start || to > block.start + block.bytes.length) {
     // Entries are read newest first: one read also brings the lines before this one.
-    block.start = Math.max(0, Math.min(from, to - AUDIT_LIMITS.readChunkBytes));
+    block.start = Math.max(0, Math.min(from, to - AUDIT_READ_CHUNK_BYTES));
     block.bytes = await readAt(handle, block.start, to - block.start);
     if (block.bytes.length !== to - block.start) return "stale";
   }

@@ -3,7 +3,8 @@
 // its body when read, and thrown away whenever it does not agree with the log.
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { readAt, sha256Hex } from "./audit-files.js";
+import { readAt } from "./audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import type { EntryTexts, FileIndexState } from "./audit-index-file.js";
 import { AUDIT_KINDS } from "../../../shared/audit-entry.js";
 

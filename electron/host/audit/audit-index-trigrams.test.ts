@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { TrigramBlocks } from "./audit-index-trigrams.js";
+import { TrigramBlocks, AUDIT_INDEX_TEXT_BLOCK_ENTRIES } from "./audit-index-trigrams.js";
 
 const bytes = (text: string): Buffer => Buffer.from(text, "utf8");
 
 describe("TrigramBlocks", () => {
   it("passes every block holding the needle and, here, none other", () => {
     const blocks = new TrigramBlocks();
-    const per = AUDIT_LIMITS.indexTextBlockEntries;
+    const per = AUDIT_INDEX_TEXT_BLOCK_ENTRIES;
     for (let entry = 0; entry < per * 3; entry += 1) {
       const text = entry === per + 5 ? "call\0needle in a haystack\0" : `call\0city ${entry}\0`;
       blocks.add(entry, bytes(text));

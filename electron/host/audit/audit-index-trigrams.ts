@@ -1,9 +1,14 @@
 // A small filter per block of entries saying which three-byte sequences their texts hold, so a
 // text search skips (and does not even read) the blocks that cannot hold the needle. It can
 // say "maybe" wrongly, never "no" wrongly: a block it passes is still searched byte by byte.
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 
-const BITS = AUDIT_LIMITS.indexTextBlockBits;
+/** Entries per block of the index's text filter (a search skips blocks that cannot match)... */
+export const AUDIT_INDEX_TEXT_BLOCK_ENTRIES = 128;
+
+/** ...and the bits of each block's filter (a power of two). */
+export const AUDIT_INDEX_TEXT_BLOCK_BITS = 8192;
+
+const BITS = AUDIT_INDEX_TEXT_BLOCK_BITS;
 const SHIFT = 32 - Math.log2(BITS);
 const SEPARATOR = 0;
 
@@ -16,7 +21,7 @@ export class TrigramBlocks {
 
   /** Adds entry `entry`'s text (UTF-8 bytes) to its block's filter. */
   add(entry: number, text: Uint8Array): void {
-    const index = Math.floor(entry / AUDIT_LIMITS.indexTextBlockEntries);
+    const index = Math.floor(entry / AUDIT_INDEX_TEXT_BLOCK_ENTRIES);
     let block = this.#blocks[index];
     if (block === undefined) {
       block = new Uint8Array(BITS / 8);

@@ -4,8 +4,9 @@
 // says, and every entry it points at is read back and checked (audit-index-query.ts).
 import { open, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
-import { isErrno, listAuditFiles, readAt, sha256Hex, type AuditFile } from "./audit-files.js";
+import { listAuditFiles, readAt, type AuditFile } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { FileIndex, type FileIndexState } from "./audit-index-file.js";
 import {
   INDEX_DIR,
@@ -15,6 +16,9 @@ import {
   removeIndex,
   saveIndex,
 } from "./audit-index-store.js";
+
+/** The newest file's index is saved beside the log after this many new entries (and at close). */
+export const AUDIT_INDEX_SAVE_EVERY_ENTRIES = 10_000;
 
 export interface IndexedFile {
   file: AuditFile;
@@ -69,7 +73,7 @@ export class AuditIndex {
     if (this.#building !== null) return;
     const stop = new AbortController();
     // Saved as a refresh saves: each older file once complete, the newest every
-    // indexSaveEveryEntries entries and at close.
+    // AUDIT_INDEX_SAVE_EVERY_ENTRIES entries and at close.
     const done = this.#exclusive(() => this.#refresh(stop.signal, beforeFile))
       .then(
         () => void (this.stats.builtInBackground += 1),
@@ -172,7 +176,7 @@ export class AuditIndex {
       if (size > index.bytes) await index.extend(file.path, signal);
       this.#files.set(file.name, index);
       if (newest) {
-        if (index.unsaved >= AUDIT_LIMITS.indexSaveEveryEntries) await this.#save(index);
+        if (index.unsaved >= AUDIT_INDEX_SAVE_EVERY_ENTRIES) await this.#save(index);
       } else if (index.unsaved > 0 || index.textInMemory) {
         // Complete: saved once more and its text left on disk.
         await this.#save(index, true);

@@ -12,7 +12,6 @@ import type {
   AuditRunDetail,
   AuditVerifyResult,
 } from "../../../shared/audit-query-types.js";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { chainLine, type ChainedLine } from "./audit-chain-line.js";
 import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";
 import type { CheckpointExpectations } from "./audit-checkpoint-open.js";
@@ -35,6 +34,10 @@ import { verifyAudit } from "./audit-verify.js";
 import type { VerifyHeadOptions } from "./audit-verify-head.js";
 
 export type { AuditRecovery } from "./audit-recovery.js";
+import { MiB } from "../util/units.js";
+
+/** Entries queued while a sync is in flight are written together, up to this many bytes. */
+export const AUDIT_BATCH_MAX_BYTES = 1 * MiB;
 
 export interface AuditLogOptions {
   dir: string;
@@ -247,7 +250,7 @@ export class AuditLog {
         for (const pending of this.#queue) {
           bytes += pending.bodyJson.length + 128;
           take += 1;
-          if (bytes >= AUDIT_LIMITS.batchMaxBytes) break;
+          if (bytes >= AUDIT_BATCH_MAX_BYTES) break;
         }
         const batch = this.#queue.splice(0, take);
         try {

@@ -4,7 +4,7 @@ import type { AuditFilter } from "../../../shared/audit-query-types.js";
 import { AuditLog } from "./audit-log.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { entryText } from "../../../shared/audit-filter.js";
-import { getAuditRun, queryAudit } from "./audit-query.js";
+import { getAuditRun, queryAudit, AUDIT_QUERY_DEFAULT_LIMIT } from "./audit-query.js";
 import { AuditIndex } from "./audit-index.js";
 import { callInput, makeTempDir, mixedInput } from "../../../test-support/audit-fixtures.js";
 
@@ -165,9 +165,7 @@ describe.each(["scan", "index"] as const)("queryAudit on ~2,000 entries (%s)", (
   it("caps the page size", async () => {
     const page = await queryAudit(dir, {}, { limit: 1_000_000 }, index);
     expect(page.entries).toHaveLength(AUDIT_LIMITS.queryMaxLimit);
-    expect((await queryAudit(dir, {}, {}, index)).entries).toHaveLength(
-      AUDIT_LIMITS.queryDefaultLimit,
-    );
+    expect((await queryAudit(dir, {}, {}, index)).entries).toHaveLength(AUDIT_QUERY_DEFAULT_LIMIT);
   });
 });
 

@@ -10,20 +10,29 @@ import type {
   AuditQueryResult,
   AuditRunDetail,
 } from "../../../shared/audit-query-types.js";
-import { linesBackward, listAuditFiles } from "./audit-files.js";
+import { linesBackward, listAuditFiles, AUDIT_CLOCK_SKEW_MS } from "./audit-files.js";
 import { AUDIT_LIMITS } from "../../../shared/limits.js";
 import { compileFilter, parseEntry, type CompiledFilter } from "./audit-filter-compile.js";
 import type { AuditIndex } from "./audit-index.js";
 import { indexedNewestFirst, StaleIndexError } from "./audit-index-query.js";
 
 export { compileFilter, parseEntry, type CompiledFilter } from "./audit-filter-compile.js";
+import { MiB } from "../util/units.js";
+
+export const AUDIT_QUERY_DEFAULT_LIMIT = 100;
+
+/**
+ * A page of audit.query ends once its entries pass this many characters as JSON (or at its
+ * limit): 1,000 entries with 16 KiB of code each would not fit one API answer.
+ */
+export const AUDIT_QUERY_PAGE_MAX_CHARS = 4 * MiB;
 
 // The writer puts seq and ts first: reading them needs no parse of the rest.
 const HEADER = /^\{"seq":(\d+),"ts":"([^"]+)"/;
 
 /**
  * Entries matching `filter`, newest first, `page.limit` at a time (default
- * AUDIT_LIMITS.queryDefaultLimit, at most queryMaxLimit). Lines that do not parse or fail the
+ * AUDIT_QUERY_DEFAULT_LIMIT, at most queryMaxLimit). Lines that do not parse or fail the
  * schema are left out here; verify is what reports them.
  */
 export async function queryAudit(
@@ -43,7 +52,7 @@ export async function queryAudit(
   const enough = (got: readonly AuditEntry[]): boolean => {
     if (got.length < counted) [chars, counted] = [0, 0];
     for (; counted < got.length; counted += 1) chars += JSON.stringify(got[counted]).length;
-    bySize = chars >= AUDIT_LIMITS.queryPageMaxChars;
+    bySize = chars >= AUDIT_QUERY_PAGE_MAX_CHARS;
     // One more than asked tells whether there is a next page.
     return got.length > limit || bySize;
   };
@@ -134,7 +143,7 @@ async function* newestFirst(
   const files = await listAuditFiles(dir);
   // Timestamps never go back by more than the skew verify allows, so once a line is that far
   // before `from`, nothing older can match.
-  const stopBelowMs = filter.fromMs - AUDIT_LIMITS.clockSkewMs;
+  const stopBelowMs = filter.fromMs - AUDIT_CLOCK_SKEW_MS;
   for (let index = files.length - 1; index >= 0; index -= 1) {
     const file = files[index];
     if (file === undefined || file.firstSeq >= before) continue;
@@ -161,6 +170,6 @@ async function* newestFirst(
 }
 
 function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return AUDIT_LIMITS.queryDefaultLimit;
+  if (limit === undefined || !Number.isFinite(limit)) return AUDIT_QUERY_DEFAULT_LIMIT;
   return Math.min(AUDIT_LIMITS.queryMaxLimit, Math.max(1, Math.floor(limit)));
 }

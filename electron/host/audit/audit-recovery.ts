@@ -18,9 +18,9 @@ import {
   listAuditFiles,
   parseHead,
   readAt,
-  sha256Hex,
   type AuditFile,
 } from "./audit-files.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { DAY_MS, pruneOldFiles, type AuditLimits } from "./audit-retention.js";
 import { pruneToSize, type SizePruned } from "./audit-size-cap.js";
 

@@ -2,7 +2,8 @@
 // does, so what remains is one unbroken stretch of the chain. The newest file is never
 // removed: it is the one being written (or about to be continued).
 import { stat, unlink } from "node:fs/promises";
-import { isErrno, type AuditFile } from "./audit-files.js";
+import type { AuditFile } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
 
 /** What one pass removed: enough for an `audit_pruned` entry. */
 export interface SizePruned {

@@ -15,7 +15,7 @@ import {
   type CheckpointSigner,
   type ReadCheckpoint,
 } from "./audit-checkpoint.js";
-import { isErrno } from "./audit-files.js";
+import { isErrno } from "../util/errno.js";
 
 export interface VerifyHeadOptions {
   /** The checkpoint file beside the log (the data directory's CHECKPOINT_FILE). */

@@ -250,7 +250,8 @@ describe("verifyAudit progress", () => {
     expect(result.ok).toBe(true);
     let total = 0;
     for (const name of names) total += (await readFile(path.join(dir, name))).length;
-    // The first chunk is reported at once; then at most every verifyProgressMs, then the end.
+    // The first chunk is reported at once; then at most every AUDIT_VERIFY_PROGRESS_MS, then the
+    // end.
     expect(seen[0]).toMatchObject({ totalBytes: total, done: false });
     expect(seen.at(-1)).toEqual({ doneBytes: total, totalBytes: total, entries: 400, done: true });
     expect(seen.filter((progress) => progress.done)).toHaveLength(1);

@@ -13,11 +13,18 @@ import {
   lineBatchesForward,
   listAuditFiles,
   listTornFiles,
-  sha256Hex,
   type AuditFile,
+  AUDIT_CLOCK_SKEW_MS,
 } from "./audit-files.js";
-import { AUDIT_LIMITS } from "../../../shared/limits.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 import { checkHeads, readHeads, wantedSeqs, type VerifyHeadOptions } from "./audit-verify-head.js";
+import { MiB } from "../util/units.js";
+
+/** Verify reads the log in chunks of this size. */
+export const AUDIT_VERIFY_READ_CHUNK_BYTES = 4 * MiB;
+
+/** Verify reports its progress at most this often. */
+export const AUDIT_VERIFY_PROGRESS_MS = 200;
 
 type Bad = { file: string; line: number; seq: number | null; problem: string };
 
@@ -42,7 +49,7 @@ interface Mismatch {
 }
 
 export interface VerifyOptions extends VerifyHeadOptions {
-  /** Called as the log is read, at most every AUDIT_LIMITS.verifyProgressMs, and once at the end. */
+  /** Called as the log is read, at most every AUDIT_VERIFY_PROGRESS_MS, and once at the end. */
   onProgress?: (progress: AuditVerifyProgress) => void;
 }
 
@@ -74,10 +81,7 @@ export async function verifyAudit(
     const newestFile = index === files.length - 1;
     let entriesInFile = 0;
     // Read in big chunks, every line of a chunk checked without awaiting in between.
-    lines: for await (const batch of lineBatchesForward(
-      file.path,
-      AUDIT_LIMITS.verifyReadChunkBytes,
-    )) {
+    lines: for await (const batch of lineBatchesForward(file.path, AUDIT_VERIFY_READ_CHUNK_BYTES)) {
       progress.report(index, batch.readBytes, entries);
       for (const { bytes, line, complete } of batch.lines) {
         const at = { file: file.name, line };
@@ -156,10 +160,10 @@ export async function verifyAudit(
             };
             continue;
           }
-          if (tsMs < last.tsMs - AUDIT_LIMITS.clockSkewMs) {
+          if (tsMs < last.tsMs - AUDIT_CLOCK_SKEW_MS) {
             return fail({
               ...here,
-              problem: `time goes back from seq ${last.seq} to this entry by more than ${AUDIT_LIMITS.clockSkewMs / 1000} s`,
+              problem: `time goes back from seq ${last.seq} to this entry by more than ${AUDIT_CLOCK_SKEW_MS / 1000} s`,
             });
           }
         }
@@ -189,7 +193,8 @@ export async function verifyAudit(
   if (mismatch !== null) return fail(mismatch.here);
   progress.end(entries);
 
-  // Only while the removed entries are indeed gone: a log that still starts before them needs no word.
+  // Only while the removed entries are indeed gone: a log that still starts before them needs no
+  // word.
   if (pruned !== null && firstSeq !== null && firstSeq > pruned.fromSeq) {
     notes.push(
       `Seq ${pruned.fromSeq}-${pruned.toSeq} removed by the size cap (${pruned.files.length} file${pruned.files.length === 1 ? "" : "s"}, ${pruned.bytes} bytes: ${pruned.files.join(", ")}), recorded at seq ${pruned.seq}.`,
@@ -231,7 +236,7 @@ async function sizes(files: readonly AuditFile[]): Promise<number[]> {
   );
 }
 
-/** Bytes read of all the files so far, reported at most every verifyProgressMs. */
+/** Bytes read of all the files so far, reported at most every AUDIT_VERIFY_PROGRESS_MS. */
 function progressReporter(
   fileBytes: readonly number[],
   onProgress: VerifyOptions["onProgress"],
@@ -244,7 +249,7 @@ function progressReporter(
     report(file, readBytes, entries) {
       if (onProgress === undefined) return;
       const now = performance.now();
-      if (now - lastAt < AUDIT_LIMITS.verifyProgressMs) return;
+      if (now - lastAt < AUDIT_VERIFY_PROGRESS_MS) return;
       lastAt = now;
       const doneBytes = Math.min(totalBytes, (before[file] ?? 0) + readBytes);
       onProgress({ doneBytes, totalBytes, entries, done: false });

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { terminalText } from "./terminal-text.js";
+import { terminalText } from "../util/terminal-text.js";
 
 /** What a command may touch of its process: passed in, so tests can run commands in-process. */
 export interface CliIO {

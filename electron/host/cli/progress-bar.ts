@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { terminalText } from "./terminal-text.js";
+import { terminalText } from "../util/terminal-text.js";
 
 /**
  * One line redrawn in place on a terminal; plain lines elsewhere (CI logs, pipes),

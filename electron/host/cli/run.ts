@@ -38,7 +38,7 @@ const COMMANDS: Record<string, Command> = {
   shim: {
     summary: "pipe stdio to the running Code Mode (what MCP clients start)",
     load: async () => {
-      const { shimCommand } = await import("../shim/shim-command.js");
+      const { shimCommand } = await import("./commands/shim-command.js");
       return (argv, io) => shimCommand(argv, io);
     },
   },

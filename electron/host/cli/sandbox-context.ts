@@ -1,12 +1,15 @@
 import type Dockerode from "dockerode";
-import { findDocker, endpointContextFromProcess } from "../docker/docker-status.js";
+import {
+  findDocker,
+  endpointContextFromProcess,
+} from "../sandbox/container-engine/docker-status.js";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
-import { checkDataDirTrust, DataDirTrustError } from "../local-access/data-dir-trust.js";
-import { dataDir, sandboxImageDir } from "../paths.js";
-import { currentOwner, type ContainerOwner } from "../sandbox/container-owner.js";
-import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
+import { checkDataDirTrust, DataDirTrustError } from "../ingress/local-access/data-dir-trust.js";
+import { dataDir, sandboxImageDir } from "../util/paths.js";
+import { currentOwner, type ContainerOwner } from "../sandbox/containers/container-owner.js";
+import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";
 import { UserError } from "./cli-io.js";
 import {
@@ -14,10 +17,13 @@ import {
   SANDBOX_RUNTIMES,
   type SandboxRuntime,
 } from "../../../shared/settings.js";
-import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
-import { SETTINGS_FILE } from "../app/settings-applier.js";
-import { parseSettingsFile } from "../settings/settings-file.js";
-import { DEFAULT_SETTINGS, type Settings } from "../settings/settings.js";
+import {
+  engineRuntimes,
+  missingRuntimeMessage,
+} from "../sandbox/container-engine/docker-runtimes.js";
+import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
+import { parseSettingsFile } from "../servers/settings/settings-file.js";
+import { DEFAULT_SETTINGS, type Settings } from "../servers/settings/settings.js";
 
 /** Help text of --runtime, shared by `run` and `serve`. */
 export const RUNTIME_HELP = `  --runtime R    container runtime: runc or runsc (gVisor, stronger isolation, slower
@@ -133,7 +139,7 @@ export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerConte
   };
 }
 
-/** The data directory's install id; its folder must be the user's own (issue 8 §5). */
+/** The data directory's install id; its folder must be the user's own (data-dir-trust.ts). */
 async function installId(home: string): Promise<string> {
   await mkdir(home, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
   try {

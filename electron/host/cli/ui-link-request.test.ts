@@ -1,7 +1,7 @@
 // `codemode ui open`'s request for a link, against a real listener on a real socket.
 import { afterEach, describe, expect, it } from "vitest";
-import { LocalSocketListener, NO_UI_LINK } from "../local-access/socket-listener.js";
-import type { ListenOptions, Refusal } from "../local-access/socket-listener.js";
+import { LocalSocketListener, NO_UI_LINK } from "../ingress/local-access/socket-listener.js";
+import type { ListenOptions, Refusal } from "../ingress/local-access/socket-listener.js";
 import { authenticate, collect } from "../../../test-support/local-access.js";
 import { removeTempDirs, tempDir } from "../../../test-support/temp-dir.js";
 import { isUiLink, requestUiLink } from "./ui-link-request.js";

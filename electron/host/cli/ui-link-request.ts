@@ -3,9 +3,9 @@
 // it gives the token to nothing that has not proved the same first (handshake.ts).
 import net from "node:net";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { readLine } from "../local-access/handshake.js";
-import { HANDSHAKE } from "../local-access/local-access-constants.js";
-import { socketLocationFor } from "../local-access/socket-path.js";
+import { readLine } from "../ingress/local-access/handshake.js";
+import { HANDSHAKE } from "../ingress/local-access/local-access-constants.js";
+import { socketLocationFor } from "../ingress/local-access/socket-path.js";
 import { attempt } from "../shim/shim.js";
 
 /** The host's answer line: `LINK <url>` or `ERR <reason>`, the URL under 100 characters. */

@@ -1,4 +1,3 @@
-import { RUN_LIMITS } from "../../../shared/limits.js";
 import type { Sandbox } from "./sandbox.js";
 
 export interface ImageProbe {
@@ -18,10 +17,16 @@ for name in ("numpy", "pandas", "matplotlib", "PIL", "yaml", "jinja2"):
 print(json.dumps({"python": sys.version.split()[0], "libraries": libs}))
 `;
 
+/**
+ * The image probe (imports the bundled libraries and prints their versions) is our own
+ * code, not the user's, so it gets a fixed deadline rather than the user's setting.
+ */
+export const IMAGE_PROBE_DEADLINE_SECONDS = 60;
+
 export async function probeImage(sandbox: Sandbox): Promise<ImageProbe> {
   const result = await sandbox.run({
     code: PROBE_CODE,
-    deadlineSeconds: RUN_LIMITS.imageProbeDeadlineSeconds,
+    deadlineSeconds: IMAGE_PROBE_DEADLINE_SECONDS,
   });
   if (result.error !== null) throw new Error(`the sandbox image did not start: ${result.error}`);
   return JSON.parse(result.stdout) as ImageProbe;

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
 import { until } from "../../../test-support/wait.js";
-import { PRELOAD_FLAG } from "./container-spec.js";
+import { PRELOAD_FLAG } from "./containers/container-spec.js";
 import { Sandbox } from "./sandbox.js";
 
 const fx = await dockerOrSkip();

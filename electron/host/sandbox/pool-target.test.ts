@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { POOL_LIMITS } from "../../../shared/limits.js";
-import { FIXED_POOL, poolGrowthFor, PoolTarget } from "./pool-target.js";
+import {
+  FIXED_POOL,
+  poolGrowthFor,
+  PoolTarget,
+  POOL_BURST_WINDOW_MS,
+  POOL_GROWTH_FACTOR,
+} from "./pool-target.js";
 
 function fakeClock() {
   const clock = { t: 0, now: () => clock.t };
@@ -19,10 +24,10 @@ describe("PoolTarget", () => {
     clock.t = 40_000;
     target.taken(0, false);
     expect(target.size).toBe(1);
-    clock.t = 40_000 + POOL_LIMITS.burstWindowMs + 1;
+    clock.t = 40_000 + POOL_BURST_WINDOW_MS + 1;
     target.taken(0, true); // empty, but long after the last take: a failed refill, no burst
     expect(target.size).toBe(1);
-    clock.t += POOL_LIMITS.burstWindowMs;
+    clock.t += POOL_BURST_WINDOW_MS;
     target.taken(0, true); // a run had to wait for a cold container right after another
     expect(target.size).toBe(2);
     target.taken(1, false); // half full is enough
@@ -44,7 +49,7 @@ describe("PoolTarget", () => {
     expect(target.size).toBe(4);
     const spaced = new PoolTarget(2, { maxSize: 4, idleMs: 60_000 }, clock.now);
     spaced.taken(1, false, false);
-    clock.t += POOL_LIMITS.burstWindowMs + 1;
+    clock.t += POOL_BURST_WINDOW_MS + 1;
     spaced.taken(1, false, true); // short, but long after the last take: no burst
     expect(spaced.size).toBe(2);
   });
@@ -138,6 +143,6 @@ describe("poolGrowthFor", () => {
   });
 
   it("doubles by the named growth factor", () => {
-    expect(POOL_LIMITS.growthFactor).toBe(2);
+    expect(POOL_GROWTH_FACTOR).toBe(2);
   });
 });

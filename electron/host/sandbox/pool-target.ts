@@ -1,5 +1,14 @@
 import { POOL_LIMITS } from "../../../shared/limits.js";
 
+/** A take that finds the pool empty in a burst multiplies its target by this (to its ceiling). */
+export const POOL_GROWTH_FACTOR = 2;
+
+/**
+ * Only a take that finds the pool empty within this long after the previous take grows it:
+ * an empty pool with no run before is still filling (start, runtime switch), not a burst.
+ */
+export const POOL_BURST_WINDOW_MS = 10_000;
+
 /** How far the warm pool may grow under demand, and how soon it shrinks back. */
 export interface PoolGrowth {
   /** The most idle containers it grows to (never below the floor). */
@@ -86,16 +95,16 @@ export class PoolTarget {
     const now = this.now();
     // A miss with no take shortly before is no burst: the pool was still filling (at start,
     // after a runtime switch) or a refill failed.
-    const burst = this.tookAny && now - this.lastTakeAt <= POOL_LIMITS.burstWindowMs;
+    const burst = this.tookAny && now - this.lastTakeAt <= POOL_BURST_WINDOW_MS;
     this.lastTakeAt = now;
     this.tookAny = true;
-    const underHalf = !settling && this.grown && idleLeft * POOL_LIMITS.growthFactor < this.target;
+    const underHalf = !settling && this.grown && idleLeft * POOL_GROWTH_FACTOR < this.target;
     // Short counts at the floor only: a grown pool's refills are under way at nearly every take.
     const outrun = missed || (short && !settling && !this.grown);
     if ((outrun && burst) || underHalf) {
       this.target = Math.min(
         this.ceiling,
-        Math.max(this.target + 1, this.target * POOL_LIMITS.growthFactor),
+        Math.max(this.target + 1, this.target * POOL_GROWTH_FACTOR),
       );
     }
   }
@@ -103,7 +112,7 @@ export class PoolTarget {
   /** Halves a grown target when no take came for the idle time; true if it shrank. */
   shrinkIfIdle(): boolean {
     if (!this.grown || this.now() - this.lastTakeAt < this.growth.idleMs) return false;
-    this.target = Math.max(this.floor, Math.floor(this.target / POOL_LIMITS.growthFactor));
+    this.target = Math.max(this.floor, Math.floor(this.target / POOL_GROWTH_FACTOR));
     // The next halving waits a whole idle time again.
     this.lastTakeAt = this.now();
     return true;

@@ -3,9 +3,9 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
-import { currentOwner } from "./container-owner.js";
-import { OWNER_LABELS } from "./container-spec.js";
-import { READY_LINE } from "./ready-line.js";
+import { currentOwner } from "./containers/container-owner.js";
+import { OWNER_LABELS } from "./containers/container-spec.js";
+import { READY_LINE } from "./containers/ready-line.js";
 import { Sandbox, type SandboxOptions } from "./sandbox.js";
 import { until } from "../../../test-support/wait.js";
 

@@ -9,10 +9,10 @@ import {
   leftoverContainers,
   testOwner,
 } from "../../../test-support/docker.js";
-import { buildCatalog } from "../catalog/catalog-builder.js";
-import type { DiscoveredTool } from "../catalog/catalog-types.js";
-import { catalogSandboxTools } from "../catalog/sandbox-tools.js";
-import { heldNamedIn } from "../engine/held-names.js";
+import { buildCatalog } from "../core/catalog/catalog-builder.js";
+import type { DiscoveredTool } from "../core/catalog/catalog-types.js";
+import { catalogSandboxTools } from "../core/catalog/sandbox-tools.js";
+import { heldNamedIn } from "../core/engine/held-names.js";
 import { Sandbox } from "./sandbox.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.

@@ -3,16 +3,15 @@
 // used to replace every idle container staged with the other catalog at once: a container
 // start (and with preloading ~0.4 s of CPU) per idle container, every second, for as long as
 // the server liked. Now a change replaces them at most once per
-// POOL_LIMITS.catalogReviewMinIntervalMs, changes between collapsing into one review at its end.
+// POOL_CATALOG_REVIEW_MIN_INTERVAL_MS, changes between collapsing into one review at its end.
 // Real image, real pool.
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { POOL_LIMITS } from "../../../shared/limits.js";
 import { dockerOrSkip, leftoverContainers, testOwner } from "../../../test-support/docker.js";
 import { until } from "../../../test-support/wait.js";
-import type { CallOutcome, SandboxTool } from "./run-types.js";
-import { SandboxContainer } from "./sandbox-container.js";
-import { Sandbox } from "./sandbox.js";
-import { freezeTools } from "./tools-json.js";
+import type { CallOutcome, SandboxTool } from "../core/ports/run-types.js";
+import { SandboxContainer } from "./containers/sandbox-container.js";
+import { Sandbox, POOL_CATALOG_REVIEW_MIN_INTERVAL_MS } from "./sandbox.js";
+import { freezeTools } from "../core/ports/tools-json.js";
 
 const fx = await dockerOrSkip();
 
@@ -57,14 +56,14 @@ describe.skipIf(!fx)("a catalog that a server flips every second", () => {
       }
       const during = startSpy.mock.calls.length - before;
       // The first change replaces the pool at once; the rest wait for the review interval.
-      expect(performance.now() - flipsStarted).toBeLessThan(POOL_LIMITS.catalogReviewMinIntervalMs);
+      expect(performance.now() - flipsStarted).toBeLessThan(POOL_CATALOG_REVIEW_MIN_INTERVAL_MS);
       expect(during).toBeLessThanOrEqual(POOL);
 
       // The review at the interval's end stages the catalog as it is then: the next run is staged.
       await until(
         () => startSpy.mock.calls.length - before >= 2 * POOL,
         "the review after the interval",
-        POOL_LIMITS.catalogReviewMinIntervalMs + 5_000,
+        POOL_CATALOG_REVIEW_MIN_INTERVAL_MS + 5_000,
       );
       await sandbox.poolFilled();
       const result = await sandbox.run(

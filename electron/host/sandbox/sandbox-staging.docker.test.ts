@@ -11,10 +11,10 @@ import {
   testOwner,
 } from "../../../test-support/docker.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
-import type { CallOutcome, SandboxTool } from "./run-types.js";
-import { SandboxContainer } from "./sandbox-container.js";
+import type { CallOutcome, SandboxTool } from "../core/ports/run-types.js";
+import { SandboxContainer } from "./containers/sandbox-container.js";
 import { Sandbox } from "./sandbox.js";
-import { freezeTools, toolsJson } from "./tools-json.js";
+import { freezeTools, toolsJson } from "../core/ports/tools-json.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.
 const docker = await dockerOnRuntimes();

@@ -7,7 +7,7 @@ import {
   leftoverContainers,
   testOwner,
 } from "../../../test-support/docker.js";
-import { SandboxContainer } from "./sandbox-container.js";
+import { SandboxContainer } from "./containers/sandbox-container.js";
 import { Sandbox, sweepOrphanContainers } from "./sandbox.js";
 
 // Every hardening test runs on runc and on gVisor's runsc. Under CI=true a missing engine or a

@@ -2,16 +2,25 @@ import type Dockerode from "dockerode";
 import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
-import { ownedBySelf, ownerGone, type ContainerOwner } from "./container-owner.js";
-import { removeContainer } from "./container-removal.js";
-import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./container-spec.js";
-import { runInContainer, type Clock } from "./run-session.js";
-import type { RunHooks, RunRequest, SandboxTool } from "./run-types.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { ownedBySelf, ownerGone, type ContainerOwner } from "./containers/container-owner.js";
+import { removeContainer } from "./containers/container-removal.js";
+import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./containers/container-spec.js";
+import { runInContainer, type Clock } from "./runner/run-session.js";
+import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.js";
+import { pidAlive } from "../util/process-place.js";
 import type { PoolGrowth } from "./pool-target.js";
-import { SandboxContainer } from "./sandbox-container.js";
-import { toolsJson } from "./tools-json.js";
+import { SandboxContainer } from "./containers/sandbox-container.js";
+import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
+
+/**
+ * A catalog change replaces the idle containers staged with another catalog at most this
+ * often; changes between collapse into one review when it ends. A wrapped server can make
+ * the catalog change at every listing (a tool unlisted, then listed as pinned again, once a
+ * second under the relist pacing), and replacing every idle container at each change would
+ * cost a container start, and with preloading ~0.4 s of CPU, for each one, every time.
+ */
+export const POOL_CATALOG_REVIEW_MIN_INTERVAL_MS = 10_000;
 
 export interface SandboxOptions {
   docker: Dockerode;
@@ -32,9 +41,9 @@ export interface SandboxOptions {
    * while runs outpace the pool skip the imports (WarmPool).
    */
   preload?: boolean;
-  /** A warm container not ready by then is replaced (POOL_LIMITS.readyTimeoutMs unless said). */
+  /** A warm container not ready by then is replaced (POOL_READY_TIMEOUT_MS unless said). */
   readyTimeoutMs?: number;
-  /** How long runs outpacing the pool keep refills from preloading (POOL_LIMITS.leanWindowMs unless said). */
+  /** How long runs outpacing the pool keep refills from preloading (POOL_LEAN_WINDOW_MS unless said). */
   leanWindowMs?: number;
   /**
    * The current catalog's tools (frozen, freezeTools), or null for none: sent to each warm
@@ -42,7 +51,7 @@ export interface SandboxOptions {
    * line. Read again for each container; a run with other tools sends its own.
    */
   stagedTools?: (() => readonly SandboxTool[] | null) | undefined;
-  /** How often a catalog change may replace idle containers (POOL_LIMITS.catalogReviewMinIntervalMs unless said). */
+  /** How often a catalog change may replace idle containers (POOL_CATALOG_REVIEW_MIN_INTERVAL_MS unless said). */
   catalogReviewMinIntervalMs?: number;
 }
 
@@ -70,18 +79,15 @@ export class Sandbox {
     this.currentRuntime = options.runtime ?? "runc";
     this.preloading = options.preload === true;
     const size = options.poolSize ?? POOL_LIMITS.defaultSize;
-    this.pool = new WarmPool(
-      (warm, preload) => this.startContainer(warm && preload),
+    this.pool = new WarmPool({
+      startContainer: (warm, preload) => this.startContainer(warm && preload),
       size,
-      options.poolGrowth,
-      undefined,
-      {
-        readyTimeoutMs: options.readyTimeoutMs,
-        preload: this.preloading,
-        leanWindowMs: options.leanWindowMs,
-        onPooled: (container) => this.stage(container),
-      },
-    );
+      growth: options.poolGrowth,
+      readyTimeoutMs: options.readyTimeoutMs,
+      preload: this.preloading,
+      leanWindowMs: options.leanWindowMs,
+      onPooled: (container) => this.stage(container),
+    });
     this.pool.fill();
   }
 
@@ -114,8 +120,7 @@ export class Sandbox {
    */
   catalogChanged(): void {
     if (this.closed || this.pendingReview !== null) return; // the pending review reads it
-    const interval =
-      this.options.catalogReviewMinIntervalMs ?? POOL_LIMITS.catalogReviewMinIntervalMs;
+    const interval = this.options.catalogReviewMinIntervalMs ?? POOL_CATALOG_REVIEW_MIN_INTERVAL_MS;
     // Paced: a server can change the catalog at every listing, and each review may replace
     // every idle container. Runs meanwhile never get a stale one (claim), only a cold one.
     const wait = this.lastReview + interval - performance.now();

@@ -1,4 +1,4 @@
-// Issue 8 §6: the start-up sweep removes only this install's leftovers whose owner is
+// The start-up sweep removes only this install's leftovers whose owner is
 // provably gone. Containers are made with the labels each kind of owner would give them
 // (created, never started: the labels are all the sweep looks at), then one real sweep runs.
 
@@ -6,9 +6,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip } from "../../../test-support/docker.js";
-import { pidAlive } from "../local-access/instance-lock.js";
-import { currentOwner, type ContainerOwner } from "./container-owner.js";
-import { OWNER_LABELS, sandboxContainerSpec } from "./container-spec.js";
+import { pidAlive } from "../util/process-place.js";
+import { currentOwner, type ContainerOwner } from "./containers/container-owner.js";
+import { OWNER_LABELS, sandboxContainerSpec } from "./containers/container-spec.js";
 import { sweepOrphanContainers } from "./sandbox.js";
 
 const fx = await dockerOrSkip();
@@ -58,7 +58,7 @@ afterAll(async () => {
   }
 });
 
-describe.skipIf(!fx)("the start-up sweep (issue 8 §6)", () => {
+describe.skipIf(!fx)("the start-up sweep", () => {
   it("removes only this install's containers whose owner is provably gone", async () => {
     const live = spawn("sleep", ["60"], { stdio: "ignore" });
     try {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { SandboxContainer } from "./sandbox-container.js";
+import type { SandboxContainer } from "./containers/sandbox-container.js";
 import { until } from "../../../test-support/wait.js";
-import { WarmPool } from "./warm-pool.js";
-import { FIXED_POOL } from "./pool-target.js";
-import { POOL_LIMITS } from "../../../shared/limits.js";
+import { WarmPool, POOL_LEAN_SPARES } from "./warm-pool.js";
+import { FIXED_POOL, POOL_BURST_WINDOW_MS } from "./pool-target.js";
+import { POOL_LEAN_WINDOW_MS } from "./warm-pool-options.js";
 
 /**
  * A stand-in container: a label (the runtime it was made under), whether it was removed, and
@@ -29,14 +29,17 @@ describe("WarmPool.restock", () => {
     let label = "runc";
     const made: Fake[] = [];
     const gates: (() => void)[] = [];
-    const pool = new WarmPool(() => {
-      const container = fakeContainer(label);
-      made.push(container);
-      // Each start waits until the test lets it finish.
-      return new Promise<SandboxContainer>((resolve) =>
-        gates.push(() => resolve(container as unknown as SandboxContainer)),
-      );
-    }, 2);
+    const pool = new WarmPool({
+      startContainer: () => {
+        const container = fakeContainer(label);
+        made.push(container);
+        // Each start waits until the test lets it finish.
+        return new Promise<SandboxContainer>((resolve) =>
+          gates.push(() => resolve(container as unknown as SandboxContainer)),
+        );
+      },
+      size: 2,
+    });
     pool.fill();
     gates.shift()!(); // one runc container ready, one still starting
     await new Promise((resolve) => setTimeout(resolve, 0)); // its ready line is awaited too
@@ -60,19 +63,22 @@ describe("WarmPool.drain", () => {
   it("waits for the removals restock() and resize() started, so close leaves no container", async () => {
     const removals: (() => void)[] = [];
     const made: Fake[] = [];
-    const pool = new WarmPool(() => {
-      const container = fakeContainer("runc");
-      // Removing takes a while, as a real container's does.
-      container.remove = () =>
-        new Promise<void>((resolve) =>
-          removals.push(() => {
-            container.removed = true;
-            resolve();
-          }),
-        );
-      made.push(container);
-      return Promise.resolve(container as unknown as SandboxContainer);
-    }, 2);
+    const pool = new WarmPool({
+      startContainer: () => {
+        const container = fakeContainer("runc");
+        // Removing takes a while, as a real container's does.
+        container.remove = () =>
+          new Promise<void>((resolve) =>
+            removals.push(() => {
+              container.removed = true;
+              resolve();
+            }),
+          );
+        made.push(container);
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      size: 2,
+    });
     pool.fill();
     await pool.settled();
     expect(pool.idle).toBe(2);
@@ -98,10 +104,13 @@ describe("WarmPool.drain", () => {
 describe("WarmPool warm flag", () => {
   it("starts pooled containers as warm and a container taken from an empty pool as cold", async () => {
     const asked: boolean[] = [];
-    const pool = new WarmPool((warm) => {
-      asked.push(warm);
-      return Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer);
-    }, 1);
+    const pool = new WarmPool({
+      startContainer: (warm) => {
+        asked.push(warm);
+        return Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer);
+      },
+      size: 1,
+    });
     pool.fill();
     expect(asked).toEqual([true]);
     await pool.settled();
@@ -145,18 +154,18 @@ describe("WarmPool growth", () => {
     const clock = fakeClock();
     const made: Fake[] = [];
     const gates: (() => void)[] = [];
-    const pool = new WarmPool(
-      () => {
+    const pool = new WarmPool({
+      startContainer: () => {
         const container = fakeContainer("runc");
         made.push(container);
         return new Promise<SandboxContainer>((resolve) =>
           gates.push(() => resolve(container as unknown as SandboxContainer)),
         );
       },
-      1,
-      { maxSize: 4, idleMs: 10_000 },
+      size: 1,
+      growth: { maxSize: 4, idleMs: 10_000 },
       clock,
-    );
+    });
     const openAll = async () => {
       for (const open of gates.splice(0)) open();
       await pool.settled();
@@ -200,18 +209,18 @@ describe("WarmPool growth", () => {
     const clock = fakeClock();
     const made: Fake[] = [];
     const gates: (() => void)[] = [];
-    const pool = new WarmPool(
-      () => {
+    const pool = new WarmPool({
+      startContainer: () => {
         const container = fakeContainer("runc");
         made.push(container);
         return new Promise<SandboxContainer>((resolve) =>
           gates.push(() => resolve(container as unknown as SandboxContainer)),
         );
       },
-      0,
-      { maxSize: 4, idleMs: 1_000 },
+      size: 0,
+      growth: { maxSize: 4, idleMs: 1_000 },
       clock,
-    );
+    });
     const first = pool.take(); // nothing taken before it: no burst, no growth
     gates.pop()!();
     await first;
@@ -233,16 +242,16 @@ describe("WarmPool growth", () => {
   it("drain stops the shrink timer and removes every idle container of a grown pool", async () => {
     const clock = fakeClock();
     const made: Fake[] = [];
-    const pool = new WarmPool(
-      () => {
+    const pool = new WarmPool({
+      startContainer: () => {
         const container = fakeContainer("runc");
         made.push(container);
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      1,
-      { maxSize: 8, idleMs: 1_000 },
+      size: 1,
+      growth: { maxSize: 8, idleMs: 1_000 },
       clock,
-    );
+    });
     pool.fill();
     await pool.settled();
     // Two takes at once: the second finds the pool empty, so it grows.
@@ -264,8 +273,8 @@ describe("WarmPool growth", () => {
       const clock = fakeClock();
       const starts: { at: number; open: () => void }[] = [];
       let started = 0;
-      const pool = new WarmPool(
-        () => {
+      const pool = new WarmPool({
+        startContainer: () => {
           started++;
           const container = fakeContainer("runc");
           return new Promise<SandboxContainer>((resolve) =>
@@ -275,10 +284,10 @@ describe("WarmPool growth", () => {
             }),
           );
         },
-        floor,
-        { maxSize: 16, idleMs: 60_000 },
+        size: floor,
+        growth: { maxSize: 16, idleMs: 60_000 },
         clock,
-      );
+      });
       const openDue = async () => {
         for (const start of starts.filter((s) => s.at + startMs <= clock.t)) {
           starts.splice(starts.indexOf(start), 1);
@@ -309,8 +318,8 @@ describe("WarmPool readiness", () => {
   /** A pool whose containers say ready (or not) when the test decides. */
   function gatedPool(size: number, readyTimeoutMs = 60_000) {
     const made: (Fake & { warm: boolean; say: (ready: boolean) => void })[] = [];
-    const pool = new WarmPool(
-      (warm) => {
+    const pool = new WarmPool({
+      startContainer: (warm) => {
         let say: (ready: boolean) => void = () => undefined;
         const ready = new Promise<boolean>((resolve) => (say = resolve));
         const container = Object.assign(fakeContainer("runc", ready), { warm, say });
@@ -318,10 +327,8 @@ describe("WarmPool readiness", () => {
         return Promise.resolve(container as unknown as SandboxContainer);
       },
       size,
-      undefined,
-      undefined,
-      { readyTimeoutMs },
-    );
+      readyTimeoutMs,
+    });
     return { pool, made };
   }
   const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
@@ -404,17 +411,16 @@ describe("WarmPool preload under pressure", () => {
   it("refills skip preloading while takes miss; a rested pool swaps them for preloading ones", async () => {
     const clock = fakeClock();
     const made: { warm: boolean; preload: boolean; container: Fake }[] = [];
-    const pool = new WarmPool(
-      (warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (warm, preload) => {
         const container = fakeContainer(preload ? "preloaded" : "lean");
         made.push({ warm, preload, container });
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      1,
-      undefined,
+      size: 1,
       clock,
-      { preload: true },
-    );
+      preload: true,
+    });
     pool.fill();
     await pool.settled();
     // A rested pool preloads.
@@ -428,15 +434,15 @@ describe("WarmPool preload under pressure", () => {
     await miss;
     expect(made[2]).toMatchObject({ warm: false, preload: false });
     await pool.settled();
-    // The refill after that miss (and any within leanWindowMs) skips preloading.
-    clock.advance(POOL_LIMITS.leanWindowMs - 1);
+    // The refill after that miss (and any within POOL_LEAN_WINDOW_MS) skips preloading.
+    clock.advance(POOL_LEAN_WINDOW_MS - 1);
     await pool.take();
     expect(made.at(-1)).toMatchObject({ warm: true, preload: false });
     await pool.settled();
     expect(pool.idle).toBe(1);
     const lean = made.at(-1)!.container;
-    // No take for leanWindowMs: the lean idle one is replaced by a preloading one.
-    clock.advance(POOL_LIMITS.leanWindowMs - 1);
+    // No take for POOL_LEAN_WINDOW_MS: the lean idle one is replaced by a preloading one.
+    clock.advance(POOL_LEAN_WINDOW_MS - 1);
     expect(lean.removed).toBe(false);
     clock.advance(1);
     expect(lean.removed).toBe(true);
@@ -458,8 +464,8 @@ describe("WarmPool preload under pressure", () => {
       for (const gate of gates.splice(0)) gate();
       await pool.settled();
     };
-    const pool = new WarmPool(
-      (warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (warm, preload) => {
         const container = fakeContainer(
           preload ? "preloaded" : "lean",
           new Promise((resolve) => gates.push(() => resolve(true))),
@@ -467,11 +473,10 @@ describe("WarmPool preload under pressure", () => {
         made.push({ warm, preload, container });
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      3,
-      undefined,
+      size: 3,
       clock,
-      { preload: true },
-    );
+      preload: true,
+    });
     pool.fill();
     await open();
     const taken = new Set<unknown>();
@@ -483,9 +488,9 @@ describe("WarmPool preload under pressure", () => {
     const idleLean = made.filter((m) => !m.preload && !taken.has(m.container)).length;
     expect(pool.idle).toBe(3);
     expect(idleLean).toBe(3);
-    clock.advance(POOL_LIMITS.leanWindowMs);
-    // The floor of 3 keeps its lean spare (POOL_LIMITS.leanSpares): the others are swapped.
-    const swaps = idleLean - POOL_LIMITS.leanSpares;
+    clock.advance(POOL_LEAN_WINDOW_MS);
+    // The floor of 3 keeps its lean spare (POOL_LEAN_SPARES): the others are swapped.
+    const swaps = idleLean - POOL_LEAN_SPARES;
     for (let left = swaps - 1; left >= 0; left--) {
       // One lean container went; the others stay ready until its replacement is.
       expect(pool.idle).toBe(2);
@@ -497,8 +502,8 @@ describe("WarmPool preload under pressure", () => {
     await pool.settled();
     expect(pool.idle).toBe(3);
     const idle = made.filter((m) => !taken.has(m.container) && !m.container.removed);
-    expect(idle.filter((m) => !m.preload).length).toBe(POOL_LIMITS.leanSpares);
-    clock.advance(POOL_LIMITS.leanWindowMs);
+    expect(idle.filter((m) => !m.preload).length).toBe(POOL_LEAN_SPARES);
+    clock.advance(POOL_LEAN_WINDOW_MS);
     expect(clock.pending()).toBe(0);
     await pool.drain();
   });
@@ -511,8 +516,8 @@ describe("WarmPool preload under pressure", () => {
       for (const gate of gates.splice(0)) gate();
       await pool.settled();
     };
-    const pool = new WarmPool(
-      (_warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (_warm, preload) => {
         const container = fakeContainer(
           preload ? "preloaded" : "lean",
           new Promise((resolve) => gates.push(() => resolve(true))),
@@ -520,14 +525,13 @@ describe("WarmPool preload under pressure", () => {
         made.push({ preload, container });
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      2,
-      undefined,
+      size: 2,
       clock,
-      { preload: true },
-    );
+      preload: true,
+    });
     pool.fill();
     await open();
-    // The floor of 2 is one preloading container and a lean spare (POOL_LIMITS.leanSpares).
+    // The floor of 2 is one preloading container and a lean spare (POOL_LEAN_SPARES).
     // Spaced runs take the preloading one: each refill is ready before the next take, so every
     // refill preloads, and the spare stays.
     for (let i = 0; i < 3; i++) {
@@ -553,17 +557,17 @@ describe("WarmPool preload under pressure", () => {
   it("a floor of 2 is one preloading container and a lean spare; a burst's second take grows the pool", async () => {
     const clock = fakeClock();
     const made: { preload: boolean; container: Fake }[] = [];
-    const pool = new WarmPool(
-      (_warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (_warm, preload) => {
         const container = fakeContainer(preload ? "preloaded" : "lean");
         made.push({ preload, container });
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      2,
-      { maxSize: 4, idleMs: 60_000 },
+      size: 2,
+      growth: { maxSize: 4, idleMs: 60_000 },
       clock,
-      { preload: true },
-    );
+      preload: true,
+    });
     pool.fill();
     await pool.settled();
     expect(made.map((m) => m.preload)).toEqual([true, false]);
@@ -574,7 +578,7 @@ describe("WarmPool preload under pressure", () => {
     expect(made.map((m) => m.preload)).toEqual([true, false, true]);
     // A burst: its first run takes the preloading one, the second the spare, not a cold start,
     // and the pool grows then, its new refills lean.
-    clock.advance(POOL_LIMITS.burstWindowMs + 1);
+    clock.advance(POOL_BURST_WINDOW_MS + 1);
     expect(await pool.take()).toBe(made[2]!.container);
     expect(await pool.take()).toBe(made[1]!.container);
     expect(pool.targetSize).toBe(4);
@@ -586,17 +590,17 @@ describe("WarmPool preload under pressure", () => {
   it("a rested grown pool preloads only its floor's worth; shrinking removes the lean ones first", async () => {
     const clock = fakeClock();
     const made: { preload: boolean; container: Fake }[] = [];
-    const pool = new WarmPool(
-      (_warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (_warm, preload) => {
         const container = fakeContainer(preload ? "preloaded" : "lean");
         made.push({ preload, container });
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      1,
-      { maxSize: 4, idleMs: 60_000 },
+      size: 1,
+      growth: { maxSize: 4, idleMs: 60_000 },
       clock,
-      { preload: true },
-    );
+      preload: true,
+    });
     pool.fill();
     await pool.settled();
     // A burst: takes faster than the refills grow the pool to 4, refilled lean.
@@ -617,7 +621,7 @@ describe("WarmPool preload under pressure", () => {
     // Rested: the floor (1) preloads already, so the three lean ones stay (before, each was
     // swapped for a preloading one).
     for (let i = 0; i < 3; i++) {
-      clock.advance(POOL_LIMITS.leanWindowMs); // 30 s in all, under the 60 s idle time
+      clock.advance(POOL_LEAN_WINDOW_MS); // 30 s in all, under the 60 s idle time
       await pool.settled();
     }
     expect(pool.idle).toBe(4);
@@ -635,17 +639,17 @@ describe("WarmPool preload under pressure", () => {
 
   it("a floor lowered to 2 keeps one preloading container and its lean spare", async () => {
     const made: { preload: boolean; container: Fake }[] = [];
-    const pool = new WarmPool(
-      (_warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (_warm, preload) => {
         const container = fakeContainer(preload ? "preloaded" : "lean");
         made.push({ preload, container });
         return Promise.resolve(container as unknown as SandboxContainer);
       },
-      3,
-      FIXED_POOL,
-      fakeClock(),
-      { preload: true },
-    );
+      size: 3,
+      growth: FIXED_POOL,
+      clock: fakeClock(),
+      preload: true,
+    });
     pool.fill();
     await pool.settled();
     expect(made.map((m) => m.preload)).toEqual([true, true, false]);
@@ -659,15 +663,14 @@ describe("WarmPool preload under pressure", () => {
   it("never asks for preloading when it is off; no rest timer", async () => {
     const clock = fakeClock();
     const asked: boolean[] = [];
-    const pool = new WarmPool(
-      (_warm, preload) => {
+    const pool = new WarmPool({
+      startContainer: (_warm, preload) => {
         asked.push(preload);
         return Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer);
       },
-      1,
-      undefined,
+      size: 1,
       clock,
-    );
+    });
     pool.fill();
     await pool.take();
     await pool.take();
@@ -679,13 +682,12 @@ describe("WarmPool preload under pressure", () => {
 
   it("drain stops the rest timer", async () => {
     const clock = fakeClock();
-    const pool = new WarmPool(
-      () => Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer),
-      1,
-      undefined,
+    const pool = new WarmPool({
+      startContainer: () => Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer),
+      size: 1,
       clock,
-      { preload: true },
-    );
+      preload: true,
+    });
     await pool.take(); // a miss: the refill is lean
     await pool.settled();
     expect(clock.pending()).toBe(1);
@@ -698,19 +700,15 @@ describe("WarmPool onPooled", () => {
   it("is told of each container as it joins the pool, and one that throws still pools it", async () => {
     const pooled: Fake[] = [];
     let calls = 0;
-    const pool = new WarmPool(
-      () => Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer),
-      2,
-      undefined,
-      undefined,
-      {
-        onPooled: (container) => {
-          calls++;
-          pooled.push(container as unknown as Fake);
-          if (calls === 1) throw new Error("staging failed");
-        },
+    const pool = new WarmPool({
+      startContainer: () => Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer),
+      size: 2,
+      onPooled: (container) => {
+        calls++;
+        pooled.push(container as unknown as Fake);
+        if (calls === 1) throw new Error("staging failed");
       },
-    );
+    });
     pool.fill();
     await pool.settled();
     expect(pool.idle).toBe(2);
@@ -723,11 +721,14 @@ describe("WarmPool.reviewIdle", () => {
   it("removes the idle containers it is told not to keep and refills the pool at once", async () => {
     let made = 0;
     const all: Fake[] = [];
-    const pool = new WarmPool(() => {
-      const container = fakeContainer(`c${++made}`);
-      all.push(container);
-      return Promise.resolve(container as unknown as SandboxContainer);
-    }, 2);
+    const pool = new WarmPool({
+      startContainer: () => {
+        const container = fakeContainer(`c${++made}`);
+        all.push(container);
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      size: 2,
+    });
     pool.fill();
     await pool.settled();
     expect(pool.idle).toBe(2);

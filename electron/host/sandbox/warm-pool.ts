@@ -1,42 +1,20 @@
-import { POOL_LIMITS } from "../../../shared/limits.js";
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
-import type { SandboxContainer } from "./sandbox-container.js";
+import type { SandboxContainer } from "./containers/sandbox-container.js";
+import {
+  readiness,
+  realClock,
+  type PoolClock,
+  type WarmPoolOptions,
+  POOL_READY_TIMEOUT_MS,
+  POOL_LEAN_WINDOW_MS,
+} from "./warm-pool-options.js";
 
-/** The clock and timer the pool shrinks by (tests give fake ones). */
-export interface PoolClock {
-  now(): number;
-  setTimeout(run: () => void, ms: number): () => void;
-}
-
-const realClock: PoolClock = {
-  now: () => performance.now(),
-  setTimeout(run, ms) {
-    const timer = setTimeout(run, ms);
-    // An idle pool waiting to shrink keeps no process alive.
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
-
-export interface WarmPoolOptions {
-  /** A started container that has not said ready by then is removed and replaced. */
-  readyTimeoutMs?: number;
-  /**
-   * Warm containers preload (import the heavy libraries while they wait), except refills started
-   * under pressure (see WarmPool). Off unless said; setPreload changes it.
-   */
-  preload?: boolean;
-  /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LIMITS.leanWindowMs unless said). */
-  leanWindowMs?: number;
-  /**
-   * Called for each container as it joins the pool, ready: the Sandbox sends it the catalog
-   * then (SandboxContainer.stage), off any run's path. A throw is ignored.
-   */
-  onPooled?: (container: SandboxContainer) => void;
-}
-
-/** How a started warm container's wait for its ready line ended. */
-type Readiness = "ready" | "failed" | "timeout" | "abandoned";
+/**
+ * Of the idle containers kept while quiet, this many stay lean (no preload imports: ~6 MiB
+ * idle instead of ~62 MiB) when the floor is above 1; one preloads whatever the floor. The
+ * second run of a burst takes such a spare instead of a cold start.
+ */
+export const POOL_LEAN_SPARES = 1;
 
 /**
  * Started, idle containers waiting for their start line, so a run skips container
@@ -48,14 +26,14 @@ type Readiness = "ready" | "failed" | "timeout" | "abandoned";
  * that finds none ready takes a cold container at once rather than wait for the imports of
  * one still starting (bench/sandbox-preload.ts measures both ways).
  *
- * Under pressure (within leanWindowMs of a take that found the pool short of its target: none
- * ready, or the refills of earlier takes still under way), refills skip the preload imports even
- * when preloading is on: each would cost ~0.4 s of CPU while runs are already waiting for
- * containers (bench/pool-flood-profile.ts), or about to: a burst that starts on a full pool
- * makes its second take find the first one's refill still importing, and the refills it and the
- * next takes start would otherwise all import too (bench/pool-burst.ts, the second burst). Once no take came for
- * that long, the pool rests: the idle containers started that way are replaced by preloading
- * ones, so a rested pool still preloads.
+ * Under pressure (within POOL_LEAN_WINDOW_MS of a take that found the pool short of its target:
+ * none ready, or the refills of earlier takes still under way), refills skip the preload imports
+ * even when preloading is on: each would cost ~0.4 s of CPU while runs are already waiting for
+ * containers (bench/pool-flood-profile.ts), or about to: a burst that starts on a full pool makes
+ * its second take find the first one's refill still importing, and the refills it and the next
+ * takes start would otherwise all import too (bench/pool-burst.ts, the second burst). Once no take
+ * came for that long, the pool rests: the idle containers started that way are replaced by
+ * preloading ones, so a rested pool still preloads.
  */
 export class WarmPool {
   private ready: SandboxContainer[] = [];
@@ -97,22 +75,16 @@ export class WarmPool {
   private readonly lean = new Set<SandboxContainer>();
   private cancelRest: (() => void) | null = null;
 
-  constructor(
-    /**
-     * `warm` is true for a container that will wait in the pool, false for a cold one taken
-     * now; `preload` says whether it imports the heavy libraries while it waits.
-     */
-    private readonly startContainer: (warm: boolean, preload: boolean) => Promise<SandboxContainer>,
-    /** Idle containers kept when runs are quiet. */
-    size: number,
-    growth: PoolGrowth = FIXED_POOL,
-    private readonly clock: PoolClock = realClock,
-    options: WarmPoolOptions = {},
-  ) {
-    this.target = new PoolTarget(size, growth, () => clock.now());
-    this.readyTimeoutMs = options.readyTimeoutMs ?? POOL_LIMITS.readyTimeoutMs;
+  private readonly startContainer: WarmPoolOptions["startContainer"];
+  private readonly clock: PoolClock;
+
+  constructor(options: WarmPoolOptions) {
+    this.startContainer = options.startContainer;
+    const clock = (this.clock = options.clock ?? realClock);
+    this.target = new PoolTarget(options.size, options.growth ?? FIXED_POOL, () => clock.now());
+    this.readyTimeoutMs = options.readyTimeoutMs ?? POOL_READY_TIMEOUT_MS;
     this.preload = options.preload === true;
-    this.leanWindowMs = options.leanWindowMs ?? POOL_LIMITS.leanWindowMs;
+    this.leanWindowMs = options.leanWindowMs ?? POOL_LEAN_WINDOW_MS;
     this.onPooled = options.onPooled;
   }
 
@@ -149,11 +121,11 @@ export class WarmPool {
 
   /**
    * How many idle containers preload (with preloading on, and no pressure): the floor's, but
-   * for its lean spares (POOL_LIMITS.leanSpares), and at least one of a floor that has any.
+   * for its lean spares (POOL_LEAN_SPARES), and at least one of a floor that has any.
    */
   private get preloadFloor(): number {
     const floor = this.target.floorSize;
-    return Math.max(Math.min(floor, 1), floor - POOL_LIMITS.leanSpares);
+    return Math.max(Math.min(floor, 1), floor - POOL_LEAN_SPARES);
   }
 
   /** Idle or starting containers that preload. */
@@ -193,32 +165,27 @@ export class WarmPool {
       const job = launch.then(
         async (container) => {
           this.awaitingReady++;
-          const readiness = await this.readiness(container, abandon);
+          const ended = await readiness(container, this.readyTimeoutMs, abandon);
           this.awaitingReady--;
           // restock() already stopped counting the containers of an older generation.
           if (generation === this.generation) {
             this.starting--;
             if (preload) this.startingPreloaded--;
           }
-          if (readiness === "failed") {
+          if (ended === "failed") {
             this.lastError = new Error("a warm container ended before its runner was ready");
-          } else if (readiness === "timeout") {
+          } else if (ended === "timeout") {
             this.lastError = new Error(
               `a warm container did not say ready within ${this.readyTimeoutMs} ms`,
             );
-          } else if (readiness === "ready") this.lastError = null;
+          } else if (ended === "ready") this.lastError = null;
           // A container started for a target that has shrunk since is not kept either.
-          if (
-            this.closed ||
-            generation !== this.generation ||
-            readiness !== "ready" ||
-            this.full()
-          ) {
+          if (this.closed || generation !== this.generation || ended !== "ready" || this.full()) {
             // Awaited through `inflight`, so drain() returns only once it is gone.
             await container.remove().catch(() => undefined);
             // A slow one is replaced; one that failed is not (a broken image would spin):
             // the next take() refills.
-            if (readiness === "timeout") this.fill();
+            if (ended === "timeout") this.fill();
             return;
           }
           this.ready.push(container);
@@ -247,28 +214,6 @@ export class WarmPool {
         this.inflight.delete(job);
         this.growthWave.delete(job);
       });
-    }
-  }
-
-  /** Waits for the container's ready line, at most readyTimeoutMs, or until abandoned. */
-  private async readiness(container: SandboxContainer, abandon: AbortSignal): Promise<Readiness> {
-    if (abandon.aborted) return "abandoned";
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort = (): void => undefined;
-    try {
-      return await Promise.race([
-        container.ready.then((ready): Readiness => (ready ? "ready" : "failed")),
-        new Promise<Readiness>((resolve) => {
-          timer = setTimeout(() => resolve("timeout"), this.readyTimeoutMs);
-        }),
-        new Promise<Readiness>((resolve) => {
-          onAbort = () => resolve("abandoned");
-          abandon.addEventListener("abort", onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      abandon.removeEventListener("abort", onAbort);
     }
   }
 
@@ -322,8 +267,8 @@ export class WarmPool {
   }
 
   /**
-   * Once no take came for leanWindowMs, replaces the idle containers started without preloading
-   * (under pressure) by preloading ones, one at a time: the next goes only once the last
+   * Once no take came for POOL_LEAN_WINDOW_MS, replaces the idle containers started without
+   * preloading (under pressure) by preloading ones, one at a time: the next goes only once the last
    * replacement is ready, so a burst that comes back meanwhile still finds all but one idle
    * container ready (replacing them all at once left the pool empty for the seconds the imports
    * take, and such a burst then ran on cold containers). Armed only while there are such
@@ -345,8 +290,9 @@ export class WarmPool {
         return;
       }
       // Only the floor's worth preloads, but its lean spare (preloadFloor): a grown pool's extra
-      // containers are kept for bursts alone, and go when it shrinks. Preloading them would cost each ~0.4 s of CPU (spent
-      // just as a returning burst needs it) and ~56 MiB more while it waits to shrink.
+      // containers are kept for bursts alone, and go when it shrinks. Preloading them would cost
+      // each ~0.4 s of CPU (spent just as a returning burst needs it) and ~56 MiB more while it
+      // waits to shrink.
       if (this.preloaded >= this.preloadFloor) return;
       this.lean.delete(next);
       this.ready = this.ready.filter((c) => c !== next);

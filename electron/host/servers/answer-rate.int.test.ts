@@ -4,12 +4,12 @@
 // it was stopped after ~7,000 answers (the burst and a second of refill), failing the rest.
 // A real stdio server process; no Docker needed.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../../../test-servers/toy-server.js";
-import { singleServerConfig } from "./server-config.js";
+import { singleServerConfig } from "./config/server-config.js";
 import { ServerSet } from "./server-set.js";
+import { MESSAGES_BURST_MAX } from "./rate-bucket.js";
 
-const CALLS = 2 * SERVER_LIMITS.messagesBurstMax;
+const CALLS = 2 * MESSAGES_BURST_MAX;
 const IN_FLIGHT = 64;
 
 let servers: ServerSet;

@@ -1,10 +1,20 @@
-import { SERVER_LIMITS } from "../../../shared/limits.js";
+import { MiB } from "../util/units.js";
 
 /**
- * Counts the bytes a server writes to one of its pipes over SERVER_LIMITS.outputBytesWindowMs;
- * `add` says when they pass SERVER_LIMITS.outputBytesPerWindowMax. Its stdout is counted by
- * StdioLineBuffer; this one counts its stderr, which the host decodes and splits into lines
- * too, so a server writing stderr as fast as its pipe took it kept the host's thread ~65% busy.
+ * A server that writes more than this to its stdout within OUTPUT_BYTES_WINDOW_MS is stopped the
+ * same way: a server writing 9 MB lines without end kept the host's thread ~90% busy under
+ * any message count. Room for a listing of 10,000 tools with large schemas.
+ */
+export const OUTPUT_BYTES_PER_WINDOW_MAX = 64 * MiB;
+
+/** The window OUTPUT_BYTES_PER_WINDOW_MAX counts over. */
+export const OUTPUT_BYTES_WINDOW_MS = 10_000;
+
+/**
+ * Counts the bytes a server writes to one of its pipes over OUTPUT_BYTES_WINDOW_MS;
+ * `add` says when they pass OUTPUT_BYTES_PER_WINDOW_MAX. Its stdout is counted
+ * (server-output.ts) and so is its stderr, which the host decodes and splits into lines too: a
+ * server writing stderr as fast as its pipe took it kept the host's thread ~65% busy.
  */
 export class ByteWindow {
   #windowStart: number;
@@ -17,11 +27,11 @@ export class ByteWindow {
   /** Counts `bytes`; true once the window holds more than the limit. */
   add(bytes: number): boolean {
     const at = this.now();
-    if (at - this.#windowStart >= SERVER_LIMITS.outputBytesWindowMs) {
+    if (at - this.#windowStart >= OUTPUT_BYTES_WINDOW_MS) {
       this.#windowStart = at;
       this.#bytes = 0;
     }
     this.#bytes += bytes;
-    return this.#bytes > SERVER_LIMITS.outputBytesPerWindowMax;
+    return this.#bytes > OUTPUT_BYTES_PER_WINDOW_MAX;
   }
 }

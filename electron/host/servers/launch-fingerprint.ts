@@ -3,9 +3,9 @@
 // nothing ran) then find the server that was renamed, rather than that server's tools being
 // pinned afresh, unreviewed, under its new name.
 
-import { createHash } from "node:crypto";
-import { pairRenames } from "../pins/pin-renames.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import { pairRenames } from "./pins/pin-renames.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
+import { sha256Hex } from "../util/sha256-hex.js";
 
 const fingerprints = new WeakMap<ServerEntry, string>();
 
@@ -19,9 +19,7 @@ export function launchFingerprint(entry: ServerEntry): string {
   const env = Object.keys(entry.env)
     .sort()
     .map((key) => [key, entry.secretEnv.includes(key) ? null : (entry.env[key] ?? null)]);
-  const hash = createHash("sha256")
-    .update(JSON.stringify([entry.command, entry.args, env]))
-    .digest("hex");
+  const hash = sha256Hex(JSON.stringify([entry.command, entry.args, env]));
   fingerprints.set(entry, hash);
   return hash;
 }

@@ -1,22 +1,22 @@
-// A server cannot keep the host's thread busy by writing to its stdout as fast as its pipe
-// takes it. Small notifications the host has no use for (log lines, progress, unknown methods)
-// cost a parse each: such a server kept the host ~100% busy, event-loop delays ~190 ms, for as
-// long as it liked; now one sending more than SERVER_LIMITS.messagesBurstMax messages at once
-// (or more than messagesPerSecondMax a second for longer) is stopped. Big lines cost more than their parse: the SDK's read buffer copied and
-// searched all it held again for every chunk, so 9 MB lines kept the host ~90% busy under any
-// message count; now a server's stdout is read linearly and one writing more than
-// SERVER_LIMITS.outputBytesPerWindowMax in its window is stopped too. Either way its restart
-// backoff then spaces out a new flood, and its state says why. Real stdio server processes and
-// a real host; no Docker needed.
+// A server cannot keep the host's thread busy by writing to its stdout as fast as its pipe takes
+// it. Small notifications the host has no use for (log lines, progress, unknown methods) cost a
+// parse each: such a server kept the host ~100% busy, event-loop delays ~190 ms, for as long as it
+// liked; now one sending more than MESSAGES_BURST_MAX messages at once (or more than
+// MESSAGES_PER_SECOND_MAX a second for longer) is stopped. Big lines cost more than their parse:
+// the SDK's read buffer copied and searched all it held again for every chunk, so 9 MB lines kept
+// the host ~90% busy under any message count; now a server's stdout is read linearly and one
+// writing more than OUTPUT_BYTES_PER_WINDOW_MAX in its window is stopped too. Either way its
+// restart backoff then spaces out a new flood, and its state says why. Real stdio server processes
+// and a real host; no Docker needed.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../api/api-dispatcher.js";
 import type { CodeModeHost } from "../app/code-mode-host.js";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { startHostWithoutDocker } from "../../../test-support/daemon.js";
 import { until } from "../../../test-support/wait.js";
+import { MESSAGES_BURST_MAX } from "./rate-bucket.js";
 
 // A bare JSON-RPC server: it starts and lists one tool, then writes log notifications of
 // NOTE_CHARS characters without end, NOTES_PER_WRITE at a time, as fast as its stdout drains.
@@ -126,7 +126,7 @@ describe("a server flooding the host", () => {
     const { cpu, lastError } = await floodFrom("small", 1, 1000);
     expect(cpu).toBeLessThan(0.3);
     expect(lastError).toContain(
-      `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
+      `was stopped: it sent more than ${MESSAGES_BURST_MAX} messages at once`,
     );
   }, 60_000);
 
@@ -150,7 +150,7 @@ describe("a server flooding the host", () => {
       );
       expect(cpu).toBeLessThan(0.3);
       expect(lastError).toContain(
-        `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
+        `was stopped: it sent more than ${MESSAGES_BURST_MAX} messages at once`,
       );
     },
     60_000,
@@ -162,7 +162,7 @@ describe("a server flooding the host", () => {
     const { cpu, lastError } = await floodFrom("bytes", 1, 1, false, undefined, undefined, "x");
     expect(cpu).toBeLessThan(0.2);
     expect(lastError).toContain(
-      `was stopped: it sent more than ${SERVER_LIMITS.messagesBurstMax} messages at once`,
+      `was stopped: it sent more than ${MESSAGES_BURST_MAX} messages at once`,
     );
   }, 60_000);
 
@@ -185,7 +185,7 @@ describe("a server flooding the host", () => {
       );
       expect(cpu).toBeLessThan(0.2);
       expect(lastError).toContain(
-        `was stopped: it wrote to its stderr in more than ${SERVER_LIMITS.messagesBurstMax} pieces`,
+        `was stopped: it wrote to its stderr in more than ${MESSAGES_BURST_MAX} pieces`,
       );
     },
     60_000,

@@ -1,7 +1,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { meterMessages } from "./message-meter.js";
+import { MESSAGES_PER_SECOND_MAX, MESSAGES_BURST_MAX } from "./rate-bucket.js";
 
 const message = { jsonrpc: "2.0" as const, method: "notifications/message" };
 
@@ -30,27 +30,27 @@ describe("meterMessages", () => {
 
   it("takes a burst up to the bucket, then calls onFlood once, at the first message past it", () => {
     const meter = metered();
-    meter.send(SERVER_LIMITS.messagesBurstMax);
+    meter.send(MESSAGES_BURST_MAX);
     expect(meter.floods()).toBe(0);
     meter.send(1);
     expect(meter.floods()).toBe(1);
     meter.send(10_000);
     meter.at(60_000);
-    meter.send(SERVER_LIMITS.messagesBurstMax * 2);
+    meter.send(MESSAGES_BURST_MAX * 2);
     expect(meter.floods()).toBe(1);
   });
 
   it("takes the refill rate for as long as it lasts, and a burst again once the bucket refilled", () => {
     const meter = metered();
-    meter.send(SERVER_LIMITS.messagesBurstMax);
+    meter.send(MESSAGES_BURST_MAX);
     // A minute at the refill rate, a tenth of a second at a time.
     for (let ms = 100; ms <= 60_000; ms += 100) {
       meter.at(ms);
-      meter.send(SERVER_LIMITS.messagesPerSecondMax / 10);
+      meter.send(MESSAGES_PER_SECOND_MAX / 10);
     }
     expect(meter.floods()).toBe(0);
-    meter.at(60_000 + (1000 * SERVER_LIMITS.messagesBurstMax) / SERVER_LIMITS.messagesPerSecondMax);
-    meter.send(SERVER_LIMITS.messagesBurstMax);
+    meter.at(60_000 + (1000 * MESSAGES_BURST_MAX) / MESSAGES_PER_SECOND_MAX);
+    meter.send(MESSAGES_BURST_MAX);
     expect(meter.floods()).toBe(0);
     meter.send(1);
     expect(meter.floods()).toBe(1);
@@ -66,14 +66,14 @@ describe("meterMessages", () => {
       () => floods++,
       () => 0,
     );
-    const answers = 4 * SERVER_LIMITS.messagesBurstMax;
+    const answers = 4 * MESSAGES_BURST_MAX;
     for (let id = 1; id <= answers; id++) {
       await transport.send({ jsonrpc: "2.0", id, method: "tools/call", params: {} });
       transport.onmessage?.({ jsonrpc: "2.0", id, result: { content: [] } });
     }
     expect(floods).toBe(0);
     // Answers past those asked for (and notifications) still draw on the bucket.
-    for (let id = 1; id <= SERVER_LIMITS.messagesBurstMax + 1; id++)
+    for (let id = 1; id <= MESSAGES_BURST_MAX + 1; id++)
       transport.onmessage?.({ jsonrpc: "2.0", id, result: {} });
     expect(floods).toBe(1);
   });
@@ -87,7 +87,7 @@ describe("meterMessages", () => {
       () => floods++,
       () => 0,
     );
-    for (let i = 0; i < SERVER_LIMITS.messagesBurstMax; i++) {
+    for (let i = 0; i < MESSAGES_BURST_MAX; i++) {
       transport.onerror?.(new SyntaxError("Unexpected end of JSON input"));
     }
     expect(floods).toBe(0);

@@ -6,16 +6,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { descendantPids, processGroupOf, processRunning } from "../../../test-support/processes.js";
 import { stubbornEntry, stubbornPids } from "../../../test-support/stubborn-server.js";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
 import { until } from "../../../test-support/wait.js";
 import { closeStarted, toy, track } from "../../../test-support/wrapped-server-fixtures.js";
-import { ProcessTreeTransport } from "./process-tree-transport.js";
+import { ServerProcessTransport } from "./server-process-transport.js";
 import { ServerSet } from "./server-set.js";
 import { tryServer } from "./try-server.js";
 import { WrappedServer } from "./wrapped-server.js";
+import { STOP_STDIN_GRACE_MS, STOP_TERM_GRACE_MS } from "./process-tree.js";
 
 let workDir: string;
 let files = 0;
@@ -87,9 +87,7 @@ describe("a wrapped server's process tree", () => {
     const took = performance.now() - stopping;
     await untilGone([wrapper!, toyServer!, sleeper!], "the whole tree to end");
     // stdin closed, the grace, SIGTERM ignored, the grace, SIGKILL: no longer, whatever it does.
-    expect(took).toBeLessThan(
-      SERVER_LIMITS.stopStdinGraceMs + SERVER_LIMITS.stopTermGraceMs + 2_000,
-    );
+    expect(took).toBeLessThan(STOP_STDIN_GRACE_MS + STOP_TERM_GRACE_MS + 2_000);
   });
 
   it("restart() ends the old tree before the new one starts", async () => {
@@ -130,14 +128,14 @@ describe("a wrapped server's process tree", () => {
     const pid = server.pid!;
     const stopping = performance.now();
     await server.close();
-    expect(performance.now() - stopping).toBeLessThan(SERVER_LIMITS.stopStdinGraceMs);
+    expect(performance.now() - stopping).toBeLessThan(STOP_STDIN_GRACE_MS);
     await untilGone([pid], "the toy server to leave");
   });
 });
 
-describe("ProcessTreeTransport", () => {
-  const shell = (script: string): ProcessTreeTransport =>
-    new ProcessTreeTransport(
+describe("ServerProcessTransport", () => {
+  const shell = (script: string): ServerProcessTransport =>
+    new ServerProcessTransport(
       { command: "/bin/sh", args: ["-c", script], stderr: "pipe" },
       { stdinMs: 200, termMs: 200 },
     );

@@ -9,8 +9,20 @@
 // `taskkill /T /F` ends the process and every process it started while it still runs. That
 // branch is written to the documentation and unverified: no Windows machine runs these tests.
 import { spawn, type ChildProcess } from "node:child_process";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { waitAtMost } from "../util/wait-at-most.js";
+
+/**
+ * Stopping a server (the app stopping, a server removed, changed or restarted, the end of a
+ * Try it): its stdin is closed and it gets this long to leave by itself...
+ */
+export const STOP_STDIN_GRACE_MS = 2_000;
+
+/**
+ * ...then its whole process tree gets SIGTERM and this long, then SIGKILL. A server that
+ * ignores both, or a child of it holding its pipes, held the app's stop for as long as it
+ * liked (a `sleep 60` in a server kept a SIGTERM'd daemon up ~70 s).
+ */
+export const STOP_TERM_GRACE_MS = 2_000;
 
 /** How long a stop waits at each step: stdin closed, then SIGTERM, then SIGKILL. */
 export interface StopGrace {
@@ -19,8 +31,8 @@ export interface StopGrace {
 }
 
 export const STOP_GRACE: StopGrace = {
-  stdinMs: SERVER_LIMITS.stopStdinGraceMs,
-  termMs: SERVER_LIMITS.stopTermGraceMs,
+  stdinMs: STOP_STDIN_GRACE_MS,
+  termMs: STOP_TERM_GRACE_MS,
 };
 
 /** How often a stop looks whether the group still has members, while it waits its grace. */

@@ -1,6 +1,13 @@
 // The restart policy of a crashed server: exponential backoff on an injectable clock.
 
-import { SERVER_LIMITS } from "../../../shared/limits.js";
+/** First automatic restart waits this long after a crash... */
+export const RESTART_BACKOFF_INITIAL_MS = 500;
+
+/** ...doubling after every failed attempt, up to this. */
+export const RESTART_BACKOFF_MAX_MS = 30_000;
+
+/** A server that stayed up this long since its last start gets the short delay again. */
+export const RESTART_BACKOFF_RESET_AFTER_MS = 60_000;
 
 /** Time, injectable so backoff can be observed without waiting on it. */
 export interface Clock {
@@ -15,12 +22,12 @@ export interface BackoffOptions {
   resetAfterMs: number;
 }
 
-/** The backoff of the options, each value not given taken from SERVER_LIMITS. */
+/** The backoff of the options, each value not given taken from the constants above. */
 export function backoffWithDefaults(options: Partial<BackoffOptions> = {}): BackoffOptions {
   return {
-    initialMs: options.initialMs ?? SERVER_LIMITS.restartBackoffInitialMs,
-    maxMs: options.maxMs ?? SERVER_LIMITS.restartBackoffMaxMs,
-    resetAfterMs: options.resetAfterMs ?? SERVER_LIMITS.restartBackoffResetAfterMs,
+    initialMs: options.initialMs ?? RESTART_BACKOFF_INITIAL_MS,
+    maxMs: options.maxMs ?? RESTART_BACKOFF_MAX_MS,
+    resetAfterMs: options.resetAfterMs ?? RESTART_BACKOFF_RESET_AFTER_MS,
   };
 }
 

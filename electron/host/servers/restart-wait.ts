@@ -1,13 +1,19 @@
 // A call made while its server restarts after a crash: it waits for the restart within its
 // own timeout rather than failing at once.
 
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import {
   WrappedServerError,
   abortedError,
   closedError,
   type CallOptions,
 } from "./wrapped-server-types.js";
+
+/**
+ * A call waiting for a restart gives up this long before its timeout: the bridge's own timer
+ * of the same length would otherwise end it first as a bare timeout, and the server's last
+ * error (what the user needs) would never reach the log.
+ */
+export const RESTART_WAIT_RESERVE_MS = 250;
 
 /** What the wait needs to see of the server. */
 export interface RestartingServer {
@@ -32,7 +38,7 @@ export async function waitForRestart(
   const { signal } = options;
   // Ends a little before the call's timeout: a caller timing the call itself (the bridge)
   // would otherwise cut it first, and its "timed out" would hide the server's last error.
-  const timeoutMs = Math.max(1, options.timeoutMs - SERVER_LIMITS.restartWaitReserveMs);
+  const timeoutMs = Math.max(1, options.timeoutMs - RESTART_WAIT_RESERVE_MS);
   let timedOut = false;
   await new Promise<void>((resolve) => {
     const done = (): void => {

@@ -1,7 +1,7 @@
 // Whether a changed server entry still starts the same process.
 
 import { sameList } from "../../../shared/same-list.js";
-import type { ServerEntry } from "./server-config-types.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 
 /** True when two entries start the same process: only then can a running server be kept. */
 export function sameLaunch(a: ServerEntry, b: ServerEntry): boolean {

@@ -1,17 +1,23 @@
-// The host reaches into private fields of the MCP SDK's StdioClientTransport: _readBuffer (a
-// server's stdout is read with StdioLineBuffer), _process (a flooding server's stdout is
-// destroyed and the child killed at once), and, where the host starts the child itself in a
-// process group of its own (ProcessTreeTransport), _serverParams, _stderrStream and
-// processReadBuffer. An SDK update that renames any must fail here, not leave the flood open or
-// the server mute without a word. A real child process; no Docker needed.
-import type { ChildProcess } from "node:child_process";
+// The host's own stdio transport under a real child process (no Docker): the child leads a
+// process group of its own, its stdout and stderr reach the client as the SDK's transport would
+// carry them, and what it leaves unread of the host's messages is seen.
+import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { StderrTail } from "./stderr-tail.js";
 import { defaultTransportFactory, spawnConnection, type Connection } from "./server-connection.js";
-import { StdioLineBuffer } from "./stdio-line-buffer.js";
+import { ServerProcessTransport } from "./server-process-transport.js";
 import { until } from "../../../test-support/wait.js";
 
-describe("the SDK's private fields the host relies on", () => {
+const entry = (script: string) => ({
+  command: process.execPath,
+  args: ["-e", script],
+  env: {},
+  secretEnv: [],
+  allow: null,
+  private: false,
+});
+
+describe("the transport a wrapped server runs on", () => {
   let connection: Connection | null = null;
 
   afterEach(async () => {
@@ -19,46 +25,32 @@ describe("the SDK's private fields the host relies on", () => {
     connection = null;
   });
 
-  it("are there on a started StdioClientTransport", async () => {
+  it("is the host's own, and starts the child as the leader of a process group", async () => {
     connection = spawnConnection({
       transportFactory: defaultTransportFactory,
-      entry: {
-        command: process.execPath,
-        args: ["-e", 'process.stdin.resume().on("end", () => process.exit(0))'],
-        env: {},
-        secretEnv: [],
-        allow: null,
-        private: false,
-      },
+      entry: entry('process.stdin.resume().on("end", () => process.exit(0))'),
       path: undefined,
       clientInfo: { name: "test", version: "1" },
       stderr: new StderrTail(),
     });
-    const fields = connection.transport as unknown as {
-      _readBuffer?: unknown;
-      _process?: ChildProcess;
-    };
-    expect(fields._readBuffer).toBeInstanceOf(StdioLineBuffer);
+    expect(connection.transport).toBeInstanceOf(ServerProcessTransport);
     await connection.transport.start();
-    expect(fields._process?.pid).toBe(connection.transport.pid);
-    expect(fields._process?.stdout?.readable).toBe(true);
+    const pid = connection.transport.pid;
+    expect(typeof pid).toBe("number");
+    if (process.platform !== "win32") {
+      const group = execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" });
+      expect(Number(group.trim())).toBe(pid);
+    }
+    expect(connection.transport.unreadInputBytes).toBe(0);
   });
 
-  it("carry a server's stdout and stderr to the client, as the SDK's own start would", async () => {
+  it("carries a server's stdout and stderr to the client, as the SDK's own transport would", async () => {
     const stderr = new StderrTail();
     connection = spawnConnection({
       transportFactory: defaultTransportFactory,
-      entry: {
-        command: process.execPath,
-        args: [
-          "-e",
-          `console.error("said on stderr"); console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/ping-x" })); process.stdin.resume().on("end", () => process.exit(0));`,
-        ],
-        env: {},
-        secretEnv: [],
-        allow: null,
-        private: false,
-      },
+      entry: entry(
+        `console.error("said on stderr"); console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/ping-x" })); process.stdin.resume().on("end", () => process.exit(0));`,
+      ),
       path: undefined,
       clientInfo: { name: "test", version: "1" },
       stderr,

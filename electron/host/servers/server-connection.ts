@@ -1,32 +1,52 @@
 // The link to one child process of a wrapped server: its transport, the SDK client in
 // front of it, and the tail of its stderr.
 
-import type { ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { ServerEntry } from "./server-config-types.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import type { StderrTail } from "./stderr-tail.js";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { listAllTools, type ToolListing } from "./tool-listing.js";
 import { FLOOD_REASON, meterMessages } from "./message-meter.js";
-import { BYTES_FLOOD_REASON, useLineBuffer } from "./stdio-line-buffer.js";
-import { ByteWindow } from "./byte-window.js";
-import { RateBucket } from "./rate-bucket.js";
+import { BYTES_FLOOD_REASON } from "./server-output.js";
+import { ByteWindow, OUTPUT_BYTES_PER_WINDOW_MAX, OUTPUT_BYTES_WINDOW_MS } from "./byte-window.js";
+import { RateBucket, MESSAGES_PER_SECOND_MAX, MESSAGES_BURST_MAX } from "./rate-bucket.js";
 import type { ServerTransport, TransportFactory } from "./wrapped-server-types.js";
-import { ProcessTreeTransport } from "./process-tree-transport.js";
+import { ServerProcessTransport } from "./server-process-transport.js";
+import { MiB } from "../util/units.js";
+
+/**
+ * A server's re-listings after notifications/tools/list_changed start at least this far
+ * apart (and ten times as far as the last one took, when longer); a burst collapses into the
+ * next. A server answering each listing with another list_changed kept the host's thread
+ * ~76% busy (188 listings a second of 100 tools: parse, pins, pin file save, catalog).
+ */
+export const RELIST_MIN_INTERVAL_MS = 1_000;
+
+/** The pace of re-listings after a slow one: its duration times this. */
+export const RELIST_PACE_FACTOR = 10;
+
+/**
+ * A server that leaves more than this of the host's messages to it unread (its stdin) is
+ * stopped the same way. The SDK's client answers every request a server sends (ping at
+ * least), echoing the id the server chose: a server sending pings with 1 MB ids and reading
+ * nothing had the host hold 1 MB per ping, without bound. Far above what a server that reads
+ * is ever sent at once (calls of at most BRIDGE_LIMITS.argsMaxBytes, a few dozen at a time).
+ */
+export const INPUT_UNREAD_MAX_BYTES = 16 * MiB;
 
 /** Why a server that read too little of what the host sent it was stopped. */
-export const UNREAD_INPUT_REASON = `it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`;
+export const UNREAD_INPUT_REASON = `it left more than ${INPUT_UNREAD_MAX_BYTES / (1024 * 1024)} MiB of the host's messages unread`;
 
 /** Why a server that wrote its stderr in too many pieces was stopped. */
-export const STDERR_PIECES_REASON = `it wrote to its stderr in more than ${SERVER_LIMITS.messagesBurstMax} pieces at once, or more than ${SERVER_LIMITS.messagesPerSecondMax} a second for longer`;
+export const STDERR_PIECES_REASON = `it wrote to its stderr in more than ${MESSAGES_BURST_MAX} pieces at once, or more than ${MESSAGES_PER_SECOND_MAX} a second for longer`;
 
 /** Why a server that wrote too much to its stderr was stopped: its state's lastError says so. */
-export const STDERR_FLOOD_REASON = `it wrote more than ${SERVER_LIMITS.outputBytesPerWindowMax / (1024 * 1024)} MiB to its stderr in ${SERVER_LIMITS.outputBytesWindowMs / 1000} s`;
+export const STDERR_FLOOD_REASON = `it wrote more than ${OUTPUT_BYTES_PER_WINDOW_MAX / (1024 * 1024)} MiB to its stderr in ${OUTPUT_BYTES_WINDOW_MS / 1000} s`;
 
 /** Each server in a process group of its own, ended with its whole tree (process-tree.ts). */
 export const defaultTransportFactory: TransportFactory = (params) =>
-  new ProcessTreeTransport(params);
+  new ServerProcessTransport(params);
 
 export interface Connection {
   client: Client;
@@ -103,10 +123,9 @@ export function spawnConnection(options: SpawnOptions): Connection {
   // a server chooses how much it is sent (the SDK answers its requests, echoing their ids).
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
-    const stdin = (transport as { _process?: ChildProcess })._process?.stdin;
     if (
       connection.stoppedBecause === null &&
-      (stdin?.writableLength ?? 0) > SERVER_LIMITS.inputUnreadMaxBytes
+      (transport.unreadInputBytes ?? 0) > INPUT_UNREAD_MAX_BYTES
     ) {
       connection.stoppedBecause = UNREAD_INPUT_REASON;
       stopAtOnce(transport);
@@ -119,40 +138,30 @@ export function spawnConnection(options: SpawnOptions): Connection {
   // Before the client connects, so every message is counted before it is handled.
   const countMessage = meterMessages(transport, () => {
     connection.stoppedBecause = FLOOD_REASON;
-    lines?.stop();
+    transport.stopReading?.();
     stopAtOnce(transport);
   });
-  const lines = useLineBuffer(
-    transport,
-    () => {
-      connection.stoppedBecause = BYTES_FLOOD_REASON;
-      stopAtOnce(transport);
-    },
-    countMessage,
-  );
+  // Its stdout's bytes and reads cost the host too: counted the same way.
+  transport.onChunkWithoutLine = countMessage;
+  transport.onOutputFlood = () => {
+    connection.stoppedBecause = BYTES_FLOOD_REASON;
+    stopAtOnce(transport);
+  };
   return connection;
 }
 
 /**
  * Stops a server that floods the host, without the grace a stop gives (stdin closed, then
- * SIGTERM, SERVER_LIMITS.stopStdinGraceMs and stopTermGraceMs), during which whatever the child
+ * SIGTERM, STOP_STDIN_GRACE_MS and STOP_TERM_GRACE_MS), during which whatever the child
  * writes would still be read and parsed (and a child of a wrapper such as npx, still holding the
- * pipe, could write on for good). So the child's stdout is destroyed and the child killed first:
- * with its whole tree on the host's own transport; on another StdioClientTransport (tests) the
- * child the SDK keeps in a private field, the only way to it.
+ * pipe, could write on for good). So the child is killed first: with its whole tree on the
+ * host's own transport; on another transport (a test's) by its pid, if it tells one.
  */
 function stopAtOnce(transport: ServerTransport): void {
-  const child = (transport as { _process?: ChildProcess })._process;
-  if (transport instanceof ProcessTreeTransport) {
+  if (transport.killNow) {
     // What it started goes too: a child holding its pipes could go on writing.
     transport.killNow();
-  } else if (child) {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-    child.kill("SIGKILL");
   } else if (typeof transport.pid === "number") {
-    // An SDK that renamed the field still gives the pid: the child is killed at once all the
-    // same, so it cannot flood on through close()'s grace (server-connection.int.test.ts pins it).
     try {
       process.kill(transport.pid, "SIGKILL");
     } catch {
@@ -171,11 +180,18 @@ export interface RefreshOptions {
   apply: (listing: ToolListing) => void;
 }
 
+/** Re-lists the server's tools each time it says they changed (refreshTools). */
+export function followToolChanges(connection: Connection, options: RefreshOptions): void {
+  connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+    refreshTools(connection, options),
+  );
+}
+
 /**
  * Re-lists after `notifications/tools/list_changed`; bursts collapse into one more listing.
  * The server decides when it sends one, and each listing costs the host (parse, pins, pin file,
- * catalog), so listings are paced: each starts SERVER_LIMITS.relistMinIntervalMs after the
- * previous one started at least, or relistPaceFactor times as long as it took if that is more.
+ * catalog), so listings are paced: each starts RELIST_MIN_INTERVAL_MS after the
+ * previous one started at least, or RELIST_PACE_FACTOR times as long as it took if that is more.
  */
 export function refreshTools(connection: Connection, options: RefreshOptions): void {
   if (connection.refreshing) {
@@ -197,8 +213,7 @@ export function refreshTools(connection: Connection, options: RefreshOptions): v
       }
       const took = Date.now() - started;
       connection.nextListingAt =
-        started +
-        Math.max(SERVER_LIMITS.relistMinIntervalMs, took * SERVER_LIMITS.relistPaceFactor);
+        started + Math.max(RELIST_MIN_INTERVAL_MS, took * RELIST_PACE_FACTOR);
     } while (connection.refreshAgain && options.isCurrent());
     connection.refreshing = null;
   })();

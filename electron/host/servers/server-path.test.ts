@@ -2,7 +2,6 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SERVER_PATH_LIMITS } from "../../../shared/limits.js";
 import {
   loginShellPath,
   mergePath,
@@ -10,6 +9,7 @@ import {
   resolveServerPath,
   splitPath,
   wellKnownDirs,
+  PATH_MAX_ENTRIES,
 } from "./server-path.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "codemode-server-path-"));
@@ -65,9 +65,9 @@ describe("splitPath and mergePath", () => {
     ]);
   });
 
-  it(`keeps at most ${SERVER_PATH_LIMITS.maxEntries} entries`, () => {
-    const dirs = Array.from({ length: SERVER_PATH_LIMITS.maxEntries + 10 }, (_, i) => `/d${i}`);
-    expect(mergePath([{ source: "process", dirs }])).toHaveLength(SERVER_PATH_LIMITS.maxEntries);
+  it(`keeps at most ${PATH_MAX_ENTRIES} entries`, () => {
+    const dirs = Array.from({ length: PATH_MAX_ENTRIES + 10 }, (_, i) => `/d${i}`);
+    expect(mergePath([{ source: "process", dirs }])).toHaveLength(PATH_MAX_ENTRIES);
   });
 });
 

@@ -12,7 +12,19 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AppInfoView } from "../../../shared/api/api-views.js";
-import { SERVER_PATH_LIMITS } from "../../../shared/limits.js";
+import { KiB } from "../util/units.js";
+
+/**
+ * The login shell (`$SHELL -ilc`) must print its PATH within this; a slow profile (nvm,
+ * conda) takes a second or two. Past it the host goes on with the usual locations.
+ */
+export const LOGIN_SHELL_TIMEOUT_MS = 5_000;
+
+/** What is kept of the login shell's output: a profile that prints without end is cut. */
+export const LOGIN_SHELL_OUTPUT_MAX_CHARS = 256 * KiB;
+
+/** PATH entries kept after merging; more is a broken profile, not a real setup. */
+export const PATH_MAX_ENTRIES = 256;
 
 const START = "__CODEMODE_PATH_START__";
 const END = "__CODEMODE_PATH_END__";
@@ -45,7 +57,7 @@ export const SHELL_COMMAND = `printf %s ${START}; printenv PATH; printf %s ${END
 export function loginShellPath(
   shell: string,
   env: NodeJS.ProcessEnv,
-  timeoutMs: number = SERVER_PATH_LIMITS.loginShellTimeoutMs,
+  timeoutMs: number = LOGIN_SHELL_TIMEOUT_MS,
 ): Promise<ShellPathResult> {
   return new Promise((resolve) => {
     let output = "";
@@ -83,7 +95,7 @@ export function loginShellPath(
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (chunk: string) => {
       // A profile that prints without end must not grow the host's memory.
-      if (output.length < SERVER_PATH_LIMITS.loginShellOutputMaxChars) output += chunk;
+      if (output.length < LOGIN_SHELL_OUTPUT_MAX_CHARS) output += chunk;
       // Done as soon as the end marker is out: something the profile started in the
       // background may keep the pipe open long after the shell itself is done.
       const value = parseMarkedOutput(output);
@@ -147,7 +159,7 @@ export function splitPath(value: string, delimiter: string = path.delimiter): st
     .filter((dir) => dir !== "" && path.isAbsolute(dir));
 }
 
-/** Merges the lists in order, each directory once, at most SERVER_PATH_LIMITS.maxEntries. */
+/** Merges the lists in order, each directory once, at most PATH_MAX_ENTRIES. */
 export function mergePath(
   lists: { source: PathSource; dirs: readonly string[] }[],
 ): ServerPath["entries"] {
@@ -156,7 +168,7 @@ export function mergePath(
   for (const { source, dirs } of lists) {
     for (const dir of dirs) {
       const key = dir.length > 1 && dir.endsWith("/") ? dir.slice(0, -1) : dir;
-      if (seen.has(key) || merged.length >= SERVER_PATH_LIMITS.maxEntries) continue;
+      if (seen.has(key) || merged.length >= PATH_MAX_ENTRIES) continue;
       seen.add(key);
       merged.push({ dir: key, source });
     }

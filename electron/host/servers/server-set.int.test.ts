@@ -2,11 +2,11 @@
 // aggregated events, live replace and close.
 
 import { textOf, until } from "../../../test-support/wait.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TOY_SERVER_UNIT_JS } from "../../../test-support/toy-build.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
-import type { ToolCaller } from "../bridge/tool-caller.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
+import type { ToolCaller } from "../core/ports/tool-caller.js";
 import { ServerSet } from "./server-set.js";
 import { ServerStartError, WrappedServerError, type WrappedServer } from "./wrapped-server.js";
 

@@ -7,9 +7,9 @@
 // ReplaceOptions): a server can take up to its start timeout to answer.
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolCaller } from "../bridge/tool-caller.js";
-import type { ServerTools } from "../catalog/catalog-types.js";
-import type { ServerEntry, ServersConfig } from "./server-config-types.js";
+import type { ToolCaller } from "../core/ports/tool-caller.js";
+import type { ServerTools } from "../core/catalog/catalog-types.js";
+import type { ServerEntry, ServersConfig } from "../core/ports/server-config-types.js";
 import {
   WrappedServer,
   WrappedServerError,
@@ -65,7 +65,7 @@ export interface ReplaceOptions {
    * here instead of in `failed`, unless a later replace() took the server out meanwhile or
    * restart() took its start over.
    * A user saving a server should not watch "Saving…" for as long as a slow `npx` download
-   * or a server that never answers (up to SERVER_LIMITS.startTimeoutMs); the server's
+   * or a server that never answers (up to SERVER_START_TIMEOUT_MS); the server's
    * status shows its start. It also frees the next edit from waiting for these starts.
    */
   onStartFailed?: (failure: StartFailure) => void;

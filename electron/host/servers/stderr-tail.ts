@@ -2,7 +2,12 @@
 // message that carries it.
 
 import { StringDecoder } from "node:string_decoder";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
+
+/** Last stderr lines kept per process, for "failed with the last lines of its stderr". */
+export const STDERR_TAIL_LINES = 40;
+
+/** A longer stderr line is cut, so a server writing without newlines cannot grow the tail. */
+export const STDERR_LINE_MAX_CHARS = 1_000;
 
 /** Keeps the last lines a child wrote to stderr, bounded in count and length. */
 export class StderrTail {
@@ -11,8 +16,8 @@ export class StderrTail {
   private readonly decoder = new StringDecoder("utf8");
 
   constructor(
-    private readonly maxLines: number = SERVER_LIMITS.stderrTailLines,
-    private readonly maxChars: number = SERVER_LIMITS.stderrLineMaxChars,
+    private readonly maxLines: number = STDERR_TAIL_LINES,
+    private readonly maxChars: number = STDERR_LINE_MAX_CHARS,
   ) {}
 
   write(chunk: Buffer | string): void {

@@ -4,9 +4,9 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROTOCOL_LIMITS, SERVER_LIMITS } from "../../../shared/limits.js";
-import { pinnedForm } from "../pins/tool-hash.js";
-import { hashedTools, listAllTools, sameForms } from "./tool-listing.js";
+import { PROTOCOL_LIMITS } from "../../../shared/limits.js";
+import { pinnedForm } from "./pins/tool-hash.js";
+import { hashedTools, listAllTools, sameForms, TOOLS_MAX_PER_SERVER } from "./tool-listing.js";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -37,7 +37,7 @@ const tools = (count: number, prefix: string): Tool[] =>
 
 describe("listAllTools against a hostile server", () => {
   it("fails a listing of more than toolsMaxPerServer tools, pages together", async () => {
-    expect(SERVER_LIMITS.toolsMaxPerServer).toBe(10_000);
+    expect(TOOLS_MAX_PER_SERVER).toBe(10_000);
     const max = 50;
     const within = await serverListing([tools(30, "a"), tools(20, "b")]);
     expect((await listAllTools(within, 10_000, max)).tools).toHaveLength(50);
@@ -46,7 +46,7 @@ describe("listAllTools against a hostile server", () => {
       "tools/list listed more than 50 tools",
     );
     // The default: one page one past it.
-    const flood = await serverListing([tools(SERVER_LIMITS.toolsMaxPerServer + 1, "t")]);
+    const flood = await serverListing([tools(TOOLS_MAX_PER_SERVER + 1, "t")]);
     await expect(listAllTools(flood, 30_000)).rejects.toThrow("more than 10000 tools");
   });
 

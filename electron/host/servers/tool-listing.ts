@@ -3,9 +3,18 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
-import type { ListedForm } from "../pins/pin-state.js";
-import { pinnedForm } from "../pins/tool-hash.js";
+import type { ListedForm } from "./pins/pin-state.js";
+import { pinnedForm } from "./pins/tool-hash.js";
+
+/** A server that paginates `tools/list` past this many pages is treated as broken. */
+export const TOOL_LIST_MAX_PAGES = 100;
+
+/**
+ * A server listing more tools than this (all pages together) is treated as broken: a
+ * hostile one listing hundreds of thousands would grow the host's memory and the pin file
+ * (which stops storing at PIN_STORED_MAX_BYTES).
+ */
+export const TOOLS_MAX_PER_SERVER = 10_000;
 
 /**
  * A tools/list page exactly as it arrived: the SDK's ListToolsResultSchema drops keys it does
@@ -29,12 +38,12 @@ export interface ToolListing {
 
 /**
  * Follows `nextCursor` until the server stops giving one. More than `maxTools` tools in all
- * fails the listing (SERVER_LIMITS.toolsMaxPerServer).
+ * fails the listing (TOOLS_MAX_PER_SERVER).
  */
 export async function listAllTools(
   client: Client,
   timeoutMs: number,
-  maxTools: number = SERVER_LIMITS.toolsMaxPerServer,
+  maxTools: number = TOOLS_MAX_PER_SERVER,
 ): Promise<ToolListing> {
   // Straight request() rather than client.listTools(): the SDK's listTools caches
   // output-schema validators per page, forgetting earlier pages' tools. Results are
@@ -43,7 +52,7 @@ export async function listAllTools(
   const forms: ListedForm[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
-  for (let page = 0; page < SERVER_LIMITS.toolListMaxPages; page++) {
+  for (let page = 0; page < TOOL_LIST_MAX_PAGES; page++) {
     const wire = await client.request(
       { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
       wirePageSchema,
@@ -63,7 +72,7 @@ export async function listAllTools(
     if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
     seen.add(cursor);
   }
-  throw new Error(`tools/list went on for more than ${SERVER_LIMITS.toolListMaxPages} pages`);
+  throw new Error(`tools/list went on for more than ${TOOL_LIST_MAX_PAGES} pages`);
 }
 
 /**

@@ -5,11 +5,22 @@
 import { stat } from "node:fs/promises";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { TryServerView } from "../../../shared/api/api-views.js";
-import { TRY_SERVER_LIMITS } from "../../../shared/limits.js";
-import { entrySecrets, maskSecrets } from "../bridge/secret-mask.js";
-import { pythonNameFor } from "../catalog/python-names.js";
-import type { ServerEntry } from "./server-config-types.js";
+import { entrySecrets, maskSecrets } from "../core/secrets/secret-mask.js";
+import { pythonNameFor } from "../core/catalog/python-names.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { WrappedServer, type WrappedServerOptions } from "./wrapped-server.js";
+
+/** Tools listed in the result; the count still covers all of them. */
+export const TRY_TOOLS_SHOWN_MAX = 200;
+
+/**
+ * Bound on the whole try (start + listing). As generous as a real start, since a first
+ * start through npx, uvx or docker may download the server.
+ */
+export const TRY_TIMEOUT_MS = 60_000;
+
+/** A tool description shown in the result is cut to this. */
+export const TRY_DESCRIPTION_MAX_CHARS = 300;
 
 export interface TryOptions {
   /** The server's name: the code's names are prefixed with it. */
@@ -104,7 +115,7 @@ export async function hintFor(
 export async function tryServer(entry: ServerEntry, options: TryOptions): Promise<TryServerView> {
   const now = options.now ?? Date.now;
   const started = now();
-  const timeoutMs = options.timeoutMs ?? TRY_SERVER_LIMITS.timeoutMs;
+  const timeoutMs = options.timeoutMs ?? TRY_TIMEOUT_MS;
   const secrets = entrySecrets(entry);
   const scrub = (text: string): string => maskSecrets(text, secrets);
   const server = new WrappedServer(options.name, entry, {
@@ -131,10 +142,10 @@ export async function tryServer(entry: ServerEntry, options: TryOptions): Promis
     return {
       ok: true,
       toolCount: tools.length,
-      tools: tools.slice(0, TRY_SERVER_LIMITS.toolsShownMax).map((tool) => ({
+      tools: tools.slice(0, TRY_TOOLS_SHOWN_MAX).map((tool) => ({
         name: tool.name,
         pyName: pythonNameFor(options.name, tool.name, true),
-        description: scrub(cut(tool.description ?? "", TRY_SERVER_LIMITS.descriptionMaxChars)),
+        description: scrub(cut(tool.description ?? "", TRY_DESCRIPTION_MAX_CHARS)),
       })),
       stderrTail: server.stderrTail.map(scrub),
       elapsedMs: now() - started,

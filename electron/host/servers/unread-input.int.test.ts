@@ -3,18 +3,17 @@
 // that stopped reading its stdin and sent pings with 1 MB ids, well under the message and byte
 // caps, had the host queue 1 MB for its stdin per ping, in the host's memory, for as long as
 // it liked (hundreds of MB a minute). Now a server that leaves more than
-// SERVER_LIMITS.inputUnreadMaxBytes of the host's messages unread is stopped. A real server
+// INPUT_UNREAD_MAX_BYTES of the host's messages unread is stopped. A real server
 // process; no Docker needed.
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ServerProcessTransport } from "./server-process-transport.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { closeStarted, track } from "../../../test-support/wrapped-server-fixtures.js";
 import { until } from "../../../test-support/wait.js";
 import { WrappedServer } from "./wrapped-server.js";
+import { INPUT_UNREAD_MAX_BYTES } from "./server-connection.js";
 
 // Lists one tool, then stops reading its stdin and sends a ping with a 1 MB id every 100 ms.
 const SERVER = `
@@ -45,7 +44,7 @@ describe("a server that sends requests and reads no answer", () => {
   it("is stopped once the host's unread messages to it pass the bound, and says why", async () => {
     const script = path.join(home, "pinger.cjs");
     writeFileSync(script, SERVER);
-    const transports: StdioClientTransport[] = [];
+    const transports: ServerProcessTransport[] = [];
     const server = track(
       new WrappedServer(
         "pinger",
@@ -59,7 +58,7 @@ describe("a server that sends requests and reads no answer", () => {
         },
         {
           transportFactory: (params) => {
-            const transport = new StdioClientTransport(params);
+            const transport = new ServerProcessTransport(params);
             transports.push(transport);
             return transport;
           },
@@ -68,10 +67,10 @@ describe("a server that sends requests and reads no answer", () => {
       ),
     );
     await server.start();
-    const stdin = (transports[0] as unknown as { _process?: ChildProcess })._process?.stdin;
+    const transport = transports[0];
     let mostUnread = 0;
     const watch = setInterval(() => {
-      mostUnread = Math.max(mostUnread, stdin?.writableLength ?? 0);
+      mostUnread = Math.max(mostUnread, transport?.unreadInputBytes ?? 0);
     }, 20);
     try {
       // 30 pings (3 s) are 30 MB of answers, past the bound.
@@ -82,8 +81,8 @@ describe("a server that sends requests and reads no answer", () => {
       clearInterval(watch);
     }
     expect(server.info.lastError).toContain(
-      `was stopped: it left more than ${SERVER_LIMITS.inputUnreadMaxBytes / (1024 * 1024)} MiB of the host's messages unread`,
+      `was stopped: it left more than ${INPUT_UNREAD_MAX_BYTES / (1024 * 1024)} MiB of the host's messages unread`,
     );
-    expect(mostUnread).toBeLessThanOrEqual(SERVER_LIMITS.inputUnreadMaxBytes + 2_000_000);
+    expect(mostUnread).toBeLessThanOrEqual(INPUT_UNREAD_MAX_BYTES + 2_000_000);
   }, 30_000);
 });

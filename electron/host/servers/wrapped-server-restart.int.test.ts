@@ -3,13 +3,12 @@
 // Only the clock is wrapped, to record the delays asked for (the timers themselves are real).
 
 import { textOf, until } from "../../../test-support/wait.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import type { TransportFactory } from "./wrapped-server.js";
 import {
   callOpts,
@@ -20,6 +19,8 @@ import {
   stateWhere,
   toy,
 } from "../../../test-support/wrapped-server-fixtures.js";
+import { RESTART_BACKOFF_INITIAL_MS } from "./restart-backoff.js";
+import { RESTART_WAIT_RESERVE_MS } from "./restart-wait.js";
 
 let workDir: string;
 
@@ -34,7 +35,7 @@ afterAll(() => {
 });
 
 describe("WrappedServer restarts after a crash", () => {
-  it("a crash mid-call is reported, a call meanwhile waits for the restart and goes out (issue 14 §4)", async () => {
+  it("a crash mid-call is reported, a call meanwhile waits for the restart and goes out", async () => {
     const { clock, delays } = recordingClock();
     const log = join(workDir, `restart-wait-${Date.now()}.jsonl`);
     const server = toy({ TOY_CALL_LOG: log }, { clock });
@@ -52,13 +53,13 @@ describe("WrappedServer restarts after a crash", () => {
     const echoed = await server.callTool("echo", { text: "after the restart" }, callOpts());
     expect(textOf(echoed)).toBe("after the restart");
     expect(server.info).toMatchObject({ status: "ready", restartCount: 1 });
-    expect(delays).toEqual([SERVER_LIMITS.restartBackoffInitialMs]);
+    expect(delays).toEqual([RESTART_BACKOFF_INITIAL_MS]);
     expect(readCallLog(log).map((c) => c.tool)).toEqual(["crash", "echo"]);
     expect(server.pid).not.toBe(firstPid);
     expect(pidAlive(firstPid!)).toBe(false);
   });
 
-  it("a call to a server that stays down fails at its timeout, with the server's last error (issue 14 §4)", async () => {
+  it("a call to a server that stays down fails at its timeout, with the server's last error", async () => {
     const down = join(workDir, `stays-down-${Date.now()}`);
     const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });
     await server.start();
@@ -72,7 +73,7 @@ describe("WrappedServer restarts after a crash", () => {
       "restarting",
     );
     const waited = Date.now() - t0;
-    expect(waited).toBeGreaterThanOrEqual(1_400 - SERVER_LIMITS.restartWaitReserveMs);
+    expect(waited).toBeGreaterThanOrEqual(1_400 - RESTART_WAIT_RESERVE_MS);
     expect(waited).toBeLessThan(5_000);
     expect(error.message).toContain('Server "toy" did not come back within 1500 ms');
     expect(error.message).toContain("TOY_FAIL_START_IF names a file that exists");

@@ -6,25 +6,34 @@ import type { StdioServerParameters } from "@modelcontextprotocol/sdk/client/std
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { BackoffOptions, Clock } from "./restart-backoff.js";
+import type { ServerState, ServerStatus } from "../core/ports/server-state.js";
 
-export type ServerStatus = "starting" | "ready" | "failed" | "stopped";
+/**
+ * Bound on `initialize` and each `tools/list` page while starting. Generous because a
+ * first start through a package runner may download the server.
+ */
+export const SERVER_START_TIMEOUT_MS = 60_000;
 
-export interface ServerState {
-  status: ServerStatus;
-  /** The most recent failure (with the last stderr lines), kept after recovery; null if none. */
-  lastError: string | null;
-  /** True while an automatic restart is scheduled or running after a crash. */
-  restarting: boolean;
-  /** Clock time of the next automatic restart attempt, while one is scheduled. */
-  nextRestartAt: number | null;
-  /** Automatic restart attempts since the server was created or restart() was called. */
-  restartCount: number;
-}
+export type { ServerState, ServerStatus };
 
-/** What a transport factory must give back: an SDK transport, with the child's stderr and pid when it has them. */
+/**
+ * What a transport factory must give back: an SDK transport, with the child's stderr and pid
+ * when it has them. The host's own (server-process-transport.ts) has the rest too, which bound
+ * what a server costs the host; a test's transport may lack them.
+ */
 export interface ServerTransport extends Transport {
   readonly stderr?: Stream | null;
   readonly pid?: number | null;
+  /** Bytes the host sent that the child has not read yet. */
+  readonly unreadInputBytes?: number;
+  /** Told once when the server writes more bytes than a window allows. */
+  onOutputFlood?: (() => void) | undefined;
+  /** Told of each chunk of output that ends no line. */
+  onChunkWithoutLine?: (() => void) | undefined;
+  /** Reads nothing more of the child's output. */
+  stopReading?(): void;
+  /** Ends the child and all it started at once, no grace. */
+  killNow?(): void;
 }
 
 export type TransportFactory = (params: StdioServerParameters) => ServerTransport;

@@ -3,7 +3,7 @@
 // wrapped-server-restart.int.test.ts.
 
 import { textOf, until } from "../../../test-support/wait.js";
-import { pidAlive } from "../local-access/instance-lock.js";
+import { pidAlive } from "../util/process-place.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -11,7 +11,6 @@ import { dirname, join, resolve } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
 import { ServerStartError, WrappedServer } from "./wrapped-server.js";
 import {
   TOY_TOOLS,
@@ -24,6 +23,7 @@ import {
   toyEntry,
   track,
 } from "../../../test-support/wrapped-server-fixtures.js";
+import { RESTART_BACKOFF_INITIAL_MS } from "./restart-backoff.js";
 
 let workDir: string;
 
@@ -215,7 +215,7 @@ describe("WrappedServer with the toy server", () => {
     expect(server.pid).toBeNull();
     await expectCode(server.callTool("echo", { text: "x" }, callOpts()), "closed");
     await expectCode(server.start(), "closed");
-    await new Promise((r) => setTimeout(r, SERVER_LIMITS.restartBackoffInitialMs + 200));
+    await new Promise((r) => setTimeout(r, RESTART_BACKOFF_INITIAL_MS + 200));
     expect(server.status).toBe("stopped");
     expect(delays).toEqual([]);
   });

@@ -11,20 +11,15 @@
 // (restart-backoff.ts), the wait of a call for a restart (restart-wait.ts), the call itself
 // (tool-call.ts), the tool listing (tool-listing.ts) and the stderr tail (stderr-tail.ts).
 
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { SERVER_LIMITS } from "../../../shared/limits.js";
-import type { ServerEntry } from "./server-config-types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerEntry } from "../core/ports/server-config-types.js";
 import { Emitter } from "../util/emitter.js";
-import { packageVersion } from "../package-version.js";
+import { packageVersion } from "../util/package-version.js";
 import { backoffWithDefaults, RestartPolicy, systemClock } from "./restart-backoff.js";
 import { sameLaunch } from "./same-launch.js";
 import {
   defaultTransportFactory,
-  refreshTools,
+  followToolChanges,
   spawnConnection,
   type Connection,
 } from "./server-connection.js";
@@ -32,7 +27,7 @@ import { StderrTail, settle, withStderr } from "./stderr-tail.js";
 import { waitForRestart, type RestartingServer } from "./restart-wait.js";
 import { requestToolCall } from "./tool-call.js";
 import { listAllTools, sameForms, type ToolListing } from "./tool-listing.js";
-import type { ListedForm } from "../pins/pin-state.js";
+import type { ListedForm } from "./pins/pin-state.js";
 import {
   ServerStartError,
   abortedError,
@@ -46,12 +41,11 @@ import {
   type TransportFactory,
   type WrappedServerEvents,
   type WrappedServerOptions,
+  SERVER_START_TIMEOUT_MS,
 } from "./wrapped-server-types.js";
 
 // The server's public shapes, for its users to import from one place.
 export * from "./wrapped-server-types.js";
-
-// ---- The server ----------------------------------------------------------------------
 
 export class WrappedServer {
   private readonly transportFactory: TransportFactory;
@@ -96,7 +90,7 @@ export class WrappedServer {
       backoffWithDefaults(options.backoff),
     );
     this.clientInfo = options.clientInfo ?? { name: "codemode", version: packageVersion() };
-    this.startTimeoutMs = options.startTimeoutMs ?? SERVER_LIMITS.startTimeoutMs;
+    this.startTimeoutMs = options.startTimeoutMs ?? SERVER_START_TIMEOUT_MS;
     this.path = options.path;
   }
 
@@ -278,14 +272,12 @@ export class WrappedServer {
     const { client, transport } = connection;
     this.connection = connection;
     client.onclose = () => this.onConnectionClosed(generation);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      refreshTools(connection, {
-        timeoutMs: this.startTimeoutMs,
-        isCurrent: () => generation === this.generation,
-        apply: (listing) => {
-          if (this.state.status === "ready") this.setTools(listing);
-        },
-      });
+    followToolChanges(connection, {
+      timeoutMs: this.startTimeoutMs,
+      isCurrent: () => generation === this.generation,
+      apply: (listing) => {
+        if (this.state.status === "ready") this.setTools(listing);
+      },
     });
 
     try {

@@ -1,30 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { InFlight, LineSplitter } from "./in-flight.js";
+import { InFlight, SHIM_TRACKED_LINE_MAX_BYTES, SHIM_TRACKED_REQUESTS_MAX } from "./in-flight.js";
 
 const request = (id: unknown): Buffer =>
   Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call" }) + "\n");
 
-describe("LineSplitter", () => {
-  it("joins lines split across chunks and splits chunks holding several lines", () => {
-    const lines: string[] = [];
-    const splitter = new LineSplitter(100, (line) => lines.push(line));
-    splitter.push(Buffer.from("ab"));
-    splitter.push(Buffer.from("c\nde\nf"));
-    splitter.push(Buffer.from("\n"));
-    expect(lines).toEqual(["abc", "de", "f"]);
-  });
-
-  it("skips a line longer than its bound without buffering it, and reads the next one", () => {
-    const lines: string[] = [];
-    const splitter = new LineSplitter(4, (line) => lines.push(line));
-    splitter.push(Buffer.from("12345"));
-    splitter.push(Buffer.from("6789\nok\n"));
-    expect(lines).toEqual(["ok"]);
-  });
-});
-
 describe("InFlight", () => {
+  it("tracks requests whose lines come in pieces, and skips one too long to look at", () => {
+    const flight = new InFlight();
+    const long = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { pad: "x".repeat(SHIM_TRACKED_LINE_MAX_BYTES) },
+    });
+    const bytes = Buffer.concat([request(1), Buffer.from(long + "\n"), request(3)]);
+    for (let at = 0; at < bytes.length; at += 1000)
+      flight.fromClient.push(bytes.subarray(at, at + 1000));
+    expect(flight.pending()).toEqual([1, 3]);
+  });
+
   it("tracks the client's requests until the host answers them", () => {
     const flight = new InFlight();
     flight.fromClient.push(Buffer.concat([request(1), request("1"), request("x")]));
@@ -54,11 +48,11 @@ describe("InFlight", () => {
     expect(flight.pending()).toEqual([]);
   });
 
-  it(`remembers at most ${LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax} requests`, () => {
+  it(`remembers at most ${SHIM_TRACKED_REQUESTS_MAX} requests`, () => {
     const flight = new InFlight();
-    for (let i = 0; i < LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax + 5; i++) {
+    for (let i = 0; i < SHIM_TRACKED_REQUESTS_MAX + 5; i++) {
       flight.fromClient.push(request(i));
     }
-    expect(flight.pending()).toHaveLength(LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax);
+    expect(flight.pending()).toHaveLength(SHIM_TRACKED_REQUESTS_MAX);
   });
 });

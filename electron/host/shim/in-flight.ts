@@ -3,7 +3,18 @@
 // timeout. The shim still parses no MCP beyond the `id` (and a cancel's `requestId`); its
 // session (shim-session.ts) also watches the same lines for the client's `initialize`.
 
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
+import { LineFramer } from "../util/line-framer.js";
+import { MiB } from "../util/units.js";
+
+/**
+ * Shim: longest line (either way) it reads the JSON-RPC `id` of, to answer requests in
+ * flight itself if the app goes away; longer lines pass through untracked. The same bound
+ * as the host's SOCKET_MESSAGE_MAX_BYTES.
+ */
+export const SHIM_TRACKED_LINE_MAX_BYTES = 4 * MiB;
+
+/** Shim: most unanswered request ids it remembers; later ones pass through untracked. */
+export const SHIM_TRACKED_REQUESTS_MAX = 10_000;
 
 export type Id = string | number;
 
@@ -13,65 +24,6 @@ export type Message = Record<string, unknown>;
 export interface LineWatchers {
   client?: (line: string, message: Message | undefined) => void;
   host?: (line: string, message: Message | undefined) => void;
-}
-
-/** Splits a byte stream into lines; a line longer than `maxBytes` is skipped, not buffered. */
-export class LineSplitter {
-  private parts: Buffer[] = [];
-  private size = 0;
-  private skipping = false;
-  /** Bytes of the current line were pushed (it may be over-long and skipped). */
-  private started = false;
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly onLine: (line: string) => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const end = chunk.indexOf(0x0a, start);
-      const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
-      if (!this.skipping) {
-        if (this.size + piece.length > this.maxBytes) {
-          // Too long to look at: forwarded as it is, just not tracked.
-          this.parts = [];
-          this.size = 0;
-          this.skipping = true;
-        } else if (piece.length > 0) {
-          this.started = true;
-          this.parts.push(piece);
-          this.size += piece.length;
-        }
-      }
-      if (end === -1) return;
-      this.started = false;
-      if (!this.skipping) this.onLine(Buffer.concat(this.parts, this.size).toString("utf8"));
-      this.parts = [];
-      this.size = 0;
-      this.skipping = false;
-      start = end + 1;
-    }
-  }
-
-  /** Whether bytes of a line were pushed and its newline has not come yet. */
-  midLine(): boolean {
-    return this.started || this.skipping;
-  }
-
-  /** The current unfinished line's bytes; null when it is over-long (skipped, not kept). */
-  partial(): Buffer | null {
-    return this.skipping ? null : Buffer.concat(this.parts, this.size);
-  }
-
-  /** Forgets the current unfinished line (the stream it came from is gone). */
-  reset(): void {
-    this.parts = [];
-    this.size = 0;
-    this.skipping = false;
-    this.started = false;
-  }
 }
 
 export function parseObject(line: string): Message | undefined {
@@ -92,12 +44,17 @@ export const isId = (value: unknown): value is Id =>
 export class InFlight {
   // Keyed by type and value, so the string "1" and the number 1 stay two requests.
   private readonly ids = new Map<string, Id>();
-  readonly fromClient = new LineSplitter(LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes, (line) =>
-    this.clientLine(line),
-  );
-  readonly fromHost = new LineSplitter(LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes, (line) =>
-    this.hostLine(line),
-  );
+  // A line too long to look at is passed on as it is, just not tracked.
+  readonly fromClient = new LineFramer({
+    maxLineBytes: SHIM_TRACKED_LINE_MAX_BYTES,
+    overLong: "skip",
+    onLine: (line) => this.clientLine(line.toString("utf8")),
+  });
+  readonly fromHost = new LineFramer({
+    maxLineBytes: SHIM_TRACKED_LINE_MAX_BYTES,
+    overLong: "skip",
+    onLine: (line) => this.hostLine(line.toString("utf8")),
+  });
 
   constructor(private readonly watchers: LineWatchers = {}) {}
 
@@ -124,7 +81,7 @@ export class InFlight {
   private track(message: Message | undefined): void {
     if (message === undefined || typeof message.method !== "string") return;
     if (isId(message.id)) {
-      if (this.ids.size < LOCAL_ACCESS_LIMITS.shimTrackedRequestsMax) {
+      if (this.ids.size < SHIM_TRACKED_REQUESTS_MAX) {
         this.ids.set(key(message.id), message.id);
       }
       return;

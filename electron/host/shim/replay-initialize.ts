@@ -3,8 +3,8 @@
 // session's state; this is one exchange on one socket.
 
 import type net from "node:net";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { isId, key, parseObject, type Id } from "./in-flight.js";
+import { isId, key, parseObject, type Id, SHIM_TRACKED_LINE_MAX_BYTES } from "./in-flight.js";
+import { LineFramer } from "../util/line-framer.js";
 
 export type ReplayInitializeResult =
   { kind: "ok"; rest: Buffer } | { kind: "gone" } | { kind: "refused"; message: string };
@@ -19,40 +19,42 @@ export function replayInitialize(
   waitMs: number,
 ): Promise<ReplayInitializeResult> {
   return new Promise<ReplayInitializeResult>((resolve) => {
-    let buffered: Buffer = Buffer.alloc(0);
-    const done = (result: ReplayInitializeResult): void => {
+    /** Set once a line settles it; "answered": the rest of that chunk is the client's. */
+    let result: Exclude<ReplayInitializeResult, { kind: "ok" }> | "answered" | null = null;
+    const done = (outcome: ReplayInitializeResult): void => {
       clearTimeout(timer);
       // Held until attach() listens: what follows the answer is the client's.
       socket.pause();
       socket.off("data", onData);
       socket.off("close", onClose);
       socket.off("end", onClose);
-      resolve(result);
+      resolve(outcome);
     };
-    const onClose = (): void => done({ kind: "gone" });
-    const onData = (chunk: Buffer): void => {
-      buffered = Buffer.concat([buffered, chunk]);
-      for (;;) {
-        const end = buffered.indexOf(0x0a);
-        if (end === -1) break;
-        const line = buffered.subarray(0, end).toString("utf8");
-        buffered = buffered.subarray(end + 1);
-        const message = parseObject(line);
+    const lines = new LineFramer({
+      maxLineBytes: SHIM_TRACKED_LINE_MAX_BYTES,
+      overLong: "stop",
+      onOverLong: () => (result = { kind: "gone" }),
+      onLine: (line) => {
+        const message = parseObject(line.toString("utf8"));
         // Anything before the answer (a log line) was meant for a client that had not
         // initialised yet: ours has, so it is dropped.
-        if (message === undefined || "method" in message || !isId(message.id)) continue;
-        if (key(message.id) !== key(init.id)) continue;
-        if ("error" in message) {
-          done({
-            kind: "refused",
-            message: `Code Mode came back but refused the client's initialize again: ${JSON.stringify(message.error).slice(0, 500)}`,
-          });
-        } else {
-          done({ kind: "ok", rest: buffered });
-        }
-        return;
-      }
-      if (buffered.length > LOCAL_ACCESS_LIMITS.shimTrackedLineMaxBytes) done({ kind: "gone" });
+        if (message === undefined || "method" in message || !isId(message.id)) return;
+        if (key(message.id) !== key(init.id)) return;
+        result =
+          "error" in message
+            ? {
+                kind: "refused",
+                message: `Code Mode came back but refused the client's initialize again: ${JSON.stringify(message.error).slice(0, 500)}`,
+              }
+            : "answered";
+        lines.stop();
+      },
+    });
+    const onClose = (): void => done({ kind: "gone" });
+    const onData = (chunk: Buffer): void => {
+      const taken = lines.push(chunk);
+      if (result === "answered") done({ kind: "ok", rest: chunk.subarray(taken) });
+      else if (result !== null) done(result);
     };
     const timer = setTimeout(() => done({ kind: "gone" }), waitMs);
     socket.on("data", onData);

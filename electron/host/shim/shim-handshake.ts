@@ -11,8 +11,11 @@ import {
   shimProofLine,
   type HelloPurpose,
   type LineResult,
-} from "../local-access/handshake.js";
+} from "../ingress/local-access/handshake.js";
 import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
+
+/** Each handshake line the shim reads (the host's PROOF, `OK` or `ERR <reason>`). */
+export const HANDSHAKE_REPLY_MAX_BYTES = 200;
 
 export type Challenge =
   | { kind: "connected" }
@@ -30,11 +33,7 @@ export async function challenge(
 ): Promise<Challenge> {
   const deadline = Date.now() + LOCAL_ACCESS_LIMITS.handshakeTimeoutMs;
   const next = (): Promise<LineResult> =>
-    readLine(
-      socket,
-      LOCAL_ACCESS_LIMITS.handshakeReplyMaxBytes,
-      Math.max(0, deadline - Date.now()),
-    );
+    readLine(socket, HANDSHAKE_REPLY_MAX_BYTES, Math.max(0, deadline - Date.now()));
   const failed = (message: (at: string) => string): Challenge => ({ kind: "failed", message });
 
   const shimNonce = newNonce();

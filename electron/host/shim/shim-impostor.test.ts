@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { chown, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { SHIM_EXIT } from "../local-access/local-access-constants.js";
-import { socketLocationFor } from "../local-access/socket-path.js";
-import { tokenPath } from "../local-access/token.js";
+import { SHIM_EXIT } from "../ingress/local-access/local-access-constants.js";
+import { socketLocationFor } from "../ingress/local-access/socket-path.js";
+import { tokenPath } from "../ingress/local-access/token.js";
 import { runShim } from "./shim.js";
 import { alsoRemove, tempDir } from "../../../test-support/temp-dir.js";
 import {
@@ -17,7 +17,7 @@ import {
 
 afterEach(cleanUpShimTests);
 
-describe("the install token never goes to a socket that isn't ours (issue 8 §4)", () => {
+describe("the install token never goes to a socket that isn't ours", () => {
   it("sends an impostor listening at the socket path nothing it can use, and refuses it", async () => {
     const dataDir = tempDir("cm-la-");
     const token = "d".repeat(64);

@@ -3,8 +3,9 @@
 // only this entry, so with `token header` it prints the token's HTTP header for a client's
 // headers helper, as `codemode token header` does (token-header.ts).
 
-import { asksForTokenHeader, tokenHeaderJson } from "../local-access/token-header.js";
-import { dataDir } from "../paths.js";
+import { asksForTokenHeader } from "../util/token-header-args.js";
+import { tokenHeaderJson } from "../ingress/local-access/token-header.js";
+import { dataDir } from "../util/paths.js";
 import { runShim } from "./shim.js";
 
 if (asksForTokenHeader(process.argv.slice(2))) {

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { SHIM_EXIT } from "../local-access/local-access-constants.js";
+import { SHIM_EXIT } from "../ingress/local-access/local-access-constants.js";
 import { collect } from "../../../test-support/local-access.js";
 import { requestId } from "./shim.js";
-import { shimCommand } from "./shim-command.js";
+import { shimCommand } from "../cli/commands/shim-command.js";
 import { tempDir } from "../../../test-support/temp-dir.js";
 import {
   repoRoot,
@@ -88,15 +88,13 @@ describe("shim start-up weight", () => {
     expect([...external].filter((specifier) => !allowed.has(specifier))).toEqual([]);
     const local = [...seen].map((file) => path.relative(repoRoot, file)).sort();
     expect(local).toEqual([
-      "electron/host/cli/terminal-text.ts",
-      "electron/host/local-access/data-dir-trust.ts",
-      "electron/host/local-access/handshake.ts",
-      "electron/host/local-access/local-access-constants.ts",
-      "electron/host/local-access/socket-path.ts",
-      "electron/host/local-access/token-header.ts",
-      "electron/host/local-access/token.ts",
-      "electron/host/paths.ts",
-      "electron/host/shim/app-log.ts",
+      "electron/host/ingress/local-access/app-log.ts",
+      "electron/host/ingress/local-access/data-dir-trust.ts",
+      "electron/host/ingress/local-access/handshake.ts",
+      "electron/host/ingress/local-access/local-access-constants.ts",
+      "electron/host/ingress/local-access/socket-path.ts",
+      "electron/host/ingress/local-access/token-header.ts",
+      "electron/host/ingress/local-access/token.ts",
       "electron/host/shim/in-flight.ts",
       "electron/host/shim/replay-initialize.ts",
       "electron/host/shim/shim-handshake.ts",
@@ -104,6 +102,12 @@ describe("shim start-up weight", () => {
       "electron/host/shim/shim-session.ts",
       "electron/host/shim/shim.ts",
       "electron/host/shim/start-app.ts",
+      "electron/host/util/line-framer.ts",
+      "electron/host/util/paths.ts",
+      "electron/host/util/sha256-hex.ts",
+      "electron/host/util/terminal-text.ts",
+      "electron/host/util/token-header-args.ts",
+      "electron/host/util/units.ts",
       "shared/hidden-chars.ts",
       "shared/limits.ts",
     ]);

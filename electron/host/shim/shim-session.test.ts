@@ -1,10 +1,9 @@
-// The shim keeps its client's session when the app goes away (issue 14 §3): real sockets and
+// The shim keeps its client's session when the app goes away: real sockets and
 // the real handshake, with small MCP hosts that answer lines as an app would.
 import { afterEach, describe, expect, it } from "vitest";
 import net from "node:net";
 import path from "node:path";
-import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../local-access/local-access-constants.js";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
+import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../ingress/local-access/local-access-constants.js";
 import { until } from "../../../test-support/wait.js";
 import { tempDir } from "../../../test-support/temp-dir.js";
 import {
@@ -14,7 +13,7 @@ import {
   servers,
   shimIO,
 } from "../../../test-support/shim-fixture.js";
-import { runShim } from "./shim.js";
+import { runShim, SHIM_APP_RESTARTS_MAX } from "./shim.js";
 import { RECONNECT_LIMITS, STOPPED_MESSAGE } from "./shim-session.js";
 
 afterEach(cleanUpShimTests);
@@ -268,7 +267,7 @@ describe("the shim when the app goes away mid-session", () => {
     expect(calls).toBe(0);
   });
 
-  it(`starts the app it started again at most ${LOCAL_ACCESS_LIMITS.shimAppRestartsMax} times`, async () => {
+  it(`starts the app it started again at most ${SHIM_APP_RESTARTS_MAX} times`, async () => {
     const dataDir = tempDir("cm-re-");
     const io = shimIO();
     let starts = 0;
@@ -283,7 +282,7 @@ describe("the shim when the app goes away mid-session", () => {
     const exit = runShim({ ...io, dataDir, env: {}, startApp, reconnect: { giveUpMs: 1_000 } });
     io.stdin.write(INITIALIZE);
     await until(() => out.includes('"start 1"'), "the app the shim started");
-    for (let restart = 1; restart <= LOCAL_ACCESS_LIMITS.shimAppRestartsMax; restart++) {
+    for (let restart = 1; restart <= SHIM_APP_RESTARTS_MAX; restart++) {
       const closing = listener!;
       listener = undefined;
       await closing.close();
@@ -292,7 +291,7 @@ describe("the shim when the app goes away mid-session", () => {
     }
     await listener!.close();
     expect(await exit).toBe(SHIM_EXIT.failed);
-    expect(starts).toBe(1 + LOCAL_ACCESS_LIMITS.shimAppRestartsMax);
+    expect(starts).toBe(1 + SHIM_APP_RESTARTS_MAX);
   });
 
   it("tries again after a connection that breaks during the handshake (a dying app's), and goes on", async () => {
@@ -329,14 +328,14 @@ describe("the shim when the app goes away mid-session", () => {
     expect(await exit).toBe(SHIM_EXIT.ok);
   });
 
-  it("takes its limits from LOCAL_ACCESS_LIMITS", () => {
+  it("waits for the app as docs/faults.md says: 20 s a request, 10 minutes in all", () => {
     expect(RECONNECT_LIMITS).toEqual({
-      backoffInitialMs: LOCAL_ACCESS_LIMITS.shimReconnectBackoffInitialMs,
-      backoffMaxMs: LOCAL_ACCESS_LIMITS.shimReconnectBackoffMaxMs,
-      giveUpMs: LOCAL_ACCESS_LIMITS.shimReconnectGiveUpMs,
-      requestWaitMs: LOCAL_ACCESS_LIMITS.shimReconnectRequestWaitMs,
-      queueMaxBytes: LOCAL_ACCESS_LIMITS.shimReconnectQueueMaxBytes,
-      replayWaitMs: LOCAL_ACCESS_LIMITS.shimReplayWaitMs,
+      backoffInitialMs: 200,
+      backoffMaxMs: 5_000,
+      giveUpMs: 10 * 60_000,
+      requestWaitMs: 20_000,
+      queueMaxBytes: 16 * 1024 * 1024,
+      replayWaitMs: 10_000,
     });
   });
 });

@@ -7,11 +7,29 @@
 
 import type net from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../local-access/local-access-constants.js";
-import { terminalText } from "../cli/terminal-text.js";
+import { SHIM_EXIT, SHIM_STOPPED_CODE } from "../ingress/local-access/local-access-constants.js";
+import { terminalText } from "../util/terminal-text.js";
 import { InFlight, isId, key, type Id, type Message } from "./in-flight.js";
 import { replayInitialize } from "./replay-initialize.js";
+import { MiB } from "../util/units.js";
+
+/** Shim, app gone: first pause between attempts to reconnect... */
+export const SHIM_RECONNECT_BACKOFF_INITIAL_MS = 200;
+
+/** ...doubling after each failed attempt, up to this. */
+export const SHIM_RECONNECT_BACKOFF_MAX_MS = 5_000;
+
+/** Shim, app gone: it stops trying after this long, answers what waits and exits 1. */
+export const SHIM_RECONNECT_GIVE_UP_MS = 10 * 60_000;
+
+/** Shim, app gone: how long a request the client sends meanwhile waits for it to be back. */
+export const SHIM_RECONNECT_REQUEST_WAIT_MS = 20_000;
+
+/** Shim, app gone: most bytes of the client's lines it holds until it is back. */
+export const SHIM_RECONNECT_QUEUE_MAX_BYTES = 16 * MiB;
+
+/** Shim, app back: how long it waits for the answer to the `initialize` it replays. */
+export const SHIM_REPLAY_WAIT_MS = 10_000;
 
 export type Attempt =
   | { kind: "connected"; socket: net.Socket }
@@ -30,12 +48,12 @@ export interface ReconnectLimits {
 }
 
 export const RECONNECT_LIMITS: ReconnectLimits = {
-  backoffInitialMs: LOCAL_ACCESS_LIMITS.shimReconnectBackoffInitialMs,
-  backoffMaxMs: LOCAL_ACCESS_LIMITS.shimReconnectBackoffMaxMs,
-  giveUpMs: LOCAL_ACCESS_LIMITS.shimReconnectGiveUpMs,
-  requestWaitMs: LOCAL_ACCESS_LIMITS.shimReconnectRequestWaitMs,
-  queueMaxBytes: LOCAL_ACCESS_LIMITS.shimReconnectQueueMaxBytes,
-  replayWaitMs: LOCAL_ACCESS_LIMITS.shimReplayWaitMs,
+  backoffInitialMs: SHIM_RECONNECT_BACKOFF_INITIAL_MS,
+  backoffMaxMs: SHIM_RECONNECT_BACKOFF_MAX_MS,
+  giveUpMs: SHIM_RECONNECT_GIVE_UP_MS,
+  requestWaitMs: SHIM_RECONNECT_REQUEST_WAIT_MS,
+  queueMaxBytes: SHIM_RECONNECT_QUEUE_MAX_BYTES,
+  replayWaitMs: SHIM_REPLAY_WAIT_MS,
 };
 
 export interface SessionOptions {

@@ -6,11 +6,11 @@ import {
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
   SHIM_STOPPED_CODE,
-} from "../local-access/local-access-constants.js";
-import { socketLocationFor } from "../local-access/socket-path.js";
+} from "../ingress/local-access/local-access-constants.js";
+import { socketLocationFor } from "../ingress/local-access/socket-path.js";
 import { collect } from "../../../test-support/local-access.js";
 import { until } from "../../../test-support/wait.js";
-import { tokenPath } from "../local-access/token.js";
+import { tokenPath } from "../ingress/local-access/token.js";
 import { runShim } from "./shim.js";
 import { STOPPED_MESSAGE } from "./shim-session.js";
 import { tempDir } from "../../../test-support/temp-dir.js";

@@ -1,31 +1,47 @@
 // The stdio <-> socket byte pipe MCP clients start. It must start fast and stay dumb: it
-// imports only Node built-ins, the local-access modules, shared/limits.ts and the
-// terminal-text escaper, and parses no MCP except the first line in the one case where there is no host to give it to.
+// imports only Node built-ins, the local-access modules, shared/limits.ts and a few small
+// helpers of util/, and parses no MCP except the first line in the one case where there is no
+// host to give it to.
 // Its handshake is in shim-handshake.ts, how it starts the app in start-app.ts, how it keeps
 // the client's session when the app goes away in shim-session.ts.
 
 import net from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { readLine, type HelloPurpose } from "../local-access/handshake.js";
-import { LOCAL_ACCESS_LIMITS } from "../../../shared/limits.js";
-import { terminalText } from "../cli/terminal-text.js";
-import { checkDataDirTrust } from "../local-access/data-dir-trust.js";
+import { readLine, type HelloPurpose } from "../ingress/local-access/handshake.js";
+import { terminalText } from "../util/terminal-text.js";
+import { checkDataDirTrust } from "../ingress/local-access/data-dir-trust.js";
 import {
   LOCAL_ACCESS_NAMES,
   SHIM_EXIT,
   SHIM_NOT_RUNNING_CODE,
-} from "../local-access/local-access-constants.js";
+} from "../ingress/local-access/local-access-constants.js";
 import {
   socketLocationFor,
   socketProblem,
   type SocketLocation,
-} from "../local-access/socket-path.js";
-import { TokenError, readToken } from "../local-access/token.js";
+} from "../ingress/local-access/socket-path.js";
+import { TokenError, readToken } from "../ingress/local-access/token.js";
 import { challenge } from "./shim-handshake.js";
-import { lastLogLine } from "./app-log.js";
+import { lastLogLine } from "../ingress/local-access/app-log.js";
 import { defaultStartApp, type StartApp, type StartOutcome } from "./start-app.js";
 import { runSession, type Attempt, type ReconnectLimits } from "./shim-session.js";
 import { isId, parseObject } from "./in-flight.js";
+import { MiB } from "../util/units.js";
+
+/** Shim: pause between connection attempts while the app starts. */
+export const SHIM_RETRY_INTERVAL_MS = 200;
+
+/** Shim: how long it waits for the app to come up after trying to start it. */
+export const SHIM_START_WAIT_MS = 10_000;
+
+/** Shim, app not running: the longest first line (the client's `initialize`) it reads. */
+export const SHIM_FIRST_LINE_MAX_BYTES = 1 * MiB;
+
+/** Shim, app not running: how long it waits for that first line. */
+export const SHIM_FIRST_LINE_WAIT_MS = 5_000;
+
+/** Shim: most times it starts again the app it started itself, over its whole life. */
+export const SHIM_APP_RESTARTS_MAX = 3;
 
 export interface ShimOptions {
   dataDir: string;
@@ -69,8 +85,8 @@ export async function runShim(options: ShimOptions): Promise<number> {
           "\n",
       );
     }
-    const deadline = Date.now() + (options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs);
-    const interval = options.retryIntervalMs ?? LOCAL_ACCESS_LIMITS.shimRetryIntervalMs;
+    const deadline = Date.now() + (options.timeoutMs ?? SHIM_START_WAIT_MS);
+    const interval = options.retryIntervalMs ?? SHIM_RETRY_INTERVAL_MS;
     while (result.kind === "absent" && Date.now() < deadline) {
       await sleep(Math.min(interval, Math.max(0, deadline - Date.now())));
       result = await attempt(dataDir, location, connect);
@@ -84,8 +100,8 @@ export async function runShim(options: ShimOptions): Promise<number> {
         limits: options.reconnect,
       });
     case "failed":
-      // The message may carry a reason whatever listens on the socket chose (an impostor's
-      // "ERR <text>"): escaped, it cannot act on the terminal (OSC 52 clipboard writes, fake lines).
+      // The message may carry a reason whatever listens on the socket chose (an impostor's "ERR
+      // <text>"): escaped, it cannot act on the terminal (OSC 52 clipboard writes, fake lines).
       stderr.write(`codemode shim: ${terminalText(result.message)}\n`);
       return SHIM_EXIT.failed;
     case "absent":
@@ -94,10 +110,10 @@ export async function runShim(options: ShimOptions): Promise<number> {
 }
 
 /**
- * One try at a new connection after the app went away. The shim starts the app again only
- * when it was the shim that started it (a user's own app or daemon may have been quit on
- * purpose: the shim waits for it instead), again only when its last start in this outage has
- * had its time to come up (the old app may still have held the lock), and at most shimAppRestartsMax times in its life.
+ * One try at a new connection after the app went away. The shim starts the app again only when it
+ * was the shim that started it (a user's own app or daemon may have been quit on purpose: the shim
+ * waits for it instead), again only when its last start in this outage has had its time to come up
+ * (the old app may still have held the lock), and at most SHIM_APP_RESTARTS_MAX times in its life.
  */
 function reconnector(
   options: ShimOptions,
@@ -106,7 +122,7 @@ function reconnector(
   started: StartOutcome | undefined,
 ): (attempt: number) => Promise<Attempt> {
   const { dataDir, env, stderr } = options;
-  const startWaitMs = options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs;
+  const startWaitMs = options.timeoutMs ?? SHIM_START_WAIT_MS;
   let restarts = 0;
   let lastStart = 0;
   return async (n) => {
@@ -114,7 +130,7 @@ function reconnector(
     if (n === 0) lastStart = 0;
     const result = await attempt(dataDir, location, connect);
     if (result.kind !== "absent" || started?.started == null) return result;
-    if (restarts >= LOCAL_ACCESS_LIMITS.shimAppRestartsMax) return result;
+    if (restarts >= SHIM_APP_RESTARTS_MAX) return result;
     if (Date.now() - lastStart < startWaitMs) return result;
     restarts++;
     lastStart = Date.now();
@@ -122,7 +138,7 @@ function reconnector(
       await (options.startApp ?? defaultStartApp)({ dataDir, env });
       stderr.write(
         `codemode shim: starting Code Mode again (${started.started}; ` +
-          `${restarts} of at most ${LOCAL_ACCESS_LIMITS.shimAppRestartsMax} restarts)\n`,
+          `${restarts} of at most ${SHIM_APP_RESTARTS_MAX} restarts)\n`,
       );
     } catch (error) {
       stderr.write(`codemode shim: could not start Code Mode again: ${errorText(error)}\n`);
@@ -217,7 +233,7 @@ async function notRunning(
   started: StartOutcome | undefined,
 ): Promise<number> {
   const { stdin, stdout, stderr, dataDir } = options;
-  const waited = (options.timeoutMs ?? LOCAL_ACCESS_LIMITS.shimStartWaitMs) / 1000;
+  const waited = (options.timeoutMs ?? SHIM_START_WAIT_MS) / 1000;
   const message =
     `Code Mode is not running` +
     (started?.started == null
@@ -229,8 +245,8 @@ async function notRunning(
 
   const first = await readLine(
     stdin,
-    LOCAL_ACCESS_LIMITS.shimFirstLineMaxBytes,
-    options.firstLineWaitMs ?? LOCAL_ACCESS_LIMITS.shimFirstLineWaitMs,
+    SHIM_FIRST_LINE_MAX_BYTES,
+    options.firstLineWaitMs ?? SHIM_FIRST_LINE_WAIT_MS,
   );
   const text = first.kind === "line" ? first.line : first.kind === "end" ? first.partial : "";
   const id = requestId(text);

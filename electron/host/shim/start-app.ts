@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { appLogPath, openAppLog } from "./app-log.js";
+import { appLogPath, openAppLog } from "../ingress/local-access/app-log.js";
 
 export interface StartAppContext {
   dataDir: string;

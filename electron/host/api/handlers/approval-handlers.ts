@@ -1,6 +1,6 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { Approver } from "../../../../shared/audit-entry.js";
-import type { ApprovalService } from "../../approvals/approval-service.js";
+import type { ApprovalService } from "../../core/approvals/approval-service.js";
 
 export type ApprovalServices = Pick<ApprovalService, "list" | "answer">;
 

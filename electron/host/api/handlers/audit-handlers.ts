@@ -1,7 +1,7 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { AuditLog } from "../../audit/audit-log.js";
-import type { RunImageCache } from "../../app/run-image-cache.js";
-import { ApiFailure } from "../api-failure.js";
+import type { RunImageCache } from "../../audit/run-image-cache.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 
 /**
  * What the audit handlers use: the log's readers. Export streams outside the API (ui-server,

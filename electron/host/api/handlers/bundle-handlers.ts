@@ -1,9 +1,9 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import { MCPB_LIMITS } from "../../../../shared/limits.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
-import { nameTaken, type ConfigStore } from "../../servers/config-store.js";
+import { nameTaken, type ConfigStore } from "../../servers/config/config-store.js";
 import type { ServerPath } from "../../servers/server-path.js";
-import { editFromEntry } from "../../servers/config-edits.js";
+import { editFromEntry } from "../../servers/config/config-edits.js";
 import {
   bundleView,
   discardBundle,
@@ -13,8 +13,8 @@ import {
   type OpenedBundle,
 } from "../../servers/mcpb/bundle-store.js";
 import { BundleError } from "../../servers/mcpb/zip-reader.js";
-import type { ServerEntry } from "../../servers/server-config-types.js";
-import { ApiFailure } from "../api-failure.js";
+import type { ServerEntry } from "../../core/ports/server-config-types.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { serverPage } from "./list-page.js";
 
 /** What the bundle handlers use: the config, where bundles go, and the servers' PATH. */

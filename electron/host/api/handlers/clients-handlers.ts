@@ -1,16 +1,15 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
+import type { ClientView } from "../../../../shared/api/api-views.js";
 import {
   applyClaudeDesktop,
   ClaudeConfigError,
   claudeDesktopConfigPath,
   platformFacts,
   previewClaudeDesktop,
-} from "../../clients/claude-desktop.js";
-import { clientSnippets } from "../../clients/client-snippets.js";
-import type { ClientSessions } from "../../app/client-sessions.js";
-import type { ShimLaunch } from "../../clients/client-snippets.js";
+} from "../clients/claude-desktop.js";
+import { clientSnippets, type ShimLaunch } from "../clients/client-snippets.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
-import { ApiFailure } from "../api-failure.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { pageOf } from "./list-page.js";
 
 function asApiFailure(error: unknown): never {
@@ -20,7 +19,8 @@ function asApiFailure(error: unknown): never {
 
 /** What the clients handlers use: the sessions and how clients start this install's shim. */
 export interface ClientsServices {
-  sessions: Pick<ClientSessions, "list">;
+  /** The MCP clients connected now (the ingress layer keeps them). */
+  sessions: { list(): ClientView[] };
   shimLaunch: ShimLaunch;
   /** The MCP-over-HTTP server while it is on. */
   mcpHttp: () => { readonly url: string; readonly bearerToken: string } | null;

@@ -3,12 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
-import type { SecretCodec } from "../../../../electron/host/store/secret-codec.js";
+import type { SecretCodec } from "../../servers/config/secret-codec.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { api } from "../../../../test-support/daemon.js";
 import { until } from "../../../../test-support/wait.js";
 
-// Issue 8 §9: servers imported from Claude Desktop or pasted as JSON bring their env (API
+// Servers imported from Claude Desktop or pasted as JSON bring their env (API
 // keys, tokens) in as secrets: encrypted in servers.json, masked in the API, still given to
 // the server. No Docker needed: this is about the saved config and the wrapped server.
 const SECRET = "sk-live-12345678";
@@ -19,7 +19,7 @@ const codec: SecretCodec = {
   decrypt: (stored) => Buffer.from(stored, "base64").toString("utf8"),
 };
 
-describe("imported env values are secret (issue 8 §9)", () => {
+describe("imported env values are secret", () => {
   const home = mkdtempSync(path.join(os.tmpdir(), "codemode-import-"));
   const claudeConfig = path.join(home, "claude_desktop_config.json");
   const toy = { command: process.execPath, args: [TOY_SERVER_UNIT_JS], env: { API_KEY: SECRET } };

@@ -5,10 +5,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchApi } from "../../../../electron/host/api/api-dispatcher.js";
 import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
-import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { until } from "../../../../test-support/wait.js";
 import { api, startHostWithoutDocker, untilServerReady } from "../../../../test-support/daemon.js";
+import { AUTH_REFUSALS_PER_MINUTE } from "../../audit/flood/refusal-limiter.js";
 
 // No Docker needed: these are about the saved config, the catalog and what the UI is shown.
 describe("the host's config edits", () => {
@@ -81,7 +81,7 @@ describe("the host's config edits", () => {
     expect(saved.items.find((s) => s.name === "slow")?.status).toBe("starting");
     const other = await dispatchApi(host.api, "servers.setAsk", { name: "toy", ask: false });
     expect(other.ok).toBe(true);
-    // Before, saving waited for the start (up to SERVER_LIMITS.startTimeoutMs) and so did the
+    // Before, saving waited for the start (up to SERVER_START_TIMEOUT_MS) and so did the
     // edit after it.
     expect(Date.now() - startedAt).toBeLessThan(4_000);
     await untilServerReady(host, "slow");
@@ -198,12 +198,12 @@ describe("the host's config edits", () => {
         socket.on("close", () => resolve());
         socket.on("error", () => resolve());
       });
-    for (let i = 0; i < HOST_LIMITS.authRefusalsPerMinute + 5; i++) await knock();
+    for (let i = 0; i < AUTH_REFUSALS_PER_MINUTE + 5; i++) await knock();
     await host.auditDurable();
     const logged = await dispatchApi(host.api, "audit.query", {
       filter: { kinds: ["auth_refused"] },
       limit: 1000,
     });
-    expect(logged.ok && logged.value.entries.length).toBe(HOST_LIMITS.authRefusalsPerMinute);
+    expect(logged.ok && logged.value.entries.length).toBe(AUTH_REFUSALS_PER_MINUTE);
   });
 });

@@ -3,18 +3,18 @@ import {
   claudeDesktopConfigPath,
   claudeDesktopServers,
   platformFacts,
-} from "../../clients/claude-desktop.js";
-import { toolViews } from "../../app/server-views.js";
-import { editFromEntry, editsFromValue } from "../../servers/config-edits.js";
-import { invalidConfig, type ConfigStore } from "../../servers/config-store.js";
-import { importedWithEnvSecret } from "../../servers/imported-secrets.js";
+} from "../clients/claude-desktop.js";
+import { toolViews } from "../server-views.js";
+import { editFromEntry, editsFromValue } from "../../servers/config/config-edits.js";
+import { invalidConfig, type ConfigStore } from "../../servers/config/config-store.js";
+import { importedWithEnvSecret } from "../../servers/config/imported-secrets.js";
 import type { ServerSet } from "../../servers/server-set.js";
-import type { Catalog } from "../../catalog/catalog-types.js";
+import type { Catalog } from "../../core/catalog/catalog-types.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
-import { validateServersConfig } from "../../servers/server-config.js";
-import { entryToFile } from "../../servers/server-entry.js";
-import type { ServersConfig } from "../../servers/server-config-types.js";
-import { ApiFailure } from "../api-failure.js";
+import { validateServersConfig } from "../../servers/config/server-config.js";
+import { entryToFile } from "../../servers/config/server-entry.js";
+import type { ServersConfig } from "../../core/ports/server-config-types.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { serverPage } from "./list-page.js";
 import { toolPage } from "./tool-page.js";
 

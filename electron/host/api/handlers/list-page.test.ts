@@ -5,7 +5,7 @@ import { pagesFrom } from "../../../../shared/api/list-pages.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { dispatchApi } from "../api-dispatcher.js";
 import { clientsHandlers } from "./clients-handlers.js";
-import { listPage, pageOf, serverPage } from "./list-page.js";
+import { listPage, pageOf, serverPage, LIST_PAGE_MAX_CHARS } from "./list-page.js";
 import { taintHandlers } from "./taint-handlers.js";
 
 const MiB = 1024 * 1024;
@@ -88,7 +88,7 @@ describe("servers.list, clients.list and taint.list pages", () => {
     expect(names).toEqual(servers.map((s) => s.name));
     expect(sizes.length).toBeGreaterThan(1);
     // A page ends just past its char budget: at most one server over it.
-    for (const size of sizes) expect(size).toBeLessThan(API_LIMITS.listPageMaxChars + 0.1 * MiB);
+    for (const size of sizes) expect(size).toBeLessThan(LIST_PAGE_MAX_CHARS + 0.1 * MiB);
   });
 
   it("ends a page at the list's own limit, and takes a smaller one", async () => {

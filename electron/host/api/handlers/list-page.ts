@@ -5,6 +5,13 @@
 import type { ListPage, ServerPage, ServerView } from "../../../../shared/api/api-views.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { jsonLengthUpTo } from "../json-size.js";
+import { MiB } from "../../util/units.js";
+
+/**
+ * servers.list, clients.list, taint.list: a page also ends once its items pass this size as
+ * JSON (a server's args and stderr tail can be long), well under responseMaxChars.
+ */
+export const LIST_PAGE_MAX_CHARS = 4 * MiB;
 
 /**
  * The items from index `after`, at most `limit` of them, ending once their JSON passes
@@ -39,19 +46,19 @@ export interface PageParams {
 export function serverPage(
   all: readonly ServerView[],
   params: PageParams = {},
-  maxChars: number = API_LIMITS.listPageMaxChars,
+  maxChars: number = LIST_PAGE_MAX_CHARS,
 ): ServerPage {
   const failed = all.reduce((n, s) => (s.status === "failed" ? n + 1 : n), 0);
   const held = all.reduce((n, s) => n + s.held, 0);
   return { ...pageOf(all, API_LIMITS.serversPageMaxLimit, params, maxChars), failed, held };
 }
 
-/** A page of a list capped by `maxLimit` (the default limit too) and listPageMaxChars. */
+/** A page of a list capped by `maxLimit` (the default limit too) and LIST_PAGE_MAX_CHARS. */
 export function pageOf<T>(
   all: readonly T[],
   maxLimit: number,
   { after = 0, limit = maxLimit }: PageParams = {},
-  maxChars: number = API_LIMITS.listPageMaxChars,
+  maxChars: number = LIST_PAGE_MAX_CHARS,
 ): ListPage<T> {
   return listPage(all, after, Math.min(limit, maxLimit), maxChars);
 }

@@ -12,7 +12,7 @@ import { CodeModeHost } from "../../app/code-mode-host.js";
 import { dispatchApi } from "../api-dispatcher.js";
 import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
 
-// Issue 14 §1: the server list, the connected clients and the clients in private-data mode are
+// The server list, the connected clients and the clients in private-data mode are
 // served in pages, and their changed events carry the first page, never the whole list. A real
 // host with more of each than one page holds. No Docker needed.
 const MANY = API_LIMITS.serversPageMaxLimit + 30;
@@ -112,7 +112,7 @@ describe("long lists: servers, clients, private-data mode", () => {
     for (const page of seen["clients.changed"]) {
       expect(page.items.length).toBeLessThanOrEqual(API_LIMITS.clientsPageMaxLimit);
     }
-    // The last change reaches the UI once its interval is over (clientsChangedMinIntervalMs).
+    // The last change reaches the UI once its interval is over (CLIENTS_CHANGED_MIN_INTERVAL_MS).
     await until(
       () => seen["clients.changed"].at(-1)?.total === MANY,
       "the last clients.changed lists every client",

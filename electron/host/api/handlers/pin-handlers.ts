@@ -2,10 +2,14 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { HeldToolView } from "../../../../shared/api/api-views.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
-import type { Reviewer, ToolPins } from "../../pins/tool-pins.js";
-import { staleMessage } from "../../pins/seen-definitions.js";
-import { ApiFailure } from "../api-failure.js";
+import type { Reviewer, ToolPins } from "../../servers/pins/tool-pins.js";
+import { staleMessage } from "../../servers/pins/seen-definitions.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { listPage } from "./list-page.js";
+import { MiB } from "../../util/units.js";
+
+/** servers.held: a page also ends once its held tools (two definitions each) pass this. */
+export const HELD_PAGE_MAX_CHARS = 4 * MiB;
 
 export type PinServices = Pick<ToolPins, "heldViews" | "review">;
 
@@ -24,7 +28,7 @@ export function pinHandlers(
         pins.heldViews(name),
         after ?? 0,
         limit ?? API_LIMITS.heldPageMaxLimit,
-        API_LIMITS.heldPageMaxChars,
+        HELD_PAGE_MAX_CHARS,
       );
       return { held: page.items, next: page.next };
     },

@@ -1,10 +1,10 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
-import type { SandboxSlot } from "../../app/sandbox-slot.js";
-import { ApiFailure } from "../api-failure.js";
+import type { SandboxSupervisor } from "../../sandbox/sandbox-supervisor.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 
 /** What the sandbox handlers use: Docker, the image and its build. */
 export type SandboxServices = Pick<
-  SandboxSlot,
+  SandboxSupervisor,
   "refresh" | "imageStatus" | "dockerView" | "startBuild" | "runtimes"
 >;
 

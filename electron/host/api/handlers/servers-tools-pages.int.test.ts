@@ -10,7 +10,7 @@ import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { until } from "../../../../test-support/wait.js";
 import { startHostWithoutDocker } from "../../../../test-support/daemon.js";
 
-// Issue 14 §1: a real server whose tool list (24 tools of 1 Mi characters) is larger than one
+// A real server whose tool list (24 tools of 1 Mi characters) is larger than one
 // API reply may be. No Docker needed: this is about the Servers page's tool list.
 const FLOOD = 24;
 

@@ -1,8 +1,8 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { TaintView } from "../../../../shared/api/api-views.js";
-import type { TaintRegistry } from "../../bridge/taint.js";
+import type { TaintRegistry } from "../../core/bridge/taint.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
-import { ApiFailure } from "../api-failure.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { pageOf } from "./list-page.js";
 
 /** What the taint handlers use: the registry and its views. */

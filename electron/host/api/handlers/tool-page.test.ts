@@ -4,7 +4,7 @@ import type { ToolView } from "../../../../shared/api/api-views.js";
 import { allToolPages } from "../../../../shared/api/tool-pages.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { dispatchApi } from "../api-dispatcher.js";
-import { toolPage } from "./tool-page.js";
+import { toolPage, TOOLS_PAGE_MAX_CHARS } from "./tool-page.js";
 
 /** A hostile server's list: `count` tools, each with a description of `chars` characters. */
 function bigTools(count: number, chars: number): ToolView[] {
@@ -51,7 +51,7 @@ describe("servers.tools pages", () => {
     expect(sizes.length).toBeGreaterThan(1);
     for (const size of sizes) expect(size).toBeLessThan(API_LIMITS.responseMaxChars);
     // A page ends just past its char budget: at most one tool over it.
-    for (const size of sizes) expect(size).toBeLessThan(API_LIMITS.toolsPageMaxChars + 1.1 * MiB);
+    for (const size of sizes) expect(size).toBeLessThan(TOOLS_PAGE_MAX_CHARS + 1.1 * MiB);
   });
 
   it("ends a page at its limit, and at the char budget, with the next page's start", () => {

@@ -4,6 +4,13 @@
 import type { ToolView } from "../../../../shared/api/api-views.js";
 import { API_LIMITS } from "../../../../shared/limits.js";
 import { listPage } from "./list-page.js";
+import { MiB } from "../../util/units.js";
+
+/**
+ * servers.tools: a page also ends once its tools pass this size as JSON, so a server's long
+ * list reaches the UI in pages, each well under responseMaxChars (unless one tool alone is).
+ */
+export const TOOLS_PAGE_MAX_CHARS = 4 * MiB;
 
 export interface ToolPage {
   tools: ToolView[];
@@ -19,7 +26,7 @@ export function toolPage(
   all: readonly ToolView[],
   after = 0,
   limit: number = API_LIMITS.toolsPageMaxLimit,
-  maxChars: number = API_LIMITS.toolsPageMaxChars,
+  maxChars: number = TOOLS_PAGE_MAX_CHARS,
 ): ToolPage {
   const { items, next } = listPage(all, after, limit, maxChars);
   return { tools: items, next };

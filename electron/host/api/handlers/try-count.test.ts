@@ -2,9 +2,9 @@
 // window and the browser UI: each starts a process, so two of each must not make four. The try
 // itself is a stand-in held open.
 import { describe, expect, it, vi } from "vitest";
-import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
 import { tryHandlers, tryServices } from "./try-handlers.js";
 import type { TryAudit } from "./try-log.js";
+import { TRY_CONCURRENT_MAX } from "./try-count.js";
 
 const held = vi.hoisted(() => ({ release: [] as (() => void)[] }));
 
@@ -30,7 +30,7 @@ describe("tries running at once", () => {
     );
     const app = tryHandlers(services, "app");
     const browser = tryHandlers(services, "browser");
-    const running = Array.from({ length: TRY_SERVER_LIMITS.concurrentMax }, (_, i) =>
+    const running = Array.from({ length: TRY_CONCURRENT_MAX }, (_, i) =>
       Promise.resolve(
         (i % 2 === 0 ? app : browser)["servers.try"]({
           name: `s${i}`,
@@ -38,7 +38,7 @@ describe("tries running at once", () => {
         }),
       ),
     );
-    await vi.waitFor(() => expect(held.release).toHaveLength(TRY_SERVER_LIMITS.concurrentMax));
+    await vi.waitFor(() => expect(held.release).toHaveLength(TRY_CONCURRENT_MAX));
     for (const handlers of [app, browser]) {
       await expect(
         Promise.resolve(handlers["servers.tryBundle"]({ name: "b", bundle: "", values: {} })),

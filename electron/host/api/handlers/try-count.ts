@@ -1,5 +1,7 @@
-import { TRY_SERVER_LIMITS } from "../../../../shared/limits.js";
-import { ApiFailure } from "../api-failure.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
+
+/** Tries running at once in one host; each is a child process. */
+export const TRY_CONCURRENT_MAX = 2;
 
 /**
  * Tries of servers running at once in one host, counted together for servers.try and
@@ -14,7 +16,7 @@ export class TryCount {
     if (this.stopping.signal.aborted) {
       throw new ApiFailure("unavailable", "Code Mode is stopping: it tries no more servers");
     }
-    if (this.running.size >= TRY_SERVER_LIMITS.concurrentMax) {
+    if (this.running.size >= TRY_CONCURRENT_MAX) {
       throw new ApiFailure(
         "unavailable",
         `${this.running.size} tries are already running; wait for one to finish and try again`,

@@ -1,7 +1,7 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import type { Trier } from "../../../../shared/audit-entry.js";
-import { editFromEntry } from "../../servers/config-edits.js";
-import { resolveSecrets } from "../../servers/config-store.js";
+import { editFromEntry } from "../../servers/config/config-edits.js";
+import { resolveSecrets } from "../../servers/config/config-store.js";
 import { discardBundle } from "../../servers/mcpb/bundle-store.js";
 import { tryServer } from "../../servers/try-server.js";
 import { installForServer, type BundleServices } from "./bundle-handlers.js";

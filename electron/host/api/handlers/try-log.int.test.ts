@@ -20,7 +20,7 @@ import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { until } from "../../../../test-support/wait.js";
 import { connectWsApi, type WsApi } from "../../../../test-support/ws-api.js";
 import type { CodeModeHost } from "../../app/code-mode-host.js";
-import { UiServer } from "../../ui-server/ui-server.js";
+import { UiServer } from "../../ingress/ui-server/ui-server.js";
 
 const SECRET = "sk-try-it-secret-4242";
 

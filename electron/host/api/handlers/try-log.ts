@@ -5,11 +5,11 @@
 import { randomUUID } from "node:crypto";
 import type { TryServerView } from "../../../../shared/api/api-views.js";
 import type { Trier } from "../../../../shared/audit-entry.js";
-import type { HostAudit } from "../../app/host-audit.js";
-import { redactArgs } from "../../audit/redaction.js";
-import { SECRET_MARK, entrySecrets, maskSecrets } from "../../bridge/secret-mask.js";
-import type { ServerEntry } from "../../servers/server-config-types.js";
-import { ApiFailure } from "../api-failure.js";
+import type { HostAudit } from "../../audit/host-audit.js";
+import { redactArgs } from "../../core/secrets/redaction.js";
+import { SECRET_MARK, entrySecrets, maskSecrets } from "../../core/secrets/secret-mask.js";
+import type { ServerEntry } from "../../core/ports/server-config-types.js";
+import { ApiFailure } from "../../../../shared/api/api-failure.js";
 
 /** What a try needs of the host's audit log. */
 export type TryAudit = Pick<HostAudit, "failure" | "health" | "record" | "durable">;

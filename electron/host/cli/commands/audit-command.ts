@@ -1,4 +1,4 @@
-import { shortHash } from "../../pins/tool-hash.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -8,16 +8,22 @@ import { exportAudit } from "../../audit/audit-export.js";
 import { queryAudit } from "../../audit/audit-query.js";
 import { verifyAudit } from "../../audit/audit-verify.js";
 import { CHECKPOINT_FILE } from "../../audit/audit-checkpoint.js";
-import { dataDir } from "../../paths.js";
+import { dataDir } from "../../util/paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { ProgressBar } from "../progress-bar.js";
+
+/** `codemode audit tail`: entries printed when -n is not given. */
+export const AUDIT_TAIL_DEFAULT_ENTRIES = 20;
+
+/** `codemode audit tail`: how often it looks for new entries while following. */
+export const AUDIT_TAIL_POLL_MS = 500;
 
 export const AUDIT_HELP = `Usage: codemode audit tail [-n N] [--no-follow]
        codemode audit verify [--head SEQ:HASH]
        codemode audit export [--format jsonl|csv] [--out FILE]
 
-  tail     prints the last N entries (default ${AUDIT_LIMITS.tailDefaultEntries}), then follows new ones
+  tail     prints the last N entries (default ${AUDIT_TAIL_DEFAULT_ENTRIES}), then follows new ones
   verify   checks the hash chain and the checkpoint kept outside the log; exits 1
            naming the first entry that was edited, removed or reordered, or saying
            that the log was cut. Prints the head (head: SEQ:HASH) to note down;
@@ -184,7 +190,7 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "tail") {
-    const n = values.n === undefined ? AUDIT_LIMITS.tailDefaultEntries : Number(values.n);
+    const n = values.n === undefined ? AUDIT_TAIL_DEFAULT_ENTRIES : Number(values.n);
     if (!Number.isInteger(n) || n < 1 || n > AUDIT_LIMITS.queryMaxLimit)
       throw new UserError(`-n takes a number from 1 to ${AUDIT_LIMITS.queryMaxLimit}`);
     const first = await queryAudit(dir, {}, { limit: n });
@@ -192,7 +198,7 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     for (const entry of [...first.entries].reverse()) writeLine(io.stdout, formatEntry(entry));
     if (values["no-follow"]) return 0;
     while (!io.signal.aborted) {
-      await new Promise((resolve) => setTimeout(resolve, AUDIT_LIMITS.tailPollMs));
+      await new Promise((resolve) => setTimeout(resolve, AUDIT_TAIL_POLL_MS));
       const fresh = (
         await queryAudit(dir, {}, { limit: AUDIT_LIMITS.queryMaxLimit })
       ).entries.filter((e) => e.seq > last);

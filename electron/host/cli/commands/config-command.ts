@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { formatConfigIssues, parseServersConfig } from "../../servers/server-config.js";
+import { formatConfigIssues, parseServersConfig } from "../../servers/config/server-config.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 
 export const CONFIG_HELP = `Usage: codemode config check FILE

@@ -1,15 +1,17 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CodeModeHost } from "../../app/code-mode-host.js";
-import { DataDirTrustError } from "../../local-access/data-dir-trust.js";
-import { AlreadyRunningError } from "../../local-access/instance-lock.js";
-import { dataDir, packageRoot } from "../../paths.js";
-import { capAppLogWhileRunning } from "../../shim/app-log.js";
-import { UiServer } from "../../ui-server/ui-server.js";
+import {
+  AlreadyRunningError,
+  CodeModeHost,
+  DataDirTrustError,
+  UiServer,
+  capAppLogWhileRunning,
+  type ShimLaunch,
+} from "../../app/index.js";
+import { dataDir, packageRoot } from "../../util/paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { packageVersion } from "../../package-version.js";
+import { packageVersion } from "../../util/package-version.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import type { ShimLaunch } from "../../clients/client-snippets.js";
 
 export const DAEMON_HELP = `Usage: codemode daemon [--ui] [--port N] [--stop-on-stdin-end]
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { memoryIO } from "../../../../test-support/cli-io.js";
 import { firstHiddenChar } from "../../../../shared/hidden-chars.js";
-import { pinFileBeside, type PinFile } from "../../pins/pin-file.js";
+import { pinFileBeside, type PinFile } from "../../servers/pins/pin-file.js";
 import { pinsCommand } from "./pins-command.js";
 
 describe("codemode servers pins", () => {

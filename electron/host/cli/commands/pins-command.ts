@@ -1,18 +1,18 @@
 // `codemode servers pins`: the pinned tool definitions of the app's servers (the data
 // directory's pins.json) or of a `serve --config FILE` (FILE.pins.json), with the hash of each
 // held definition that `accept` and `reject` (review-command.ts) take. A running app or serve
-// watches its pin file and takes a review within PIN_LIMITS.watchIntervalMs; its audit records
+// watches its pin file and takes a review within PIN_WATCH_INTERVAL_MS; its audit records
 // the review (as the CLI's) from the note the command leaves beside the pin file.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { dataDir } from "../../paths.js";
-import { loadPinFile, pinFileBeside, type PinFile } from "../../pins/pin-file.js";
-import { heldKind } from "../../pins/pin-state.js";
-import { reviewHash } from "../../pins/seen-definitions.js";
-import { shortHash } from "../../pins/tool-hash.js";
-import { PINS_FILE } from "../../pins/tool-pins.js";
+import { dataDir } from "../../util/paths.js";
+import { loadPinFile, pinFileBeside, type PinFile } from "../../servers/pins/pin-file.js";
+import { heldKind } from "../../servers/pins/pin-state.js";
+import { reviewHash } from "../../servers/pins/seen-definitions.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
+import { PINS_FILE } from "../../servers/pins/tool-pins.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 
 export function pinFileOf(config: string | undefined, io: CliIO): string {
   return config === undefined

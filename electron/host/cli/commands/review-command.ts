@@ -9,20 +9,20 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { HeldChangeKind } from "../../../../shared/api/api-views.js";
 import { PIN_LIMITS } from "../../../../shared/limits.js";
-import { savePinFile, type PinFile, type ServerPins } from "../../pins/pin-file.js";
-import { withPinLock } from "../../pins/pin-lock.js";
-import { heldKind, type Decision } from "../../pins/pin-state.js";
-import { noteReviews } from "../../pins/review-notes.js";
+import { savePinFile, type PinFile, type ServerPins } from "../../servers/pins/pin-file.js";
+import { withPinLock } from "../../servers/pins/pin-lock.js";
+import { heldKind, type Decision } from "../../servers/pins/pin-state.js";
+import { noteReviews } from "../../servers/pins/review-notes.js";
 import {
   REVIEW_HASH_CHARS,
   reviewHash,
   reviewSeen,
   staleMessage,
   type StaleDefinition,
-} from "../../pins/seen-definitions.js";
-import { shortHash } from "../../pins/tool-hash.js";
+} from "../../servers/pins/seen-definitions.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { pinFileOf, readPins } from "./pins-command.js";
 
 /** A held definition shown before asking is cut here (the Servers page shows it whole). */

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
-import type { RunImageData } from "../../sandbox/image-receiver.js";
+import type { RunImageData } from "../../core/ports/run-types.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { isParseArgsError, UserError, writeLine, type CliIO } from "../cli-io.js";
 import { RUN_EXIT, RUN_EXIT_HELP, runExitCode } from "../run-exit.js";

@@ -1,11 +1,10 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { discardBridgeEvents } from "../../bridge/bridge-events.js";
-import { TaintRegistry } from "../../bridge/taint.js";
-import { CatalogError } from "../../catalog/catalog-builder.js";
-import { ApprovalService } from "../../approvals/approval-service.js";
-import { configAsksFirst } from "../../approvals/ask-policy.js";
-import { CodeModeEngine } from "../../engine/code-mode-engine.js";
-import { createRunPythonServer } from "../../mcp/run-python-server.js";
+import { discardBridgeEvents } from "../../core/bridge/bridge-events.js";
+import { TaintRegistry } from "../../core/bridge/taint.js";
+import { CatalogError } from "../../core/catalog/catalog-builder.js";
+import type { CodeModeEngine } from "../../core/engine/code-mode-engine.js";
+import { runEngineBuilder } from "../../app/index.js";
+import { createRunPythonServer } from "../../ingress/mcp/run-python-server.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { ServerSet } from "../../servers/server-set.js";
 import { resolveServerPath } from "../../servers/server-path.js";
@@ -20,8 +19,7 @@ import {
 } from "../sandbox-context.js";
 import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";
-import { packageVersion } from "../../package-version.js";
-import { configSecrets } from "../../bridge/secret-mask.js";
+import { packageVersion } from "../../util/package-version.js";
 import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
 
 /** `serve` has one client, its stdio peer: taint is kept for the life of the process. */
@@ -62,6 +60,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     throw error;
   }
 
+  const engineBuilder = runEngineBuilder();
   let engine: CodeModeEngine | null = null;
   const sandbox = new Sandbox({
     docker: ctx.docker,
@@ -70,8 +69,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     deadlineSeconds: options.deadlineSeconds,
     runtime: choice.runtime,
     preload: await choosePreload(ctx, options.preload),
-    // Read when a warm container is ready: the engine is made just below.
-    stagedTools: () => engine?.stagedTools() ?? null,
+    stagedTools: engineBuilder.stagedTools,
   });
   // Pins for a --config file's servers (beside it); a server given after -- has none.
   const pins =
@@ -80,25 +78,24 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       : await openServePins(options.configFile, servers, io, () => engine?.rebuild());
   try {
     try {
-      engine = new CodeModeEngine({
+      engine = engineBuilder.build({
         servers,
         sandbox,
-        ...(pins ? { serverTools: pins.serverTools } : {}),
+        serverTools: pins?.serverTools,
         taint: new TaintRegistry(),
         // serve writes nothing to disk: decisions reach the code, not a log.
         events: discardBridgeEvents,
         prefixWithServer: options.prefixWithServer,
         settings: { maxCallsPerRun: options.maxCalls },
         // "ask" in the config still holds: only the client can be asked here (elicitation).
-        approvals: new ApprovalService({
-          asksFirst: (server, tool) => configAsksFirst(servers.config, server, tool),
+        approvals: {
+          config: () => servers.config,
           record: () => undefined,
           changed: () => undefined,
-          secrets: () => configSecrets(servers.config),
           timeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
           userPresent: false,
-        }),
-      });
+        },
+      }).engine;
     } catch (error) {
       if (error instanceof CatalogError) throw new UserError(error.message);
       throw error;
@@ -107,9 +104,6 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       writeLine(io.stderr, `codemode serve: ${warning}`);
     }
     const live = engine;
-    // A warm container ready before the engine was made gets the catalog now, and each change after.
-    sandbox.catalogChanged();
-    live.onCatalogChange(() => sandbox.catalogChanged());
     let shownWarnings = new Set(live.catalog.warnings);
     live.onCatalogChange(() => {
       for (const warning of live.catalog.warnings) {

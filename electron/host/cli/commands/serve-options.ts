@@ -5,8 +5,8 @@ import {
   formatConfigIssues,
   parseServersConfig,
   singleServerConfig,
-} from "../../servers/server-config.js";
-import type { ServersConfig } from "../../servers/server-config-types.js";
+} from "../../servers/config/server-config.js";
+import type { ServersConfig } from "../../core/ports/server-config-types.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { UserError } from "../cli-io.js";
 import { parseRuntimeFlag, RUNTIME_HELP } from "../sandbox-context.js";

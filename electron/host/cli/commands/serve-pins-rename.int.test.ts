@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { memoryIO } from "../../../../test-support/cli-io.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { until } from "../../../../test-support/wait.js";
-import { buildCatalog } from "../../catalog/catalog-builder.js";
+import { buildCatalog } from "../../core/catalog/catalog-builder.js";
 import { ServerSet } from "../../servers/server-set.js";
 import { parseServeOptions } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";

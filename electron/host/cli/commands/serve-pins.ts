@@ -3,16 +3,18 @@
 // that accepts it; `codemode servers accept --config FILE` edits the pin file, which serve
 // watches, so the tools become callable without a restart.
 import path from "node:path";
-import { PIN_LIMITS } from "../../../../shared/limits.js";
-import type { ServerTools } from "../../catalog/catalog-types.js";
-import { pinFileBeside } from "../../pins/pin-file.js";
-import type { HeldChange } from "../../pins/pin-state.js";
-import { shortHash } from "../../pins/tool-hash.js";
-import { ToolPins } from "../../pins/tool-pins.js";
+import type { ServerTools } from "../../core/catalog/catalog-types.js";
+import { pinFileBeside } from "../../servers/pins/pin-file.js";
+import type { HeldChange } from "../../servers/pins/pin-state.js";
+import { shortHash } from "../../servers/pins/tool-hash.js";
+import { ToolPins } from "../../servers/pins/tool-pins.js";
 import { configLaunches } from "../../servers/launch-fingerprint.js";
 import type { ServerSet } from "../../servers/server-set.js";
 import { writeLine, type CliIO } from "../cli-io.js";
-import { terminalText } from "../terminal-text.js";
+import { terminalText } from "../../util/terminal-text.js";
+
+/** `serve` names at most this many held tools on stderr at once, then a count. */
+export const SERVE_HELD_SHOWN_MAX = 20;
 
 /** Quotes a word for a POSIX shell, so the printed command can be pasted as it is. */
 export function shellWord(text: string): string {
@@ -25,7 +27,7 @@ export function heldMessage(
   server: string,
   changes: readonly HeldChange[],
 ): string {
-  const shown = changes.slice(0, PIN_LIMITS.serveHeldShownMax).map((c) => {
+  const shown = changes.slice(0, SERVE_HELD_SHOWN_MAX).map((c) => {
     const hashes =
       c.kind === "changed" ? ` (${shortHash(c.pinnedHash)} -> ${shortHash(c.heldHash)})` : "";
     return `  ${terminalText(c.tool)}: ${c.kind}${hashes}`;

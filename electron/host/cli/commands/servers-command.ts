@@ -10,9 +10,12 @@ import {
   type BuiltEntry,
   type SettingProblem,
 } from "../../../../shared/server-catalog/server-catalog.js";
-import { acquireInstanceLock, AlreadyRunningError } from "../../local-access/instance-lock.js";
-import { dataDir } from "../../paths.js";
-import { SERVERS_FILE } from "../../servers/config-store.js";
+import {
+  acquireInstanceLock,
+  AlreadyRunningError,
+} from "../../ingress/local-access/instance-lock.js";
+import { dataDir } from "../../util/paths.js";
+import { SERVERS_FILE } from "../../servers/config/config-store.js";
 import {
   bundleView,
   discardBundle,
@@ -26,8 +29,8 @@ import {
   parseServersConfig,
   serializeServersConfig,
   validateServersConfig,
-} from "../../servers/server-config.js";
-import { writeFileAtomic } from "../../store/atomic-file.js";
+} from "../../servers/config/server-config.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { pinsCommand } from "./pins-command.js";
 import { acceptCommand, rejectCommand } from "./review-command.js";

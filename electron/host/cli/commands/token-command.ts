@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import { TokenError } from "../../local-access/token.js";
-import { tokenHeaderJson } from "../../local-access/token-header.js";
-import { dataDir } from "../../paths.js";
+import { TokenError } from "../../ingress/local-access/token.js";
+import { tokenHeaderJson } from "../../ingress/local-access/token-header.js";
+import { dataDir } from "../../util/paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 
 export const TOKEN_HELP = `Usage: codemode token header

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
-import { SHIM_EXIT } from "../../local-access/local-access-constants.js";
-import { dataDir } from "../../paths.js";
+import { SHIM_EXIT } from "../../ingress/local-access/local-access-constants.js";
+import { dataDir } from "../../util/paths.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { openInBrowser } from "../open-browser.js";
 import { requestUiLink } from "../ui-link-request.js";

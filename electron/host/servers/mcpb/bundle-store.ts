@@ -12,7 +12,7 @@ import type {
   BuiltEntry,
   SettingProblem,
 } from "../../../../shared/server-catalog/server-catalog.js";
-import type { ServersConfig } from "../server-config-types.js";
+import type { ServersConfig } from "../../core/ports/server-config-types.js";
 import { buildBundleEntry } from "./mcpb-entry.js";
 import { readManifest, type McpbManifest } from "./mcpb-manifest.js";
 import { runtimeProblem } from "./mcpb-runtime.js";

@@ -4,8 +4,17 @@
 // through unchecked; what we act on is checked strictly, so a bundle is refused with a reason
 // rather than started differently from what it says.
 import { z } from "zod";
-import { MCPB_LIMITS } from "../../../../shared/limits.js";
 import { BundleError, type ZipArchive } from "./zip-reader.js";
+import { MiB } from "../../util/units.js";
+
+/** manifest.json, read before anything is unpacked. */
+export const MANIFEST_MAX_BYTES = 1 * MiB;
+
+/** `user_config` options one manifest may declare. */
+export const USER_CONFIG_MAX = 64;
+
+/** Problems of a refused manifest listed in its error; the first ones say enough. */
+export const MANIFEST_PROBLEMS_SHOWN = 5;
 
 const serverConfig = z.strictObject({
   command: z.string().min(1),
@@ -52,8 +61,8 @@ export const mcpbManifest = z
       .optional(),
     user_config: z
       .record(z.string().min(1), mcpbUserConfigOption)
-      .refine((options) => Object.keys(options).length <= MCPB_LIMITS.userConfigMax, {
-        message: `at most ${MCPB_LIMITS.userConfigMax} options`,
+      .refine((options) => Object.keys(options).length <= USER_CONFIG_MAX, {
+        message: `at most ${USER_CONFIG_MAX} options`,
       })
       .optional(),
   })
@@ -70,12 +79,12 @@ export function readManifest(archive: ZipArchive): McpbManifest {
   if (!entry || entry.directory) {
     throw new BundleError(`not an MCP Bundle: it has no ${MANIFEST_FILE} at its top level`);
   }
-  if (entry.size > MCPB_LIMITS.manifestMaxBytes) {
+  if (entry.size > MANIFEST_MAX_BYTES) {
     throw new BundleError(
-      `${MANIFEST_FILE} is larger than ${MCPB_LIMITS.manifestMaxBytes} bytes (the most allowed)`,
+      `${MANIFEST_FILE} is larger than ${MANIFEST_MAX_BYTES} bytes (the most allowed)`,
     );
   }
-  const text = archive.read(entry, MCPB_LIMITS.manifestMaxBytes).toString("utf8");
+  const text = archive.read(entry, MANIFEST_MAX_BYTES).toString("utf8");
   let value: unknown;
   try {
     value = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text);
@@ -85,7 +94,7 @@ export function readManifest(archive: ZipArchive): McpbManifest {
   const parsed = mcpbManifest.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues
-      .slice(0, MCPB_LIMITS.manifestProblemsShown)
+      .slice(0, MANIFEST_PROBLEMS_SHOWN)
       .map((issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`);
     throw new BundleError(
       `${MANIFEST_FILE} is not a manifest Code Mode can use: ${problems.join("; ")}`,

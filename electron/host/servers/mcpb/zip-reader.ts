@@ -7,7 +7,9 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { inflateRawSync } from "node:zlib";
-import { MCPB_LIMITS } from "../../../../shared/limits.js";
+
+/** Characters of an archive entry's name quoted in an error (the name may be far longer). */
+export const ENTRY_NAME_SHOWN_CHARS = 200;
 
 export interface ZipLimits {
   entriesMax: number;
@@ -153,7 +155,7 @@ export class ZipArchive {
       const name = rawName.toString(flags & 0x800 ? "utf8" : "latin1");
       at = end;
 
-      const shown = JSON.stringify(name.slice(0, MCPB_LIMITS.entryNameShownChars));
+      const shown = JSON.stringify(name.slice(0, ENTRY_NAME_SHOWN_CHARS));
       const unsafe = unsafeNameReason(name, limits.entryNameMaxChars);
       if (unsafe !== null) throw new BundleError(`entry ${shown} is refused: ${unsafe}`);
       if (flags & 0x1) throw new BundleError(`entry ${shown} is encrypted`);
@@ -207,7 +209,7 @@ export class ZipArchive {
    * declares): a lying header is found out after at most that much work.
    */
   read(entry: ZipEntry, budget: number = this.limits.unpackedMaxBytes): Buffer {
-    const shown = JSON.stringify(entry.name.slice(0, MCPB_LIMITS.entryNameShownChars));
+    const shown = JSON.stringify(entry.name.slice(0, ENTRY_NAME_SHOWN_CHARS));
     const at = entry.localOffset;
     if (at + 30 > this.bytes.length || this.bytes.readUInt32LE(at) !== LOCAL_SIGNATURE) {
       throw new BundleError(`entry ${shown}: its local header is missing`);

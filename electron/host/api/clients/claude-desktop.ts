@@ -1,0 +1,174 @@
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { ClaudeDesktopPreview } from "../../../../shared/api/api-views.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
+import { MCP_ENTRY_NAME, mcpServersEntry, type ShimLaunch } from "./client-snippets.js";
+import { lineDiff } from "./line-diff.js";
+
+const CONFIG_NAME = "claude_desktop_config.json";
+
+export interface PlatformFacts {
+  platform: NodeJS.Platform;
+  home: string;
+  appData: string | undefined;
+  localAppData: string | undefined;
+}
+
+export function platformFacts(): PlatformFacts {
+  return {
+    platform: process.platform,
+    home: os.homedir(),
+    appData: process.env.APPDATA,
+    localAppData: process.env.LOCALAPPDATA,
+  };
+}
+
+/**
+ * Where Claude Desktop keeps its config: macOS and Windows as Anthropic ships it, the
+ * Microsoft Store build's virtualised folder on Windows (used when it exists), and the
+ * community builds' folder on Linux.
+ */
+export function claudeDesktopConfigPath(facts: PlatformFacts): string {
+  if (facts.platform === "darwin") {
+    return path.join(facts.home, "Library", "Application Support", "Claude", CONFIG_NAME);
+  }
+  if (facts.platform === "win32") {
+    const packages = facts.localAppData ? path.join(facts.localAppData, "Packages") : null;
+    if (packages && existsSync(packages)) {
+      const store = readdirSync(packages).find((name) => name.startsWith("Claude_"));
+      if (store) {
+        return path.join(packages, store, "LocalCache", "Roaming", "Claude", CONFIG_NAME);
+      }
+    }
+    return path.join(
+      facts.appData ?? path.join(facts.home, "AppData", "Roaming"),
+      "Claude",
+      CONFIG_NAME,
+    );
+  }
+  return path.join(facts.home, ".config", "Claude", CONFIG_NAME);
+}
+
+export class ClaudeConfigError extends Error {
+  override name = "ClaudeConfigError";
+}
+
+async function readText(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+function merged(before: string | null, launch: ShimLaunch, file: string): string {
+  let config: Record<string, unknown> = {};
+  if (before !== null && before.trim() !== "") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(before);
+    } catch {
+      throw new ClaudeConfigError(
+        `${file} is not valid JSON, so Code Mode will not touch it. Fix or remove it, then try again.`,
+      );
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new ClaudeConfigError(
+        `${file} does not hold a JSON object, so Code Mode will not touch it.`,
+      );
+    }
+    config = parsed as Record<string, unknown>;
+  }
+  const servers = config.mcpServers;
+  if (
+    servers !== undefined &&
+    (typeof servers !== "object" || servers === null || Array.isArray(servers))
+  ) {
+    throw new ClaudeConfigError(
+      `${file} has an "mcpServers" that is not an object; Code Mode will not touch it.`,
+    );
+  }
+  // Every other key and server stays as it was: only our own entry is added or replaced.
+  const next = {
+    ...config,
+    mcpServers: {
+      ...(servers as Record<string, unknown> | undefined),
+      [MCP_ENTRY_NAME]: mcpServersEntry(launch),
+    },
+  };
+  return JSON.stringify(next, null, 2) + "\n";
+}
+
+export async function previewClaudeDesktop(
+  file: string,
+  launch: ShimLaunch,
+): Promise<ClaudeDesktopPreview> {
+  const before = await readText(file);
+  const after = merged(before, launch, file);
+  return {
+    path: file,
+    exists: before !== null,
+    before: before ?? "",
+    after,
+    diff: lineDiff(before ?? "", after),
+  };
+}
+
+/**
+ * Writes the merged config if the file is still what the user saw in the preview (Claude
+ * Desktop rewrites it at times), keeps a backup of the old one, and checks the result.
+ */
+export async function applyClaudeDesktop(
+  file: string,
+  launch: ShimLaunch,
+  expectedBefore: string,
+  now: () => Date = () => new Date(),
+): Promise<{ path: string; backup: string | null }> {
+  const before = await readText(file);
+  if ((before ?? "") !== expectedBefore) {
+    throw new ClaudeConfigError(
+      `${file} changed since the preview (Claude Desktop may have rewritten it). Look at the new preview and try again.`,
+    );
+  }
+  const after = merged(before, launch, file);
+  await mkdir(path.dirname(file), { recursive: true });
+  let backup: string | null = null;
+  if (before !== null) {
+    backup = `${file}.codemode-backup-${now().toISOString().replace(/[:.]/g, "-")}`;
+    await writeFileAtomic(backup, before, undefined, { keepBak: false });
+  }
+  // The dated backup above is the one backup of this write: no `.bak` beside it as well.
+  await writeFileAtomic(file, after, undefined, { keepBak: false });
+  const check = JSON.parse((await readText(file)) ?? "{}") as {
+    mcpServers?: Record<string, unknown>;
+  };
+  if (!check.mcpServers || !(MCP_ENTRY_NAME in check.mcpServers)) {
+    throw new ClaudeConfigError(
+      `${file} did not keep the Code Mode entry; try again with Claude Desktop closed.`,
+    );
+  }
+  return { path: file, backup };
+}
+
+/** Servers already configured in Claude Desktop, to import into Code Mode. */
+export async function claudeDesktopServers(file: string): Promise<Record<string, unknown>> {
+  const text = await readText(file);
+  if (text === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ClaudeConfigError(`${file} is not valid JSON.`);
+  }
+  const servers = (parsed as { mcpServers?: unknown }).mcpServers;
+  if (typeof servers !== "object" || servers === null || Array.isArray(servers)) return {};
+  const result: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+    // Code Mode's own entry would wrap Code Mode in itself.
+    if (name !== MCP_ENTRY_NAME) result[name] = entry;
+  }
+  return result;
+}

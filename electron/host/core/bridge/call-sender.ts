@@ -1,0 +1,92 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CatalogTool } from "../catalog/catalog-types.js";
+import { untilAborted } from "./call-verdicts.js";
+import { ServerSlots, type SlotDone } from "./server-slots.js";
+import type { ToolCaller } from "../ports/tool-caller.js";
+
+/** How a call that went out ended, before its result is judged. */
+export type SendResult =
+  | { kind: "result"; result: CallToolResult }
+  | { kind: "timeout" }
+  | { kind: "aborted"; error: unknown }
+  | { kind: "fault"; error: unknown };
+
+/**
+ * Sends the calls the bridge let through: each under its server's concurrency cap (slots
+ * shared by every run), the run's signal and the call's own timeout, which starts when the
+ * call goes out, not while it waits for a slot.
+ */
+export class CallSender {
+  readonly #slots = new Map<string, ServerSlots>();
+
+  constructor(
+    private readonly caller: ToolCaller,
+    private readonly options: {
+      serverConcurrency: number;
+      callTimeoutMs: number;
+      now: () => number;
+    },
+  ) {}
+
+  async send(
+    signal: AbortSignal,
+    tool: CatalogTool,
+    args: Record<string, unknown>,
+  ): Promise<SendResult> {
+    const { callTimeoutMs, now } = this.options;
+    let done: SlotDone;
+    try {
+      done = await this.#serverSlots(tool.server).acquire(signal, tool.tool);
+    } catch (error) {
+      return { kind: "aborted", error };
+    }
+    const sentAt = now();
+    const release = (): void => done();
+
+    // One controller carries both reasons to stop, so the caller sees a single signal.
+    const controller = new AbortController();
+    let timedOut = false;
+    const onRunAbort = (): void => controller.abort(signal.reason);
+    signal.addEventListener("abort", onRunAbort, { once: true });
+    if (signal.aborted) controller.abort(signal.reason);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException("The tool call timed out.", "TimeoutError"));
+    }, callTimeoutMs);
+
+    const pending = (async () =>
+      this.caller.callTool(tool.server, tool.tool, args, {
+        signal: controller.signal,
+        timeoutMs: callTimeoutMs,
+      }))();
+    // The slot is held until the server has really finished with the request, so the cap
+    // counts what the server is doing, not what the code still waits for. How long an answer
+    // took tells the slots whether the server keeps up; a call that failed tells nothing.
+    void pending.then(() => done(now() - sentAt), release);
+
+    try {
+      const settled = await untilAborted(pending, controller.signal);
+      if (settled.ok) return { kind: "result", result: settled.value };
+      if (timedOut && !signal.aborted) return { kind: "timeout" };
+      if (signal.aborted) return { kind: "aborted", error: settled.error };
+      return { kind: "fault", error: settled.error };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onRunAbort);
+      if (controller.signal.aborted) {
+        // A caller that ignores its signal must not hold the slot for ever: give it one
+        // more timeout's worth of time, then free the slot anyway.
+        setTimeout(release, callTimeoutMs).unref();
+      }
+    }
+  }
+
+  #serverSlots(server: string): ServerSlots {
+    let slots = this.#slots.get(server);
+    if (slots === undefined) {
+      slots = new ServerSlots({ ceiling: this.options.serverConcurrency });
+      this.#slots.set(server, slots);
+    }
+    return slots;
+  }
+}

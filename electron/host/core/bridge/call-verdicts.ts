@@ -1,0 +1,157 @@
+// The bridge's checks of one call and the verdicts it gives: what the code is told, and what
+// the call's event records. Pure functions of the call, its tool and its result.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
+import { sha256Hex } from "../../util/sha256-hex.js";
+import type { CatalogTool } from "../catalog/catalog-types.js";
+import type { CallOutcome } from "../ports/run-types.js";
+import type { BridgeCallEvent } from "./bridge-events.js";
+import { jsonUtf8Bytes } from "../../util/json-bytes.js";
+import { bounded, errorTypeName, schemaErrorText } from "./messages.js";
+import { errorText, resultToString } from "./tool-result.js";
+
+/** The parts of a call event that depend on the outcome. */
+export type Verdict = Pick<
+  BridgeCallEvent,
+  | "decision"
+  | "reason"
+  | "detail"
+  | "resultBytes"
+  | "resultHash"
+  | "oneByOneBytes"
+  | "oneByOneMediaBytes"
+> & { outcome: CallOutcome };
+
+/**
+ * Bytes of the base64 data of the images and audio in a result's content: a model sees an
+ * image or hears audio, it does not read their bytes as text, so the receipt counts them apart.
+ */
+function mediaBytes(content: CallToolResult["content"]): number {
+  let total = 0;
+  for (const item of Array.isArray(content) ? content : []) {
+    if ((item.type === "image" || item.type === "audio") && typeof item.data === "string") {
+      // Base64 is ASCII: one byte a character.
+      total += item.data.length;
+    }
+  }
+  return total;
+}
+
+export function once(fn: (() => void) | undefined): () => void {
+  let called = false;
+  return () => {
+    if (called || fn === undefined) return;
+    called = true;
+    fn();
+  };
+}
+
+export type Encoded =
+  { kind: "json"; json: string; bytes: number } | { kind: "not-json"; bytes: 0 };
+
+export function encodeArgs(args: unknown): Encoded {
+  try {
+    const json = JSON.stringify(args);
+    // JSON.stringify returns undefined for undefined, functions and symbols.
+    if (typeof json !== "string") return { kind: "not-json", bytes: 0 };
+    return { kind: "json", json, bytes: Buffer.byteLength(json, "utf8") };
+  } catch {
+    // Cycles and BigInt; the runner sends parsed JSON, so only a bug gets here.
+    return { kind: "not-json", bytes: 0 };
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Returns undefined when the arguments pass, else what was wrong. */
+export function checkSchema(tool: CatalogTool, args: Record<string, unknown>): string | undefined {
+  try {
+    if (tool.validate(args) === true) return undefined;
+    return schemaErrorText(tool.validate.errors);
+  } catch {
+    // A validator that throws cannot vouch for the arguments: refuse rather than send.
+    return "they could not be checked";
+  }
+}
+
+export function judgeResult(shown: string, result: CallToolResult): Verdict {
+  let text: string;
+  try {
+    text = result.isError === true ? errorText(result) : resultToString(result);
+  } catch (error) {
+    return fault(shown, error);
+  }
+  const resultBytes = Buffer.byteLength(text, "utf8");
+  const resultHash = sha256Hex(text);
+  // What a client calling the tool itself would have been sent: the result's content as JSON.
+  const oneByOneBytes = jsonUtf8Bytes(result.content);
+  const oneByOneMediaBytes = mediaBytes(result.content);
+  const measured = { resultBytes, resultHash, oneByOneBytes, oneByOneMediaBytes };
+
+  if (result.isError === true) {
+    const said = text.trim() === "" ? "(no details)" : text;
+    return { ...refusal("failed", `${shown} returned an error: ${said}`), ...measured };
+  }
+  if (resultBytes > BRIDGE_LIMITS.resultMaxBytes) {
+    return {
+      ...refusal(
+        "refused",
+        `The result of ${shown} is ${resultBytes} bytes, over the limit of ` +
+          `${BRIDGE_LIMITS.resultMaxBytes} bytes, so it was refused, not cut. ` +
+          `Ask the tool for less (a narrower query, fewer items, a page).`,
+      ),
+      ...measured,
+    };
+  }
+  return { decision: "allowed", outcome: { ok: true, value: text }, ...measured };
+}
+
+export function refusal(decision: "refused" | "failed", message: string): Verdict {
+  const reason = bounded(message);
+  return { decision, reason, outcome: { ok: false, message: reason } };
+}
+
+export function cancelled(shown: string): Verdict {
+  return refusal("failed", `${shown} was cancelled because the run was stopped (AbortError).`);
+}
+
+export function fault(shown: string, error: unknown): Verdict {
+  const detail =
+    error instanceof Error ? error.message : typeof error === "string" ? error : undefined;
+  return {
+    ...refusal("failed", `${shown} failed on the host side (${errorTypeName(error)}).`),
+    // For the user's own log; never part of the outcome.
+    ...(detail !== undefined ? { detail: bounded(detail) } : {}),
+  };
+}
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * Settles with `promise`, or as soon as `signal` aborts, whichever comes first. It never
+ * rejects, so the original exception (whatever it is) survives untouched for its type name.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<Settled<T>> {
+  return new Promise<Settled<T>>((resolve) => {
+    const onAbort = (): void => resolve({ ok: false, error: signal.reason });
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve({ ok: true, value });
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve({ ok: false, error });
+      },
+    );
+  });
+}

@@ -1,0 +1,66 @@
+import type { RunImage, RunResult } from "../../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../../shared/settings.js";
+
+/** An image the run attached: what the result lists, and the PNG bytes themselves. */
+export interface RunImageData extends RunImage {
+  png: Buffer;
+}
+
+/** What a tool call from the code comes back as: a value, or a refusal raised as ToolError. */
+export type CallOutcome = { ok: true; value: string } | { ok: false; message: string };
+
+/** Called for every tool call the code makes; the bridge implements it. */
+export type CallHandler = (tool: string, args: unknown) => Promise<CallOutcome>;
+
+/** One tool as the code reads it through TOOLS[name] and search_tools. */
+export interface SandboxTool {
+  name: string;
+  stub: string;
+  /** The server's description as the catalog keeps it (cut, masked); "" when left out. */
+  description?: string | undefined;
+  /** The input schema as JSON text (masked), or null/absent when left out as too large. */
+  schema?: string | null | undefined;
+  /** The server marks it deprecated: the runner's name suggestions prefer other tools. */
+  deprecated?: boolean | undefined;
+}
+
+export interface RunRequest {
+  code: string;
+  stdin?: string | undefined;
+  /** Lowers the default deadline, never raises it. */
+  deadlineSeconds?: number | undefined;
+  /** The catalog sent at start: TOOLS and search_tools work on it inside the sandbox. */
+  tools?: readonly SandboxTool[] | undefined;
+  /**
+   * Servers not running: a name the code uses that starts with `prefix` and is no tool is a
+   * function that raises ToolError with the reason.
+   */
+  down?: readonly { prefix: string; server: string; reason: string }[] | undefined;
+  /**
+   * Tools held for the user's review (pinned definitions that changed): a name here that the code uses is a
+   * function raising ToolError with `message`, never a call to the host.
+   */
+  held?: readonly { name: string; message: string }[] | undefined;
+}
+
+export interface RunHooks {
+  onCall?: CallHandler | undefined;
+  /** Told of each image the code attached, as soon as it is complete and checked. */
+  onImage?: ((image: RunImageData) => void) | undefined;
+  signal?: AbortSignal | undefined;
+  /**
+   * Aborted, with a StopReason as its reason, when a bound the host keeps outside the
+   * sandbox (the call budget, the run's audit bytes) says the run must stop.
+   */
+  limit?: AbortSignal | undefined;
+  /** Told once the run's deadline starts counting, with its length in milliseconds. */
+  onDeadline?: ((ms: number) => void) | undefined;
+}
+
+/** What the engine needs of a sandbox: the Sandbox itself, or the host's supervisor around it. */
+export interface SandboxRunner {
+  run(request: RunRequest, hooks: RunHooks): Promise<RunResult>;
+  readonly deadlineSeconds: number;
+  /** The container runtime runs get (the audit log names it); runc when not said. */
+  readonly runtime?: SandboxRuntime;
+}

@@ -1,0 +1,62 @@
+import type { DockerStatusView } from "../../../../shared/api/api-views.js";
+import type { DockerStatus } from "./docker-status.js";
+
+/** What a client is told while the engine it was using cannot be reached. */
+export function dockerUnreachableMessage(endpoint: string): string {
+  return `Docker is not reachable at ${endpoint}; runs resume when it is back.`;
+}
+
+/** Docker went away, or came back after going away. */
+export type DockerOutageEvent =
+  | { phase: "lost"; endpoint: string; reason: string }
+  | {
+      phase: "back";
+      endpoint: string;
+      downMs: number;
+      sweptContainers: number;
+      warmContainers: number;
+    };
+
+/**
+ * What the UI and clients are shown of the engine: while a lost engine is away that it is
+ * unreachable (not "not running": it was there and runs resume when it is back).
+ */
+export function supervisorDockerView(
+  status: DockerStatus | null,
+  outage: { endpoint: string } | null,
+): DockerStatusView {
+  if (outage) {
+    return {
+      state: "unreachable",
+      endpoint: outage.endpoint,
+      version: null,
+      tried: [outage.endpoint],
+      message: dockerUnreachableMessage(outage.endpoint),
+    };
+  }
+  if (status === null) {
+    return {
+      state: "not-running",
+      endpoint: null,
+      version: null,
+      tried: [],
+      message: "Docker has not been checked yet.",
+    };
+  }
+  if (status.state === "ready") {
+    return {
+      state: "ready",
+      endpoint: status.endpoint,
+      version: status.version,
+      tried: [],
+      message: null,
+    };
+  }
+  return {
+    state: status.state,
+    endpoint: null,
+    version: null,
+    tried: status.tried,
+    message: status.message,
+  };
+}

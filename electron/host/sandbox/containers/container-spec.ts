@@ -1,0 +1,102 @@
+import type { ContainerCreateOptions } from "dockerode";
+import { SANDBOX_LIMITS } from "../../../../shared/limits.js";
+import type { SandboxRuntime } from "../../../../shared/settings.js";
+import type { ContainerOwner, LabelledOwner } from "./container-owner.js";
+
+export type { ContainerOwner } from "./container-owner.js";
+
+/** runner.py as the image compiles it (see the Dockerfile for why the compiled one). */
+export const RUNNER_PATH = "/opt/codemode/runner.pyc";
+/**
+ * The runner's flag for a warm-pool container: it imports the common heavy libraries while it
+ * waits for its start line (runner.py's PRELOAD_MODULES). A cold container never gets it, so
+ * it does exactly the work it did before.
+ */
+export const PRELOAD_FLAG = "--preload";
+/** Label every sandbox container carries, so leftovers of a crashed host can be found. */
+export const SANDBOX_LABEL = "codemode.sandbox";
+/** The labels that say who owns a container (see container-owner.ts for what each means). */
+export const OWNER_LABELS = {
+  install: "codemode.install",
+  host: "codemode.owner-host",
+  boot: "codemode.owner-boot",
+  pidns: "codemode.owner-pidns",
+  pid: "codemode.owner-pid",
+} as const satisfies Record<keyof ContainerOwner, string>;
+
+export function ownerLabels(owner: ContainerOwner): Record<string, string> {
+  return {
+    [OWNER_LABELS.install]: owner.install,
+    [OWNER_LABELS.host]: owner.host,
+    [OWNER_LABELS.boot]: owner.boot,
+    [OWNER_LABELS.pidns]: owner.pidns,
+    [OWNER_LABELS.pid]: String(owner.pid),
+  };
+}
+
+/** The owner a container's labels name; a missing or odd label stays undefined. */
+export function labelledOwner(labels: Record<string, string>): LabelledOwner {
+  const pidText = labels[OWNER_LABELS.pid];
+  const pid = pidText === undefined ? undefined : Number(pidText);
+  return {
+    install: labels[OWNER_LABELS.install],
+    host: labels[OWNER_LABELS.host],
+    boot: labels[OWNER_LABELS.boot],
+    pidns: labels[OWNER_LABELS.pidns],
+    pid: pid !== undefined && Number.isSafeInteger(pid) ? pid : undefined,
+  };
+}
+
+/**
+ * The one place the sandbox's isolation is spelled out. Warm and cold containers are
+ * both made from this, so a warm container is exactly as locked down as a cold one. The
+ * runtime (runc or gVisor's runsc) is named every time, so the engine's default never decides.
+ */
+export function sandboxContainerSpec(
+  image: string,
+  nonce: string,
+  owner: ContainerOwner,
+  runtime: SandboxRuntime = "runc",
+  preload = false,
+): ContainerCreateOptions {
+  return {
+    Image: image,
+    Cmd: ["python3", "-I", RUNNER_PATH, nonce, ...(preload ? [PRELOAD_FLAG] : [])],
+    // Nothing of the host's environment: only what the image itself sets.
+    Env: [],
+    User: SANDBOX_LIMITS.user,
+    WorkingDir: "/tmp",
+    Tty: false,
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    NetworkDisabled: true,
+    Labels: {
+      [SANDBOX_LABEL]: "1",
+      ...ownerLabels(owner),
+    },
+    HostConfig: {
+      Runtime: runtime,
+      NetworkMode: "none",
+      IpcMode: "none",
+      ReadonlyRootfs: true,
+      Tmpfs: { "/tmp": `${SANDBOX_LIMITS.tmpfsOptions},size=${SANDBOX_LIMITS.tmpfsBytes}` },
+      Binds: [],
+      Mounts: [],
+      Privileged: false,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      PidsLimit: SANDBOX_LIMITS.pids,
+      Memory: SANDBOX_LIMITS.memoryBytes,
+      MemorySwap: SANDBOX_LIMITS.memorySwapBytes,
+      NanoCpus: SANDBOX_LIMITS.nanoCpus,
+      Ulimits: [{ Name: "nofile", Soft: SANDBOX_LIMITS.nofile, Hard: SANDBOX_LIMITS.nofile }],
+      // Output reaches the host only through the attach stream, never a log file on disk.
+      LogConfig: { Type: "none", Config: {} },
+      AutoRemove: false,
+      RestartPolicy: { Name: "no" },
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile } from "node:fs/promises";
+import path from "node:path";
+import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
+
+/** Random bytes in the install's id (written as hex), which labels its sandbox containers. */
+export const INSTALL_ID_BYTES = 16;
+
+/** The file in the data directory that holds the install's id. */
+export const INSTALL_ID_FILE = "install-id";
+
+const INSTALL_ID_PATTERN = new RegExp(`^[0-9a-f]{${INSTALL_ID_BYTES * 2}}$`);
+
+export function isInstallId(text: string): boolean {
+  return INSTALL_ID_PATTERN.test(text);
+}
+
+/**
+ * The install's id, or null when it has none yet. An id made of anything else is treated
+ * as damage, never trusted: it decides which containers are ours to remove.
+ */
+export async function readInstallId(dataDir: string): Promise<string | null> {
+  let text: string;
+  try {
+    text = (await readFile(path.join(dataDir, INSTALL_ID_FILE), "utf8")).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  if (isInstallId(text)) return text;
+  throw new Error(
+    `${path.join(dataDir, INSTALL_ID_FILE)} is damaged; delete it and Code Mode makes a new one ` +
+      `(containers left by a crash before then are not removed automatically).`,
+  );
+}
+
+/**
+ * Reads the install's random id, making it on first use. A random id rather than a hash of
+ * the data directory's path: two machines (or dev containers) with the same path sharing one
+ * Docker engine must not take each other's containers for their own.
+ */
+export async function ensureInstallId(dataDir: string): Promise<string> {
+  const existing = await readInstallId(dataDir);
+  if (existing !== null) return existing;
+  await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
+  const id = randomBytes(INSTALL_ID_BYTES).toString("hex");
+  let handle;
+  try {
+    // O_EXCL: of two first starts, one writes the id and the other reads it.
+    handle = await open(path.join(dataDir, INSTALL_ID_FILE), "wx", LOCAL_ACCESS_MODES.tokenFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return settledId(dataDir);
+  }
+  try {
+    await handle.writeFile(id + "\n");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return id;
+}
+
+/** The other starter is between its create and its write: wait briefly for the id. */
+async function settledId(dataDir: string): Promise<string> {
+  const deadline = Date.now() + LOCAL_ACCESS_LIMITS.emptyFileSettleMs;
+  for (;;) {
+    try {
+      const id = await readInstallId(dataDir);
+      if (id !== null) return id;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+    }
+    if (Date.now() >= deadline) throw new Error(`no install id appeared in ${dataDir}`);
+    await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.emptyFileRetryMs));
+  }
+}

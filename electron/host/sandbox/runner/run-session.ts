@@ -1,0 +1,343 @@
+import {
+  BRIDGE_LIMITS,
+  CATALOG_LIMITS,
+  IMAGE_LIMITS,
+  PROTOCOL_LIMITS,
+  RUN_COST_LIMITS,
+  RUN_LIMITS,
+} from "../../../../shared/limits.js";
+import {
+  SANDBOX_ENDED_ERROR,
+  STOP_REASONS,
+  type RunResult,
+  type StopReason,
+} from "../../../../shared/run-result.js";
+import { errorTypeName } from "../../core/bridge/messages.js";
+import { ImageReceiver } from "./image-receiver.js";
+import { LineFramer } from "../../util/line-framer.js";
+import { OutputCapture, tracebackTail } from "./output-capture.js";
+import {
+  encodeHostMessage,
+  parseRunnerLine,
+  STAGED_TOOLS,
+  type RunnerMessage,
+} from "./runner-messages.js";
+import { toolsJson } from "../../core/ports/tools-json.js";
+import type { CallOutcome, RunHooks, RunRequest } from "../../core/ports/run-types.js";
+import type { SandboxContainer } from "../containers/sandbox-container.js";
+import { MiB } from "../../util/units.js";
+
+/**
+ * Messages one run may send (output chunks, empty ones included, and calls): past this the
+ * run is stopped (`message_limit`). Each costs the host a parse however small it is.
+ */
+export const MESSAGES_PER_RUN = 100_000;
+
+/** A run whose code writes this much (stdout + stderr) is stopped. */
+export const OUTPUT_STOP_BYTES = 1 * MiB;
+
+/** Last traceback lines kept in `error`. */
+export const ERROR_TAIL_LINES = 20;
+
+/**
+ * Tool results the host may hold for a container whose runner does not read them (the code
+ * can stop the runner's reader); past it the run ends as a protocol violation. Every call in
+ * flight answered at once with a result at the bridge's cap (256 x 64 KiB, ~16 MiB, twice
+ * that if JSON escapes every other character) fits with room to spare.
+ */
+export const RESULTS_UNREAD_MAX_BYTES = 64 * MiB;
+
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setTimeout(fn, ms) {
+    const timer = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
+
+export function effectiveDeadlineSeconds(requested: number | undefined, ceiling: number): number {
+  if (requested === undefined) return ceiling;
+  return Math.max(RUN_LIMITS.minDeadlineSeconds, Math.min(requested, ceiling));
+}
+
+/**
+ * Drives one run in one claimed container: sends the start line, answers calls through
+ * the hooks, keeps bounded output, and ends the run on the deadline, on too much
+ * output, on anything off-protocol, or on cancel. Every byte from the container is
+ * treated as hostile; the host never trusts the runner to police itself.
+ */
+export function runInContainer(
+  container: SandboxContainer,
+  request: RunRequest,
+  hooks: RunHooks,
+  options: { deadlineCeilingSeconds: number; clock?: Clock },
+): Promise<RunResult> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const stdout = new OutputCapture(RUN_LIMITS.stdoutKeptBytes);
+  const stderr = new OutputCapture(RUN_LIMITS.stderrKeptBytes);
+  const seenIds = new Set<number>();
+  const images = new ImageReceiver();
+  let calls = 0;
+  let messages = 0;
+  let pending = 0;
+  let finished = false;
+
+  return new Promise<RunResult>((resolve) => {
+    const deadlineSeconds = effectiveDeadlineSeconds(
+      request.deadlineSeconds,
+      options.deadlineCeilingSeconds,
+    );
+    const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
+    hooks.onDeadline?.(deadlineSeconds * 1000);
+    const onAbort = (): void => stop("cancelled");
+    hooks.signal?.addEventListener("abort", onAbort, { once: true });
+    const onLimit = (): void => stop(limitReason(hooks.limit?.reason));
+    hooks.limit?.addEventListener("abort", onLimit, { once: true });
+    // Cancelled while its container was being claimed: the abort event has already fired.
+    if (hooks.signal?.aborted) {
+      stop("cancelled");
+      return;
+    }
+    if (hooks.limit?.aborted) {
+      onLimit();
+      return;
+    }
+
+    function result(
+      fields: Pick<RunResult, "error" | "exit_code" | "stopped" | "exception">,
+      timedOut = false,
+    ): RunResult {
+      return {
+        stdout: stdout.text,
+        stderr: stderr.text,
+        truncated: stdout.truncated || stderr.truncated,
+        timed_out: timedOut,
+        duration_ms: Math.round(clock.now() - started),
+        calls,
+        images: images.images.map(({ png: _png, ...info }) => info),
+        ...fields,
+      };
+    }
+
+    function settle(value: RunResult): void {
+      if (finished) return;
+      finished = true;
+      timer.cancel();
+      hooks.signal?.removeEventListener("abort", onAbort);
+      hooks.limit?.removeEventListener("abort", onLimit);
+      resolve(value);
+    }
+
+    function stop(reason: StopReason, detail?: string): void {
+      if (finished) return;
+      const messages: Record<StopReason, string> = {
+        deadline: `the run was stopped at its deadline of ${deadlineSeconds} s`,
+        output_limit: `the run was stopped after writing more than ${OUTPUT_STOP_BYTES} bytes of output`,
+        protocol_violation: `the run was stopped: ${detail ?? "the sandbox broke the protocol"}`,
+        memory: "the run was stopped: it used more memory than the sandbox allows",
+        cancelled: "the run was cancelled",
+        call_budget: `the run was stopped: it kept calling tools after its budget of calls was spent`,
+        message_limit: `the run was stopped after sending more than ${MESSAGES_PER_RUN} messages (output chunks and calls)`,
+        audit_limit: `the run was stopped: its audit log entries reached ${RUN_COST_LIMITS.auditBytesPerRun} bytes`,
+      };
+      settle(
+        result(
+          { error: messages[reason], exit_code: null, stopped: reason },
+          reason === "deadline",
+        ),
+      );
+    }
+
+    function handle(message: RunnerMessage): void {
+      // Every message costs a parse, an empty output chunk too: the count bounds the host's
+      // work for one run whatever the sizes.
+      if (++messages > MESSAGES_PER_RUN) {
+        stop("message_limit");
+        return;
+      }
+      switch (message.type) {
+        case "output": {
+          const capture = message.stream === "stdout" ? stdout : stderr;
+          capture.append(message.data);
+          if (stdout.total + stderr.total > OUTPUT_STOP_BYTES) stop("output_limit");
+          return;
+        }
+        case "call": {
+          if (seenIds.has(message.id)) {
+            stop("protocol_violation", "a call id was used twice");
+            return;
+          }
+          seenIds.add(message.id);
+          calls++;
+          if (++pending > PROTOCOL_LIMITS.maxPendingCalls) {
+            stop("protocol_violation", "too many calls in flight");
+            return;
+          }
+          void answer(message.id, message.tool, message.args);
+          return;
+        }
+        case "image_start":
+        case "image_data":
+        case "image_end": {
+          const step = images.take(message);
+          if (!step.ok) {
+            stop("protocol_violation", step.reason);
+            return;
+          }
+          if (step.image) hooks.onImage?.(step.image);
+          return;
+        }
+        case "done": {
+          const error =
+            message.error === null
+              ? null
+              : tracebackTail(message.error, ERROR_TAIL_LINES, RUN_LIMITS.errorMaxChars);
+          const raised = error === null ? undefined : message.exception;
+          settle(
+            result({
+              error,
+              exit_code: error === null ? 0 : 1,
+              stopped: null,
+              ...(raised === undefined ? {} : { exception: raised }),
+            }),
+          );
+          return;
+        }
+      }
+    }
+
+    async function answer(id: number, tool: string, args: unknown): Promise<void> {
+      let outcome: CallOutcome;
+      try {
+        outcome = hooks.onCall
+          ? await hooks.onCall(tool, args)
+          : {
+              ok: false,
+              message: `no tool named ${JSON.stringify(tool)}: no tools are configured`,
+            };
+      } catch (error) {
+        // The bridge already turns faults into outcomes; this is the last guard that no
+        // host detail reaches the code.
+        outcome = { ok: false, message: `host error: ${errorTypeName(error)}` };
+      }
+      pending--;
+      if (finished) return;
+      container.write(encodeHostMessage({ type: "result", id, ...outcome }));
+      // A runner that stops reading (the code can make it) would leave every later result in
+      // the host's memory until the deadline: up to the budget of calls times the result cap.
+      if (container.unreadBytes > RESULTS_UNREAD_MAX_BYTES) {
+        stop(
+          "protocol_violation",
+          `the sandbox left more than ${RESULTS_UNREAD_MAX_BYTES} bytes of tool results unread`,
+        );
+      }
+    }
+
+    const lines = new LineFramer({
+      maxLineBytes: PROTOCOL_LIMITS.lineMaxBytes,
+      overLong: "stop",
+      onLine: (line) => {
+        // The run is over: the rest of the chunk is not even cut into lines.
+        if (finished) return lines.stop();
+        const parsed = parseRunnerLine(line.toString("utf8"));
+        if (!parsed.ok) {
+          stop("protocol_violation", parsed.reason);
+          return;
+        }
+        handle(parsed.message);
+      },
+      onOverLong: () => {
+        if (finished) return;
+        stop(
+          "protocol_violation",
+          `a line from the sandbox exceeded ${PROTOCOL_LIMITS.lineMaxBytes} bytes`,
+        );
+      },
+    });
+    container.onStdout((chunk) => {
+      if (!finished) lines.push(chunk);
+    });
+
+    container.ended.then(
+      async () => {
+        if (finished) return;
+        const exit = await container.exit();
+        if (finished) return;
+        if (exit.oomKilled) {
+          stop("memory");
+          return;
+        }
+        settle(
+          result({
+            error: `${SANDBOX_ENDED_ERROR} (exit status ${exit.exitCode ?? "unknown"})`,
+            exit_code: exit.exitCode,
+            stopped: null,
+          }),
+        );
+      },
+      () => undefined,
+    );
+
+    container.sendStart(startLine(request, container.staged));
+  });
+}
+
+const START_PREFIX = '{"type":"start","tools":';
+const STAGED_START_PREFIX = `${START_PREFIX}${JSON.stringify(STAGED_TOOLS)}`;
+
+/**
+ * The run's start line. Its tools are the staged catalog's when their JSON is exactly what the
+ * container got staged (`"tools":"staged"`), else the run's own: a catalog that changed while
+ * the container waited must never reach a run.
+ */
+export function startLine(request: RunRequest, staged: string | null): string {
+  const tools = toolsJson(request.tools ?? []);
+  // `tools` right after `type`, so its place in the line is known without searching it.
+  const line = encodeHostMessage({
+    type: "start",
+    tools: STAGED_TOOLS,
+    code: request.code,
+    stdin: request.stdin ?? "",
+    down: (request.down ?? []).map((d) => ({
+      prefix: d.prefix,
+      server: d.server,
+      reason: d.reason,
+    })),
+    held: (request.held ?? []).map((h) => ({ name: h.name, message: h.message })),
+    limits: runnerLimits(),
+  });
+  if (tools === staged) return line;
+  // The tools' text is serialized once per catalog (toolsJson): spliced in, not encoded again.
+  return `${START_PREFIX}${tools}${line.slice(STAGED_START_PREFIX.length)}`;
+}
+
+/** The limits the start line gives the runner (the bench's plain `docker run` sends the same). */
+export function runnerLimits() {
+  return {
+    args_max_bytes: BRIDGE_LIMITS.argsMaxBytes,
+    output_chunk_chars: PROTOCOL_LIMITS.outputChunkChars,
+    error_max_chars: RUN_LIMITS.errorMaxChars,
+    images_per_run: IMAGE_LIMITS.perRun,
+    image_max_bytes: IMAGE_LIMITS.maxBytes,
+    images_total_bytes: IMAGE_LIMITS.totalBytesPerRun,
+    image_chunk_chars: IMAGE_LIMITS.chunkChars,
+    image_name_max_chars: IMAGE_LIMITS.nameMaxChars,
+    image_max_side: IMAGE_LIMITS.maxSidePixels,
+    search_default_results: CATALOG_LIMITS.searchDefaultResults,
+    search_max_results: CATALOG_LIMITS.searchMaxResults,
+    search_query_max_chars: CATALOG_LIMITS.searchQueryMaxChars,
+  };
+}
+
+/** The reason a limit signal was aborted with; a host bug that gives none reads as a cancel. */
+function limitReason(reason: unknown): StopReason {
+  return (STOP_REASONS as readonly unknown[]).includes(reason)
+    ? (reason as StopReason)
+    : "cancelled";
+}

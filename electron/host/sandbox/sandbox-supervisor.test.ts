@@ -1,0 +1,202 @@
+// The supervisor's outage handling against a fake engine: a false alarm must not sweep every run
+// in flight, quitting while Docker comes back must leave no sandbox behind, and one outage
+// must run one reconnect loop. The Sandbox is a stand-in: only its lifetime matters here.
+import { PassThrough } from "node:stream";
+import type Dockerode from "dockerode";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { until } from "../../../test-support/wait.js";
+import type { DockerStatus } from "./container-engine/docker-status.js";
+import {
+  SandboxSupervisor,
+  SandboxUnavailable,
+  type DockerOutageEvent,
+} from "./sandbox-supervisor.js";
+
+const fake = vi.hoisted(() => {
+  const state = {
+    made: [] as { closed: boolean }[],
+    sweeps: [] as { includeOwn: boolean }[],
+    sweepGate: Promise.resolve(),
+    runError: null as Error | null,
+    buildGate: Promise.resolve(),
+  };
+  class FakeSandbox {
+    closed = false;
+    deadlineSeconds = 0;
+    constructor() {
+      state.made.push(this);
+    }
+    run(): Promise<never> {
+      return Promise.reject(state.runError ?? new Error("no run error set"));
+    }
+    poolStarted(): Promise<number> {
+      return Promise.resolve(1);
+    }
+    setPoolSize(): void {}
+    close(): Promise<void> {
+      this.closed = true;
+      return Promise.resolve();
+    }
+  }
+  const sweepOrphanContainers = async (
+    _docker: unknown,
+    _owner: unknown,
+    _isAlive: unknown,
+    includeOwn = false,
+  ): Promise<number> => {
+    state.sweeps.push({ includeOwn });
+    await state.sweepGate;
+    return 0;
+  };
+  return { state, FakeSandbox, sweepOrphanContainers };
+});
+
+vi.mock("./sandbox.js", () => ({
+  Sandbox: fake.FakeSandbox,
+  sweepOrphanContainers: fake.sweepOrphanContainers,
+}));
+
+vi.mock("./image.js", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("./image.js")>()),
+  buildSandboxImage: () => fake.state.buildGate,
+}));
+
+const { made, sweeps } = fake.state;
+
+function connReset(): Error {
+  return Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+}
+
+/** An engine whose ping and event stream the test decides. */
+function fakeEngine() {
+  const engine = {
+    pingFails: false,
+    eventsFail: false,
+    docker: {
+      ping: () => (engine.pingFails ? Promise.reject(connReset()) : Promise.resolve("OK")),
+      getEvents: () =>
+        engine.eventsFail ? Promise.reject(connReset()) : Promise.resolve(new PassThrough()),
+      getImage: () => ({ inspect: () => Promise.resolve({}) }),
+    } as unknown as Dockerode,
+  };
+  return engine;
+}
+
+function makeSupervisor(engine: ReturnType<typeof fakeEngine>) {
+  const outages: DockerOutageEvent[] = [];
+  let looks = 0;
+  const ready: DockerStatus = {
+    state: "ready",
+    docker: engine.docker,
+    endpoint: "fake",
+    version: "1",
+  };
+  const supervisor = new SandboxSupervisor({
+    findDocker: () => {
+      looks++;
+      return Promise.resolve(ready);
+    },
+    files: [],
+    owner: { install: "test-install", pid: process.pid } as never,
+    poolSize: 0,
+    deadlineSeconds: 5,
+    onOutage: (event) => outages.push(event),
+  });
+  return { supervisor, outages, looks: () => looks };
+}
+
+const request = { code: "print(1)" } as never;
+let open: SandboxSupervisor[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.map((supervisor) => supervisor.close()));
+  open = [];
+  made.length = 0;
+  sweeps.length = 0;
+  fake.state.sweepGate = Promise.resolve();
+  fake.state.runError = null;
+  fake.state.buildGate = Promise.resolve();
+});
+
+describe("SandboxSupervisor outages", () => {
+  it("takes one failed request as that run's error while Docker still answers a ping", async () => {
+    const engine = fakeEngine();
+    const { supervisor, outages } = makeSupervisor(engine);
+    open.push(supervisor);
+    await supervisor.refresh();
+    expect(made).toHaveLength(1);
+    fake.state.runError = connReset();
+    await expect(supervisor.run(request, {})).rejects.toThrow("socket hang up");
+    expect(outages).toEqual([]);
+    expect(supervisor.unreachable).toBeNull();
+    expect(made[0]!.closed).toBe(false);
+    expect(sweeps.filter((s) => s.includeOwn)).toEqual([]);
+  });
+
+  it("declares the outage when the ping fails too", async () => {
+    const engine = fakeEngine();
+    const { supervisor, outages } = makeSupervisor(engine);
+    open.push(supervisor);
+    await supervisor.refresh();
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    await expect(supervisor.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    expect(outages[0]).toMatchObject({ phase: "lost" });
+    expect(supervisor.unreachable).not.toBeNull();
+  });
+
+  it("leaves no sandbox open when the app quits while Docker is coming back", async () => {
+    const engine = fakeEngine();
+    const { supervisor, outages } = makeSupervisor(engine);
+    open.push(supervisor);
+    await supervisor.refresh();
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    await expect(supervisor.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    let release = (): void => undefined;
+    fake.state.sweepGate = new Promise((resolve) => (release = resolve));
+    // The reconnect loop finds the engine and starts the come-back sweep; quit meanwhile.
+    await until(() => sweeps.some((s) => s.includeOwn), "the come-back sweep");
+    await supervisor.close();
+    release();
+    await supervisor.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(made.every((sandbox) => sandbox.closed)).toBe(true);
+    expect(outages.filter((e) => e.phase === "back")).toEqual([]);
+  });
+
+  it("runs one reconnect loop when Docker goes away again as it comes back", async () => {
+    const engine = fakeEngine();
+    const { supervisor, outages, looks } = makeSupervisor(engine);
+    open.push(supervisor);
+    await supervisor.refresh();
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    await expect(supervisor.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    // Back for a moment: the new watch's event stream fails at once.
+    engine.eventsFail = true;
+    await until(() => outages.filter((e) => e.phase === "lost").length >= 2, "a second loss");
+    await supervisor.close();
+    const after = looks();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(looks()).toBe(after);
+  });
+
+  it("makes no sandbox when an image build finishes during an outage", async () => {
+    const engine = fakeEngine();
+    const { supervisor } = makeSupervisor(engine);
+    open.push(supervisor);
+    await supervisor.refresh();
+    let release = (): void => undefined;
+    fake.state.buildGate = new Promise((resolve) => (release = resolve));
+    expect(supervisor.startBuild()).toBe(true);
+    fake.state.runError = connReset();
+    engine.pingFails = true;
+    // The reconnect loop must not come back meanwhile: its sweep waits.
+    fake.state.sweepGate = new Promise(() => undefined);
+    await expect(supervisor.run(request, {})).rejects.toBeInstanceOf(SandboxUnavailable);
+    release();
+    await until(() => !supervisor.isBuilding, "the build to finish");
+    expect(made).toHaveLength(1);
+  });
+});

@@ -1,0 +1,400 @@
+import type Dockerode from "dockerode";
+import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
+import type { RunResult } from "../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../shared/settings.js";
+import {
+  engineRuntimes,
+  missingRuntimeMessage,
+  savedRuntimeProblem,
+} from "./container-engine/docker-runtimes.js";
+import type { DockerStatus } from "./container-engine/docker-status.js";
+import {
+  DOCKER_HEARTBEAT_MS,
+  DOCKER_RECONNECT_FIRST_MS,
+  DOCKER_RECONNECT_MAX_MS,
+  DockerWatch,
+  dockerIsGone,
+  isDockerUnreachable,
+  reconnectDelayMs,
+} from "./container-engine/docker-watch.js";
+import { SandboxUnavailable, type SandboxSupervisorOptions } from "./sandbox-supervisor-options.js";
+import {
+  dockerUnreachableMessage,
+  supervisorDockerView,
+  type DockerOutageEvent,
+} from "./container-engine/docker-view.js";
+import { buildImageReported } from "./sandbox-image-build.js";
+import { imageStatusView, ImageProbes } from "./sandbox-image-view.js";
+import { imageTagFor } from "./image.js";
+import type { PoolGrowth } from "./pool-target.js";
+import type { RunHooks, RunRequest } from "../core/ports/run-types.js";
+import { Sandbox, sweepOrphanContainers } from "./sandbox.js";
+
+export { dockerUnreachableMessage, type DockerOutageEvent };
+export { SandboxUnavailable, type SandboxSupervisorOptions };
+
+/**
+ * The host's hold on Docker: which engine answers, whether the image is built, and the
+ * Sandbox that runs code once both are true. Docker may start after the app does, and the
+ * image may be built from the UI, so this can come to life at any time.
+ */
+export class SandboxSupervisor {
+  private docker: DockerStatus | null = null;
+  private sandbox: Sandbox | null = null;
+  private building: Promise<void> | null = null;
+  private readonly probes = new ImageProbes();
+  private poolSize: number;
+  private poolGrowth: PoolGrowth | undefined;
+  private deadline: number;
+  private currentRuntime: SandboxRuntime;
+  private preload: boolean;
+  readonly tag: string;
+  /** Watches the engine that answered, so its going away is noticed while nothing runs. */
+  private watch: DockerWatch | null = null;
+  /** Set from the moment a ready engine is found gone until it answers again. */
+  private outage: { endpoint: string; since: number } | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Counts outages: a reconnect loop of an earlier one stops instead of running beside it. */
+  private outageCount = 0;
+  private closed = false;
+  /**
+   * Why runs are refused while the engine lacks the saved runtime (settings.json may name
+   * runsc on an engine without gVisor); checked when a ready engine is first seen and when it
+   * is back, since the settings check runs only when the setting changes.
+   */
+  private runtimeMissing: string | null = null;
+
+  constructor(private readonly options: SandboxSupervisorOptions) {
+    this.tag = imageTagFor(options.files);
+    this.poolSize = options.poolSize;
+    this.poolGrowth = options.poolGrowth;
+    this.deadline = options.deadlineSeconds;
+    this.currentRuntime = options.runtime ?? "runc";
+    this.preload = options.preload ?? false;
+  }
+
+  get runtime(): SandboxRuntime {
+    return this.currentRuntime;
+  }
+
+  /** The runtimes the engine offers; null while no engine answers. */
+  async runtimes(): Promise<string[] | null> {
+    if (this.docker?.state !== "ready") return null;
+    return engineRuntimes(this.docker.docker).catch(() => null);
+  }
+
+  /** Refuses a runtime the engine lacks, naming the ones it has (settings check it first). */
+  async checkRuntime(runtime: SandboxRuntime): Promise<void> {
+    if (runtime === "runc") return;
+    const available = await this.runtimes();
+    if (available === null) {
+      throw new Error(`Docker is not reachable, so whether it has "${runtime}" cannot be checked`);
+    }
+    const message = missingRuntimeMessage(runtime, available);
+    if (message !== null) throw new Error(message);
+  }
+
+  /** Why runs are refused because the engine lacks the chosen runtime; null otherwise. */
+  get runtimeProblem(): string | null {
+    return this.runtimeMissing;
+  }
+
+  /** Looks whether the engine has the chosen runtime; an engine that cannot say is not blamed. */
+  private async checkEngineRuntime(docker: Dockerode): Promise<void> {
+    const runtime = this.currentRuntime;
+    const problem = await savedRuntimeProblem(docker, runtime);
+    // The setting may have changed (and been checked) while the engine was asked.
+    if (runtime === this.currentRuntime) this.runtimeMissing = problem;
+  }
+
+  get deadlineSeconds(): number {
+    return this.deadline;
+  }
+
+  get isBuilding(): boolean {
+    return this.building !== null;
+  }
+  get poolCounts(): Sandbox["poolCounts"] | null {
+    return this.sandbox?.poolCounts ?? null;
+  }
+
+  /** Why runs are refused at once while a lost engine is away; null otherwise. */
+  get unreachable(): string | null {
+    return this.outage ? dockerUnreachableMessage(this.outage.endpoint) : null;
+  }
+
+  dockerView(): DockerStatusView {
+    const view = supervisorDockerView(this.docker, this.outage);
+    return view.state === "ready" && this.runtimeMissing !== null
+      ? { ...view, message: this.runtimeMissing }
+      : view;
+  }
+
+  private refreshing: Promise<DockerStatusView> | null = null;
+  /** Whether the current tag was on the engine when last looked at (no Docker call). */
+  imagePresent = false;
+
+  /**
+   * Looks for Docker again and starts the sandbox if the image is there. One look at a time:
+   * while Docker is starting, polls and clicks would otherwise pile up and each make a
+   * sandbox (and its warm containers) of its own.
+   */
+  refresh(): Promise<DockerStatusView> {
+    this.refreshing ??= this.look().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async look(): Promise<DockerStatusView> {
+    const before = JSON.stringify(this.dockerView());
+    const wasReady = this.docker?.state === "ready" ? this.docker.endpoint : null;
+    const status = await this.options.findDocker();
+    if (this.closed) return this.dockerView();
+    if (status.state === "ready") {
+      // First sight of a ready engine, or back after an outage: it may lack the saved runtime.
+      if (wasReady === null || this.outage) await this.checkEngineRuntime(status.docker);
+      this.docker = status;
+      if (this.outage) await this.comeBack(status);
+      else {
+        await sweepOrphanContainers(status.docker, this.options.owner).catch(() => 0);
+        await this.ensureSandbox();
+        this.watchEngine(status);
+      }
+    } else if (wasReady !== null && !this.outage) {
+      // A check (the UI's, a poll) found the engine gone before the watch did.
+      this.lost(wasReady, "Docker did not answer a check");
+    } else if (!this.outage) {
+      this.docker = status;
+      this.imagePresent = false;
+      if (this.sandbox) {
+        const old = this.sandbox;
+        this.sandbox = null;
+        await old.close().catch(() => undefined);
+      }
+    }
+    const view = this.dockerView();
+    if (JSON.stringify(view) !== before) this.options.onDockerChange?.(view);
+    return view;
+  }
+
+  private watchEngine(status: Extract<DockerStatus, { state: "ready" }>): void {
+    if (this.watch) return;
+    this.watch = new DockerWatch(status.docker, {
+      heartbeatMs: DOCKER_HEARTBEAT_MS,
+      onLost: (reason) => this.lost(status.endpoint, reason),
+    });
+    this.watch.start();
+  }
+
+  /**
+   * The engine went away: runs are refused at once from now on, the sandbox is given up (its
+   * containers cannot be removed while the engine is away; they are swept when it is back),
+   * and the engine is looked for again with back-off.
+   */
+  private lost(endpoint: string, reason: string): void {
+    if (this.closed || this.outage) return;
+    this.watch?.stop();
+    this.watch = null;
+    this.outage = { endpoint, since: Date.now() };
+    this.outageCount++;
+    const old = this.sandbox;
+    this.sandbox = null;
+    void old?.close().catch(() => undefined);
+    this.options.onDockerChange?.(this.dockerView());
+    this.options.onOutage?.({ phase: "lost", endpoint, reason });
+    this.scheduleReconnect(0, this.outageCount);
+  }
+
+  private scheduleReconnect(attempt: number, outage: number): void {
+    if (this.closed || !this.outage || outage !== this.outageCount) return;
+    const delay = reconnectDelayMs(attempt, DOCKER_RECONNECT_FIRST_MS, DOCKER_RECONNECT_MAX_MS);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.refresh()
+        .catch(() => undefined)
+        .then(() => this.scheduleReconnect(attempt + 1, outage));
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  /**
+   * The engine answers again after an outage. Runs stay refused until this install's leftovers
+   * (containers of runs in flight and warm ones when it went away) are removed: the sweep
+   * removes this process's own containers too, so no new one may exist before it is done.
+   */
+  private async comeBack(status: Extract<DockerStatus, { state: "ready" }>): Promise<void> {
+    const outage = this.outage;
+    if (!outage) return;
+    const swept = await sweepOrphanContainers(
+      status.docker,
+      this.options.owner,
+      undefined,
+      true,
+    ).catch(() => 0);
+    await this.ensureSandbox(true);
+    // Up, not ready: runs stay refused until this returns, and a run meanwhile would go cold
+    // rather than wait for a warm container's imports anyway.
+    const warm = this.sandbox ? await this.sandbox.poolStarted() : 0;
+    if (this.closed) return;
+    this.outage = null;
+    this.watchEngine(status);
+    this.options.onOutage?.({
+      phase: "back",
+      endpoint: status.endpoint,
+      downMs: Date.now() - outage.since,
+      sweptContainers: swept,
+      warmContainers: warm,
+    });
+  }
+
+  /**
+   * Makes the Sandbox once Docker and the image are there. Never after close() (its warm
+   * containers would outlive the app), nor during an outage unless coming back from it (the
+   * come-back sweep would remove its containers).
+   */
+  private async ensureSandbox(comingBack = false): Promise<void> {
+    if (!this.maySandbox(comingBack)) return;
+    if (this.sandbox || this.docker?.state !== "ready") return;
+    const docker = this.docker.docker;
+    try {
+      await docker.getImage(this.tag).inspect();
+    } catch {
+      this.imagePresent = false;
+      return;
+    }
+    this.imagePresent = true;
+    // Another caller may have made it, or the app quit, while this one waited for Docker.
+    if (this.sandbox || !this.maySandbox(comingBack)) return;
+    this.sandbox = new Sandbox({
+      docker,
+      image: this.tag,
+      owner: this.options.owner,
+      poolSize: this.poolSize,
+      poolGrowth: this.poolGrowth,
+      deadlineSeconds: this.deadline,
+      runtime: this.currentRuntime,
+      preload: this.preload,
+      stagedTools: this.options.stagedTools,
+    });
+  }
+
+  private maySandbox(comingBack: boolean): boolean {
+    return !this.closed && (this.outage === null || comingBack);
+  }
+
+  async imageStatus(): Promise<ImageStatusView> {
+    return imageStatusView({
+      tag: this.tag,
+      files: this.options.files,
+      building: this.isBuilding,
+      docker: this.docker,
+      sandbox: () => this.sandbox,
+      probes: this.probes,
+      onPresent: (present) => {
+        this.imagePresent = present;
+      },
+    });
+  }
+
+  /** Starts a build in the background; false when one is already running or Docker is down. */
+  startBuild(): boolean {
+    if (this.building || this.docker?.state !== "ready") return false;
+    this.building = buildImageReported(
+      this.docker.docker,
+      this.options.files,
+      this.tag,
+      this.options,
+      () => this.ensureSandbox(),
+    ).finally(() => {
+      this.building = null;
+    });
+    return true;
+  }
+
+  async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
+    if (this.outage) throw new SandboxUnavailable(dockerUnreachableMessage(this.outage.endpoint));
+    if (this.runtimeMissing !== null) throw new SandboxUnavailable(this.runtimeMissing);
+    const sandbox = this.sandbox;
+    const docker = this.docker;
+    if (!sandbox || docker?.state !== "ready") {
+      if (docker === null) {
+        throw new SandboxUnavailable("Code Mode cannot run code: Docker has not been found yet.");
+      }
+      if (docker.state !== "ready") {
+        throw new SandboxUnavailable(`Code Mode cannot run code: ${docker.message}`);
+      }
+      throw new SandboxUnavailable(
+        "Code Mode cannot run code yet: its sandbox image is not built. Open Code Mode and build it (Sandbox page), or run `codemode image build`.",
+      );
+    }
+    let result: RunResult;
+    try {
+      result = await sandbox.run(request, hooks);
+    } catch (error) {
+      // A failed call is the other way an outage shows: say so, and notice it for every run.
+      // One failed connection is not an outage: the come-back sweep would kill every run in
+      // flight, so a ping must fail too before the engine is taken as gone.
+      const lostMeanwhile = this.outage !== null && this.sandbox !== sandbox;
+      if (!lostMeanwhile) {
+        if (!isDockerUnreachable(error) || !(await dockerIsGone(docker.docker))) throw error;
+      }
+      this.lost(docker.endpoint, "a run and a ping could not reach Docker");
+      throw new SandboxUnavailable(dockerUnreachableMessage(docker.endpoint));
+    }
+    if (this.sandbox !== sandbox && this.outage && result.error !== null) {
+      // The engine went away under this run: say that, not just that its container ended.
+      result = {
+        ...result,
+        error: `${dockerUnreachableMessage(docker.endpoint)} This run was cut off: ${result.error}`,
+      };
+    }
+    return result;
+  }
+
+  setPoolSize(size: number): void {
+    this.poolSize = size;
+    this.sandbox?.setPoolSize(size);
+  }
+
+  setPoolGrowth(growth: PoolGrowth): void {
+    this.poolGrowth = growth;
+    this.sandbox?.setPoolGrowth(growth);
+  }
+
+  setRuntime(runtime: SandboxRuntime): void {
+    this.currentRuntime = runtime;
+    // Settings checked the new runtime against the engine before saving it (checkRuntime).
+    if (this.runtimeMissing !== null) {
+      this.runtimeMissing = null;
+      this.options.onDockerChange?.(this.dockerView());
+    }
+    this.sandbox?.setRuntime(runtime);
+  }
+
+  /** The catalog changed: the warm containers get it staged (Sandbox.catalogChanged). */
+  catalogChanged(): void {
+    this.sandbox?.catalogChanged();
+  }
+
+  setPreload(preload: boolean): void {
+    this.preload = preload;
+    this.sandbox?.setPreload(preload);
+  }
+
+  setDeadlineSeconds(seconds: number): void {
+    this.deadline = seconds;
+    if (this.sandbox) this.sandbox.deadlineSeconds = seconds;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watch?.stop();
+    this.watch = null;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    // A build in progress is left to Docker: quitting must not wait minutes for it.
+    await this.sandbox?.close();
+    this.sandbox = null;
+  }
+}

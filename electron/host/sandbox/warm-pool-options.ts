@@ -1,0 +1,91 @@
+// What a WarmPool is made with, the clock it shrinks by, and how it waits for a container.
+import type { PoolGrowth } from "./pool-target.js";
+import type { SandboxContainer } from "./containers/sandbox-container.js";
+
+/**
+ * A started warm container whose runner has not said ready by then (its preload imports
+ * took too long, or it hangs) is removed and replaced. Preloading took ~7 s on a loaded
+ * 2-core machine (bench/sandbox-preload.ts) and ~30 s with the docker tests running beside
+ * it; this leaves room for slower still.
+ */
+export const POOL_READY_TIMEOUT_MS = 120_000;
+
+/**
+ * With preloading on, refills started within this long after a take found the pool short of
+ * its target (none ready, or earlier refills still under way) skip the preload imports (~0.4 s of CPU each, paid while runs wait for containers); a pool
+ * with no take for this long replaces the idle containers started that way with preloading
+ * ones. bench/pool-flood-profile.ts and bench/pool-burst.ts measure it.
+ */
+export const POOL_LEAN_WINDOW_MS = 10_000;
+
+/** The clock and timer the pool shrinks by (tests give fake ones). */
+export interface PoolClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): () => void;
+}
+
+export const realClock: PoolClock = {
+  now: () => performance.now(),
+  setTimeout(run, ms) {
+    const timer = setTimeout(run, ms);
+    // An idle pool waiting to shrink keeps no process alive.
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+export interface WarmPoolOptions {
+  /**
+   * Starts a container: `warm` is true for one that will wait in the pool, false for a cold
+   * one taken now; `preload` says whether it imports the heavy libraries while it waits.
+   */
+  startContainer: (warm: boolean, preload: boolean) => Promise<SandboxContainer>;
+  /** Idle containers kept when runs are quiet. */
+  size: number;
+  /** How far and for how long bursts grow the pool (fixed at `size` unless said). */
+  growth?: PoolGrowth | undefined;
+  clock?: PoolClock;
+  /** A started container that has not said ready by then is removed and replaced. */
+  readyTimeoutMs?: number;
+  /**
+   * Warm containers preload (import the heavy libraries while they wait), except refills started
+   * under pressure (see WarmPool). Off unless said; setPreload changes it.
+   */
+  preload?: boolean;
+  /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LEAN_WINDOW_MS unless said). */
+  leanWindowMs?: number;
+  /**
+   * Called for each container as it joins the pool, ready: the Sandbox sends it the catalog
+   * then (SandboxContainer.stage), off any run's path. A throw is ignored.
+   */
+  onPooled?: (container: SandboxContainer) => void;
+}
+
+/** How a started warm container's wait for its ready line ended. */
+export type Readiness = "ready" | "failed" | "timeout" | "abandoned";
+
+/** Waits for the container's ready line, at most `timeoutMs`, or until abandoned. */
+export async function readiness(
+  container: SandboxContainer,
+  timeoutMs: number,
+  abandon: AbortSignal,
+): Promise<Readiness> {
+  if (abandon.aborted) return "abandoned";
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = (): void => undefined;
+  try {
+    return await Promise.race([
+      container.ready.then((ready): Readiness => (ready ? "ready" : "failed")),
+      new Promise<Readiness>((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      }),
+      new Promise<Readiness>((resolve) => {
+        onAbort = () => resolve("abandoned");
+        abandon.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    abandon.removeEventListener("abort", onAbort);
+  }
+}

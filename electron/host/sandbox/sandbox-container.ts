@@ -6,6 +6,8 @@ import type { SandboxRuntime } from "../../../shared/settings.js";
 import { removeContainer } from "./container-removal.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
+import { engineSpec } from "../container-engine/engine-spec.js";
+import { refusedOr } from "./engine-refused.js";
 import { ReadyLineMatcher } from "./ready-line.js";
 
 export interface ContainerExit {
@@ -91,12 +93,17 @@ export class SandboxContainer {
     preload = false,
   ): Promise<SandboxContainer> {
     const nonce = randomBytes(16).toString("hex");
-    const container = await docker.createContainer(
+    const spec = await engineSpec(
+      docker,
       sandboxContainerSpec(image, nonce, owner, runtime, preload),
     );
+    const container = await docker.createContainer(spec).catch((error: unknown) => {
+      throw refusedOr(error);
+    });
+    let stream: Duplex | null = null;
     try {
       // Attach before start so not a byte of output is missed.
-      const stream = (await container.attach({
+      stream = (await container.attach({
         stream: true,
         stdin: true,
         stdout: true,
@@ -107,8 +114,11 @@ export class SandboxContainer {
       await container.start();
       return started;
     } catch (error) {
+      // An engine that refused the start may keep the attach connection open: left so, it
+      // kept the process alive after the run had failed.
+      stream?.destroy();
       await removeContainer(container).catch(() => undefined);
-      throw error;
+      throw refusedOr(error);
     }
   }
 

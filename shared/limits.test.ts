@@ -131,6 +131,7 @@ describe("limits", () => {
         httpPort: { min: 1024, max: 65_535, default: 7717 },
         approvalTimeoutSeconds: { min: 1, max: 600, default: 60 },
       },
+      ENGINE_LIMITS: { choiceMaxChars: 500 },
       HOST_LIMITS: {
         runQueueTimeoutMs: 60_000,
         clientNameMaxChars: 200,

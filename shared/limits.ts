@@ -916,6 +916,12 @@ export const SETTINGS_BOUNDS = {
   approvalTimeoutSeconds: { min: 1, max: 600, default: 60 },
 } as const;
 
+/** The container engine the user chose (Sandbox page, `codemode engine use`, `--engine`). */
+export const ENGINE_LIMITS = {
+  /** A chosen engine's name or URL is at most this long (the settings check and the UI). */
+  choiceMaxChars: 500,
+} as const;
+
 /** The log of an app the shim started (its stdout and stderr), in the data directory. */
 export const APP_LOG_LIMITS = {
   /** Past this size the log is rotated: when the shim starts the app, and while it runs. */

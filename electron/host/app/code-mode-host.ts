@@ -105,7 +105,7 @@ export class CodeModeHost {
     // Made below, once the sandbox it runs in is: warm containers are staged only after.
     let catalogSource: CodeModeEngine | null = null;
     const sandbox = (this.sandbox = new SandboxSlot({
-      findDocker: options.findDocker ?? (() => findDocker()),
+      findDocker: options.findDocker ?? ((preference) => findDocker({ preference })),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       ...sandboxSettings(settings),

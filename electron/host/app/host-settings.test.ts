@@ -25,6 +25,7 @@ describe("host settings", () => {
         deadlineSeconds: 20,
         sandboxRuntime: "runsc",
         sandboxPreload: false,
+        sandboxEngine: "podman",
       }),
     ).toEqual({
       poolSize: 2,
@@ -32,6 +33,7 @@ describe("host settings", () => {
       deadlineSeconds: 20,
       runtime: "runsc",
       preload: false,
+      engine: "podman",
     });
   });
 
@@ -51,6 +53,7 @@ describe("host settings", () => {
         checkRuntime: () => Promise.resolve(),
         setRuntime: noop,
         setPreload: (preload) => told.push(`preload ${preload}`),
+        setEngine: () => Promise.resolve(),
       },
       audit: { configure: noop },
       engine: { updateSettings: noop },

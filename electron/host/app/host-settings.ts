@@ -12,13 +12,17 @@ import { SettingsApplier, type SettingsSubsystems } from "./settings-applier.js"
 /** The sandbox's options that come from the settings (settings changes reach it by setters). */
 export function sandboxSettings(
   settings: Settings,
-): Pick<SandboxSlotOptions, "poolSize" | "poolGrowth" | "deadlineSeconds" | "runtime" | "preload"> {
+): Pick<
+  SandboxSlotOptions,
+  "poolSize" | "poolGrowth" | "deadlineSeconds" | "runtime" | "preload" | "engine"
+> {
   return {
     poolSize: settings.warmPoolSize,
     poolGrowth: poolGrowthFor(settings),
     deadlineSeconds: settings.deadlineSeconds,
     runtime: settings.sandboxRuntime,
     preload: settings.sandboxPreload,
+    engine: settings.sandboxEngine,
   };
 }
 

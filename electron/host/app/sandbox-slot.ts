@@ -2,7 +2,7 @@ import type Dockerode from "dockerode";
 import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
-import { engineRuntimes, missingRuntimeMessage } from "../docker/docker-runtimes.js";
+import { checkRuntimeIn, engineRuntimes, savedRuntimeProblem } from "../docker/docker-runtimes.js";
 import { DOCKER_LIMITS } from "../../../shared/limits.js";
 import type { DockerStatus } from "../docker/docker-status.js";
 import {
@@ -38,6 +38,8 @@ export class SandboxSlot {
   private deadline: number;
   private currentRuntime: SandboxRuntime;
   private preload: boolean;
+  /** The engine the user chose (a name or URL); "" lets findDocker look. */
+  private engine: string;
   readonly tag: string;
   /** Watches the engine that answered, so its going away is noticed while nothing runs. */
   private watch: DockerWatch | null = null;
@@ -61,6 +63,7 @@ export class SandboxSlot {
     this.deadline = options.deadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
     this.preload = options.preload ?? false;
+    this.engine = options.engine ?? "";
   }
 
   get runtime(): SandboxRuntime {
@@ -75,13 +78,7 @@ export class SandboxSlot {
 
   /** Refuses a runtime the engine lacks, naming the ones it has (settings check it first). */
   async checkRuntime(runtime: SandboxRuntime): Promise<void> {
-    if (runtime === "runc") return;
-    const available = await this.runtimes();
-    if (available === null) {
-      throw new Error(`Docker is not reachable, so whether it has "${runtime}" cannot be checked`);
-    }
-    const message = missingRuntimeMessage(runtime, available);
-    if (message !== null) throw new Error(message);
+    if (runtime !== "runc") checkRuntimeIn(runtime, await this.runtimes());
   }
 
   /** Why runs are refused because the engine lacks the chosen runtime; null otherwise. */
@@ -93,14 +90,9 @@ export class SandboxSlot {
   private async checkEngineRuntime(docker: Dockerode): Promise<void> {
     const runtime = this.currentRuntime;
     const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
-    const missing = available === null ? null : missingRuntimeMessage(runtime, available);
     // The setting may have changed (and been checked) while the engine was asked.
-    if (runtime !== this.currentRuntime) return;
-    this.runtimeMissing =
-      missing === null
-        ? null
-        : `Code Mode cannot run code: the saved sandbox runtime is "${runtime}", but ${missing} ` +
-          `To run code with the standard runtime, choose runc on the Sandbox page.`;
+    if (runtime === this.currentRuntime)
+      this.runtimeMissing = savedRuntimeProblem(runtime, available);
   }
 
   get deadlineSeconds(): number {
@@ -142,7 +134,7 @@ export class SandboxSlot {
   private async look(): Promise<DockerStatusView> {
     const before = JSON.stringify(this.dockerView());
     const wasReady = this.docker?.state === "ready" ? this.docker.endpoint : null;
-    const status = await this.options.findDocker();
+    const status = await this.options.findDocker(this.engine);
     if (this.closed) return this.dockerView();
     if (status.state === "ready") {
       // First sight of a ready engine, or back after an outage: it may lack the saved runtime.
@@ -382,6 +374,17 @@ export class SandboxSlot {
   setDeadlineSeconds(seconds: number): void {
     this.deadline = seconds;
     if (this.sandbox) this.sandbox.deadlineSeconds = seconds;
+  }
+
+  /** Another engine was chosen: this one's sandbox is given up and the choice looked for. */
+  async setEngine(engine: string): Promise<DockerStatusView> {
+    this.engine = engine;
+    this.watch?.stop();
+    if (this.docker?.state === "ready") this.docker.close?.();
+    [this.watch, this.docker, this.outage] = [null, null, null];
+    await this.sandbox?.close().catch(() => undefined);
+    this.sandbox = null;
+    return this.refresh();
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type Dockerode from "dockerode";
-import { findDocker, endpointContextFromProcess } from "../docker/docker-status.js";
+import { findDocker } from "../docker/docker-status.js";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
@@ -9,6 +9,7 @@ import { currentOwner, type ContainerOwner } from "../sandbox/container-owner.js
 import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";
 import { UserError } from "./cli-io.js";
+import { enginePreference } from "./engine-choice.js";
 import {
   sandboxRuntimeSchema,
   SANDBOX_RUNTIMES,
@@ -107,6 +108,10 @@ export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice):
 export interface DockerContext {
   docker: Dockerode;
   endpoint: string;
+  /** The engine's name (`docker`, `podman`, a URL), for the audit log and messages. */
+  engineName: string;
+  /** Ends what the connection holds open (SSH); call when the command is done. */
+  close(): void;
   files: ContextFile[];
   tag: string;
   home: string;
@@ -115,11 +120,11 @@ export interface DockerContext {
 }
 
 /** Docker and the image's expected tag, or a UserError saying exactly what to do. */
-export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerContext> {
-  const status = await findDocker({
-    ...endpointContextFromProcess(),
-    dockerHost: env.DOCKER_HOST || undefined,
-  });
+export async function dockerContext(
+  env: NodeJS.ProcessEnv,
+  engineFlag: string | null = null,
+): Promise<DockerContext> {
+  const status = await findDocker({ env, preference: await enginePreference(env, engineFlag) });
   if (status.state !== "ready") throw new UserError(status.message);
   const files = readContext(sandboxImageDir());
   const home = dataDir(env);
@@ -127,6 +132,8 @@ export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerConte
     owner: currentOwner(await installId(home)),
     docker: status.docker,
     endpoint: status.endpoint,
+    engineName: status.name ?? status.endpoint,
+    close: () => status.close?.(),
     files,
     tag: imageTagFor(files),
     home,

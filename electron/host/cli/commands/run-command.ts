@@ -3,18 +3,22 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
 import type { RunImageData } from "../../sandbox/image-receiver.js";
+import { EngineRefused } from "../../sandbox/engine-refused.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
+import { ENGINE_HELP, parseEngineFlag } from "../engine-choice.js";
+import type { SandboxRuntime } from "../../../../shared/settings.js";
 import {
   chooseRuntime,
   dockerContext,
+  type DockerContext,
   parseRuntimeFlag,
   requireImage,
   requireRuntime,
   RUNTIME_HELP,
 } from "../sandbox-context.js";
 
-export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--images DIR] [--runtime R] FILE|-
+export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--images DIR] [--runtime R] [--engine E] FILE|-
 
 Runs a Python program in a fresh sandbox container, with no wrapped servers, and prints
 the run result as JSON. Exit status 0 when the run happened, even if the code raised.
@@ -22,7 +26,8 @@ the run result as JSON. Exit status 0 when the run happened, even if the code ra
   --timeout S    stop the run after S seconds (at most ${RUN_LIMITS.defaultDeadlineSeconds})
   --stdin FILE   text the program reads as standard input
   --images DIR   save the images the code attached (show(), plt.show()) as PNG files in DIR
-${RUNTIME_HELP}`;
+${RUNTIME_HELP}
+${ENGINE_HELP}`;
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -77,6 +82,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       stdin: { type: "string" },
       images: { type: "string" },
       runtime: { type: "string" },
+      engine: { type: "string" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -93,9 +99,29 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const timeout =
     values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout");
   const runtime = parseRuntimeFlag(values.runtime);
+  const engine = parseEngineFlag(values.engine);
 
-  const ctx = await dockerContext(io.env);
-  const choice = await chooseRuntime(ctx, runtime, (message) =>
+  const ctx = await dockerContext(io.env, engine);
+  try {
+    return await runOn(ctx, { code, stdin, timeout, runtime, images: values.images }, io);
+  } finally {
+    // An SSH engine's connection would keep the process alive.
+    ctx.close();
+  }
+}
+
+async function runOn(
+  ctx: DockerContext,
+  run: {
+    code: string;
+    stdin: string;
+    timeout: number | undefined;
+    runtime: SandboxRuntime | null;
+    images: string | undefined;
+  },
+  io: CliIO,
+): Promise<number> {
+  const choice = await chooseRuntime(ctx, run.runtime, (message) =>
     writeLine(io.stderr, `codemode run: ${message}`),
   );
   await requireRuntime(ctx, choice);
@@ -113,12 +139,18 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const images: RunImageData[] = [];
   try {
     const result = await sandbox.run(
-      { code, stdin, deadlineSeconds: timeout },
+      { code: run.code, stdin: run.stdin, deadlineSeconds: run.timeout },
       { signal: io.signal, onImage: (image) => images.push(image) },
     );
     writeLine(io.stdout, JSON.stringify(result, null, 2));
-    if (values.images !== undefined) await saveImages(values.images, images, io);
+    if (run.images !== undefined) await saveImages(run.images, images, io);
     return 0;
+  } catch (error) {
+    // The engine's own words, on one line, naming the engine: not a stack trace, never a hang.
+    if (error instanceof EngineRefused) {
+      throw new UserError(`${error.message} (on ${ctx.engineName}, ${ctx.endpoint})`);
+    }
+    throw error;
   } finally {
     await sandbox.close();
   }

@@ -55,3 +55,21 @@ export interface EngineInfoRuntimes {
 export function podmanRuntimes(info: EngineInfoRuntimes): string[] {
   return [info.DefaultRuntime ?? "runc"];
 }
+
+/** Linux's exit status of a process ended by SIGKILL (128 + 9). */
+export const SIGKILL_EXIT_STATUS = 137;
+
+/**
+ * Whether a container that ended by itself was killed for memory. Docker says so (OOMKilled);
+ * Podman with conmon on cgroup v1 never does, so there a SIGKILL the host did not send (it
+ * reads the exit only of a container that ended before the run was stopped) is taken as the
+ * memory limit's. Code that kills itself with SIGKILL reads the same way: that only mislabels
+ * its own end.
+ */
+export function memoryKilled(
+  state: { OOMKilled?: boolean; ExitCode?: number },
+  flavour: EngineFlavour | null,
+): boolean {
+  if (state.OOMKilled === true) return true;
+  return flavour?.product === "podman" && state.ExitCode === SIGKILL_EXIT_STATUS;
+}

@@ -6,7 +6,9 @@ import type { SandboxRuntime } from "../../../shared/settings.js";
 import { removeContainer } from "./container-removal.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
+import { engineFlavour, type EngineFlavour } from "../container-engine/engine-flavour.js";
 import { engineSpec } from "../container-engine/engine-spec.js";
+import { memoryKilled } from "../container-engine/podman-quirks.js";
 import { refusedOr } from "./engine-refused.js";
 import { ReadyLineMatcher } from "./ready-line.js";
 
@@ -51,6 +53,8 @@ export class SandboxContainer {
     private readonly stream: Duplex,
     /** The runtime it was created under: the audit log names it for the run. */
     readonly runtime: SandboxRuntime,
+    /** How the engine's exit report reads (Podman's lacks OOMKilled: podman-quirks.ts). */
+    private readonly flavour: EngineFlavour | null = null,
   ) {
     const demux = new DockerStreamDemux((kind, data) => {
       if (kind === "stderr") {
@@ -110,7 +114,8 @@ export class SandboxContainer {
         stderr: true,
         hijack: true,
       })) as Duplex;
-      const started = new SandboxContainer(container, nonce, stream, runtime);
+      const flavour = await engineFlavour(docker).catch(() => null);
+      const started = new SandboxContainer(container, nonce, stream, runtime, flavour);
       await container.start();
       return started;
     } catch (error) {
@@ -189,7 +194,7 @@ export class SandboxContainer {
       const info = await this.container.inspect();
       return {
         exitCode: waited.StatusCode ?? info.State.ExitCode ?? null,
-        oomKilled: info.State.OOMKilled === true,
+        oomKilled: memoryKilled(info.State, this.flavour),
       };
     } catch {
       return { exitCode: null, oomKilled: false };

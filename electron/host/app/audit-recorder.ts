@@ -1,3 +1,5 @@
+import type { DockerStatusView } from "../../../shared/api/api-views.js";
+import { auditEngineName } from "./docker-view.js";
 import { createHash } from "node:crypto";
 import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
@@ -51,6 +53,8 @@ interface RunLedger {
   /** What the run's calls' results would have cost a client calling the tools one by one. */
   oneByOneBytes: number;
   notLogged: Map<NotLoggedCause, { count: number; tools: Set<string> }>;
+  /** The engine named in the run's start: its end names the same one. */
+  engine?: string;
 }
 
 export interface AuditRecorderOptions {
@@ -150,7 +154,17 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     return bytes;
   }
 
-  runStarted(run: { runId: string; client: string; code: string; runtime?: SandboxRuntime }): void {
+  runStarted(
+    run: {
+      runId: string;
+      client: string;
+      code: string;
+      runtime?: SandboxRuntime;
+    },
+    /** The engine as the host sees it at the start: the run goes there (auditEngineName). */
+    engineView?: DockerStatusView,
+  ): void {
+    const engine = engineView === undefined ? undefined : auditEngineName(engineView);
     const entry: AuditEntryInput = {
       kind: "run_started",
       runId: run.runId,
@@ -161,9 +175,12 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       codeBytes: Buffer.byteLength(run.code),
       codeHash: createHash("sha256").update(run.code).digest("hex"),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
+      ...(engine === undefined ? {} : { engine }),
     };
     // The start is always logged, and counts.
-    this.ledger(run.runId).bytes += entryBytes(entry);
+    const ledger = this.ledger(run.runId);
+    ledger.bytes += entryBytes(entry);
+    ledger.engine = engine;
     this.append(entry);
   }
 
@@ -203,6 +220,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
+      ...(ledger?.engine === undefined ? {} : { engine: ledger.engine }),
       // The receipt: what the client was sent, against what the calls' results would have cost.
       resultBytes: runPythonContentBytes(r),
       oneByOneBytes: ledger?.oneByOneBytes ?? 0,

@@ -137,7 +137,7 @@ export class CodeModeHost {
       events: recorder,
       // The log gets each image's hash and size; the cache its bytes, for the Audit page.
       runEvents: {
-        runStarted: (run) => recorder.runStarted(run),
+        runStarted: (run) => recorder.runStarted(run, sandbox.dockerView()),
         runFinished: (run) => recorder.runFinished(run),
         runImage: ({ runId, image }) => runImages.add(runId, image),
       },

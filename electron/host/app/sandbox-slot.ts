@@ -378,12 +378,17 @@ export class SandboxSlot {
 
   /** Another engine was chosen: this one's sandbox is given up and the choice looked for. */
   async setEngine(engine: string): Promise<DockerStatusView> {
-    this.engine = engine;
+    const [old, status] = [this.sandbox, this.docker];
     this.watch?.stop();
-    if (this.docker?.state === "ready") this.docker.close?.();
-    [this.watch, this.docker, this.outage] = [null, null, null];
-    await this.sandbox?.close().catch(() => undefined);
-    this.sandbox = null;
+    [this.engine, this.watch, this.docker, this.outage, this.sandbox] = [
+      engine,
+      null,
+      null,
+      null,
+      null,
+    ];
+    if (status?.state === "ready") status.close?.();
+    await old?.close().catch(() => undefined);
     return this.refresh();
   }
 

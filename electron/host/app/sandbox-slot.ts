@@ -380,13 +380,8 @@ export class SandboxSlot {
   async setEngine(engine: string): Promise<DockerStatusView> {
     const [old, status] = [this.sandbox, this.docker];
     this.watch?.stop();
-    [this.engine, this.watch, this.docker, this.outage, this.sandbox] = [
-      engine,
-      null,
-      null,
-      null,
-      null,
-    ];
+    this.engine = engine;
+    this.watch = this.docker = this.outage = this.sandbox = null;
     if (status?.state === "ready") status.close?.();
     await old?.close().catch(() => undefined);
     return this.refresh();

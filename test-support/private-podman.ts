@@ -17,6 +17,9 @@ import path from "node:path";
 import Dockerode from "dockerode";
 import { copyImage } from "../electron/host/container-engine/image-transfer.js";
 
+/** What the broken runtime of startBroken() says on stderr (Podman passes it on). */
+export const BROKEN_RUNTIME_MESSAGE = "this runtime refuses every container (a test's fault)";
+
 /** How long a service may take to answer after it was started. */
 const SERVICE_START_TIMEOUT_MS = 60_000;
 /** How long it may take to stop after SIGTERM. */
@@ -36,8 +39,11 @@ export interface PrivatePodman {
   runsc: PodmanService | null;
   /** Copies `image` from `from` (the shared Docker engine) into the store. */
   loadImage(from: Dockerode, image: string): Promise<void>;
-  /** Starts or stops the runc service (an engine going away under a run). */
-  stopRunc(): Promise<void>;
+  /**
+   * A third service on the store whose default runtime fails every container start with
+   * BROKEN_RUNTIME_MESSAGE: a real engine error on Podman.
+   */
+  startBroken(): Promise<PodmanService>;
   destroy(): Promise<void>;
 }
 
@@ -98,6 +104,9 @@ export async function startPrivatePodman(): Promise<PrivatePodman> {
     writeFileSync(wrapper, `#!/bin/sh\nexec ${runsc} --network=none --platform=ptrace "$@"\n`);
     chmodSync(wrapper, 0o755);
   }
+  const broken = path.join(dir, "broken-runtime");
+  writeFileSync(broken, `#!/bin/sh\necho "${BROKEN_RUNTIME_MESSAGE}" >&2\nexit 1\n`);
+  chmodSync(broken, 0o755);
   const conf = (runtime: string): string => {
     const file = path.join(dir, `${runtime}.conf`);
     writeFileSync(
@@ -108,8 +117,12 @@ export async function startPrivatePodman(): Promise<PrivatePodman> {
         "[engine]",
         'cgroup_manager = "cgroupfs"',
         'events_logger = "file"',
-        `runtime = "${runtime}"`,
-        ...(runsc ? ["[engine.runtimes]", `runsc = ["${wrapper}"]`] : []),
+        // The broken service calls its failing runtime runc: the run passes the runtime check
+        // and fails where an engine error comes, at the container's start.
+        `runtime = "${runtime === "broken" ? "runc" : runtime}"`,
+        "[engine.runtimes]",
+        ...(runtime === "broken" ? [`runc = ["${broken}"]`] : []),
+        ...(runsc ? [`runsc = ["${wrapper}"]`] : []),
         "[network]",
         `network_config_dir = "${dir}/net"`,
         "",
@@ -120,7 +133,7 @@ export async function startPrivatePodman(): Promise<PrivatePodman> {
   const children: ChildProcess[] = [];
   let log = "";
   const start = async (
-    runtime: "runc" | "runsc",
+    runtime: "runc" | "runsc" | "broken",
   ): Promise<{ service: PodmanService; child: ChildProcess }> => {
     const socket = path.join(dir, `${runtime}.sock`);
     const child = spawn(
@@ -147,7 +160,8 @@ export async function startPrivatePodman(): Promise<PrivatePodman> {
     children.push(child);
     const docker = new Dockerode({ socketPath: socket });
     await answers(docker, () => log);
-    return { service: { url: `unix://${socket}`, docker, runtime }, child };
+    const named = runtime === "runsc" ? "runsc" : "runc";
+    return { service: { url: `unix://${socket}`, docker, runtime: named }, child };
   };
   const stop = async (child: ChildProcess): Promise<void> => {
     child.kill("SIGTERM");
@@ -161,7 +175,7 @@ export async function startPrivatePodman(): Promise<PrivatePodman> {
     runc: runcStarted.service,
     runsc: runscStarted?.service ?? null,
     loadImage: (from, image) => copyImage(from, runcStarted.service.docker, image),
-    stopRunc: () => stop(runcStarted.child),
+    startBroken: async () => (await start("broken")).service,
     async destroy() {
       const docker = runcStarted.service.docker;
       const list = await docker.listContainers({ all: true }).catch(() => []);

@@ -105,6 +105,9 @@ export class SandboxContainer {
       throw refusedOr(error);
     });
     let stream: Duplex | null = null;
+    // A refused attach leaves its request open on Podman (the hijack's body never ends): it is
+    // aborted, or its socket kept the process alive after the run had failed.
+    const attaching = new AbortController();
     try {
       // Attach before start so not a byte of output is missed.
       stream = (await container.attach({
@@ -113,6 +116,7 @@ export class SandboxContainer {
         stdout: true,
         stderr: true,
         hijack: true,
+        abortSignal: attaching.signal,
       })) as Duplex;
       const flavour = await engineFlavour(docker).catch(() => null);
       const started = new SandboxContainer(container, nonce, stream, runtime, flavour);
@@ -122,6 +126,7 @@ export class SandboxContainer {
       // An engine that refused the start may keep the attach connection open: left so, it
       // kept the process alive after the run had failed.
       stream?.destroy();
+      if (stream === null) attaching.abort();
       await removeContainer(container).catch(() => undefined);
       throw refusedOr(error);
     }

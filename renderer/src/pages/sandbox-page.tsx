@@ -1,4 +1,5 @@
 // Sandbox: Docker, the image (build / rebuild), and the run limits.
+import { EngineChoiceCard } from "../components/engine-choice.js";
 import { useEffect, useId, useState, type FormEvent } from "react";
 import type { ApiParams } from "../../../shared/api/api-contract.js";
 import type { SettingsView } from "../../../shared/api/api-views.js";
@@ -22,7 +23,10 @@ import {
 import { ErrorState, Loading } from "../components/states.js";
 import { Switch } from "../components/switch.js";
 
-type NumberKey = Exclude<keyof SettingsView, "httpEnabled" | "sandboxRuntime" | "sandboxPreload">;
+type NumberKey = Exclude<
+  keyof SettingsView,
+  "httpEnabled" | "sandboxRuntime" | "sandboxPreload" | "sandboxEngine"
+>;
 
 interface NumberSetting {
   key: NumberKey;
@@ -145,6 +149,7 @@ export function SandboxPage() {
     <div className="page">
       <div className="stack">
         <DockerStatusCard />
+        <EngineChoiceCard />
         <section className="card" aria-labelledby="image-card-heading">
           <div className="card-header">
             <h2 id="image-card-heading" className="card-title">

@@ -163,7 +163,11 @@ export class SshEngineAgent extends http.Agent {
       channels: 0,
       closed: false,
       ready: new Promise<void>((resolve, reject) => {
-        client.once("ready", () => resolve());
+        client.once("ready", () => {
+          // Protocol lines are small and go one by one: none may wait for a delayed ACK.
+          client.setNoDelay(true);
+          resolve();
+        });
         client.once("error", (error: Error & { level?: string }) => {
           reject(refusal ?? new SshEngineError(sshErrorMessage(error, this.target)));
         });

@@ -73,7 +73,8 @@ describe.skipIf(!fx)("codemode against other engines", () => {
       message: "injected fault: the engine refuses to start this container",
     });
     try {
-      const exit = await codemode(["run", "--engine", proxy.url, "-"], home);
+      // DOCKER_HOST, as a user of the Docker CLI names an engine.
+      const exit = await codemode(["run", "-"], home, { DOCKER_HOST: proxy.url });
       expect(proxy.faults()).toBe(1);
       expect(exit.code).toBe(1);
       const message = exit.stderr.trim();

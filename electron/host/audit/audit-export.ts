@@ -69,6 +69,7 @@ export const CSV_COLUMNS = [
   "startedSeq",
   "images",
   "runtime",
+  "engine",
   "requestId",
   "elicited",
   "answer",

@@ -38,7 +38,6 @@ export class SandboxSlot {
   private deadline: number;
   private currentRuntime: SandboxRuntime;
   private preload: boolean;
-  /** The engine the user chose (a name or URL); "" lets findDocker look. */
   private engine: string;
   readonly tag: string;
   /** Watches the engine that answered, so its going away is noticed while nothing runs. */
@@ -382,8 +381,9 @@ export class SandboxSlot {
     this.watch?.stop();
     this.engine = engine;
     this.watch = this.docker = this.outage = this.sandbox = null;
-    if (status?.state === "ready") status.close?.();
+    // Its containers are removed through its connection, so that goes last.
     await old?.close().catch(() => undefined);
+    if (status?.state === "ready") status.close?.();
     return this.refresh();
   }
 

@@ -30,6 +30,9 @@ export interface EngineConnection {
   close(): void;
 }
 
+/** The SSH engines connected to, by URL and home (see connectEngine). */
+const sshConnections = new Map<string, EngineConnection>();
+
 /** Every option docker-modem would otherwise take from the environment, unset. */
 const NOTHING_FROM_ENV = {
   socketPath: undefined,
@@ -126,6 +129,11 @@ export function connectEngine(
       close: () => undefined,
     };
   }
+  // One SSH connection per engine and user home: looking for the engine again (a poll, the UI)
+  // reuses it instead of opening another each time.
+  const key = `${address.url}\0${env.home}`;
+  const open = sshConnections.get(key);
+  if (open) return open;
   const user = address.user ?? (env.env.USER || env.env.USERNAME || os.userInfo().username);
   const agent = new SshEngineAgent(
     { host: address.host, port: address.port, user, socket: address.socket },
@@ -136,5 +144,13 @@ export function connectEngine(
   // name it.
   const options = { ...NOTHING_FROM_ENV, host: "engine.ssh", port: 80, protocol: "http", agent };
   const docker = new Dockerode(options as Dockerode.DockerOptions);
-  return { docker, close: () => agent.destroy() };
+  const connection: EngineConnection = {
+    docker,
+    close: () => {
+      sshConnections.delete(key);
+      agent.destroy();
+    },
+  };
+  sshConnections.set(key, connection);
+  return connection;
 }

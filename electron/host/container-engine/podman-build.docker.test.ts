@@ -74,7 +74,8 @@ describe.skipIf(!fx || !podmanInstalled())("the sandbox image built on Podman", 
       const tag = await buildSandboxImage(target, files);
       expect(tag).toBe(imageTagFor(files));
       // Podman names it localhost/codemode-sandbox:TAG; the status reads it as the current tag.
-      expect((await sandboxImageStatus(target, files)).present).toBe(true);
+      const listed = (await target.listImages()).map((i) => i.RepoTags);
+      expect((await sandboxImageStatus(target, files)).present, JSON.stringify(listed)).toBe(true);
       const sandbox = new Sandbox({ docker: target, image: tag, owner: testOwner(), poolSize: 1 });
       try {
         await sandbox.poolFilled();

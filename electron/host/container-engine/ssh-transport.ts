@@ -7,6 +7,7 @@
 // The host key is checked against known_hosts before anything is sent (known-hosts.ts): an
 // unknown or changed key ends the connection with a message saying so, never a fallback.
 import http from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Client, type AuthenticationType, type ClientChannel, type ConnectConfig } from "ssh2";
 import { checkHostKey, hostKeyMessage } from "./known-hosts.js";
@@ -15,9 +16,8 @@ import { checkHostKey, hostKeyMessage } from "./known-hosts.js";
 export const SSH_CHANNELS_PER_CONNECTION = 8;
 /** The SSH handshake (host key, authentication) must finish within this. */
 export const SSH_READY_TIMEOUT_MS = 15_000;
-/** SSH keepalives: a dead link is noticed within interval × count. */
+/** TCP keepalive on the SSH connection: a dead link is noticed after this idle time. */
 export const SSH_KEEPALIVE_MS = 5_000;
-export const SSH_KEEPALIVE_COUNT = 3;
 /** What runs on the remote side for each connection (the Docker CLI's own command). */
 export const DIAL_STDIO = "docker system dial-stdio";
 
@@ -166,6 +166,12 @@ export class SshEngineAgent extends http.Agent {
         client.once("ready", () => {
           // Protocol lines are small and go one by one: none may wait for a delayed ACK.
           client.setNoDelay(true);
+          // An idle SSH connection must not keep a process alive that is done (a daemon
+          // stopping): ssh2 keeps its socket private, and its own keepalive timer would hold the
+          // process, so the socket is unref'd and TCP keepalives watch the link instead.
+          const socket = (client as unknown as { _sock?: Socket })._sock;
+          socket?.setKeepAlive(true, SSH_KEEPALIVE_MS);
+          socket?.unref();
           resolve();
         });
         client.once("error", (error: Error & { level?: string }) => {
@@ -191,8 +197,7 @@ export class SshEngineAgent extends http.Agent {
       port,
       username: user,
       readyTimeout: SSH_READY_TIMEOUT_MS,
-      keepaliveInterval: SSH_KEEPALIVE_MS,
-      keepaliveCountMax: SSH_KEEPALIVE_COUNT,
+      keepaliveInterval: 0,
       hostVerifier: (key: Buffer): boolean => {
         const verdict = checkHostKey(this.credentials.knownHosts, host, port, key);
         if (verdict.ok) return true;

@@ -22,6 +22,7 @@ import {
 /** In the order they run: quick in-process benches first, the million-entry log ones last. */
 const BENCHES = [
   "sandbox-latency",
+  "remote-engine-latency",
   "sandbox-preload",
   "runner-compiled",
   "pool-burst",

@@ -12,6 +12,7 @@ import {
   toolsPinnedEntrySchema,
 } from "./audit-review-entries.js";
 import { tryFinishedEntrySchema, tryStartedEntrySchema } from "./audit-try-entries.js";
+import { ENGINE_LIMITS } from "./limits.js";
 import { STOP_REASONS } from "./run-result.js";
 import { sandboxRuntimeSchema } from "./settings.js";
 
@@ -165,6 +166,9 @@ export const connectionsUncappedEntrySchema = z.object({
   durationMs: millis,
 });
 
+/** An engine's name and address in a run's entries: a URL chosen by the user is cut to this. */
+const engineNameSchema = z.string().max(ENGINE_LIMITS.choiceMaxChars + 100);
+
 export const runStartedEntrySchema = z.object({
   ...common,
   kind: z.literal("run_started"),
@@ -179,6 +183,11 @@ export const runStartedEntrySchema = z.object({
   codeHash: sha256Hex,
   /** The container runtime the run got (runc, or gVisor's runsc); absent in older logs. */
   runtime: sandboxRuntimeSchema.optional(),
+  /**
+   * The engine the run went to: its name and where it is (`podman unix:///run/podman/podman.sock`,
+   * `tcp://build.example:2376 (TLS)`); absent in older logs and where none answered.
+   */
+  engine: engineNameSchema.optional(),
 });
 
 export const runFinishedEntrySchema = z.object({
@@ -214,6 +223,7 @@ export const runFinishedEntrySchema = z.object({
    */
   images: z.array(z.object({ name: z.string(), bytes: count, sha256: sha256Hex })).optional(),
   runtime: sandboxRuntimeSchema.optional(),
+  engine: engineNameSchema.optional(),
   /**
    * The receipt: UTF-8 bytes of the run_python content the client was sent (its JSON), and of
    * the content of every result the run's calls got back, summed: what a client calling the

@@ -364,6 +364,12 @@ export const SETTINGS_BOUNDS = {
 /** A secret shorter than this is masked nowhere (the server form warns when one is marked). */
 export const SECRET_LIMITS = { maskMinChars: 8 } as const;
 
+/** The container engine the user chose (Sandbox page, `codemode engine use`, `--engine`). */
+export const ENGINE_LIMITS = {
+  /** A chosen engine's name or URL is at most this long (the settings check and the UI). */
+  choiceMaxChars: 500,
+} as const;
+
 /** "Ask first" calls waiting for the user. */
 export const APPROVAL_LIMITS = {
   /** A request id (a UUID) as the API accepts it. */

@@ -2,7 +2,7 @@
 // host's check of a patch against the current settings and the settings file's check, so they
 // can never disagree about a key or a bound. Shared with the UI, so free of Node imports.
 import { z } from "zod";
-import { SETTINGS_BOUNDS } from "./limits.js";
+import { ENGINE_LIMITS, SETTINGS_BOUNDS } from "./limits.js";
 
 type Bounds = { readonly min: number; readonly max: number };
 
@@ -15,6 +15,36 @@ export const sandboxRuntimeSchema = z.enum(SANDBOX_RUNTIMES, {
   error: `must be one of ${SANDBOX_RUNTIMES.join(", ")}`,
 });
 export type SandboxRuntime = z.infer<typeof sandboxRuntimeSchema>;
+
+/**
+ * Whether `text` can name an engine: "" (Code Mode looks for one), a name from the engine list
+ * (`docker`, `colima-work`, `context-prod`), or a URL (`unix:///path`, `tcp://host:2376`,
+ * `ssh://user@host`). Whether it answers is for the host to find out.
+ */
+export function engineChoiceProblem(text: string): string | null {
+  if (text === "" || text.includes("://")) return null;
+  for (const ch of text) {
+    const ok =
+      (ch >= "a" && ch <= "z") ||
+      (ch >= "0" && ch <= "9") ||
+      ch === "-" ||
+      ch === "." ||
+      ch === "_";
+    if (!ok)
+      return "must be an engine's name (as codemode engine list shows it) or a URL such as unix:///path, tcp://host:2376 or ssh://user@host";
+  }
+  return null;
+}
+
+export const sandboxEngineSchema = z
+  .string({ error: "must be text" })
+  .max(ENGINE_LIMITS.choiceMaxChars, {
+    error: `must be at most ${ENGINE_LIMITS.choiceMaxChars} characters`,
+  })
+  .superRefine((text, ctx) => {
+    const problem = engineChoiceProblem(text);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 /** A whole number within its bounds; the messages name the bounds, as the UI shows them. */
 function bounded({ min, max }: Bounds) {
@@ -44,6 +74,8 @@ export const settingsSchema = z.strictObject(
     sandboxRuntime: sandboxRuntimeSchema,
     /** Warm containers import numpy, pandas and matplotlib while they wait (more memory each). */
     sandboxPreload: z.boolean({ error: "must be true or false" }),
+    /** The container engine to use: "" finds one; else a name from the engine list or a URL. */
+    sandboxEngine: sandboxEngineSchema,
     approvalTimeoutSeconds: bounded(SETTINGS_BOUNDS.approvalTimeoutSeconds),
   },
   {
@@ -75,5 +107,6 @@ export const DEFAULT_SETTINGS: Settings = {
   httpPort: SETTINGS_BOUNDS.httpPort.default,
   sandboxRuntime: "runc",
   sandboxPreload: true,
+  sandboxEngine: "",
   approvalTimeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
 };

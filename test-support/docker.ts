@@ -1,5 +1,5 @@
 import Dockerode from "dockerode";
-import { describe, inject } from "vitest";
+import { afterAll, describe, inject } from "vitest";
 import { engineRuntimes } from "../electron/host/sandbox/container-engine/docker-runtimes.js";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
@@ -9,6 +9,7 @@ import {
 } from "../electron/host/sandbox/containers/container-owner.js";
 import { OWNER_LABELS } from "../electron/host/sandbox/containers/container-spec.js";
 import { readInstallId } from "../electron/host/sandbox/containers/install-id.js";
+import { podmanInstalled, startPrivatePodman } from "./private-podman.js";
 
 export interface DockerFixture {
   docker: Dockerode;
@@ -144,4 +145,50 @@ export function describeEachRuntime(
 /** A describe block of gVisor's own behaviour: run where the engine has runsc (always in CI). */
 export function describeOnRunsc(on: DockerOnRuntimes, title: string, fn: () => void): void {
   describe.skipIf(!on.fx || !on.runtimes.includes("runsc"))(title, fn);
+}
+
+/** A Docker-API engine the hardening tests run on, with the runtime it runs containers under. */
+export interface EngineUnderTest {
+  /** "docker": the machine's engine; "podman": Podman's compatible service (private-podman.ts). */
+  engine: "docker" | "podman";
+  runtime: SandboxRuntime;
+  fx: DockerFixture;
+}
+
+/**
+ * The shared Docker engine on each runtime it has, then Podman's service on runc and on runsc
+ * (startPrivatePodman, the sandbox image copied in). Under CI=true a missing podman fails the
+ * file; elsewhere Podman is skipped, saying so. The Podman services end when the file does.
+ */
+export async function enginesUnderTest(on: DockerOnRuntimes): Promise<EngineUnderTest[]> {
+  const engines: EngineUnderTest[] = on.runtimes.map((runtime) => ({
+    engine: "docker",
+    runtime,
+    fx: on.fx!,
+  }));
+  if (!on.fx) return engines;
+  if (!podmanInstalled()) {
+    if (process.env.CI === "true")
+      throw new Error("podman is required in CI (.ci/run installs it)");
+    process.stderr.write("skipping the Podman runs: podman is not installed\n");
+    return engines;
+  }
+  const podman = await startPrivatePodman();
+  afterAll(() => podman.destroy());
+  await podman.loadImage(on.fx.docker, on.fx.image);
+  engines.push({
+    engine: "podman",
+    runtime: "runc",
+    fx: { docker: podman.runc.docker, image: on.fx.image },
+  });
+  if (podman.runsc) {
+    engines.push({
+      engine: "podman",
+      runtime: "runsc",
+      fx: { docker: podman.runsc.docker, image: on.fx.image },
+    });
+  } else if (process.env.CI === "true") {
+    throw new Error("runsc is required in CI for the Podman runs");
+  }
+  return engines;
 }

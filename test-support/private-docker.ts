@@ -91,7 +91,17 @@ function createBridge(): string {
   return name;
 }
 
-export async function startPrivateDocker(): Promise<PrivateDocker> {
+/** A TCP listener with TLS besides the unix socket (a remote engine on loopback). */
+export interface PrivateDockerTls {
+  port: number;
+  ca: string;
+  serverCert: string;
+  serverKey: string;
+}
+
+export async function startPrivateDocker(
+  tls: PrivateDockerTls | null = null,
+): Promise<PrivateDocker> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cmd-"));
   const bridge = createBridge();
   const socket = path.join(dir, "d.sock");
@@ -103,6 +113,16 @@ export async function startPrivateDocker(): Promise<PrivateDocker> {
     `--exec-root=${path.join(dir, "exec")}`,
     `--pidfile=${path.join(dir, "d.pid")}`,
     `--host=unix://${socket}`,
+    // The engine checks each client's certificate against the CA (--tlsverify).
+    ...(tls
+      ? [
+          `--host=tcp://127.0.0.1:${tls.port}`,
+          "--tlsverify",
+          `--tlscacert=${tls.ca}`,
+          `--tlscert=${tls.serverCert}`,
+          `--tlskey=${tls.serverKey}`,
+        ]
+      : []),
     `--bridge=${bridge}`,
     "--iptables=false",
     "--ip6tables=false",

@@ -13,6 +13,29 @@ export interface DockerStatusView {
   tried: string[];
   /** What to do, in words a non-developer can follow. */
   message: string | null;
+  /** The engine in use: its name in the list (`docker`, `podman`, `colima`) or the URL chosen. */
+  engine?: string | null;
+  /** Docker or Podman (what answered), null while none does. */
+  kind?: "docker" | "podman" | null;
+  /** Whether it is on another machine (tcp:// or ssh://). */
+  remote?: boolean;
+  /** Every place looked at when the engine was last looked for (the Sandbox page's list). */
+  engines?: EngineView[];
+  /** How to install or start an engine on this platform, when none answers. */
+  advice?: string[];
+}
+
+/** One place an engine was looked for, and what was found there. */
+export interface EngineView {
+  name: string;
+  /** Docker, Docker Desktop, Podman, Colima, Rancher Desktop, OrbStack, DOCKER_HOST... */
+  product: string;
+  url: string;
+  found: boolean;
+  answered: boolean;
+  kind: "docker" | "podman" | null;
+  version: string | null;
+  problem: string | null;
 }
 
 /**

@@ -108,7 +108,7 @@ export class CodeModeHost {
     const outages = (this.outages = new DockerOutages(record, log, now));
     const engineBuilder = runEngineBuilder();
     const sandbox = (this.sandbox = new SandboxSupervisor({
-      findDocker: options.findDocker ?? (() => findDocker()),
+      findDocker: options.findDocker ?? ((preference) => findDocker({ preference })),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       ...sandboxSettings(settings),
@@ -136,7 +136,7 @@ export class CodeModeHost {
       events: recorder,
       // The log gets each image's hash and size; the cache its bytes, for the Audit page.
       runEvents: {
-        runStarted: (run) => recorder.runStarted(run),
+        runStarted: (run) => recorder.runStarted(run, sandbox.dockerView()),
         runFinished: (run) => {
           recorder.runFinished(run);
           runImages.addOutput(run.runId, run.result, secrets());

@@ -26,6 +26,7 @@ describe("host settings", () => {
         deadlineSeconds: 20,
         sandboxRuntime: "runsc",
         sandboxPreload: false,
+        sandboxEngine: "podman",
       }),
     ).toEqual({
       poolSize: 2,
@@ -33,6 +34,7 @@ describe("host settings", () => {
       deadlineSeconds: 20,
       runtime: "runsc",
       preload: false,
+      engine: "podman",
     });
   });
 
@@ -52,6 +54,7 @@ describe("host settings", () => {
         checkRuntime: () => Promise.resolve(),
         setRuntime: noop,
         setPreload: (preload) => told.push(`preload ${preload}`),
+        setEngine: () => Promise.resolve(),
       },
       audit: { configure: noop },
       engine: { updateSettings: noop },

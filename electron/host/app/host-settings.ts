@@ -14,7 +14,7 @@ export function sandboxSettings(
   settings: Settings,
 ): Pick<
   SandboxSupervisorOptions,
-  "poolSize" | "poolGrowth" | "deadlineSeconds" | "runtime" | "preload"
+  "poolSize" | "poolGrowth" | "deadlineSeconds" | "runtime" | "preload" | "engine"
 > {
   return {
     poolSize: settings.warmPoolSize,
@@ -22,6 +22,7 @@ export function sandboxSettings(
     deadlineSeconds: settings.deadlineSeconds,
     runtime: settings.sandboxRuntime,
     preload: settings.sandboxPreload,
+    engine: settings.sandboxEngine,
   };
 }
 

@@ -37,6 +37,7 @@ function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
           : Promise.reject(new Error(`the Docker engine has no runtime "${runtime}"`)),
       setRuntime: (runtime) => told.push(`runtime ${runtime}`),
       setPreload: (preload) => told.push(`preload ${preload}`),
+      setEngine: (engine) => Promise.resolve(told.push(`engine ${engine}`)),
     },
     audit: { configure: (o) => told.push(`audit ${o.retentionDays}`) },
     engine: { updateSettings: (o) => told.push(`engine ${o.maxCallsPerRun}`) },

@@ -50,6 +50,8 @@ export interface SettingsSubsystems {
     checkRuntime(runtime: Settings["sandboxRuntime"]): Promise<void>;
     setRuntime(runtime: Settings["sandboxRuntime"]): void;
     setPreload(preload: boolean): void;
+    /** Leaves the engine in use for the one chosen (a name or URL; "" looks for one). */
+    setEngine(engine: string): Promise<unknown>;
   };
   audit: { configure(options: ReturnType<typeof auditSettings>): void };
   engine: { updateSettings(settings: ReturnType<typeof engineSettings>): void };
@@ -89,6 +91,11 @@ const REACTIONS: readonly Reaction[] = [
     // Idle warm containers made the other way are replaced; runs in flight keep theirs.
     keys: ["sandboxPreload"],
     apply: (s, next) => s.sandbox.setPreload(next.sandboxPreload),
+  },
+  {
+    // Runs in flight on the old engine end; later ones go to the new one once it answers.
+    keys: ["sandboxEngine"],
+    apply: (s, next) => void s.sandbox.setEngine(next.sandboxEngine),
   },
   {
     keys: ["auditRetentionDays", "auditMaxFileMiB", "auditMaxTotalMiB"],

@@ -72,6 +72,7 @@ export const CSV_COLUMNS = [
   "startedSeq",
   "images",
   "runtime",
+  "engine",
   "requestId",
   "elicited",
   "answer",

@@ -1,3 +1,5 @@
+import type { DockerStatusView } from "../../../shared/api/api-views.js";
+import { auditEngineName } from "../sandbox/container-engine/docker-view.js";
 import type { AuditEntryInput, NOT_LOGGED_CAUSES } from "../../../shared/audit-entry.js";
 import { AUDIT_LIMITS, BRIDGE_LIMITS, RUN_COST_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
@@ -64,6 +66,8 @@ interface RunLedger {
   /** Calls per tool name, for the first CALLED_TOOLS_NAMED names called. */
   calledTools: Map<string, number>;
   notLogged: Map<NotLoggedCause, { count: number; tools: Set<string> }>;
+  /** The engine named in the run's start: its end names the same one. */
+  engine?: string;
 }
 
 export interface AuditRecorderOptions {
@@ -177,7 +181,17 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
     return bytes;
   }
 
-  runStarted(run: { runId: string; client: string; code: string; runtime?: SandboxRuntime }): void {
+  runStarted(
+    run: {
+      runId: string;
+      client: string;
+      code: string;
+      runtime?: SandboxRuntime;
+    },
+    /** The engine as the host sees it at the start: the run goes there (auditEngineName). */
+    engineView?: DockerStatusView,
+  ): void {
+    const engine = engineView === undefined ? undefined : auditEngineName(engineView);
     const entry: AuditEntryInput = {
       kind: "run_started",
       runId: run.runId,
@@ -188,9 +202,12 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       codeBytes: Buffer.byteLength(run.code),
       codeHash: sha256Hex(run.code),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
+      ...(engine === undefined ? {} : { engine }),
     };
     // The start is always logged, and counts.
-    this.ledger(run.runId).bytes += entryBytes(entry);
+    const ledger = this.ledger(run.runId);
+    ledger.bytes += entryBytes(entry);
+    ledger.engine = engine;
     this.append(entry);
   }
 
@@ -236,6 +253,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
+      ...(ledger?.engine === undefined ? {} : { engine: ledger.engine }),
       // The receipt: what the client was sent, against what the calls' results would have cost.
       resultBytes: runPythonContentBytes(r),
       oneByOneBytes: ledger?.oneByOneBytes ?? 0,

@@ -23,6 +23,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "check an mcpServers config file without starting anything",
     load: async () => (await import("./commands/config-command.js")).configCommand,
   },
+  engine: {
+    summary: "list the container engines found, or choose the one to use",
+    load: async () => (await import("./commands/engine-command.js")).engineCommand,
+  },
   servers: {
     summary: "list the catalog of well-known servers, or add one from it",
     load: async () => (await import("./commands/servers-command.js")).serversCommand,

@@ -1,8 +1,5 @@
 import type Dockerode from "dockerode";
-import {
-  findDocker,
-  endpointContextFromProcess,
-} from "../sandbox/container-engine/docker-status.js";
+import { findDocker } from "../sandbox/container-engine/docker-status.js";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_MODES } from "../../../shared/limits.js";
@@ -12,6 +9,7 @@ import { currentOwner, type ContainerOwner } from "../sandbox/containers/contain
 import { ensureInstallId, INSTALL_ID_FILE } from "../sandbox/containers/install-id.js";
 import { imageTagFor, readContext, type ContextFile } from "../sandbox/image.js";
 import { UserError } from "./cli-io.js";
+import { enginePreference } from "./engine-choice.js";
 import {
   sandboxRuntimeSchema,
   SANDBOX_RUNTIMES,
@@ -113,6 +111,10 @@ export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice):
 export interface DockerContext {
   docker: Dockerode;
   endpoint: string;
+  /** The engine's name (`docker`, `podman`, a URL), for the audit log and messages. */
+  engineName: string;
+  /** Ends what the connection holds open (SSH); call when the command is done. */
+  close(): void;
   files: ContextFile[];
   tag: string;
   home: string;
@@ -121,11 +123,11 @@ export interface DockerContext {
 }
 
 /** Docker and the image's expected tag, or a UserError saying exactly what to do. */
-export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerContext> {
-  const status = await findDocker({
-    ...endpointContextFromProcess(),
-    dockerHost: env.DOCKER_HOST || undefined,
-  });
+export async function dockerContext(
+  env: NodeJS.ProcessEnv,
+  engineFlag: string | null = null,
+): Promise<DockerContext> {
+  const status = await findDocker({ env, preference: await enginePreference(env, engineFlag) });
   if (status.state !== "ready") throw new UserError(status.message);
   const files = readContext(sandboxImageDir());
   const home = dataDir(env);
@@ -133,6 +135,8 @@ export async function dockerContext(env: NodeJS.ProcessEnv): Promise<DockerConte
     owner: currentOwner(await installId(home)),
     docker: status.docker,
     endpoint: status.endpoint,
+    engineName: status.name ?? status.endpoint,
+    close: () => status.close?.(),
     files,
     tag: imageTagFor(files),
     home,

@@ -124,7 +124,9 @@ export async function sandboxImageStatus(
 ): Promise<ImageStatus> {
   const tag = imageTagFor(files);
   const images = await docker.listImages({ filters: { reference: [IMAGE_REPOSITORY] } });
-  const current = images.find((image) => (image.RepoTags ?? []).includes(tag));
+  // Podman names a local image localhost/NAME:TAG, or docker.io/library/NAME:TAG once built.
+  const names = [tag, `localhost/${tag}`, `docker.io/library/${tag}`];
+  const current = images.find((image) => (image.RepoTags ?? []).some((t) => names.includes(t)));
   const stale = images
     .filter((image) => image !== current)
     .sort((a, b) => b.Created - a.Created)

@@ -16,7 +16,10 @@ export class SandboxUnavailable extends RunNotStarted {
 }
 
 export interface SandboxSupervisorOptions {
-  findDocker: () => Promise<DockerStatus>;
+  /** Finds the engine: the one `engine` names (a name or URL), or any when it is "". */
+  findDocker: (engine?: string) => Promise<DockerStatus>;
+  /** The engine the user chose; settings change it through setEngine. */
+  engine?: string;
   files: ContextFile[];
   owner: ContainerOwner;
   /** Warm containers to keep; settings change it through setPoolSize. */

@@ -3,8 +3,8 @@ import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import {
+  checkRuntimeIn,
   engineRuntimes,
-  missingRuntimeMessage,
   savedRuntimeProblem,
 } from "./container-engine/docker-runtimes.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
@@ -48,6 +48,7 @@ export class SandboxSupervisor {
   private deadline: number;
   private currentRuntime: SandboxRuntime;
   private preload: boolean;
+  private engine: string;
   readonly tag: string;
   /** Watches the engine that answered, so its going away is noticed while nothing runs. */
   private watch: DockerWatch | null = null;
@@ -71,6 +72,7 @@ export class SandboxSupervisor {
     this.deadline = options.deadlineSeconds;
     this.currentRuntime = options.runtime ?? "runc";
     this.preload = options.preload ?? false;
+    this.engine = options.engine ?? "";
   }
 
   get runtime(): SandboxRuntime {
@@ -85,13 +87,7 @@ export class SandboxSupervisor {
 
   /** Refuses a runtime the engine lacks, naming the ones it has (settings check it first). */
   async checkRuntime(runtime: SandboxRuntime): Promise<void> {
-    if (runtime === "runc") return;
-    const available = await this.runtimes();
-    if (available === null) {
-      throw new Error(`Docker is not reachable, so whether it has "${runtime}" cannot be checked`);
-    }
-    const message = missingRuntimeMessage(runtime, available);
-    if (message !== null) throw new Error(message);
+    if (runtime !== "runc") checkRuntimeIn(runtime, await this.runtimes());
   }
 
   /** Why runs are refused because the engine lacks the chosen runtime; null otherwise. */
@@ -102,9 +98,10 @@ export class SandboxSupervisor {
   /** Looks whether the engine has the chosen runtime; an engine that cannot say is not blamed. */
   private async checkEngineRuntime(docker: Dockerode): Promise<void> {
     const runtime = this.currentRuntime;
-    const problem = await savedRuntimeProblem(docker, runtime);
+    const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
     // The setting may have changed (and been checked) while the engine was asked.
-    if (runtime === this.currentRuntime) this.runtimeMissing = problem;
+    if (runtime === this.currentRuntime)
+      this.runtimeMissing = savedRuntimeProblem(runtime, available);
   }
 
   get deadlineSeconds(): number {
@@ -149,7 +146,7 @@ export class SandboxSupervisor {
   private async look(): Promise<DockerStatusView> {
     const before = JSON.stringify(this.dockerView());
     const wasReady = this.docker?.state === "ready" ? this.docker.endpoint : null;
-    const status = await this.options.findDocker();
+    const status = await this.options.findDocker(this.engine);
     if (this.closed) return this.dockerView();
     if (status.state === "ready") {
       // First sight of a ready engine, or back after an outage: it may lack the saved runtime.
@@ -385,6 +382,18 @@ export class SandboxSupervisor {
   setDeadlineSeconds(seconds: number): void {
     this.deadline = seconds;
     if (this.sandbox) this.sandbox.deadlineSeconds = seconds;
+  }
+
+  /** Another engine was chosen: this one's sandbox is given up and the choice looked for. */
+  async setEngine(engine: string): Promise<DockerStatusView> {
+    const [old, status] = [this.sandbox, this.docker];
+    this.watch?.stop();
+    this.engine = engine;
+    this.watch = this.docker = this.outage = this.sandbox = null;
+    // Its containers are removed through its connection, so that goes last.
+    await old?.close().catch(() => undefined);
+    if (status?.state === "ready") status.close?.();
+    return this.refresh();
   }
 
   async close(): Promise<void> {

@@ -50,7 +50,7 @@ export function DockerStatusCard(props: { headingLevel?: 2 | 3 }) {
       {!data && !docker.error ? <Loading label="Checking Docker…" /> : null}
       {data?.state === "ready" ? (
         <p className="card-text">
-          Docker {data.version ?? ""} is running
+          {data.kind === "podman" ? "Podman" : "Docker"} {data.version ?? ""} is running
           {data.endpoint ? (
             <>
               {" "}

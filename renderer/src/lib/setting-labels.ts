@@ -12,6 +12,7 @@ interface SettingWords {
 
 export const SETTING_WORDS: Record<keyof Settings, SettingWords> = {
   sandboxRuntime: { label: "Isolation" },
+  sandboxEngine: { label: "Container engine" },
   deadlineSeconds: { label: "Time limit per run", unit: "s" },
   maxCallsPerRun: { label: "Tool calls per run" },
   warmPoolSize: { label: "Sandboxes kept ready" },

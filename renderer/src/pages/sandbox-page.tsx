@@ -1,6 +1,7 @@
 // Sandbox: Docker, the image (build / rebuild), the sandboxes right now, what the sandbox keeps
 // the code from doing, and the run limits.
 import { useLive } from "../api/hooks.js";
+import { EngineChoiceCard } from "../components/engine-choice.js";
 import {
   DockerStatusCard,
   ImageBadge,
@@ -17,6 +18,8 @@ export function SandboxPage() {
     <div className="page">
       <div className="stack">
         <DockerStatusCard />
+        <EngineChoiceCard />
+        <EngineChoiceCard />
         <section className="card" aria-labelledby="image-card-heading">
           <div className="card-header">
             <h2 id="image-card-heading" className="card-title">

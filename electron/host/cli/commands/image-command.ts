@@ -4,19 +4,29 @@ import { probeImage } from "../../sandbox/image-probe.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import { ProgressBar } from "../progress-bar.js";
-import { dockerContext, requireImage } from "../sandbox-context.js";
+import { ensureBaseImage, otherEngineSources } from "../../sandbox/container-engine/base-image.js";
+import { ENGINE_HELP, parseEngineFlag } from "../engine-choice.js";
+import { dockerContext, requireImage, type DockerContext } from "../sandbox-context.js";
 
-export const IMAGE_HELP = `Usage: codemode image build [--verbose]
-       codemode image status
+export const IMAGE_HELP = `Usage: codemode image build [--verbose] [--engine E] [--base-from FILE]
+       codemode image status [--engine E]
 
-  build    builds the sandbox image from sandbox-image/ (tagged by a hash of it)
+  build    builds the sandbox image from sandbox-image/ (tagged by a hash of it). An
+           engine that lacks the base image gets it from another engine this machine
+           reaches, or from --base-from FILE (made with docker save -o FILE IMAGE)
   status   prints the image's tag, size, creation date, Python version and whether
-           it matches the current sandbox-image/ (current)`;
+           it matches the current sandbox-image/ (current)
+${ENGINE_HELP}`;
 
 export async function imageCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { verbose: { type: "boolean" }, help: { type: "boolean" } },
+    options: {
+      verbose: { type: "boolean" },
+      engine: { type: "string" },
+      "base-from": { type: "string" },
+      help: { type: "boolean" },
+    },
     allowPositionals: true,
   });
   const sub = positionals[0];
@@ -24,15 +34,41 @@ export async function imageCommand(argv: string[], io: CliIO): Promise<number> {
     writeLine(io.stdout, IMAGE_HELP);
     return values.help ? 0 : 2;
   }
-  if (sub === "build") return build(io, values.verbose === true);
-  if (sub === "status") return status(io);
-  throw new UserError(`unknown image command ${JSON.stringify(sub)}: use build or status`);
+  if (sub !== "build" && sub !== "status") {
+    throw new UserError(`unknown image command ${JSON.stringify(sub)}: use build or status`);
+  }
+  const ctx = await dockerContext(io.env, parseEngineFlag(values.engine));
+  try {
+    if (sub === "build") return await build(ctx, io, values.verbose === true, values["base-from"]);
+    return await status(ctx, io);
+  } finally {
+    ctx.close();
+  }
 }
 
-async function build(io: CliIO, verbose: boolean): Promise<number> {
-  const ctx = await dockerContext(io.env);
+async function build(
+  ctx: DockerContext,
+  io: CliIO,
+  verbose: boolean,
+  baseFrom: string | undefined,
+): Promise<number> {
+  const others = baseFrom === undefined ? await otherEngineSources(ctx.endpoint) : null;
+  try {
+    const sources = others?.sources ?? [{ kind: "archive" as const, file: baseFrom ?? "" }];
+    const base = await ensureBaseImage(ctx.docker, ctx.files, sources, (line) =>
+      writeLine(io.stderr, line),
+    );
+    if (base.done === "left-to-pull" && base.looked.length > 0) {
+      writeLine(
+        io.stderr,
+        `no other engine has ${base.image} (looked at ${base.looked.join(", ")}): the build pulls it`,
+      );
+    }
+  } finally {
+    others?.close();
+  }
   const bar = new ProgressBar(io.stderr);
-  writeLine(io.stderr, `Building ${ctx.tag} on ${ctx.endpoint}`);
+  writeLine(io.stderr, `Building ${ctx.tag} on ${ctx.engineName} (${ctx.endpoint})`);
   let step = 0;
   let total = 1;
   const tag = await buildSandboxImage(ctx.docker, ctx.files, (event) => {
@@ -50,8 +86,7 @@ async function build(io: CliIO, verbose: boolean): Promise<number> {
   return 0;
 }
 
-async function status(io: CliIO): Promise<number> {
-  const ctx = await dockerContext(io.env);
+async function status(ctx: DockerContext, io: CliIO): Promise<number> {
   const image = await sandboxImageStatus(ctx.docker, ctx.files);
   const lines = [`tag:      ${image.tag}`];
   if (!image.present) {

@@ -3,19 +3,22 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
 import type { RunImageData } from "../../core/ports/run-types.js";
+import { EngineRefused } from "../../sandbox/engine-refused.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { isParseArgsError, UserError, writeLine, type CliIO } from "../cli-io.js";
+import { ENGINE_HELP, parseEngineFlag } from "../engine-choice.js";
 import { RUN_EXIT, RUN_EXIT_HELP, runExitCode } from "../run-exit.js";
 import {
   chooseRuntime,
   dockerContext,
+  type DockerContext,
   parseRuntimeFlag,
   requireImage,
   requireRuntime,
   RUNTIME_HELP,
 } from "../sandbox-context.js";
 
-export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--images DIR] [--runtime R] FILE|-
+export const RUN_HELP = `Usage: codemode run [--timeout S] [--stdin FILE] [--images DIR] [--runtime R] [--engine E] FILE|-
 
 Runs a Python program in a fresh sandbox container, with no wrapped servers, and prints
 the run result as JSON (also when the code raised or the run was stopped).
@@ -24,6 +27,7 @@ the run result as JSON (also when the code raised or the run was stopped).
   --stdin FILE   text the program reads as standard input
   --images DIR   save the images the code attached (show(), plt.show()) as PNG files in DIR
 ${RUNTIME_HELP}
+${ENGINE_HELP}
 
 ${RUN_EXIT_HELP}`;
 
@@ -77,6 +81,7 @@ interface RunInput {
   stdin: string;
   timeout: number | undefined;
   runtime: ReturnType<typeof parseRuntimeFlag>;
+  engine: string | null;
   images: string | undefined;
 }
 
@@ -89,6 +94,7 @@ async function readInput(argv: string[], io: CliIO): Promise<RunInput | "help"> 
       stdin: { type: "string" },
       images: { type: "string" },
       runtime: { type: "string" },
+      engine: { type: "string" },
       help: { type: "boolean" },
     },
     allowPositionals: true,
@@ -102,6 +108,7 @@ async function readInput(argv: string[], io: CliIO): Promise<RunInput | "help"> 
     stdin: values.stdin === undefined ? "" : await readUserFile(values.stdin),
     timeout: values.timeout === undefined ? undefined : parseSeconds(values.timeout, "--timeout"),
     runtime: parseRuntimeFlag(values.runtime),
+    engine: parseEngineFlag(values.engine),
     images: values.images,
   };
 }
@@ -126,12 +133,24 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     writeLine(io.stdout, RUN_HELP);
     return 0;
   }
-  const { code, stdin, timeout, runtime, images: imagesDir } = input;
+  let ctx: DockerContext;
+  try {
+    ctx = await dockerContext(io.env, input.engine);
+  } catch (error) {
+    return failWith(RUN_EXIT.unavailable, io)(error);
+  }
+  try {
+    return await runOn(ctx, input, io);
+  } finally {
+    // An SSH engine's connection would keep the process alive.
+    ctx.close();
+  }
+}
 
-  let ctx: Awaited<ReturnType<typeof dockerContext>>;
+async function runOn(ctx: DockerContext, input: RunInput, io: CliIO): Promise<number> {
+  const { code, stdin, timeout, runtime, images: imagesDir } = input;
   let choice: Awaited<ReturnType<typeof chooseRuntime>>;
   try {
-    ctx = await dockerContext(io.env);
     choice = await chooseRuntime(ctx, runtime, (message) =>
       writeLine(io.stderr, `codemode run: ${message}`),
     );
@@ -159,9 +178,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         { signal: io.signal, onImage: (image) => images.push(image) },
       );
     } catch (error) {
-      // The engine failed under the run (Docker went away, the container could not be made).
+      // The engine failed under the run (Docker went away, the container could not be made,
+      // the engine refused it): its own words on one line, naming the engine, never a hang.
       const message = error instanceof Error ? error.message : String(error);
-      writeLine(io.stderr, `codemode run: the sandbox could not run the code: ${message}`);
+      const where =
+        error instanceof EngineRefused ? ` (on ${ctx.engineName}, ${ctx.endpoint})` : "";
+      writeLine(io.stderr, `codemode run: the sandbox could not run the code: ${message}${where}`);
       return RUN_EXIT.unavailable;
     }
     writeLine(io.stdout, JSON.stringify(result, null, 2));

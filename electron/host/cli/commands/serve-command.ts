@@ -16,8 +16,9 @@ import {
   dockerContext,
   requireImage,
   requireRuntime,
+  type DockerContext,
 } from "../sandbox-context.js";
-import { parseServeOptions, SERVE_HELP } from "./serve-options.js";
+import { parseServeOptions, SERVE_HELP, type ServeOptions } from "./serve-options.js";
 import { openServePins } from "./serve-pins.js";
 import { packageVersion } from "../../util/package-version.js";
 import { SETTINGS_BOUNDS } from "../../../../shared/limits.js";
@@ -31,7 +32,16 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     writeLine(io.stdout, SERVE_HELP);
     return 0;
   }
-  const ctx = await dockerContext(io.env);
+  const ctx = await dockerContext(io.env, options.engine);
+  try {
+    return await serveOn(ctx, options, io);
+  } finally {
+    // An SSH engine's connection would keep the process alive.
+    ctx.close();
+  }
+}
+
+async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Promise<number> {
   const choice = await chooseRuntime(ctx, options.runtime, (message) =>
     writeLine(io.stderr, `codemode serve: ${message}`),
   );

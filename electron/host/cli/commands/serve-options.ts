@@ -9,11 +9,12 @@ import {
 import type { ServersConfig } from "../../core/ports/server-config-types.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { UserError } from "../cli-io.js";
+import { ENGINE_HELP, parseEngineFlag } from "../engine-choice.js";
 import { parseRuntimeFlag, RUNTIME_HELP } from "../sandbox-context.js";
 import { parseSeconds } from "./run-command.js";
 
-export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] [--runtime R] [--no-preload] -- COMMAND ARGS...
-       codemode serve --config FILE [--deadline S] [--max-calls N] [--runtime R] [--no-preload]
+export const SERVE_HELP = `Usage: codemode serve [--allow T]... [--private T]... [--env NAME]... [--deadline S] [--max-calls N] [--runtime R] [--engine E] [--no-preload] -- COMMAND ARGS...
+       codemode serve --config FILE [--deadline S] [--max-calls N] [--runtime R] [--engine E] [--no-preload]
 
 Serves one MCP tool, run_python, over stdio: the model's Python calls the tools of the
 wrapped server(s) from a locked-down sandbox, and every call is checked on the way.
@@ -28,7 +29,8 @@ wrapped server(s) from a locked-down sandbox, and every call is checked on the w
   --no-preload    the warm container does not import numpy, pandas and matplotlib while it
                   waits (without the flag the app's saved setting decides, on by default:
                   runs using them start faster, at the cost of more memory while idle)
-${RUNTIME_HELP}`;
+${RUNTIME_HELP}
+${ENGINE_HELP}`;
 
 export interface ServeOptions {
   config: ServersConfig;
@@ -40,6 +42,8 @@ export interface ServeOptions {
   runtime: SandboxRuntime | null;
   /** False with --no-preload; null leaves the app's saved sandboxPreload setting in charge. */
   preload: false | null;
+  /** From --engine; null leaves the app's choice (or the search for one) in charge. */
+  engine: string | null;
   help: boolean;
   /** The --config file (its pins live beside it); null for a server given after --. */
   configFile: string | null;
@@ -63,6 +67,7 @@ export async function parseServeOptions(
       deadline: { type: "string" },
       "max-calls": { type: "string" },
       runtime: { type: "string" },
+      engine: { type: "string" },
       "no-preload": { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -77,6 +82,7 @@ export async function parseServeOptions(
       maxCalls: undefined,
       runtime: null,
       preload: null,
+      engine: null,
       help: true,
       configFile: null,
     };
@@ -87,6 +93,7 @@ export async function parseServeOptions(
     );
   }
   const runtime = parseRuntimeFlag(values.runtime);
+  const engine = parseEngineFlag(values.engine);
   const preload = values["no-preload"] === true ? false : null;
   const deadlineSeconds =
     values.deadline === undefined ? undefined : parseSeconds(values.deadline, "--deadline");
@@ -137,6 +144,7 @@ export async function parseServeOptions(
       maxCalls,
       runtime,
       preload,
+      engine,
       help: false,
       configFile: values.config,
     };
@@ -164,6 +172,7 @@ export async function parseServeOptions(
     maxCalls,
     runtime,
     preload,
+    engine,
     help: false,
     configFile: null,
   };

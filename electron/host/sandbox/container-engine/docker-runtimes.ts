@@ -3,10 +3,14 @@
 // create with a terse Docker error, so it is refused up front with the list the engine has.
 import type Dockerode from "dockerode";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
+import { engineFlavour } from "./engine-flavour.js";
+import { podmanRuntimes, type EngineInfoRuntimes } from "./podman-quirks.js";
 
 /** The runtimes the engine names, sorted; an engine that names none offers runc only. */
 export async function engineRuntimes(docker: Dockerode): Promise<string[]> {
-  const info = (await docker.info()) as { Runtimes?: Record<string, unknown> | null };
+  const info = (await docker.info()) as EngineInfoRuntimes;
+  const flavour = await engineFlavour(docker).catch(() => null);
+  if (flavour?.product === "podman") return podmanRuntimes(info);
   const names = Object.keys(info.Runtimes ?? {});
   return names.length === 0 ? ["runc"] : names.sort();
 }
@@ -30,15 +34,20 @@ export async function requireRuntime(docker: Dockerode, runtime: SandboxRuntime)
   if (message !== null) throw new Error(message);
 }
 
-/**
- * Why runs are refused on an engine that lacks the saved runtime, for the Sandbox page; null
- * when it has it, or cannot say which it has (an engine that cannot say is not blamed).
- */
-export async function savedRuntimeProblem(
-  docker: Dockerode,
+/** Throws saying why when `available` (null: no engine answers) lacks the runtime. */
+export function checkRuntimeIn(runtime: SandboxRuntime, available: readonly string[] | null): void {
+  if (available === null) {
+    throw new Error(`Docker is not reachable, so whether it has "${runtime}" cannot be checked`);
+  }
+  const message = missingRuntimeMessage(runtime, available);
+  if (message !== null) throw new Error(message);
+}
+
+/** Why runs are refused while the engine (null: cannot say) lacks the saved runtime; else null. */
+export function savedRuntimeProblem(
   runtime: SandboxRuntime,
-): Promise<string | null> {
-  const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
+  available: readonly string[] | null,
+): string | null {
   const missing = available === null ? null : missingRuntimeMessage(runtime, available);
   return missing === null
     ? null

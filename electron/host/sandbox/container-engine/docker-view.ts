@@ -50,6 +50,10 @@ export function supervisorDockerView(
       version: status.version,
       tried: [],
       message: null,
+      engine: status.name ?? null,
+      kind: status.kind ?? null,
+      remote: status.remote ?? false,
+      engines: status.engines ?? [],
     };
   }
   return {
@@ -58,5 +62,15 @@ export function supervisorDockerView(
     version: null,
     tried: status.tried,
     message: status.message,
+    engines: status.engines ?? [],
+    advice: status.advice ?? [],
   };
+}
+
+/** How a run's audit entries name the engine it ran on: its name and where it is. */
+export function auditEngineName(view: DockerStatusView): string | undefined {
+  if (view.endpoint === null) return undefined;
+  return view.engine && view.engine !== view.endpoint
+    ? `${view.engine} ${view.endpoint}`
+    : view.endpoint;
 }

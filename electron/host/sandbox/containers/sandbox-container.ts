@@ -1,10 +1,15 @@
 import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type Dockerode from "dockerode";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { removeContainer } from "./container-removal.js";
 import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
 import { DockerStreamDemux } from "./docker-stream-demux.js";
+import { engineFlavour, type EngineFlavour } from "../container-engine/engine-flavour.js";
+import { engineSpec } from "../container-engine/engine-spec.js";
+import { memoryKilled } from "../container-engine/podman-quirks.js";
+import { refusedOr } from "../engine-refused.js";
 import { ReadyLineMatcher } from "./ready-line.js";
 import { KiB } from "../../util/units.js";
 
@@ -56,6 +61,8 @@ export class SandboxContainer {
     private readonly stream: Duplex,
     /** The runtime it was created under: the audit log names it for the run. */
     readonly runtime: SandboxRuntime,
+    /** How the engine's exit report reads (Podman's lacks OOMKilled: podman-quirks.ts). */
+    private readonly flavour: EngineFlavour | null = null,
   ) {
     const demux = new DockerStreamDemux((kind, data) => {
       if (kind === "stderr") {
@@ -98,24 +105,41 @@ export class SandboxContainer {
     preload = false,
   ): Promise<SandboxContainer> {
     const nonce = randomBytes(16).toString("hex");
-    const container = await docker.createContainer(
+    const spec = await engineSpec(
+      docker,
       sandboxContainerSpec(image, nonce, owner, runtime, preload),
     );
+    const container = await docker.createContainer(spec).catch((error: unknown) => {
+      throw refusedOr(error);
+    });
+    let stream: Duplex | null = null;
+    // A refused attach leaves its request open on Podman (the hijack's body never ends): it is
+    // aborted, or its socket kept the process alive after the run had failed.
+    const attaching = new AbortController();
     try {
       // Attach before start so not a byte of output is missed.
-      const stream = (await container.attach({
+      stream = (await container.attach({
         stream: true,
         stdin: true,
         stdout: true,
         stderr: true,
         hijack: true,
+        abortSignal: attaching.signal,
       })) as Duplex;
-      const started = new SandboxContainer(container, nonce, stream, runtime);
+      // Over TCP (a remote engine) each protocol line must go out at once: with Nagle's
+      // algorithm a line waited for the previous one's delayed ACK (about 40 ms a run).
+      (stream as Partial<Socket>).setNoDelay?.(true);
+      const flavour = await engineFlavour(docker).catch(() => null);
+      const started = new SandboxContainer(container, nonce, stream, runtime, flavour);
       await container.start();
       return started;
     } catch (error) {
+      // An engine that refused the start may keep the attach connection open: left so, it
+      // kept the process alive after the run had failed.
+      stream?.destroy();
+      if (stream === null) attaching.abort();
       await removeContainer(container).catch(() => undefined);
-      throw error;
+      throw refusedOr(error);
     }
   }
 
@@ -186,7 +210,7 @@ export class SandboxContainer {
       const info = await this.container.inspect();
       return {
         exitCode: waited.StatusCode ?? info.State.ExitCode ?? null,
-        oomKilled: info.State.OOMKilled === true,
+        oomKilled: memoryKilled(info.State, this.flavour),
       };
     } catch {
       return { exitCode: null, oomKilled: false };

@@ -41,6 +41,7 @@ const quiet: SettingsSubsystems = {
     setPoolGrowth: () => undefined,
     setDeadlineSeconds: () => undefined,
     checkRuntime: () => Promise.resolve(),
+    setEngine: () => Promise.resolve(),
     setRuntime: () => undefined,
     setPreload: () => undefined,
   },

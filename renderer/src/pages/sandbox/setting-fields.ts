@@ -11,7 +11,7 @@ import { SETTING_WORDS } from "../../lib/setting-labels.js";
 
 export type NumberKey = Exclude<
   keyof SettingsView,
-  "httpEnabled" | "sandboxRuntime" | "sandboxPreload"
+  "httpEnabled" | "sandboxRuntime" | "sandboxPreload" | "sandboxEngine"
 >;
 
 export interface NumberSetting {

@@ -2,6 +2,7 @@
 // run` with the engine's words in one line, and the process exits (a fault injected in front of
 // Docker, and a Podman whose runtime really fails); `--engine` reaches Podman's service and a
 // TLS engine on loopback; `codemode engine list|use` shows and saves the choice.
+import { RUN_EXIT } from "../electron/host/cli/run-exit.js";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -76,7 +77,7 @@ describe.skipIf(!fx)("codemode against other engines", () => {
       // DOCKER_HOST, as a user of the Docker CLI names an engine.
       const exit = await codemode(["run", "-"], home, { DOCKER_HOST: proxy.url });
       expect(proxy.faults()).toBe(1);
-      expect(exit.code).toBe(1);
+      expect(exit.code).toBe(RUN_EXIT.unavailable);
       const message = exit.stderr.trim();
       expect(message.split("\n")).toHaveLength(1);
       expect(message).toContain("could not start the sandbox container");
@@ -108,7 +109,7 @@ describe.skipIf(!fx)("codemode against other engines", () => {
     it("a runtime that fails every start: the run ends with Podman's error, the process exits", async () => {
       const broken = await podman!.startBroken();
       const exit = await codemode(["run", "--engine", broken.url, "-"], home);
-      expect(exit.code).toBe(1);
+      expect(exit.code).toBe(RUN_EXIT.unavailable);
       expect(exit.stderr.trim().split("\n")).toHaveLength(1);
       expect(exit.stderr).toContain("could not start the sandbox container");
       expect(exit.stderr).toContain(BROKEN_RUNTIME_MESSAGE);
@@ -147,7 +148,7 @@ describe.skipIf(!fx)("codemode against other engines", () => {
     const refused = await codemode(["run", "--engine", url, "-"], home, {
       DOCKER_CERT_PATH: tls.wrongCaDir,
     });
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(RUN_EXIT.unavailable);
     expect(refused.stderr).toContain("does not verify");
     expect(refused.stdout).toBe("");
   });

@@ -19,7 +19,6 @@ export function SandboxPage() {
       <div className="stack">
         <DockerStatusCard />
         <EngineChoiceCard />
-        <EngineChoiceCard />
         <section className="card" aria-labelledby="image-card-heading">
           <div className="card-header">
             <h2 id="image-card-heading" className="card-title">

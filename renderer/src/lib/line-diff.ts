@@ -1,4 +1,4 @@
-// A line diff for the review of held tool definitions (issue 12 §2): the pinned text beside
+// A line diff for the review of held tool definitions: the pinned text beside
 // the one the server sends now. The texts come from a wrapped server, so the work is capped:
 // a longest-common-subsequence table costs lines × lines cells, and a hostile description of
 // thousands of distinct lines would otherwise freeze the page. Past the caps the caller shows

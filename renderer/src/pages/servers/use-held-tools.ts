@@ -1,4 +1,4 @@
-// The tools of one server held for review (issue 12 §2), page by page over servers.held:
+// The tools of one server held for review, page by page over servers.held:
 // the first page at once, more on demand (a hostile server can hold many big definitions),
 // and from the first page again whenever the servers change (a review, a restart, a
 // list_changed).

@@ -23,12 +23,12 @@ export interface RunPythonDescriptionOptions {
 }
 
 /**
- * The description's code examples, for a tool `get_item`: each runs as written (with `import`s
- * it needs) in the sandbox, which docs/examples.docker.test.ts checks.
+ * The description's code examples, for a tool `get_item` of a server `shop`: each runs as
+ * written (with `import`s it needs) in the sandbox, which docs/examples.docker.test.ts checks.
  */
 export const RUN_PYTHON_EXAMPLES = {
-  call: 'item = await get_item({"id": 1})',
-  gather: 'import asyncio; items = await asyncio.gather(*(get_item({"id": i}) for i in [1, 2, 3]))',
+  call: "item = await shop.get_item(id=1)",
+  gather: "import asyncio; items = await asyncio.gather(*(shop.get_item(id=i) for i in [1, 2, 3]))",
 } as const;
 
 function kib(bytes: number): string {
@@ -57,17 +57,22 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   const paragraphs = [
     "Run Python in a locked-down sandbox (a fresh container per run, no network, nothing " +
       "kept). The code runs inside an async function: use top-level `await`, never asyncio.run.",
-    "Each tool is an async function in the code's globals taking one dict and returning a " +
-      "string: the structured result as JSON (json.loads it), else the text. With a tool " +
-      `get_item: \`${RUN_PYTHON_EXAMPLES.call}\`; many calls at once: ` +
-      `\`${RUN_PYTHON_EXAMPLES.gather}\`.`,
-    'Look tools up first: search_tools("words") lists the best-matching tool names ' +
+    "Each server is an object in the code's globals, each of its tools an async method " +
+      "taking keyword arguments as its stub shows. With a tool get_item of a server shop: " +
+      `\`${RUN_PYTHON_EXAMPLES.call}\`; many calls at once: \`${RUN_PYTHON_EXAMPLES.gather}\`. ` +
+      "A call returns the tool's structured result as a Python value, else its text (parsed " +
+      "when it is a JSON object or list); images and other items as small objects (show(x) " +
+      "attaches an image). Direct calls are checked before the code runs (unknown tools or " +
+      "arguments, missing ones, literals of the wrong type): a mistake ends the run before " +
+      'anything ran. The older form shop__get_item({"id": 1}) returns the result as a string.',
+    'Look tools up first: search_tools("words") lists the best-matching tools ' +
       `(limit=, at most ${CATALOG_LIMITS.searchMaxResults}; detail="stub" for their stubs) and ` +
-      "print(TOOLS[name]) shows a tool's stub (parameters, description; .schema is its JSON " +
-      "Schema); neither reaches a " +
-      "server or uses a call. A short first run that prints the stubs you need saves guessing.",
+      'print(TOOLS["shop.get_item"]) shows a tool\'s stub (signature, description, ' +
+      "parameters; .schema is its JSON Schema); neither reaches a server or uses a call. A " +
+      "short first run that prints the stubs you need saves guessing.",
     `Only what the code prints comes back, at most ${kib(RUN_LIMITS.stdoutKeptBytes)}: filter ` +
-      "and summarise in the code. A refused or failed call raises ToolError with the reason.",
+      "and summarise in the code. A refused or failed call raises ToolError with the reason " +
+      "(.reason: refused, invalid, private, budget, denied, server_error or timeout).",
     "Images come back as PNGs: plt.show() attaches every open matplotlib figure, show(x) " +
       "attaches one (figure, PIL image, PNG bytes or file path; name= labels it); at most " +
       `${IMAGE_LIMITS.perRun} per run and ${IMAGE_LIMITS.maxBytes / 1024 / 1024} MiB each.`,

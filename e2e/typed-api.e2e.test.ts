@@ -92,7 +92,7 @@ function expectMistakes(result: RunResult): void {
   expect(result.exception?.type).toBe("ToolCheckError");
   const error = result.error ?? "";
   for (const said of [
-    "6 mistakes to fix.",
+    "ToolCheckError: 6 mistakes found before the code ran (nothing ran, no call made):",
     "line 3, column 7: shop.add_itme(name=\"tea\", qty=2)\n    shop has no tool 'add_itme'. Did you mean: shop.add_item?",
     "    unexpected keyword argument 'title'; its parameters: name, qty, size, gift\n    missing required argument 'name'",
     '    qty: expected integer, got "2"',
@@ -212,7 +212,7 @@ describe.skipIf(!fx)("the typed API through the shim, and the audit log", () => 
     const raw = await shim.callTool("run_python", { code: MISTAKES });
     expect(raw.isError).toBe(true);
     const text = (raw.content as { type: string; text?: string }[])[0]?.text ?? "";
-    expect(text).toMatch(/^\[error\]\nToolCheckError: the code was checked before it ran/);
+    expect(text).toMatch(/^\[error\]\nToolCheckError: 6 mistakes found before the code ran/);
     const result = await shim.run(MISTAKES);
     expectMistakes(result);
     expect(log.calls().length).toBe(before);

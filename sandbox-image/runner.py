@@ -1863,10 +1863,8 @@ def _check_before_run(source, g, namespaces, limits):
         return None
     problems.sort(key=lambda p: (p.node.lineno, p.node.col_offset))
     count = len(problems)
-    head = (
-        f"{CHECK_ERROR_TYPE}: the code was checked before it ran and nothing ran (no tool was"
-        f" called): {count} mistake{'s' if count > 1 else ''} to fix."
-    )
+    mistakes = f"{count} mistake{'s' if count > 1 else ''}"
+    head = f"{CHECK_ERROR_TYPE}: {mistakes} found before the code ran (nothing ran, no call made):"
     # One entry per call as written, with each of its mistakes, then the tool's signature.
     calls = {}
     for problem in problems[:_CHECK_SHOWN_MAX]:

@@ -49,8 +49,8 @@ function serverLabel(server: string, tools: readonly CatalogTool[]): string {
 
 function leadLine(tools: readonly CatalogTool[], servers: number): string {
   return (
-    `Index: ${tools.length} tools on ${servers} server${servers === 1 ? "" : "s"}, ` +
-    "as server: tools (call server.tool(...)). Look a tool up before calling it (see above)."
+    `Index, server: tools (${tools.length} on ${servers} server${servers === 1 ? "" : "s"}; ` +
+    "call server.tool(...), look it up first):"
   );
 }
 

@@ -225,7 +225,7 @@ await shp.list_items()`,
       '    async def shop.add_item(*, name: str, qty: int, size: Literal["S", "M", "L"] | None = None, note: str | None = None) -> dict{total: float (optional)}';
     expect(result.error).toBe(
       [
-        "ToolCheckError: the code was checked before it ran and nothing ran (no tool was called): 7 mistakes to fix.",
+        "ToolCheckError: 7 mistakes found before the code ran (nothing ran, no call made):",
         'line 3, column 7: shop.add_iten(name="tea", qty=2)',
         "    shop has no tool 'add_iten'. Did you mean: shop.add_item?",
         signature,

@@ -265,6 +265,66 @@ print("ran")`,
     ]);
   });
 
+  it("judges only what the text settles, and stays quiet on the rest", async () => {
+    // The image's runner loaded as a module by the run's code: its check, on each snippet.
+    const quiet = [
+      "shop = {}; shop.nothing()",
+      "import json as shop\nshop.dumps(1)",
+      "def f(shop): return shop.anything()",
+      "for shop in []: shop.x()",
+      "with open('/dev/null') as shop: shop.x()",
+      "try:\n    pass\nexcept Exception as shop:\n    shop.x()",
+      "(shop := 1)\nshop.x()",
+      "shop.extra = print\nshop.extra()",
+      "print(shop.__doc__, shop.__class__)",
+      "args = {}\nshop.add_item(**args)",
+      'shop.add_item(name="a", **{"qty": 2})',
+      'shop.add_item(name=f"{1}", qty=2.0, size=None, note=None)',
+      "shop.refund(order=1)",
+      "crm.anything(x=1)",
+      'shop.find_item(**{"item name": "x"}, from_="top")',
+      "from os import *\nshp.list_items()",
+      "globals()['shp'] = shop\nshp.list_items()",
+      "list_items()",
+    ];
+    const loud = [
+      ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],
+      ["shop.add_item(name='a', qty=True)", "qty: expected integer, got True"],
+      [
+        "shop.add_item(name='a', qty=1, size='XS')",
+        'size: expected one of "S", "M", "L", got "XS"',
+      ],
+      ["shop.add_item(name='a', qty=None)", "qty: expected integer, got None"],
+      ["shop.add_item(name=b'a', qty=1)", "name: bytes cannot be sent as JSON"],
+      ["shop.add_item(name={'a'}, qty=1)", "name: a set cannot be sent as JSON"],
+      ["shop.add_item(name='a', qty=-2.5)", "qty: expected integer, got -2.5"],
+      [
+        'shop.add_item(**{"name": "a", "qty": 1, "nope": 1})',
+        "unexpected keyword argument 'nope'. Did you mean: 'note'?",
+      ],
+      ["x = shop.list_itemz", "shop has no tool 'list_itemz'. Did you mean: shop.list_items?"],
+      [
+        "mail.add_item(name='a', qty=1)",
+        "mail has no tool 'add_item'. Did you mean: shop.add_item?",
+      ],
+    ];
+    const snippets = [...quiet, ...loud.map(([code]) => code!)];
+    const result = await run(`import importlib.util, json
+spec = importlib.util.spec_from_file_location("runner_under_test", "/opt/codemode/runner.py")
+r = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(r)
+out = []
+for code in json.loads(${JSON.stringify(JSON.stringify(snippets))}):
+    names = {k: v for k, v in globals().items() if k in ("shop", "mail", "crm")}
+    found = r._check_before_run(code, dict(globals()), names, {"error_max_chars": 4000})
+    out.append(None if found is None else found[1].split(": ", 1)[1])
+print(json.dumps(out))`);
+    expect(result.error).toBeNull();
+    const found = JSON.parse(result.stdout) as (string | null)[];
+    expect(found.slice(0, quiet.length)).toEqual(quiet.map(() => null));
+    expect(found.slice(quiet.length)).toEqual(loud.map(([, said]) => said));
+  });
+
   it("takes a forged check report only as the run's first message", async () => {
     // fd 4 is the runner's protocol output (the code shares its process, so it can write there);
     // a write to a pipe may be partial, so the line is written whole. Then the code waits: the

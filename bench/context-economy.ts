@@ -21,13 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import path from "node:path";
-import { repoRoot } from "../test-support/processes.js";
-import {
-  assertServeBuilt,
-  EVERYTHING_BIN,
-  startServe,
-  writeConfig,
-} from "../test-support/serve-client.js";
+import { assertServeBuilt, startServe, writeConfig } from "../test-support/serve-client.js";
 import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
 import {
   tasks,
@@ -38,30 +32,7 @@ import {
 } from "./context-economy-tasks.js";
 import { report } from "./report.js";
 import { runResultIn } from "../shared/run-result.js";
-
-const SERVERS = ["everything", "filesystem", "memory"] as const;
-type ServerName = (typeof SERVERS)[number];
-
-const bin = (name: string) =>
-  path.join(repoRoot, "node_modules", "@modelcontextprotocol", name, "dist", "index.js");
-
-interface ServerCommand {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
-
-function commandOf(server: ServerName, filesRoot: string, memoryFile: string): ServerCommand {
-  if (server === "everything")
-    return { command: process.execPath, args: [EVERYTHING_BIN, "stdio"], env: {} };
-  if (server === "filesystem")
-    return { command: process.execPath, args: [bin("server-filesystem"), filesRoot], env: {} };
-  return {
-    command: process.execPath,
-    args: [bin("server-memory")],
-    env: { MEMORY_FILE_PATH: memoryFile },
-  };
-}
+import { commandOf, SERVERS, type ServerName } from "./economy-servers.js";
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 

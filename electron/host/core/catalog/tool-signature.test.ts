@@ -52,6 +52,13 @@ describe("typed signatures", () => {
     expect(renderSignatureParams(schema)).toBe(
       '*, from_: str | None = None, **{"item name": str, "x-y": any}, **more: str',
     );
+    // With no named parameter before it, no bare `*` (Python refuses one there).
+    expect(
+      renderSignatureParams({ type: "object", properties: { "a b": { type: "string" } } }),
+    ).toBe('**{"a b": str | None}');
+    expect(renderSignatureParams({ type: "object", additionalProperties: true })).toBe(
+      "**more: any",
+    );
     // A schema that declares `from_` too leaves `from` to **{...}.
     expect(keywordFor("from", new Set(["from", "from_"]))).toBeNull();
     expect(keywordFor("from", new Set(["from"]))).toBe("from_");

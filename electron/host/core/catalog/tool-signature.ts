@@ -75,7 +75,11 @@ export function renderSignatureParams(schema: unknown): string {
   const declared = new Set(names);
   const quoted: string[] = [];
   let written = 0;
-  const separate = (): void => out.write(written++ === 0 ? "*, " : ", ");
+  // Python allows a bare `*` only before a named parameter: `**{...}` and `**more` alone need none.
+  const separate = (named: boolean): void => {
+    if (written++ > 0) out.write(", ");
+    else if (named) out.write("*, ");
+  };
   for (const name of names) {
     if (out.full) break;
     const keyword = keywordFor(name, declared);
@@ -83,12 +87,12 @@ export function renderSignatureParams(schema: unknown): string {
       quoted.push(name);
       continue;
     }
-    separate();
+    separate(true);
     out.write(`${keyword}: `);
     param(renderer, out, properties[name], required.has(name));
   }
   if (quoted.length > 0 && !out.full) {
-    separate();
+    separate(false);
     out.write("**{");
     quoted.forEach((name, i) => {
       if (i > 0) out.write(", ");
@@ -99,7 +103,7 @@ export function renderSignatureParams(schema: unknown): string {
   }
   const extra = own(node, "additionalProperties");
   if ((extra === true || isJsonObject(extra)) && !out.full) {
-    separate();
+    separate(false);
     out.write("**more: ");
     renderer.type(extra, 1);
   }

@@ -3,30 +3,20 @@
 // previous ones returned) and the Python a model sends to Code Mode for the same answer.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { modelStyleTasks } from "./model-style-tasks.js";
+import {
+  COMPANIES,
+  csvRows,
+  CUSTOMERS,
+  lastNumber,
+  listedFiles,
+  SERVICES,
+  sizeTop,
+  type Task,
+  type TaskFiles,
+} from "./economy-task-kit.js";
 
-/** A classic tool call: the server's own tool name and its arguments. */
-export interface ClassicCall {
-  server: "everything" | "filesystem" | "memory";
-  tool: string;
-  args: Record<string, unknown>;
-}
-
-/** What a classic call returned, as text (the text blocks of its content, joined). */
-export type CallText = (call: ClassicCall) => Promise<string>;
-
-export interface Task {
-  name: string;
-  /** Makes the classic calls one at a time and returns the answer the model would give. */
-  classic: (call: CallText) => Promise<string>;
-  /** The Code Mode tools the model looks up first (it prints their stubs in a first run). */
-  lookUp: string[];
-  /** The code of the run that does the work; it prints the answer. */
-  code: string;
-}
-
-const CUSTOMERS = ["Acme", "Globex", "Initech", "Umbrella", "Hooli"];
-const SERVICES = ["api", "auth", "billing", "search", "mail"];
-const COMPANIES = ["Acme", "Globex", "Initech"];
+export type { ClassicCall, ClassicIO, Task } from "./economy-task-kit.js";
 
 /** A fixed pseudo-random sequence: the same files on every run. */
 function random(seed: number): () => number {
@@ -35,13 +25,6 @@ function random(seed: number): () => number {
     state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
     return state / 2_147_483_648;
   };
-}
-
-export interface TaskFiles {
-  root: string;
-  invoices: string;
-  logs: string;
-  people: string;
 }
 
 /**
@@ -96,40 +79,12 @@ export function writeTaskFiles(root: string): TaskFiles {
   return { root, invoices, logs, people: peopleFile };
 }
 
-/** `[FILE] name` lines of list_directory, as a model reads them. */
-function listedFiles(listing: string): string[] {
-  return listing
-    .split("\n")
-    .filter((line) => line.startsWith("[FILE] "))
-    .map((line) => line.slice("[FILE] ".length).trim())
-    .sort();
-}
-
-function csvRows(text: string): string[][] {
-  return text
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => line.split(","));
-}
-
-// The Python side reads a tool's result as its text: the filesystem server answers with
-// structured content ({"content": text}), which Code Mode hands over as JSON.
-const TEXT_OF = `import json
-def text_of(r):
-    try:
-        j = json.loads(r)
-    except ValueError:
-        return r
-    return j.get("content", r) if isinstance(j, dict) else r
-`;
-
 export function tasks(files: TaskFiles): Task[] {
   const pairs = Array.from({ length: 25 }, (_, i) => [i * 7 + 3, i * 11 + 5] as const);
   return [
     {
       name: "sum 25 pairs with get-sum (everything)",
-      classic: async (call) => {
+      classic: async ({ call }) => {
         let total = 0;
         for (const [a, b] of pairs) {
           const text = await call({ server: "everything", tool: "get-sum", args: { a, b } });
@@ -137,15 +92,15 @@ export function tasks(files: TaskFiles): Task[] {
         }
         return String(total);
       },
-      lookUp: ["everything__get_sum"],
+      lookUp: ["everything.get_sum"],
       code: `import asyncio, re
 pairs = ${JSON.stringify(pairs)}
-rs = await asyncio.gather(*(everything__get_sum({"a": a, "b": b}) for a, b in pairs))
+rs = await asyncio.gather(*(everything.get_sum(a=a, b=b) for a, b in pairs))
 print(sum(int(re.findall(r"-?\\d+", r)[-1]) for r in rs))`,
     },
     {
       name: "Globex's invoice total over 50 CSV files (filesystem)",
-      classic: async (call) => {
+      classic: async ({ call }) => {
         const listing = await call({
           server: "filesystem",
           tool: "list_directory",
@@ -164,14 +119,15 @@ print(sum(int(re.findall(r"-?\\d+", r)[-1]) for r in rs))`,
         }
         return total.toFixed(2);
       },
-      lookUp: ["filesystem__list_directory", "filesystem__read_text_file"],
+      lookUp: ["filesystem.list_directory", "filesystem.read_text_file"],
       code: `import asyncio
-${TEXT_OF}d = ${JSON.stringify(files.invoices)}
-names = sorted(l[7:].strip() for l in text_of(await filesystem__list_directory({"path": d})).splitlines() if l.startswith("[FILE] "))
-texts = await asyncio.gather(*(filesystem__read_text_file({"path": d + "/" + n}) for n in names))
+d = ${JSON.stringify(files.invoices)}
+listing = (await filesystem.list_directory(path=d))["content"]
+names = sorted(l[7:] for l in listing.splitlines() if l.startswith("[FILE] "))
+files = await asyncio.gather(*(filesystem.read_text_file(path=f"{d}/{n}") for n in names))
 total = 0.0
-for t in texts:
-    for line in text_of(t).strip().splitlines()[1:]:
+for f in files:
+    for line in f["content"].strip().splitlines()[1:]:
         _, customer, _, qty, price = line.split(",")
         if customer == "Globex":
             total += int(qty) * float(price)
@@ -179,7 +135,7 @@ print(f"{total:.2f}")`,
     },
     {
       name: "the three largest invoice files (filesystem)",
-      classic: async (call) => {
+      classic: async ({ call }) => {
         const text = await call({
           server: "filesystem",
           tool: "list_directory_with_sizes",
@@ -187,14 +143,13 @@ print(f"{total:.2f}")`,
         });
         return sizeTop(text);
       },
-      lookUp: ["filesystem__list_directory_with_sizes"],
-      code: `${TEXT_OF}t = text_of(await filesystem__list_directory_with_sizes({"path": ${JSON.stringify(files.invoices)}, "sortBy": "size"}))
-files = [l[7:].split()[0] for l in t.splitlines() if l.startswith("[FILE] ")]
-print(",".join(files[:3]))`,
+      lookUp: ["filesystem.list_directory_with_sizes"],
+      code: `r = await filesystem.list_directory_with_sizes(path=${JSON.stringify(files.invoices)}, sortBy="size")
+print(",".join([l[7:].split()[0] for l in r["content"].splitlines() if l.startswith("[FILE] ")][:3]))`,
     },
     {
       name: "ERROR lines per service in 20 logs (filesystem)",
-      classic: async (call) => {
+      classic: async ({ call }) => {
         const listing = await call({
           server: "filesystem",
           tool: "list_directory",
@@ -218,18 +173,19 @@ print(",".join(files[:3]))`,
           .map(([s, n]) => `${s}=${n}`)
           .join(",");
       },
-      lookUp: ["filesystem__list_directory", "filesystem__read_text_file"],
+      lookUp: ["filesystem.list_directory", "filesystem.read_text_file"],
       code: `import asyncio
 from collections import Counter
-${TEXT_OF}d = ${JSON.stringify(files.logs)}
-names = sorted(l[7:].strip() for l in text_of(await filesystem__list_directory({"path": d})).splitlines() if l.startswith("[FILE] "))
-texts = await asyncio.gather(*(filesystem__read_text_file({"path": d + "/" + n}) for n in names))
-c = Counter(l.split(" ")[2] for t in texts for l in text_of(t).splitlines() if l.split(" ")[1:2] == ["ERROR"])
+d = ${JSON.stringify(files.logs)}
+listing = (await filesystem.list_directory(path=d))["content"]
+names = [l[7:] for l in listing.splitlines() if l.startswith("[FILE] ")]
+logs = await asyncio.gather(*(filesystem.read_text_file(path=f"{d}/{n}") for n in names))
+c = Counter(l.split()[2] for f in logs for l in f["content"].splitlines() if l.split()[1:2] == ["ERROR"])
 print(",".join(f"{s}={n}" for s, n in sorted(c.items())))`,
     },
     {
       name: "people.csv into the memory graph, then who works at Acme (filesystem, memory)",
-      classic: async (call) => {
+      classic: async ({ call }) => {
         const text = await call({
           server: "filesystem",
           tool: "read_text_file",
@@ -273,34 +229,20 @@ print(",".join(f"{s}={n}" for s, n in sorted(c.items())))`,
           .join(",");
       },
       lookUp: [
-        "filesystem__read_text_file",
-        "memory__create_entities",
-        "memory__create_relations",
-        "memory__search_nodes",
+        "filesystem.read_text_file",
+        "memory.create_entities",
+        "memory.create_relations",
+        "memory.search_nodes",
       ],
-      code: `${TEXT_OF}rows = [l.split(",") for l in text_of(await filesystem__read_text_file({"path": ${JSON.stringify(files.people)}})).strip().splitlines()[1:]]
+      code: `text = (await filesystem.read_text_file(path=${JSON.stringify(files.people)}))["content"]
+rows = [l.split(",") for l in text.strip().splitlines()[1:]]
 companies = sorted({c for _, c, _ in rows})
-await memory__create_entities({"entities": [{"name": c, "entityType": "company", "observations": []} for c in companies]
-    + [{"name": n, "entityType": "person", "observations": [f"role: {r}"]} for n, _, r in rows]})
-await memory__create_relations({"relations": [{"from": n, "to": c, "relationType": "works_at"} for n, c, _ in rows]})
-g = json.loads(await memory__search_nodes({"query": "Acme"}))
+await memory.create_entities(entities=[{"name": c, "entityType": "company", "observations": []} for c in companies]
+    + [{"name": n, "entityType": "person", "observations": [f"role: {r}"]} for n, _, r in rows])
+await memory.create_relations(relations=[{"from": n, "to": c, "relationType": "works_at"} for n, c, _ in rows])
+g = await memory.search_nodes(query="Acme")
 print(",".join(sorted(r["from"] for r in g["relations"] if r["to"] == "Acme" and r["relationType"] == "works_at")))`,
     },
+    ...modelStyleTasks(files),
   ];
-}
-
-/** The first three `[FILE]` names of a listing sorted by size, largest first. */
-function sizeTop(listing: string): string {
-  return listing
-    .split("\n")
-    .filter((line) => line.startsWith("[FILE] "))
-    .map((line) => line.slice("[FILE] ".length).split(/\s+/)[0] ?? "")
-    .slice(0, 3)
-    .join(",");
-}
-
-/** The last whole number in a text ("The sum of 3 and 5 is 8." -> 8). */
-function lastNumber(text: string): number {
-  const words = text.split(/[^0-9-]+/).filter((w) => w !== "" && w !== "-");
-  return Number(words.at(-1) ?? NaN);
 }

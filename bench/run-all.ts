@@ -36,6 +36,7 @@ const BENCHES = [
   "bridge-overhead",
   "runner-call-loop",
   "context-economy",
+  "workbench",
   "catalog-start-line",
   "audit-index",
   "audit-export-memory",

@@ -3,7 +3,8 @@
 // fences, and inline code that awaits something: test-support/code-examples.ts). Each runs in the
 // real sandbox against a toy catalog that has the tools the examples call; a NameError (a missing
 // import), a ToolError or any other exception fails it. A new example that calls a new tool
-// needs that tool in TOY_TOOLS; a new kind of example (another call form) needs only its tools.
+// needs that tool in TOY_TOOLS (with its parameters: the check before the run judges the
+// example's calls); a new kind of example (another call form) needs only its tools.
 import { afterAll, expect, it } from "vitest";
 import { RUN_PYTHON_EXAMPLES } from "../electron/host/core/catalog/run-python-description.js";
 import { renderStub } from "../electron/host/core/catalog/tool-stub.js";
@@ -23,45 +24,70 @@ const { fx } = docker;
 
 type Args = Record<string, unknown>;
 
-/** The tools the examples call, each with what it answers (a value, sent as JSON, or text). */
-const TOY_TOOLS: Record<string, { description: string; answer: (args: Args) => unknown }> = {
-  get_item: {
+/**
+ * The tools the examples call, each with its parameters (the check before the run judges the
+ * examples' calls against them, as it would a model's) and what it answers (a value, sent as
+ * JSON, or text). Each is both `server__tool` and the namespace's method `server.tool`.
+ */
+const TOY_TOOLS: Record<
+  string,
+  { description: string; params: Record<string, string>; answer: (args: Args) => unknown }
+> = {
+  shop__get_item: {
     description: "One item by id.",
+    params: { id: "integer" },
     answer: (args) => ({ id: args.id, name: `item ${String(args.id)}` }),
   },
   notes__search: {
     description: "Notes matching a query.",
+    params: { query: "string" },
     answer: () => [{ id: 1 }, { id: 2 }],
   },
   notes__read: {
     description: "One note's text.",
+    params: { id: "integer" },
     answer: (args) => `the text of note ${String(args.id)}`,
   },
   toy__add: {
     description: "Add two integers.",
+    params: { a: "integer", b: "integer" },
     answer: (args) => ({ sum: Number(args.a) + Number(args.b) }),
   },
 };
 
-const TOOLS: SandboxTool[] = Object.entries(TOY_TOOLS).map(([name, tool]) => ({
-  name,
-  description: tool.description,
-  stub: renderStub({
-    pyName: name,
+const TOOLS: SandboxTool[] = Object.entries(TOY_TOOLS).map(([name, tool]) => {
+  const [namespace = "", method = ""] = name.split("__");
+  const inputSchema = {
+    type: "object",
+    properties: Object.fromEntries(Object.entries(tool.params).map(([p, t]) => [p, { type: t }])),
+    required: Object.keys(tool.params),
+  };
+  return {
+    name,
     description: tool.description,
-    private: false,
-    inputSchema: { type: "object" },
-  }),
-}));
+    namespace,
+    method,
+    schema: JSON.stringify(inputSchema),
+    stub: renderStub({
+      pyName: name,
+      callName: `${namespace}.${method}`,
+      description: tool.description,
+      private: false,
+      inputSchema,
+    }),
+  };
+});
 
 function onCall(tool: string, args: unknown): Promise<CallOutcome> {
   const known = TOY_TOOLS[tool];
   if (known === undefined) return Promise.resolve({ ok: false, message: `no tool ${tool}` });
   const value = known.answer(args as Args);
-  return Promise.resolve({
-    ok: true,
-    value: typeof value === "string" ? value : JSON.stringify(value),
-  });
+  // As the bridge answers: a JSON object or list a namespaced call parses, else text.
+  return Promise.resolve(
+    typeof value === "string"
+      ? { ok: true, value }
+      : { ok: true, value: JSON.stringify(value), form: "json" },
+  );
 }
 
 const EXAMPLES: CodeExample[] = [

@@ -18,6 +18,7 @@ import {
 } from "../test-support/daemon.js";
 import { until } from "../test-support/wait.js";
 import { dockerOrSkip } from "../test-support/docker.js";
+import { listsTool } from "../test-support/described-tools.js";
 
 const fx = await dockerOrSkip();
 
@@ -57,13 +58,13 @@ describe.skipIf(!fx)("tools/list_changed, counted by a real SDK client over the 
         name: "toy2",
         entry: { command: process.execPath, args: [TOY_SERVER_JS] },
       });
-      await until(async () => (await shim.description()).includes("toy2__add"), "toy2 listed");
+      await until(async () => listsTool(await shim.description(), "toy2", "add"), "toy2 listed");
       await settle();
       expect(shim.listChangedCount() - start).toBe(1);
 
       const afterAdd = shim.listChangedCount();
       await api(host, "servers.remove", { name: "toy2" });
-      await until(async () => !(await shim.description()).includes("toy2__add"), "toy2 gone");
+      await until(async () => !listsTool(await shim.description(), "toy2", "add"), "toy2 gone");
       await settle();
       expect(shim.listChangedCount() - afterAdd).toBe(1);
     } finally {

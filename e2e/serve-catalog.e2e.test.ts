@@ -148,13 +148,13 @@ print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": ad
       expect(value.schema.properties).toEqual({ city: { type: "string" } });
       expect(value.schema.required).toEqual(["city"]);
       expect(value.count).toBeGreaterThan(5);
-      expect(value.stub).toContain("async def get_weather(params: dict) -> str:");
-      expect(value.stub).toContain("params: city: str");
-      expect(value.weather[0]).toBe("get_weather");
-      expect(value.adding[0]).toBe("add");
-      expect(value.adding).toContain("add_tool");
+      // One server's tools are methods of `tools`, typed from the input schema.
+      expect(value.stub).toContain("async def tools.get_weather(*, city: str):");
+      expect(value.weather[0]).toBe("tools.get_weather");
+      expect(value.adding[0]).toBe("tools.add");
+      expect(value.adding).toContain("tools.add_tool");
       expect(value.nothing).toEqual([]);
-      expect(value.after_edit[0]).toBe("get_weather");
+      expect(value.after_edit[0]).toBe("tools.get_weather");
       // No call was made, none was counted, nothing reached the server.
       expect(result.calls).toBe(0);
       expect(log.calls()).toEqual([]);
@@ -273,8 +273,8 @@ print(json.dumps({"stub": stub, "bytes": len(stub.encode())}))`,
       expect(tools.length).toBeGreaterThan(0);
       expect(tools.length).toBeLessThanOrEqual(CATALOG_LIMITS.defaultDescriptionBudgetChars);
       expect(description).not.toContain("async def");
-      expect(tools).toContain(`Index: ${total} tools on 1 server.`);
-      expect(tools).toContain(`- "server" (${total} tools): `);
+      expect(tools).toContain(`Index, server: tools (${total} on 1 server; `);
+      expect(tools).toContain(`- "server" as tools (${total} tools): `);
       expect(tools).toContain(`(${total} tools): long_doc, odd_params, `);
       expect(tools).toContain(", tool_00, ");
       // The code finds the last tool, reads its stub and calls it.
@@ -293,8 +293,10 @@ print(json.dumps({"stub": stub, "bytes": len(stub.encode())}))`,
 }))`,
       );
       expect(value.count).toBe(total);
-      expect(value.found).toBe(LAST_TOOL);
-      expect(value.stub).toContain("params: query: str, limit: int (optional)");
+      expect(value.found).toBe(`tools.${LAST_TOOL}`);
+      expect(value.stub).toContain(
+        `async def tools.${LAST_TOOL}(*, query: str, limit: int | None = None):`,
+      );
       expect(value.call).toBe(`called ${LAST_TOOL}`);
       expect(result.calls).toBe(1);
     });
@@ -313,15 +315,20 @@ print(json.dumps({"stub": stub, "bytes": len(stub.encode())}))`,
         `import ast
 problems = []
 for name, stub in TOOLS.items():
-    # Every stub must read as exactly one async function of that name with a docstring.
+    # Every stub is one def line of that method, then exactly one docstring: the server's
+    # text can neither add a line to the signature nor leave the docstring.
+    head, _, body = stub.partition("\\n")
+    if not head.startswith(f"async def tools.{name}(") or not head.endswith(":"):
+        problems.append(f"{name}: not one def line")
+        continue
     try:
-        tree = ast.parse(stub)
+        tree = ast.parse("async def f():\\n" + body)
     except SyntaxError as error:
         problems.append(f"{name}: {error}")
         continue
     fn = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(fn, ast.AsyncFunctionDef) or fn.name != name or ast.get_docstring(fn) is None:
-        problems.append(f"{name}: not one documented async def")
+    if not isinstance(fn, ast.AsyncFunctionDef) or len(fn.body) != 1 or ast.get_docstring(fn) is None:
+        problems.append(f"{name}: not one docstring")
 print(json.dumps({
     "problems": problems,
     "longest": max(len(s) for s in TOOLS.values()),
@@ -332,19 +339,18 @@ print(json.dumps({
       expect(value.problems).toEqual([]);
       // Description (2 KiB) + parameter list (1,000 characters) + the frame around them.
       expect(value.longest).toBeLessThanOrEqual(DESCRIPTION_MAX_BYTES + 1000 + 200);
-      const paramsOf = (stub: string): string =>
-        stub
-          .split("\n")
-          .map((line) => line.trimStart())
-          .find((line) => line.startsWith("params: "))
-          ?.slice("params: ".length) ?? "";
+      // The parameters between the def line's parentheses.
+      const paramsOf = (stub: string): string => {
+        const head = stub.split("\n")[0] ?? "";
+        return head.slice(head.indexOf("(") + 1, head.lastIndexOf(")"));
+      };
       // Odd names are quoted; an overlong one is cut at 64 characters.
       expect(value.odd).toContain('"a b": str');
       expect(value.odd).toContain(`"${"k".repeat(PARAM_NAME_MAX_CHARS - 1)}`);
       expect(value.odd).not.toContain("k".repeat(PARAM_NAME_MAX_CHARS + 1));
       // Ten enum values, then "...".
       expect(paramsOf(value.enum)).toMatch(
-        /^v: "value0" \| .* \| "value9" \| \.\.\. \(optional\)$/,
+        /^\*, v: Literal\["value0", .*, "value9", \.\.\.\] \| None = None$/,
       );
       // 800 properties: the list stops at its cap.
       expect(paramsOf(value.wide).length).toBeLessThanOrEqual(1000);

@@ -11,6 +11,7 @@ import { runJson, sandboxContainers, startServe, tempHome } from "../test-suppor
 import { removeTempDirs } from "../test-support/temp-dir.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { runResultIn } from "../shared/run-result.js";
+import { listsTool } from "../test-support/described-tools.js";
 
 const fx = await dockerOrSkip();
 
@@ -65,7 +66,7 @@ print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}))`,
       'codemode serve: Left out tool "serial" of server "server": its input schema\'s pattern ' +
         '"^(?=.*\\\\d)\\\\w+$" cannot run on a linear-time engine: it uses a lookahead.',
     );
-    expect(await serve.description()).not.toContain("async def serial(");
+    expect(listsTool(await serve.description(), "tools", "serial")).toBe(false);
   });
 
   it("a server that echoes its API key does not hand it to the code", async () => {

@@ -20,6 +20,7 @@ import {
 } from "../test-support/serve-client.js";
 import { removeTempDirs, tempDir } from "../test-support/temp-dir.js";
 import { until } from "../test-support/wait.js";
+import { listsTool } from "../test-support/described-tools.js";
 
 const fx = await dockerOrSkip();
 afterAll(removeTempDirs);
@@ -164,7 +165,7 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toContain("Accepted 1 held change(s) of toy");
     await until(
-      async () => (await session.description()).includes("toy__echo"),
+      async () => listsTool(await session.description(), "toy", "echo"),
       "echo back",
       20_000,
     );

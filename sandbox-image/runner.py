@@ -24,6 +24,7 @@ import builtins
 import io
 import itertools
 import json
+import keyword
 import linecache
 import os
 import re
@@ -74,7 +75,18 @@ _ARGS_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=("
 class ToolError(Exception):
     """A tool call failed: the host refused it, or the tool reported an error.
 
-    The message is what the host sent (or why the runner refused to send the call)."""
+    The message is what the host sent (or why the runner refused to send the call). A call in
+    the namespaced form (`await shop.add_item(qty=2)`) also says where and why: `server` and
+    `tool` name the namespace and method as the code calls them, and `reason` is one of
+    refused, invalid, private, budget, denied, server_error, timeout (None elsewhere)."""
+
+    server = None
+    tool = None
+    reason = None
+
+    def __init__(self, *args, server=None, tool=None, reason=None):
+        super().__init__(*args)
+        self.server, self.tool, self.reason = server, tool, reason
 
 
 # --------------------------------------------------------------------------------------
@@ -175,7 +187,7 @@ def _parse_tools(tools):
     shape."""
     if type(tools) is not list:
         _host_bug()
-    catalog = []
+    catalog = _Catalog()
     for tool in tools:
         if type(tool) is not dict:
             _host_bug()
@@ -187,6 +199,7 @@ def _parse_tools(tools):
         if (schema is not None and type(schema) is not str) or type(deprecated) is not bool:
             _host_bug()
         catalog.append((name, stub, description, schema, deprecated))
+        _parse_place(tool, name, catalog.places)
     return catalog
 
 
@@ -292,8 +305,12 @@ def _read_results_forever(reader, host):
         future = host.take_call(call_id)
         if future is None:
             _host_bug()  # an id we never sent, or answered twice
+        settle = _settle
+        call = getattr(future, "codemode_call", None)
+        if call is not None:  # a namespaced call reads the whole line (_settle_typed)
+            settle, payload = _settle_typed, (call, msg)
         try:
-            future.get_loop().call_soon_threadsafe(_settle, future, ok, payload)
+            future.get_loop().call_soon_threadsafe(settle, future, ok, payload)
         except RuntimeError:
             pass  # that loop is closed: the code finished without waiting for this result
 
@@ -520,6 +537,8 @@ class _Images:
 
     def _to_png(self, obj):
         """(PNG bytes, default name) for anything show() accepts."""
+        if type(obj) is _Content:  # an image a tool returned
+            obj = obj.png()
         if hasattr(obj, "savefig"):
             number = getattr(obj, "number", None)  # pyplot's figures have one
             label = obj.get_label() if hasattr(obj, "get_label") else ""
@@ -762,6 +781,7 @@ class _ToolNames:
         # read_text_file instead."): kept to find it.
         self.deprecated = {tool[0]: tool[2] for tool in catalog if tool[4]}
         self.held = held
+        self._places, self._by_call = getattr(catalog, "places", None) or {}, None
 
     def close_to(self, wrong):
         """The tools `wrong` most likely meant, best first; [] when none is close. A tool's name
@@ -825,6 +845,12 @@ class _ToolNames:
     def did_you_mean(names):
         quoted = ", ".join(repr(name) for name in names)
         return f"Did you mean: {quoted}?" if len(names) == 1 else f"Did you mean one of: {quoted}?"
+
+    def named(self, key):
+        """The tool a `shop.add_item` key names, or None (the map is made on first use)."""
+        if self._by_call is None:
+            self._by_call = {f"{ns}.{fn}": name for name, (ns, fn) in self._places.items()}
+        return self._by_call.get(key)
 
     def missing(self, key):
         """What TOOLS[key] says when there is no such tool."""
@@ -901,6 +927,9 @@ class _Tools(dict):
         self._names = names
 
     def __missing__(self, key):
+        name = self._names.named(key) if type(key) is str else None
+        if name is not None:  # `shop.add_item`, as the code calls it
+            return self[name]
         raise _ToolKeyError(key, self._names.missing(key))
 
 
@@ -911,7 +940,12 @@ def _make_search_tools(catalog, limits):
     is linear in the catalog: the query is cut to a bounded number of characters, and each of
     its words is found with str's substring search (worst-case linear in CPython 3.10+), no
     regex. Its answer is bounded too: at most search_max_results entries."""
-    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub, *_ in catalog)
+    # Each tool by the name the code calls it (`shop.add_item`, else its own), as it is listed.
+    places = getattr(catalog, "places", None) or {}
+    listed = (
+        (name if name not in places else "%s.%s" % places[name], stub) for name, stub, *_ in catalog
+    )
+    entries = tuple((name, name.lower(), stub.lower(), stub) for name, stub in listed)
     default_limit = limits["search_default_results"]
     max_limit = limits["search_max_results"]
     query_max = limits["search_query_max_chars"]
@@ -1039,6 +1073,853 @@ def _code_globals(host, catalog, images, limits, names):
             _host_bug()
         g[name] = _make_tool(host, name, stub)
     return module
+
+
+# --------------------------------------------------------------------------------------
+# Namespaces: each server an object, each tool an async method with keyword arguments
+# --------------------------------------------------------------------------------------
+#
+# `await shop.add_item(qty=2)` sends the same call line as `await shop__add_item({"qty": 2})`
+# (the host's bridge checks both alike); only the way the code passes arguments and reads the
+# result differs. Everything here is a convenience for honest code, as the rest of the runner.
+
+# A parameter name longer than this is passed only through `**{...}` (tool-signature.ts).
+_PARAM_NAME_MAX_CHARS = 64
+
+# The kinds of result items a namespaced call can get besides text (result-form.ts).
+_ITEM_KINDS = frozenset(("image", "audio", "resource", "resource_link", "other"))
+
+# ToolError.reason values the host sends (run-types.ts, TOOL_ERROR_REASONS).
+_REASONS = frozenset(
+    ("refused", "invalid", "private", "budget", "denied", "server_error", "timeout")
+)
+
+# Schema keywords that let arguments through under names `properties` does not list: with any
+# of them at the top, an unknown keyword is left for the bridge to judge.
+_OPENING_KEYWORDS = (
+    "patternProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "$ref",
+    "$dynamicRef",
+)
+
+
+class _Catalog(list):
+    """The catalog's tools, as _parse_tools makes them, and where each sits in the code's
+    namespaces: {name: (namespace, method)}."""
+
+    def __init__(self):
+        super().__init__()
+        self.places = {}
+
+
+def _is_name(value):
+    """An ASCII identifier that is no keyword: what the host makes namespaces and methods."""
+    return (
+        type(value) is str
+        and value.isascii()
+        and value.isidentifier()
+        and not keyword.iskeyword(value)
+    )
+
+
+def _parse_place(tool, name, places):
+    """The tool's `ns` and `fn` from its catalog entry, when it has them (both or neither)."""
+    ns, fn = tool.get("ns"), tool.get("fn")
+    if ns is None and fn is None:
+        return
+    if not (_is_name(ns) and _is_name(fn)):
+        _host_bug()
+    places[name] = (ns, fn)
+
+
+def _parse_held_methods(held):
+    """{(namespace, method): message} of the held tools the host placed in a namespace."""
+    methods = {}
+    for entry in held:
+        ns, fn = entry.get("ns"), entry.get("fn")
+        if ns is None and fn is None:
+            continue
+        if not (_is_name(ns) and _is_name(fn)):
+            _host_bug()
+        methods[(ns, fn)] = entry["message"]
+    return methods
+
+
+def _parse_down_namespaces(down):
+    """{namespace: (server, reason)} of the servers not running that the host named one for."""
+    namespaces = {}
+    for entry in down:
+        ns = entry.get("ns")
+        if ns is None:
+            continue
+        if not _is_name(ns):
+            _host_bug()
+        namespaces[ns] = (entry["server"], entry["reason"])
+    return namespaces
+
+
+def _keyword_for(name, declared):
+    """The keyword that passes property `name`, as the stub shows it, or None (`**{...}` only):
+    an ASCII identifier as it is, a Python keyword with a trailing `_` (unless the schema declares
+    that name too). tool-signature.ts (keywordFor) maps names the same way."""
+    if len(name) > _PARAM_NAME_MAX_CHARS or not name.isascii() or not name.isidentifier():
+        return None
+    if not keyword.iskeyword(name):
+        return name
+    alias = name + "_"
+    return None if alias in declared else alias
+
+
+class _Params:
+    """A tool's parameters, read from its input schema (what TOOLS[name].schema holds): the
+    keyword of each property, the required ones, and whether names the schema does not list are
+    refused. Without a schema (the host left it out as too large) nothing is known: keywords go
+    out as they are, and the bridge judges them."""
+
+    __slots__ = ("known", "props", "keywords", "required", "closed")
+
+    def __init__(self, schema_json):
+        self.known, self.props, self.keywords = False, {}, {}
+        self.required, self.closed = frozenset(), False
+        try:
+            schema = None if schema_json is None else json.loads(schema_json)
+        except (ValueError, RecursionError):
+            schema = None
+        if type(schema) is not dict:
+            return
+        props = schema.get("properties")
+        self.props = props if type(props) is dict else {}
+        self.known = True
+        declared = set(self.props)
+        for name in self.props:
+            kw = _keyword_for(name, declared)
+            if kw is not None:
+                self.keywords[kw] = name
+        required = schema.get("required")
+        if type(required) is list:
+            self.required = frozenset(name for name in required if type(name) is str)
+        extra = schema.get("additionalProperties", False)
+        self.closed = extra is False and not any(key in schema for key in _OPENING_KEYWORDS)
+
+    def name_of(self, given):
+        """The property a keyword passes: its own name, or the one it is the alias of."""
+        return self.keywords.get(given, given)
+
+    def arguments(self, kwargs):
+        """The call's arguments object. None passed for an optional parameter means "not given",
+        as a Python default does: it is left out rather than sent as null."""
+        arguments = {}
+        for key, value in kwargs.items():
+            name = self.keywords.get(key, key)
+            if value is None and name not in self.required:
+                continue
+            arguments[name] = value
+        return arguments
+
+
+# The asyncio.Future subclass of namespaced calls, made on the first one (asyncio is imported
+# only once the code awaits something): the reader thread hands it the whole result line.
+_TYPED_FUTURE = []
+
+
+def _typed_future(loop):
+    if not _TYPED_FUTURE:
+        import asyncio
+
+        class _TypedFuture(asyncio.Future):
+            codemode_call = None
+
+        _TYPED_FUTURE.append(_TypedFuture)
+    return _TYPED_FUTURE[0](loop=loop)
+
+
+def _make_method(host, name, ns, fn, stub, params):
+    """`await ns.fn(a=1, b="x")`: one tool's method, sending the call line `name` sends."""
+    limit = host.args_max_bytes
+    line_tool = None  # as in _make_tool: encoded at the first call, then kept
+
+    async def method(*args, **kwargs):
+        nonlocal line_tool
+        if args:
+            raise TypeError(
+                f"{ns}.{fn}() takes keyword arguments only: {ns}.{fn}(name=value, ...)"
+            )
+        arguments = params.arguments(kwargs)
+        try:
+            data = _ARGS_JSON.encode(arguments).encode("utf-8")
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ToolError(
+                f"{ns}.{fn}(): its arguments cannot be sent as JSON: {exc}",
+                server=ns,
+                tool=fn,
+                reason="invalid",
+            ) from None
+        if len(data) > limit:
+            raise ToolError(
+                f"{ns}.{fn}(): its arguments are {len(data)} bytes, the limit is {limit} bytes",
+                server=ns,
+                tool=fn,
+                reason="refused",
+            )
+        import asyncio  # loaded already: the code is awaiting
+
+        future = _typed_future(asyncio.get_running_loop())
+        future.codemode_call = (ns, fn)
+        host.flush_output()
+        call_id = host.register_call(future)
+        if line_tool is None:
+            line_tool = b',"tool":' + _LINE_JSON.encode(name).encode("utf-8") + b',"args":'
+        line = (b'{"type":"call","id":', b"%d" % call_id, line_tool, data, b"}\n")
+        host.send_line(b"".join(line))
+        return await future
+
+    method.__name__ = fn
+    method.__qualname__ = f"{ns}.{fn}"
+    method.__doc__ = stub
+    method.__module__ = "__main__"
+    return method
+
+
+def _make_failing_method(ns, fn, message, reason):
+    """A method that raises ToolError(message) and never reaches the host: a held tool, or one
+    of a server that is not running."""
+
+    async def method(*args, **kwargs):
+        raise ToolError(message, server=ns, tool=fn, reason=reason)
+
+    method.__name__ = fn
+    method.__qualname__ = f"{ns}.{fn}"
+    method.__doc__ = message
+    method.__module__ = "__main__"
+    return method
+
+
+class _Namespace:
+    """One server's tools as an object: `await shop.add_item(qty=2)`. Each method is made on
+    its first use (a catalog can hold thousands of tools, most never called); dir() lists them,
+    and a name that is no tool's raises AttributeError (Python adds the closest name)."""
+
+    # The object's own state sits under a dunder name: no method is ever called that
+    # (tool names with dunders get a trailing `_`, python-names.ts).
+    __slots__ = ("__dict__", "__codemode__")
+
+    def __init__(self, name, tools, held, down, host):
+        self.__codemode__ = (name, tools, held, down, host, {})
+
+    def __getattr__(self, attr):
+        name, tools, held, down, host, _ = self.__codemode__
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        tool = tools.get(attr)
+        if tool is not None:
+            method = _make_method(host, tool[0], name, attr, tool[1], self.params(attr))
+        elif attr in held:
+            method = _make_failing_method(name, attr, held[attr], "refused")
+        elif down is not None:
+            message = f"{name}.{attr}(): server {down[0]!r} is not running: {down[1]}"
+            method = _make_failing_method(name, attr, message, "server_error")
+        else:
+            raise AttributeError(f"{name} has no tool {attr!r}", name=attr, obj=self)
+        self.__dict__[attr] = method
+        return method
+
+    def __dir__(self):
+        return sorted(self.__codemode__[1])
+
+    def __repr__(self):
+        name, tools = self.__codemode__[0], self.__codemode__[1]
+        return f"<{name}: {len(tools)} tools; dir({name}) lists them>"
+
+    def tool(self, fn):
+        """(name, stub, schema, deprecated) of method `fn`, or None."""
+        return self.__codemode__[1].get(fn)
+
+    def knows(self, fn):
+        """Whether `fn` is a method here that is no catalog tool's (held, or its server down)."""
+        return fn in self.__codemode__[2] or self.__codemode__[3] is not None
+
+    def params(self, fn):
+        """The _Params of method `fn`, read from its schema once."""
+        cache = self.__codemode__[5]
+        found = cache.get(fn)
+        if found is None:
+            found = cache[fn] = _Params(self.__codemode__[1][fn][2])
+        return found
+
+
+def _add_namespaces(g, host, catalog, held, down):
+    """Put each namespace in the code's globals; returns {name: _Namespace}. A name already
+    taken there (a tool's own name, which the host avoids) keeps what it is."""
+    tools = {}
+    for name, stub, _description, schema, deprecated in catalog:
+        place = catalog.places.get(name)
+        if place is not None:
+            tools.setdefault(place[0], {})[place[1]] = (name, stub, schema, deprecated)
+    held_by = {}
+    for (ns, fn), message in held.items():
+        held_by.setdefault(ns, {})[fn] = message
+    namespaces = {}
+    for ns in sorted(set(tools) | set(held_by) | set(down)):
+        if ns in g:
+            continue
+        namespaces[ns] = g[ns] = _Namespace(
+            ns, tools.get(ns, {}), held_by.get(ns, {}), down.get(ns), host
+        )
+    return namespaces
+
+
+class _Content:
+    """A result item that is not text: its kind ("image", "audio", "resource", "resource_link"
+    or "other"), MIME type, size in bytes and URI, never its bytes as text. An image the host
+    sent with its data can be attached with show(item); item.data is its bytes (else None)."""
+
+    __slots__ = ("kind", "mime", "size", "uri", "_base64")
+
+    def __init__(self, kind, mime, size, uri, data):
+        self.kind, self.mime, self.size, self.uri, self._base64 = kind, mime, size, uri, data
+
+    @property
+    def data(self):
+        return None if self._base64 is None else base64.b64decode(self._base64)
+
+    def png(self):
+        """The image as PNG bytes, for show()."""
+        if self.kind != "image" or self._base64 is None:
+            raise ValueError(
+                f"show() cannot attach {self!r}: only an image a tool sent with its data"
+            )
+        data = self.data
+        if data[:8] == _PNG_SIGNATURE:
+            return data
+        from PIL import Image  # other formats (JPEG, GIF, ...) become PNG
+
+        with Image.open(io.BytesIO(data)) as image:
+            return _Images._pil_png(image)
+
+    def __repr__(self):
+        parts = [self.kind] + [part for part in (self.mime, self.uri) if part]
+        return f"<{' '.join(parts)}, {self.size} bytes>"
+
+    __str__ = __repr__
+
+
+def _content_item(item):
+    """One item of a `content` result: its text, or a _Content."""
+    if type(item) is not dict:
+        _host_bug()
+    kind = item.get("kind")
+    if kind == "text":
+        text = item.get("text")
+        if type(text) is not str:
+            _host_bug()
+        return text
+    size, mime, uri, data = item.get("bytes"), item.get("mime"), item.get("uri"), item.get("data")
+    if kind not in _ITEM_KINDS or type(size) is not int or size < 0:
+        _host_bug()
+    if not all(field is None or type(field) is str for field in (mime, uri, data)):
+        _host_bug()
+    return _Content(kind, mime, size, uri, data)
+
+
+def _typed_value(ns, fn, msg):
+    """What a namespaced call returns, from its result line (runner-protocol.md)."""
+    value, form = msg["value"], msg.get("form")
+    if form is None:
+        return value
+    if form == "json" or form == "structured":
+        invalid = msg.get("invalid")
+        if invalid is not None:
+            if type(invalid) is not str:
+                _host_bug()
+            raise ToolError(
+                f"{ns}.{fn}(): its result does not match its output schema: {invalid}",
+                server=ns,
+                tool=fn,
+                reason="server_error",
+            )
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            return value  # not JSON after all (or a secret masked inside it): the text
+        return parsed if form == "structured" or type(parsed) in (dict, list) else value
+    if form == "content":
+        items = msg.get("items")
+        if type(items) is not list:
+            _host_bug()
+        values = [_content_item(item) for item in items]
+        return values[0] if len(values) == 1 else values
+    _host_bug()
+
+
+def _typed_error(ns, fn, msg):
+    """The ToolError of a namespaced call the host refused or that failed: one line naming the
+    method and what was wrong, with .server, .tool and .reason."""
+    reason, detail = msg.get("reason", "server_error"), msg.get("detail")
+    if reason not in _REASONS or not (detail is None or type(detail) is str):
+        _host_bug()
+    said = " ".join((msg["message"] if detail is None else detail).splitlines())
+    return ToolError(f"{ns}.{fn}(): {said}", server=ns, tool=fn, reason=reason)
+
+
+def _settle_typed(future, ok, payload):
+    """_settle for a namespaced call: runs on the future's loop with ((ns, fn), result line)."""
+    if future.done():
+        return
+    (ns, fn), msg = payload
+    if not ok:
+        future.set_exception(_typed_error(ns, fn, msg))
+        return
+    try:
+        value = _typed_value(ns, fn, msg)
+    except ToolError as exc:
+        future.set_exception(exc)
+        return
+    future.set_result(value)
+
+
+# --------------------------------------------------------------------------------------
+# The check before the run: mistakes in direct calls end it before its first statement
+# --------------------------------------------------------------------------------------
+#
+# The code is read with Python's own ast before anything runs. Every direct use of a namespace
+# (`shop.add_item(...)`, a name the code never rebinds) is checked against the catalog: an
+# unknown tool, an unknown keyword, a missing required argument, a literal of the wrong JSON
+# type or outside an enum. Any such mistake is certain to fail when reached, and calls before it
+# would already have had their effects; so the run ends here, and no tool is called. What cannot
+# be judged from the text (arguments from a dict, a tool chosen at run time) is left alone: the
+# bridge checks every call as it is made, this check or not. The check only ever says no to
+# what would fail: a schema it cannot read, a name it cannot be sure of, and it stays quiet.
+
+# Mistakes described in the report; the rest are counted.
+_CHECK_SHOWN_MAX = 10
+
+# The call as written, quoted in the report, is cut to this many characters (on one line).
+_CHECK_CALL_MAX_CHARS = 120
+
+# A literal quoted after "got" is cut to this many characters (argument-problems.ts's figure).
+_CHECK_GOT_MAX_CHARS = 40
+
+# Enum values listed after "expected one of".
+_CHECK_EXPECTED_MAX = 5
+
+# The exception type the run reports when the check ended it.
+CHECK_ERROR_TYPE = "ToolCheckError"
+
+# Names whose use means the code may define globals the text does not show.
+_DYNAMIC_NAMES = frozenset(("globals", "exec", "eval", "vars", "locals", "__builtins__", "setattr"))
+
+# A literal's JSON kind when it cannot be sent as JSON at all.
+_NOT_JSON = "not JSON"
+
+# A value the text does not fix (an f-string): its kind is known, its value not.
+_UNKNOWN = object()
+
+# Nodes that bind their `name` (an except clause, a match capture, a type parameter).
+_NAMED_NODES = frozenset(
+    getattr(ast, name)
+    for name in ("ExceptHandler", "MatchAs", "MatchStar", "TypeVar", "ParamSpec", "TypeVarTuple")
+    if hasattr(ast, name)
+)
+
+# Every node but a name that binds a name: looked up once per node, not compared one by one.
+_BINDING_NODES = _NAMED_NODES | {
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.arg,
+    ast.alias,
+    ast.Global,
+    ast.Nonlocal,
+    ast.MatchMapping,
+}
+
+
+def _literal(node):
+    """(JSON kind, value) of a literal argument, or None when it is not one."""
+    t = type(node)
+    if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
+        inner = _literal(node.operand)
+        if inner is None or inner[0] not in ("integer", "number"):
+            return None
+        return inner[0], -inner[1] if type(node.op) is ast.USub else inner[1]
+    if t is ast.Constant:
+        value = node.value
+        if value is None:
+            return "null", None
+        if type(value) is bool:
+            return "boolean", value
+        if type(value) is int:
+            return "integer", value
+        if type(value) is float:
+            finite = value == value and abs(value) != float("inf")  # NaN and inf are no JSON
+            return ("number" if finite else _NOT_JSON), value
+        if type(value) is str:
+            return "string", value
+        return _NOT_JSON, value  # bytes, Ellipsis, complex
+    if t is ast.JoinedStr:
+        return "string", _UNKNOWN
+    if t is ast.List or t is ast.Tuple or t is ast.ListComp:
+        return "array", _UNKNOWN
+    if t is ast.Dict or t is ast.DictComp:
+        return "object", _UNKNOWN
+    if t is ast.Set or t is ast.SetComp:
+        return _NOT_JSON, set()
+    return None
+
+
+def _shown(value):
+    """A literal as the report quotes it: "2", True, None, 3.5, a list, a dict."""
+    if value is _UNKNOWN:
+        return "a value"
+    if value is None or type(value) is bool:
+        return repr(value)
+    if type(value) in (int, float):
+        return repr(value)
+    if type(value) is str:
+        cut = value if len(value) <= _CHECK_GOT_MAX_CHARS else value[:_CHECK_GOT_MAX_CHARS] + "…"
+        return json.dumps(cut, ensure_ascii=False)
+    if type(value) in (list, tuple):
+        return "a list"
+    if type(value) is dict:
+        return "a dict"
+    return f"a {type(value).__name__}"
+
+
+def _kind_fits(kind, value, types):
+    if kind in types:
+        return True
+    if kind == "integer" and "number" in types:
+        return True
+    return kind == "number" and "integer" in types and value.is_integer()
+
+
+def _in_enum(kind, value, values):
+    for allowed in values:
+        if kind == "string" and type(allowed) is str and allowed == value:
+            return True
+        if kind == "boolean" and type(allowed) is bool and allowed is value:
+            return True
+        if kind in ("integer", "number") and type(allowed) in (int, float) and allowed == value:
+            return True
+        if kind == "null" and allowed is None:
+            return True
+    return False
+
+
+def _literal_problem(label, kind, value, schema):
+    """What is wrong with literal `value` for a parameter of `schema`, or None."""
+    if kind == _NOT_JSON:
+        what = {bytes: "bytes", set: "a set"}.get(type(value)) or repr(value)
+        return f"{label}: {what} cannot be sent as JSON"
+    if type(schema) is not dict:
+        return None
+    types = schema.get("type")
+    types = [types] if type(types) is str else types
+    if type(types) is list and types and all(type(t) is str for t in types):
+        if not _kind_fits(kind, value, types):
+            return f"{label}: expected {' or '.join(types)}, got {_shown(value)}"
+    values = schema.get("enum")
+    scalar = (str, int, float, bool, type(None))
+    if (
+        value is not _UNKNOWN
+        and kind in ("string", "integer", "number", "boolean", "null")
+        and type(values) is list
+        and values
+        and all(type(v) in scalar for v in values)
+        and not _in_enum(kind, value, values)
+    ):
+        listed = [_shown(v) for v in values[:_CHECK_EXPECTED_MAX]]
+        if len(values) > _CHECK_EXPECTED_MAX:
+            listed.append("...")
+        return f"{label}: expected one of {', '.join(listed)}, got {_shown(value)}"
+    return None
+
+
+def _closest(wrong, candidates, avoid=()):
+    """The candidates closest to `wrong` (difflib's ratio), best first; those in `avoid` (the
+    deprecated tools) only when no other is as close. The thresholds of _ToolNames."""
+    if len(wrong) > _SUGGEST_NAME_MAX:
+        return []
+    import difflib  # only now: most runs make no mistake
+
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(wrong.lower())
+    scored = []
+    for candidate in candidates:
+        matcher.set_seq1(candidate.lower())
+        if matcher.real_quick_ratio() < _SUGGEST_MIN_RATIO:
+            continue
+        if matcher.quick_ratio() < _SUGGEST_MIN_RATIO:
+            continue
+        ratio = matcher.ratio()
+        if ratio >= _SUGGEST_MIN_RATIO:
+            scored.append((-ratio, candidate))
+    if not scored:
+        return []
+    scored.sort()
+    close = [name for ratio, name in scored if -ratio >= -scored[0][0] - _SUGGEST_WINDOW]
+    current = [name for name in close if name not in avoid]
+    return (current or close)[:_SUGGESTIONS_MAX]
+
+
+class _Problem:
+    __slots__ = ("node", "text", "signature")
+
+    def __init__(self, node, text, signature=None):
+        self.node, self.text, self.signature = node, text, signature
+
+
+def _signature(stub):
+    """The def line of a stub, without its colon: what the report shows of a tool."""
+    line = stub.partition("\n")[0]
+    return line[:-1] if line.endswith(":") else line
+
+
+class _CallChecker:
+    """One pass over the code's tree: what it binds, and every use of a namespace."""
+
+    def __init__(self, g, namespaces):
+        self.g, self.namespaces = g, namespaces
+        self.problems = []
+
+    def run(self, tree):
+        bound, stored, uses, calls = set(), set(), [], {}
+        star = dynamic = False
+        # A walk of its own over each node's fields: twice as fast as ast.walk, whose generic
+        # child iteration is most of a walk's cost (bench/workbench.ts times the check).
+        node_class, stack = ast.AST, [tree]
+        while stack:
+            node = stack.pop()
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, node_class):
+                            stack.append(item)
+                elif isinstance(value, node_class):
+                    stack.append(value)
+            t = type(node)
+            if t is ast.Name:
+                if type(node.ctx) is not ast.Load:
+                    bound.add(node.id)
+                elif node.id in _DYNAMIC_NAMES:
+                    dynamic = True
+            elif t is ast.Attribute:
+                if type(node.value) is ast.Name:
+                    if type(node.ctx) is ast.Load:
+                        uses.append(node)
+                    else:
+                        stored.add((node.value.id, node.attr))
+            elif t is ast.Call:
+                calls[id(node.func)] = node
+            elif t not in _BINDING_NODES:
+                continue
+            elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                bound.add(node.name)
+            elif t is ast.arg:
+                bound.add(node.arg)
+            elif t is ast.alias:
+                star = star or node.name == "*"
+                bound.add((node.asname or node.name).partition(".")[0])
+            elif t is ast.Global or t is ast.Nonlocal:
+                bound.update(node.names)
+            elif t is ast.MatchMapping:
+                if node.rest:
+                    bound.add(node.rest)
+            elif node.name:  # _NAMED_NODES
+                bound.add(node.name)
+        unsure = star or dynamic
+        for node in uses:
+            base, attr = node.value.id, node.attr
+            namespace = self.namespaces.get(base)
+            call = calls.get(id(node))
+            if namespace is None:
+                if call is not None and not unsure and base not in bound:
+                    self.unknown_name(call, base)
+                continue
+            if base in bound or (base, attr) in stored:
+                continue
+            if attr.startswith("__") and attr.endswith("__"):
+                continue
+            tool = namespace.tool(attr)
+            if tool is None:
+                if not namespace.knows(attr):
+                    self.unknown_tool(call or node, base, namespace, attr)
+                continue
+            if call is not None:
+                self.check_call(call, base, attr, tool, namespace.params(attr))
+        return self.problems
+
+    def unknown_name(self, call, base):
+        """`shp.add_item(...)` where `shp` is bound nowhere but close to a namespace's name."""
+        if base in self.g or hasattr(builtins, base):
+            return
+        close = _closest(base, self.namespaces)
+        if close:
+            quoted = ", ".join(close)
+            text = f"name {base!r} is not defined. Did you mean: {quoted}?"
+            self.problems.append(_Problem(call, text))
+
+    def unknown_tool(self, node, base, namespace, attr):
+        methods = dir(namespace)
+        deprecated = [fn for fn in methods if namespace.tool(fn)[3]]
+        close = [f"{base}.{fn}" for fn in _closest(attr, methods, deprecated)]
+        # The same name in another namespace: a tool looked for on the wrong server.
+        close += [
+            f"{name}.{attr}"
+            for name, other in self.namespaces.items()
+            if name != base and other.tool(attr)
+        ]
+        text = f"{base} has no tool {attr!r}."
+        if close:
+            text += f" Did you mean: {', '.join(close[:_SUGGESTIONS_MAX])}?"
+        else:
+            text += f" dir({base}) lists its tools."
+        signature = None
+        if close and "." in close[0]:
+            ns, _, fn = close[0].partition(".")
+            found = self.namespaces[ns].tool(fn)
+            signature = None if found is None else _signature(found[1])
+        self.problems.append(_Problem(node, text, signature))
+
+    def check_call(self, call, base, attr, tool, params):
+        said = []
+        if call.args:
+            said.append(f"{base}.{attr}() takes keyword arguments only (name=value)")
+        given, open_extra = set(), False
+        for kw in call.keywords:
+            if kw.arg is None:
+                pairs = _literal_pairs(kw.value)
+                if pairs is None:
+                    open_extra = True
+                    continue
+                for name, value in pairs:
+                    label = json.dumps(name)
+                    said += self.argument(params, name, label, value, given, direct=False)
+                continue
+            said += self.argument(params, kw.arg, kw.arg, kw.value, given, direct=True)
+        if params.known and not open_extra:
+            needed = [name for name in params.props if name in params.required]
+            needed += sorted(name for name in params.required if name not in params.props)
+            missing = [name for name in needed if name not in given]
+            if missing:
+                shown = ", ".join(
+                    repr(_keyword_for(name, params.props) or name) for name in missing
+                )
+                plural = "s" if len(missing) > 1 else ""
+                said.append(f"missing required argument{plural} {shown}")
+        if said:
+            signature = _signature(tool[1])
+            self.problems.extend(_Problem(call, text, signature) for text in said)
+
+    def argument(self, params, given_name, label, node, given, direct):
+        """The mistakes of one argument; `given_name` is the keyword (or the `**{...}` key)."""
+        if not params.known:
+            return []
+        name = params.name_of(given_name) if direct else given_name
+        if name not in params.props:
+            if params.closed:
+                return [self.unexpected(params, given_name)]
+            return []
+        given.add(name)
+        found = _literal(node)
+        if found is None:
+            return []
+        kind, value = found
+        if value is None and name not in params.required:
+            return []  # None for an optional parameter: not sent
+        problem = _literal_problem(label, kind, value, params.props[name])
+        return [] if problem is None else [problem]
+
+    def unexpected(self, params, given_name):
+        keywords = list(params.keywords) + [
+            json.dumps(name) for name in params.props if _keyword_for(name, params.props) is None
+        ]
+        close = _closest(given_name, list(params.keywords))
+        text = f"unexpected keyword argument {given_name!r}"
+        if close:
+            return text + f". Did you mean: {', '.join(repr(name) for name in close)}?"
+        if not keywords:
+            return text + "; it takes none"
+        return text + f"; its parameters: {', '.join(keywords)}"
+
+
+def _literal_pairs(node):
+    """The (key, value node) pairs of `**{"a": 1}`, or None when it is no such literal."""
+    if type(node) is not ast.Dict:
+        return None
+    pairs = []
+    for key, value in zip(node.keys, node.values):
+        if type(key) is not ast.Constant or type(key.value) is not str:
+            return None
+        pairs.append((key.value, value))
+    return pairs
+
+
+def _call_text(source, node):
+    """The call as written, on one line, cut."""
+    try:
+        text = ast.get_source_segment(source, node) or ""
+    except Exception:
+        text = ""
+    text = " ".join(text.split())
+    return text if len(text) <= _CHECK_CALL_MAX_CHARS else text[: _CHECK_CALL_MAX_CHARS - 1] + "…"
+
+
+def _check_before_run(source, g, namespaces, limits):
+    """None when the code's direct calls show no mistake (or it cannot be read: the run then
+    says why, as it always did); else (the report, its first mistake in one line)."""
+    if not namespaces:
+        return None
+    try:
+        tree = ast.parse(source, CODE_FILENAME)
+        problems = _CallChecker(g, namespaces).run(tree)
+    except Exception:  # SyntaxError, NUL bytes, deep nesting: _run reports those
+        return None
+    if not problems:
+        return None
+    problems.sort(key=lambda p: (p.node.lineno, p.node.col_offset))
+    count = len(problems)
+    mistakes = f"{count} mistake{'s' if count > 1 else ''}"
+    head = f"{CHECK_ERROR_TYPE}: {mistakes} found before the code ran (nothing ran, no call made):"
+    # One entry per call as written, with each of its mistakes, then the tool's signature.
+    calls = {}
+    for problem in problems[:_CHECK_SHOWN_MAX]:
+        calls.setdefault(id(problem.node), []).append(problem)
+    lines, first = [head], None
+    for group in calls.values():
+        node = group[0].node
+        where = f"line {node.lineno}, column {node.col_offset + 1}"
+        lines.append(f"{where}: {_call_text(source, node)}")
+        lines.extend(f"    {problem.text}" for problem in group)
+        if group[0].signature is not None:
+            lines.append(f"    {group[0].signature}")
+        first = first or f"{where}: {group[0].text}"[: _CHECK_CALL_MAX_CHARS * 4]
+    if count > _CHECK_SHOWN_MAX:
+        lines.append(f"... and {count - _CHECK_SHOWN_MAX} more")
+    text = "\n".join(lines) + "\n"
+    cut_at = limits.get("error_max_chars")
+    if _is_positive_int(cut_at) and len(text) > cut_at:
+        text = text[: cut_at - 3] + "..."
+    return text, first
+
+
+def _end_by_check(host, checked):
+    """Report the check's mistakes as the run's end (runner-protocol.md: `done` with `check`);
+    exits. Nothing of the code has run, so there is no output to flush."""
+    text, first = checked
+    exception = {"type": CHECK_ERROR_TYPE, "message": first}
+    host.send({"type": "done", "error": text, "exception": exception, "check": True}, last=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -1251,6 +2132,9 @@ def main():
         if type(name) is not str or type(message) is not str or not name.isidentifier():
             _host_bug()
         held_tools[name] = message
+    # The same entries' namespaced side: which methods are held, which namespaces are down.
+    held_methods = _parse_held_methods(held)
+    down_namespaces = _parse_down_namespaces(down)
 
     host = _Host(proto_out, limits["args_max_bytes"])
     chunk = limits["output_chunk_chars"]
@@ -1274,6 +2158,7 @@ def main():
         show_hook._patch(preloaded_pyplot)  # imported before the hook: patch it now
     names = _ToolNames(catalog, held_tools)
     module = _code_globals(host, catalog, images, limits, names)
+    namespaces = _add_namespaces(module.__dict__, host, catalog, held_methods, down_namespaces)
     # Our functions keep this file's globals alive through __globals__, so replacing the
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module
@@ -1282,6 +2167,10 @@ def main():
         target=_read_results, args=(reader, host), name="codemode-results", daemon=True
     ).start()
 
+    # Mistakes in the code's direct calls end the run here, before its first statement.
+    checked = _check_before_run(source, module.__dict__, namespaces, limits)
+    if checked is not None:
+        _end_by_check(host, checked)
     outcome = _run(source, module.__dict__, down_servers, held_tools, names)
     error, raised = (None, None) if outcome is None else outcome
     # The host keeps only the tail of a traceback; cutting it here keeps a huge exception

@@ -11,6 +11,11 @@ export const STOP_REASONS = [
   "message_limit",
   /** Its audit entries reached RUN_COST_LIMITS.auditBytesPerRun. */
   "audit_limit",
+  /**
+   * The runner's check found mistakes in its direct tool calls (an unknown tool or argument, a
+   * missing one, a literal of the wrong type): ended before its first statement, no call made.
+   */
+  "check",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

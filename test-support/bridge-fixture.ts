@@ -26,21 +26,26 @@ export interface ToolSpec {
   tool?: string;
   private?: boolean;
   schema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
 }
 
 export const OPEN_SCHEMA = { type: "object" };
 
 export function makeTool(spec: ToolSpec): CatalogTool {
   const inputSchema = spec.schema ?? OPEN_SCHEMA;
+  const server = spec.server ?? "main";
   return {
     pyName: spec.pyName,
-    server: spec.server ?? "main",
+    namespace: server,
+    method: spec.tool ?? spec.pyName,
+    server,
     tool: spec.tool ?? spec.pyName,
     description: "",
     deprecated: false,
     private: spec.private ?? false,
     inputSchema,
     validate: ajv.compile(inputSchema),
+    validateOutput: spec.outputSchema === undefined ? null : ajv.compile(spec.outputSchema),
     stub: "",
     summary: "",
     shownSchema: JSON.stringify(inputSchema),

@@ -14,13 +14,15 @@ describe("codemode run's exit status", () => {
     });
   });
 
-  it("tells a finished run, a raise, the deadline, another stop and a sandbox that ended apart", () => {
+  it("tells a finished run, a raise, the check, the deadline, another stop and a sandbox that ended apart", () => {
     expect(runExitCode({ error: null, stopped: null })).toBe(0);
     expect(runExitCode({ error: "ValueError: boom", stopped: null })).toBe(1);
     expect(runExitCode({ error: "stopped at its deadline", stopped: "deadline" })).toBe(3);
-    for (const reason of STOP_REASONS.filter((r) => r !== "deadline")) {
+    for (const reason of STOP_REASONS.filter((r) => r !== "deadline" && r !== "check")) {
       expect(runExitCode({ error: "stopped", stopped: reason }), reason).toBe(4);
     }
+    // Mistakes the check found before the run: like a syntax error, the code is wrong as written.
+    expect(runExitCode({ error: "ToolCheckError: ...", stopped: "check" })).toBe(1);
     expect(runExitCode({ error: `${SANDBOX_ENDED_ERROR} (exit status 3)`, stopped: null })).toBe(4);
   });
 

@@ -7,7 +7,10 @@ import { SANDBOX_ENDED_ERROR, type RunResult } from "../../../shared/run-result.
 export const RUN_EXIT = {
   /** The code ran to its end. */
   finished: 0,
-  /** The code raised (a syntax error too): the traceback's tail is in `error`. */
+  /**
+   * The code raised (a syntax error too), or the check before the run found mistakes in its
+   * tool calls (nothing ran): the traceback's tail, or the mistakes, are in `error`.
+   */
   raised: 1,
   /** Bad options or arguments, a FILE or --stdin file that cannot be read, an --images DIR that cannot be written. */
   usage: 2,
@@ -25,6 +28,8 @@ export const RUN_EXIT = {
 /** The exit status of a run that happened. */
 export function runExitCode(result: Pick<RunResult, "error" | "stopped">): number {
   if (result.stopped === "deadline") return RUN_EXIT.deadline;
+  // Like a syntax error: the code is wrong as written, and none of it ran.
+  if (result.stopped === "check") return RUN_EXIT.raised;
   if (result.stopped !== null) return RUN_EXIT.stopped;
   if (result.error === null) return RUN_EXIT.finished;
   // No stop reason but an error: the code raised, unless the sandbox ended under it before the
@@ -35,7 +40,8 @@ export function runExitCode(result: Pick<RunResult, "error" | "stopped">): numbe
 /** The table of codes, as `codemode run --help` and the README give it. */
 export const RUN_EXIT_HELP = `Exit status:
   ${RUN_EXIT.finished}  the code ran to its end
-  ${RUN_EXIT.raised}  the code raised an exception (a syntax error too)
+  ${RUN_EXIT.raised}  the code raised an exception (a syntax error too), or the check before the
+     run found mistakes in its tool calls (nothing ran)
   ${RUN_EXIT.usage}  usage: a bad option or argument, a file that cannot be read or written
   ${RUN_EXIT.deadline}  the run was stopped at its deadline
   ${RUN_EXIT.stopped}  the run was stopped for another reason (output, memory, protocol,

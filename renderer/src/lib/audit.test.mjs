@@ -130,4 +130,27 @@ describe("Try it entries", () => {
       }),
     ).toBe("Did not start: MCP error -32601: Method not found");
   });
+
+  it("says a run the check ended had its mistakes caught before it ran, and the first one", () => {
+    const finished = {
+      ...common,
+      kind: "run_finished",
+      runId: "r1",
+      client: "claude",
+      durationMs: 12,
+      calls: 0,
+      exitCode: 1,
+      stopped: "check",
+      timedOut: false,
+      truncated: false,
+      error: "ToolCheckError: the code was checked before it ran ...\nline 3, column 7: ...",
+      errorType: "ToolCheckError",
+      errorMessage: "line 3, column 7: shop has no tool 'add_itme'. Did you mean: shop.add_item?",
+      stdoutBytes: 0,
+      stderrBytes: 0,
+    };
+    expect(summaryOf(finished)).toMatch(
+      /^Mistakes caught before running in .+ · no calls · ToolCheckError: line 3, column 7: shop has no tool 'add_itme'/,
+    );
+  });
 });

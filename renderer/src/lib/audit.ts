@@ -104,6 +104,8 @@ export function runOutcome(entry: Extract<AuditEntry, { kind: "run_finished" }>)
   tone: "ok" | "bad" | "warn";
   text: string;
 } {
+  // Not a stop of a running program: the code was refused as written, before it ran.
+  if (entry.stopped === "check") return { tone: "bad", text: "Mistakes caught before running" };
   if (entry.stopped) return { tone: "warn", text: `Stopped (${entry.stopped.replace("_", " ")})` };
   if (entry.timedOut) return { tone: "warn", text: "Timed out" };
   if (entry.error || (entry.exitCode !== null && entry.exitCode !== 0)) {

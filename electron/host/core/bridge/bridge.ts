@@ -16,9 +16,10 @@ import {
   once,
   refusal,
   type Verdict,
+  type Why,
 } from "./call-verdicts.js";
 import { closeNames, eventName, formatSeconds, pythonTypeName, quoteName } from "./messages.js";
-import { maskSecrets } from "../secrets/secret-mask.js";
+import { maskOutcome } from "./outcome-mask.js";
 import { taintRefusal, type TaintRegistry } from "./taint.js";
 
 export type { CallOutcome };
@@ -140,9 +141,7 @@ export class Bridge {
       return { ok: false, message: "The call's outcome could not be checked for secrets." };
     }
     if (secrets.length === 0) return outcome;
-    return outcome.ok
-      ? { ...outcome, value: maskSecrets(outcome.value, secrets) }
-      : { ...outcome, message: maskSecrets(outcome.message, secrets) };
+    return maskOutcome(outcome, secrets);
   }
 
   async #unmasked(run: RunState, pyName: unknown, args: unknown): Promise<CallOutcome> {
@@ -197,11 +196,10 @@ export class Bridge {
         at: new Date(this.#now()),
       });
       if (budget === "stop") run.onBudgetSpent();
-      return refusal(
-        "refused",
-        `${shown} refused: this run has used its budget of ${run.maxCalls} tool calls ` +
-          `(every call counts, refused ones too).`,
-      ).outcome;
+      const spent =
+        `refused: this run has used its budget of ${run.maxCalls} tool calls ` +
+        `(every call counts, refused ones too)`;
+      return refusal("refused", `${shown} ${spent}.`, { reason: "budget", detail: spent }).outcome;
     }
     const encoded = encodeArgs(args);
     const tool = typeof pyName === "string" ? this.#catalog().byPyName.get(pyName) : undefined;
@@ -226,36 +224,39 @@ export class Bridge {
       });
       return outcome;
     };
-    const refuse = (message: string): CallOutcome => finish(refusal("refused", message));
+    // `detail` is what was wrong without the name (the namespaced form's message names it).
+    const refuse = (message: string, reason: Why["reason"], detail?: string): CallOutcome =>
+      finish(refusal("refused", message, { reason, detail: detail ?? afterName(message, shown) }));
 
     // (2) Known tool. Nothing about an unknown name reaches any server.
     if (tool === undefined) {
-      if (typeof pyName !== "string") return refuse("A tool name must be a string.");
+      if (typeof pyName !== "string") return refuse("A tool name must be a string.", "refused");
       // Held for review (a call forged past the runner's stub): refused, saying why.
       const held = this.#catalog().held?.get(pyName);
-      if (held !== undefined) return refuse(held);
+      if (held !== undefined) return refuse(held, "refused", held);
       const near = closeNames(name, this.#catalog().byPyName.keys());
       const hint = near.length > 0 ? ` Did you mean ${near.join(", ")}?` : "";
       return refuse(
         `Unknown tool ${shown}: it is not among the tools this run may call.${hint} ` +
           `search_tools(query) lists the tools there are.`,
+        "refused",
+        "it is not among the tools this run may call (the tools changed since the run started)",
       );
     }
 
     // (3) A plain JSON object within the size limit.
     if (encoded.kind === "not-json") {
-      return refuse(`Arguments of ${shown} could not be encoded as JSON.`);
+      const said = "its arguments could not be encoded as JSON";
+      return refuse(`Arguments of ${shown} could not be encoded as JSON.`, "invalid", said);
     }
     if (!isPlainObject(args)) {
-      return refuse(
-        `Arguments of ${shown} must be a dict (a JSON object), not ${pythonTypeName(args)}.`,
-      );
+      const said = `must be a dict (a JSON object), not ${pythonTypeName(args)}`;
+      return refuse(`Arguments of ${shown} ${said}.`, "invalid", `its arguments ${said}`);
     }
     if (encoded.bytes > BRIDGE_LIMITS.argsMaxBytes) {
-      return refuse(
-        `Arguments of ${shown} are ${encoded.bytes} bytes as JSON; ` +
-          `the limit is ${BRIDGE_LIMITS.argsMaxBytes} bytes.`,
-      );
+      const said =
+        `are ${encoded.bytes} bytes as JSON; ` + `the limit is ${BRIDGE_LIMITS.argsMaxBytes} bytes`;
+      return refuse(`Arguments of ${shown} ${said}.`, "refused", `its arguments ${said}`);
     }
 
     // (4) The tool's schema. The copy parsed back from the JSON is what gets checked and
@@ -264,15 +265,17 @@ export class Bridge {
     const schemaVerdict = checkSchema(tool, sendArgs);
     if (schemaVerdict !== undefined) {
       return refuse(
-        `Arguments of ${shown} do not match its schema: ${schemaVerdict} ` +
+        `Arguments of ${shown} do not match its schema: ${schemaVerdict.text} ` +
           `(TOOLS[${shown}] shows its parameters).`,
+        "invalid",
+        schemaVerdict.problems,
       );
     }
 
     // (5) Taint: once a client has called a private tool, only private tools go out. A call
     // the rule refuses is refused without asking the user.
     const taintVerdict = taintRefusal(this.#taint, run.client, tool, shown);
-    if (taintVerdict !== undefined) return refuse(taintVerdict);
+    if (taintVerdict !== undefined) return refuse(taintVerdict, "private");
 
     // A stopped run sends nothing more, and so taints nothing more.
     if (run.signal.aborted) return finish(cancelled(shown));
@@ -286,6 +289,7 @@ export class Bridge {
       return refuse(
         `${shown} refused: this run has written as much to the audit log as one run may ` +
           `(${RUN_COST_LIMITS.auditBytesPerRun} bytes), so no more calls go out.`,
+        "refused",
       );
     }
     held.reserved = room;
@@ -297,11 +301,11 @@ export class Bridge {
     if (asking !== undefined) {
       const decision = await asking;
       if (decision.kind === "cancelled") return finish(cancelled(shown));
-      if (decision.kind === "refused") return refuse(decision.message);
+      if (decision.kind === "refused") return refuse(decision.message, "denied", decision.message);
       // The wait let other calls run: the taint rule is checked again, in the same
       // synchronous stretch as the taint set below.
       const later = taintRefusal(this.#taint, run.client, tool, shown);
-      if (later !== undefined) return refuse(later);
+      if (later !== undefined) return refuse(later, "private");
     }
 
     // The call is now committed to go out: taint before it does, so no non-private call
@@ -329,19 +333,21 @@ export class Bridge {
 
     const sent = await this.#sender.send(run.signal, tool, sendArgs);
     switch (sent.kind) {
-      case "timeout":
+      case "timeout": {
+        const after = `timed out after ${formatSeconds(this.#callTimeoutMs)}`;
         return finish(
-          refusal(
-            "failed",
-            `${shown} timed out after ${formatSeconds(this.#callTimeoutMs)} (TimeoutError).`,
-          ),
+          refusal("failed", `${shown} ${after} (TimeoutError).`, {
+            reason: "timeout",
+            detail: after,
+          }),
         );
+      }
       case "aborted":
         return finish(cancelled(shown));
       case "fault":
         return finish(fault(shown, sent.error));
       case "result":
-        return finish(judgeResult(shown, sent.result));
+        return finish(judgeResult(shown, sent.result, tool));
     }
   }
 
@@ -377,4 +383,9 @@ export class Bridge {
       // must not turn it into a different answer for the code.
     }
   }
+}
+
+/** A message that starts with the tool's quoted name, without it: what the detail says. */
+function afterName(message: string, shown: string): string {
+  return message.startsWith(`${shown} `) ? message.slice(shown.length + 1) : message;
 }

@@ -4,11 +4,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
 import { sha256Hex } from "../../util/sha256-hex.js";
 import type { CatalogTool } from "../catalog/catalog-types.js";
-import type { CallOutcome } from "../ports/run-types.js";
+import type { CallOutcome, ToolErrorReason } from "../ports/run-types.js";
 import type { BridgeCallEvent } from "./bridge-events.js";
 import { jsonUtf8Bytes } from "../../util/json-bytes.js";
 import { bounded, errorTypeName, schemaErrorText } from "./messages.js";
 import { errorText, resultToString } from "./tool-result.js";
+import { resultForm } from "./result-form.js";
+import { argumentProblems } from "./argument-problems.js";
 
 /** The parts of a call event that depend on the outcome. */
 export type Verdict = Pick<
@@ -67,18 +69,31 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-/** Returns undefined when the arguments pass, else what was wrong. */
-export function checkSchema(tool: CatalogTool, args: Record<string, unknown>): string | undefined {
+/**
+ * Returns undefined when the arguments pass, else what was wrong: as the `params: dict` form's
+ * message says it, and as one line naming each argument (argument-problems.ts).
+ */
+export function checkSchema(
+  tool: CatalogTool,
+  args: Record<string, unknown>,
+): { text: string; problems: string } | undefined {
   try {
     if (tool.validate(args) === true) return undefined;
-    return schemaErrorText(tool.validate.errors);
+    const errors = tool.validate.errors;
+    return { text: schemaErrorText(errors), problems: argumentProblems(errors, args) };
   } catch {
     // A validator that throws cannot vouch for the arguments: refuse rather than send.
-    return "they could not be checked";
+    return { text: "they could not be checked", problems: "its arguments could not be checked" };
   }
 }
 
-export function judgeResult(shown: string, result: CallToolResult): Verdict {
+/** Why a call failed, for the code (ToolError.reason), and what was wrong without the name. */
+export interface Why {
+  reason: ToolErrorReason;
+  detail?: string | undefined;
+}
+
+export function judgeResult(shown: string, result: CallToolResult, tool: CatalogTool): Verdict {
   let text: string;
   try {
     text = result.isError === true ? errorText(result) : resultToString(result);
@@ -94,36 +109,62 @@ export function judgeResult(shown: string, result: CallToolResult): Verdict {
 
   if (result.isError === true) {
     const said = text.trim() === "" ? "(no details)" : text;
-    return { ...refusal("failed", `${shown} returned an error: ${said}`), ...measured };
-  }
-  if (resultBytes > BRIDGE_LIMITS.resultMaxBytes) {
     return {
-      ...refusal(
-        "refused",
-        `The result of ${shown} is ${resultBytes} bytes, over the limit of ` +
-          `${BRIDGE_LIMITS.resultMaxBytes} bytes, so it was refused, not cut. ` +
-          `Ask the tool for less (a narrower query, fewer items, a page).`,
-      ),
+      ...refusal("failed", `${shown} returned an error: ${said}`, {
+        reason: "server_error",
+        detail: `the server answered with an error: ${said}`,
+      }),
       ...measured,
     };
   }
-  return { decision: "allowed", outcome: { ok: true, value: text }, ...measured };
+  if (resultBytes > BRIDGE_LIMITS.resultMaxBytes) {
+    const size =
+      `${resultBytes} bytes, over the limit of ` +
+      `${BRIDGE_LIMITS.resultMaxBytes} bytes, so it was refused, not cut. ` +
+      `Ask the tool for less (a narrower query, fewer items, a page).`;
+    return {
+      ...refusal("refused", `The result of ${shown} is ${size}`, {
+        reason: "refused",
+        detail: `its result is ${size}`,
+      }),
+      ...measured,
+    };
+  }
+  let form: ReturnType<typeof resultForm>;
+  try {
+    form = resultForm(tool, result);
+  } catch (error) {
+    return fault(shown, error);
+  }
+  return { decision: "allowed", outcome: { ok: true, value: text, ...form }, ...measured };
 }
 
-export function refusal(decision: "refused" | "failed", message: string): Verdict {
+export function refusal(decision: "refused" | "failed", message: string, why?: Why): Verdict {
   const reason = bounded(message);
-  return { decision, reason, outcome: { ok: false, message: reason } };
+  const outcome: CallOutcome = { ok: false, message: reason };
+  if (why !== undefined) {
+    outcome.reason = why.reason;
+    if (why.detail !== undefined) outcome.detail = bounded(why.detail);
+  }
+  return { decision, reason, outcome };
 }
 
 export function cancelled(shown: string): Verdict {
-  return refusal("failed", `${shown} was cancelled because the run was stopped (AbortError).`);
+  return refusal("failed", `${shown} was cancelled because the run was stopped (AbortError).`, {
+    reason: "refused",
+    detail: "cancelled because the run was stopped",
+  });
 }
 
 export function fault(shown: string, error: unknown): Verdict {
   const detail =
     error instanceof Error ? error.message : typeof error === "string" ? error : undefined;
+  const type = errorTypeName(error);
   return {
-    ...refusal("failed", `${shown} failed on the host side (${errorTypeName(error)}).`),
+    ...refusal("failed", `${shown} failed on the host side (${type}).`, {
+      reason: "server_error",
+      detail: `failed on the host side (${type})`,
+    }),
     // For the user's own log; never part of the outcome.
     ...(detail !== undefined ? { detail: bounded(detail) } : {}),
   };

@@ -60,7 +60,7 @@ function describeResource(resource: unknown): string {
 }
 
 /** Decoded size of base64 text, without decoding it. */
-function base64Bytes(data: unknown): number {
+export function base64Bytes(data: unknown): number {
   if (typeof data !== "string") return 0;
   const clean = data.replace(/[^A-Za-z0-9+/=_-]/g, "");
   const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
@@ -68,7 +68,7 @@ function base64Bytes(data: unknown): number {
 }
 
 /** A server-chosen label (MIME type, URI), kept short and on one line. */
-function label(value: unknown): string {
+export function label(value: unknown): string {
   if (typeof value !== "string" || value === "") return "unknown";
   // eslint-disable-next-line no-control-regex -- stripping control characters is the point
   const oneLine = value.replace(/[\u0000-\u001f\u007f]/g, " ");

@@ -54,8 +54,11 @@ describe("catalog builder", () => {
     expect(catalog.tools.map((t) => t.pyName)).toEqual(["add", "echo"]);
     const add = catalog.byPyName.get("add");
     expect(add).toMatchObject({ server: "toy", tool: "add", private: false });
-    expect(add?.summary).toBe("add(a, b): Add two integers.");
-    expect(add?.stub).toContain("    params: a: int, b: int");
+    expect(add).toMatchObject({ namespace: "tools", method: "add" });
+    expect(add?.summary).toBe("tools.add(a, b): Add two integers.");
+    expect(add?.stub).toBe(
+      'async def tools.add(*, a: int, b: int):\n    """Add two integers.\n    """',
+    );
     expect(add?.validate({ a: 2, b: 3 })).toBe(true);
     // What TOOLS["add"].schema gives the code.
     expect(JSON.parse(add?.shownSchema ?? "null")).toEqual(addTool.inputSchema);
@@ -93,6 +96,80 @@ describe("catalog builder", () => {
       { prefixWithServer: false },
     );
     expect(catalog.tools.map((t) => t.tool)).toEqual(["add", "echo"]);
+  });
+
+  it("puts each server's tools in a namespace, as methods named like single-server tools", () => {
+    const catalog = buildCatalog(
+      [
+        server("issue-tracker", [tool("find-issue"), tool("print")]),
+        server("class", [tool("x")]),
+        server("issue_tracker", [tool("close")]),
+      ],
+      { prefixWithServer: true },
+    );
+    const places = catalog.tools.map((t) => `${t.namespace}.${t.method} (${t.pyName})`);
+    expect(places).toEqual([
+      "issue_tracker.find_issue (issue_tracker__find_issue)",
+      "issue_tracker.print_ (issue_tracker__print)",
+      "class_.x (class__x)",
+      // Servers whose names become one identifier share a namespace, as they share a prefix.
+      "issue_tracker.close (issue_tracker__close)",
+    ]);
+    expect(catalog.byPyName.get("issue_tracker__find_issue")?.stub).toMatch(
+      /^async def issue_tracker\.find_issue\(\):/,
+    );
+  });
+
+  it("keeps a namespace off a tool's own name, and leaves a method two tools want to the first", () => {
+    const catalog = buildCatalog(
+      [
+        server("a", [tool("b")]),
+        server("a__b", [tool("c")]),
+        server("s", [tool("print"), tool("print_")]),
+      ],
+      { prefixWithServer: true },
+    );
+    expect(catalog.byPyName.get("a__b__c")?.namespace).toBe("a__b_");
+    // `s__print` and `s__print_` are two names, but one method `print_` (a builtin gets its `_`):
+    // the second keeps its own name only.
+    expect(catalog.byPyName.get("s__print")?.method).toBe("print_");
+    const second = catalog.byPyName.get("s__print_");
+    expect(second?.method).toBeNull();
+    expect(second?.stub).toMatch(/^async def s__print_\(params: dict\) -> str:/);
+    // One server: every tool in the namespace `tools`, which keeps off a tool named so.
+    const single = buildCatalog([server("solo", [tool("tools"), tool("echo")])], {
+      prefixWithServer: false,
+    });
+    expect(single.tools.map((t) => `${t.namespace}.${t.method}`)).toEqual([
+      "tools_.tools",
+      "tools_.echo",
+    ]);
+  });
+
+  it("checks results against a tool's output schema, and says when one cannot be compiled", () => {
+    const catalog = buildCatalog(
+      [
+        server("s", [
+          tool("typed", {
+            outputSchema: { type: "object", properties: { n: { type: "integer" } } },
+          }),
+          tool("broken", { outputSchema: { type: "object", properties: { n: { type: 5 } } } }),
+          tool("plain"),
+        ]),
+      ],
+      { prefixWithServer: true },
+    );
+    const typed = catalog.byPyName.get("s__typed");
+    expect(typed?.validateOutput?.({ n: 1, more: "ok" })).toBe(true);
+    expect(typed?.validateOutput?.({ n: "x" })).toBe(false);
+    expect(typed?.stub).toContain("-> dict{n: int (optional)}:");
+    expect(catalog.byPyName.get("s__broken")?.validateOutput).toBeNull();
+    expect(catalog.byPyName.get("s__plain")?.validateOutput).toBeNull();
+    expect(catalog.warnings).toEqual([
+      expect.stringMatching(
+        /^The results of tool "broken" of server "s" are not checked: its output schema is invalid/,
+      ) as unknown,
+    ]);
   });
 
   it("names tools server__tool when asked", () => {
@@ -369,7 +446,7 @@ describe("catalog builder", () => {
     expect(privateOnes).toEqual(["notes__search", "notes__read", "tracker__create_issue"]);
     const created = catalog.byPyName.get("tracker__create_issue");
     expect(created?.summary).toContain(") [private]: ");
-    expect(created?.stub).toContain('    """\n    [private]\n');
+    expect(created?.stub).toContain('    """[private]\n');
     expect(catalog.byPyName.get("tracker__find_issue")?.stub).not.toContain("[private]");
   });
 
@@ -441,7 +518,7 @@ describe("catalog builder", () => {
     ]);
     expect(catalog.tools[0]?.validate({})).toBe(true);
     expect(catalog.tools[0]?.validate({ a: 1 })).toBe(false);
-    expect(catalog.tools[0]?.stub).toContain("params: none");
+    expect(catalog.tools[0]?.stub).toContain("async def tools.none():");
   });
 
   it("never throws for hostile schemas, only warns", () => {

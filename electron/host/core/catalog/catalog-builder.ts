@@ -9,8 +9,8 @@ import type {
   ServerTools,
 } from "./catalog-types.js";
 import { isDeprecated } from "./deprecated.js";
-import { pythonNameFor } from "./python-names.js";
-import { compileInputSchema, normaliseInputSchema } from "./schema-compile.js";
+import { namespaceFor, pythonNameFor, toPythonName } from "./python-names.js";
+import { compileInputSchema, compileOutputSchema, normaliseInputSchema } from "./schema-compile.js";
 import { cutUtf8 } from "../../util/text-cut.js";
 import { toolNameProblem } from "./tool-name-check.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
@@ -69,10 +69,17 @@ interface KeptTools {
   leftOut: Map<string, LeftOutTool["reason"]>;
 }
 
+/** Where one server's tools go in the code: its namespace, and the methods taken there so far. */
+interface Place {
+  namespace: string;
+  methods: Set<string>;
+}
+
 function keepTools(
   entry: ServerTools,
   options: BuildCatalogOptions,
   warnings: string[],
+  place: Place,
 ): KeptTools {
   const { prefixWithServer } = options;
   const allowed = entry.allow === null ? null : new Set(entry.allow);
@@ -125,11 +132,47 @@ function keepTools(
     }
     const isPrivate =
       privateNames === null ? entry.private === true : privateNames.has(discovered.name);
+    const output = outputCheck(entry.server, discovered, warnings);
     kept.push(
-      catalogTool(entry.server, discovered, inputSchema, compiled.validate, isPrivate, options),
+      catalogTool(
+        entry.server,
+        discovered,
+        { inputSchema, validate: compiled.validate, ...output },
+        { private: isPrivate, namespace: place.namespace, method: methodIn(place, discovered) },
+        options,
+      ),
     );
   }
   return { tools: kept, leftOut };
+}
+
+/**
+ * The tool's method in its namespace: its name by the rule single-server names follow, or null
+ * when another tool there took it (two names that differ only in characters an identifier cannot
+ * hold); such a tool is still called by its Python name.
+ */
+function methodIn(place: Place, discovered: DiscoveredTool): string | null {
+  const method = toPythonName(discovered.name);
+  if (place.methods.has(method)) return null;
+  place.methods.add(method);
+  return method;
+}
+
+/** The tool's output schema, compiled; none (with a warning) when it cannot be. */
+function outputCheck(
+  server: string,
+  discovered: DiscoveredTool,
+  warnings: string[],
+): { outputSchema: Record<string, unknown> | null; validateOutput: CatalogTool["validateOutput"] } {
+  const schema = discovered.outputSchema;
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    return { outputSchema: null, validateOutput: null };
+  const compiled = compileOutputSchema(schema);
+  if (compiled.ok) return { outputSchema: schema, validateOutput: compiled.validate };
+  warnings.push(
+    `The results of ${toolLabel(server, discovered.name)} are not checked: ${compiled.reason}.`,
+  );
+  return { outputSchema: null, validateOutput: null };
 }
 
 /** The schema as the code may read it, or null past SCHEMA_SHOWN_MAX_BYTES. */
@@ -138,17 +181,24 @@ function schemaText(schema: Record<string, unknown>): string | null {
   return Buffer.byteLength(text, "utf8") <= SCHEMA_SHOWN_MAX_BYTES ? text : null;
 }
 
+interface Schemas {
+  inputSchema: Record<string, unknown>;
+  validate: CatalogTool["validate"];
+  outputSchema: Record<string, unknown> | null;
+  validateOutput: CatalogTool["validateOutput"];
+}
+
 function catalogTool(
   server: string,
   discovered: DiscoveredTool,
-  inputSchema: Record<string, unknown>,
-  validate: CatalogTool["validate"],
-  isPrivate: boolean,
+  schemas: Schemas,
+  where: { private: boolean; namespace: string; method: string | null },
   options: BuildCatalogOptions,
 ): CatalogTool {
   const secrets = options.secrets ?? [];
+  const pyName = pythonNameFor(server, discovered.name, options.prefixWithServer);
   const source = {
-    pyName: pythonNameFor(server, discovered.name, options.prefixWithServer),
+    pyName,
     // Masked before the cut, so a cut cannot leave half a secret that no longer matches.
     description: cutUtf8(
       maskSecrets(
@@ -157,18 +207,26 @@ function catalogTool(
       ),
       DESCRIPTION_MAX_BYTES,
     ),
-    private: isPrivate,
-    inputSchema,
+    private: where.private,
+    inputSchema: schemas.inputSchema,
   };
-  // The code reads the schema only as the stub renders it; calls are checked against the
+  // The code reads the schemas only as the stub renders them; calls are checked against the
   // server's own schema (validate), which the code never sees.
-  const shown = { ...source, inputSchema: maskDeep(inputSchema, secrets) };
+  const shown = {
+    ...source,
+    callName: where.method === null ? undefined : `${where.namespace}.${where.method}`,
+    inputSchema: maskDeep(schemas.inputSchema, secrets),
+    outputSchema: schemas.outputSchema === null ? null : maskDeep(schemas.outputSchema, secrets),
+  };
   return {
     ...source,
+    namespace: where.namespace,
+    method: where.method,
     server,
     tool: discovered.name,
     deprecated: isDeprecated(discovered),
-    validate,
+    validate: schemas.validate,
+    validateOutput: schemas.validateOutput,
     stub: renderStub(shown),
     shownSchema: schemaText(shown.inputSchema),
     summary: renderSummary(shown),
@@ -224,17 +282,23 @@ export function buildCatalog(servers: ServerTools[], options: BuildCatalogOption
   const held = new Map<string, string>();
   const tools: CatalogTool[] = [];
   const byPyName = new Map<string, CatalogTool>();
+  const places = namespaces(servers, options.prefixWithServer);
+  const heldMethods = new Map<string, { namespace: string; method: string }>();
 
   for (const entry of servers) {
-    const kept = keepTools(entry, options, warnings);
+    const place = places.get(entry.server) ?? { namespace: "_", methods: new Set<string>() };
+    const kept = keepTools(entry, options, warnings, place);
     checkNamesKept(entry, kept);
     for (const [tool, reason] of kept.leftOut) {
       leftOut.push({ server: entry.server, tool, reason });
       if (reason.code !== "held_for_review") continue;
       const pyName = pythonNameFor(entry.server, tool, options.prefixWithServer);
       // A name the code could not use (too long) needs no message.
-      if (pyName.length <= PROTOCOL_LIMITS.toolNameMaxChars)
-        held.set(pyName, heldToolMessage(pyName, entry.server, tool));
+      if (pyName.length > PROTOCOL_LIMITS.toolNameMaxChars) continue;
+      held.set(pyName, heldToolMessage(pyName, entry.server, tool));
+      const method = toPythonName(tool);
+      if (!place.methods.has(method))
+        heldMethods.set(pyName, { namespace: place.namespace, method });
     }
     for (const tool of kept.tools) {
       const other = byPyName.get(tool.pyName);
@@ -250,8 +314,38 @@ export function buildCatalog(servers: ServerTools[], options: BuildCatalogOption
     }
   }
   // A held name that is also a kept tool's (a clash) is that tool: the catalog wins.
-  for (const pyName of byPyName.keys()) held.delete(pyName);
-  return { tools, byPyName, warnings, leftOut, held };
+  for (const pyName of byPyName.keys()) {
+    held.delete(pyName);
+    heldMethods.delete(pyName);
+  }
+  return { tools, byPyName, warnings, leftOut, held, heldMethods };
+}
+
+/**
+ * Each server's namespace. A namespace never takes the name of a tool's own global (a server
+ * named `a__b` beside a tool `b` of a server `a`): it gets a trailing `_` instead. Servers whose
+ * names become one identifier share one namespace, as their tools already share a prefix.
+ */
+function namespaces(
+  servers: readonly ServerTools[],
+  prefixWithServer: boolean,
+): Map<string, Place> {
+  const globals = new Set<string>();
+  for (const entry of servers)
+    for (const tool of entry.tools)
+      globals.add(pythonNameFor(entry.server, tool.name, prefixWithServer));
+  const byName = new Map<string, Place>();
+  const places = new Map<string, Place>();
+  for (const entry of servers) {
+    const namespace = namespaceFor(entry.server, prefixWithServer, globals);
+    let place = byName.get(namespace);
+    if (place === undefined) {
+      place = { namespace, methods: new Set() };
+      byName.set(namespace, place);
+    }
+    places.set(entry.server, place);
+  }
+  return places;
 }
 
 /**

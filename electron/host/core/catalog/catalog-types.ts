@@ -10,6 +10,8 @@ export interface DiscoveredTool {
   /** MCP's hints, and any a server adds (a `deprecated` of its own, say). */
   annotations?: { title?: string | undefined; [key: string]: unknown } | undefined;
   inputSchema: Record<string, unknown>;
+  /** What its results' structured content looks like (MCP's outputSchema), when it says. */
+  outputSchema?: Record<string, unknown> | undefined;
   /**
    * sha256 of its whole wire object, as the pins hash it (tool-hash.ts); absent where the
    * listing was not hashed (then a server with pins has none of its tools admitted).
@@ -40,6 +42,13 @@ export interface ServerTools {
 export interface CatalogTool {
   /** The Python identifier the code calls, e.g. `notes__search`. */
   pyName: string;
+  /**
+   * The object in the code's globals that holds its server's tools (`notes`), each as an async
+   * method taking keyword arguments: `await notes.search(query="q3")`.
+   */
+  namespace: string;
+  /** Its method in `namespace` (`search`); null when another tool took that name there. */
+  method: string | null;
   server: string;
   /** The server's own name for the tool. */
   tool: string;
@@ -51,7 +60,15 @@ export interface CatalogTool {
   inputSchema: Record<string, unknown>;
   /** Compiled once, used by the bridge for every call. */
   validate: ValidateFunction;
-  /** `async def name(params: dict) -> str:` with docstring: what TOOLS[name] shows. */
+  /**
+   * Checks the structured content of its results (its output schema, compiled once); null
+   * when it declares none, or one that could not be compiled (a warning says so).
+   */
+  validateOutput: ValidateFunction | null;
+  /**
+   * `async def notes.search(*, query: str) -> any:` with docstring: what TOOLS[name] shows (the
+   * `params: dict` form for a tool without a method).
+   */
   stub: string;
   /**
    * The input schema as JSON text with secrets masked, for TOOLS[name].schema; null when
@@ -85,4 +102,6 @@ export interface Catalog {
    * call gets (the runner raises it; the bridge refuses a forged call with it). Absent: none.
    */
   held?: ReadonlyMap<string, string>;
+  /** The namespace and method each held tool would have, by its Python name. Absent: none. */
+  heldMethods?: ReadonlyMap<string, { namespace: string; method: string }>;
 }

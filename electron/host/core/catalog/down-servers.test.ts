@@ -84,12 +84,14 @@ describe("downServers", () => {
       {
         server: "my-server",
         prefix: "my_server__",
+        namespace: "my_server",
         reason: "failed to start: spawn x ENOENT",
         firstStart: false,
       },
       {
         server: "1st",
         prefix: "_1st__",
+        namespace: "_1st",
         reason: "still starting; try again shortly",
         firstStart: true,
       },
@@ -98,7 +100,7 @@ describe("downServers", () => {
 
   it("gives no prefix when tool names carry no server", () => {
     expect(downServers([facts("solo", {})], [], false)).toEqual([
-      { server: "solo", prefix: null, reason: "not started", firstStart: false },
+      { server: "solo", prefix: null, namespace: null, reason: "not started", firstStart: false },
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { maskSecrets } from "../secrets/secret-mask.js";
-import { serverNamePrefix } from "./python-names.js";
+import { serverNamePrefix, toPythonName } from "./python-names.js";
 import { cutCodePoints, oneLine } from "../../util/text-cut.js";
 import type { ServerState } from "../ports/server-state.js";
 
@@ -14,6 +14,8 @@ export interface DownServer {
   server: string;
   /** How its tools' names start in the code (`server__`), or null when names carry no server. */
   prefix: string | null;
+  /** Its namespace in the code (`server`, as catalog-builder.ts names it); null likewise. */
+  namespace: string | null;
   /** One line, secrets masked, at most DOWN_REASON_MAX_CHARS. */
   reason: string;
   /**
@@ -89,6 +91,7 @@ export function downServers(
     .map((facts) => ({
       server: facts.name,
       prefix: prefixWithServer ? serverNamePrefix(facts.name) : null,
+      namespace: prefixWithServer ? toPythonName(facts.name) : null,
       reason: downReason(facts, secrets),
       firstStart: facts.info.status === "starting" && facts.info.lastError === null,
     }));

@@ -38,7 +38,7 @@ describe("enum, which ajv checked by comparing the value with each allowed one",
     expect(checkSchema(tool, { xs })).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(100);
     // Refused as before, naming the place and ajv's own words.
-    expect(checkSchema(tool, { xs: [last, "v100000"] })).toBe(
+    expect(checkSchema(tool, { xs: [last, "v100000"] })?.text).toBe(
       "/xs/1 must be equal to one of the allowed values",
     );
   });

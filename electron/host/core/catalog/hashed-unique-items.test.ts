@@ -23,7 +23,7 @@ describe("uniqueItems", () => {
       validate: compiled(schema),
     };
     const args = JSON.parse('{"tags":["__proto__","__proto__"]}') as Record<string, unknown>;
-    expect(checkSchema(tool, args)).toBe(
+    expect(checkSchema(tool, args)?.text).toBe(
       "/tags must NOT have duplicate items (items ## 0 and 1 are identical)",
     );
     expect(checkSchema(tool, { tags: ["__proto__", "constructor", "toString"] })).toBeUndefined();

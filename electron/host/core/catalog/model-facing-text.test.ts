@@ -109,7 +109,15 @@ function descriptions(): string[] {
     ],
     { prefixWithServer: false },
   );
-  const down = [{ server: "mail", prefix: "mail__", reason: "not started", firstStart: false }];
+  const down = [
+    {
+      server: "mail",
+      prefix: "mail__",
+      namespace: "mail",
+      reason: "not started",
+      firstStart: false,
+    },
+  ];
   return [
     describeRunPython(catalog, 100_000),
     describeRunPython(catalog, 100_000, {

@@ -207,6 +207,12 @@ export const RUNNER_NAMES: ReadonlySet<string> = new Set([
   "show",
 ]);
 
+/**
+ * The namespace of the tools when their names carry no server (one server, `serve -- CMD`):
+ * `await tools.echo(message="hi")`.
+ */
+export const SINGLE_SERVER_NAMESPACE = "tools";
+
 /** Joins a server's name and a tool's name when several servers are wrapped. */
 export const SERVER_SEPARATOR = "__";
 
@@ -270,4 +276,19 @@ export function serverNamePrefix(server: string): string {
   const sanitised = replaceNonIdentifierChars(server);
   const name = sanitised === "" ? "_" : sanitised;
   return (/^[0-9]/.test(name) ? `_${name}` : name) + SERVER_SEPARATOR;
+}
+
+/**
+ * The namespace a server's tools get in the code: its name made an identifier by the rule tool
+ * names follow, or SINGLE_SERVER_NAMESPACE when names carry no server. A trailing `_` is added
+ * while it is a name in `taken` (a tool's Python name: a global of its own).
+ */
+export function namespaceFor(
+  server: string,
+  prefixWithServer: boolean,
+  taken: ReadonlySet<string>,
+): string {
+  let name = prefixWithServer ? toPythonName(server) : SINGLE_SERVER_NAMESPACE;
+  while (taken.has(name)) name += "_";
+  return name;
 }

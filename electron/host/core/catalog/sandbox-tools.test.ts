@@ -8,8 +8,17 @@ describe("sandboxTools", () => {
   it("sends each tool's name, stub, description and schema", () => {
     const tool = { ...makeTool({ pyName: "a" }), stub: "async def a...", description: "Does a." };
     expect(sandboxTools([tool])).toEqual([
-      { name: "a", stub: "async def a...", description: "Does a.", schema: tool.shownSchema },
+      {
+        name: "a",
+        stub: "async def a...",
+        description: "Does a.",
+        schema: tool.shownSchema,
+        namespace: "main",
+        method: "a",
+      },
     ]);
+    // A tool without a method (another took its name in the namespace) has no place there.
+    expect(sandboxTools([{ ...tool, method: null }])[0]).not.toHaveProperty("method");
   });
 
   it("stops sending schemas once they reach schemasShownTotalBytes, in catalog order", () => {
@@ -57,5 +66,11 @@ describe("toolsJson", () => {
     expect(toolsJson(tools)).toContain('"stub":"changed"');
     tools.push({ name: "b", stub: "" });
     expect(toolsJson(tools)).toContain('"name":"b"');
+  });
+
+  it("gives a tool's namespace and method as ns and fn (runner-protocol.md)", () => {
+    expect(toolsJson([{ name: "shop__add", stub: "s", namespace: "shop", method: "add" }])).toBe(
+      '[{"name":"shop__add","stub":"s","description":"","schema":null,"ns":"shop","fn":"add"}]',
+    );
   });
 });

@@ -22,7 +22,13 @@ export function sandboxTools(tools: readonly CatalogTool[]): SandboxTool[] {
       if (bytes <= left) left -= bytes;
       else schema = null;
     }
-    const shown = { name: tool.pyName, stub: tool.stub, description: tool.description, schema };
+    const shown: SandboxTool = {
+      name: tool.pyName,
+      stub: tool.stub,
+      description: tool.description,
+      schema,
+      ...(tool.method === null ? {} : { namespace: tool.namespace, method: tool.method }),
+    };
     return tool.deprecated ? { ...shown, deprecated: true } : shown;
   });
 }

@@ -248,46 +248,63 @@ function oneLineReason(text: string): string {
  * reason for the warning that leaves the tool out.
  */
 export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
-  if (isNestedDeeperThan(inputSchema, SCHEMA_MAX_DEPTH)) {
+  return compileToolSchema(inputSchema, "input schema", closeTopLevel);
+}
+
+/**
+ * Checks and compiles one tool's output schema, which its results' structured content is checked
+ * against (as MCP asks of clients); never throws. Not closed: a result may carry more than its
+ * schema names, as JSON Schema allows unless the schema says otherwise.
+ */
+export function compileOutputSchema(outputSchema: JsonObject): CompiledSchema {
+  return compileToolSchema(outputSchema, "output schema", (schema) => schema);
+}
+
+function compileToolSchema(
+  schema: JsonObject,
+  what: "input schema" | "output schema",
+  prepare: (schema: JsonObject) => JsonObject,
+): CompiledSchema {
+  if (isNestedDeeperThan(schema, SCHEMA_MAX_DEPTH)) {
     return {
       ok: false,
-      reason: `its input schema is nested deeper than ${SCHEMA_MAX_DEPTH} levels`,
+      reason: `its ${what} is nested deeper than ${SCHEMA_MAX_DEPTH} levels`,
     };
   }
   // An async validator returns a promise, which is truthy: every call would pass.
-  if (own(inputSchema, "$async") !== undefined) {
-    return { ok: false, reason: "its input schema is asynchronous ($async)" };
+  if (own(schema, "$async") !== undefined) {
+    return { ok: false, reason: `its ${what} is asynchronous ($async)` };
   }
-  const found = dialectOf(inputSchema);
+  const found = dialectOf(schema);
   if ("reason" in found) return { ok: false, reason: found.reason };
   const { dialect } = found;
   try {
     const checker = checkerFor(dialect);
     // Its enums summarised (enum-summary.ts): ajv compares an enum's values pair by pair here.
-    if (checker.validateSchema(withEnumsSummarised(inputSchema) as JsonObject) !== true) {
+    if (checker.validateSchema(withEnumsSummarised(schema) as JsonObject) !== true) {
       return {
         ok: false,
-        reason: oneLineReason(`its input schema is invalid: ${checker.errorsText(checker.errors)}`),
+        reason: oneLineReason(`its ${what} is invalid: ${checker.errorsText(checker.errors)}`),
       };
     }
     const ajv = compilingAjv(dialect);
-    const validate = ajv.compile(closeTopLevel(inputSchema));
+    const validate = ajv.compile(prepare(schema));
     if ((validate as { $async?: unknown }).$async === true) {
-      return { ok: false, reason: "its input schema is asynchronous ($async)" };
+      return { ok: false, reason: `its ${what} is asynchronous ($async)` };
     }
     return {
       ok: true,
-      validate: needsUniqueItemsBound(inputSchema) ? withUniqueItemsBound(validate) : validate,
+      validate: needsUniqueItemsBound(schema) ? withUniqueItemsBound(validate) : validate,
     };
   } catch (error) {
     const unsupported = unsupportedPatternIn(error);
     if (unsupported !== undefined) {
       return {
         ok: false,
-        reason: oneLineReason(`its input schema's ${unsupported.message}`),
+        reason: oneLineReason(`its ${what}'s ${unsupported.message}`),
       };
     }
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: oneLineReason(`ajv cannot compile its input schema: ${message}`) };
+    return { ok: false, reason: oneLineReason(`ajv cannot compile its ${what}: ${message}`) };
   }
 }

@@ -30,14 +30,14 @@ export const LITERAL_MAX_CHARS = 40;
 
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-function isJsonObject(value: unknown): value is JsonObject {
+export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Own properties only: a key such as `type` must never be read off Object.prototype. */
-function own(node: JsonObject, key: string): unknown {
+export function own(node: JsonObject, key: string): unknown {
   return Object.hasOwn(node, key) ? node[key] : undefined;
 }
 
@@ -45,7 +45,7 @@ function own(node: JsonObject, key: string): unknown {
  * A JSON string literal that also escapes the separators JSON leaves raw (U+0085, U+2028,
  * U+2029), which some readers take for line breaks: a quoted value stays on its line.
  */
-function quote(text: string): string {
+export function quote(text: string): string {
   return JSON.stringify(text).replace(
     /[\u0085\u2028\u2029]/g,
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
@@ -59,7 +59,7 @@ export function renderParamName(name: string): string {
 }
 
 /** Collects output until `max` characters, then refuses more and tells callers to stop. */
-class BoundedWriter {
+export class BoundedWriter {
   private readonly parts: string[] = [];
   private length = 0;
   full = false;
@@ -104,11 +104,20 @@ const BASE_TYPES: Readonly<Record<string, string>> = {
   null: "None",
 };
 
-class SchemaRenderer {
+/**
+ * How enums read: `"fast" | "slow"`, or, in a typed signature, `Literal["fast", "slow"]` as
+ * Python's typing spells it.
+ */
+export type EnumStyle = "union" | "literal";
+
+export class SchemaRenderer {
   /** The objects being rendered on the current path: meeting one again is a cycle. */
   private readonly path = new Set<object>();
 
-  constructor(private readonly out: BoundedWriter) {}
+  constructor(
+    private readonly out: BoundedWriter,
+    private readonly enumStyle: EnumStyle = "union",
+  ) {}
 
   /** `depth` is the level of the type being written; past STUB_TYPE_DEPTH it prints `...`. */
   type(node: unknown, depth: number): void {
@@ -190,12 +199,16 @@ class SchemaRenderer {
   private literals(values: readonly unknown[]): void {
     const out = this.out;
     if (values.length === 0) return out.write("never");
+    const typed = this.enumStyle === "literal";
+    const separator = typed ? ", " : " | ";
+    if (typed) out.write("Literal[");
     const shown = Math.min(values.length, ENUM_SHOWN_MAX);
     for (let i = 0; i < shown && !out.full; i++) {
-      if (i > 0) out.write(" | ");
+      if (i > 0) out.write(separator);
       out.write(renderLiteral(values[i]));
     }
-    if (values.length > shown) out.write(" | ...");
+    if (values.length > shown) out.write(`${separator}...`);
+    if (typed) out.write("]");
   }
 
   private union(alternatives: readonly unknown[], separator: string, depth: number): void {
@@ -224,7 +237,7 @@ class SchemaRenderer {
   }
 }
 
-function requiredNames(node: JsonObject): Set<string> {
+export function requiredNames(node: JsonObject): Set<string> {
   const required = own(node, "required");
   const names = new Set<string>();
   if (Array.isArray(required)) {

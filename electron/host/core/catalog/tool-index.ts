@@ -8,9 +8,9 @@ import { PRIVATE_MARK } from "./tool-stub.js";
 // inside the code (TOOLS, search_tools), where they cost the model nothing until it asks.
 
 interface Group {
-  /** `- "everything" (11 tools):` */
+  /** `- everything (11 tools):`, or `- "my-server" as my_server (2 tools):` */
   head: string;
-  /** The names the code calls (`everything__echo`), private ones marked. */
+  /** The methods the code calls (`echo`, as `everything.echo`), private ones marked. */
   names: string[];
   shown: string[];
 }
@@ -28,16 +28,29 @@ function groupsOf(tools: readonly CatalogTool[]): Group[] {
     else list.push(tool);
   }
   return [...byServer].map(([server, list]) => ({
-    head: `- ${JSON.stringify(server)} (${list.length} tool${list.length === 1 ? "" : "s"}):`,
-    names: list.map((t) => (t.private ? `${t.pyName} ${PRIVATE_MARK}` : t.pyName)),
+    head: `- ${serverLabel(server, list)} (${list.length} tool${list.length === 1 ? "" : "s"}):`,
+    names: list.map((t) => {
+      // A tool without a method is called by its own name, which the line shows whole.
+      const name = t.method ?? t.pyName;
+      return t.private ? `${name} ${PRIVATE_MARK}` : name;
+    }),
     shown: [],
   }));
 }
 
+/**
+ * The server as its line names it: its namespace alone when that is its name, else its name
+ * (quoted: it is the server's text) and the namespace the code uses.
+ */
+function serverLabel(server: string, tools: readonly CatalogTool[]): string {
+  const namespace = tools[0]?.namespace ?? server;
+  return namespace === server ? server : `${JSON.stringify(server)} as ${namespace}`;
+}
+
 function leadLine(tools: readonly CatalogTool[], servers: number): string {
   return (
-    `Index: ${tools.length} tools on ${servers} server${servers === 1 ? "" : "s"}. ` +
-    "Look a tool up before calling it (see above)."
+    `Index, server: tools (${tools.length} on ${servers} server${servers === 1 ? "" : "s"}; ` +
+    "call server.tool(...), look it up first):"
   );
 }
 

@@ -2,6 +2,8 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
   docstringLine,
+  NO_DESCRIPTION,
+  renderDictStub,
   renderStub,
   renderSummary,
   SUMMARY_SENTENCE_MAX_CHARS,
@@ -46,6 +48,72 @@ function pythonWithAst(): string | null {
   }
   return null;
 }
+
+describe("typed tool stubs", () => {
+  it("renders the add stub docs/architecture.md shows: the signature, then the docstring", () => {
+    const stub = renderStub({
+      pyName: "toy__add",
+      callName: "toy.add",
+      description: "Add two integers.",
+      private: false,
+      inputSchema: {
+        ...addSchema,
+        properties: { a: { type: "integer", description: "The first." }, b: { type: "integer" } },
+      },
+      outputSchema: { type: "object", properties: { sum: { type: "integer" } }, required: ["sum"] },
+    });
+    expect(stub).toBe(
+      [
+        "async def toy.add(*, a: int, b: int) -> dict{sum: int}:",
+        '    """Add two integers.',
+        "",
+        "    a: The first.",
+        '    """',
+      ].join("\n"),
+    );
+  });
+
+  it("marks private tools first, and says when there is nothing to say", () => {
+    const base = { pyName: "t", callName: "s.t", description: "", inputSchema: {} };
+    expect(renderStub({ ...base, private: true })).toBe(
+      'async def s.t():\n    """[private]\n    """',
+    );
+    expect(renderStub({ ...base, private: false })).toBe(
+      `async def s.t():\n    """${NO_DESCRIPTION}\n    """`,
+    );
+  });
+
+  it("renders the params: dict form for a tool without a method", () => {
+    const tool = { pyName: "add", description: "Add.", private: false, inputSchema: addSchema };
+    expect(renderStub(tool)).toBe(renderDictStub(tool));
+  });
+
+  it("keeps the def line one line and the docstring the server's text, as Python reads it", () => {
+    const hostile = {
+      type: "object",
+      properties: {
+        'a"""\nimport os': { enum: ['"""\nprint(1)\u2028', "x\\"] },
+        ok: { type: "string", description: 'Ends """ here\nimport os' },
+      },
+    };
+    for (const description of HOSTILE_DESCRIPTIONS) {
+      const stub = renderStub({
+        pyName: "t",
+        callName: "s.t",
+        description,
+        private: false,
+        inputSchema: hostile,
+      });
+      const [head, ...rest] = stub.split("\n");
+      expect(head).toMatch(/^async def s\.t\(.*\):$/);
+      const body = rest.join("\n");
+      const opening = body.indexOf('"""') + 3;
+      expect(tripleQuotedEnd(body, opening), description).toBe(body.lastIndexOf('"""'));
+      // eslint-disable-next-line no-control-regex -- no raw control character may reach Python
+      expect(stub).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u2028]/);
+    }
+  });
+});
 
 describe("tool stubs", () => {
   it("renders the add stub docs/architecture.md shows", () => {
@@ -140,9 +208,18 @@ describe("tool stubs", () => {
     "makes docstring break-out impossible, as Python itself parses the stub",
     () => {
       const command = pythonWithAst() ?? "python3";
-      const stubs = HOSTILE_DESCRIPTIONS.map((description) =>
+      // The typed stub's def line names its method `s.t`, which is no Python: the test reads it
+      // as `async def t(...)` (the line holds identifiers and quoted text only; see above).
+      const stubs = HOSTILE_DESCRIPTIONS.flatMap((description) => [
         renderStub({ pyName: "t", description, private: true, inputSchema: addSchema }),
-      );
+        renderStub({
+          pyName: "t",
+          callName: "s.t",
+          description,
+          private: true,
+          inputSchema: addSchema,
+        }).replace(/^async def s\.t\(\*, a: int, b: int\):/, "async def t(*, a: int, b: int):"),
+      ]);
       const check = [
         "import ast, json, sys",
         "stubs = json.load(sys.stdin)",
@@ -165,7 +242,8 @@ describe("tool stubs", () => {
       docstrings.forEach((docstring, i) => {
         expect(docstring, stubs[i]).not.toBeNull();
         // What Python reads is the server's text, not something the escaping made up.
-        const firstLine = (HOSTILE_DESCRIPTIONS[i] ?? "").split(/\r\n|\r|\n/)[0] ?? "";
+        const firstLine =
+          (HOSTILE_DESCRIPTIONS[Math.floor(i / 2)] ?? "").split(/\r\n|\r|\n/)[0] ?? "";
         const expected = firstLine.trimEnd().replace(/\uD800/g, "\uFFFD");
         expect(docstring).toContain(expected);
         expect(docstring).toContain("[private]");

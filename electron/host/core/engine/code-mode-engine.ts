@@ -270,10 +270,19 @@ export class CodeModeEngine {
           deadlineSeconds: input.timeout_s,
           tools: catalogSandboxTools(catalog),
           // Their names raise ToolError saying they are held for review, not NameError.
-          held: heldNamedIn(input.code, catalog.held),
+          held: heldNamedIn(input.code, catalog.held, catalog.heldMethods),
           // Their tool names raise ToolError with the reason in the code, not NameError.
           down: this.downServers().flatMap((d) =>
-            d.prefix === null ? [] : [{ prefix: d.prefix, server: d.server, reason: d.reason }],
+            d.prefix === null
+              ? []
+              : [
+                  {
+                    prefix: d.prefix,
+                    server: d.server,
+                    reason: d.reason,
+                    ...(d.namespace === null ? {} : { namespace: d.namespace }),
+                  },
+                ],
           ),
         },
         {

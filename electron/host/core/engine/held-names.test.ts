@@ -28,6 +28,17 @@ describe("heldNamedIn", () => {
     expect(heldNamedIn("toy__addé", held)).toEqual([]);
   });
 
+  it("finds a held tool by its method too, and gives its namespace and method then", () => {
+    const methods = new Map([["toy__add", { namespace: "toy", method: "add" }]]);
+    expect(heldNamedIn("await toy.add(a=1)", held, methods)).toEqual([
+      { name: "toy__add", message: "add is held", namespace: "toy", method: "add" },
+    ]);
+    expect(heldNamedIn("await toy__add({})", held, methods)).toEqual([
+      { name: "toy__add", message: "add is held" },
+    ]);
+    expect(heldNamedIn("await toy.echo(text='x')", held, methods)).toEqual([]);
+  });
+
   it("scans a large code in linear time", () => {
     const code = "a".repeat(2_000_000) + " toy__echo";
     expect(heldNamedIn(code, held).map((h) => h.name)).toEqual(["toy__echo"]);

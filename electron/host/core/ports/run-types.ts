@@ -6,8 +6,59 @@ export interface RunImageData extends RunImage {
   png: Buffer;
 }
 
+/**
+ * Why a call failed, as the code reads it in ToolError.reason: refused by a check (the tool,
+ * the size, the audit log's room, a held tool), its arguments invalid against the schema, the
+ * private-data rule, the run's call budget, the user said no ("ask first"), the server failed
+ * or answered with an error, or the call timed out.
+ */
+export const TOOL_ERROR_REASONS = [
+  "refused",
+  "invalid",
+  "private",
+  "budget",
+  "denied",
+  "server_error",
+  "timeout",
+] as const;
+export type ToolErrorReason = (typeof TOOL_ERROR_REASONS)[number];
+
+/**
+ * How the namespaced form reads a successful result (the `params: dict` form always gets
+ * `value`, the string): absent, `value` is the text; "json", `value` is a single text item that
+ * may be a JSON object or array (parsed when it is); "structured", `value` is the structured
+ * content as JSON (`invalid`, when set, says how it breaks the tool's output schema: the call
+ * raises instead); "content", the result is `items`, non-text ones as small objects.
+ */
+export type ResultForm =
+  | { form?: undefined }
+  | { form: "json" }
+  | { form: "structured"; invalid?: string }
+  | { form: "content"; items: ResultItem[] };
+
+/** One content item of a result as the namespaced form reads it: never base64 but an image's. */
+export type ResultItem =
+  | { kind: "text"; text: string }
+  | {
+      kind: "image" | "audio" | "resource" | "resource_link" | "other";
+      mime?: string;
+      uri?: string;
+      bytes: number;
+      /** An image's base64 data, for show(); absent past RESULT_IMAGE_DATA_MAX_BYTES. */
+      data?: string;
+    };
+
 /** What a tool call from the code comes back as: a value, or a refusal raised as ToolError. */
-export type CallOutcome = { ok: true; value: string } | { ok: false; message: string };
+export type CallOutcome =
+  | ({ ok: true; value: string } & ResultForm)
+  | {
+      ok: false;
+      message: string;
+      /** Absent where no check said (a host fault): the runner reads it as "server_error". */
+      reason?: ToolErrorReason;
+      /** What was wrong, without the tool's name: the namespaced form's message names it. */
+      detail?: string;
+    };
 
 /** Called for every tool call the code makes; the bridge implements it. */
 export type CallHandler = (tool: string, args: unknown) => Promise<CallOutcome>;
@@ -22,6 +73,12 @@ export interface SandboxTool {
   schema?: string | null | undefined;
   /** The server marks it deprecated: the runner's name suggestions prefer other tools. */
   deprecated?: boolean | undefined;
+  /**
+   * Its namespace and method in the code (`notes`, `search`: `await notes.search(query=...)`);
+   * absent for a tool called only by its name.
+   */
+  namespace?: string | undefined;
+  method?: string | undefined;
 }
 
 export interface RunRequest {
@@ -33,14 +90,18 @@ export interface RunRequest {
   tools?: readonly SandboxTool[] | undefined;
   /**
    * Servers not running: a name the code uses that starts with `prefix` and is no tool is a
-   * function that raises ToolError with the reason.
+   * function that raises ToolError with the reason; with `namespace`, so is every method of
+   * that namespace (unless a running server's tools have it).
    */
-  down?: readonly { prefix: string; server: string; reason: string }[] | undefined;
+  down?:
+    readonly { prefix: string; server: string; reason: string; namespace?: string }[] | undefined;
   /**
    * Tools held for the user's review (pinned definitions that changed): a name here that the code uses is a
-   * function raising ToolError with `message`, never a call to the host.
+   * function raising ToolError with `message`, never a call to the host. With `namespace` and
+   * `method`, that method of the namespace does the same.
    */
-  held?: readonly { name: string; message: string }[] | undefined;
+  held?:
+    readonly { name: string; message: string; namespace?: string; method?: string }[] | undefined;
 }
 
 export interface RunHooks {

@@ -23,6 +23,9 @@ export function toolsJson(tools: readonly SandboxTool[]): string {
       schema: t.schema ?? null,
       // Only where true: most tools are not, and every run's start line carries the list.
       ...(t.deprecated === true ? { deprecated: true } : {}),
+      ...(t.namespace !== undefined && t.method !== undefined
+        ? { ns: t.namespace, fn: t.method }
+        : {}),
     })),
   );
   if (Object.isFrozen(tools) && tools.every((t) => Object.isFrozen(t))) serialized.set(tools, text);

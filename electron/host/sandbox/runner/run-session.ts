@@ -26,6 +26,7 @@ import { toolsJson } from "../../core/ports/tools-json.js";
 import type { CallOutcome, RunHooks, RunRequest } from "../../core/ports/run-types.js";
 import type { SandboxContainer } from "../containers/sandbox-container.js";
 import { MiB } from "../../util/units.js";
+import { cutCodePoints } from "../../util/text-cut.js";
 
 /**
  * Messages one run may send (output chunks, empty ones included, and calls): past this the
@@ -145,6 +146,7 @@ export function runInContainer(
         call_budget: `the run was stopped: it kept calling tools after its budget of calls was spent`,
         message_limit: `the run was stopped after sending more than ${MESSAGES_PER_RUN} messages (output chunks and calls)`,
         audit_limit: `the run was stopped: its audit log entries reached ${RUN_COST_LIMITS.auditBytesPerRun} bytes`,
+        check: "the run was stopped before its first statement: its tool calls have mistakes",
       };
       settle(
         result(
@@ -194,6 +196,10 @@ export function runInContainer(
           return;
         }
         case "done": {
+          if (message.check === true) {
+            endByCheck(message);
+            return;
+          }
           const error =
             message.error === null
               ? null
@@ -210,6 +216,26 @@ export function runInContainer(
           return;
         }
       }
+    }
+
+    /**
+     * The runner's check ended the run before its code's first statement. Trusted only as the
+     * run's first message: before it no code of the run's can have run, after it any could.
+     */
+    function endByCheck(message: Extract<RunnerMessage, { type: "done" }>): void {
+      if (messages !== 1 || message.error === null) {
+        stop("protocol_violation", "a check report came after the run's code had started");
+        return;
+      }
+      settle(
+        result({
+          // Its first mistakes matter most: the head is kept (the runner cut it so already).
+          error: cutCodePoints(message.error, RUN_LIMITS.errorMaxChars),
+          exit_code: 1,
+          stopped: "check",
+          ...(message.exception === undefined ? {} : { exception: message.exception }),
+        }),
+      );
     }
 
     async function answer(id: number, tool: string, args: unknown): Promise<void> {
@@ -308,8 +334,15 @@ export function startLine(request: RunRequest, staged: string | null): string {
       prefix: d.prefix,
       server: d.server,
       reason: d.reason,
+      ...(d.namespace === undefined ? {} : { ns: d.namespace }),
     })),
-    held: (request.held ?? []).map((h) => ({ name: h.name, message: h.message })),
+    held: (request.held ?? []).map((h) => ({
+      name: h.name,
+      message: h.message,
+      ...(h.namespace === undefined || h.method === undefined
+        ? {}
+        : { ns: h.namespace, fn: h.method }),
+    })),
     limits: runnerLimits(),
   });
   if (tools === staged) return line;

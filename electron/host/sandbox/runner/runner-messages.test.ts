@@ -13,6 +13,8 @@ describe("runner messages", () => {
     expect(parseRunnerLine('{"type":"call","id":1,"tool":"add","args":{"a":1}}').ok).toBe(true);
     expect(parseRunnerLine('{"type":"output","stream":"stdout","data":"x"}').ok).toBe(true);
     expect(parseRunnerLine('{"type":"done","error":null}').ok).toBe(true);
+    // The check's report (the session takes it only as a run's first message).
+    expect(parseRunnerLine('{"type":"done","error":"x","check":true}').ok).toBe(true);
   });
 
   it("refuses anything else as hostile", () => {
@@ -25,6 +27,8 @@ describe("runner messages", () => {
       '{"type":"call","id":1,"tool":"a","args":{},"x":1}',
       '{"type":"output","stream":"stdin","data":"x"}',
       '{"type":"done"}',
+      '{"type":"done","error":"x","check":false}',
+      '{"type":"done","error":"x","check":"yes"}',
       '{"type":"exec","code":"x"}',
     ]) {
       expect(parseRunnerLine(line).ok, line).toBe(false);

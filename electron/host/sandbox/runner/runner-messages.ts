@@ -73,6 +73,9 @@ const doneMessage = z.strictObject({
       message: z.string().transform((text) => keepFirstChars(text, DONE_ERROR_MAX_CHARS)),
     })
     .optional(),
+  // The runner's check found mistakes in the code's calls before its first statement ran: the
+  // session accepts it only as the run's first message (nothing can have run before it).
+  check: z.literal(true).optional(),
 });
 /** The longest exception type name kept (the runner sends at most 200 characters). */
 const EXCEPTION_TYPE_MAX_CHARS = 200;

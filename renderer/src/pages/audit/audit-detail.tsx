@@ -233,7 +233,11 @@ function RunDetail(props: {
             {finished.stopped ? (
               <div>
                 <dt>Stopped</dt>
-                <dd>{finished.stopped.replace("_", " ")}</dd>
+                <dd>
+                  {finished.stopped === "check"
+                    ? "by the check before the run: nothing ran, no tool was called"
+                    : finished.stopped.replace("_", " ")}
+                </dd>
               </div>
             ) : null}
           </dl>

@@ -1,0 +1,344 @@
+// The namespaced form in the real runner, on each runtime: `await shop.add_item(qty=2)` sends the
+// very call line `shop__add_item({"qty": 2})` sends (the host sees, and checks, the same), reads
+// the result as a value, and raises ToolError with .server, .tool and .reason. The check before
+// the run ends code with a mistake in a direct call before its first statement: no call, no
+// output. A catalog built by the host's own builder, so the runner reads what the host sends.
+import { afterAll, expect, it } from "vitest";
+import {
+  describeEachRuntime,
+  dockerOnRuntimes,
+  leftoverContainers,
+  testOwner,
+} from "../../../../test-support/docker.js";
+import { buildCatalog } from "../../core/catalog/catalog-builder.js";
+import type { DiscoveredTool } from "../../core/catalog/catalog-types.js";
+import { catalogSandboxTools } from "../../core/catalog/sandbox-tools.js";
+import type { CallOutcome } from "../../core/ports/run-types.js";
+import { Sandbox } from "../sandbox.js";
+
+// Fails under CI=true when there is no engine, or it lacks runsc.
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
+
+const PNG_1X1 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgaPj/HwAEggJ/59habAAAAABJRU5ErkJggg==";
+
+const SHOP: DiscoveredTool[] = [
+  {
+    name: "add_item",
+    description: "Put an item in the cart.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        qty: { type: "integer" },
+        size: { enum: ["S", "M", "L"] },
+        note: { type: ["string", "null"] },
+      },
+      required: ["name", "qty"],
+      additionalProperties: false,
+    },
+    outputSchema: { type: "object", properties: { total: { type: "number" } } },
+  },
+  {
+    name: "find-item",
+    description: "Find an item.",
+    inputSchema: {
+      type: "object",
+      properties: { "item name": { type: "string" }, from: { type: "string" } },
+      required: ["item name"],
+    },
+  },
+  { name: "label", description: "A label.", inputSchema: { type: "object" } },
+  { name: "list_items", description: "The cart.", inputSchema: { type: "object" } },
+];
+
+const catalog = buildCatalog(
+  [
+    { server: "shop", tools: SHOP, allow: null, private: false },
+    {
+      server: "mail",
+      tools: [{ name: "send", description: "Send.", inputSchema: { type: "object" } }],
+      allow: null,
+      private: false,
+    },
+  ],
+  { prefixWithServer: true },
+);
+const TOOLS = catalogSandboxTools(catalog);
+
+interface Seen {
+  tool: string;
+  args: unknown;
+}
+
+/** Answers as the bridge would: each tool its own form of result. */
+function answerer(seen: Seen[]) {
+  return (tool: string, args: unknown): Promise<CallOutcome> => {
+    seen.push({ tool, args });
+    const a = args as Record<string, unknown>;
+    switch (tool) {
+      case "shop__add_item":
+        if (a.qty === 99) {
+          return Promise.resolve({
+            ok: false,
+            message: 'Arguments of "shop__add_item" do not match its schema: ...',
+            reason: "invalid",
+            detail: "qty: expected at most 10, got 99\nsecond line",
+          });
+        }
+        return Promise.resolve({ ok: true, value: '{"total":7.5}', form: "structured" });
+      case "shop__list_items":
+        return Promise.resolve({ ok: true, value: ' [{"name": "tea"}]', form: "json" });
+      case "shop__label":
+        return Promise.resolve({
+          ok: true,
+          value: "label\n[image image/png, 70 bytes]",
+          form: "content",
+          items: [
+            { kind: "text", text: "label" },
+            { kind: "image", mime: "image/png", bytes: 70, data: PNG_1X1 },
+            { kind: "audio", mime: "audio/wav", bytes: 3 },
+          ],
+        });
+      default:
+        return Promise.resolve({ ok: true, value: `${tool} ${JSON.stringify(args)}` });
+    }
+  };
+}
+
+describeEachRuntime(docker, "the namespaced form in the runner (%s)", (runtime) => {
+  const sandbox = fx
+    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    : null;
+
+  afterAll(async () => {
+    await sandbox?.close();
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  const run = (code: string, seen: Seen[] = []) =>
+    sandbox!.run(
+      {
+        code,
+        deadlineSeconds: 30,
+        tools: TOOLS,
+        down: [{ prefix: "crm__", server: "crm", reason: "not started", namespace: "crm" }],
+        held: [
+          {
+            name: "shop__refund",
+            message: "shop__refund is held for review",
+            namespace: "shop",
+            method: "refund",
+          },
+        ],
+      },
+      { onCall: answerer(seen) },
+    );
+
+  it("sends the call line the dict form sends, and reads results as values", async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `r = await shop.add_item(name="tea", qty=2, note=None)
+print(r, type(r).__name__)
+print(await shop__add_item({"name": "tea", "qty": 2}))
+print(await shop.list_items())
+print(await shop.find_item(**{"item name": "mug"}, from_="top"))
+text, image, audio = await shop.label()
+print(text, image, audio, image.kind, image.mime, image.size, audio.data)
+show(image, name="label")
+print(dir(shop), shop)
+print(TOOLS["shop.find_item"].name, search_tools("item"))`,
+      seen,
+    );
+    expect(result.error).toBeNull();
+    expect(seen).toEqual([
+      { tool: "shop__add_item", args: { name: "tea", qty: 2 } },
+      { tool: "shop__add_item", args: { name: "tea", qty: 2 } },
+      { tool: "shop__list_items", args: {} },
+      { tool: "shop__find_item", args: { "item name": "mug", from: "top" } },
+      { tool: "shop__label", args: {} },
+    ]);
+    expect(result.stdout.split("\n")).toEqual([
+      "{'total': 7.5} dict",
+      '{"total":7.5}',
+      "[{'name': 'tea'}]",
+      'shop__find_item {"item name":"mug","from":"top"}',
+      "label <image image/png, 70 bytes> <audio audio/wav, 3 bytes> image image/png 70 None",
+      "['add_item', 'find_item', 'label', 'list_items'] <shop: 4 tools; dir(shop) lists them>",
+      "shop__find_item ['shop.add_item', 'shop.find_item', 'shop.list_items']",
+      "",
+    ]);
+    expect(result.images.map((i) => [i.name, i.width, i.height])).toEqual([["label.png", 1, 1]]);
+  });
+
+  it("raises ToolError with .server, .tool and .reason, in one line", async () => {
+    const result = await run(`
+async def attempt(call):
+    try:
+        await call
+    except ToolError as e:
+        print(e.server, e.tool, e.reason, "|", e)
+await attempt(shop.add_item(name="x", qty=99))
+await attempt(shop.refund(order=1))
+await attempt(crm.find(name="x"))
+await attempt(shop.add_item(name="x", qty=float("nan")))
+try:
+    await shop__add_item({"name": "x", "qty": 99})
+except ToolError as e:
+    print(e.reason, "|", e)
+try:
+    getattr(shop, "add_itme")
+except AttributeError as e:
+    print(e)`);
+    expect(result.error).toBeNull();
+    expect(result.stdout.split("\n")).toEqual([
+      "shop add_item invalid | shop.add_item(): qty: expected at most 10, got 99 second line",
+      "shop refund refused | shop__refund is held for review",
+      "crm find server_error | crm.find(): server 'crm' is not running: not started",
+      "shop add_item invalid | shop.add_item(): its arguments cannot be sent as JSON: Out of range float values are not JSON compliant: nan",
+      // The dict form's ToolError is what it always was.
+      'None | Arguments of "shop__add_item" do not match its schema: ...',
+      "shop has no tool 'add_itme'",
+      "",
+    ]);
+  });
+
+  it("ends code with mistakes in its direct calls before its first statement: no call, no output", async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `print("this never prints")
+await mail.send()
+await shop.add_iten(name="tea", qty=2)
+await shop.add_item(nme="tea", qty="2", size="XL")
+await shop.add_item(name="tea")
+await shp.list_items()`,
+      seen,
+    );
+    expect(seen).toEqual([]);
+    expect(result).toMatchObject({ stdout: "", calls: 0, stopped: "check", exit_code: 1 });
+    expect(result.exception).toEqual({
+      type: "ToolCheckError",
+      message: "line 3, column 7: shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+    });
+    const signature =
+      '    async def shop.add_item(*, name: str, qty: int, size: Literal["S", "M", "L"] | None = None, note: str | None = None) -> dict{total: float (optional)}';
+    expect(result.error).toBe(
+      [
+        "ToolCheckError: 7 mistakes found before the code ran (nothing ran, no call made):",
+        'line 3, column 7: shop.add_iten(name="tea", qty=2)',
+        "    shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+        signature,
+        'line 4, column 7: shop.add_item(nme="tea", qty="2", size="XL")',
+        "    unexpected keyword argument 'nme'. Did you mean: 'name'?",
+        '    qty: expected integer, got "2"',
+        '    size: expected one of "S", "M", "L", got "XL"',
+        "    missing required argument 'name'",
+        signature,
+        'line 5, column 7: shop.add_item(name="tea")',
+        "    missing required argument 'qty'",
+        signature,
+        "line 6, column 7: shp.list_items()",
+        "    name 'shp' is not defined. Did you mean: shop?",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("leaves to the bridge what the text cannot settle: arguments from a dict, a name rebound", async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `args = {"name": "tea", "qty": "2"}
+await shop.add_item(**args)
+tool = getattr(shop, "add_" + "item")
+await tool(name="tea", qty=1, colour="red")
+def use(shop):
+    return shop.anything()
+print("ran")`,
+      seen,
+    );
+    expect(result.error).toBeNull();
+    expect(result.stdout).toBe("ran\n");
+    expect(seen.map((s) => s.args)).toEqual([
+      { name: "tea", qty: "2" },
+      { name: "tea", qty: 1, colour: "red" },
+    ]);
+  });
+
+  it("judges only what the text settles, and stays quiet on the rest", async () => {
+    // The image's runner loaded as a module by the run's code: its check, on each snippet.
+    const quiet = [
+      "shop = {}; shop.nothing()",
+      "import json as shop\nshop.dumps(1)",
+      "def f(shop): return shop.anything()",
+      "for shop in []: shop.x()",
+      "with open('/dev/null') as shop: shop.x()",
+      "try:\n    pass\nexcept Exception as shop:\n    shop.x()",
+      "(shop := 1)\nshop.x()",
+      "shop.extra = print\nshop.extra()",
+      "print(shop.__doc__, shop.__class__)",
+      "args = {}\nshop.add_item(**args)",
+      'shop.add_item(name="a", **{"qty": 2})',
+      'shop.add_item(name=f"{1}", qty=2.0, size=None, note=None)',
+      "shop.refund(order=1)",
+      "crm.anything(x=1)",
+      'shop.find_item(**{"item name": "x"}, from_="top")',
+      "from os import *\nshp.list_items()",
+      "globals()['shp'] = shop\nshp.list_items()",
+      "list_items()",
+    ];
+    const loud = [
+      ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],
+      ["shop.add_item(name='a', qty=True)", "qty: expected integer, got True"],
+      [
+        "shop.add_item(name='a', qty=1, size='XS')",
+        'size: expected one of "S", "M", "L", got "XS"',
+      ],
+      ["shop.add_item(name='a', qty=None)", "qty: expected integer, got None"],
+      ["shop.add_item(name=b'a', qty=1)", "name: bytes cannot be sent as JSON"],
+      ["shop.add_item(name={'a'}, qty=1)", "name: a set cannot be sent as JSON"],
+      ["shop.add_item(name='a', qty=-2.5)", "qty: expected integer, got -2.5"],
+      [
+        'shop.add_item(**{"name": "a", "qty": 1, "nope": 1})',
+        "unexpected keyword argument 'nope'. Did you mean: 'note'?",
+      ],
+      ["x = shop.list_itemz", "shop has no tool 'list_itemz'. Did you mean: shop.list_items?"],
+      [
+        "mail.add_item(name='a', qty=1)",
+        "mail has no tool 'add_item'. Did you mean: shop.add_item?",
+      ],
+    ];
+    const snippets = [...quiet, ...loud.map(([code]) => code!)];
+    const result = await run(`import importlib.util, json
+spec = importlib.util.spec_from_file_location("runner_under_test", "/opt/codemode/runner.py")
+r = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(r)
+out = []
+for code in json.loads(${JSON.stringify(JSON.stringify(snippets))}):
+    names = {k: v for k, v in globals().items() if k in ("shop", "mail", "crm")}
+    found = r._check_before_run(code, dict(globals()), names, {"error_max_chars": 4000})
+    out.append(None if found is None else found[1].split(": ", 1)[1])
+print(json.dumps(out))`);
+    expect(result.error).toBeNull();
+    const found = JSON.parse(result.stdout) as (string | null)[];
+    expect(found.slice(0, quiet.length)).toEqual(quiet.map(() => null));
+    expect(found.slice(quiet.length)).toEqual(loud.map(([, said]) => said));
+  });
+
+  it("takes a forged check report only as the run's first message", async () => {
+    // fd 4 is the runner's protocol output (the code shares its process, so it can write there);
+    // a write to a pipe may be partial, so the line is written whole. Then the code waits: the
+    // host ends the run on the line.
+    const forge = `import os, time
+data = b'{"type":"done","error":"forged","check":true}\\n'
+while data:
+    data = data[os.write(4, data):]
+time.sleep(30)`;
+    const after = await run(`print("out first", flush=True)\n${forge}`);
+    expect(after.stopped).toBe("protocol_violation");
+    expect(after.error).toContain("a check report came after the run's code had started");
+    // As the run's first message it reads as the check's: and no call was made, which holds.
+    const first = await run(forge);
+    expect(first).toMatchObject({ stopped: "check", calls: 0, error: "forged" });
+  });
+});

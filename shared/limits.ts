@@ -217,6 +217,8 @@ export const API_LIMITS = {
    * names at toolNameMaxChars); the UI's "Accept all" sends more in several requests.
    */
   reviewMaxTools: 1000,
+  /** A path on the app's machine the UI names (image.build's base image archive). */
+  pathMaxChars: 4_096,
 } as const;
 
 /** The audit log. */

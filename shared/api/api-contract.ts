@@ -68,7 +68,13 @@ export const API_PARAMS = {
   "app.setPaused": z.strictObject({ paused: z.boolean() }),
   "docker.status": none,
   "image.status": none,
-  "image.build": none,
+  /**
+   * With `baseFrom`, the base image the engine lacks is loaded from that `docker save` archive
+   * (a path on the machine the app runs on); without, from another engine found, if one has it.
+   */
+  "image.build": z.strictObject({
+    baseFrom: z.string().min(1).max(API_LIMITS.pathMaxChars).optional(),
+  }),
   "sandbox.runtimes": none,
   "sandbox.pool": none,
   "config.get": none,

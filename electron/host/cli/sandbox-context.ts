@@ -1,4 +1,3 @@
-import type Dockerode from "dockerode";
 import { findDocker } from "../sandbox/container-engine/docker-status.js";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -15,10 +14,8 @@ import {
   SANDBOX_RUNTIMES,
   type SandboxRuntime,
 } from "../../../shared/settings.js";
-import {
-  engineRuntimes,
-  missingRuntimeMessage,
-} from "../sandbox/container-engine/docker-runtimes.js";
+import { missingRuntimeMessage } from "../sandbox/container-engine/docker-runtimes.js";
+import type { SandboxEngine } from "../sandbox/container-engine/sandbox-engine.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 import { parseSettingsFile } from "../servers/settings/settings-file.js";
 import { DEFAULT_SETTINGS, type Settings } from "../servers/settings/settings.js";
@@ -100,7 +97,7 @@ async function savedSettings(
 
 /** A runtime the engine lacks is refused before any container is made, naming those it has. */
 export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice): Promise<void> {
-  const message = missingRuntimeMessage(choice.runtime, await engineRuntimes(ctx.docker));
+  const message = missingRuntimeMessage(choice.runtime, await ctx.engine.runtimes(), ctx.engine);
   if (message === null) return;
   if (choice.from === "flag") throw new UserError(`--runtime ${choice.runtime}: ${message}`);
   throw new UserError(
@@ -109,7 +106,8 @@ export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice):
 }
 
 export interface DockerContext {
-  docker: Dockerode;
+  /** The engine, through its boundary (container-engine/sandbox-engine.ts). */
+  engine: SandboxEngine;
   endpoint: string;
   /** The engine's name (`docker`, `podman`, a URL), for the audit log and messages. */
   engineName: string;
@@ -133,7 +131,7 @@ export async function dockerContext(
   const home = dataDir(env);
   return {
     owner: currentOwner(await installId(home)),
-    docker: status.docker,
+    engine: status.engine,
     endpoint: status.endpoint,
     engineName: status.name ?? status.endpoint,
     close: () => status.close?.(),
@@ -157,9 +155,7 @@ async function installId(home: string): Promise<string> {
 }
 
 export async function requireImage(ctx: DockerContext): Promise<void> {
-  try {
-    await ctx.docker.getImage(ctx.tag).inspect();
-  } catch {
+  if (!(await ctx.engine.imagePresent(ctx.tag))) {
     throw new UserError(
       `The sandbox image ${ctx.tag} is not built yet. Run \`codemode image build\` (it takes a few minutes once).`,
     );

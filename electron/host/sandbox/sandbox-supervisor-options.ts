@@ -4,7 +4,7 @@ import type { SandboxRuntime } from "../../../shared/settings.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
 import { RunNotStarted } from "../core/engine/run-not-started.js";
 import type { DockerOutageEvent } from "./container-engine/docker-view.js";
-import type { BuildReport } from "./sandbox-image-build.js";
+import type { BaseImageSources, BuildReport } from "./sandbox-image-build.js";
 import type { BuildEvent, ContextFile } from "./image.js";
 import type { ContainerOwner } from "./containers/container-spec.js";
 import type { PoolGrowth } from "./pool-target.js";
@@ -37,5 +37,7 @@ export interface SandboxSupervisorOptions {
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
+  /** Where a build looks for a missing base image (the other engines found; tests give none). */
+  otherEngines?: BaseImageSources;
   onBuildFinished?: (result: BuildReport) => void;
 }

@@ -1,10 +1,9 @@
-import type Dockerode from "dockerode";
 import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { ownedBySelf, ownerGone, type ContainerOwner } from "./containers/container-owner.js";
-import { removeContainer } from "./containers/container-removal.js";
-import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./containers/container-spec.js";
+import { labelledOwner } from "./containers/container-spec.js";
+import type { SandboxEngine } from "./container-engine/sandbox-engine.js";
 import { runInContainer, type Clock } from "./runner/run-session.js";
 import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.js";
 import { pidAlive } from "../util/process-place.js";
@@ -23,7 +22,8 @@ import { WarmPool } from "./warm-pool.js";
 export const POOL_CATALOG_REVIEW_MIN_INTERVAL_MS = 10_000;
 
 export interface SandboxOptions {
-  docker: Dockerode;
+  /** The container engine, through its boundary (container-engine/sandbox-engine.ts). */
+  engine: SandboxEngine;
   image: string;
   owner: ContainerOwner;
   /** Idle containers kept when runs are quiet. */
@@ -93,7 +93,7 @@ export class Sandbox {
 
   private startContainer(preload: boolean): Promise<SandboxContainer> {
     return SandboxContainer.start(
-      this.options.docker,
+      this.options.engine,
       this.image,
       this.options.owner,
       this.currentRuntime,
@@ -295,20 +295,19 @@ export class Sandbox {
  * is a leftover (the sandbox that started them was given up when the engine went away).
  */
 export async function sweepOrphanContainers(
-  docker: Dockerode,
+  engine: Pick<SandboxEngine, "listSandboxes" | "container">,
   self: ContainerOwner,
   isAlive: (pid: number) => boolean = pidAlive,
   includeOwn = false,
 ): Promise<number> {
-  const list = await docker.listContainers({
-    all: true,
-    filters: { label: [`${SANDBOX_LABEL}=1`, `${OWNER_LABELS.install}=${self.install}`] },
-  });
+  const list = await engine.listSandboxes(self.install);
   let removed = 0;
   for (const info of list) {
-    const owner = labelledOwner(info.Labels);
+    const owner = labelledOwner(info.labels);
     if (!(includeOwn && ownedBySelf(owner, self)) && !ownerGone(owner, self, isAlive)) continue;
-    await removeContainer(docker.getContainer(info.Id))
+    await engine
+      .container(info.id)
+      .remove()
       .then(() => removed++)
       .catch(() => undefined);
   }

@@ -47,7 +47,7 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
   );
   await requireRuntime(ctx, choice);
   await requireImage(ctx);
-  await sweepOrphanContainers(ctx.docker, ctx.owner);
+  await sweepOrphanContainers(ctx.engine, ctx.owner);
 
   // A client starts `serve` with its own, often minimal, PATH: servers get the user's.
   const serverPath = await resolveServerPath({ env: io.env });
@@ -73,7 +73,7 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
   const engineBuilder = runEngineBuilder();
   let engine: CodeModeEngine | null = null;
   const sandbox = new Sandbox({
-    docker: ctx.docker,
+    engine: ctx.engine,
     image: ctx.tag,
     owner: ctx.owner,
     deadlineSeconds: options.deadlineSeconds,

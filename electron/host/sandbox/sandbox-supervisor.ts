@@ -257,16 +257,11 @@ export class SandboxSupervisor {
     this.imagePresent = true;
     // Another caller may have made it, or the app quit, while this one waited for Docker.
     if (this.sandbox || !this.maySandbox(comingBack)) return;
+    const { owner, stagedTools, slots } = this.options;
     this.sandbox = new Sandbox({
-      engine,
-      image: this.tag,
-      owner: this.options.owner,
-      poolSize: this.poolSize,
-      poolGrowth: this.poolGrowth,
-      deadlineSeconds: this.deadline,
-      runtime: this.currentRuntime,
-      preload: this.preload,
-      stagedTools: this.options.stagedTools,
+      ...{ engine, image: this.tag, owner, poolSize: this.poolSize, poolGrowth: this.poolGrowth },
+      ...{ deadlineSeconds: this.deadline, runtime: this.currentRuntime, preload: this.preload },
+      ...{ stagedTools, slots },
     });
   }
 
@@ -290,19 +285,13 @@ export class SandboxSupervisor {
 
   /**
    * Starts a build in the background; false when one is already running or the engine is down.
-   * A base image the engine lacks is loaded first from another engine this machine reaches, or
-   * from `baseFrom` (a `docker save` archive), as `codemode image build` does.
+   * A missing base image comes from another engine found or `baseFrom`, as in `codemode image build`.
    */
   startBuild(baseFrom?: string): boolean {
     if (this.building || this.docker?.state !== "ready") return false;
+    const { files, otherEngines } = this.options;
     this.building = buildImageReported(
-      {
-        engine: this.docker.engine,
-        files: this.options.files,
-        tag: this.tag,
-        baseFrom,
-        otherEngines: this.options.otherEngines,
-      },
+      { engine: this.docker.engine, files, tag: this.tag, baseFrom, otherEngines },
       this.options,
       () => this.ensureSandbox(),
     ).finally(() => {

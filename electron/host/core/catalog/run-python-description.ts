@@ -1,4 +1,5 @@
 import {
+  ATTACH_LIMITS,
   BRIDGE_LIMITS,
   CATALOG_LIMITS,
   HOST_LIMITS,
@@ -56,7 +57,7 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   // needs to write working code, and no more.
   const paragraphs = [
     "Run Python in a locked-down sandbox (a fresh container per run, no network, nothing " +
-      "kept). The code runs inside an async function: use top-level `await`, never asyncio.run.",
+      "kept but a workspace). The code runs inside an async function: use top-level `await`, never asyncio.run.",
     "Each tool is an async function in the code's globals taking one dict and returning a " +
       "string: the structured result as JSON (json.loads it), else the text. With a tool " +
       `get_item: \`${RUN_PYTHON_EXAMPLES.call}\`; many calls at once: ` +
@@ -71,6 +72,9 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
     "Images come back as PNGs: plt.show() attaches every open matplotlib figure, show(x) " +
       "attaches one (figure, PIL image, PNG bytes or file path; name= labels it); at most " +
       `${IMAGE_LIMITS.perRun} per run and ${IMAGE_LIMITS.maxBytes / 1024 / 1024} MiB each.`,
+    'Work that spans runs: give workspace="name" and /workspace keeps its files for later ' +
+      "runs with that name; save(name, value) and load(name) keep Python values there. " +
+      `attach(path) returns a file as a link (at most ${ATTACH_LIMITS.maxBytes / 1024 / 1024} MiB).`,
     `Limits per run: ${maxCalls} tool calls, ${deadline} seconds in all, ` +
       `${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds per call, arguments up to ` +
       `${kib(BRIDGE_LIMITS.argsMaxBytes)}, results over ` +

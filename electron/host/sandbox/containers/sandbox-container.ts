@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import type { ContainerOwner } from "./container-spec.js";
+import type { WorkspaceSlot } from "../../core/ports/run-types.js";
 import type {
   ContainerExit,
   EngineContainer,
@@ -57,7 +58,9 @@ export class SandboxContainer {
     /** The runtime it was created under: the audit log names it for the run. */
     readonly runtime: SandboxRuntime,
     /** The host folder mounted as its workspace slot, if it has one. */
-    readonly slot: string | null = null,
+    readonly slot: WorkspaceSlot | null = null,
+    /** Gives the slot back once the container is gone. */
+    private readonly releaseSlot: () => Promise<void> = () => Promise.resolve(),
   ) {
     stream.onData((kind, data) => {
       if (kind === "stderr") {
@@ -89,7 +92,8 @@ export class SandboxContainer {
 
   /**
    * Creates, attaches and starts one sandbox on `engine` (the hardened spec, labelled with its
-   * owner); with `slot`, that host folder is mounted as its workspace slot.
+   * owner); with `slot`, that host folder is mounted as its workspace slot, given back with
+   * `release` once the container is removed.
    */
   static async start(
     engine: SandboxEngine,
@@ -97,15 +101,32 @@ export class SandboxContainer {
     owner: ContainerOwner,
     runtime: SandboxRuntime = "runc",
     preload = false,
-    slot?: string,
+    slot?: WorkspaceSlot & { release(): Promise<void> },
   ): Promise<SandboxContainer> {
     const nonce = randomBytes(16).toString("hex");
-    const container = await engine.createSandbox({ image, nonce, owner, runtime, preload, slot });
+    let container: EngineContainer;
+    try {
+      container = await engine.createSandbox({
+        ...{ image, nonce, owner, runtime, preload },
+        slot: slot?.dir,
+      });
+    } catch (error) {
+      await slot?.release().catch(() => undefined);
+      throw error;
+    }
     let stream: SandboxAttach | null = null;
     try {
       // Attach before start so not a byte of output is missed.
       stream = await container.attach();
-      const started = new SandboxContainer(container, nonce, stream, runtime, slot ?? null);
+      const release = slot ? () => slot.release() : undefined;
+      const started = new SandboxContainer(
+        container,
+        nonce,
+        stream,
+        runtime,
+        slot ?? null,
+        release,
+      );
       await container.start();
       return started;
     } catch (error) {
@@ -113,6 +134,7 @@ export class SandboxContainer {
       // kept the process alive after the run had failed.
       stream?.destroy();
       await container.remove().catch(() => undefined);
+      await slot?.release().catch(() => undefined);
       throw refusedOr(error);
     }
   }
@@ -182,12 +204,27 @@ export class SandboxContainer {
     return this.container.wait();
   }
 
+  private slotHeld = false;
+
+  /**
+   * Keeps the slot past the container's removal (a run keeps its workspace from it then);
+   * the returned function gives it back.
+   */
+  holdSlot(): () => Promise<void> {
+    this.slotHeld = true;
+    return () => this.releaseSlot().catch(() => undefined);
+  }
+
   /** Kills and removes the container; safe to call more than once. */
   remove(): Promise<void> {
     if (!this.removal) {
       this.stream.destroy();
       // Already gone is fine; what fails after the retries is left for the startup sweep.
-      this.removal = this.container.remove();
+      // The slot goes once the container is gone, also when its removal failed (the engine
+      // away), unless a run still keeps what it left there (holdSlot).
+      this.removal = this.container.remove().finally(() => {
+        if (!this.slotHeld) void this.releaseSlot().catch(() => undefined);
+      });
     }
     return this.removal;
   }

@@ -1,7 +1,8 @@
 // Named workspaces through the app's faces: clients on the shim and on Streamable HTTP keep
 // files and saved values between runs, apart from each other; a file a run attaches is read
 // back by its own client only; a workspace holding private data makes the next run private;
-// and the audit log, with the workspace's entries, still verifies.
+// and the audit log, with the workspace's entries, still verifies. `codemode serve` keeps its
+// one client's workspaces in the same data directory.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -27,6 +28,8 @@ import {
 import { dockerOrSkip } from "../test-support/docker.js";
 import { freePort } from "../test-support/free-port.js";
 import type { McpSession } from "../test-support/mcp-session.js";
+import { startServe, tempHome, TOY_COMMAND } from "../test-support/serve-client.js";
+import { removeTempDirs } from "../test-support/temp-dir.js";
 
 const fx = await dockerOrSkip();
 
@@ -155,5 +158,37 @@ describe.skipIf(!fx)("workspaces through the app", () => {
     expect(attached.map((f) => f.name)).toEqual(["chart.csv"]);
     expect(auditEntries(home, "taint_set").some((e) => e.workspace === "p")).toBe(true);
     expect(await api(host, "audit.verify", {})).toMatchObject({ ok: true });
+  });
+});
+
+describe.skipIf(!fx)("workspaces through codemode serve", () => {
+  afterAll(() => removeTempDirs());
+
+  it("keeps a workspace between serve processes, and reads back an attached file", async () => {
+    const { home } = tempHome();
+    const first = await startServe({ args: ["--", ...TOY_COMMAND], home });
+    try {
+      const saved = await run(first.client, "save('n', {'k': [1, 2]})", "s");
+      expect(saved.result.workspace).toMatchObject({ name: "s", kept: true });
+    } finally {
+      await first.close();
+    }
+    const second = await startServe({ args: ["--", ...TOY_COMMAND], home });
+    try {
+      const { result, content } = await run(
+        second.client,
+        "print(load('n'))\nopen('/tmp/o.txt','w').write('out')\nattach('/tmp/o.txt')",
+        "s",
+      );
+      expect(result.stdout).toBe("{'k': [1, 2]}\n");
+      const link = content.find((item) => item.type === "resource_link");
+      const uri = link?.type === "resource_link" ? link.uri : "";
+      const read = await second.client.readResource({ uri });
+      expect(read.contents[0]).toMatchObject({ mimeType: "text/plain" });
+      const blob = read.contents[0] && "blob" in read.contents[0] ? read.contents[0].blob : "";
+      expect(Buffer.from(blob, "base64").toString()).toBe("out");
+    } finally {
+      await second.close();
+    }
   });
 });

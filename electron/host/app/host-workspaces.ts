@@ -40,10 +40,14 @@ export interface HostWorkspaces {
   stop(): Promise<void>;
 }
 
+/**
+ * `record` is the audit log's; null where there is none (`codemode serve`): then the changes
+ * `codemode workspace` made are left for the app to take into its log.
+ */
 export function hostWorkspaces(
   dataDir: string,
   settings: () => Settings,
-  record: (entry: AuditEntryInput) => void,
+  record: ((entry: AuditEntryInput) => void) | null,
   log: (line: string) => void = () => undefined,
 ): HostWorkspaces {
   const paths = workspacePaths(dataDir);
@@ -63,7 +67,7 @@ export function hostWorkspaces(
 
   const sweep = async (): Promise<void> => {
     for (const gone of await store.sweep()) {
-      record({
+      record?.({
         kind: "workspace_edited",
         client: gone.client,
         workspace: gone.name,
@@ -74,6 +78,7 @@ export function hostWorkspaces(
     await attachments.sweep();
   };
   const takeNotes = async (): Promise<void> => {
+    if (record === null) return;
     const { notes, unreadable } = await takeEditNotes(paths.store);
     for (const { at: _at, ...note } of notes)
       record({ kind: "workspace_edited", ...note, by: "cli" });

@@ -74,6 +74,11 @@ export async function choosePreload(ctx: DockerContext, flag: false | null): Pro
   return saved?.sandboxPreload ?? DEFAULT_SETTINGS.sandboxPreload;
 }
 
+/** The app's saved settings, or the defaults where there are none (or the file is invalid). */
+export async function appSettings(ctx: DockerContext): Promise<Settings> {
+  return (await savedSettings(ctx, () => undefined)) ?? DEFAULT_SETTINGS;
+}
+
 /** The app's saved settings; null when there are none, or when the file is invalid (`warn`). */
 async function savedSettings(
   ctx: DockerContext,

@@ -55,7 +55,7 @@ export async function chooseRuntime(
   warn: (message: string) => void,
 ): Promise<RuntimeChoice> {
   if (flag !== null) return { runtime: flag, from: "flag" };
-  const saved = await savedSettings(ctx, (problem) =>
+  const saved = await savedSettings(ctx.home, (problem) =>
     warn(
       `${problem}; using the default runtime ${DEFAULT_SETTINGS.sandboxRuntime} (choose one with --runtime)`,
     ),
@@ -70,21 +70,21 @@ export async function chooseRuntime(
  */
 export async function choosePreload(ctx: DockerContext, flag: false | null): Promise<boolean> {
   if (flag !== null) return flag;
-  const saved = await savedSettings(ctx, () => undefined);
+  const saved = await savedSettings(ctx.home, () => undefined);
   return saved?.sandboxPreload ?? DEFAULT_SETTINGS.sandboxPreload;
 }
 
 /** The app's saved settings, or the defaults where there are none (or the file is invalid). */
-export async function appSettings(ctx: DockerContext): Promise<Settings> {
-  return (await savedSettings(ctx, () => undefined)) ?? DEFAULT_SETTINGS;
+export async function appSettings(home: string): Promise<Settings> {
+  return (await savedSettings(home, () => undefined)) ?? DEFAULT_SETTINGS;
 }
 
 /** The app's saved settings; null when there are none, or when the file is invalid (`warn`). */
 async function savedSettings(
-  ctx: DockerContext,
+  home: string,
   warn: (problem: string) => void,
 ): Promise<Settings | null> {
-  const file = path.join(ctx.home, SETTINGS_FILE);
+  const file = path.join(home, SETTINGS_FILE);
   let text: string;
   try {
     text = await readFile(file, "utf8");

@@ -75,7 +75,7 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
   let engine: CodeModeEngine | null = null;
   // The app's workspaces and limits, kept under the same data directory: serve's one client
   // has its own workspaces there (SERVE_CLIENT), and serve writes no log of their changes.
-  const settings = await appSettings(ctx);
+  const settings = await appSettings(ctx.home);
   const workspaces = hostWorkspaces(
     ctx.home,
     () => settings,

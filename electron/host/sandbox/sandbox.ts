@@ -13,6 +13,7 @@ import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
 import {
+  containerStopped,
   denyExecWay,
   ranToItsEnd,
   watchWorkspace,
@@ -245,11 +246,7 @@ export class Sandbox {
         },
       );
       if (workspace === undefined || slot === null) return result;
-      // Kept only once the container is gone: nothing can write to the slot any more.
-      const gone = await container.remove().then(
-        () => true,
-        () => false,
-      );
+      const gone = await containerStopped(container);
       const outcome = await workspace.settle(slot, gone && ranToItsEnd(result));
       return withWorkspace(result, workspace, outcome);
     } finally {

@@ -91,6 +91,15 @@ export class DockerContainer implements EngineContainer {
     });
   }
 
+  async stopped(): Promise<boolean> {
+    try {
+      await this.handle.wait();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async wait(): Promise<ContainerExit> {
     try {
       const waited = (await this.handle.wait()) as { StatusCode?: number };

@@ -56,6 +56,8 @@ export interface EngineContainer {
   start(): Promise<void>;
   /** Waits for the container to stop and reads how it ended (null status when it cannot say). */
   wait(): Promise<ContainerExit>;
+  /** Waits for the container to stop: true once it has, false when the engine cannot say. */
+  stopped(): Promise<boolean>;
   /** Whether it runs now; null when it is gone. */
   inspect(): Promise<{ running: boolean } | null>;
   kill(): Promise<void>;

@@ -199,6 +199,11 @@ export class SandboxContainer {
     this.write(line);
   }
 
+  /** Waits for the container to stop: true once it has, false when the engine cannot say. */
+  stopped(): Promise<boolean> {
+    return this.container.stopped();
+  }
+
   /** Waits for the container to stop and reads how it ended. */
   exit(): Promise<ContainerExit> {
     return this.container.wait();

@@ -6,6 +6,7 @@ import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
 import type { RunWorkspaceRequest, WorkspaceSlot } from "../../core/ports/run-types.js";
 import type { SandboxEngine } from "../container-engine/sandbox-engine.js";
+import type { SandboxContainer } from "../containers/sandbox-container.js";
 import type { StartMessage } from "../runner/runner-messages.js";
 import { watchSlotSize } from "./slot-watch.js";
 import { bytesText } from "./workspace-store.js";
@@ -47,6 +48,33 @@ export function ranToItsEnd(result: RunResult): boolean {
     result.stopped === null &&
     (result.exit_code === 0 || result.exit_code === 1) &&
     !(result.error ?? "").startsWith(SANDBOX_ENDED_ERROR)
+  );
+}
+
+/** How long a run's container is given to stop on its own before it is removed. */
+export const CONTAINER_STOP_WAIT_MS = 2_000;
+
+/**
+ * Resolves true once nothing in the container can write to the slot any more. The runner ends
+ * a finished run by exiting, and as the container's first process its exit takes every other
+ * process of the container with it: waiting for that stop is enough, and much quicker than a
+ * removal. A container still running after CONTAINER_STOP_WAIT_MS is removed; false when even
+ * that failed (the engine away): then nothing the run left may be kept.
+ */
+export async function containerStopped(
+  container: Pick<SandboxContainer, "stopped" | "remove">,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    container.stopped().catch(() => false),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), CONTAINER_STOP_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (stopped) return true;
+  return container.remove().then(
+    () => true,
+    () => false,
   );
 }
 

@@ -32,7 +32,7 @@ export function workspacesRefusal(
 
 /**
  * How the runner is told execution beneath the slot is denied: Podman mounts it noexec; under
- * runc the runner asks the kernel (Landlock); gVisor has neither (docs/workspaces.md).
+ * runc the runner asks the kernel (Landlock); gVisor has neither (docs/security.md).
  */
 export function denyExecWay(
   engine: Pick<SandboxEngine, "product">,

@@ -90,6 +90,15 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     expect(result.error).toContain('workspace="NAME"');
   });
 
+  it("a run without a workspace cannot write into its container's slot", async () => {
+    const { result } = await run(
+      "alice",
+      null,
+      "import os\ntry:\n    open('/codemode-slot/x','w')\nexcept PermissionError:\n    print('refused')\nprint(os.listdir('/codemode-slot'))",
+    );
+    expect(result.stdout).toBe("refused\n[]\n");
+  });
+
   it("a run past the size limit fails naming it, and the workspace keeps what it held", async () => {
     await run("alice", "small", "open('/workspace/keep.txt','w').write('before')");
     limits.maxBytes = 1 * MiB;
@@ -114,8 +123,8 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
   });
 
   it("save() and load() keep a DataFrame between runs", async () => {
-    // 100 MB on runc; gVisor's ptrace platform copies slowly, so it saves a smaller one.
-    const rows = runtime === "runc" ? 6_250_000 : 500_000;
+    // 6,250,000 rows of two 8-byte columns: 100 MB.
+    const rows = 6_250_000;
     const saved = await run(
       "alice",
       "frames",

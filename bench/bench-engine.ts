@@ -1,6 +1,7 @@
 // What a bench that starts sandbox containers itself needs: the engine, the app's sandbox image
 // tag (built by `npm run build` or an earlier run) and an owner label of its own.
 import type Dockerode from "dockerode";
+import type { SandboxEngine } from "../electron/host/sandbox/container-engine/sandbox-engine.js";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
 import {
@@ -11,6 +12,7 @@ import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 
 export async function benchEngine(): Promise<{
   docker: Dockerode;
+  engine: SandboxEngine;
   image: string;
   owner: ContainerOwner;
 }> {
@@ -18,6 +20,7 @@ export async function benchEngine(): Promise<{
   if (status.state !== "ready") throw new Error(status.message);
   return {
     docker: status.docker,
+    engine: status.engine,
     image: imageTagFor(readContext(sandboxImageDir())),
     owner: currentOwner("codemode-bench"),
   };

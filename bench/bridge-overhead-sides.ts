@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type Dockerode from "dockerode";
+import type { SandboxEngine } from "../electron/host/sandbox/container-engine/sandbox-engine.js";
 import type * as AuditRecorderModule from "../electron/host/audit/audit-recorder.js";
 import type * as AuditLogModule from "../electron/host/audit/audit-log.js";
 import type * as BridgeEventsModule from "../electron/host/core/bridge/bridge-events.js";
@@ -76,7 +77,7 @@ export interface CodeModeSides {
 
 export async function codeModeSides(
   m: CallPath,
-  options: { docker: Dockerode; image: string; calls: number },
+  options: { docker: Dockerode; engine: SandboxEngine; image: string; calls: number },
 ): Promise<CodeModeSides> {
   const auditDir = mkdtempSync(path.join(os.tmpdir(), "codemode-bench-audit-"));
   const log = await m.AuditLog.open({ dir: auditDir });
@@ -92,8 +93,10 @@ export async function codeModeSides(
     }),
   );
   const newSandbox = (): SandboxModule.Sandbox =>
+    // An older checkout's Sandbox takes the dockerode client, this one's the engine: give both.
     new m.Sandbox({
-      docker: options.docker,
+      ...({ docker: options.docker } as object),
+      engine: options.engine,
       image: options.image,
       owner: m.currentOwner("codemode-bench"),
     });

@@ -32,7 +32,7 @@ import os from "node:os";
 import path from "node:path";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
-import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 import { assertToyServerBuilt, TOY_SERVER_JS } from "../test-servers/toy-server.js";
 import { dockerEcho, echoRound, pipeEcho } from "./line-echo-floor.js";
 import { median } from "./stats.js";
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   const image = imageTagFor(readContext(sandboxImageDir()));
   const after = await codeModeSides(await loadCallPath(path.resolve(import.meta.dirname, "..")), {
     docker: status.docker,
+    engine: status.engine,
     image,
     calls: WARM_UP + CALLS,
   });
@@ -74,8 +75,8 @@ async function main(): Promise<void> {
   const before: CodeModeSides | null = beforeDir
     ? await codeModeSides(await loadCallPath(path.resolve(beforeDir)), {
         docker: status.docker,
-        image: await buildSandboxImage(
-          status.docker,
+        engine: status.engine,
+        image: await status.engine.buildImage(
           readContext(path.join(path.resolve(beforeDir), "sandbox-image")),
         ),
         calls: WARM_UP + CALLS,

@@ -6,6 +6,7 @@
 // baseline), 100 tools with 1 KiB schemas (a big real server's size), and a catalog at the cap,
 // each sent at start and staged.
 import type Dockerode from "dockerode";
+import { DockerApiEngine } from "../electron/host/sandbox/container-engine/docker-api-engine.js";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   if (status.state !== "ready") throw new Error(status.message);
   const image = imageTagFor(readContext(sandboxImageDir()));
   const sandbox = new Sandbox({
-    docker: status.docker,
+    engine: status.engine,
     image,
     owner: currentOwner("codemode-bench"),
     poolSize: 1,
@@ -150,8 +151,9 @@ async function idleMemory(
   const image = imageTagFor(readContext(sandboxImageDir()));
   const out = { staged: [] as number[], plain: [] as number[] };
   for (let i = 0; i < MEMORY_SAMPLES; i++) {
-    const staged = await SandboxContainer.start(docker, image, owner);
-    const plain = await SandboxContainer.start(docker, image, owner);
+    const engine = new DockerApiEngine({ docker, endpoint: "bench" });
+    const staged = await SandboxContainer.start(engine, image, owner);
+    const plain = await SandboxContainer.start(engine, image, owner);
     try {
       await Promise.all([staged.ready, plain.ready]);
       staged.stage(toolsJson(tools));
@@ -161,7 +163,9 @@ async function idleMemory(
         [staged, out.staged],
         [plain, out.plain],
       ] as const) {
-        const stats = (await container.container.stats({ stream: false })) as MemoryStats;
+        const stats = (await docker
+          .getContainer(container.id)
+          .stats({ stream: false })) as MemoryStats;
         const usage = stats.memory_stats?.usage ?? 0;
         into.push(usage - (stats.memory_stats?.stats?.inactive_file ?? 0));
       }

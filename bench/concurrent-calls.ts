@@ -93,7 +93,7 @@ async function inProcess(): Promise<void> {
   );
   await servers.open();
   const sandbox = new Sandbox({
-    docker: status.docker,
+    engine: status.engine,
     image,
     owner: currentOwner("codemode-bench"),
   });

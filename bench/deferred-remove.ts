@@ -16,7 +16,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 24);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function main(): Promise<void> {
-  const { docker, image, owner } = await benchEngine();
+  const { docker, engine, image, owner } = await benchEngine();
   const rates = { inline: [] as number[], deferred: [] as number[] };
   const later: number[] = [];
   const burst = async (defer: boolean): Promise<number> => {
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const worker = async (): Promise<void> => {
       while (left > 0) {
         left--;
-        const container = await SandboxContainer.start(docker, image, owner);
+        const container = await SandboxContainer.start(engine, image, owner);
         const result = await runInContainer(
           container,
           { code: "print(1)" },

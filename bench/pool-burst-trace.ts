@@ -28,7 +28,7 @@ const REST_MS = 11_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
-  const { docker, image, owner } = await benchEngine();
+  const { engine, image, owner } = await benchEngine();
   let t0 = performance.now();
   const at = (): string => `${(performance.now() - t0).toFixed(0).padStart(5)} ms`;
   const log = (text: string): void => {
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     const n = ++started;
     const kind = warm ? (preload ? "warm, preloading" : "warm, lean") : "cold";
     log(`container #${n} starting (${kind})`);
-    const container = await SandboxContainer.start(docker, image, owner, "runc", preload);
+    const container = await SandboxContainer.start(engine, image, owner, "runc", preload);
     if (!warm) cold.add(container);
     log(`container #${n} started`);
     void container.ready.then((ok) => warm && log(`container #${n} ${ok ? "ready" : "failed"}`));

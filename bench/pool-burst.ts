@@ -63,7 +63,7 @@ async function engineLimit(image: string): Promise<number> {
   const worker = async (): Promise<void> => {
     while (left > 0) {
       left--;
-      const container = await SandboxContainer.start(status.docker, image, owner);
+      const container = await SandboxContainer.start(status.engine, image, owner);
       await container.remove();
     }
   };
@@ -77,7 +77,7 @@ async function sandboxLimit(image: string): Promise<number> {
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
   const sandbox = new Sandbox({
-    docker: status.docker,
+    engine: status.engine,
     image,
     owner: currentOwner("codemode-bench"),
     poolSize: 0,

@@ -68,7 +68,7 @@ interface Phases {
 }
 
 async function main(): Promise<void> {
-  const { docker, image, owner } = await benchEngine();
+  const { engine, image, owner } = await benchEngine();
 
   const variant = async (label: string, mode: "engine" | "run" | "preload"): Promise<void> => {
     const phases: Phases[] = [];
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       while (left > 0) {
         left--;
         const t0 = performance.now();
-        const c = await SandboxContainer.start(docker, image, owner, "runc", mode === "preload");
+        const c = await SandboxContainer.start(engine, image, owner, "runc", mode === "preload");
         const t1 = performance.now();
         let t2 = t1;
         let t3 = t1;

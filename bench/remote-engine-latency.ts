@@ -4,8 +4,10 @@
 // delay: what differs is the transport (TLS records, SSH channels and dial-stdio) and the
 // second engine; a real remote engine adds its round trips to each of the few API calls a run
 // makes. Ratios are to the local engine's same path.
-import type Dockerode from "dockerode";
-import { findEngine } from "../electron/host/sandbox/container-engine/find-engine.js";
+import {
+  findEngine,
+  type FoundEngine,
+} from "../electron/host/sandbox/container-engine/find-engine.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
 import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
 import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
@@ -27,15 +29,16 @@ interface Path {
   times: { warm: number[]; cold: number[] };
 }
 
-function ready(found: Awaited<ReturnType<typeof findEngine>>): Dockerode {
+function ready(found: Awaited<ReturnType<typeof findEngine>>): FoundEngine {
   if (found.state !== "ready") throw new Error(found.message);
-  return found.docker;
+  return found;
 }
 
 async function main(): Promise<void> {
   const image = imageTagFor(readContext(sandboxImageDir()));
   const local = await findEngine();
-  const localDocker = ready(local);
+  const localFound = ready(local);
+  const localDocker = localFound.docker;
   const tls = makeTlsMaterial(`${tempDir("cm-bench-tls-")}/certs`);
   const port = await freePort();
   const engine = await startPrivateDocker({ port, ...tls });
@@ -56,15 +59,15 @@ async function main(): Promise<void> {
     for (const found of [viaTls, viaSsh])
       if (found.state === "ready") closers.push(() => found.close?.());
     const owner = currentOwner("codemode-bench");
-    for (const [name, docker] of [
-      ["local engine", localDocker],
+    for (const [name, found] of [
+      ["local engine", localFound],
       ["remote engine over TLS (loopback)", ready(viaTls)],
       ["remote engine over SSH (loopback)", ready(viaSsh)],
     ] as const) {
       paths.push({
         name,
-        warm: new Sandbox({ docker, image, owner, poolSize: 1 }),
-        cold: new Sandbox({ docker, image, owner, poolSize: 0 }),
+        warm: new Sandbox({ engine: found.engine, image, owner, poolSize: 1 }),
+        cold: new Sandbox({ engine: found.engine, image, owner, poolSize: 0 }),
         times: { warm: [], cold: [] },
       });
     }

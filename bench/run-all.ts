@@ -24,6 +24,7 @@ const BENCHES = [
   "sandbox-latency",
   "remote-engine-latency",
   "sandbox-preload",
+  "workspace-cost",
   "runner-compiled",
   "pool-burst",
   "concurrent-calls",

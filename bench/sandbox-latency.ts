@@ -30,8 +30,8 @@ async function main(): Promise<void> {
   const runtimes = SANDBOX_RUNTIMES.filter((runtime) => available.includes(runtime));
   const pairs: Pair[] = runtimes.map((runtime) => ({
     runtime,
-    warm: new Sandbox({ docker: status.docker, image, owner, poolSize: 1, runtime }),
-    cold: new Sandbox({ docker: status.docker, image, owner, poolSize: 0, runtime }),
+    warm: new Sandbox({ engine: status.engine, image, owner, poolSize: 1, runtime }),
+    cold: new Sandbox({ engine: status.engine, image, owner, poolSize: 0, runtime }),
     times: { warm: [], cold: [] },
   }));
   const plain: number[] = [];

@@ -95,6 +95,7 @@ async function main(): Promise<void> {
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
   const docker = status.docker;
+  const engine = status.engine;
   const image = imageTagFor(readContext(sandboxImageDir()));
   const make = (label: string, install: string, preload: boolean): Variant => ({
     label,
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
     // imports, so the pandas and print(1) runs after it would meet containers that did not
     // preload. What lean refills cost and save is pool-burst's to measure.
     sandbox: new Sandbox({
-      docker,
+      engine,
       image,
       owner: currentOwner(install),
       poolSize: 1,

@@ -14,7 +14,14 @@ import {
   type ApiParams,
   type ApiResponse,
 } from "../shared/api/api-contract.js";
-import { API_LIMITS, APPROVAL_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../shared/limits.js";
+import {
+  API_LIMITS,
+  APPROVAL_LIMITS,
+  AUDIT_LIMITS,
+  HOST_LIMITS,
+  MCPB_LIMITS,
+  WORKSPACE_LIMITS,
+} from "../shared/limits.js";
 import { CHECKPOINT_FILE } from "../electron/host/audit/audit-checkpoint.js";
 import { AuditLog } from "../electron/host/audit/audit-log.js";
 import { sha256 } from "../test-support/audit-fixtures.js";
@@ -125,6 +132,29 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
   "audit.query": { filter: {}, limit: AUDIT_LIMITS.queryMaxLimit },
   "audit.run": { runId: "run-7" },
   "audit.verify": {},
+  "workspaces.list": {},
+  "workspaces.files": { client: name(HOST_LIMITS.clientNameMaxChars), workspace: "w" },
+  "workspaces.read": {
+    client: name(HOST_LIMITS.clientNameMaxChars),
+    workspace: "w",
+    path: name(WORKSPACE_LIMITS.pathMaxChars),
+    offset: Number.MAX_SAFE_INTEGER,
+  },
+  "workspaces.upload": {
+    client: name(HOST_LIMITS.clientNameMaxChars),
+    workspace: name(WORKSPACE_LIMITS.nameMaxChars),
+    path: name(WORKSPACE_LIMITS.pathMaxChars),
+    offset: 0,
+    data: "A".repeat(Math.ceil(WORKSPACE_LIMITS.transferChunkBytes / 3) * 4),
+    last: false,
+  },
+  "workspaces.deleteFile": {
+    client: name(HOST_LIMITS.clientNameMaxChars),
+    workspace: "w",
+    path: name(WORKSPACE_LIMITS.pathMaxChars),
+  },
+  "workspaces.delete": { client: name(HOST_LIMITS.clientNameMaxChars), workspace: "w" },
+  "attachments.read": { uri: `codemode://files/${"0".repeat(32)}/${name(4_000)}` },
 };
 
 describe("every API channel with its largest input (browser mode)", () => {

@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
-import { buildSandboxImage, imageTagFor, readContext } from "../electron/host/sandbox/image.js";
+import { imageTagFor, readContext } from "../electron/host/sandbox/image.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,11 +22,9 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   const files = readContext(sandboxImageDir());
   const tag = imageTagFor(files);
-  try {
-    await status.docker.getImage(tag).inspect();
-  } catch {
+  if (!(await status.engine.imagePresent(tag))) {
     process.stderr.write(`building the sandbox image ${tag} for the tests\n`);
-    await buildSandboxImage(status.docker, files, (event) => {
+    await status.engine.buildImage(files, (event) => {
       if (event.kind === "step") process.stderr.write(`  ${event.text}\n`);
     });
   }

@@ -453,7 +453,7 @@ describe.skipIf(!fx)("the engine behind serve, in-process", () => {
     );
     await servers.open();
     const sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
     });
@@ -501,7 +501,7 @@ print(await attempt(echo({"text": "same run, next call"})))`,
     // finishes after drain() began is removed with `void container.remove()` inside the
     // start job, so drain() (which awaits the job) does not wait for the removal.
     const sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
     });

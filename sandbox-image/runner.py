@@ -1922,6 +1922,326 @@ def _end_by_check(host, checked):
     host.send({"type": "done", "error": text, "exception": exception, "check": True}, last=True)
 
 
+# Workspaces and attached files: what a run keeps for the next and hands back to the client
+# --------------------------------------------------------------------------------------
+
+# Where a container's slot is mounted (container-spec.ts), and the image's /workspace: a
+# symlink into the slot's `ws` folder, which the host makes (and fills) only for a run that
+# names a workspace. Without one, /workspace dangles: there is none.
+WORKSPACE_PATH = "/workspace"
+WORKSPACE_SLOT_PATH = "/codemode-slot"
+WORKSPACE_DIR = WORKSPACE_SLOT_PATH + "/ws"
+
+# save(name, value) keeps each value as WORKSPACE_PATH/SAVED_DIR/<name>SAVED_SUFFIX.
+SAVED_DIR = ".saved"
+SAVED_SUFFIX = ".pickle"
+SAVED_NAME_MAX_CHARS = 100
+
+# How the start line's workspace says execution beneath the slot is denied: "landlock" (the
+# runner asks the kernel, runc), "mount" (the engine mounted it noexec, Podman), "none"
+# (neither can: gVisor has no Landlock and Docker's API cannot mark a mount noexec).
+DENY_EXEC_WAYS = ("landlock", "mount", "none")
+
+# Landlock (Linux 5.13+): syscall numbers (the same on every architecture Docker runs) and the
+# one right the ruleset handles.
+_LANDLOCK_CREATE_RULESET = 444
+_LANDLOCK_ADD_RULE = 445
+_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_ACCESS_FS_EXECUTE = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+class WorkspaceError(Exception):
+    """The run's workspace cannot be used as asked (none was given, or it cannot be opened)."""
+
+
+def _workspace_start(entry):
+    """The start line's workspace as (name, deny_exec), or None; exits as a host bug unless it
+    has the protocol's shape."""
+    if entry is None:
+        return None
+    if type(entry) is not dict:
+        _host_bug()
+    name, deny = entry.get("name"), entry.get("deny_exec")
+    if type(name) is not str or not name or deny not in DENY_EXEC_WAYS:
+        _host_bug()
+    return name, deny
+
+
+def _deny_exec_beneath_slot():
+    """Asks the kernel (Landlock) to refuse executing any file under the slot, for this process
+    and its children, for good: a program the code writes to /workspace cannot be run. Returns
+    why it could not, or None."""
+    import ctypes
+    import struct
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    handled = struct.pack("=Q", _LANDLOCK_ACCESS_FS_EXECUTE)
+    ruleset = libc.syscall(_LANDLOCK_CREATE_RULESET, ctypes.c_char_p(handled), len(handled), 0)
+    if ruleset < 0:
+        return "the kernel has no Landlock (Linux 5.13 or later has it)"
+    try:
+        slot_top = WORKSPACE_SLOT_PATH.strip("/").split("/")[0]
+        # Execution stays allowed beneath every top folder but the slot's (and /workspace,
+        # which points into it); the root file system is read-only and /tmp is noexec.
+        for name in os.listdir("/"):
+            if name in (slot_top, WORKSPACE_PATH.strip("/")):
+                continue
+            try:
+                fd = os.open("/" + name, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                rule = struct.pack("=Qi", _LANDLOCK_ACCESS_FS_EXECUTE, fd)
+                if libc.syscall(_LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, ctypes.c_char_p(rule), 0) != 0:
+                    return "Landlock refused a rule"
+            finally:
+                os.close(fd)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return "no_new_privs could not be set"
+        if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+            return "Landlock could not be applied"
+        return None
+    finally:
+        os.close(ruleset)
+
+
+def _in_workspace(path):
+    """Whether `path` (a str, bytes or path-like; not a descriptor) names something under the
+    workspace once symlinks are followed."""
+    try:
+        text = os.fsdecode(os.fspath(path))
+    except TypeError:
+        return False
+    full = os.path.realpath(text)
+    return full == WORKSPACE_DIR or full.startswith(WORKSPACE_DIR + "/")
+
+
+def _own_before_write(path, truncate):
+    """A kept file the run opens for writing is made the run's own first.
+
+    The host links the workspace's kept files into the slot, read-only, so that filling a
+    workspace costs a link per file and the kept copy can never change under a run: a write
+    to one first replaces it with a copy of its own (or, when the write truncates it anyway,
+    just removes it). A file the run made, or already owns, is left as it is."""
+    if not _in_workspace(path):
+        return
+    full = os.path.realpath(os.fsdecode(os.fspath(path)))
+    try:
+        info = os.lstat(full)
+    except OSError:
+        return
+    import stat as stat_module
+
+    if not stat_module.S_ISREG(info.st_mode) or os.access(full, os.W_OK):
+        return
+    if truncate:
+        os.unlink(full)
+        return
+    temp = os.path.join(os.path.dirname(full), ".codemode-copy-%d" % os.getpid())
+    source = os.open(full, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        target = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+        try:
+            while True:
+                chunk = os.read(source, 1 << 20)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(target, view):]
+        finally:
+            os.close(target)
+    finally:
+        os.close(source)
+    os.replace(temp, full)
+
+
+def _install_copy_on_write():
+    """open(), io.open and os.open make a kept workspace file the run's own before writing."""
+    plain_open = builtins.open
+    plain_os_open = os.open
+    write_flags = os.O_WRONLY | os.O_RDWR
+
+    def open(file, mode="r", *args, **kwargs):
+        if isinstance(mode, str) and any(c in mode for c in "wax+"):
+            _own_before_write(file, "w" in mode)
+        return plain_open(file, mode, *args, **kwargs)
+
+    def os_open(path, flags, *args, **kwargs):
+        if flags & write_flags:
+            _own_before_write(path, bool(flags & os.O_TRUNC))
+        return plain_os_open(path, flags, *args, **kwargs)
+
+    open.__doc__ = plain_open.__doc__
+    os_open.__doc__ = plain_os_open.__doc__
+    builtins.open = io.open = open
+    os.open = os_open
+
+
+def _open_workspace(workspace):
+    """Readies /workspace for the code: None when it is ready, else the error the run ends with
+    (its code never runs then)."""
+    name, deny = workspace
+    if not os.path.isdir(WORKSPACE_DIR):
+        return WorkspaceError(f"the workspace {name!r} was not put in place by the host")
+    if deny == "landlock":
+        problem = _deny_exec_beneath_slot()
+        if problem is not None:
+            return WorkspaceError(
+                f"the workspace {name!r} cannot be opened on this engine: {problem}, which Code"
+                " Mode needs to keep files in /workspace from being run as programs"
+            )
+    # Files the run makes are readable and writable by the host (which keeps them after the
+    # run): nothing here is anyone else's.
+    os.umask(0)
+    _install_copy_on_write()
+    return None
+
+
+def _close_workspace():
+    """After the code: whatever the run made in /workspace is made readable by the host again,
+    should the code have changed its permissions (the host keeps only what it can read)."""
+    for top, dirs, files in os.walk(WORKSPACE_DIR):
+        for name, mode in [(d, 0o777) for d in dirs] + [(f, 0o666) for f in files]:
+            path = os.path.join(top, name)
+            try:
+                info = os.lstat(path)
+                if info.st_uid == os.getuid() and not os.path.islink(path):
+                    os.chmod(path, mode)
+            except OSError:
+                pass
+
+
+def _no_workspace(what):
+    return WorkspaceError(
+        f"{what} keeps things in a workspace, and this run has none: call run_python with"
+        ' workspace="NAME" (any short name of letters and digits); later runs that give the'
+        " same name find what this one left there"
+    )
+
+
+def _saved_path(name):
+    if not isinstance(name, str):
+        raise TypeError(f"the name must be a str, not {type(name).__name__}")
+    plain = name and len(name) <= SAVED_NAME_MAX_CHARS and name[0] != "."
+    if not plain or any(c not in _NAME_CHARS for c in name):
+        raise ValueError(
+            f"{name!r} cannot name a saved value: use up to {SAVED_NAME_MAX_CHARS} letters,"
+            " digits, '.', '_' or '-', not starting with '.'"
+        )
+    return os.path.join(WORKSPACE_PATH, SAVED_DIR, name + SAVED_SUFFIX)
+
+
+def _make_save_load(workspace):
+    """save(name, value) and load(name): Python values kept in the workspace between runs."""
+
+    def save(name, value):
+        """Keep `value` in the workspace as `name` (pickled): a later run with the same
+        workspace gets it back with load(name). Replaces a value saved before as `name`."""
+        if workspace is None:
+            raise _no_workspace("save()")
+        import pickle
+
+        path = _saved_path(name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temp = f"{path}.tmp-{os.getpid()}"
+        with open(temp, "wb") as file:
+            pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temp, path)
+
+    def load(name):
+        """The value saved in the workspace as `name` by this run or an earlier one."""
+        if workspace is None:
+            raise _no_workspace("load()")
+        import pickle
+
+        path = _saved_path(name)
+        try:
+            file = open(path, "rb")
+        except FileNotFoundError:
+            saved = sorted(
+                entry[: -len(SAVED_SUFFIX)]
+                for entry in os.listdir(os.path.dirname(path))
+                if entry.endswith(SAVED_SUFFIX)
+            ) if os.path.isdir(os.path.dirname(path)) else []
+            raise KeyError(
+                f"nothing is saved as {name!r} in the workspace {workspace[0]!r}"
+                + (f"; saved: {', '.join(saved)}" if saved else "; nothing is saved there yet")
+            ) from None
+        with file:
+            return pickle.load(file)
+
+    return save, load
+
+
+class _Attachments:
+    """attach(path): a file the run made goes back to the client as a link it can read."""
+
+    def __init__(self, host, limits):
+        self._host = host
+        self.per_run = limits.get("attach_per_run", 0)
+        self.max_bytes = limits.get("attach_max_bytes", 0)
+        self.total_max = limits.get("attach_total_bytes", 0)
+        self._chunk = limits.get("attach_chunk_chars", 4)
+        self._name_max = limits.get("attach_name_max_chars", 1)
+        self._mime_max = limits.get("attach_mime_max_chars", 1)
+        self._count = 0
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def attach(self, path, name=None):
+        """Send the file at `path` (in /workspace, /tmp, anywhere the run can read) back to the
+        client with the run's result: it gets a link (codemode://...) it can read the file
+        by. `name` is how the link names it (the file's own name unless given). Returns that
+        name. At most `per_run` files a run, each at most `max_bytes`."""
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(f"attach() takes a file's path, not {type(path).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"attach() name must be a str, not {type(name).__name__}")
+        with open(path, "rb") as file:
+            data = file.read(self.max_bytes + 1)
+        if len(data) > self.max_bytes:
+            raise ValueError(f"attach(): {os.fspath(path)!r} is over {self.max_bytes} bytes, the most one file may be")
+        shown = name or os.path.basename(os.fsdecode(os.fspath(path)))
+        shown = "".join(c if c in _NAME_CHARS else "_" for c in shown)[: self._name_max] or "file"
+        import mimetypes
+
+        mime = (mimetypes.guess_type(shown)[0] or "application/octet-stream")[: self._mime_max]
+        with self._lock:
+            if self._count >= self.per_run:
+                raise ValueError(f"attach(): a run can attach at most {self.per_run} files")
+            if self._total + len(data) > self.total_max:
+                raise ValueError(f"attach(): the run's files would pass {self.total_max} bytes together")
+            self._count += 1
+            self._total += len(data)
+            file_id = self._count
+            self._host.flush_output()
+            self._host.send({"type": "file_start", "id": file_id, "name": shown, "bytes": len(data), "mime": mime})
+            text = base64.b64encode(data).decode("ascii")
+            for at in range(0, len(text), self._chunk):
+                self._host.send_json(
+                    '{"type":"file_data","id":%d,"data":"%s"}' % (file_id, text[at : at + self._chunk])
+                )
+            self._host.send({"type": "file_end", "id": file_id})
+        return shown
+
+
+def _add_workspace_globals(namespace, workspace, host, limits):
+    """save, load and attach in the code's globals; the workspace's name as WORKSPACE (None
+    without one)."""
+    save, load = _make_save_load(workspace)
+    # The host's catalog renames a tool that would take one of these names (RUNNER_NAMES).
+    if any(name in namespace for name in ("save", "load", "attach", "WorkspaceError", "WORKSPACE")):
+        _host_bug()
+    namespace["save"] = save
+    namespace["load"] = load
+    namespace["attach"] = _Attachments(host, limits).attach
+    namespace["WorkspaceError"] = WorkspaceError
+    namespace["WORKSPACE"] = None if workspace is None else workspace[0]
+
+
 # --------------------------------------------------------------------------------------
 # Running the code and reporting how it ended
 # --------------------------------------------------------------------------------------
@@ -2124,6 +2444,7 @@ def main():
         if not all(type(field) is str for field in fields) or not fields[0]:
             _host_bug()
         down_servers.append(fields)
+    workspace = _workspace_start(start.get("workspace"))
     held_tools = {}
     for entry in held:
         if type(entry) is not dict:
@@ -2159,6 +2480,7 @@ def main():
     names = _ToolNames(catalog, held_tools)
     module = _code_globals(host, catalog, images, limits, names)
     namespaces = _add_namespaces(module.__dict__, host, catalog, held_methods, down_namespaces)
+    _add_workspace_globals(module.__dict__, workspace, host, limits)
     # Our functions keep this file's globals alive through __globals__, so replacing the
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module
@@ -2171,7 +2493,16 @@ def main():
     checked = _check_before_run(source, module.__dict__, namespaces, limits)
     if checked is not None:
         _end_by_check(host, checked)
-    outcome = _run(source, module.__dict__, down_servers, held_tools, names)
+    refused = None if workspace is None else _open_workspace(workspace)
+    if refused is None:
+        outcome = _run(source, module.__dict__, down_servers, held_tools, names)
+    else:
+        outcome = (f"WorkspaceError: {refused}\n", refused)
+    if workspace is not None:
+        try:
+            _close_workspace()
+        except BaseException:
+            pass  # the host keeps what it can read; `done` must go out regardless
     error, raised = (None, None) if outcome is None else outcome
     # The host keeps only the tail of a traceback; cutting it here keeps a huge exception
     # message from turning a normal error into an over-long (protocol-violating) line.

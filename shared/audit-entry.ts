@@ -12,6 +12,11 @@ import {
   toolsPinnedEntrySchema,
 } from "./audit-review-entries.js";
 import { tryFinishedEntrySchema, tryStartedEntrySchema } from "./audit-try-entries.js";
+import {
+  runFilesField,
+  runWorkspaceField,
+  workspaceEditedEntrySchema,
+} from "./audit-workspace-entries.js";
 import { ENGINE_LIMITS } from "./limits.js";
 import { STOP_REASONS } from "./run-result.js";
 import { sandboxRuntimeSchema } from "./settings.js";
@@ -52,6 +57,7 @@ export const AUDIT_KINDS = [
   "auth_refusals_not_logged",
   "try_started",
   "try_finished",
+  "workspace_edited",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -188,6 +194,8 @@ export const runStartedEntrySchema = z.object({
    * `tcp://build.example:2376 (TLS)`); absent in older logs and where none answered.
    */
   engine: engineNameSchema.optional(),
+  /** The workspace the run named; absent when it named none. */
+  workspace: z.string().optional(),
 });
 
 export const runFinishedEntrySchema = z.object({
@@ -222,6 +230,10 @@ export const runFinishedEntrySchema = z.object({
    * recent ones in memory for the Audit page). Absent when there were none, and in older logs.
    */
   images: z.array(z.object({ name: z.string(), bytes: count, sha256: sha256Hex })).optional(),
+  /** Files the code attached (attach(path)); absent when there were none. */
+  files: runFilesField.optional(),
+  /** What became of the workspace the run opened; absent when it named none. */
+  workspace: runWorkspaceField.optional(),
   runtime: sandboxRuntimeSchema.optional(),
   engine: engineNameSchema.optional(),
   /**
@@ -297,6 +309,8 @@ export const taintSetEntrySchema = z.object({
   client: z.string(),
   server: z.string(),
   tool: z.string(),
+  /** Set when the client opened a workspace holding private data (no call did it). */
+  workspace: z.string().optional(),
 });
 
 export const taintResetEntrySchema = z.object({
@@ -477,6 +491,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   authRefusalsNotLoggedEntrySchema,
   tryStartedEntrySchema,
   tryFinishedEntrySchema,
+  workspaceEditedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
@@ -496,3 +511,4 @@ export type AuditEntryInput = DistributiveOmit<AuditEntry, "seq" | "ts" | "prev"
 export * from "./audit-entry-fields.js";
 export * from "./audit-review-entries.js";
 export * from "./audit-try-entries.js";
+export * from "./audit-workspace-entries.js";

@@ -73,6 +73,42 @@ export const IMAGE_LIMITS = {
   cachedRuns: 16,
 } as const;
 
+/**
+ * Named workspaces: a client's files kept between its runs (the `workspace` argument of
+ * run_python), mounted at /workspace of the runs that name one. The size, count and keep time
+ * are settings (SETTINGS_BOUNDS); these bound what the settings cannot.
+ */
+export const WORKSPACE_LIMITS = {
+  /** A workspace's name: ASCII letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
+  nameMaxChars: 64,
+  defaultMaxBytes: 1024 * MiB,
+  defaultMaxPerClient: 20,
+  defaultKeepDays: 7,
+  /** Files and folders one workspace holds (each costs the host a link at every run). */
+  maxEntries: 100_000,
+  /** A path inside a workspace (the UI, the CLI, save/load names). */
+  pathMaxChars: 1_024,
+  /** One chunk of a file the UI uploads or downloads (raw bytes; base64 in the message). */
+  transferChunkBytes: 1 * MiB,
+} as const;
+
+/**
+ * Files the code attaches with attach(path): each reaches the client as a resource_link it
+ * reads back with resources/read. They cross the pipe as `file_start`, `file_data` (base64
+ * chunks) and `file_end` lines, checked as images are.
+ */
+export const ATTACH_LIMITS = {
+  perRun: 8,
+  /** One file: it goes back whole in one resources/read answer (base64). */
+  maxBytes: 4 * MiB,
+  totalBytesPerRun: 16 * MiB,
+  chunkChars: 64 * KiB,
+  /** The file's name as the client sees it (its last path part, made plain ASCII). */
+  nameMaxChars: 128,
+  /** A MIME type as the runner guesses it from the name. */
+  mimeMaxChars: 100,
+} as const;
+
 /** The bridge: what every tool call must satisfy. */
 export const BRIDGE_LIMITS = {
   argsMaxBytes: 16 * KiB,
@@ -217,6 +253,8 @@ export const API_LIMITS = {
    * names at toolNameMaxChars); the UI's "Accept all" sends more in several requests.
    */
   reviewMaxTools: 1000,
+  /** A path on the app's machine the UI names (image.build's base image archive). */
+  pathMaxChars: 4_096,
 } as const;
 
 /** The audit log. */
@@ -359,6 +397,12 @@ export const SETTINGS_BOUNDS = {
   httpPort: { min: 1024, max: 65_535, default: 7717 },
   /** How long an "ask first" call waits for the user before it is denied. */
   approvalTimeoutSeconds: { min: 1, max: 600, default: 60 },
+  /** The most one workspace may hold, all its files together. */
+  workspaceMaxMiB: { min: 1, max: 1_048_576, default: WORKSPACE_LIMITS.defaultMaxBytes / MiB },
+  /** Workspaces one client may have at once. */
+  workspacesPerClient: { min: 1, max: 1_000, default: WORKSPACE_LIMITS.defaultMaxPerClient },
+  /** A workspace no run opened for this long is removed. */
+  workspaceKeepDays: { min: 1, max: 3650, default: WORKSPACE_LIMITS.defaultKeepDays },
 } as const;
 
 /** A secret shorter than this is masked nowhere (the server form warns when one is marked). */

@@ -16,6 +16,8 @@ export const STOP_REASONS = [
    * missing one, a literal of the wrong type): ended before its first statement, no call made.
    */
   "check",
+  /** What it wrote in its workspace went past the workspace's size limit. */
+  "workspace_limit",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
@@ -33,6 +35,32 @@ export interface RunImage {
   sha256: string;
   width: number;
   height: number;
+}
+
+/** A file the code attached with attach(path): the client reads it back by `uri`. */
+export interface RunFile {
+  /** Its name: the last part of its path, plain ASCII (the runner makes it so; the host checks). */
+  name: string;
+  bytes: number;
+  sha256: string;
+  mimeType: string;
+  /** `codemode://files/...`: readable with resources/read by the client that ran the code. */
+  uri: string;
+}
+
+/** What became of the run's workspace. */
+export interface RunWorkspace {
+  name: string;
+  /** Whether the run's changes were kept (a run over the size limit, or stopped, keeps none). */
+  kept: boolean;
+  /** Files added, changed or removed by the run, and the bytes of those added or changed. */
+  filesChanged: number;
+  bytesChanged: number;
+  /** What the workspace holds now (after the run, or as before it when nothing was kept). */
+  files: number;
+  bytes: number;
+  /** It holds data a run read from a private tool: every run that opens it is treated so. */
+  private: boolean;
 }
 
 /**
@@ -83,4 +111,8 @@ export interface RunResult {
   calls: number;
   /** Images attached with show(), in order; run_python returns each as an image content item. */
   images: RunImage[];
+  /** Files attached with attach(path), in order; run_python returns each as a resource_link. */
+  files?: RunFile[];
+  /** The workspace the run opened; absent when it named none. */
+  workspace?: RunWorkspace;
 }

@@ -77,6 +77,9 @@ export const settingsSchema = z.strictObject(
     /** The container engine to use: "" finds one; else a name from the engine list or a URL. */
     sandboxEngine: sandboxEngineSchema,
     approvalTimeoutSeconds: bounded(SETTINGS_BOUNDS.approvalTimeoutSeconds),
+    workspaceMaxMiB: bounded(SETTINGS_BOUNDS.workspaceMaxMiB),
+    workspacesPerClient: bounded(SETTINGS_BOUNDS.workspacesPerClient),
+    workspaceKeepDays: bounded(SETTINGS_BOUNDS.workspaceKeepDays),
   },
   {
     error: (issue) =>
@@ -109,4 +112,7 @@ export const DEFAULT_SETTINGS: Settings = {
   sandboxPreload: true,
   sandboxEngine: "",
   approvalTimeoutSeconds: SETTINGS_BOUNDS.approvalTimeoutSeconds.default,
+  workspaceMaxMiB: SETTINGS_BOUNDS.workspaceMaxMiB.default,
+  workspacesPerClient: SETTINGS_BOUNDS.workspacesPerClient.default,
+  workspaceKeepDays: SETTINGS_BOUNDS.workspaceKeepDays.default,
 };

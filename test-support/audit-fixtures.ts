@@ -172,6 +172,16 @@ export function oneOfEachKind(): AuditEntryInput[] {
       error: null,
       durationMs: 1800,
     },
+    {
+      kind: "workspace_edited",
+      client: "claude",
+      workspace: "sales",
+      action: "file_added",
+      by: "ui",
+      path: "data/q3.csv",
+      bytes: 5120,
+      sha256: "b".repeat(64),
+    },
   ];
 }
 

@@ -1,7 +1,9 @@
 import Dockerode from "dockerode";
 import { afterAll, describe, inject } from "vitest";
 import { engineRuntimes } from "../electron/host/sandbox/container-engine/docker-runtimes.js";
+import { DockerApiEngine } from "../electron/host/sandbox/container-engine/docker-api-engine.js";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
+import type { SandboxEngine } from "../electron/host/sandbox/container-engine/sandbox-engine.js";
 import { SANDBOX_RUNTIMES, type SandboxRuntime } from "../shared/settings.js";
 import {
   currentOwner,
@@ -12,7 +14,10 @@ import { readInstallId } from "../electron/host/sandbox/containers/install-id.js
 import { podmanInstalled, startPrivatePodman } from "./private-podman.js";
 
 export interface DockerFixture {
+  /** The Docker-API client, for what a test checks below the engine boundary. */
   docker: Dockerode;
+  /** The same engine through its boundary: what Sandbox and SandboxContainer take. */
+  engine: SandboxEngine;
   image: string;
 }
 
@@ -31,7 +36,7 @@ export async function dockerOrSkip(): Promise<DockerFixture | null> {
   }
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
-  return { docker: status.docker, image: provided.tag };
+  return { docker: status.docker, engine: status.engine, image: provided.tag };
 }
 
 /** The install id of containers the tests start directly (not through a daemon or serve). */
@@ -147,6 +152,15 @@ export function describeOnRunsc(on: DockerOnRuntimes, title: string, fn: () => v
   describe.skipIf(!on.fx || !on.runtimes.includes("runsc"))(title, fn);
 }
 
+/** Podman's service as a fixture: its client, and the engine through the boundary. */
+function podmanFixture(docker: Dockerode, name: string, image: string): DockerFixture {
+  return {
+    docker,
+    engine: new DockerApiEngine({ docker, endpoint: name, name, kind: "podman" }),
+    image,
+  };
+}
+
 /** A Docker-API engine the hardening tests run on, with the runtime it runs containers under. */
 export interface EngineUnderTest {
   /** "docker": the machine's engine; "podman": Podman's compatible service (private-podman.ts). */
@@ -179,13 +193,13 @@ export async function enginesUnderTest(on: DockerOnRuntimes): Promise<EngineUnde
   engines.push({
     engine: "podman",
     runtime: "runc",
-    fx: { docker: podman.runc.docker, image: on.fx.image },
+    fx: podmanFixture(podman.runc.docker, "podman-runc", on.fx.image),
   });
   if (podman.runsc) {
     engines.push({
       engine: "podman",
       runtime: "runsc",
-      fx: { docker: podman.runsc.docker, image: on.fx.image },
+      fx: podmanFixture(podman.runsc.docker, "podman-runsc", on.fx.image),
     });
   } else if (process.env.CI === "true") {
     throw new Error("runsc is required in CI for the Podman runs");

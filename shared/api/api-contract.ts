@@ -11,7 +11,14 @@ import {
   type AuditVerifyProgress,
   type AuditVerifyResult,
 } from "../audit-query-types.js";
-import { API_LIMITS, APPROVAL_LIMITS, AUDIT_LIMITS, MCPB_LIMITS } from "../limits.js";
+import {
+  API_LIMITS,
+  APPROVAL_LIMITS,
+  AUDIT_LIMITS,
+  HOST_LIMITS,
+  MCPB_LIMITS,
+  WORKSPACE_LIMITS,
+} from "../limits.js";
 import { serverEntryInput, storedSecretRef, type StoredSecretRef } from "../server-entry-schema.js";
 import { settingsPatchSchema } from "../settings.js";
 import type {
@@ -34,9 +41,19 @@ import type {
   TaintView,
   ToolView,
   TryServerView,
+  WorkspaceFileView,
+  WorkspaceView,
 } from "./api-views.js";
 
 const none = z.strictObject({});
+/** A workspace, by its client and name (the host checks the name's characters). */
+const workspaceRef = {
+  client: z.string().min(1).max(HOST_LIMITS.clientNameMaxChars),
+  workspace: z.string().min(1).max(WORKSPACE_LIMITS.nameMaxChars),
+};
+const workspacePath = z.string().min(1).max(WORKSPACE_LIMITS.pathMaxChars);
+/** One chunk of a file, base64: at most WORKSPACE_LIMITS.transferChunkBytes once decoded. */
+const transferChunk = z.string().max(Math.ceil(WORKSPACE_LIMITS.transferChunkBytes / 3) * 4);
 const serverName = z.string().min(1).max(API_LIMITS.serverNameMaxChars);
 
 /** A page of a long list: from index `after` (0 when absent), `limit` at most `maxLimit`. */
@@ -68,7 +85,13 @@ export const API_PARAMS = {
   "app.setPaused": z.strictObject({ paused: z.boolean() }),
   "docker.status": none,
   "image.status": none,
-  "image.build": none,
+  /**
+   * With `baseFrom`, the base image the engine lacks is loaded from that `docker save` archive
+   * (a path on the machine the app runs on); without, from another engine found, if one has it.
+   */
+  "image.build": z.strictObject({
+    baseFrom: z.string().min(1).max(API_LIMITS.pathMaxChars).optional(),
+  }),
   "sandbox.runtimes": none,
   "sandbox.pool": none,
   "config.get": none,
@@ -171,6 +194,31 @@ export const API_PARAMS = {
   }),
   "audit.run": z.strictObject({ runId: z.string().min(1).max(API_LIMITS.runIdMaxChars) }),
   "audit.verify": none,
+  "workspaces.list": none,
+  "workspaces.files": z.strictObject(workspaceRef),
+  /** Up to WORKSPACE_LIMITS.transferChunkBytes of a file from `offset`. */
+  "workspaces.read": z.strictObject({
+    ...workspaceRef,
+    path: workspacePath,
+    offset: z.number().int().min(0),
+  }),
+  /**
+   * One chunk of a file going into a workspace, in order from offset 0 (the first chunk has no
+   * uploadId and gets one); the chunk with `last` puts the whole file in (refused whole past the
+   * size limit). The workspace is made if it is new.
+   */
+  "workspaces.upload": z.strictObject({
+    ...workspaceRef,
+    path: workspacePath,
+    uploadId: z.string().min(1).max(64).optional(),
+    offset: z.number().int().min(0),
+    data: transferChunk,
+    last: z.boolean(),
+  }),
+  "workspaces.deleteFile": z.strictObject({ ...workspaceRef, path: workspacePath }),
+  "workspaces.delete": z.strictObject(workspaceRef),
+  /** A file a run attached, by its codemode:// link (as its run_finished entry lists it). */
+  "attachments.read": z.strictObject({ uri: z.string().min(1).max(API_LIMITS.pathMaxChars) }),
 } as const;
 
 export type ApiChannel = keyof typeof API_PARAMS;
@@ -228,6 +276,14 @@ export interface ApiResults {
   "audit.query": { entries: AuditEntry[]; nextBefore: number | null };
   "audit.run": AuditRunDetail;
   "audit.verify": AuditVerifyResult;
+  "workspaces.list": WorkspaceView[];
+  "workspaces.files": WorkspaceFileView[];
+  /** `data`: base64; `total`: the file's whole size. */
+  "workspaces.read": { data: string; offset: number; total: number };
+  "workspaces.upload": { uploadId: string; done: boolean };
+  "workspaces.deleteFile": WorkspaceView[];
+  "workspaces.delete": WorkspaceView[];
+  "attachments.read": { name: string; mimeType: string; bytes: number; data: string };
 }
 
 export type ApiParams<C extends ApiChannel> = z.input<(typeof API_PARAMS)[C]>;

@@ -372,3 +372,23 @@ export interface ApprovalView {
   /** Whether the client was asked too (MCP elicitation). */
   elicited: boolean;
 }
+
+/** A client's workspace, as the Sandbox page lists it. */
+export interface WorkspaceView {
+  client: string;
+  name: string;
+  files: number;
+  bytes: number;
+  /** It holds data a run read from a private tool. */
+  private: boolean;
+  createdAt: string;
+  /** When a run last opened it (it is deleted once unused past the keep time). */
+  usedAt: string;
+}
+
+/** One file of a workspace. */
+export interface WorkspaceFileView {
+  path: string;
+  bytes: number;
+  modifiedAt: string;
+}

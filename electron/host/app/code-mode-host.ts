@@ -35,6 +35,7 @@ import { EventHub } from "../api/event-hub.js";
 import { HostAudit } from "../audit/host-audit.js";
 import type { HostOptions } from "./host-options.js";
 import { HostRuns } from "./host-runs.js";
+import { hostWorkspaces, type HostWorkspaces } from "./host-workspaces.js";
 import { McpHttpService } from "../ingress/http/mcp-http-service.js";
 import { openHost, type OpenedDataDir } from "./open-host.js";
 import { RunGate } from "./run-gate.js";
@@ -81,6 +82,8 @@ export class CodeModeHost {
   readonly outages: DockerOutages;
   /** Pinned tool definitions; changed and new ones are held out of the catalog for review. */
   readonly pins: ToolPins;
+  /** The clients' named workspaces, their containers' slots, and the files runs attach. */
+  readonly workspaces: HostWorkspaces;
   private readonly lock: InstanceLock;
   private dockerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
@@ -107,12 +110,15 @@ export class CodeModeHost {
     const now = () => options.now?.() ?? new Date();
     const outages = (this.outages = new DockerOutages(record, log, now));
     const engineBuilder = runEngineBuilder();
+    const current = () => this.settingsApplier.current;
+    const workspaces = (this.workspaces = hostWorkspaces(options.dataDir, current, record, log));
     const sandbox = (this.sandbox = new SandboxSupervisor({
       findDocker: options.findDocker ?? ((preference) => findDocker({ preference })),
       files: readContext(options.contextDir ?? sandboxImageDir()),
       owner: opened.owner,
       ...sandboxSettings(settings),
       stagedTools: engineBuilder.stagedTools,
+      slots: workspaces.slots,
       onDockerChange: (view) => events.emit("docker.changed", view),
       onOutage: (event) => outages.changed(event),
       onBuildEvent: (event) => events.emit("image.build", event),
@@ -148,6 +154,7 @@ export class CodeModeHost {
       settings: engineSettings(settings),
       tolerateCatalogErrors: true,
       serverTools: () => catalogInput(servers, configStore.current, opened.pins),
+      ...{ workspaces: workspaces.store, attachments: workspaces.attachments },
       approvals: {
         config: () => configStore.current,
         hidesArgs: hides,
@@ -173,27 +180,16 @@ export class CodeModeHost {
         changed: (views) =>
           events.emit("clients.changed", pageOf(views, API_LIMITS.clientsPageMaxLimit)),
       },
+      now,
+      workspaces.readAttachment,
     ));
-    const http = (this.http = new McpHttpService({
-      sessions,
-      token: opened.token,
-      dataDir: options.dataDir,
-      record,
-      log,
-    }));
+    const { dataDir, version, shimLaunch } = options;
+    const token = opened.token;
+    const http = (this.http = new McpHttpService({ sessions, token, dataDir, record, log }));
     const status = (this.status = new AppStatus({
-      version: options.version,
-      dataDir: options.dataDir,
-      shimLaunch: options.shimLaunch,
-      serverPath: opened.serverPath,
-      startupProblems: this.startupProblems,
-      socket: this.listener,
-      http,
-      gate,
-      audit: hostAudit,
-      engine,
-      sandbox,
-      events,
+      ...{ version, dataDir, shimLaunch, serverPath: opened.serverPath },
+      ...{ startupProblems: this.startupProblems, socket: this.listener, http, gate },
+      ...{ audit: hostAudit, engine, sandbox, events },
     }));
     this.settingsApplier = hostSettingsApplier({
       saved: { settings, chosen: opened.state.chosenSettings },
@@ -247,6 +243,7 @@ export class CodeModeHost {
       try: this.tries,
       approvals,
       pins,
+      workspaces: { ...workspaces, record },
       claudeDesktopConfigPath: options.claudeDesktopConfigPath,
     });
   }
@@ -290,6 +287,7 @@ export class CodeModeHost {
         this.startupProblems.push(`MCP over HTTP did not start: ${String(error)}`),
       );
     this.watchDocker();
+    await this.workspaces.start();
     // `codemode servers accept` edits the pin file while the app runs: take its reviews.
     this.pins.watch();
     // The host is up: the audit index catches up with the log now, in the background, rather
@@ -385,6 +383,7 @@ export class CodeModeHost {
       this.hostAudit.flushRefusals();
       this.engine.close();
       await Promise.allSettled([this.sandbox.close(), this.servers.close(), this.tries.close()]);
+      await this.workspaces.stop();
       // Runs refused while Docker is still away are on the record too.
       this.outages.flush();
       await this.pins.close().catch(() => undefined);

@@ -5,6 +5,7 @@ export { CodeModeHost } from "./code-mode-host.js";
 export type { HostOptions } from "./host-options.js";
 export { prepareDataDir } from "./open-host.js";
 export { runEngineBuilder, type RunEngineBuilder, type RunEngine } from "./run-engine.js";
+export { hostWorkspaces, workspacePaths } from "./host-workspaces.js";
 export type { AppStatus } from "./app-status.js";
 export type { RunGate } from "./run-gate.js";
 export type { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";

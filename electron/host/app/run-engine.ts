@@ -16,6 +16,7 @@ import {
   type RunEvents,
 } from "../core/engine/code-mode-engine.js";
 import type { SandboxRunner, SandboxTool } from "../core/ports/run-types.js";
+import type { AttachmentPort, WorkspacePort } from "../core/ports/workspace-port.js";
 import type { ServersConfig } from "../core/ports/server-config-types.js";
 import { configSecrets } from "../core/secrets/secret-mask.js";
 
@@ -39,6 +40,9 @@ export interface RunEngineOptions {
   tolerateCatalogErrors?: boolean;
   /** What the catalog is built from, when not the servers' own view (pins mark held tools). */
   serverTools?: () => ServerTools[];
+  /** The clients' named workspaces and the attached files' keeper; absent: runs have none. */
+  workspaces?: WorkspacePort;
+  attachments?: AttachmentPort;
   approvals: {
     /** The config read at each call: a policy changed in the UI applies to the next call. */
     config: () => ServersConfig;
@@ -85,10 +89,10 @@ export function runEngineBuilder(): RunEngineBuilder {
         userPresent: asking.userPresent,
       });
       const { servers, taint, events, runEvents, prefixWithServer, settings } = options;
-      const { tolerateCatalogErrors, serverTools } = options;
+      const { tolerateCatalogErrors, serverTools, workspaces, attachments } = options;
       const engine = new CodeModeEngine({
         ...{ servers, sandbox, taint, events, runEvents, prefixWithServer, settings },
-        ...{ tolerateCatalogErrors, serverTools, approvals },
+        ...{ tolerateCatalogErrors, serverTools, approvals, workspaces, attachments },
       });
       built = engine;
       // Warm containers already idle get the catalog now, and each change after.

@@ -109,6 +109,11 @@ const REACTIONS: readonly Reaction[] = [
     keys: ["approvalTimeoutSeconds"],
     apply: (s, next) => s.approvals.setTimeoutSeconds(next.approvalTimeoutSeconds),
   },
+  {
+    // The workspaces read their limits at each use (host-workspaces.ts): nothing to tell.
+    keys: ["workspaceMaxMiB", "workspacesPerClient", "workspaceKeepDays"],
+    apply: () => undefined,
+  },
 ];
 
 /** Every setting some subsystem reacts to (a test holds this to the whole of Settings). */

@@ -98,6 +98,10 @@ export const CSV_COLUMNS = [
   "command",
   "env",
   "toolCount",
+  "workspace",
+  "action",
+  "path",
+  "sha256",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

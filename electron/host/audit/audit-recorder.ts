@@ -128,6 +128,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
         client: event.client,
         server: event.server,
         tool: event.tool,
+        ...(event.workspace === undefined ? {} : { workspace: event.workspace }),
       });
       return;
     }
@@ -187,6 +188,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       client: string;
       code: string;
       runtime?: SandboxRuntime;
+      workspace?: string | undefined;
     },
     /** The engine as the host sees it at the start: the run goes there (auditEngineName). */
     engineView?: DockerStatusView,
@@ -203,6 +205,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       codeHash: sha256Hex(run.code),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
       ...(engine === undefined ? {} : { engine }),
+      ...(run.workspace === undefined ? {} : { workspace: run.workspace }),
     };
     // The start is always logged, and counts.
     const ledger = this.ledger(run.runId);
@@ -252,6 +255,8 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
       ...(r.images.length > 0
         ? { images: r.images.map(({ name, bytes, sha256 }) => ({ name, bytes, sha256 })) }
         : {}),
+      ...(r.files === undefined || r.files.length === 0 ? {} : { files: r.files }),
+      ...(r.workspace === undefined ? {} : { workspace: r.workspace }),
       ...(run.runtime === undefined ? {} : { runtime: run.runtime }),
       ...(ledger?.engine === undefined ? {} : { engine: ledger.engine }),
       // The receipt: what the client was sent, against what the calls' results would have cost.

@@ -118,7 +118,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
         // `run` exits 5 when it cannot start the run (RUN_EXIT.unavailable).
         expect(await run(argv, m.io)).toBe(argv[0] === "run" ? 5 : 1);
         expect(m.err()).toContain(
-          `codemode ${argv[0]}: --runtime runsc: the Docker engine has no runtime "runsc"; it has: runc.`,
+          `codemode ${argv[0]}: --runtime runsc: the Docker engine at ${engine.dockerHost} has no runtime "runsc"; it has: runc.`,
         );
       }
       // Not asked for on the command line but saved in the app: the error says where it came from.
@@ -133,7 +133,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
         const m = memoryIO({ CODEMODE_HOME: strong, DOCKER_HOST: engine.dockerHost }, "print(1)");
         expect(await run(argv, m.io)).toBe(argv[0] === "run" ? 5 : 1);
         expect(m.err()).toContain(
-          `codemode ${argv[0]}: the app's Isolation setting (sandboxRuntime runsc in settings.json): the Docker engine has no runtime "runsc"; it has: runc.`,
+          `codemode ${argv[0]}: the app's Isolation setting (sandboxRuntime runsc in settings.json): the Docker engine at ${engine.dockerHost} has no runtime "runsc"; it has: runc.`,
         );
         expect(m.err()).toContain("Choose another with --runtime");
       }
@@ -169,7 +169,7 @@ describe.skipIf(!fx)("codemode run on real Docker", () => {
   it("a missing image gets a one-line message saying how to build it", async () => {
     await expect(
       requireImage({
-        docker: fx!.docker,
+        engine: fx!.engine,
         tag: "codemode-sandbox:000000000000",
       } as Parameters<typeof requireImage>[0]),
     ).rejects.toThrow(/codemode image build/);

@@ -50,6 +50,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "tail, verify or export the audit log",
     load: async () => (await import("./commands/audit-command.js")).auditCommand,
   },
+  workspace: {
+    summary: "list the clients' workspaces, put files in, get them out, delete them",
+    load: async () => (await import("./commands/workspace-command.js")).workspaceCommand,
+  },
   token: {
     summary: "print the HTTP header with this install's token (a client's headers helper)",
     load: async () => (await import("./commands/token-command.js")).tokenCommand,

@@ -1,4 +1,3 @@
-import type Dockerode from "dockerode";
 import { findDocker } from "../sandbox/container-engine/docker-status.js";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -15,10 +14,8 @@ import {
   SANDBOX_RUNTIMES,
   type SandboxRuntime,
 } from "../../../shared/settings.js";
-import {
-  engineRuntimes,
-  missingRuntimeMessage,
-} from "../sandbox/container-engine/docker-runtimes.js";
+import { missingRuntimeMessage } from "../sandbox/container-engine/docker-runtimes.js";
+import type { SandboxEngine } from "../sandbox/container-engine/sandbox-engine.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 import { parseSettingsFile } from "../servers/settings/settings-file.js";
 import { DEFAULT_SETTINGS, type Settings } from "../servers/settings/settings.js";
@@ -58,7 +55,7 @@ export async function chooseRuntime(
   warn: (message: string) => void,
 ): Promise<RuntimeChoice> {
   if (flag !== null) return { runtime: flag, from: "flag" };
-  const saved = await savedSettings(ctx, (problem) =>
+  const saved = await savedSettings(ctx.home, (problem) =>
     warn(
       `${problem}; using the default runtime ${DEFAULT_SETTINGS.sandboxRuntime} (choose one with --runtime)`,
     ),
@@ -73,16 +70,21 @@ export async function chooseRuntime(
  */
 export async function choosePreload(ctx: DockerContext, flag: false | null): Promise<boolean> {
   if (flag !== null) return flag;
-  const saved = await savedSettings(ctx, () => undefined);
+  const saved = await savedSettings(ctx.home, () => undefined);
   return saved?.sandboxPreload ?? DEFAULT_SETTINGS.sandboxPreload;
+}
+
+/** The app's saved settings, or the defaults where there are none (or the file is invalid). */
+export async function appSettings(home: string): Promise<Settings> {
+  return (await savedSettings(home, () => undefined)) ?? DEFAULT_SETTINGS;
 }
 
 /** The app's saved settings; null when there are none, or when the file is invalid (`warn`). */
 async function savedSettings(
-  ctx: DockerContext,
+  home: string,
   warn: (problem: string) => void,
 ): Promise<Settings | null> {
-  const file = path.join(ctx.home, SETTINGS_FILE);
+  const file = path.join(home, SETTINGS_FILE);
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -100,7 +102,7 @@ async function savedSettings(
 
 /** A runtime the engine lacks is refused before any container is made, naming those it has. */
 export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice): Promise<void> {
-  const message = missingRuntimeMessage(choice.runtime, await engineRuntimes(ctx.docker));
+  const message = missingRuntimeMessage(choice.runtime, await ctx.engine.runtimes(), ctx.engine);
   if (message === null) return;
   if (choice.from === "flag") throw new UserError(`--runtime ${choice.runtime}: ${message}`);
   throw new UserError(
@@ -109,7 +111,8 @@ export async function requireRuntime(ctx: DockerContext, choice: RuntimeChoice):
 }
 
 export interface DockerContext {
-  docker: Dockerode;
+  /** The engine, through its boundary (container-engine/sandbox-engine.ts). */
+  engine: SandboxEngine;
   endpoint: string;
   /** The engine's name (`docker`, `podman`, a URL), for the audit log and messages. */
   engineName: string;
@@ -133,7 +136,7 @@ export async function dockerContext(
   const home = dataDir(env);
   return {
     owner: currentOwner(await installId(home)),
-    docker: status.docker,
+    engine: status.engine,
     endpoint: status.endpoint,
     engineName: status.name ?? status.endpoint,
     close: () => status.close?.(),
@@ -157,9 +160,7 @@ async function installId(home: string): Promise<string> {
 }
 
 export async function requireImage(ctx: DockerContext): Promise<void> {
-  try {
-    await ctx.docker.getImage(ctx.tag).inspect();
-  } catch {
+  if (!(await ctx.engine.imagePresent(ctx.tag))) {
     throw new UserError(
       `The sandbox image ${ctx.tag} is not built yet. Run \`codemode image build\` (it takes a few minutes once).`,
     );

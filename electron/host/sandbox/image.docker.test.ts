@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dockerOrSkip } from "../../../test-support/docker.js";
-import { buildSandboxImage, type BuildEvent } from "./image.js";
+import type { BuildEvent } from "./image.js";
 
 const fx = await dockerOrSkip();
 
@@ -14,7 +14,7 @@ describe.skipIf(!fx)("building the sandbox image", () => {
         content: Buffer.from("FROM debian:trixie-slim\nRUN echo building && exit 3\n"),
       },
     ];
-    await expect(buildSandboxImage(fx!.docker, broken, (e) => events.push(e))).rejects.toThrow(
+    await expect(fx!.engine.buildImage(broken, (e) => events.push(e))).rejects.toThrow(
       /the sandbox image did not build: .*returned a non-zero code: 3/,
     );
     // Progress reached the caller as it happened.

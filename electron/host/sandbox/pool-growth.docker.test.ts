@@ -27,7 +27,7 @@ describe.skipIf(!fx)("the warm pool under a burst", () => {
 
   it("a burst grows the pool, every run gets a fresh container, idle shrinks it, close leaves none", async () => {
     sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
       poolSize: 1,

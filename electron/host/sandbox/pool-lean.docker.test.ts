@@ -32,7 +32,7 @@ describe.skipIf(!fx)("a warm pool under pressure", () => {
     // No floor: the first run misses without growing the pool, the second (a burst) grows it
     // to one, and the refill that starts then is made under pressure.
     const sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
       poolSize: floor,

@@ -32,7 +32,7 @@ describe.skipIf(!fx)("preloading in warm containers", () => {
     more: Partial<SandboxOptions> = {},
   ): Sandbox => {
     const sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner,
       poolSize,

@@ -59,7 +59,7 @@ const CATALOG = buildCatalog(
 
 describeEachRuntime(docker, "names the code gets wrong, in the sandbox (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {

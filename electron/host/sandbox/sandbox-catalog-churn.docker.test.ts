@@ -37,7 +37,7 @@ describe.skipIf(!fx)("a catalog that a server flips every second", () => {
   it("replaces the idle containers at most once per review interval, and stages the last catalog", async () => {
     let current: readonly SandboxTool[] = WITH;
     const sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
       poolSize: POOL,

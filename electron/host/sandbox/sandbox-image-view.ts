@@ -3,7 +3,8 @@
 
 import type { ImageStatusView } from "../../../shared/api/api-views.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
-import { sandboxImageStatus, type ContextFile } from "./image.js";
+import type { ContextFile } from "./image.js";
+import { sandboxImageStatus } from "./image-status.js";
 import { probeImage, type ImageProbe } from "./image-probe.js";
 import type { Sandbox } from "./sandbox.js";
 
@@ -48,7 +49,7 @@ export async function imageStatusView(input: ImageViewInput): Promise<ImageStatu
     building: input.building,
   };
   if (input.docker?.state !== "ready") return empty;
-  const status = await sandboxImageStatus(input.docker.docker, input.files);
+  const status = await sandboxImageStatus(input.docker.engine, input.files);
   input.onPresent(status.present);
   let probe: ImageProbe | null = null;
   const sandbox = input.sandbox();

@@ -24,7 +24,7 @@ describeOnRunsc(docker, "a sandbox's runtime, switched", () => {
 
   it("the next run, and the warm container after it, use the new runtime", async () => {
     sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
       poolSize: 1,

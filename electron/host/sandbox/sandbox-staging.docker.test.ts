@@ -39,7 +39,7 @@ function stagingSandbox(
   staged: () => readonly SandboxTool[] | null,
 ): Sandbox {
   return new Sandbox({
-    docker: fx!.docker,
+    engine: fx!.engine,
     image: fx!.image,
     owner: testOwner(),
     poolSize: 1,
@@ -158,8 +158,8 @@ describe.skipIf(!fx)("a sandbox staging its catalog, the host's side (runc)", ()
   });
 
   it("staging a container that ended or was removed sends nothing and throws nothing", async () => {
-    const killed = await SandboxContainer.start(fx!.docker, fx!.image, testOwner());
-    const removed = await SandboxContainer.start(fx!.docker, fx!.image, testOwner());
+    const killed = await SandboxContainer.start(fx!.engine, fx!.image, testOwner());
+    const removed = await SandboxContainer.start(fx!.engine, fx!.image, testOwner());
     try {
       expect(await killed.ready).toBe(true);
       await killed.container.kill();

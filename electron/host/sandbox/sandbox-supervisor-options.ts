@@ -4,11 +4,12 @@ import type { SandboxRuntime } from "../../../shared/settings.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
 import { RunNotStarted } from "../core/engine/run-not-started.js";
 import type { DockerOutageEvent } from "./container-engine/docker-view.js";
-import type { BuildReport } from "./sandbox-image-build.js";
+import type { BaseImageSources, BuildReport } from "./sandbox-image-build.js";
 import type { BuildEvent, ContextFile } from "./image.js";
 import type { ContainerOwner } from "./containers/container-spec.js";
 import type { PoolGrowth } from "./pool-target.js";
 import type { SandboxTool } from "../core/ports/run-types.js";
+import type { SlotRoot } from "./workspaces/workspace-slots.js";
 
 /** A run could not start because the sandbox is not there: the message says what to do. */
 export class SandboxUnavailable extends RunNotStarted {
@@ -37,5 +38,9 @@ export interface SandboxSupervisorOptions {
   onDockerChange?: (view: DockerStatusView) => void;
   onOutage?: (event: DockerOutageEvent) => void;
   onBuildEvent?: (event: BuildEvent) => void;
+  /** Where warm and cold containers get their workspace slots (SandboxOptions.slots). */
+  slots?: SlotRoot;
+  /** Where a build looks for a missing base image (the other engines found; tests give none). */
+  otherEngines?: BaseImageSources;
   onBuildFinished?: (result: BuildReport) => void;
 }

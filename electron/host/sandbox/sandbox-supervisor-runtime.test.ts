@@ -9,6 +9,7 @@ import {
   type RuncOnlyEngine,
 } from "../../../test-support/runc-only-engine.js";
 import { AppStatus, type AppStatusSources } from "../app/app-status.js";
+import { DockerApiEngine } from "./container-engine/docker-api-engine.js";
 import { SandboxSupervisor, SandboxUnavailable } from "./sandbox-supervisor.js";
 
 let engine: RuncOnlyEngine | null = null;
@@ -26,7 +27,13 @@ async function slotOn(runtime: "runc" | "runsc"): Promise<SandboxSupervisor> {
   const docker = new Dockerode({ socketPath: engine.dockerHost.slice("unix://".length) });
   supervisor = new SandboxSupervisor({
     findDocker: () =>
-      Promise.resolve({ state: "ready", docker, endpoint: engine!.dockerHost, version: "27" }),
+      Promise.resolve({
+        state: "ready",
+        docker,
+        engine: new DockerApiEngine({ docker, endpoint: engine!.dockerHost }),
+        endpoint: engine!.dockerHost,
+        version: "27",
+      }),
     files: [],
     owner: { install: "test-install", pid: process.pid } as never,
     poolSize: 0,
@@ -45,7 +52,7 @@ describe("SandboxSupervisor with a saved runtime the engine lacks", () => {
     const refusal = s.run(request, {});
     await expect(refusal).rejects.toBeInstanceOf(SandboxUnavailable);
     await expect(refusal).rejects.toThrow(
-      'the saved sandbox runtime is "runsc", but the Docker engine has no runtime "runsc"; it has: runc.',
+      `the saved sandbox runtime is "runsc", but the Docker engine at ${engine!.dockerHost} has no runtime "runsc"; it has: runc.`,
     );
     await expect(refusal).rejects.toThrow("choose runc on the Sandbox page");
     expect(s.dockerView()).toMatchObject({ state: "ready", message: s.runtimeProblem });

@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { until } from "../../../test-support/wait.js";
+import { DockerApiEngine } from "./container-engine/docker-api-engine.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
 import {
   SandboxSupervisor,
@@ -56,9 +57,8 @@ vi.mock("./sandbox.js", () => ({
   sweepOrphanContainers: fake.sweepOrphanContainers,
 }));
 
-vi.mock("./image.js", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("./image.js")>()),
-  buildSandboxImage: () => fake.state.buildGate,
+vi.mock("./container-engine/docker-image-build.js", () => ({
+  dockerBuildImage: () => fake.state.buildGate,
 }));
 
 const { made, sweeps } = fake.state;
@@ -88,6 +88,7 @@ function makeSupervisor(engine: ReturnType<typeof fakeEngine>) {
   const ready: DockerStatus = {
     state: "ready",
     docker: engine.docker,
+    engine: new DockerApiEngine({ docker: engine.docker, endpoint: "fake" }),
     endpoint: "fake",
     version: "1",
   };

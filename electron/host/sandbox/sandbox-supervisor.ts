@@ -1,18 +1,13 @@
-import type Dockerode from "dockerode";
 import type { DockerStatusView, ImageStatusView } from "../../../shared/api/api-views.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
-import {
-  checkRuntimeIn,
-  engineRuntimes,
-  savedRuntimeProblem,
-} from "./container-engine/docker-runtimes.js";
+import { checkRuntimeIn, savedRuntimeProblem } from "./container-engine/docker-runtimes.js";
+import type { SandboxEngine } from "./container-engine/sandbox-engine.js";
 import type { DockerStatus } from "./container-engine/docker-status.js";
 import {
   DOCKER_HEARTBEAT_MS,
   DOCKER_RECONNECT_FIRST_MS,
   DOCKER_RECONNECT_MAX_MS,
-  DockerWatch,
   dockerIsGone,
   isDockerUnreachable,
   reconnectDelayMs,
@@ -50,8 +45,8 @@ export class SandboxSupervisor {
   private preload: boolean;
   private engine: string;
   readonly tag: string;
-  /** Watches the engine that answered, so its going away is noticed while nothing runs. */
-  private watch: DockerWatch | null = null;
+  /** Stops watching the engine that answered (its going away is noticed while nothing runs). */
+  private watch: (() => void) | null = null;
   /** Set from the moment a ready engine is found gone until it answers again. */
   private outage: { endpoint: string; since: number } | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -82,12 +77,14 @@ export class SandboxSupervisor {
   /** The runtimes the engine offers; null while no engine answers. */
   async runtimes(): Promise<string[] | null> {
     if (this.docker?.state !== "ready") return null;
-    return engineRuntimes(this.docker.docker).catch(() => null);
+    return this.docker.engine.runtimes().catch(() => null);
   }
 
-  /** Refuses a runtime the engine lacks, naming the ones it has (settings check it first). */
+  /** Refuses a runtime the engine lacks, naming the engine and its runtimes (settings check it first). */
   async checkRuntime(runtime: SandboxRuntime): Promise<void> {
-    if (runtime !== "runc") checkRuntimeIn(runtime, await this.runtimes());
+    if (runtime === "runc") return;
+    const engine = this.docker?.state === "ready" ? this.docker.engine : null;
+    checkRuntimeIn(runtime, await this.runtimes(), engine);
   }
 
   /** Why runs are refused because the engine lacks the chosen runtime; null otherwise. */
@@ -96,12 +93,12 @@ export class SandboxSupervisor {
   }
 
   /** Looks whether the engine has the chosen runtime; an engine that cannot say is not blamed. */
-  private async checkEngineRuntime(docker: Dockerode): Promise<void> {
+  private async checkEngineRuntime(engine: SandboxEngine): Promise<void> {
     const runtime = this.currentRuntime;
-    const available = runtime === "runc" ? null : await engineRuntimes(docker).catch(() => null);
+    const available = runtime === "runc" ? null : await engine.runtimes().catch(() => null);
     // The setting may have changed (and been checked) while the engine was asked.
     if (runtime === this.currentRuntime)
-      this.runtimeMissing = savedRuntimeProblem(runtime, available);
+      this.runtimeMissing = savedRuntimeProblem(runtime, available, engine);
   }
 
   get deadlineSeconds(): number {
@@ -150,11 +147,11 @@ export class SandboxSupervisor {
     if (this.closed) return this.dockerView();
     if (status.state === "ready") {
       // First sight of a ready engine, or back after an outage: it may lack the saved runtime.
-      if (wasReady === null || this.outage) await this.checkEngineRuntime(status.docker);
+      if (wasReady === null || this.outage) await this.checkEngineRuntime(status.engine);
       this.docker = status;
       if (this.outage) await this.comeBack(status);
       else {
-        await sweepOrphanContainers(status.docker, this.options.owner).catch(() => 0);
+        await sweepOrphanContainers(status.engine, this.options.owner).catch(() => 0);
         await this.ensureSandbox();
         this.watchEngine(status);
       }
@@ -177,11 +174,10 @@ export class SandboxSupervisor {
 
   private watchEngine(status: Extract<DockerStatus, { state: "ready" }>): void {
     if (this.watch) return;
-    this.watch = new DockerWatch(status.docker, {
-      heartbeatMs: DOCKER_HEARTBEAT_MS,
-      onLost: (reason) => this.lost(status.endpoint, reason),
-    });
-    this.watch.start();
+    this.watch = status.engine.watch(
+      (reason) => this.lost(status.endpoint, reason),
+      DOCKER_HEARTBEAT_MS,
+    );
   }
 
   /**
@@ -191,7 +187,7 @@ export class SandboxSupervisor {
    */
   private lost(endpoint: string, reason: string): void {
     if (this.closed || this.outage) return;
-    this.watch?.stop();
+    this.watch?.();
     this.watch = null;
     this.outage = { endpoint, since: Date.now() };
     this.outageCount++;
@@ -224,7 +220,7 @@ export class SandboxSupervisor {
     const outage = this.outage;
     if (!outage) return;
     const swept = await sweepOrphanContainers(
-      status.docker,
+      status.engine,
       this.options.owner,
       undefined,
       true,
@@ -253,26 +249,19 @@ export class SandboxSupervisor {
   private async ensureSandbox(comingBack = false): Promise<void> {
     if (!this.maySandbox(comingBack)) return;
     if (this.sandbox || this.docker?.state !== "ready") return;
-    const docker = this.docker.docker;
-    try {
-      await docker.getImage(this.tag).inspect();
-    } catch {
+    const engine = this.docker.engine;
+    if (!(await engine.imagePresent(this.tag))) {
       this.imagePresent = false;
       return;
     }
     this.imagePresent = true;
     // Another caller may have made it, or the app quit, while this one waited for Docker.
     if (this.sandbox || !this.maySandbox(comingBack)) return;
+    const { owner, stagedTools, slots } = this.options;
     this.sandbox = new Sandbox({
-      docker,
-      image: this.tag,
-      owner: this.options.owner,
-      poolSize: this.poolSize,
-      poolGrowth: this.poolGrowth,
-      deadlineSeconds: this.deadline,
-      runtime: this.currentRuntime,
-      preload: this.preload,
-      stagedTools: this.options.stagedTools,
+      ...{ engine, image: this.tag, owner, poolSize: this.poolSize, poolGrowth: this.poolGrowth },
+      ...{ deadlineSeconds: this.deadline, runtime: this.currentRuntime, preload: this.preload },
+      ...{ stagedTools, slots },
     });
   }
 
@@ -294,13 +283,15 @@ export class SandboxSupervisor {
     });
   }
 
-  /** Starts a build in the background; false when one is already running or Docker is down. */
-  startBuild(): boolean {
+  /**
+   * Starts a build in the background; false when one is already running or the engine is down.
+   * A missing base image comes from another engine found or `baseFrom`, as in `codemode image build`.
+   */
+  startBuild(baseFrom?: string): boolean {
     if (this.building || this.docker?.state !== "ready") return false;
+    const { files, otherEngines } = this.options;
     this.building = buildImageReported(
-      this.docker.docker,
-      this.options.files,
-      this.tag,
+      { engine: this.docker.engine, files, tag: this.tag, baseFrom, otherEngines },
       this.options,
       () => this.ensureSandbox(),
     ).finally(() => {
@@ -334,7 +325,7 @@ export class SandboxSupervisor {
       // flight, so a ping must fail too before the engine is taken as gone.
       const lostMeanwhile = this.outage !== null && this.sandbox !== sandbox;
       if (!lostMeanwhile) {
-        if (!isDockerUnreachable(error) || !(await dockerIsGone(docker.docker))) throw error;
+        if (!isDockerUnreachable(error) || !(await dockerIsGone(docker.engine))) throw error;
       }
       this.lost(docker.endpoint, "a run and a ping could not reach Docker");
       throw new SandboxUnavailable(dockerUnreachableMessage(docker.endpoint));
@@ -387,18 +378,18 @@ export class SandboxSupervisor {
   /** Another engine was chosen: this one's sandbox is given up and the choice looked for. */
   async setEngine(engine: string): Promise<DockerStatusView> {
     const [old, status] = [this.sandbox, this.docker];
-    this.watch?.stop();
+    this.watch?.();
     this.engine = engine;
     this.watch = this.docker = this.outage = this.sandbox = null;
     // Its containers are removed through its connection, so that goes last.
     await old?.close().catch(() => undefined);
-    if (status?.state === "ready") status.close?.();
+    if (status?.state === "ready") status.engine.close();
     return this.refresh();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.watch?.stop();
+    this.watch?.();
     this.watch = null;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;

@@ -1,10 +1,9 @@
-import type Dockerode from "dockerode";
 import { POOL_LIMITS, RUN_LIMITS } from "../../../shared/limits.js";
 import type { RunResult } from "../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { ownedBySelf, ownerGone, type ContainerOwner } from "./containers/container-owner.js";
-import { removeContainer } from "./containers/container-removal.js";
-import { labelledOwner, OWNER_LABELS, SANDBOX_LABEL } from "./containers/container-spec.js";
+import { labelledOwner } from "./containers/container-spec.js";
+import type { SandboxEngine } from "./container-engine/sandbox-engine.js";
 import { runInContainer, type Clock } from "./runner/run-session.js";
 import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.js";
 import { pidAlive } from "../util/process-place.js";
@@ -12,6 +11,16 @@ import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./containers/sandbox-container.js";
 import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
+import type { SlotRoot } from "./workspaces/workspace-slots.js";
+import {
+  containerStopped,
+  denyExecWay,
+  ranToItsEnd,
+  watchWorkspace,
+  withWorkspace,
+  WorkspaceUnavailable,
+  workspacesRefusal,
+} from "./workspaces/workspace-run.js";
 
 /**
  * A catalog change replaces the idle containers staged with another catalog at most this
@@ -23,7 +32,8 @@ import { WarmPool } from "./warm-pool.js";
 export const POOL_CATALOG_REVIEW_MIN_INTERVAL_MS = 10_000;
 
 export interface SandboxOptions {
-  docker: Dockerode;
+  /** The container engine, through its boundary (container-engine/sandbox-engine.ts). */
+  engine: SandboxEngine;
   image: string;
   owner: ContainerOwner;
   /** Idle containers kept when runs are quiet. */
@@ -53,6 +63,12 @@ export interface SandboxOptions {
   stagedTools?: (() => readonly SandboxTool[] | null) | undefined;
   /** How often a catalog change may replace idle containers (POOL_CATALOG_REVIEW_MIN_INTERVAL_MS unless said). */
   catalogReviewMinIntervalMs?: number;
+  /**
+   * Where containers' workspace slots are made: with it (and an engine that mounts this
+   * computer's folders), every container, warm or cold, gets an empty slot, and a run that
+   * names a workspace finds it at /workspace. Without it, runs cannot have one.
+   */
+  slots?: SlotRoot | undefined;
 }
 
 /**
@@ -91,13 +107,17 @@ export class Sandbox {
     this.pool.fill();
   }
 
-  private startContainer(preload: boolean): Promise<SandboxContainer> {
+  private async startContainer(preload: boolean): Promise<SandboxContainer> {
+    const { engine, owner, slots } = this.options;
+    // A warm container cannot be given a mount once started: each gets its slot now.
+    const slot = slots !== undefined && engine.mountsHostFolders ? await slots.create() : undefined;
     return SandboxContainer.start(
-      this.options.docker,
+      engine,
       this.image,
-      this.options.owner,
+      owner,
       this.currentRuntime,
       preload,
+      slot && { ...slot, release: () => slots!.release(slot) },
     );
   }
 
@@ -173,30 +193,67 @@ export class Sandbox {
 
   async run(request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
     if (this.closed) throw new Error("the sandbox is shut down");
+    const workspace = request.workspace;
+    if (workspace !== undefined) {
+      const refusal = workspacesRefusal(this.options.engine, this.options.slots !== undefined);
+      if (refusal !== null) throw new WorkspaceUnavailable(refusal);
+    }
     // A cold start takes a while: close() waits for it, so no container outlives shutdown.
     const container = await this.claim(request);
+    const slot = container.slot;
+    // A run with a workspace keeps the slot past the container, to keep what it left there.
+    const releaseSlot = workspace !== undefined ? container.holdSlot() : () => Promise.resolve();
+    if (workspace !== undefined) {
+      try {
+        if (slot === null) throw new Error("the container has no workspace slot");
+        await this.options.slots!.open(slot);
+        await workspace.fill(slot);
+      } catch (error) {
+        this.track(container.remove().finally(releaseSlot));
+        throw error;
+      }
+    }
+    const overSize = new AbortController();
+    const stopWatching =
+      workspace !== undefined && slot !== null
+        ? watchWorkspace(slot, workspace, overSize)
+        : () => undefined;
+    const limit = hooks.limit ? AbortSignal.any([hooks.limit, overSize.signal]) : overSize.signal;
     const cancel = new AbortController();
     const onAbort = (): void => cancel.abort();
     if (hooks.signal?.aborted || this.closed) cancel.abort();
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
     try {
-      return await runInContainer(
+      const result = await runInContainer(
         container,
         request,
         {
           onCall: hooks.onCall,
           onImage: hooks.onImage,
+          onFile: hooks.onFile,
           signal: cancel.signal,
-          limit: hooks.limit,
+          limit,
           onDeadline: hooks.onDeadline,
         },
-        { deadlineCeilingSeconds: this.deadlineSeconds, clock: this.options.clock },
+        {
+          deadlineCeilingSeconds: this.deadlineSeconds,
+          clock: this.options.clock,
+          workspace: workspace && {
+            name: workspace.name,
+            deny_exec: denyExecWay(this.options.engine, container.runtime),
+          },
+        },
       );
+      if (workspace === undefined || slot === null) return result;
+      const gone = await containerStopped(container);
+      const outcome = await workspace.settle(slot, gone && ranToItsEnd(result));
+      return withWorkspace(result, workspace, outcome);
     } finally {
+      stopWatching();
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
-      this.track(container.remove());
+      this.track(container.remove().finally(releaseSlot));
     }
   }
 
@@ -295,20 +352,19 @@ export class Sandbox {
  * is a leftover (the sandbox that started them was given up when the engine went away).
  */
 export async function sweepOrphanContainers(
-  docker: Dockerode,
+  engine: Pick<SandboxEngine, "listSandboxes" | "container">,
   self: ContainerOwner,
   isAlive: (pid: number) => boolean = pidAlive,
   includeOwn = false,
 ): Promise<number> {
-  const list = await docker.listContainers({
-    all: true,
-    filters: { label: [`${SANDBOX_LABEL}=1`, `${OWNER_LABELS.install}=${self.install}`] },
-  });
+  const list = await engine.listSandboxes(self.install);
   let removed = 0;
   for (const info of list) {
-    const owner = labelledOwner(info.Labels);
+    const owner = labelledOwner(info.labels);
     if (!(includeOwn && ownedBySelf(owner, self)) && !ownerGone(owner, self, isAlive)) continue;
-    await removeContainer(docker.getContainer(info.Id))
+    await engine
+      .container(info.id)
+      .remove()
       .then(() => removed++)
       .catch(() => undefined);
   }

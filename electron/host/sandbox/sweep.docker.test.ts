@@ -74,7 +74,7 @@ describe.skipIf(!fx)("the start-up sweep", () => {
         otherHost: await labelled({ ...self, host: `${self.host}-other`, pid: deadPid() }),
         unknownBoot: await labelled({ ...self, boot: "", pid: deadPid() }),
       };
-      const removed = await sweepOrphanContainers(fx!.docker, self);
+      const removed = await sweepOrphanContainers(fx!.engine, self);
       const left = Object.fromEntries(
         await Promise.all(
           Object.entries(cases).map(async ([name, id]) => [name, await exists(id)] as const),
@@ -104,7 +104,7 @@ describe.skipIf(!fx)("the start-up sweep", () => {
       ...sandboxContainerSpec(fx!.image, randomUUID(), owner),
       Labels: { "codemode.sandbox": "1", [OWNER_LABELS.install]: third, [OWNER_LABELS.pid]: "x" },
     });
-    expect(await sweepOrphanContainers(fx!.docker, owner)).toBe(1);
+    expect(await sweepOrphanContainers(fx!.engine, owner)).toBe(1);
     expect(await exists(id)).toBe(false);
     expect(await exists(odd.id)).toBe(true);
   });

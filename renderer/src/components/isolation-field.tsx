@@ -4,6 +4,7 @@
 import { useId } from "react";
 import type { SandboxRuntime } from "../../../shared/settings.js";
 import { useEvent, useRequest } from "../api/hooks.js";
+import { useAppState } from "../state/app-state.js";
 
 export const ISOLATION_LABELS: Record<SandboxRuntime, string> = {
   runc: "Standard (runc)",
@@ -20,6 +21,9 @@ export function IsolationField(props: {
   // Docker may come up (or go) while the page is open: ask again when it changes.
   useEvent("docker.changed", () => runtimes.reload());
   const gvisor = runtimes.data?.gvisor ?? false;
+  const engine = useAppState().docker.data;
+  const podman = engine?.kind === "podman";
+  const engineName = podman ? "Podman" : "Docker";
   // A saved runsc stays selectable even while the engine is away, so the form shows the truth.
   const strongOffered = gvisor || props.value === "runsc";
   return (
@@ -48,13 +52,29 @@ export function IsolationField(props: {
             when it changes.
           </>
         ) : runtimes.data?.available === null ? (
-          <>Strong isolation (gVisor) is offered once Docker answers and has runsc.</>
+          <>Strong isolation (gVisor) is offered once the container engine answers and has runsc.</>
         ) : (
           <span data-testid="gvisor-missing">
-            Strong isolation needs gVisor, which this Docker engine does not have. On Linux, install
-            it (Debian and Ubuntu: <code>apt install runsc</code>), register it with{" "}
-            <code>sudo runsc install</code> and restart Docker. Docker Desktop on macOS and Windows
-            does not offer gVisor.
+            Strong isolation needs gVisor, which this {engineName} engine
+            {engine?.endpoint ? (
+              <>
+                {" "}
+                (<code>{engine.endpoint}</code>)
+              </>
+            ) : null}{" "}
+            does not have. On Linux, install it (Debian and Ubuntu: <code>apt install runsc</code>)
+            {podman ? (
+              <>
+                , then make it Podman&apos;s runtime (<code>runtime = &quot;runsc&quot;</code> in{" "}
+                <code>containers.conf</code>: Podman runs every container under its default runtime)
+                and restart Podman.
+              </>
+            ) : (
+              <>
+                , register it with <code>sudo runsc install</code> and restart Docker. Docker
+                Desktop on macOS and Windows does not offer gVisor.
+              </>
+            )}
           </span>
         )}
       </div>

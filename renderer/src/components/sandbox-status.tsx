@@ -1,9 +1,10 @@
 // Docker status and the sandbox image build, shared by the First run and Sandbox pages.
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { DockerStatusView } from "../../../shared/api/api-views.js";
 import { formatBytes, formatDateTime } from "../lib/format.js";
 import { useAppState } from "../state/app-state.js";
 import { Badge } from "./badge.js";
+import { PickPathButton } from "./pick-path-button.js";
 import { ErrorState, Loading } from "./states.js";
 
 const DOCKER_DEFAULT_ADVICE: Record<DockerStatusView["state"], string> = {
@@ -190,6 +191,8 @@ export function ImageBuildControls() {
         )
       ) : null}
 
+      {dockerReady && !build.running ? <BaseImageFromFile onBuild={startBuild} /> : null}
+
       {build.log.length > 0 ? (
         <BuildLog
           lines={build.log}
@@ -198,6 +201,47 @@ export function ImageBuildControls() {
         />
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The image builds FROM a base image the engine downloads. Where it cannot (no registry
+ * reachable), the build first loads it from another engine this computer runs, by itself; or,
+ * here, from a file made elsewhere with `docker save`.
+ */
+function BaseImageFromFile(props: { onBuild: (baseFrom?: string) => Promise<void> }) {
+  const [path, setPath] = useState("");
+  return (
+    <details className="disclosure">
+      <summary>The engine cannot download the base image?</summary>
+      <p className="muted small">
+        The build first looks for the base image (<code>debian:trixie-slim</code>) on the other
+        container engines of this computer. Without one, save it on a computer that has it (
+        <code>docker save -o base.tar debian:trixie-slim</code>), copy the file here and name it:
+      </p>
+      <div className="build-row">
+        <label className="visually-hidden" htmlFor="base-image-file">
+          Base image file
+        </label>
+        <input
+          id="base-image-file"
+          className="input"
+          type="text"
+          placeholder="/path/to/base.tar"
+          value={path}
+          onChange={(event) => setPath(event.target.value)}
+        />
+        <PickPathButton kind="file" label="the base image file" onPick={setPath} />
+        <button
+          type="button"
+          className="button"
+          disabled={path.trim() === ""}
+          onClick={() => void props.onBuild(path.trim())}
+        >
+          Build with this file
+        </button>
+      </div>
+    </details>
   );
 }
 

@@ -43,6 +43,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   pins_moved: "Pins moved",
   try_started: "Server tried",
   try_finished: "Try finished",
+  workspace_edited: "Workspace changed",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -138,7 +139,14 @@ export function summaryOf(entry: AuditEntry): string {
       const error = raised !== null ? ` · ${raised}` : "";
       const shown = entry.images?.length ?? 0;
       const images = shown > 0 ? ` · ${shown} image${shown === 1 ? "" : "s"}` : "";
-      return `${outcome.text} in ${formatDuration(entry.durationMs)} · ${calls}${images}${error}`;
+      const attached = entry.files?.length ?? 0;
+      const files = attached > 0 ? ` · ${attached} file${attached === 1 ? "" : "s"}` : "";
+      const ws = entry.workspace;
+      const workspace =
+        ws === undefined
+          ? ""
+          : ` · workspace ${ws.name}: ${ws.kept ? `${ws.filesChanged} changed` : "nothing kept"}`;
+      return `${outcome.text} in ${formatDuration(entry.durationMs)} · ${calls}${images}${files}${workspace}${error}`;
     }
     case "client_connected": {
       const name = entry.clientVersion ? `${entry.client} ${entry.clientVersion}` : entry.client;
@@ -157,7 +165,9 @@ export function summaryOf(entry: AuditEntry): string {
         ? `Built ${entry.tag} in ${formatDuration(entry.durationMs)}`
         : `Failed: ${firstLine(entry.error ?? "unknown error")}`;
     case "taint_set":
-      return `${entry.client} called a private tool`;
+      return entry.workspace === undefined
+        ? `${entry.client} called a private tool`
+        : `${entry.client} opened the workspace ${entry.workspace}, which holds private data`;
     case "taint_reset":
       return `Reset by you`;
     case "auth_refused":
@@ -205,10 +215,24 @@ export function summaryOf(entry: AuditEntry): string {
       return entry.ok
         ? `Started and listed ${entry.toolCount ?? 0} tool${entry.toolCount === 1 ? "" : "s"} in ${formatDuration(entry.durationMs)}, then stopped`
         : `Did not start: ${firstLine(withoutPrefix(entry.error ?? "unknown error", `Server ${JSON.stringify(entry.server)} failed to start: `))}`;
+    case "workspace_edited":
+      return `${entry.client}'s workspace ${entry.workspace}: ${WORKSPACE_EDIT_TEXT[entry.action]}${entry.path ? ` ${entry.path}` : ""}${entry.bytes === undefined ? "" : ` (${formatBytes(entry.bytes)})`} ${WORKSPACE_EDITOR_TEXT[entry.by]}`;
     default:
       return "";
   }
 }
+
+const WORKSPACE_EDIT_TEXT = {
+  file_added: "added",
+  file_removed: "removed",
+  workspace_removed: "deleted",
+} as const;
+
+const WORKSPACE_EDITOR_TEXT = {
+  ui: "by you, in Code Mode",
+  cli: "by you, with codemode workspace",
+  sweep: "as unused past the keep time",
+} as const;
 
 /** `text` without `prefix`, which a row would repeat: "Did not start: Server "x" failed to start: ...". */
 function withoutPrefix(text: string, prefix: string): string {

@@ -28,6 +28,9 @@ export const SETTING_WORDS: Record<keyof Settings, SettingWords> = {
   auditMaxTotalMiB: { label: "Audit log size in all", unit: "MiB" },
   httpEnabled: { label: "Local HTTP connection" },
   httpPort: { label: "HTTP port" },
+  workspaceMaxMiB: { label: "Workspace size", unit: "MiB" },
+  workspacesPerClient: { label: "Workspaces per client" },
+  workspaceKeepDays: { label: "Keep unused workspaces", unit: "days" },
 };
 
 export const RUNTIME_WORDS: Record<Settings["sandboxRuntime"], string> = {

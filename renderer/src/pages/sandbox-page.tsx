@@ -11,6 +11,7 @@ import {
 import { BlocksCard } from "./sandbox/blocks-card.js";
 import { LimitsCard } from "./sandbox/limits-card.js";
 import { PoolCard } from "./sandbox/pool-card.js";
+import { WorkspacesCard } from "./sandbox/workspaces-card.js";
 
 export function SandboxPage() {
   const settings = useLive("settings.get", {}, "settings.changed");
@@ -38,6 +39,7 @@ export function SandboxPage() {
         />
       </div>
       <LimitsCard />
+      <WorkspacesCard />
     </div>
   );
 }

@@ -60,7 +60,8 @@ interface AppStateValue {
   /** The first page of the clients in private-data mode (with how many there are in all). */
   taint: RequestState<ListPage<TaintView>>;
   build: BuildState;
-  startBuild: () => Promise<void>;
+  /** Starts a build; `baseFrom` names a `docker save` archive holding the base image. */
+  startBuild: (baseFrom?: string) => Promise<void>;
   /** Docker or the image is not ready: the First run page is offered. */
   needsSetup: boolean | null;
 }
@@ -111,15 +112,18 @@ export function AppStateProvider(props: { children: ReactNode }) {
     if (progress.kind === "finished") reloadImage();
   });
 
-  const startBuild = useCallback(async () => {
-    setBuild({ ...IDLE, running: true });
-    const response = await api.request("image.build", {});
-    if (!response.ok) {
-      setBuild({ ...IDLE, startError: response.error });
-      return;
-    }
-    reloadImage();
-  }, [api, reloadImage]);
+  const startBuild = useCallback(
+    async (baseFrom?: string) => {
+      setBuild({ ...IDLE, running: true });
+      const response = await api.request("image.build", baseFrom ? { baseFrom } : {});
+      if (!response.ok) {
+        setBuild({ ...IDLE, startError: response.error });
+        return;
+      }
+      reloadImage();
+    },
+    [api, reloadImage],
+  );
 
   // Docker coming back (or going away) changes what can be known about the image.
   const dockerState = docker.data?.state;

@@ -10,6 +10,7 @@ import { sandboxHandlers, type SandboxServices } from "./sandbox-handlers.js";
 import { settingsHandlers, type SettingsServices } from "./settings-handlers.js";
 import { taintHandlers, type TaintServices } from "./taint-handlers.js";
 import { tryHandlers, type TryServices } from "./try-handlers.js";
+import { workspaceHandlers, type WorkspaceServices } from "./workspace-handlers.js";
 
 /** The services the API reaches, each handler group given only the ones it uses. */
 export interface ApiServices extends AppServices, ClientsServices {
@@ -25,6 +26,8 @@ export interface ApiServices extends AppServices, ClientsServices {
   approvals: ApprovalServices;
   /** Pinned tool definitions: held changes and their review. */
   pins: PinServices;
+  /** The clients' workspaces and the files runs attached. */
+  workspaces: WorkspaceServices;
   /** Where Claude Desktop's config is (tests point it at a temporary file). */
   claudeDesktopConfigPath?: (() => string) | undefined;
 }
@@ -40,6 +43,7 @@ export function buildApiHandlers(services: ApiServices): ApiHandlers {
     ...settingsHandlers(services.settings),
     ...auditHandlers(services.audit, services.runImages),
     ...bundleHandlers(services.bundles),
+    ...workspaceHandlers(services.workspaces),
     // These handlers serve the app's own window; the browser UI swaps in its own (ui-server).
     ...tryHandlers(services.try, "app"),
     ...approvalHandlers(services.approvals, "app"),

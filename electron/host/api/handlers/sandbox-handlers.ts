@@ -14,14 +14,14 @@ export function sandboxHandlers(
   return {
     "docker.status": () => sandbox.refresh(),
     "image.status": () => sandbox.imageStatus(),
-    "image.build": () => {
+    "image.build": ({ baseFrom }) => {
       if (sandbox.dockerView().state !== "ready") {
         throw new ApiFailure(
           "unavailable",
-          "Docker is not running, so the image cannot be built. Start Docker and check again.",
+          "No container engine is running, so the image cannot be built. Start yours (Docker, Podman, ...) and check again.",
         );
       }
-      return { started: sandbox.startBuild() };
+      return { started: sandbox.startBuild(baseFrom) };
     },
     "sandbox.runtimes": async () => {
       const available = await sandbox.runtimes();

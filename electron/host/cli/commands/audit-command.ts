@@ -54,15 +54,17 @@ function summary(entry: AuditEntry): string {
     case "call":
       return `${entry.client} ${entry.tool} ${entry.decision}${entry.reason ? `: ${entry.reason}` : ""}`;
     case "run_started":
-      return `${entry.client} run ${entry.runId} (${entry.codeBytes} bytes of code${entry.runtime ? `, ${entry.runtime}` : ""})`;
+      return `${entry.client} run ${entry.runId} (${entry.codeBytes} bytes of code${entry.runtime ? `, ${entry.runtime}` : ""}${entry.workspace ? `, workspace ${entry.workspace}` : ""})`;
     case "run_finished":
-      return `${entry.client} run ${entry.runId} ${entry.stopped ?? (entry.error ? "raised" : "ok")} in ${entry.durationMs} ms, ${entry.calls} calls`;
+      return `${entry.client} run ${entry.runId} ${entry.stopped ?? (entry.error ? "raised" : "ok")} in ${entry.durationMs} ms, ${entry.calls} calls${workspaceText(entry)}${entry.files?.length ? `, attached ${entry.files.map((f) => f.name).join(", ")}` : ""}`;
     case "client_connected":
       return `${`${entry.client} ${entry.clientVersion ?? ""}`.trim()}${entry.notLogged === undefined ? "" : `; ${entry.notLogged} connections before, not logged one by one`}`;
     case "client_disconnected":
       return `${entry.client} ${entry.clientVersion ?? ""}`.trim();
     case "taint_set":
-      return `${entry.client} now private-only after ${entry.tool}`;
+      return entry.workspace === undefined
+        ? `${entry.client} now private-only after ${entry.tool}`
+        : `${entry.client} now private-only: opened the workspace ${entry.workspace}, which holds private data`;
     case "taint_reset":
       return `${entry.client} reset (was ${entry.previousTool})`;
     case "config_changed":
@@ -115,7 +117,19 @@ function summary(entry: AuditEntry): string {
       return `${entry.server} try ${entry.tryId} by the ${entry.by} ${entry.ok ? `listed ${entry.toolCount ?? 0} tools` : `failed: ${entry.error ?? ""}`} in ${entry.durationMs} ms`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
+    case "workspace_edited":
+      return `${entry.client} workspace ${entry.workspace}: ${entry.action.replace("_", " ")}${entry.path ? ` ${entry.path}` : ""}${entry.bytes === undefined ? "" : ` (${entry.bytes} bytes)`} by ${entry.by}`;
   }
+}
+
+/** What a run did to its workspace, for run_finished's line. */
+function workspaceText(entry: Extract<AuditEntry, { kind: "run_finished" }>): string {
+  const ws = entry.workspace;
+  if (ws === undefined) return "";
+  const kept = ws.kept
+    ? `${ws.filesChanged} files changed (${ws.bytesChanged} bytes)`
+    : "nothing kept";
+  return `, workspace ${ws.name}: ${kept}${ws.private ? ", private" : ""}`;
 }
 
 /**

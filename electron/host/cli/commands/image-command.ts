@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { buildSandboxImage, sandboxImageStatus } from "../../sandbox/image.js";
+import { sandboxImageStatus } from "../../sandbox/image-status.js";
 import { probeImage } from "../../sandbox/image-probe.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
@@ -55,7 +55,7 @@ async function build(
   const others = baseFrom === undefined ? await otherEngineSources(ctx.endpoint) : null;
   try {
     const sources = others?.sources ?? [{ kind: "archive" as const, file: baseFrom ?? "" }];
-    const base = await ensureBaseImage(ctx.docker, ctx.files, sources, (line) =>
+    const base = await ensureBaseImage(ctx.engine, ctx.files, sources, (line) =>
       writeLine(io.stderr, line),
     );
     if (base.done === "left-to-pull" && base.looked.length > 0) {
@@ -71,7 +71,7 @@ async function build(
   writeLine(io.stderr, `Building ${ctx.tag} on ${ctx.engineName} (${ctx.endpoint})`);
   let step = 0;
   let total = 1;
-  const tag = await buildSandboxImage(ctx.docker, ctx.files, (event) => {
+  const tag = await ctx.engine.buildImage(ctx.files, (event) => {
     if (event.kind === "step") {
       step = event.step;
       total = event.total;
@@ -87,7 +87,7 @@ async function build(
 }
 
 async function status(ctx: DockerContext, io: CliIO): Promise<number> {
-  const image = await sandboxImageStatus(ctx.docker, ctx.files);
+  const image = await sandboxImageStatus(ctx.engine, ctx.files);
   const lines = [`tag:      ${image.tag}`];
   if (!image.present) {
     lines.push("current:  no (not built; run `codemode image build`)");
@@ -97,7 +97,7 @@ async function status(ctx: DockerContext, io: CliIO): Promise<number> {
   }
   await requireImage(ctx);
   const sandbox = new Sandbox({
-    docker: ctx.docker,
+    engine: ctx.engine,
     image: ctx.tag,
     owner: ctx.owner,
     poolSize: 0,

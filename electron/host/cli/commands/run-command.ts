@@ -156,14 +156,14 @@ async function runOn(ctx: DockerContext, input: RunInput, io: CliIO): Promise<nu
     );
     await requireRuntime(ctx, choice);
     await requireImage(ctx);
-    await sweepOrphanContainers(ctx.docker, ctx.owner);
+    await sweepOrphanContainers(ctx.engine, ctx.owner);
   } catch (error) {
     return failWith(RUN_EXIT.unavailable, io)(error);
   }
   // One run, so no warm container: it would only be started to be thrown away. So nothing is
   // preloaded either: the run's cold container imports only what its code imports.
   const sandbox = new Sandbox({
-    docker: ctx.docker,
+    engine: ctx.engine,
     image: ctx.tag,
     owner: ctx.owner,
     poolSize: 0,

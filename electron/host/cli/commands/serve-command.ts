@@ -3,7 +3,7 @@ import { discardBridgeEvents } from "../../core/bridge/bridge-events.js";
 import { TaintRegistry } from "../../core/bridge/taint.js";
 import { CatalogError } from "../../core/catalog/catalog-builder.js";
 import type { CodeModeEngine } from "../../core/engine/code-mode-engine.js";
-import { runEngineBuilder } from "../../app/index.js";
+import { hostWorkspaces, runEngineBuilder } from "../../app/index.js";
 import { createRunPythonServer } from "../../ingress/mcp/run-python-server.js";
 import { Sandbox, sweepOrphanContainers } from "../../sandbox/sandbox.js";
 import { ServerSet } from "../../servers/server-set.js";
@@ -11,6 +11,7 @@ import { resolveServerPath } from "../../servers/server-path.js";
 import { ServerStartError } from "../../servers/wrapped-server.js";
 import { UserError, writeLine, type CliIO } from "../cli-io.js";
 import {
+  appSettings,
   choosePreload,
   chooseRuntime,
   dockerContext,
@@ -47,7 +48,7 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
   );
   await requireRuntime(ctx, choice);
   await requireImage(ctx);
-  await sweepOrphanContainers(ctx.docker, ctx.owner);
+  await sweepOrphanContainers(ctx.engine, ctx.owner);
 
   // A client starts `serve` with its own, often minimal, PATH: servers get the user's.
   const serverPath = await resolveServerPath({ env: io.env });
@@ -72,14 +73,25 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
 
   const engineBuilder = runEngineBuilder();
   let engine: CodeModeEngine | null = null;
+  // The app's workspaces and limits, kept under the same data directory: serve's one client
+  // has its own workspaces there (SERVE_CLIENT), and serve writes no log of their changes.
+  const settings = await appSettings(ctx.home);
+  const workspaces = hostWorkspaces(
+    ctx.home,
+    () => settings,
+    null,
+    (line) => writeLine(io.stderr, `codemode serve: ${line}`),
+  );
+  await workspaces.start();
   const sandbox = new Sandbox({
-    docker: ctx.docker,
+    engine: ctx.engine,
     image: ctx.tag,
     owner: ctx.owner,
     deadlineSeconds: options.deadlineSeconds,
     runtime: choice.runtime,
     preload: await choosePreload(ctx, options.preload),
     stagedTools: engineBuilder.stagedTools,
+    slots: workspaces.slots,
   });
   // Pins for a --config file's servers (beside it); a server given after -- has none.
   const pins =
@@ -92,6 +104,8 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
         servers,
         sandbox,
         serverTools: pins?.serverTools,
+        workspaces: workspaces.store,
+        attachments: workspaces.attachments,
         taint: new TaintRegistry(),
         // serve writes nothing to disk: decisions reach the code, not a log.
         events: discardBridgeEvents,
@@ -131,6 +145,7 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
     const { server, closed } = createRunPythonServer(engine, {
       clientKey: () => SERVE_CLIENT,
       version: packageVersion(),
+      readAttachment: workspaces.readAttachment,
     });
     const transport = new StdioServerTransport(io.stdin, io.stdout);
     await server.connect(transport);
@@ -144,5 +159,6 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
   } finally {
     engine?.close();
     await Promise.allSettled([sandbox.close(), servers.close(), pins?.close()]);
+    await workspaces.stop();
   }
 }

@@ -66,6 +66,8 @@ export interface BridgeTaintEvent {
   /** The Python name of the private tool whose call tainted the client. */
   tool: string;
   serverTool: string;
+  /** Set when no call but an opened workspace holding private data did it: its name. */
+  workspace?: string;
   at: Date;
 }
 

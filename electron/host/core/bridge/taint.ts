@@ -8,6 +8,11 @@ export interface TaintRecord {
   tool: string;
   /** The Python name the code used, so refusals can name it the way the code knows it. */
   pyName: string;
+  /**
+   * Set when it was no call but a workspace holding private data that the client opened: its
+   * name (then `server` is "workspace" and `tool` that name).
+   */
+  workspace?: string;
   at: Date;
 }
 
@@ -59,7 +64,7 @@ export class TaintRegistry {
    */
   taint(
     client: string,
-    call: { server: string; tool: string; pyName: string },
+    call: { server: string; tool: string; pyName: string; workspace?: string },
   ): TaintRecord | undefined {
     if (this.#records.has(client)) return undefined;
     const record: TaintRecord = {
@@ -67,6 +72,7 @@ export class TaintRegistry {
       server: call.server,
       tool: call.tool,
       pyName: call.pyName,
+      ...(call.workspace === undefined ? {} : { workspace: call.workspace }),
       at: this.#now(),
     };
     this.#records.set(client, record);
@@ -113,6 +119,12 @@ export function taintRefusal(
 ): string | undefined {
   const tainted = taint.get(client);
   if (tainted === undefined || tool.private) return undefined;
+  if (tainted.workspace !== undefined) {
+    return (
+      `${shown} refused: this client opened the workspace ${quoteName(tainted.workspace)}, which ` +
+      "holds data from a private tool, so only private tools can be called; only the user can change that, in Code Mode."
+    );
+  }
   return (
     `${shown} refused: this client called the private tool ${quoteName(tainted.pyName)}, ` +
     "so only private tools can be called; only the user can change that, in Code Mode."

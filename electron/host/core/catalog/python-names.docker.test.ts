@@ -9,7 +9,7 @@ const fx = await dockerOrSkip();
 describe.skipIf(!fx)("python names against the sandbox's own Python", () => {
   const sandbox = fx
     ? new Sandbox({
-        docker: fx.docker,
+        engine: fx.engine,
         image: fx.image,
         owner: testOwner(),
         poolSize: 0,

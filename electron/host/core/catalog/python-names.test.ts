@@ -57,7 +57,18 @@ describe("python names", () => {
     expect(toPythonName("search_tools")).toBe("search_tools_");
     expect(toPythonName("search-tools")).toBe("search_tools_");
     expect(toPythonName("tools")).toBe("tools");
-    expect([...RUNNER_NAMES].sort()).toEqual(["TOOLS", "ToolError", "search_tools", "show"]);
+    expect(toPythonName("save")).toBe("save_");
+    expect([...RUNNER_NAMES].sort()).toEqual([
+      "TOOLS",
+      "ToolError",
+      "WORKSPACE",
+      "WorkspaceError",
+      "attach",
+      "load",
+      "save",
+      "search_tools",
+      "show",
+    ]);
   });
 
   it("joins server and tool with two underscores, sanitising both", () => {

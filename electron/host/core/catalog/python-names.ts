@@ -205,6 +205,12 @@ export const RUNNER_NAMES: ReadonlySet<string> = new Set([
   "TOOLS",
   "search_tools",
   "show",
+  // Workspaces and attached files (runner.py, "Workspaces and attached files").
+  "save",
+  "load",
+  "attach",
+  "WorkspaceError",
+  "WORKSPACE",
 ]);
 
 /**

@@ -1,4 +1,5 @@
 import {
+  ATTACH_LIMITS,
   BRIDGE_LIMITS,
   CATALOG_LIMITS,
   HOST_LIMITS,
@@ -55,7 +56,7 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   // Every client pays for these words in every conversation: each says something the model
   // needs to write working code, and no more.
   const paragraphs = [
-    "Runs Python in a fresh, locked-down sandbox (no network, nothing kept). Use top-level " +
+    "Runs Python in a fresh, locked-down sandbox (no network; nothing kept but a workspace). Use top-level " +
       "`await`, never asyncio.run.",
     "Each server is an object, each tool an async method taking keyword arguments as its stub " +
       `shows: \`${RUN_PYTHON_EXAMPLES.call}\`; in parallel: \`${RUN_PYTHON_EXAMPLES.gather}\`. ` +
@@ -71,6 +72,9 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
       "private, budget, denied, server_error or timeout).",
     "plt.show() or show(x) (figure, PIL image, PNG bytes or path; name=) attach PNGs: " +
       `${IMAGE_LIMITS.perRun} per run, ${IMAGE_LIMITS.maxBytes / 1024 / 1024} MiB each.`,
+    'Work that spans runs: give workspace="name" and /workspace keeps its files for later ' +
+      "runs with that name; save(name, value) and load(name) keep Python values there. " +
+      `attach(path) returns a file as a link (at most ${ATTACH_LIMITS.maxBytes / 1024 / 1024} MiB).`,
     `Limits per run: ${maxCalls} tool calls, ${deadline} seconds in all, ` +
       `${BRIDGE_LIMITS.callTimeoutMs / 1000} seconds per call, arguments ` +
       `${kib(BRIDGE_LIMITS.argsMaxBytes)}, results over ` +

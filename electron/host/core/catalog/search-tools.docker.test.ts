@@ -30,7 +30,7 @@ const TOOLS = [
 // Skipped only outside CI when no engine runs (dockerOrSkip throws under CI=true).
 describe.skipIf(!fx)("search_tools and TOOLS inside the sandbox", () => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0 })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0 })
     : null;
 
   afterAll(async () => {

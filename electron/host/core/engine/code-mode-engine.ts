@@ -11,7 +11,13 @@ import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
 import { catalogSandboxTools } from "../catalog/sandbox-tools.js";
-import type { RunImageData, SandboxRunner, SandboxTool } from "../ports/run-types.js";
+import type { RunFileData, RunImageData, SandboxRunner, SandboxTool } from "../ports/run-types.js";
+import type {
+  AttachmentPort,
+  WorkspacePort,
+  WorkspaceSessionPort,
+} from "../ports/workspace-port.js";
+import { openRunWorkspace, sandboxWorkspace, withAttachedFiles } from "./run-workspace.js";
 import type { ServerState } from "../ports/server-state.js";
 import type { ToolCaller } from "../ports/tool-caller.js";
 import type { ServersConfig } from "../ports/server-config-types.js";
@@ -74,7 +80,14 @@ export interface EngineServers extends ToolCaller {
 }
 
 export interface RunEvents {
-  runStarted?(run: { runId: string; client: string; code: string; runtime: SandboxRuntime }): void;
+  runStarted?(run: {
+    runId: string;
+    client: string;
+    code: string;
+    runtime: SandboxRuntime;
+    /** The workspace the run names, if any. */
+    workspace?: string | undefined;
+  }): void;
   runFinished?(run: {
     runId: string;
     client: string;
@@ -125,6 +138,10 @@ export class CodeModeEngine {
       tolerateCatalogErrors?: boolean;
       /** "Ask first" approvals; absent (serve): no tool asks. */
       approvals?: ApprovalGate;
+      /** The clients' named workspaces; absent: a run naming one is refused, saying so. */
+      workspaces?: WorkspacePort;
+      /** Keeps the files runs attach; absent: attached files are left out of results. */
+      attachments?: AttachmentPort;
     },
   ) {
     this.current = EMPTY_CATALOG;
@@ -260,9 +277,16 @@ export class CodeModeEngine {
       client: context.client,
       code: input.code,
       runtime,
+      ...(input.workspace === undefined ? {} : { workspace: input.workspace }),
     });
     let result: RunResult;
+    const files: RunFileData[] = [];
+    let session: WorkspaceSessionPort | null = null;
     try {
+      session = await openRunWorkspace(this.deps, input.workspace, {
+        client: context.client,
+        runId,
+      });
       result = await this.deps.sandbox.run(
         {
           code: input.code,
@@ -284,6 +308,9 @@ export class CodeModeEngine {
                   },
                 ],
           ),
+          workspace: session
+            ? sandboxWorkspace(session, this.deps.taint, context.client)
+            : undefined,
         },
         {
           onCall: (tool, args) => bridgeRun.call(tool, args),
@@ -291,12 +318,14 @@ export class CodeModeEngine {
             this.deps.runEvents?.runImage?.({ runId, image });
             context.onImage?.(image);
           },
+          onFile: (file) => files.push(file),
           signal: context.signal,
           limit: runStop.signal,
           onDeadline: (ms) => (deadlineAt = performance.now() + ms),
         },
       );
     } catch (error) {
+      await session?.release();
       this.runStops.delete(runId);
       callsEnd.abort();
       await bridgeRun.settled();
@@ -310,6 +339,11 @@ export class CodeModeEngine {
       });
       throw error;
     }
+    await session?.release();
+    result = await withAttachedFiles(result, files, this.deps.attachments, {
+      client: context.client,
+      runId,
+    });
     // A run that ended while calls waited for the user says so: the model would otherwise read
     // only why the run stopped, with no word of the question left unanswered.
     result = withUnanswered(result, bridgeRun.waitingForUser());

@@ -28,6 +28,7 @@ const MARKERS = [
   "[error]",
   "[output cut:",
   "[images, attached after this text:",
+  "[files, attached as links after this text:",
   NO_OUTPUT_TEXT,
 ] as const;
 
@@ -143,6 +144,11 @@ export function runPythonText(result: RunResult): string {
     const listed = result.images.map((i) => `${i.name} ${i.width}x${i.height}`).join(", ");
     parts.push(`[images, attached after this text: ${listed}]\n`);
   }
+  const files = result.files ?? [];
+  if (files.length > 0) {
+    const listed = files.map((f) => `${f.name} (${f.bytes} bytes)`).join(", ");
+    parts.push(`[files, attached as links after this text: ${listed}]\n`);
+  }
   if (parts.length === 0) return NO_OUTPUT_TEXT;
   // Each section starts on a line of its own, whether or not the output ended with one.
   return parts.reduce(
@@ -151,7 +157,10 @@ export function runPythonText(result: RunResult): string {
   );
 }
 
-/** The text first (clients that show one item show it), then each image the code attached. */
+/**
+ * The text first (clients that show one item show it), then each image the code attached, then
+ * a link to each file it attached (read with resources/read by the same client).
+ */
 export function runPythonContent(
   result: RunResult,
   pngs: readonly Buffer[],
@@ -163,7 +172,19 @@ export function runPythonContent(
       data: png.toString("base64"),
       mimeType: "image/png",
     })),
+    ...(result.files ?? []).map(fileLink),
   ];
+}
+
+/** A file the code attached, as a resource_link item. */
+function fileLink(file: NonNullable<RunResult["files"]>[number]) {
+  return {
+    type: "resource_link" as const,
+    uri: file.uri,
+    name: file.name,
+    mimeType: file.mimeType,
+    size: file.bytes,
+  };
 }
 
 /**
@@ -173,5 +194,13 @@ export function runPythonContent(
 export function runPythonContentBytes(result: RunResult): number {
   const text = jsonUtf8Bytes([{ type: "text", text: runPythonText(result) }]);
   // Each image adds a comma and its item to the array; the receipt takes the same sum away.
-  return result.images.reduce((total, image) => total + imageContentBytes(image.bytes), text);
+  const withImages = result.images.reduce(
+    (total, image) => total + imageContentBytes(image.bytes),
+    text,
+  );
+  // A link is small: its JSON is counted as it is, a comma before it.
+  return (result.files ?? []).reduce(
+    (total, file) => total + 1 + jsonUtf8Bytes(fileLink(file)),
+    withImages,
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RUN_LIMITS } from "../../../../shared/limits.js";
+import { RUN_LIMITS, WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { runPythonInput, runPythonInputJsonSchema, CODE_MAX_BYTES } from "./run-python-schema.js";
 
 describe("run_python's input schema", () => {
@@ -19,6 +19,12 @@ describe("run_python's input schema", () => {
           description: `Stop the run after this many seconds (default and most: ${RUN_LIMITS.defaultDeadlineSeconds}).`,
         },
         stdin: { type: "string", description: "Text the program reads as standard input." },
+        workspace: {
+          type: "string",
+          maxLength: WORKSPACE_LIMITS.nameMaxChars,
+          description:
+            "A short name: the run's files and saved values stay in /workspace under it for later runs that give the same name (save(name, value), load(name)). Without it, /workspace does not exist.",
+        },
       },
       required: ["code"],
       additionalProperties: false,
@@ -42,5 +48,9 @@ describe("run_python's input schema", () => {
     ]);
     expect(messages({ code: "x", stdln: "typo" })[0]).toContain("stdln");
     expect(messages({ code: "print(1)", timeout_s: 5, stdin: "" })).toEqual([]);
+    expect(messages({ code: "x", workspace: "sales-2026" })).toEqual([]);
+    expect(messages({ code: "x", workspace: "../etc" })).toEqual([
+      "workspace is a short name of ASCII letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RUN_LIMITS } from "../../../../shared/limits.js";
+import { RUN_LIMITS, WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { KiB, MiB } from "../../util/units.js";
 
 /** The most `stdin` text a run can be given. */
@@ -37,8 +37,34 @@ export const runPythonInput = z.strictObject({
     })
     .describe("Text the program reads as standard input.")
     .optional(),
+  workspace: z
+    .string()
+    .max(
+      WORKSPACE_LIMITS.nameMaxChars,
+      `workspace is at most ${WORKSPACE_LIMITS.nameMaxChars} characters`,
+    )
+    .refine(isWorkspaceName, {
+      message:
+        "workspace is a short name of ASCII letters, digits, '.', '_' and '-', starting with a letter or digit",
+    })
+    .describe(
+      "A short name: the run's files and saved values stay in /workspace under it for later runs that give the same name (save(name, value), load(name)). Without it, /workspace does not exist.",
+    )
+    .optional(),
 });
 export type RunPythonInput = z.output<typeof runPythonInput>;
+
+/** A workspace name: checked by a loop (the text is the client's), as workspace-name.ts does. */
+function isWorkspaceName(name: string): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charAt(i);
+    const letterOrDigit =
+      (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9");
+    if (!letterOrDigit && (i === 0 || (c !== "." && c !== "_" && c !== "-"))) return false;
+  }
+  return true;
+}
 
 // Without `$schema`: MCP's tool schema is a plain object schema, and the dialect is MCP's own.
 const { $schema: _dialect, ...inputJsonSchema } = z.toJSONSchema(runPythonInput);

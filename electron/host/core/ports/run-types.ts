@@ -1,4 +1,4 @@
-import type { RunImage, RunResult } from "../../../../shared/run-result.js";
+import type { RunFile, RunImage, RunResult, RunWorkspace } from "../../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 
 /** An image the run attached: what the result lists, and the PNG bytes themselves. */
@@ -47,6 +47,37 @@ export type ResultItem =
       /** An image's base64 data, for show(); absent past RESULT_IMAGE_DATA_MAX_BYTES. */
       data?: string;
     };
+
+/** A file the run attached: what the result lists (but its link), and the bytes themselves. */
+export interface RunFileData extends Omit<RunFile, "uri"> {
+  data: Buffer;
+}
+
+/** A container's workspace slot: the folder mounted into it, and where /workspace points. */
+export interface WorkspaceSlot {
+  dir: string;
+  workspace: string;
+}
+
+/** How a run's workspace ended: what the result reports, and why nothing was kept if so. */
+export interface WorkspaceOutcome {
+  report: RunWorkspace;
+  /** Set when the run's changes were refused (over the size limit...): the run fails with it. */
+  problem: string | null;
+}
+
+/**
+ * The workspace a run opened (the engine holds it for the run): the sandbox puts its files in
+ * the slot of the container it takes, watches the slot's size while the code runs, and hands
+ * the slot back once the container is gone, to be kept whole or not at all.
+ */
+export interface RunWorkspaceRequest {
+  readonly name: string;
+  readonly maxBytes: number;
+  fill(slot: WorkspaceSlot): Promise<void>;
+  /** `finished`: the code ran to its end (raised or not); a stopped run keeps nothing. */
+  settle(slot: WorkspaceSlot, finished: boolean): Promise<WorkspaceOutcome>;
+}
 
 /** What a tool call from the code comes back as: a value, or a refusal raised as ToolError. */
 export type CallOutcome =
@@ -102,12 +133,16 @@ export interface RunRequest {
    */
   held?:
     readonly { name: string; message: string; namespace?: string; method?: string }[] | undefined;
+  /** The workspace the run opened, mounted at /workspace; absent: it has none. */
+  workspace?: RunWorkspaceRequest | undefined;
 }
 
 export interface RunHooks {
   onCall?: CallHandler | undefined;
   /** Told of each image the code attached, as soon as it is complete and checked. */
   onImage?: ((image: RunImageData) => void) | undefined;
+  /** Told of each file the code attached (attach(path)), once it is complete and checked. */
+  onFile?: ((file: RunFileData) => void) | undefined;
   signal?: AbortSignal | undefined;
   /**
    * Aborted, with a StopReason as its reason, when a bound the host keeps outside the

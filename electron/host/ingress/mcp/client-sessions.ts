@@ -4,7 +4,11 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientView } from "../../../../shared/api/api-views.js";
 import { HOST_LIMITS } from "../../../../shared/limits.js";
 import { SocketTransport } from "./socket-transport.js";
-import { createRunPythonServer, type RunPythonService } from "./run-python-server.js";
+import {
+  createRunPythonServer,
+  type RunPythonServerOptions,
+  type RunPythonService,
+} from "./run-python-server.js";
 
 /** A client's self-reported version is cut to this before it goes into the client's view. */
 export const CLIENT_VERSION_MAX_CHARS = 100;
@@ -50,6 +54,8 @@ export class ClientSessions {
     private readonly version: string,
     private readonly events: ClientSessionEvents,
     private readonly now: () => Date = () => new Date(),
+    /** A file a run attached, for its own client's resources/read; absent: none can be read. */
+    private readonly readAttachment?: RunPythonServerOptions["readAttachment"],
   ) {}
 
   /** A local-socket connection (a shim): one JSON-RPC message per line each way. */
@@ -98,6 +104,7 @@ export class ClientSessions {
       clientKey,
       version: this.version,
       signal: controller.signal,
+      readAttachment: this.readAttachment,
       // Logged at the connection's one initialize (a second is refused), under the name its runs
       // go by. Not at notifications/initialized: a client may send that again and again (each
       // wrote an entry, 20,000 from one connection in 5 s), or before its initialize (logged as

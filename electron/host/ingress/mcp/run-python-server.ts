@@ -19,6 +19,7 @@ import type { RunContext, RunPythonInput } from "../../core/engine/code-mode-eng
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
 import type { RunImageData } from "../../core/ports/run-types.js";
 import { runPythonContent } from "../../core/engine/run-python-content.js";
+import { ATTACHMENT_URI_PREFIX } from "../../sandbox/workspaces/attachment-store.js";
 import { clientElicit } from "./client-elicit.js";
 import {
   RUN_PYTHON_TOOL,
@@ -54,6 +55,22 @@ export interface RunPythonServerOptions {
    * is the one its runs go by.
    */
   onInitialize?: (clientInfo: { name: string; version: string }) => void;
+  /**
+   * A file a run of `client` attached, by its codemode:// link; null when there is none (or it
+   * is another client's). Absent: no attached file can be read.
+   */
+  readAttachment?: (
+    uri: string,
+    client: string,
+  ) => Promise<{ mimeType: string; data: Buffer } | null>;
+}
+
+/** MCP's "resource not found" error code. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** A -32002 answer: the attached file is not there, or not the asking client's. */
+class ResourceNotFound extends Error {
+  readonly code = RESOURCE_NOT_FOUND;
 }
 
 function invalid(message: string): CallToolResult {
@@ -195,9 +212,21 @@ export function createRunPythonServer(
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== SKILL_RESOURCE_URI) {
+    const uri = request.params.uri;
+    if (uri.startsWith(ATTACHMENT_URI_PREFIX)) {
+      // Only the client whose run attached it: any other gets what a file never made gets.
+      const client = options.clientKey(server.getClientVersion());
+      const file = (await options.readAttachment?.(uri, client)) ?? null;
+      if (file === null) {
+        throw new ResourceNotFound(
+          `resources/read: no file ${JSON.stringify(uri.slice(0, UNKNOWN_TOOL_SHOWN_MAX_CHARS * 2))}: it was never attached, is no longer kept, or another client's run attached it`,
+        );
+      }
+      return { contents: [{ uri, mimeType: file.mimeType, blob: file.data.toString("base64") }] };
+    }
+    if (uri !== SKILL_RESOURCE_URI) {
       throw new InvalidParams(
-        `resources/read: unknown resource ${JSON.stringify(request.params.uri.slice(0, UNKNOWN_TOOL_SHOWN_MAX_CHARS))}: the only resource is ${SKILL_RESOURCE_URI}`,
+        `resources/read: unknown resource ${JSON.stringify(uri.slice(0, UNKNOWN_TOOL_SHOWN_MAX_CHARS))}: the resources are ${SKILL_RESOURCE_URI} and the files runs attach (${ATTACHMENT_URI_PREFIX}...)`,
       );
     }
     return {

@@ -2,16 +2,20 @@
 // there or pullable. An engine that lacks it gets it loaded from another engine this machine
 // reaches (the local Docker, when building on Podman or a remote engine), or from an archive
 // file the user names; only when neither has it is the build left to pull it.
-import type Dockerode from "dockerode";
+import { createReadStream } from "node:fs";
 import type { ContextFile } from "../image.js";
+import { DockerApiEngine } from "./docker-api-engine.js";
 import { addressLabel } from "./engine-address.js";
 import { engineCandidates } from "./engine-candidates.js";
 import { processConnectEnv } from "./engine-connect.js";
 import { probeCandidate, processCandidateEnv } from "./engine-detect.js";
-import { baseImageOf, copyImage, hasImage, loadArchiveFile } from "./image-transfer.js";
+import { baseImageOf } from "./image-transfer.js";
+import type { SandboxEngine } from "./sandbox-engine.js";
+
+type ImageHolder = Pick<SandboxEngine, "imagePresent" | "loadImage" | "saveImage">;
 
 export type BaseImageSource =
-  { kind: "engine"; name: string; docker: Dockerode } | { kind: "archive"; file: string };
+  { kind: "engine"; name: string; engine: ImageHolder } | { kind: "archive"; file: string };
 
 export type BaseImageOutcome =
   | { done: "present"; image: string }
@@ -31,20 +35,20 @@ export function contextBaseImage(files: readonly ContextFile[]): string | null {
  * it (an archive file is taken as holding it). `say` tells the user what is done.
  */
 export async function ensureBaseImage(
-  target: Dockerode,
+  target: ImageHolder,
   files: readonly ContextFile[],
   sources: readonly BaseImageSource[],
   say: (line: string) => void = () => undefined,
 ): Promise<BaseImageOutcome> {
   const image = contextBaseImage(files);
   if (image === null) return { done: "none" };
-  if (await hasImage(target, image)) return { done: "present", image };
+  if (await target.imagePresent(image)) return { done: "present", image };
   const looked: string[] = [];
   for (const source of sources) {
     if (source.kind === "archive") {
       say(`loading the base image ${image} from ${source.file}`);
-      await loadArchiveFile(target, source.file);
-      if (!(await hasImage(target, image))) {
+      await target.loadImage(createReadStream(source.file));
+      if (!(await target.imagePresent(image))) {
         throw new Error(
           `${source.file} did not hold ${image}: save it with docker save -o FILE ${image}`,
         );
@@ -52,9 +56,9 @@ export async function ensureBaseImage(
       return { done: "loaded", image, from: source.file };
     }
     looked.push(source.name);
-    if (!(await hasImage(source.docker, image))) continue;
+    if (!(await source.engine.imagePresent(image))) continue;
     say(`the engine lacks the base image ${image}: loading it from ${source.name}`);
-    await copyImage(source.docker, target, image);
+    await target.loadImage(await source.engine.saveImage(image));
     return { done: "loaded", image, from: source.name };
   }
   return { done: "left-to-pull", image, looked };
@@ -81,7 +85,10 @@ export async function otherEngineSources(
           {
             kind: "engine" as const,
             name: look.probe.candidate.name,
-            docker: look.connection.docker,
+            engine: new DockerApiEngine({
+              docker: look.connection.docker,
+              endpoint: addressLabel(look.probe.candidate.address),
+            }),
           },
         ]
       : [],

@@ -11,14 +11,27 @@ describe("docker runtimes", () => {
     expect(await engineRuntimes(engine(null))).toEqual(["runc"]);
   });
 
-  it("a runtime the engine lacks is refused naming the ones it has", async () => {
-    expect(missingRuntimeMessage("runsc", ["runc", "runsc"])).toBeNull();
-    const message = missingRuntimeMessage("runsc", ["io.containerd.runc.v2", "runc"]);
-    expect(message).toContain('no runtime "runsc"');
-    expect(message).toContain("it has: io.containerd.runc.v2, runc");
-    await expect(requireRuntime(engine({ runc: {} }), "runsc")).rejects.toThrow(
+  it("a runtime the engine lacks is refused naming the engine and the runtimes it has", async () => {
+    const docker = { product: "Docker", endpoint: "unix:///var/run/docker.sock" };
+    expect(missingRuntimeMessage("runsc", ["runc", "runsc"], docker)).toBeNull();
+    const message = missingRuntimeMessage("runsc", ["io.containerd.runc.v2", "runc"], docker);
+    expect(message).toBe(
+      'the Docker engine at unix:///var/run/docker.sock has no runtime "runsc"; it has: io.containerd.runc.v2, runc. Install gVisor and register runsc with Docker (see the Sandbox page), or choose runc.',
+    );
+    const runtimes = (names: string[]) => ({ ...docker, runtimes: () => Promise.resolve(names) });
+    await expect(requireRuntime(runtimes(["runc"]), "runsc")).rejects.toThrow(
       'no runtime "runsc"; it has: runc',
     );
-    await expect(requireRuntime(engine({ runc: {} }), "runc")).resolves.toBeUndefined();
+    await expect(requireRuntime(runtimes(["runc"]), "runc")).resolves.toBeUndefined();
+  });
+
+  it("on Podman it names Podman and gives Podman's way to add gVisor", () => {
+    const podman = { product: "Podman", endpoint: "unix:///run/podman/podman.sock" };
+    const message = missingRuntimeMessage("runsc", ["runc"], podman) ?? "";
+    expect(message).toContain(
+      'the Podman engine at unix:///run/podman/podman.sock has no runtime "runsc"',
+    );
+    expect(message).toContain('runtime = "runsc" in containers.conf');
+    expect(message).not.toContain("Docker");
   });
 });

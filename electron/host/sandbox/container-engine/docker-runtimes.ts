@@ -15,31 +15,53 @@ export async function engineRuntimes(docker: Dockerode): Promise<string[]> {
   return names.length === 0 ? ["runc"] : names.sort();
 }
 
-/** Null when the engine has the runtime, else the message saying which ones it has. */
+/** The engine as the runtime messages name it: what it is and where. */
+export interface EngineNamed {
+  /** "Docker", "Podman". */
+  product: string;
+  endpoint: string;
+}
+
+/** How a runtime is added to the engine: each product has its own way. */
+function runtimeAdvice(runtime: SandboxRuntime, engine: EngineNamed): string {
+  if (runtime !== "runsc") return "";
+  if (engine.product === "Podman") {
+    return ' Install gVisor and make runsc Podman\'s default runtime (runtime = "runsc" in containers.conf: Podman runs every container under its default runtime), or choose runc.';
+  }
+  return ` Install gVisor and register runsc with ${engine.product} (see the Sandbox page), or choose runc.`;
+}
+
+/** Null when the engine has the runtime, else the message naming the engine and the runtimes it has. */
 export function missingRuntimeMessage(
   runtime: SandboxRuntime,
   available: readonly string[],
+  engine: EngineNamed,
 ): string | null {
   if (available.includes(runtime)) return null;
-  const advice =
-    runtime === "runsc"
-      ? " Install gVisor and register runsc with Docker (see the Sandbox page), or choose runc."
-      : "";
-  return `the Docker engine has no runtime "${runtime}"; it has: ${available.join(", ")}.${advice}`;
+  return `the ${engine.product} engine at ${engine.endpoint} has no runtime "${runtime}"; it has: ${available.join(", ")}.${runtimeAdvice(runtime, engine)}`;
 }
 
 /** Throws with missingRuntimeMessage when the engine lacks the runtime. */
-export async function requireRuntime(docker: Dockerode, runtime: SandboxRuntime): Promise<void> {
-  const message = missingRuntimeMessage(runtime, await engineRuntimes(docker));
+export async function requireRuntime(
+  engine: EngineNamed & { runtimes(): Promise<string[]> },
+  runtime: SandboxRuntime,
+): Promise<void> {
+  const message = missingRuntimeMessage(runtime, await engine.runtimes(), engine);
   if (message !== null) throw new Error(message);
 }
 
 /** Throws saying why when `available` (null: no engine answers) lacks the runtime. */
-export function checkRuntimeIn(runtime: SandboxRuntime, available: readonly string[] | null): void {
-  if (available === null) {
-    throw new Error(`Docker is not reachable, so whether it has "${runtime}" cannot be checked`);
+export function checkRuntimeIn(
+  runtime: SandboxRuntime,
+  available: readonly string[] | null,
+  engine: EngineNamed | null,
+): void {
+  if (available === null || engine === null) {
+    throw new Error(
+      `the container engine is not reachable, so whether it has "${runtime}" cannot be checked`,
+    );
   }
-  const message = missingRuntimeMessage(runtime, available);
+  const message = missingRuntimeMessage(runtime, available, engine);
   if (message !== null) throw new Error(message);
 }
 
@@ -47,8 +69,9 @@ export function checkRuntimeIn(runtime: SandboxRuntime, available: readonly stri
 export function savedRuntimeProblem(
   runtime: SandboxRuntime,
   available: readonly string[] | null,
+  engine: EngineNamed,
 ): string | null {
-  const missing = available === null ? null : missingRuntimeMessage(runtime, available);
+  const missing = available === null ? null : missingRuntimeMessage(runtime, available, engine);
   return missing === null
     ? null
     : `Code Mode cannot run code: the saved sandbox runtime is "${runtime}", but ${missing} ` +

@@ -125,7 +125,7 @@ export class DockerWatch {
  * taken as a loss: the watch's heartbeat still notices an engine that really went.
  */
 export async function dockerIsGone(
-  docker: Dockerode,
+  docker: { ping(): Promise<unknown> },
   timeoutMs: number = DOCKER_CONFIRM_LOSS_PING_MS,
 ): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

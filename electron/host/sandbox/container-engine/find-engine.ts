@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type Dockerode from "dockerode";
 import type { TlsChoice } from "./engine-address.js";
+import type { SandboxEngine } from "./sandbox-engine.js";
 import { addressLabel, isRemote } from "./engine-address.js";
 import {
   engineCandidates,
@@ -14,6 +15,7 @@ import {
   type CandidateEnv,
   type EngineCandidate,
 } from "./engine-candidates.js";
+import { DockerApiEngine } from "./docker-api-engine.js";
 import type { ConnectEnv, EngineConnection } from "./engine-connect.js";
 import {
   preferredCandidate,
@@ -36,6 +38,9 @@ export interface EngineSummary {
 
 export interface FoundEngine {
   state: "ready";
+  /** The engine through its boundary: everything the sandbox asks of it goes here. */
+  engine: SandboxEngine;
+  /** The Docker-API client below the boundary (engine detection, tests). */
   docker: Dockerode;
   /** Where it is, as shown: `unix:///var/run/docker.sock`, `tcp://host:2376 (TLS)`. */
   endpoint: string;
@@ -106,16 +111,20 @@ function ready(
   engines: EngineSummary[],
 ): FoundEngine {
   const flavour = probe.flavour!;
-  return {
-    state: "ready",
+  const found = {
     docker: connection.docker,
     endpoint: addressLabel(probe.candidate.address),
-    version: flavour.version,
     name: probe.candidate.name,
     kind: flavour.product,
     remote: isRemote(probe.candidate.address),
-    engines,
     close: () => connection.close(),
+  };
+  return {
+    state: "ready",
+    engine: new DockerApiEngine(found),
+    version: flavour.version,
+    engines,
+    ...found,
   };
 }
 

@@ -1,7 +1,6 @@
 // Moving an image to an engine that cannot pull it: the sandbox image's base (FROM) where no
 // registry is reachable, or the built sandbox image itself onto a remote engine. The image goes
 // as a `docker save` archive: from another engine this machine reaches, or from a file.
-import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import type Dockerode from "dockerode";
 
@@ -53,9 +52,4 @@ export async function loadArchive(docker: Dockerode, archive: Readable): Promise
 export async function copyImage(from: Dockerode, to: Dockerode, image: string): Promise<void> {
   const archive = (await from.getImage(image).get()) as unknown as Readable;
   await loadArchive(to, archive);
-}
-
-/** Loads an archive file (`docker save -o FILE IMAGE`) into the engine. */
-export function loadArchiveFile(to: Dockerode, file: string): Promise<void> {
-  return loadArchive(to, createReadStream(file));
 }

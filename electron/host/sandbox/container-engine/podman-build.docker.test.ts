@@ -1,7 +1,8 @@
 // The sandbox image built on Podman's Docker-compatible service, as `codemode image build
 // --engine` and the app's Build button do it, on an engine that cannot pull its base image (no
 // registry is reachable here): the base is loaded first, from the machine's Docker engine or from
-// an archive file (`docker save`), then the Dockerfile builds as it does on Docker.
+// an archive file (`docker save`), then the Dockerfile builds as it does on Docker. The build
+// goes through the Build button's own path (buildImageReported, as the supervisor starts it).
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -15,10 +16,12 @@ import {
 } from "../../../../test-support/private-podman.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { sandboxImageDir } from "../../util/paths.js";
-import { buildSandboxImage, imageTagFor, readContext, sandboxImageStatus } from "../image.js";
+import { imageTagFor, readContext, type BuildEvent } from "../image.js";
+import { sandboxImageStatus } from "../image-status.js";
 import { Sandbox } from "../sandbox.js";
+import { buildImageReported, type BuildReport } from "../sandbox-image-build.js";
 import { contextBaseImage, ensureBaseImage } from "./base-image.js";
-import { hasImage } from "./image-transfer.js";
+import { DockerApiEngine } from "./docker-api-engine.js";
 
 /** apt-get of Python and its libraries inside the build: minutes on a loaded 2-core machine. */
 const BUILD_TIMEOUT_MS = 20 * 60_000;
@@ -32,6 +35,8 @@ describe.skipIf(!fx || !podmanInstalled())("the sandbox image built on Podman", 
   const files = readContext(sandboxImageDir());
   const base = contextBaseImage(files)!;
   let podman: PrivatePodman;
+  const podmanEngine = (): DockerApiEngine =>
+    new DockerApiEngine({ docker: podman.runc.docker, endpoint: "podman", kind: "podman" });
 
   afterAll(async () => {
     await podman?.destroy();
@@ -40,15 +45,15 @@ describe.skipIf(!fx || !podmanInstalled())("the sandbox image built on Podman", 
 
   it("loads the missing base image from the machine's engine, or from an archive file", async () => {
     podman = await startPrivatePodman();
-    const target = podman.runc.docker;
-    expect(await hasImage(target, base)).toBe(false);
+    const target = podmanEngine();
+    expect(await target.imagePresent(base)).toBe(false);
     const fromEngine = await ensureBaseImage(target, files, [
-      { kind: "engine", name: "docker", docker: fx!.docker },
+      { kind: "engine", name: "docker", engine: fx!.engine },
     ]);
     expect(fromEngine).toEqual({ done: "loaded", image: base, from: "docker" });
     expect(await ensureBaseImage(target, files, [])).toEqual({ done: "present", image: base });
 
-    await target.getImage(base).remove({ force: true });
+    await podman.runc.docker.getImage(base).remove({ force: true });
     const archive = path.join(tempDir("cm-base-"), "base.tar");
     await pipeline(
       (await fx!.docker.getImage(base).get()) as unknown as Readable,
@@ -65,13 +70,35 @@ describe.skipIf(!fx || !podmanInstalled())("the sandbox image built on Podman", 
     "builds the image there, and a hardened run works on it",
     { timeout: BUILD_TIMEOUT_MS },
     async () => {
-      const target = podman.runc.docker;
-      const tag = await buildSandboxImage(target, files);
-      expect(tag).toBe(imageTagFor(files));
+      const target = podmanEngine();
+      // The Build button on an engine without the base: it is loaded from the other engine found.
+      await podman.runc.docker.getImage(base).remove({ force: true });
+      const events: BuildEvent[] = [];
+      const reports: BuildReport[] = [];
+      const tag = imageTagFor(files);
+      await buildImageReported(
+        {
+          engine: target,
+          files,
+          tag,
+          otherEngines: () =>
+            Promise.resolve({
+              sources: [{ kind: "engine", name: "docker", engine: fx!.engine }],
+              close: () => undefined,
+            }),
+        },
+        { onBuildEvent: (e) => events.push(e), onBuildFinished: (r) => reports.push(r) },
+        () => Promise.resolve(),
+      );
+      expect(reports).toMatchObject([{ tag, ok: true, error: null }]);
+      expect(events).toContainEqual({
+        kind: "log",
+        text: `the engine lacks the base image ${base}: loading it from docker`,
+      });
       // Podman names it localhost/codemode-sandbox:TAG; the status reads it as the current tag.
-      const listed = (await target.listImages()).map((i) => i.RepoTags);
+      const listed = (await podman.runc.docker.listImages()).map((i) => i.RepoTags);
       expect((await sandboxImageStatus(target, files)).present, JSON.stringify(listed)).toBe(true);
-      const sandbox = new Sandbox({ docker: target, image: tag, owner: testOwner(), poolSize: 1 });
+      const sandbox = new Sandbox({ engine: target, image: tag, owner: testOwner(), poolSize: 1 });
       try {
         await sandbox.poolFilled();
         const result = await sandbox.run({

@@ -22,6 +22,17 @@ describe("Podman quirks", () => {
     ).toEqual(rootless);
   });
 
+  it("a workspace slot is a read-write mount; on Podman noexec, nosuid and nodev too", () => {
+    const slotted = sandboxContainerSpec("img", "n", owner, "runc", false, "/data/slots/1");
+    expect(slotted.HostConfig!.Mounts).toEqual([
+      { Type: "bind", Source: "/data/slots/1", Target: "/codemode-slot", ReadOnly: false },
+    ]);
+    expect(adaptSpec(slotted, docker)).toBe(slotted);
+    const podman = adaptSpec(slotted, rootful).HostConfig!;
+    expect(podman.Mounts).toEqual([]);
+    expect(podman.Binds).toEqual(["/data/slots/1:/codemode-slot:rw,noexec,nosuid,nodev"]);
+  });
+
   it("the spec is Docker's as it is; on rootful Podman it names nproc and closes /run and /var/tmp", () => {
     expect(adaptSpec(spec, docker)).toBe(spec);
     const podman = adaptSpec(spec, rootful).HostConfig!;
@@ -32,6 +43,7 @@ describe("Podman quirks", () => {
     });
     expect(podman.Tmpfs?.["/run"]).toMatch(/^ro,noexec/);
     expect(podman.Tmpfs?.["/tmp"]).toBe(spec.HostConfig!.Tmpfs!["/tmp"]);
+    expect(podman.Binds).toEqual([]);
     // Every other limit is the same object's value.
     expect({ ...podman, Ulimits: [], Tmpfs: {} }).toEqual({
       ...spec.HostConfig,

@@ -22,6 +22,8 @@ export const PODMAN_NPROC_RLIMIT = 4096;
  */
 export const PODMAN_READ_ONLY_TMPFS = ["/run", "/var/tmp"] as const;
 const CLOSED_TMPFS = "ro,noexec,nosuid,nodev,size=4k";
+/** Added to each bind mount on Podman (the workspace slot): Docker's API has no word for them. */
+export const PODMAN_BIND_OPTIONS = "noexec,nosuid,nodev";
 
 /** The spec as this engine needs it said: unchanged on Docker. */
 export function adaptSpec(
@@ -37,7 +39,17 @@ export function adaptSpec(
   }
   const tmpfs: Record<string, string> = { ...(host.Tmpfs ?? {}) };
   for (const place of PODMAN_READ_ONLY_TMPFS) tmpfs[place] ??= CLOSED_TMPFS;
-  return { ...spec, HostConfig: { ...host, Ulimits: ulimits, Tmpfs: tmpfs } };
+  // Podman takes mount options Docker refuses: the workspace slot is noexec there too.
+  const binds = [
+    ...(host.Binds ?? []),
+    ...(host.Mounts ?? []).map(
+      (mount) => `${mount.Source}:${mount.Target}:rw,${PODMAN_BIND_OPTIONS}`,
+    ),
+  ];
+  return {
+    ...spec,
+    HostConfig: { ...host, Ulimits: ulimits, Tmpfs: tmpfs, Binds: binds, Mounts: [] },
+  };
 }
 
 /** What /info says of the runtimes. */

@@ -3,7 +3,6 @@
 // started here with keys made here (and host keys unknown or changed, refused). Then two
 // installs sharing that one engine at once. Nothing leaves this machine.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import type Dockerode from "dockerode";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dockerOrSkip, inspectIfThere } from "../../../../test-support/docker.js";
@@ -16,6 +15,7 @@ import { currentOwner } from "../containers/container-owner.js";
 import { OWNER_LABELS, SANDBOX_LABEL } from "../containers/container-spec.js";
 import { SandboxContainer } from "../containers/sandbox-container.js";
 import { Sandbox, sweepOrphanContainers } from "../sandbox.js";
+import type { SandboxEngine } from "./sandbox-engine.js";
 import { contextDigest } from "./docker-cli-config.js";
 import { findEngine, type FindEngineOptions } from "./find-engine.js";
 
@@ -47,9 +47,9 @@ describe.skipIf(!fx)("a remote engine on loopback", () => {
     removeTempDirs();
   });
 
-  const printOne = async (docker: Dockerode, install: string): Promise<string> => {
+  const printOne = async (on: SandboxEngine, install: string): Promise<string> => {
     const sandbox = new Sandbox({
-      docker,
+      engine: on,
       image: fx!.image,
       owner: currentOwner(install),
       poolSize: 0,
@@ -72,15 +72,15 @@ describe.skipIf(!fx)("a remote engine on loopback", () => {
     if (found.state !== "ready") return;
     expect(found.endpoint).toBe(`${tcpUrl} (TLS)`);
     expect(found.remote).toBe(true);
-    expect(await printOne(found.docker, "remote-tls")).toBe("1\n");
+    expect(await printOne(found.engine, "remote-tls")).toBe("1\n");
     // The same hardened spec there: one container made and read back.
     const container = await SandboxContainer.start(
-      found.docker,
+      found.engine,
       fx!.image,
       currentOwner("remote-tls"),
     );
     try {
-      const info = await container.container.inspect();
+      const info = await found.docker.getContainer(container.id).inspect();
       expect(info.HostConfig).toMatchObject({
         NetworkMode: "none",
         ReadonlyRootfs: true,
@@ -148,7 +148,7 @@ describe.skipIf(!fx)("a remote engine on loopback", () => {
     expect(found.state).toBe("ready");
     if (found.state !== "ready") return;
     expect(found.remote).toBe(true);
-    expect(await printOne(found.docker, "remote-ssh")).toBe("1\n");
+    expect(await printOne(found.engine, "remote-ssh")).toBe("1\n");
     found.close?.();
   });
 
@@ -172,16 +172,16 @@ describe.skipIf(!fx)("a remote engine on loopback", () => {
     const a = currentOwner("team-a");
     const b = currentOwner("team-b");
     // Leftovers of each install, of a process that is gone.
-    const leftA = await SandboxContainer.start(found.docker, fx!.image, { ...a, pid: 999_991 });
-    const leftB = await SandboxContainer.start(viaTls.docker, fx!.image, { ...b, pid: 999_992 });
+    const leftA = await SandboxContainer.start(found.engine, fx!.image, { ...a, pid: 999_991 });
+    const leftB = await SandboxContainer.start(viaTls.engine, fx!.image, { ...b, pid: 999_992 });
     const dead = (pid: number): boolean => pid !== 999_991 && pid !== 999_992;
-    expect(await sweepOrphanContainers(found.docker, a, dead)).toBe(1);
+    expect(await sweepOrphanContainers(found.engine, a, dead)).toBe(1);
     expect(await inspectIfThere(viaTls.docker, leftA.id)).toBeNull();
     expect(await inspectIfThere(viaTls.docker, leftB.id)).not.toBeNull();
-    expect(await sweepOrphanContainers(viaTls.docker, b, dead)).toBe(1);
+    expect(await sweepOrphanContainers(viaTls.engine, b, dead)).toBe(1);
 
-    const poolA = new Sandbox({ docker: found.docker, image: fx!.image, owner: a, poolSize: 2 });
-    const poolB = new Sandbox({ docker: viaTls.docker, image: fx!.image, owner: b, poolSize: 2 });
+    const poolA = new Sandbox({ engine: found.engine, image: fx!.image, owner: a, poolSize: 2 });
+    const poolB = new Sandbox({ engine: viaTls.engine, image: fx!.image, owner: b, poolSize: 2 });
     try {
       await Promise.all([poolA.poolFilled(), poolB.poolFilled()]);
       const runs = await Promise.all(

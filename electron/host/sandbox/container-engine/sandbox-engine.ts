@@ -1,135 +1,122 @@
 // The engine boundary: everything the sandbox asks of a container engine, as one interface.
-// Today one implementation serves Docker, Docker Desktop and its alternatives, Podman's
-// compatible service and remote engines (TLS, SSH): the Docker API through dockerode, the
-// connection made by engine-connect.ts and Podman's differences kept in podman-quirks.ts. A
-// Kubernetes backend (docs/scale-out.md) is another implementation of the same interface.
+// Sandbox, SandboxContainer, the warm pool, the sweep, the image build and the image status all
+// take a SandboxEngine and nothing below it. Today one implementation (docker-api-engine.ts)
+// serves Docker, Docker Desktop and its alternatives, Podman's compatible service and remote
+// engines (TLS, SSH). A Kubernetes backend (docs/scale-out.md) is another implementation.
 import type { Readable } from "node:stream";
-import type Dockerode from "dockerode";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
-import { engineRuntimes } from "./docker-runtimes.js";
-import { DockerWatch } from "./docker-watch.js";
 import type { ContainerOwner } from "../containers/container-owner.js";
-import { buildSandboxImage, type BuildEvent, type ContextFile } from "../image.js";
-import { SandboxContainer } from "../containers/sandbox-container.js";
-import { sweepOrphanContainers } from "../sandbox.js";
-import type { FoundEngine } from "./find-engine.js";
-import { hasImage, loadArchive } from "./image-transfer.js";
+import type { BuildEvent, ContextFile } from "../image.js";
+
+/** What one sandbox is made from; the implementation says it as its hardened spec (container-spec.ts). */
+export interface SandboxSpec {
+  image: string;
+  /** The runner's first argument: it reads nothing of its input before this line. */
+  nonce: string;
+  owner: ContainerOwner;
+  runtime: SandboxRuntime;
+  /** The runner imports the heavy libraries while it waits (warm containers only). */
+  preload: boolean;
+  /**
+   * A folder of this machine mounted read-write (noexec where the engine can say so) at the
+   * image's slot path: a run's workspace is put there when the container is taken. Only for
+   * engines that mount host folders (`mountsHostFolders`).
+   */
+  slot?: string | undefined;
+}
+
+/** How a container ended. */
+export interface ContainerExit {
+  exitCode: number | null;
+  oomKilled: boolean;
+}
 
 /**
- * One started sandbox and its attach stream: the runner's protocol goes through it (one JSON line
- * per message), whatever carries it (a Docker attach, a pod's attach).
+ * The attach stream of one container: the runner's stdin and its stdout/stderr as they come.
+ * The runner's protocol goes through it (one JSON line per message), whatever carries it (a
+ * Docker attach with its 8-byte frames, a pod's attach channels).
  */
-export type SandboxProcess = Pick<
-  SandboxContainer,
-  | "id"
-  | "runtime"
-  | "ready"
-  | "ended"
-  | "onStdout"
-  | "write"
-  | "unreadBytes"
-  | "stage"
-  | "staged"
-  | "sendStart"
-  | "exit"
-  | "remove"
->;
+export interface SandboxAttach {
+  /** Each piece of output, in order; set once, before the container starts. */
+  onData(listener: (stream: "stdout" | "stderr", data: Buffer) => void): void;
+  write(text: string): void;
+  /** Bytes written and still held here (the runner is not reading). */
+  readonly unreadBytes: number;
+  readonly destroyed: boolean;
+  /** Resolves when the stream ends: the runner exited or the container was killed. */
+  readonly ended: Promise<void>;
+  destroy(): void;
+}
+
+/** One created container of the engine. */
+export interface EngineContainer {
+  readonly id: string;
+  /** Attaches stdin, stdout and stderr; done before start() so no byte is missed. */
+  attach(): Promise<SandboxAttach>;
+  start(): Promise<void>;
+  /** Waits for the container to stop and reads how it ended (null status when it cannot say). */
+  wait(): Promise<ContainerExit>;
+  /** Waits for the container to stop: true once it has, false when the engine cannot say. */
+  stopped(): Promise<boolean>;
+  /** Whether it runs now; null when it is gone. */
+  inspect(): Promise<{ running: boolean } | null>;
+  kill(): Promise<void>;
+  /** Kills and removes it; already gone is fine. */
+  remove(): Promise<void>;
+}
+
+/** A sandbox container the engine lists: its id and its labels (owner, install). */
+export interface ListedSandbox {
+  id: string;
+  labels: Record<string, string>;
+}
+
+/** An image the engine holds. */
+export interface EngineImage {
+  tags: string[];
+  sizeBytes: number;
+  /** Seconds since the epoch. */
+  created: number;
+}
 
 export interface SandboxEngine {
   /** Its name in the engine list, and where it is (for messages and the audit log). */
   readonly name: string;
   readonly endpoint: string;
   readonly remote: boolean;
+  /** What it is, for messages and advice: "Docker", "Podman". */
+  readonly product: string;
+  /**
+   * Whether a folder of this machine can be mounted into a sandbox (the workspace slot): a
+   * local engine can; a remote one (TLS, SSH) mounts its own host's folders, not ours.
+   */
+  readonly mountsHostFolders: boolean;
   /** Whether it answers now (rejects when it does not). */
   ping(): Promise<void>;
   /** The runtimes a sandbox may ask for here (runc, runsc). */
   runtimes(): Promise<string[]>;
+
   imagePresent(tag: string): Promise<boolean>;
+  /** The images whose name is `repository` (any tag). */
+  listImages(repository: string): Promise<EngineImage[]>;
   /** Builds the sandbox image from its context; resolves to the tag. */
   buildImage(files: readonly ContextFile[], onEvent?: (event: BuildEvent) => void): Promise<string>;
   /** Loads a `docker save` archive (an image built elsewhere). */
   loadImage(archive: Readable): Promise<void>;
+  /** An image as a `docker save` archive, to load into another engine. */
+  saveImage(image: string): Promise<Readable>;
+
   /**
-   * Creates one hardened sandbox (container-spec.ts: no network, read-only root, every limit),
-   * labelled with its owner, attached before it starts; one run, then removed.
+   * Creates one hardened sandbox container (container-spec.ts: no network, read-only root,
+   * every limit), labelled with its owner; not started. An engine's refusal is EngineRefused.
    */
-  startSandbox(
-    image: string,
-    owner: ContainerOwner,
-    runtime: SandboxRuntime,
-    preload: boolean,
-  ): Promise<SandboxProcess>;
-  /** Removes this install's sandboxes whose owner is provably gone (all of this process's with includeOwn). */
-  sweep(self: ContainerOwner, includeOwn?: boolean): Promise<number>;
+  createSandbox(spec: SandboxSpec): Promise<EngineContainer>;
+  /** The sandbox containers of one install (by label), in any state. */
+  listSandboxes(install: string): Promise<ListedSandbox[]>;
+  /** A handle on a listed container. */
+  container(id: string): EngineContainer;
+
   /** Calls onLost once when the engine goes away; the returned function stops watching. */
   watch(onLost: (reason: string) => void, heartbeatMs: number): () => void;
   close(): void;
-}
-
-/** The Docker-API implementation: Docker, Podman's compatible service, remote engines. */
-export class DockerApiEngine implements SandboxEngine {
-  readonly name: string;
-  readonly endpoint: string;
-  readonly remote: boolean;
-  private readonly docker: Dockerode;
-  private readonly closeConnection: () => void;
-
-  constructor(found: Pick<FoundEngine, "docker" | "endpoint" | "name" | "remote" | "close">) {
-    this.docker = found.docker;
-    this.endpoint = found.endpoint;
-    this.name = found.name ?? found.endpoint;
-    this.remote = found.remote ?? false;
-    this.closeConnection = () => found.close?.();
-  }
-
-  /** The client, for the parts of the host that still speak dockerode directly (see docs). */
-  get client(): Dockerode {
-    return this.docker;
-  }
-
-  async ping(): Promise<void> {
-    await this.docker.ping();
-  }
-
-  runtimes(): Promise<string[]> {
-    return engineRuntimes(this.docker);
-  }
-
-  imagePresent(tag: string): Promise<boolean> {
-    return hasImage(this.docker, tag);
-  }
-
-  buildImage(
-    files: readonly ContextFile[],
-    onEvent?: (event: BuildEvent) => void,
-  ): Promise<string> {
-    return buildSandboxImage(this.docker, files, onEvent);
-  }
-
-  loadImage(archive: Readable): Promise<void> {
-    return loadArchive(this.docker, archive);
-  }
-
-  startSandbox(
-    image: string,
-    owner: ContainerOwner,
-    runtime: SandboxRuntime,
-    preload: boolean,
-  ): Promise<SandboxProcess> {
-    return SandboxContainer.start(this.docker, image, owner, runtime, preload);
-  }
-
-  sweep(self: ContainerOwner, includeOwn = false): Promise<number> {
-    return sweepOrphanContainers(this.docker, self, undefined, includeOwn);
-  }
-
-  watch(onLost: (reason: string) => void, heartbeatMs: number): () => void {
-    const watch = new DockerWatch(this.docker, { heartbeatMs, onLost });
-    watch.start();
-    return () => watch.stop();
-  }
-
-  close(): void {
-    this.closeConnection();
-  }
 }

@@ -13,6 +13,15 @@ export const RUNNER_PATH = "/opt/codemode/runner.pyc";
  * it does exactly the work it did before.
  */
 export const PRELOAD_FLAG = "--preload";
+/**
+ * Where a container's workspace slot is mounted (a folder of the host, empty and closed to the
+ * container until a run with a workspace takes it), and the image's `/workspace`: a symlink to
+ * WORKSPACE_SLOT_DIR inside the slot, so it dangles (no `/workspace`) until the host puts a
+ * workspace there. The Dockerfile and runner.py name the same paths.
+ */
+export const WORKSPACE_SLOT_PATH = "/codemode-slot";
+export const WORKSPACE_SLOT_DIR = "ws";
+export const WORKSPACE_PATH = "/workspace";
 /** Label every sandbox container carries, so leftovers of a crashed host can be found. */
 export const SANDBOX_LABEL = "codemode.sandbox";
 /** The labels that say who owns a container (see container-owner.ts for what each means). */
@@ -58,6 +67,8 @@ export function sandboxContainerSpec(
   owner: ContainerOwner,
   runtime: SandboxRuntime = "runc",
   preload = false,
+  /** A host folder mounted at WORKSPACE_SLOT_PATH (the warm pool's slot); none unless given. */
+  slot?: string,
 ): ContainerCreateOptions {
   return {
     Image: image,
@@ -84,7 +95,13 @@ export function sandboxContainerSpec(
       ReadonlyRootfs: true,
       Tmpfs: { "/tmp": `${SANDBOX_LIMITS.tmpfsOptions},size=${SANDBOX_LIMITS.tmpfsBytes}` },
       Binds: [],
-      Mounts: [],
+      // The slot is the one mount a sandbox may have: read-write for the workspace a run opens.
+      // Docker's API cannot mark a bind mount noexec; the runner denies execution beneath it
+      // with Landlock (runner.py), and Podman is told noexec too (podman-quirks.ts).
+      Mounts:
+        slot === undefined
+          ? []
+          : [{ Type: "bind", Source: slot, Target: WORKSPACE_SLOT_PATH, ReadOnly: false }],
       Privileged: false,
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],

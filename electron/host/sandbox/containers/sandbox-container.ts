@@ -1,17 +1,18 @@
 import { randomBytes } from "node:crypto";
-import type { Socket } from "node:net";
-import type { Duplex } from "node:stream";
-import type Dockerode from "dockerode";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
-import { removeContainer } from "./container-removal.js";
-import { sandboxContainerSpec, type ContainerOwner } from "./container-spec.js";
-import { DockerStreamDemux } from "./docker-stream-demux.js";
-import { engineFlavour, type EngineFlavour } from "../container-engine/engine-flavour.js";
-import { engineSpec } from "../container-engine/engine-spec.js";
-import { memoryKilled } from "../container-engine/podman-quirks.js";
+import type { ContainerOwner } from "./container-spec.js";
+import type { WorkspaceSlot } from "../../core/ports/run-types.js";
+import type {
+  ContainerExit,
+  EngineContainer,
+  SandboxAttach,
+  SandboxEngine,
+} from "../container-engine/sandbox-engine.js";
 import { refusedOr } from "../engine-refused.js";
 import { ReadyLineMatcher } from "./ready-line.js";
 import { KiB } from "../../util/units.js";
+
+export type { ContainerExit };
 
 /**
  * A runner says nothing before its start line; stdout that comes early is kept up to about
@@ -19,11 +20,6 @@ import { KiB } from "../../util/units.js";
  * protocol violation it is without buffering a flood.
  */
 export const EARLY_OUTPUT_MAX_BYTES = 64 * KiB;
-
-export interface ContainerExit {
-  exitCode: number | null;
-  oomKilled: boolean;
-}
 
 /**
  * One started sandbox container with its attach stream. The runner inside waits for
@@ -56,15 +52,17 @@ export class SandboxContainer {
   private settleReady: (ready: boolean) => void = () => undefined;
 
   private constructor(
-    readonly container: Dockerode.Container,
+    readonly container: EngineContainer,
     readonly nonce: string,
-    private readonly stream: Duplex,
+    private readonly stream: SandboxAttach,
     /** The runtime it was created under: the audit log names it for the run. */
     readonly runtime: SandboxRuntime,
-    /** How the engine's exit report reads (Podman's lacks OOMKilled: podman-quirks.ts). */
-    private readonly flavour: EngineFlavour | null = null,
+    /** The host folder mounted as its workspace slot, if it has one. */
+    readonly slot: WorkspaceSlot | null = null,
+    /** Gives the slot back once the container is gone. */
+    private readonly releaseSlot: () => Promise<void> = () => Promise.resolve(),
   ) {
-    const demux = new DockerStreamDemux((kind, data) => {
+    stream.onData((kind, data) => {
       if (kind === "stderr") {
         this.strayStderrBytes += data.length;
         return;
@@ -85,60 +83,58 @@ export class SandboxContainer {
     this.ready = new Promise((resolve) => {
       this.settleReady = resolve;
     });
-    stream.on("data", (chunk: Buffer) => demux.push(chunk));
-    this.ended = new Promise((resolve) => {
-      stream.once("end", () => resolve());
-      stream.once("close", () => resolve());
-      stream.once("error", () => resolve());
-    });
+    this.ended = stream.ended;
     void this.ended.then(() => {
       this.gone = true;
       this.settleReady(false);
     });
   }
 
+  /**
+   * Creates, attaches and starts one sandbox on `engine` (the hardened spec, labelled with its
+   * owner); with `slot`, that host folder is mounted as its workspace slot, given back with
+   * `release` once the container is removed.
+   */
   static async start(
-    docker: Dockerode,
+    engine: SandboxEngine,
     image: string,
     owner: ContainerOwner,
     runtime: SandboxRuntime = "runc",
     preload = false,
+    slot?: WorkspaceSlot & { release(): Promise<void> },
   ): Promise<SandboxContainer> {
     const nonce = randomBytes(16).toString("hex");
-    const spec = await engineSpec(
-      docker,
-      sandboxContainerSpec(image, nonce, owner, runtime, preload),
-    );
-    const container = await docker.createContainer(spec).catch((error: unknown) => {
-      throw refusedOr(error);
-    });
-    let stream: Duplex | null = null;
-    // A refused attach leaves its request open on Podman (the hijack's body never ends): it is
-    // aborted, or its socket kept the process alive after the run had failed.
-    const attaching = new AbortController();
+    let container: EngineContainer;
+    try {
+      container = await engine.createSandbox({
+        ...{ image, nonce, owner, runtime, preload },
+        slot: slot?.dir,
+      });
+    } catch (error) {
+      await slot?.release().catch(() => undefined);
+      throw error;
+    }
+    let stream: SandboxAttach | null = null;
     try {
       // Attach before start so not a byte of output is missed.
-      stream = (await container.attach({
-        stream: true,
-        stdin: true,
-        stdout: true,
-        stderr: true,
-        hijack: true,
-        abortSignal: attaching.signal,
-      })) as Duplex;
-      // Over TCP (a remote engine) each protocol line must go out at once: with Nagle's
-      // algorithm a line waited for the previous one's delayed ACK (about 40 ms a run).
-      (stream as Partial<Socket>).setNoDelay?.(true);
-      const flavour = await engineFlavour(docker).catch(() => null);
-      const started = new SandboxContainer(container, nonce, stream, runtime, flavour);
+      stream = await container.attach();
+      const release = slot ? () => slot.release() : undefined;
+      const started = new SandboxContainer(
+        container,
+        nonce,
+        stream,
+        runtime,
+        slot ?? null,
+        release,
+      );
       await container.start();
       return started;
     } catch (error) {
       // An engine that refused the start may keep the attach connection open: left so, it
       // kept the process alive after the run had failed.
       stream?.destroy();
-      if (stream === null) attaching.abort();
-      await removeContainer(container).catch(() => undefined);
+      await container.remove().catch(() => undefined);
+      await slot?.release().catch(() => undefined);
       throw refusedOr(error);
     }
   }
@@ -154,7 +150,7 @@ export class SandboxContainer {
   }
 
   write(text: string): void {
-    if (!this.stream.destroyed) this.stream.write(text);
+    this.stream.write(text);
   }
 
   /**
@@ -162,7 +158,7 @@ export class SandboxContainer {
    * are full because the runner is not reading (the code can stop its reader).
    */
   get unreadBytes(): number {
-    return this.stream.destroyed ? 0 : this.stream.writableLength;
+    return this.stream.unreadBytes;
   }
 
   /**
@@ -203,18 +199,25 @@ export class SandboxContainer {
     this.write(line);
   }
 
+  /** Waits for the container to stop: true once it has, false when the engine cannot say. */
+  stopped(): Promise<boolean> {
+    return this.container.stopped();
+  }
+
   /** Waits for the container to stop and reads how it ended. */
-  async exit(): Promise<ContainerExit> {
-    try {
-      const waited = (await this.container.wait()) as { StatusCode?: number };
-      const info = await this.container.inspect();
-      return {
-        exitCode: waited.StatusCode ?? info.State.ExitCode ?? null,
-        oomKilled: memoryKilled(info.State, this.flavour),
-      };
-    } catch {
-      return { exitCode: null, oomKilled: false };
-    }
+  exit(): Promise<ContainerExit> {
+    return this.container.wait();
+  }
+
+  private slotHeld = false;
+
+  /**
+   * Keeps the slot past the container's removal (a run keeps its workspace from it then);
+   * the returned function gives it back.
+   */
+  holdSlot(): () => Promise<void> {
+    this.slotHeld = true;
+    return () => this.releaseSlot().catch(() => undefined);
   }
 
   /** Kills and removes the container; safe to call more than once. */
@@ -222,7 +225,11 @@ export class SandboxContainer {
     if (!this.removal) {
       this.stream.destroy();
       // Already gone is fine; what fails after the retries is left for the startup sweep.
-      this.removal = removeContainer(this.container);
+      // The slot goes once the container is gone, also when its removal failed (the engine
+      // away), unless a run still keeps what it left there (holdSlot).
+      this.removal = this.container.remove().finally(() => {
+        if (!this.slotHeld) void this.releaseSlot().catch(() => undefined);
+      });
     }
     return this.removal;
   }

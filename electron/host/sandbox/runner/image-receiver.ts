@@ -16,7 +16,7 @@ const PNG_HEADER_BYTES = 24;
  * plain loop: Buffer.from(text, "base64") would skip any junk silently, and the text is the
  * sandbox's. '=' may only end the chunk, at most twice.
  */
-function isBase64(text: string): boolean {
+export function isBase64(text: string): boolean {
   if (text.length % 4 !== 0) return false;
   let padding = 0;
   for (let i = 0; i < text.length; i++) {

@@ -39,7 +39,7 @@ describe.skipIf(!fx)("images from the real sandbox", () => {
 
   beforeAll(() => {
     sandbox = new Sandbox({
-      docker: fx!.docker,
+      engine: fx!.engine,
       image: fx!.image,
       owner: testOwner(),
       poolSize: 1,

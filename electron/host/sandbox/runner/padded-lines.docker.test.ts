@@ -33,7 +33,7 @@ const FILLERS = {
 
 describeEachRuntime(docker, "output lines padded with what JSON leaves out (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import {
+  ATTACH_LIMITS,
   BRIDGE_LIMITS,
   CATALOG_LIMITS,
   IMAGE_LIMITS,
@@ -13,6 +14,7 @@ import {
   type StopReason,
 } from "../../../../shared/run-result.js";
 import { errorTypeName } from "../../core/bridge/messages.js";
+import { FileReceiver } from "./file-receiver.js";
 import { ImageReceiver } from "./image-receiver.js";
 import { LineFramer } from "../../util/line-framer.js";
 import { OutputCapture, tracebackTail } from "./output-capture.js";
@@ -21,6 +23,7 @@ import {
   parseRunnerLine,
   STAGED_TOOLS,
   type RunnerMessage,
+  type StartMessage,
 } from "./runner-messages.js";
 import { toolsJson } from "../../core/ports/tools-json.js";
 import type { CallOutcome, RunHooks, RunRequest } from "../../core/ports/run-types.js";
@@ -76,7 +79,12 @@ export function runInContainer(
   container: SandboxContainer,
   request: RunRequest,
   hooks: RunHooks,
-  options: { deadlineCeilingSeconds: number; clock?: Clock },
+  options: {
+    deadlineCeilingSeconds: number;
+    clock?: Clock;
+    /** The run's workspace as the start line names it (the Sandbox put its files in the slot). */
+    workspace?: StartMessage["workspace"];
+  },
 ): Promise<RunResult> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
@@ -84,6 +92,7 @@ export function runInContainer(
   const stderr = new OutputCapture(RUN_LIMITS.stderrKeptBytes);
   const seenIds = new Set<number>();
   const images = new ImageReceiver();
+  const files = new FileReceiver();
   let calls = 0;
   let messages = 0;
   let pending = 0;
@@ -147,6 +156,8 @@ export function runInContainer(
         message_limit: `the run was stopped after sending more than ${MESSAGES_PER_RUN} messages (output chunks and calls)`,
         audit_limit: `the run was stopped: its audit log entries reached ${RUN_COST_LIMITS.auditBytesPerRun} bytes`,
         check: "the run was stopped before its first statement: its tool calls have mistakes",
+        workspace_limit:
+          "the run was stopped: what it wrote in its workspace went past the workspace's size limit",
       };
       settle(
         result(
@@ -193,6 +204,17 @@ export function runInContainer(
             return;
           }
           if (step.image) hooks.onImage?.(step.image);
+          return;
+        }
+        case "file_start":
+        case "file_data":
+        case "file_end": {
+          const step = files.take(message);
+          if (!step.ok) {
+            stop("protocol_violation", step.reason);
+            return;
+          }
+          if (step.file) hooks.onFile?.(step.file);
           return;
         }
         case "done": {
@@ -310,7 +332,7 @@ export function runInContainer(
       () => undefined,
     );
 
-    container.sendStart(startLine(request, container.staged));
+    container.sendStart(startLine(request, container.staged, options.workspace));
   });
 }
 
@@ -322,7 +344,11 @@ const STAGED_START_PREFIX = `${START_PREFIX}${JSON.stringify(STAGED_TOOLS)}`;
  * container got staged (`"tools":"staged"`), else the run's own: a catalog that changed while
  * the container waited must never reach a run.
  */
-export function startLine(request: RunRequest, staged: string | null): string {
+export function startLine(
+  request: RunRequest,
+  staged: string | null,
+  workspace?: StartMessage["workspace"],
+): string {
   const tools = toolsJson(request.tools ?? []);
   // `tools` right after `type`, so its place in the line is known without searching it.
   const line = encodeHostMessage({
@@ -344,6 +370,7 @@ export function startLine(request: RunRequest, staged: string | null): string {
         : { ns: h.namespace, fn: h.method }),
     })),
     limits: runnerLimits(),
+    ...(workspace === undefined ? {} : { workspace }),
   });
   if (tools === staged) return line;
   // The tools' text is serialized once per catalog (toolsJson): spliced in, not encoded again.
@@ -365,6 +392,12 @@ export function runnerLimits() {
     search_default_results: CATALOG_LIMITS.searchDefaultResults,
     search_max_results: CATALOG_LIMITS.searchMaxResults,
     search_query_max_chars: CATALOG_LIMITS.searchQueryMaxChars,
+    attach_per_run: ATTACH_LIMITS.perRun,
+    attach_max_bytes: ATTACH_LIMITS.maxBytes,
+    attach_total_bytes: ATTACH_LIMITS.totalBytesPerRun,
+    attach_chunk_chars: ATTACH_LIMITS.chunkChars,
+    attach_name_max_chars: ATTACH_LIMITS.nameMaxChars,
+    attach_mime_max_chars: ATTACH_LIMITS.mimeMaxChars,
   };
 }
 

@@ -26,7 +26,7 @@ function onCall(_tool: string, args: unknown): Promise<CallOutcome> {
 
 describeEachRuntime(docker, "a tool call's arguments on the wire (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {

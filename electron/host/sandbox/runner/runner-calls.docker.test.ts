@@ -31,7 +31,7 @@ function onCall(_tool: string, args: unknown): Promise<CallOutcome> {
 describeEachRuntime(docker, "the runner's tool calls, from any event loop (%s)", (runtime) => {
   const sandbox = fx
     ? new Sandbox({
-        docker: fx.docker,
+        engine: fx.engine,
         image: fx.image,
         owner: testOwner(),
         poolSize: 0,

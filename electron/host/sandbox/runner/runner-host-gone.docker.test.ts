@@ -23,7 +23,7 @@ const EXIT_WAIT_MS = 5_000;
 
 /** Runs `code` until it prints "blocked", closes the runner's stdin, and returns its exit. */
 async function hostGoesAway(runtime: SandboxRuntime, code: string): Promise<number | null> {
-  const container = await SandboxContainer.start(fx!.docker, fx!.image, testOwner(), runtime);
+  const container = await SandboxContainer.start(fx!.engine, fx!.image, testOwner(), runtime);
   try {
     expect(await container.ready).toBe(true);
     let out = "";

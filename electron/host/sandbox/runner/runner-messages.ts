@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IMAGE_LIMITS, PROTOCOL_LIMITS } from "../../../../shared/limits.js";
+import { ATTACH_LIMITS, IMAGE_LIMITS, PROTOCOL_LIMITS } from "../../../../shared/limits.js";
 import { KiB } from "../../util/units.js";
 
 /**
@@ -34,6 +34,12 @@ const IMAGE_NAME_BAD =
 const IMAGE_TOO_BIG = `an image was over ${IMAGE_LIMITS.maxBytes} bytes`;
 const IMAGE_CHUNK_TOO_LONG = "an image chunk was over its size";
 const TOO_MANY_IMAGES = `the run sent more than ${IMAGE_LIMITS.perRun} images`;
+const FILE_NAME_BAD =
+  "an attached file's name was too long, empty, or not plain ASCII (letters, digits, . _ -)";
+const FILE_MIME_BAD = "an attached file's type was not a plain MIME type";
+const FILE_TOO_BIG = `an attached file was over ${ATTACH_LIMITS.maxBytes} bytes`;
+const FILE_CHUNK_TOO_LONG = "an attached file's chunk was over its size";
+const TOO_MANY_FILES = `the run attached more than ${ATTACH_LIMITS.perRun} files`;
 const OUR_REASONS: ReadonlySet<string> = new Set([
   TOOL_TOO_LONG,
   TOOL_NOT_IDENTIFIER,
@@ -42,6 +48,11 @@ const OUR_REASONS: ReadonlySet<string> = new Set([
   IMAGE_TOO_BIG,
   IMAGE_CHUNK_TOO_LONG,
   TOO_MANY_IMAGES,
+  FILE_NAME_BAD,
+  FILE_MIME_BAD,
+  FILE_TOO_BIG,
+  FILE_CHUNK_TOO_LONG,
+  TOO_MANY_FILES,
 ]);
 
 /** What the catalog produces: an ASCII Python identifier. Linear: no alternation to retry. */
@@ -126,6 +137,63 @@ const imageDataMessage = z.strictObject({
 });
 const imageEndMessage = z.strictObject({ type: z.literal("image_end"), id: imageId });
 
+/** A plain file name as the runner makes it: ASCII letters, digits, `.`, `_`, `-`; never `.` or `..`. */
+export function isPlainFileName(name: string, max: number): boolean {
+  if (name.length === 0 || name.length > max || name === "." || name === "..") return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const ok =
+      (c >= 0x30 && c <= 0x39) ||
+      (c >= 0x41 && c <= 0x5a) ||
+      (c >= 0x61 && c <= 0x7a) ||
+      c === 0x2e ||
+      c === 0x5f ||
+      c === 0x2d;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** `type/subtype` of RFC 6838's token characters, checked by a loop (the text is the sandbox's). */
+function isPlainMime(mime: string): boolean {
+  const slash = mime.indexOf("/");
+  if (slash <= 0 || slash === mime.length - 1 || mime.indexOf("/", slash + 1) !== -1) return false;
+  for (let i = 0; i < mime.length; i++) {
+    if (i === slash) continue;
+    const c = mime.charCodeAt(i);
+    const ok =
+      (c >= 0x30 && c <= 0x39) ||
+      (c >= 0x41 && c <= 0x5a) ||
+      (c >= 0x61 && c <= 0x7a) ||
+      "!#$&^_.+-".includes(mime.charAt(i));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** Files are numbered 1, 2, ... in order; the receiver checks the order. */
+const fileId = z.number().int().positive().max(ATTACH_LIMITS.perRun, TOO_MANY_FILES);
+// An attached file, sent as images are: a start declaring its size, base64 chunks, an end.
+const fileStartMessage = z.strictObject({
+  type: z.literal("file_start"),
+  id: fileId,
+  name: z
+    .string()
+    .max(ATTACH_LIMITS.nameMaxChars, FILE_NAME_BAD)
+    .refine((name) => isPlainFileName(name, ATTACH_LIMITS.nameMaxChars), FILE_NAME_BAD),
+  bytes: z.number().int().min(0).max(ATTACH_LIMITS.maxBytes, FILE_TOO_BIG),
+  mime: z
+    .string()
+    .max(ATTACH_LIMITS.mimeMaxChars, FILE_MIME_BAD)
+    .refine(isPlainMime, FILE_MIME_BAD),
+});
+const fileDataMessage = z.strictObject({
+  type: z.literal("file_data"),
+  id: fileId,
+  data: z.string().max(ATTACH_LIMITS.chunkChars, FILE_CHUNK_TOO_LONG),
+});
+const fileEndMessage = z.strictObject({ type: z.literal("file_end"), id: fileId });
+
 const runnerMessage = z.discriminatedUnion("type", [
   callMessage,
   outputMessage,
@@ -133,6 +201,9 @@ const runnerMessage = z.discriminatedUnion("type", [
   imageStartMessage,
   imageDataMessage,
   imageEndMessage,
+  fileStartMessage,
+  fileDataMessage,
+  fileEndMessage,
 ]);
 
 export type RunnerMessage = z.infer<typeof runnerMessage>;
@@ -212,6 +283,7 @@ function isPadded(line: string, message: RunnerMessage): boolean {
       return false;
     case "output":
     case "image_data":
+    case "file_data":
       // Its string and the keys around it; no need to build the JSON of a chunk.
       compact = message.data.length + message.type.length + 20;
       break;
@@ -281,7 +353,18 @@ export interface StartMessage {
     search_default_results: number;
     search_max_results: number;
     search_query_max_chars: number;
+    attach_per_run: number;
+    attach_max_bytes: number;
+    attach_total_bytes: number;
+    attach_chunk_chars: number;
+    attach_name_max_chars: number;
+    attach_mime_max_chars: number;
   };
+  /**
+   * The run's workspace (absent: none): its name, and how execution beneath it is denied
+   * ("landlock": the runner asks the kernel; "mount": the engine mounted it noexec; "none").
+   */
+  workspace?: { name: string; deny_exec: "landlock" | "mount" | "none" };
 }
 
 export type ResultMessage =

@@ -38,7 +38,7 @@ const OWN: SandboxTool[] = [{ name: "beta_send", stub: "async def beta_send() ->
 const echo = (tool: string): Promise<CallOutcome> => Promise.resolve({ ok: true, value: tool });
 
 async function readyContainer(runtime: SandboxRuntime): Promise<SandboxContainer> {
-  const container = await SandboxContainer.start(fx!.docker, fx!.image, testOwner(), runtime);
+  const container = await SandboxContainer.start(fx!.engine, fx!.image, testOwner(), runtime);
   expect(await container.ready).toBe(true);
   return container;
 }

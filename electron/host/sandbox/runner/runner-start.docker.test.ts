@@ -19,7 +19,7 @@ const { fx } = docker;
 
 describeEachRuntime(docker, "the runner's start-up (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {
@@ -65,7 +65,7 @@ describeEachRuntime(docker, "the runner's start-up (%s)", (runtime) => {
 // reach, so it is pinned on the default runtime only.
 describe.skipIf(!fx)("the runner's start-up cost (runc)", () => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0 })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0 })
     : null;
 
   afterAll(async () => {

@@ -44,7 +44,7 @@ import { RESULTS_UNREAD_MAX_BYTES } from "./run-session.js";
 
 describeEachRuntime(docker, "results the code leaves unread (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { kindLabel, runOutcome, summaryOf, targetOf } from "../../lib/audit.js";
 import { formatBytes, formatDateTime, formatDuration } from "../../lib/format.js";
 import { receiptText } from "../../lib/receipt-text.js";
 import { runTitle } from "../../lib/run-title.js";
+import { RunFiles } from "./run-files.js";
 import { RunImages } from "./run-images.js";
 import { PrivateRule, RunOutput } from "./run-notes.js";
 
@@ -247,6 +248,7 @@ function RunDetail(props: {
             </pre>
           ) : null}
           <RunImages logged={finished.images} held={detail.images} />
+          <RunFiles files={finished.files} />
           <RunOutput entry={finished} output={detail.output} />
         </>
       ) : (

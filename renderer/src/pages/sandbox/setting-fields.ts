@@ -83,6 +83,23 @@ export const RUN_SETTINGS: NumberSetting[] = [
     unit: "seconds",
     hint: "A call that waits for your answer is refused if you do not answer within this time.",
   },
+  {
+    key: "workspaceMaxMiB",
+    unit: "MiB",
+    hint:
+      "A workspace keeps an AI app's files between its runs, when it names one. This is the " +
+      "most one may hold, all its files together: a run that would leave more fails and keeps " +
+      "nothing it wrote, and the workspace keeps what it had.",
+  },
+  {
+    key: "workspacesPerClient",
+    hint: "How many workspaces each AI app may have. A run naming a new one past this is refused until you delete one.",
+  },
+  {
+    key: "workspaceKeepDays",
+    unit: "days",
+    hint: "A workspace no run has opened for this long is deleted, with its files.",
+  },
 ];
 
 export const ADVANCED_SETTINGS: NumberSetting[] = [

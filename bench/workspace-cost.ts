@@ -1,0 +1,142 @@
+// What a named workspace costs a warm run, side by side in one process: one warm pool, runs of
+// `print(1)` taking a ready container each time, without a workspace and with an empty, a
+// 10 MiB and a 200 MiB one (each run opens the workspace, has its files put in the container's
+// slot, and keeps it again after, as the engine does). Then a run that reads one 1 MiB file of
+// the 200 MiB workspace, against the same read from the 10 MiB one: a run pays for what it
+// reads, not for the whole workspace.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { RunWorkspaceRequest } from "../electron/host/core/ports/run-types.js";
+import { Sandbox } from "../electron/host/sandbox/sandbox.js";
+import { SlotRoot } from "../electron/host/sandbox/workspaces/workspace-slots.js";
+import { WorkspaceStore } from "../electron/host/sandbox/workspaces/workspace-store.js";
+import { benchEngine } from "./bench-engine.js";
+import { report } from "./report.js";
+import { median } from "./stats.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const MiB = 1024 * 1024;
+const CLIENT = "bench";
+const PRINT = "print(1)";
+const READ_ONE = "print(len(open('/workspace/f000.bin','rb').read()))";
+
+async function main(): Promise<void> {
+  const { engine, image, owner } = await benchEngine();
+  const root = await mkdtemp(path.join(os.tmpdir(), "cm-bench-ws-"));
+  const store = new WorkspaceStore(path.join(root, "workspaces"), () => ({
+    maxBytes: 1024 * MiB,
+    perClient: 10,
+    keepDays: 7,
+  }));
+  const slots = new SlotRoot(path.join(root, "slots"));
+  const sandbox = new Sandbox({ engine, image, owner, poolSize: 1, slots, deadlineSeconds: 120 });
+
+  /** Makes workspace `name` hold `count` files of 1 MiB, written as a run would leave them. */
+  const make = async (name: string, count: number): Promise<void> => {
+    const session = await store.open(CLIENT, name);
+    const slot = await slots.create();
+    try {
+      await slots.open(slot);
+      await session.fill(slot);
+      mkdirSync(slot.workspace, { recursive: true });
+      for (let i = 0; i < count; i++) {
+        const file = path.join(slot.workspace, `f${String(i).padStart(3, "0")}.bin`);
+        writeFileSync(file, Buffer.alloc(MiB, i % 256));
+      }
+      const settled = await session.settle(slot, { finished: true, privateData: false });
+      if (settled.problem !== null) throw new Error(settled.problem);
+    } finally {
+      await session.release();
+      await slots.release(slot);
+    }
+  };
+
+  /** One warm run, timed from the workspace's open to its keeping. */
+  const timed = async (name: string | null, code: string): Promise<number> => {
+    if ((await sandbox.poolFilled()) < 1) throw new Error("the pool did not fill");
+    const started = performance.now();
+    if (name === null) {
+      const result = await sandbox.run({ code });
+      if (result.error !== null) throw new Error(result.error);
+      return performance.now() - started;
+    }
+    const session = await store.open(CLIENT, name);
+    const workspace: RunWorkspaceRequest = {
+      name: session.name,
+      maxBytes: session.maxBytes,
+      fill: (slot) => session.fill(slot),
+      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
+    };
+    try {
+      const result = await sandbox.run({ code, workspace });
+      if (result.error !== null) throw new Error(result.error);
+    } finally {
+      await session.release();
+    }
+    return performance.now() - started;
+  };
+
+  try {
+    await make("empty", 0);
+    await make("ten", 10);
+    await make("big", 200);
+    const cases = {
+      none: [] as number[],
+      empty: [] as number[],
+      ten: [] as number[],
+      big: [] as number[],
+      readTen: [] as number[],
+      readBig: [] as number[],
+    };
+    // One warm-up round, not counted: the first runs page the image in.
+    for (let round = -1; round < ROUNDS; round++) {
+      const keep = (list: number[], ms: number): void => {
+        if (round >= 0) list.push(ms);
+      };
+      keep(cases.none, await timed(null, PRINT));
+      keep(cases.empty, await timed("empty", PRINT));
+      keep(cases.ten, await timed("ten", PRINT));
+      keep(cases.big, await timed("big", PRINT));
+      keep(cases.readTen, await timed("ten", READ_ONE));
+      keep(cases.readBig, await timed("big", READ_ONE));
+    }
+    const none = median(cases.none);
+    const rounds = `median of ${ROUNDS} warm runs, interleaved`;
+    const without = "the same warm run without a workspace";
+    report({
+      what: "warm `print(1)` with an empty workspace",
+      value: median(cases.empty),
+      baseline: none,
+      baselineWhat: without,
+      note: rounds,
+    });
+    report({
+      what: "warm `print(1)` with a 10 MiB workspace (10 files)",
+      value: median(cases.ten),
+      baseline: none,
+      baselineWhat: without,
+      note: `${rounds}; goal within 2x`,
+    });
+    report({
+      what: "warm `print(1)` with a 200 MiB workspace (200 files)",
+      value: median(cases.big),
+      baseline: none,
+      baselineWhat: without,
+      note: rounds,
+    });
+    report({
+      what: "warm run reading one 1 MiB file of a 200 MiB workspace",
+      value: median(cases.readBig),
+      baseline: median(cases.readTen),
+      baselineWhat: "the same read from a 10 MiB workspace",
+      note: `${rounds}; goal: pays for what it reads, not the whole`,
+    });
+  } finally {
+    await sandbox.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();

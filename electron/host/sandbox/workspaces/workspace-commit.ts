@@ -1,0 +1,190 @@
+// Moving a workspace's files into a run's slot and back. Filling costs a link per file, not a
+// copy of its bytes (a run that only reads a 200 MB workspace pays for what it reads): each
+// kept file is hard-linked into the slot, read-only and owned by the host, so the sandbox's
+// user can read it but never change the kept copy in place (runner.py copies a file before
+// the code writes to it). Where the file system can clone (btrfs, XFS, APFS) a clone is used
+// instead: a file of its own for the run at the same cost. Keeping costs a copy only of what
+// the run added or changed: an unchanged file is linked into the new version from the old.
+import { constants } from "node:fs";
+import { chmod, copyFile, link, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { copyKept, scanTree, type Tree } from "./workspace-tree.js";
+
+/** How a slot is filled: hard links of the kept files, or clones of them. */
+export type FillMode = "link" | "clone";
+
+/** What a slot was filled with, to tell afterwards what the run changed. */
+export interface Filled {
+  mode: FillMode;
+  /** Link mode: a kept file's inode, to the path it has in the kept version. */
+  byInode: Map<string, string>;
+  /** Clone mode: each file's size and time as cloned. */
+  byRel: Map<string, { bytes: number; mtimeMs: number }>;
+  /** The kept version's files. */
+  files: Set<string>;
+  dirs: Set<string>;
+}
+
+/** Whether `dir`'s file system clones files (copy-on-write); false when it cannot say. */
+export async function canClone(dir: string): Promise<boolean> {
+  const probe = path.join(dir, `.clone-probe-${process.pid}`);
+  try {
+    await writeFile(probe, "x");
+    await copyFile(probe, `${probe}.c`, constants.COPYFILE_FICLONE_FORCE);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await rm(probe, { force: true });
+    await rm(`${probe}.c`, { force: true });
+  }
+}
+
+/** Puts the kept version `from` (already scanned as `tree`) into the slot folder `into`. */
+export async function fillSlot(
+  from: string,
+  tree: Tree,
+  into: string,
+  mode: FillMode,
+): Promise<Filled> {
+  const filled: Filled = {
+    mode,
+    byInode: new Map(),
+    byRel: new Map(),
+    files: new Set(),
+    dirs: new Set(),
+  };
+  for (const entry of tree.entries) {
+    const target = path.join(into, entry.rel);
+    if (entry.kind === "dir") {
+      await mkdir(target, { mode: 0o777 });
+      await chmod(target, 0o777);
+      filled.dirs.add(entry.rel);
+      continue;
+    }
+    filled.files.add(entry.rel);
+    if (mode === "link") {
+      await link(path.join(from, entry.rel), target);
+      filled.byInode.set(entry.inode, entry.rel);
+    } else {
+      await copyFile(path.join(from, entry.rel), target, constants.COPYFILE_FICLONE_FORCE);
+      await chmod(target, 0o666);
+      const info = await stat(target);
+      filled.byRel.set(entry.rel, { bytes: info.size, mtimeMs: info.mtimeMs });
+    }
+  }
+  return filled;
+}
+
+export interface BuiltVersion {
+  files: number;
+  bytes: number;
+  /** Files added, changed or removed. */
+  filesChanged: number;
+  /** Bytes of the files added or changed. */
+  bytesChanged: number;
+}
+
+/** Which kept file a file the run left is, unchanged; null when it is new or changed. */
+function unchangedSource(
+  filled: Filled,
+  rel: string,
+  inode: string,
+  bytes: number,
+  mtimeMs: number,
+): string | null {
+  if (filled.mode === "link") return filled.byInode.get(inode) ?? null;
+  const was = filled.byRel.get(rel);
+  return was !== undefined && was.bytes === bytes && was.mtimeMs === mtimeMs ? rel : null;
+}
+
+/**
+ * Builds in `target` the version the run left in `slot` (scanned as `tree`): unchanged files
+ * linked from `kept`, the others copied. Null when the run changed nothing (no version is
+ * built then).
+ */
+export async function buildFromSlot(
+  slot: string,
+  tree: Tree,
+  kept: string,
+  filled: Filled,
+  target: string,
+): Promise<BuiltVersion | null> {
+  const plan: { rel: string; from: string; copy: boolean; bytes: number }[] = [];
+  let filesChanged = 0;
+  let bytesChanged = 0;
+  const present = new Set<string>();
+  const dirs: string[] = [];
+  for (const entry of tree.entries) {
+    if (entry.kind === "dir") {
+      dirs.push(entry.rel);
+      continue;
+    }
+    present.add(entry.rel);
+    const source = unchangedSource(filled, entry.rel, entry.inode, entry.bytes, entry.mtimeMs);
+    if (source !== null && (source === entry.rel || filled.mode === "link")) {
+      plan.push({ rel: entry.rel, from: path.join(kept, source), copy: false, bytes: entry.bytes });
+      if (source !== entry.rel) filesChanged++; // kept content under a new name
+    } else {
+      plan.push({
+        rel: entry.rel,
+        from: path.join(slot, entry.rel),
+        copy: true,
+        bytes: entry.bytes,
+      });
+      filesChanged++;
+      bytesChanged += entry.bytes;
+    }
+  }
+  for (const rel of filled.files) if (!present.has(rel)) filesChanged++;
+  const sameDirs = dirs.length === filled.dirs.size && dirs.every((rel) => filled.dirs.has(rel));
+  if (filesChanged === 0 && sameDirs) return null;
+  await mkdir(target, { mode: 0o755 });
+  for (const rel of dirs) await mkdir(path.join(target, rel), { mode: 0o755 });
+  let bytes = 0;
+  for (const step of plan) {
+    const to = path.join(target, step.rel);
+    if (step.copy) await copyKept(step.from, to);
+    else await link(step.from, to);
+    bytes += step.bytes;
+  }
+  return { files: plan.length, bytes, filesChanged, bytesChanged };
+}
+
+/**
+ * Builds in `target` the kept version `kept` with `remove` (a file or folder) taken out and
+ * `add` (a file of the host's, copied in at `rel`) put in.
+ */
+export async function buildEdited(
+  kept: string,
+  keptTree: Tree,
+  target: string,
+  edit: { remove?: string; add?: { rel: string; from: string } },
+): Promise<{ files: number; bytes: number }> {
+  const gone = (rel: string): boolean =>
+    edit.remove !== undefined && (rel === edit.remove || rel.startsWith(`${edit.remove}/`));
+  const replaced = edit.add?.rel;
+  await mkdir(target, { mode: 0o755 });
+  let files = 0;
+  let bytes = 0;
+  for (const entry of keptTree.entries) {
+    if (gone(entry.rel) || entry.rel === replaced) continue;
+    const to = path.join(target, entry.rel);
+    if (entry.kind === "dir") await mkdir(to, { mode: 0o755 });
+    else {
+      await link(path.join(kept, entry.rel), to);
+      files++;
+      bytes += entry.bytes;
+    }
+  }
+  if (edit.add !== undefined) {
+    const to = path.join(target, edit.add.rel);
+    await mkdir(path.dirname(to), { recursive: true, mode: 0o755 });
+    await copyKept(edit.add.from, to);
+    files++;
+    bytes += (await stat(to)).size;
+  }
+  return { files, bytes };
+}
+
+export { scanTree };

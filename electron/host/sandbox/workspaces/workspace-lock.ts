@@ -1,0 +1,94 @@
+// One holder of a workspace at a time: a run (from its fill to its commit) or an edit (the UI,
+// the CLI). Within a process, holders wait their turn in order; across processes (the app, a
+// `codemode serve`, the CLI on the same data directory) a lock file names the holder, and one
+// whose process is gone is taken over.
+import { open, readFile, rm } from "node:fs/promises";
+import { isErrno } from "../../util/errno.js";
+import { pidAlive } from "../../util/process-place.js";
+import { RunNotStarted } from "../../core/engine/run-not-started.js";
+
+/** The lock file in a workspace's folder. */
+export const LOCK_FILE = "lock";
+
+/** The workspace is held by another process that is still alive. */
+export class WorkspaceBusy extends RunNotStarted {
+  override name = "WorkspaceBusy";
+}
+
+/** A lock file whose holder is alive is looked at again after this long... */
+export const LOCK_RETRY_MS = 100;
+/** ...for at most this long, then the waiter gives up with WorkspaceBusy. */
+export const LOCK_WAIT_MS = 10_000;
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** In-process turns, by lock file path: each holder waits for the one before it. */
+const turns = new Map<string, Promise<void>>();
+
+/**
+ * Takes the lock at `file` (in process order, then across processes); resolves to the
+ * function that gives it back. Throws WorkspaceBusy when another live process keeps it past
+ * LOCK_WAIT_MS.
+ */
+export async function takeWorkspaceLock(
+  file: string,
+  what: string,
+  isAlive: (pid: number) => boolean = pidAlive,
+): Promise<() => Promise<void>> {
+  const before = turns.get(file) ?? Promise.resolve();
+  let done: () => void = () => undefined;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const chained = before.then(() => mine);
+  turns.set(file, chained);
+  const finish = (): void => {
+    done();
+    if (turns.get(file) === chained) turns.delete(file);
+  };
+  await before;
+  try {
+    await takeFile(file, what, isAlive);
+  } catch (error) {
+    finish();
+    throw error;
+  }
+  return async () => {
+    await rm(file, { force: true });
+    finish();
+  };
+}
+
+async function takeFile(
+  file: string,
+  what: string,
+  isAlive: (pid: number) => boolean,
+): Promise<void> {
+  const giveUpAt = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await open(file, "wx", 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return;
+    } catch (error) {
+      if (!isErrno(error, "EEXIST")) throw error;
+    }
+    const holder = Number((await readFile(file, "utf8").catch(() => "")).trim());
+    if (
+      !Number.isSafeInteger(holder) ||
+      holder <= 0 ||
+      !isAlive(holder) ||
+      holder === process.pid
+    ) {
+      // A holder that died (or a file left half written, or ours from before a crash of this
+      // process's earlier life under the same pid) no longer holds it.
+      await rm(file, { force: true });
+      continue;
+    }
+    if (Date.now() >= giveUpAt) {
+      throw new WorkspaceBusy(
+        `${what} is in use by another Code Mode process (pid ${holder}); try again when it is done`,
+      );
+    }
+    await delay(LOCK_RETRY_MS);
+  }
+}

@@ -1,0 +1,178 @@
+// Named workspaces on real containers, warm and on each runtime: what a run leaves in
+// /workspace (files and save()d values) is there for the next run of the same client and name,
+// never for another client's; a run over the size limit loses nothing; a run without one has
+// no /workspace; a file a run attaches comes back byte for byte.
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  describeEachRuntime,
+  dockerOnRuntimes,
+  leftoverContainers,
+  testOwner,
+} from "../../../../test-support/docker.js";
+import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import type { RunFileData, RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import { Sandbox } from "../sandbox.js";
+import { SlotRoot } from "./workspace-slots.js";
+import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
+
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
+const MiB = 1024 * 1024;
+
+afterAll(() => removeTempDirs());
+
+describeEachRuntime(docker, "workspaces on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let store: WorkspaceStore;
+  const limits: WorkspaceLimits = { maxBytes: 300 * MiB, perClient: 10, keepDays: 7 };
+
+  beforeAll(async () => {
+    const root = tempDir("cm-wsrun-");
+    store = new WorkspaceStore(path.join(root, "workspaces"), () => limits);
+    sandbox = new Sandbox({
+      ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 1, runtime },
+      slots: new SlotRoot(path.join(root, "slots")),
+      deadlineSeconds: 120,
+    });
+    // The runs below take warm containers: a workspace reaches one made before it was named.
+    expect(await sandbox.poolFilled()).toBe(1);
+  });
+
+  afterAll(async () => {
+    await sandbox.close();
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  /** One run of `client` with its workspace `name`, as the engine makes it. */
+  async function run(client: string, name: string | null, code: string) {
+    const files: RunFileData[] = [];
+    if (name === null) return { result: await sandbox.run({ code }), files };
+    const session = await store.open(client, name);
+    const workspace: RunWorkspaceRequest = {
+      name: session.name,
+      maxBytes: session.maxBytes,
+      fill: (slot) => session.fill(slot),
+      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
+    };
+    try {
+      const result = await sandbox.run({ code, workspace }, { onFile: (f) => files.push(f) });
+      return { result, files };
+    } finally {
+      await session.release();
+    }
+  }
+
+  it("keeps files for the same client and name, apart from another client's", async () => {
+    const first = await run(
+      "alice",
+      "notes",
+      "open('/workspace/a.txt','w').write('alice 1')\nprint(WORKSPACE)",
+    );
+    expect(first.result.error).toBeNull();
+    expect(first.result.stdout).toBe("notes\n");
+    expect(first.result.workspace).toMatchObject({ name: "notes", kept: true, files: 1 });
+    const again = await run("alice", "notes", "print(open('/workspace/a.txt').read())");
+    expect(again.result.stdout).toBe("alice 1\n");
+    const other = await run("bob", "notes", "import os\nprint(sorted(os.listdir('/workspace')))");
+    expect(other.result.stdout).toBe("[]\n");
+  });
+
+  it("a run without a workspace has no /workspace, and save() says how to get one", async () => {
+    const { result } = await run(
+      "alice",
+      null,
+      "import os\nprint(os.path.exists('/workspace'))\nsave('x', 1)",
+    );
+    expect(result.stdout).toBe("False\n");
+    expect(result.error).toContain("WorkspaceError");
+    expect(result.error).toContain('workspace="NAME"');
+  });
+
+  it("a run without a workspace cannot write into its container's slot", async () => {
+    const { result } = await run(
+      "alice",
+      null,
+      "import os\ntry:\n    open('/codemode-slot/x','w')\nexcept PermissionError:\n    print('refused')\nprint(os.listdir('/codemode-slot'))",
+    );
+    expect(result.stdout).toBe("refused\n[]\n");
+  });
+
+  it("a run past the size limit fails naming it, and the workspace keeps what it held", async () => {
+    await run("alice", "small", "open('/workspace/keep.txt','w').write('before')");
+    limits.maxBytes = 1 * MiB;
+    try {
+      const over = await run(
+        "alice",
+        "small",
+        "open('/workspace/keep.txt','w').write('after')\nopen('/workspace/big','wb').write(b'x' * (3 * 1024 * 1024))",
+      );
+      expect(over.result.error).toContain('"small"');
+      expect(over.result.error).toContain("1 MiB");
+      expect(over.result.workspace?.kept).toBe(false);
+    } finally {
+      limits.maxBytes = 300 * MiB;
+    }
+    const after = await run(
+      "alice",
+      "small",
+      "import os\nprint(open('/workspace/keep.txt').read(), sorted(os.listdir('/workspace')))",
+    );
+    expect(after.result.stdout).toBe("before ['keep.txt']\n");
+  });
+
+  it("save() and load() keep a DataFrame between runs", async () => {
+    // 6,250,000 rows of two 8-byte columns: 100 MB.
+    const rows = 6_250_000;
+    const saved = await run(
+      "alice",
+      "frames",
+      `import pandas as pd, numpy as np\ndf = pd.DataFrame({'a': np.arange(${rows}, dtype='int64'), 'b': np.ones(${rows})})\nsave('df', df)\nprint(df.memory_usage(index=False).sum())`,
+    );
+    expect(saved.result.error).toBeNull();
+    expect(Number(saved.result.stdout)).toBe(rows * 16);
+    const loaded = await run(
+      "alice",
+      "frames",
+      "df = load('df')\nprint(len(df), int(df['a'].sum()))",
+    );
+    expect(loaded.result.error).toBeNull();
+    expect(loaded.result.stdout).toBe(`${rows} ${(rows * (rows - 1)) / 2}\n`);
+    const missing = await run("alice", "frames", "load('nope')");
+    expect(missing.result.error).toContain("nothing is saved as 'nope'");
+  }, 180_000);
+
+  it("attach() hands a file back byte for byte", async () => {
+    const { result, files } = await run(
+      "alice",
+      "notes",
+      "import os\ndata = bytes(range(256)) * 1000\nopen('/workspace/out.bin','wb').write(data)\nattach('/workspace/out.bin')",
+    );
+    expect(result.error).toBeNull();
+    expect(files).toHaveLength(1);
+    const expected = Buffer.alloc(256_000, 0).map((_, i) => i % 256);
+    expect(files[0]!.data.equals(expected)).toBe(true);
+    expect(files[0]!.sha256).toBe(createHash("sha256").update(expected).digest("hex"));
+    expect(files[0]!.mimeType).toBe("application/octet-stream");
+  });
+
+  // gVisor has no Landlock and Docker cannot mount the slot noexec (docs/security.md).
+  it.skipIf(runtime !== "runc")("a program written to /workspace cannot be run", async () => {
+    const { result } = await run(
+      "alice",
+      "notes",
+      [
+        "import os, shutil, subprocess",
+        "shutil.copy('/bin/true', '/workspace/t')",
+        "os.chmod('/workspace/t', 0o755)",
+        "try:",
+        "    subprocess.run(['/workspace/t'], check=True)",
+        "    print('ran')",
+        "except PermissionError:",
+        "    print('refused')",
+      ].join("\n"),
+    );
+    expect(result.stdout).toBe("refused\n");
+  });
+});

@@ -1,0 +1,103 @@
+// A run with a workspace, around the run itself (sandbox.ts): the taken container's slot is
+// opened and filled, its size watched while the code runs, and once the container is gone its
+// state kept whole or not at all; the run's result says what became of the workspace.
+import { SANDBOX_ENDED_ERROR, type RunResult } from "../../../../shared/run-result.js";
+import type { SandboxRuntime } from "../../../../shared/settings.js";
+import { RunNotStarted } from "../../core/engine/run-not-started.js";
+import type { RunWorkspaceRequest, WorkspaceSlot } from "../../core/ports/run-types.js";
+import type { SandboxEngine } from "../container-engine/sandbox-engine.js";
+import type { SandboxContainer } from "../containers/sandbox-container.js";
+import type { StartMessage } from "../runner/runner-messages.js";
+import { watchSlotSize } from "./slot-watch.js";
+import { bytesText } from "./workspace-store.js";
+
+/** A run named a workspace where there can be none: the message says why and what to do. */
+export class WorkspaceUnavailable extends RunNotStarted {
+  override name = "WorkspaceUnavailable";
+}
+
+/** Why runs on `engine` can have no workspace; null when they can. */
+export function workspacesRefusal(
+  engine: Pick<SandboxEngine, "mountsHostFolders" | "name" | "endpoint">,
+  slotsGiven: boolean,
+): string | null {
+  if (!slotsGiven) {
+    return "workspaces are kept by the Code Mode app and `codemode serve`; this run has no place for one. Run without a workspace.";
+  }
+  if (!engine.mountsHostFolders) {
+    return `workspaces need a container engine on this computer: ${engine.name} (${engine.endpoint}) is remote, and its containers cannot mount this computer's folders. Run without a workspace, or choose a local engine on Code Mode's Sandbox page.`;
+  }
+  return null;
+}
+
+/**
+ * How the runner is told execution beneath the slot is denied: Podman mounts it noexec; under
+ * runc the runner asks the kernel (Landlock); gVisor has neither (docs/security.md).
+ */
+export function denyExecWay(
+  engine: Pick<SandboxEngine, "product">,
+  runtime: SandboxRuntime,
+): NonNullable<StartMessage["workspace"]>["deny_exec"] {
+  if (engine.product === "Podman") return "mount";
+  return runtime === "runc" ? "landlock" : "none";
+}
+
+/** Whether the code ran to its end (it may have raised): only then is what it left kept. */
+export function ranToItsEnd(result: RunResult): boolean {
+  return (
+    result.stopped === null &&
+    (result.exit_code === 0 || result.exit_code === 1) &&
+    !(result.error ?? "").startsWith(SANDBOX_ENDED_ERROR)
+  );
+}
+
+/** How long a run's container is given to stop on its own before it is removed. */
+export const CONTAINER_STOP_WAIT_MS = 2_000;
+
+/**
+ * Resolves true once nothing in the container can write to the slot any more. The runner ends
+ * a finished run by exiting, and as the container's first process its exit takes every other
+ * process of the container with it: waiting for that stop is enough, and much quicker than a
+ * removal. A container still running after CONTAINER_STOP_WAIT_MS is removed; false when even
+ * that failed (the engine away): then nothing the run left may be kept.
+ */
+export async function containerStopped(
+  container: Pick<SandboxContainer, "stopped" | "remove">,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    container.stopped().catch(() => false),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), CONTAINER_STOP_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (stopped) return true;
+  return container.remove().then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Watches the slot's size while the code runs; `stop` aborts the run past the limit. */
+export function watchWorkspace(
+  slot: WorkspaceSlot,
+  workspace: RunWorkspaceRequest,
+  stop: AbortController,
+): () => void {
+  return watchSlotSize(slot.workspace, workspace.maxBytes, () => stop.abort("workspace_limit"));
+}
+
+/** The result with the workspace's outcome: its report, and the reason it failed if it did. */
+export function withWorkspace(
+  result: RunResult,
+  workspace: RunWorkspaceRequest,
+  outcome: Awaited<ReturnType<RunWorkspaceRequest["settle"]>>,
+): RunResult {
+  let error = result.error;
+  if (result.stopped === "workspace_limit") {
+    error = `the run was stopped: what it wrote in the workspace "${workspace.name}" went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page): nothing this run wrote there was kept, and it holds what it held before the run.`;
+  } else if (outcome.problem !== null) {
+    error = error === null ? outcome.problem : `${error}\n${outcome.problem}`;
+  }
+  return { ...result, error, workspace: outcome.report };
+}

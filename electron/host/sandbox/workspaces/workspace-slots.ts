@@ -1,0 +1,65 @@
+// The slots: one empty folder per sandbox container, mounted at its WORKSPACE_SLOT_PATH when it
+// is made (a warm container cannot be given a mount later). A run with a workspace gets its
+// files put in the slot's `ws` folder when it takes the container; a run without one finds the
+// slot empty and closed to it (owned by the host, not writable by the sandbox's user), so it
+// has no /workspace and can write nothing there.
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { WORKSPACE_SLOT_DIR } from "../containers/container-spec.js";
+import { pidAlive } from "../../util/process-place.js";
+
+/** A slot folder and the workspace folder in it. */
+export interface Slot {
+  /** Mounted as the container's WORKSPACE_SLOT_PATH. */
+  dir: string;
+  /** Where a run's workspace goes: `/workspace` in the container points at it. */
+  workspace: string;
+}
+
+/**
+ * Slots of one process under `<root>/<pid>/`: a process that died leaves its folder, which the
+ * next one to start removes (sweep).
+ */
+export class SlotRoot {
+  private readonly mine: string;
+
+  constructor(
+    private readonly root: string,
+    private readonly isAlive: (pid: number) => boolean = pidAlive,
+  ) {
+    this.mine = path.join(root, String(process.pid));
+  }
+
+  /** A new, empty slot: readable by the sandbox, writable only by the host. */
+  async create(): Promise<Slot> {
+    const dir = path.join(this.mine, randomBytes(8).toString("hex"));
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    // The process's umask may have taken bits off: the sandbox must read it, never write it.
+    await chmod(dir, 0o755);
+    return { dir, workspace: path.join(dir, WORKSPACE_SLOT_DIR) };
+  }
+
+  /** The slot's `ws` folder, made writable by the sandbox's user: the run's /workspace. */
+  async open(slot: Slot): Promise<void> {
+    await mkdir(slot.workspace, { mode: 0o777 });
+    await chmod(slot.workspace, 0o777);
+  }
+
+  /** Removes a slot and what a run left in it. */
+  async release(slot: Slot): Promise<void> {
+    await rm(slot.dir, { recursive: true, force: true, maxRetries: 2 });
+  }
+
+  /** Removes the slots of processes that are gone (a crash skips release). */
+  async sweep(): Promise<void> {
+    const owners = await readdir(this.root).catch(() => [] as string[]);
+    for (const owner of owners) {
+      const pid = Number(owner);
+      if (!Number.isSafeInteger(pid) || pid === process.pid || this.isAlive(pid)) continue;
+      await rm(path.join(this.root, owner), { recursive: true, force: true }).catch(
+        () => undefined,
+      );
+    }
+  }
+}

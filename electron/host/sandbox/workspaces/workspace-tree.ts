@@ -1,0 +1,108 @@
+// Walking a workspace's folder without following anything: what a run left in its slot is the
+// sandbox's, so only plain files and folders are read (lstat, never stat), symlinks and other
+// special files are left out, and the walk stops at a bounded number of entries.
+import { constants } from "node:fs";
+import { chmod, copyFile, lstat, open, readdir } from "node:fs/promises";
+import path from "node:path";
+
+/** One plain file or folder of a tree, by its path relative to the tree's root (`/`-separated). */
+export interface TreeEntry {
+  rel: string;
+  kind: "file" | "dir";
+  bytes: number;
+  /** The inode, as `dev:ino`: a file linked in from the kept version has the same one. */
+  inode: string;
+  mtimeMs: number;
+}
+
+export interface Tree {
+  entries: TreeEntry[];
+  /** Files and folders together. */
+  count: number;
+  bytes: number;
+  /** Symlinks, sockets, devices and pipes: never kept. */
+  leftOut: number;
+}
+
+/** A tree holds more entries than it may. */
+export class TreeTooLarge extends Error {
+  override name = "TreeTooLarge";
+}
+
+/**
+ * Every plain file and folder under `root` (the root itself not included), parents before their
+ * children. Throws TreeTooLarge past `maxEntries`.
+ */
+export async function scanTree(root: string, maxEntries: number): Promise<Tree> {
+  const tree: Tree = { entries: [], count: 0, bytes: 0, leftOut: 0 };
+  const stack = [""];
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    const names = (await readdir(path.join(root, rel))).sort();
+    for (const name of names) {
+      const childRel = rel === "" ? name : `${rel}/${name}`;
+      const info = await lstat(path.join(root, childRel));
+      const kind = info.isFile() ? "file" : info.isDirectory() ? "dir" : null;
+      if (kind === null) {
+        tree.leftOut++;
+        continue;
+      }
+      if (++tree.count > maxEntries) {
+        throw new TreeTooLarge(`it holds more than ${maxEntries} files and folders`);
+      }
+      const bytes = kind === "file" ? info.size : 0;
+      tree.bytes += bytes;
+      tree.entries.push({
+        rel: childRel,
+        kind,
+        bytes,
+        inode: `${info.dev}:${info.ino}`,
+        mtimeMs: info.mtimeMs,
+      });
+      if (kind === "dir") stack.push(childRel);
+    }
+  }
+  return tree;
+}
+
+/**
+ * The bytes of the plain files under `root`, stopping early once past `stopAbove` (the size
+ * watch during a run needs only to know that). Entries that go while it walks are skipped.
+ */
+export async function treeBytes(root: string, stopAbove: number): Promise<number> {
+  let bytes = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) stack.push(full);
+      else if (entry.isFile()) {
+        bytes += await lstat(full).then(
+          (info) => info.size,
+          () => 0,
+        );
+        if (bytes > stopAbove) return bytes;
+      }
+    }
+  }
+  return bytes;
+}
+
+/** Copies a plain file into a kept version: a file of the host's own, read-only, on disk. */
+export async function copyKept(from: string, to: string): Promise<void> {
+  await copyFile(from, to, constants.COPYFILE_EXCL);
+  await chmod(to, 0o444);
+  const handle = await open(to, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

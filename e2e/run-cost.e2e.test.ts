@@ -24,7 +24,7 @@ import { BUDGET_FLOOD, CHUNK_FLOOD, LOG_FLOOD } from "../test-support/run-cost-a
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { REFUSALS_PAST_BUDGET } from "../electron/host/core/bridge/call-budget.js";
-import { MESSAGES_PER_RUN } from "../electron/host/sandbox/runner/run-session.js";
+import { MESSAGES_PER_RUN } from "../electron/host/sandbox/runner/stop-messages.js";
 
 const fx = await dockerOrSkip();
 

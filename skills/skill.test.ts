@@ -9,7 +9,7 @@ import {
   SANDBOX_LIMITS,
   SETTINGS_BOUNDS,
 } from "../shared/limits.js";
-import { OUTPUT_STOP_BYTES } from "../electron/host/sandbox/runner/run-session.js";
+import { OUTPUT_STOP_BYTES } from "../electron/host/sandbox/runner/stop-messages.js";
 
 const skill = readFileSync(new URL("./codemode/SKILL.md", import.meta.url), "utf8");
 

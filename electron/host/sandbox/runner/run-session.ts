@@ -4,7 +4,6 @@ import {
   CATALOG_LIMITS,
   IMAGE_LIMITS,
   PROTOCOL_LIMITS,
-  RUN_COST_LIMITS,
   RUN_LIMITS,
 } from "../../../../shared/limits.js";
 import {
@@ -30,15 +29,7 @@ import type { CallOutcome, RunHooks, RunRequest } from "../../core/ports/run-typ
 import type { SandboxContainer } from "../containers/sandbox-container.js";
 import { MiB } from "../../util/units.js";
 import { cutCodePoints } from "../../util/text-cut.js";
-
-/**
- * Messages one run may send (output chunks, empty ones included, and calls): past this the
- * run is stopped (`message_limit`). Each costs the host a parse however small it is.
- */
-export const MESSAGES_PER_RUN = 100_000;
-
-/** A run whose code writes this much (stdout + stderr) is stopped. */
-export const OUTPUT_STOP_BYTES = 1 * MiB;
+import { MESSAGES_PER_RUN, OUTPUT_STOP_BYTES, stopMessage } from "./stop-messages.js";
 
 /** Last traceback lines kept in `error`. */
 export const ERROR_TAIL_LINES = 20;
@@ -146,22 +137,9 @@ export function runInContainer(
 
     function stop(reason: StopReason, detail?: string): void {
       if (finished) return;
-      const messages: Record<StopReason, string> = {
-        deadline: `the run was stopped at its deadline of ${deadlineSeconds} s`,
-        output_limit: `the run was stopped after writing more than ${OUTPUT_STOP_BYTES} bytes of output`,
-        protocol_violation: `the run was stopped: ${detail ?? "the sandbox broke the protocol"}`,
-        memory: "the run was stopped: it used more memory than the sandbox allows",
-        cancelled: "the run was cancelled",
-        call_budget: `the run was stopped: it kept calling tools after its budget of calls was spent`,
-        message_limit: `the run was stopped after sending more than ${MESSAGES_PER_RUN} messages (output chunks and calls)`,
-        audit_limit: `the run was stopped: its audit log entries reached ${RUN_COST_LIMITS.auditBytesPerRun} bytes`,
-        check: "the run was stopped before its first statement: its tool calls have mistakes",
-        workspace_limit:
-          "the run was stopped: what it wrote in its workspace went past the workspace's size limit",
-      };
       settle(
         result(
-          { error: messages[reason], exit_code: null, stopped: reason },
+          { error: stopMessage(reason, deadlineSeconds, detail), exit_code: null, stopped: reason },
           reason === "deadline",
         ),
       );

@@ -109,7 +109,7 @@ function answerer(seen: Seen[]) {
 
 describeEachRuntime(docker, "the namespaced form in the runner (%s)", (runtime) => {
   const sandbox = fx
-    ? new Sandbox({ docker: fx.docker, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
+    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
     : null;
 
   afterAll(async () => {

@@ -94,7 +94,7 @@ export async function checkCost(catalog: Catalog): Promise<void> {
   );
   for (const runtime of SANDBOX_RUNTIMES.filter((r) => available.includes(r))) {
     const sandbox = new Sandbox({
-      docker: status.docker,
+      engine: status.engine,
       image,
       owner: currentOwner("codemode-bench"),
       poolSize: 0,

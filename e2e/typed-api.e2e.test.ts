@@ -132,7 +132,7 @@ describeEachRuntime(docker, "the typed API on real servers, in process (%s)", (r
     assertHostBuilt();
     servers = new ServerSet(config({ SHOP_CALL_LOG: log.file }));
     await servers.open();
-    sandbox = new Sandbox({ docker: fx!.docker, image: fx!.image, owner: testOwner(), runtime });
+    sandbox = new Sandbox({ engine: fx!.engine, image: fx!.image, owner: testOwner(), runtime });
     engine = new CodeModeEngine({
       servers,
       sandbox,

@@ -47,8 +47,9 @@ async function hostGoesAway(runtime: SandboxRuntime, code: string): Promise<numb
     );
     await blocked;
     // The host's side of stdin closes (Docker closes the container's: StdinOnce), as when
-    // the host process dies; the calls out are never answered.
-    (container as unknown as { stream: Duplex }).stream.end();
+    // the host process dies; the calls out are never answered. The attach stream is the
+    // engine's Duplex under the container's SandboxAttach.
+    (container as unknown as { stream: { stream: Duplex } }).stream.stream.end();
     const exited = await Promise.race([
       container.container.wait().then(() => true),
       new Promise<false>((resolve) => setTimeout(() => resolve(false), EXIT_WAIT_MS)),

@@ -28,6 +28,7 @@ const BENCHES = [
   "pool-burst",
   "concurrent-calls",
   "shim-round-trip",
+  "warm-start-trace",
   "hostile-done-line",
   "schema-pattern",
   "run-cost-flood",

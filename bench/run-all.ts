@@ -26,6 +26,7 @@ const BENCHES = [
   "sandbox-preload",
   "runner-compiled",
   "pool-burst",
+  "pool-after-burst",
   "concurrent-calls",
   "shim-round-trip",
   "warm-start-trace",

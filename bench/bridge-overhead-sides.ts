@@ -39,14 +39,14 @@ export async function loadCallPath(root: string): Promise<CallPath> {
   const load = async <T>(file: string): Promise<T> =>
     (await import(pathToFileURL(path.join(root, "electron", "host", file)).href)) as T;
   const [recorder, log, events, taint, engine, owner, sandbox, config, set] = await Promise.all([
-    load<typeof AuditRecorderModule>("app/audit-recorder.ts"),
+    load<typeof AuditRecorderModule>("audit/audit-recorder.ts"),
     load<typeof AuditLogModule>("audit/audit-log.ts"),
-    load<typeof BridgeEventsModule>("bridge/bridge-events.ts"),
-    load<typeof TaintModule>("bridge/taint.ts"),
-    load<typeof EngineModule>("engine/code-mode-engine.ts"),
-    load<typeof OwnerModule>("sandbox/container-owner.ts"),
+    load<typeof BridgeEventsModule>("core/bridge/bridge-events.ts"),
+    load<typeof TaintModule>("core/bridge/taint.ts"),
+    load<typeof EngineModule>("core/engine/code-mode-engine.ts"),
+    load<typeof OwnerModule>("sandbox/containers/container-owner.ts"),
     load<typeof SandboxModule>("sandbox/sandbox.ts"),
-    load<typeof ServerConfigModule>("servers/server-config.ts"),
+    load<typeof ServerConfigModule>("servers/config/server-config.ts"),
     load<typeof ServerSetModule>("servers/server-set.ts"),
   ]);
   return {

@@ -20,6 +20,7 @@ import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
 import { auditFileName, listAuditFiles } from "./audit-files.js";
 import { AuditIndex } from "./audit-index.js";
+import { AUDIT_SYNC_MIN_INTERVAL_MS, AuditWritePace, takeBatch } from "./audit-write-pace.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import {
   recoverAuditLog,
@@ -34,10 +35,6 @@ import { verifyAudit } from "./audit-verify.js";
 import type { VerifyHeadOptions } from "./audit-verify-head.js";
 
 export type { AuditRecovery } from "./audit-recovery.js";
-import { MiB } from "../util/units.js";
-
-/** Entries queued while a sync is in flight are written together, up to this many bytes. */
-export const AUDIT_BATCH_MAX_BYTES = 1 * MiB;
 
 export interface AuditLogOptions {
   dir: string;
@@ -50,6 +47,8 @@ export interface AuditLogOptions {
   maxTotalBytes?: number;
   /** Sync each write before acknowledging it. Default true; false only for tests and benches. */
   fsync?: boolean;
+  /** How often durable writes may start while entries keep coming (AUDIT_SYNC_MIN_INTERVAL_MS unless said). */
+  syncMinIntervalMs?: number;
   /** The secrets of the moment; every text of every entry is scrubbed of them. */
   secrets?: () => readonly string[];
   /** Where failures that must not stop the log go: a throwing listener, a failed cleanup. */
@@ -96,6 +95,7 @@ export class AuditLog {
   #queue: Pending[] = [];
   #writing = false;
   #draining: Promise<void> = Promise.resolve();
+  readonly #pace: AuditWritePace;
   #closed = false;
   /** Set when a failed write could not be undone: appending more would corrupt the chain. */
   #broken: Error | null = null;
@@ -114,6 +114,10 @@ export class AuditLog {
     this.dir = options.dir;
     this.#now = options.now ?? (() => new Date());
     this.#fsync = options.fsync ?? true;
+    // Unsynced writes cost little: a log that does not sync (tests, benches) never waits.
+    this.#pace = new AuditWritePace(
+      this.#fsync ? (options.syncMinIntervalMs ?? AUDIT_SYNC_MIN_INTERVAL_MS) : 0,
+    );
     this.#secrets = options.secrets ?? (() => []);
     this.#onError = options.onError ?? (() => undefined);
     this.#limits = auditLimits(options);
@@ -177,15 +181,14 @@ export class AuditLog {
       this.#queue.push({ body, bodyJson: JSON.stringify(body), resolve, reject });
       if (!this.#writing) {
         this.#writing = true;
-        // Drained from the next turn of the event loop, not inside append: a tool call's
-        // entry is appended on its way back to the code, which then does not wait for the
-        // hashing and the write (bench/bridge-overhead.ts), and entries appended in the same
-        // turn share one write. The order stays that of the appends.
-        this.#draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-          this.#drain(),
-        );
+        this.#draining = this.#drain();
       }
     });
+  }
+
+  /** What is queued is written now, not at the sync interval's end: someone waits for it. */
+  flush(): void {
+    if (this.#writing) this.#pace.hurry();
   }
 
   /** Calls `listener` with each entry once it is durable, in seq order. Returns unsubscribe. */
@@ -197,6 +200,7 @@ export class AuditLog {
   /** Waits for queued entries, then closes the file. Later appends are refused. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#pace.hurry();
     while (this.#writing) await this.#draining;
     const current = this.#current;
     this.#current = null;
@@ -243,16 +247,13 @@ export class AuditLog {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        // Everything queued while the previous write was syncing goes out in one write and
-        // one sync: under load the cost of a sync is shared instead of paid per entry.
-        let bytes = 0;
-        let take = 0;
-        for (const pending of this.#queue) {
-          bytes += pending.bodyJson.length + 128;
-          take += 1;
-          if (bytes >= AUDIT_BATCH_MAX_BYTES) break;
-        }
-        const batch = this.#queue.splice(0, take);
+        // Written from a later turn of the event loop, not inside append: a tool call's entry
+        // is appended on its way back to the code, which then does not wait for the hashing
+        // and the write (bench/bridge-overhead.ts). Everything queued by then (the interval
+        // since the last write, or a flush) goes out in one write and one sync, in the order
+        // of the appends: the cost of a sync is shared instead of paid per entry.
+        await this.#pace.due();
+        const batch = takeBatch(this.#queue);
         try {
           await this.#commit(batch);
         } catch (error) {
@@ -264,6 +265,7 @@ export class AuditLog {
       // Cleared in the same turn that found the queue empty, so any later append starts a
       // new drain rather than waiting on one that has ended.
       this.#writing = false;
+      this.#pace.settled();
     }
   }
 
@@ -316,6 +318,7 @@ export class AuditLog {
     this.#current ??= await this.#createFile(first.entry.seq, new Date(first.head.tsMs));
     const current = this.#current;
     const data = segment.length === 1 ? first.line : Buffer.concat(segment.map((b) => b.line));
+    this.#pace.started();
     try {
       await writeAll(current.handle, data);
       this.#stats.writes += 1;

@@ -69,6 +69,8 @@ export class HostAudit {
 
   /** Resolves when every entry recorded so far is durable (appends are group-committed). */
   async durable(): Promise<void> {
+    // Someone waits: what is queued is written now, not at the end of the sync interval.
+    this.log.flush();
     await Promise.allSettled([...this.pending]);
   }
 

@@ -1625,7 +1625,9 @@ def _literal_problem(label, kind, value, schema):
         return None
     types = schema.get("type")
     types = [types] if type(types) is str else types
-    if type(types) is list and types and all(type(t) is str for t in types):
+    # OpenAPI's `nullable: true`, which the bridge's validator honours, admits None too.
+    nullable = kind == "null" and schema.get("nullable") is True
+    if type(types) is list and types and all(type(t) is str for t in types) and not nullable:
         if not _kind_fits(kind, value, types):
             return f"{label}: expected {' or '.join(types)}, got {_shown(value)}"
     values = schema.get("enum")

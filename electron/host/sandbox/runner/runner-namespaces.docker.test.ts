@@ -58,7 +58,19 @@ const catalog = buildCatalog(
     { server: "shop", tools: SHOP, allow: null, private: false },
     {
       server: "mail",
-      tools: [{ name: "send", description: "Send.", inputSchema: { type: "object" } }],
+      tools: [
+        { name: "send", description: "Send.", inputSchema: { type: "object" } },
+        {
+          name: "tag",
+          description: "Tag a message.",
+          // `nullable` (OpenAPI's, which the bridge's validator honours): a required one may be None.
+          inputSchema: {
+            type: "object",
+            properties: { label: { type: "string", nullable: true } },
+            required: ["label"],
+          },
+        },
+      ],
       allow: null,
       private: false,
     },
@@ -286,6 +298,7 @@ print("ran")`,
       "from os import *\nshp.list_items()",
       "globals()['shp'] = shop\nshp.list_items()",
       "list_items()",
+      "mail.tag(label=None)",
     ];
     const loud = [
       ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],

@@ -1322,7 +1322,7 @@ class _Namespace:
             raise AttributeError(attr)
         tool = tools.get(attr)
         if tool is not None:
-            method = _make_method(host, tool[0], name, attr, tool[1], self.params(attr))
+            method = _make_method(host, tool[0], name, attr, tool[1], _ns_params(self, attr))
         elif attr in held:
             method = _make_failing_method(name, attr, held[attr], "refused")
         elif down is not None:
@@ -1340,21 +1340,28 @@ class _Namespace:
         name, tools = self.__codemode__[0], self.__codemode__[1]
         return f"<{name}: {len(tools)} tools; dir({name}) lists them>"
 
-    def tool(self, fn):
-        """(name, stub, schema, deprecated) of method `fn`, or None."""
-        return self.__codemode__[1].get(fn)
 
-    def knows(self, fn):
-        """Whether `fn` is a method here that is no catalog tool's (held, or its server down)."""
-        return fn in self.__codemode__[2] or self.__codemode__[3] is not None
+# What the runner asks of a namespace, as functions: any method of the object's own (a public
+# name) would win over the tool of that name, which __getattr__ is only asked for after it.
 
-    def params(self, fn):
-        """The _Params of method `fn`, read from its schema once."""
-        cache = self.__codemode__[5]
-        found = cache.get(fn)
-        if found is None:
-            found = cache[fn] = _Params(self.__codemode__[1][fn][2])
-        return found
+
+def _ns_tool(namespace, fn):
+    """(name, stub, schema, deprecated) of method `fn`, or None."""
+    return namespace.__codemode__[1].get(fn)
+
+
+def _ns_knows(namespace, fn):
+    """Whether `fn` is a method there that is no catalog tool's (held, or its server down)."""
+    return fn in namespace.__codemode__[2] or namespace.__codemode__[3] is not None
+
+
+def _ns_params(namespace, fn):
+    """The _Params of method `fn`, read from its schema once."""
+    cache = namespace.__codemode__[5]
+    found = cache.get(fn)
+    if found is None:
+        found = cache[fn] = _Params(namespace.__codemode__[1][fn][2])
+    return found
 
 
 def _add_namespaces(g, host, catalog, held, down):
@@ -1753,13 +1760,13 @@ class _CallChecker:
                 continue
             if attr.startswith("__") and attr.endswith("__"):
                 continue
-            tool = namespace.tool(attr)
+            tool = _ns_tool(namespace, attr)
             if tool is None:
-                if not namespace.knows(attr):
+                if not _ns_knows(namespace, attr):
                     self.unknown_tool(call or node, base, namespace, attr)
                 continue
             if call is not None:
-                self.check_call(call, base, attr, tool, namespace.params(attr))
+                self.check_call(call, base, attr, tool, _ns_params(namespace, attr))
         return self.problems
 
     def unknown_name(self, call, base):
@@ -1774,13 +1781,13 @@ class _CallChecker:
 
     def unknown_tool(self, node, base, namespace, attr):
         methods = dir(namespace)
-        deprecated = [fn for fn in methods if namespace.tool(fn)[3]]
+        deprecated = [fn for fn in methods if _ns_tool(namespace, fn)[3]]
         close = [f"{base}.{fn}" for fn in _closest(attr, methods, deprecated)]
         # The same name in another namespace: a tool looked for on the wrong server.
         close += [
             f"{name}.{attr}"
             for name, other in self.namespaces.items()
-            if name != base and other.tool(attr)
+            if name != base and _ns_tool(other, attr)
         ]
         text = f"{base} has no tool {attr!r}."
         if close:
@@ -1790,7 +1797,7 @@ class _CallChecker:
         signature = None
         if close and "." in close[0]:
             ns, _, fn = close[0].partition(".")
-            found = self.namespaces[ns].tool(fn)
+            found = _ns_tool(self.namespaces[ns], fn)
             signature = None if found is None else _signature(found[1])
         self.problems.append(_Problem(node, text, signature))
 

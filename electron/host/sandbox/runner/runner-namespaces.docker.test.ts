@@ -70,6 +70,10 @@ const catalog = buildCatalog(
             required: ["label"],
           },
         },
+        // Named as a namespace object's own helpers could be: each must still be its tool.
+        { name: "tool", description: "A tool named tool.", inputSchema: { type: "object" } },
+        { name: "params", description: "A tool named params.", inputSchema: { type: "object" } },
+        { name: "knows", description: "A tool named knows.", inputSchema: { type: "object" } },
       ],
       allow: null,
       private: false,
@@ -182,6 +186,20 @@ print(TOOLS["shop.find_item"].name, search_tools("item"))`,
       "",
     ]);
     expect(result.images.map((i) => [i.name, i.width, i.height])).toEqual([["label.png", 1, 1]]);
+  });
+
+  it("calls a tool whose name is one a namespace object could use for itself", async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `print(await mail.tool(), await mail.params(), await mail.knows())
+print(dir(mail))`,
+      seen,
+    );
+    expect(result.error).toBeNull();
+    expect(seen.map((s) => s.tool)).toEqual(["mail__tool", "mail__params", "mail__knows"]);
+    expect(result.stdout).toBe(
+      "mail__tool {} mail__params {} mail__knows {}\n['knows', 'params', 'send', 'tag', 'tool']\n",
+    );
   });
 
   it("raises ToolError with .server, .tool and .reason, in one line", async () => {

@@ -1318,13 +1318,15 @@ class _Namespace:
 
     def __getattr__(self, attr):
         name, tools, held, down, host, _ = self.__codemode__
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
         tool = tools.get(attr)
         if tool is not None:
             method = _make_method(host, tool[0], name, attr, tool[1], _ns_params(self, attr))
         elif attr in held:
             method = _make_failing_method(name, attr, held[attr], "refused")
+        elif attr.startswith("__") and attr.endswith("__"):
+            # Python's own (copy looks up __deepcopy__, say), never a down server's method. A tool
+            # named so is looked up above: the host makes its method `__init___`, no such name.
+            raise AttributeError(attr)
         elif down is not None:
             message = f"{name}.{attr}(): server {down[0]!r} is not running: {down[1]}"
             method = _make_failing_method(name, attr, message, "server_error")
@@ -1758,10 +1760,10 @@ class _CallChecker:
                 continue
             if base in bound or (base, attr) in stored:
                 continue
-            if attr.startswith("__") and attr.endswith("__"):
-                continue
             tool = _ns_tool(namespace, attr)
             if tool is None:
+                if attr.startswith("__") and attr.endswith("__"):
+                    continue  # the object's own (`shop.__doc__`)
                 if not _ns_knows(namespace, attr):
                     self.unknown_tool(call or node, base, namespace, attr)
                 continue

@@ -74,6 +74,8 @@ const catalog = buildCatalog(
         { name: "tool", description: "A tool named tool.", inputSchema: { type: "object" } },
         { name: "params", description: "A tool named params.", inputSchema: { type: "object" } },
         { name: "knows", description: "A tool named knows.", inputSchema: { type: "object" } },
+        // A dunder name: its method (`__init___`, as python-names.ts makes it) is still a tool.
+        { name: "__init__", description: "A dunder.", inputSchema: { type: "object" } },
       ],
       allow: null,
       private: false,
@@ -192,13 +194,20 @@ print(TOOLS["shop.find_item"].name, search_tools("item"))`,
     const seen: Seen[] = [];
     const result = await run(
       `print(await mail.tool(), await mail.params(), await mail.knows())
+print(await mail.__init___())
 print(dir(mail))`,
       seen,
     );
     expect(result.error).toBeNull();
-    expect(seen.map((s) => s.tool)).toEqual(["mail__tool", "mail__params", "mail__knows"]);
+    expect(seen.map((s) => s.tool)).toEqual([
+      "mail__tool",
+      "mail__params",
+      "mail__knows",
+      "mail____init__",
+    ]);
     expect(result.stdout).toBe(
-      "mail__tool {} mail__params {} mail__knows {}\n['knows', 'params', 'send', 'tag', 'tool']\n",
+      "mail__tool {} mail__params {} mail__knows {}\nmail____init__ {}\n" +
+        "['__init___', 'knows', 'params', 'send', 'tag', 'tool']\n",
     );
   });
 
@@ -334,6 +343,7 @@ print("ran")`,
         "unexpected keyword argument 'nope'. Did you mean: 'note'?",
       ],
       ["x = shop.list_itemz", "shop has no tool 'list_itemz'. Did you mean: shop.list_items?"],
+      ["mail.__init___(x=1)", "unexpected keyword argument 'x'; it takes none"],
       [
         "mail.add_item(name='a', qty=1)",
         "mail has no tool 'add_item'. Did you mean: shop.add_item?",

@@ -1838,11 +1838,13 @@ class _CallChecker:
         if not params.known:
             return []
         name = params.name_of(given_name) if direct else given_name
+        # Given, whether or not `properties` lists it: a schema can require a name it declares
+        # only in a branch (allOf, ...) or leaves to additionalProperties.
+        given.add(name)
         if name not in params.props:
             if params.closed:
                 return [self.unexpected(params, given_name)]
             return []
-        given.add(name)
         found = _literal(node)
         if found is None:
             return []

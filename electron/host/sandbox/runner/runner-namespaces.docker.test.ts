@@ -76,6 +76,21 @@ const catalog = buildCatalog(
         { name: "knows", description: "A tool named knows.", inputSchema: { type: "object" } },
         // A dunder name: its method (`__init___`, as python-names.ts makes it) is still a tool.
         { name: "__init__", description: "A dunder.", inputSchema: { type: "object" } },
+        // Required names its top-level `properties` does not list.
+        {
+          name: "forward",
+          description: "Forward a message.",
+          inputSchema: {
+            type: "object",
+            allOf: [{ properties: { to: { type: "string" } } }],
+            required: ["to"],
+          },
+        },
+        {
+          name: "archive",
+          description: "Archive a message.",
+          inputSchema: { type: "object", required: ["id"], additionalProperties: true },
+        },
       ],
       allow: null,
       private: false,
@@ -207,7 +222,7 @@ print(dir(mail))`,
     ]);
     expect(result.stdout).toBe(
       "mail__tool {} mail__params {} mail__knows {}\nmail____init__ {}\n" +
-        "['__init___', 'knows', 'params', 'send', 'tag', 'tool']\n",
+        "['__init___', 'archive', 'forward', 'knows', 'params', 'send', 'tag', 'tool']\n",
     );
   });
 
@@ -326,6 +341,9 @@ print("ran")`,
       "globals()['shp'] = shop\nshp.list_items()",
       "list_items()",
       "mail.tag(label=None)",
+      'mail.forward(to="a")',
+      "mail.archive(id=1)",
+      'mail.archive(**{"id": 1})',
     ];
     const loud = [
       ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],
@@ -344,6 +362,7 @@ print("ran")`,
       ],
       ["x = shop.list_itemz", "shop has no tool 'list_itemz'. Did you mean: shop.list_items?"],
       ["mail.__init___(x=1)", "unexpected keyword argument 'x'; it takes none"],
+      ["mail.archive(note=1)", "missing required argument 'id'"],
       [
         "mail.add_item(name='a', qty=1)",
         "mail has no tool 'add_item'. Did you mean: shop.add_item?",

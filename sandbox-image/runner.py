@@ -200,6 +200,7 @@ def _parse_tools(tools):
             _host_bug()
         catalog.append((name, stub, description, schema, deprecated))
         _parse_place(tool, name, catalog.places)
+        _parse_keywords(tool, name, catalog.keywords)
     return catalog
 
 
@@ -1120,6 +1121,7 @@ class _Catalog(list):
     def __init__(self):
         super().__init__()
         self.places = {}
+        self.keywords = {}  # {name: {keyword: parameter}} of the tools sent without a schema
 
 
 def _is_name(value):
@@ -1140,6 +1142,16 @@ def _parse_place(tool, name, places):
     if not (_is_name(ns) and _is_name(fn)):
         _host_bug()
     places[name] = (ns, fn)
+
+
+def _parse_keywords(tool, name, keywords):
+    """The tool's `kw` ({keyword: parameter}, sent when its schema is not), when it has one."""
+    kw = tool.get("kw")
+    if kw is None:
+        return
+    if type(kw) is not dict or not all(_is_name(k) and type(v) is str for k, v in kw.items()):
+        _host_bug()
+    keywords[name] = kw
 
 
 def _parse_held_methods(held):
@@ -1183,13 +1195,14 @@ def _keyword_for(name, declared):
 class _Params:
     """A tool's parameters, read from its input schema (what TOOLS[name].schema holds): the
     keyword of each property, the required ones, and whether names the schema does not list are
-    refused. Without a schema (the host left it out as too large) nothing is known: keywords go
-    out as they are, and the bridge judges them."""
+    refused. Without a schema (the host left it out as too large) nothing is known but the
+    keywords the host sent that stand for other names (`from_`): the rest go out as they are,
+    and the bridge judges them."""
 
     __slots__ = ("known", "props", "keywords", "required", "closed")
 
-    def __init__(self, schema_json):
-        self.known, self.props, self.keywords = False, {}, {}
+    def __init__(self, schema_json, keywords=None):
+        self.known, self.props, self.keywords = False, {}, dict(keywords or {})
         self.required, self.closed = frozenset(), False
         try:
             schema = None if schema_json is None else json.loads(schema_json)
@@ -1197,6 +1210,7 @@ class _Params:
             schema = None
         if type(schema) is not dict:
             return
+        self.keywords = {}
         props = schema.get("properties")
         self.props = props if type(props) is dict else {}
         self.known = True
@@ -1348,7 +1362,7 @@ class _Namespace:
 
 
 def _ns_tool(namespace, fn):
-    """(name, stub, schema, deprecated) of method `fn`, or None."""
+    """(name, stub, schema, deprecated, keywords) of method `fn`, or None."""
     return namespace.__codemode__[1].get(fn)
 
 
@@ -1362,7 +1376,8 @@ def _ns_params(namespace, fn):
     cache = namespace.__codemode__[5]
     found = cache.get(fn)
     if found is None:
-        found = cache[fn] = _Params(namespace.__codemode__[1][fn][2])
+        tool = namespace.__codemode__[1][fn]
+        found = cache[fn] = _Params(tool[2], tool[4])
     return found
 
 
@@ -1373,7 +1388,8 @@ def _add_namespaces(g, host, catalog, held, down):
     for name, stub, _description, schema, deprecated in catalog:
         place = catalog.places.get(name)
         if place is not None:
-            tools.setdefault(place[0], {})[place[1]] = (name, stub, schema, deprecated)
+            keywords = catalog.keywords.get(name)
+            tools.setdefault(place[0], {})[place[1]] = (name, stub, schema, deprecated, keywords)
     held_by = {}
     for (ns, fn), message in held.items():
         held_by.setdefault(ns, {})[fn] = message

@@ -10,7 +10,7 @@ import {
   leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
-import { buildCatalog } from "../../core/catalog/catalog-builder.js";
+import { buildCatalog, SCHEMA_SHOWN_MAX_BYTES } from "../../core/catalog/catalog-builder.js";
 import type { DiscoveredTool } from "../../core/catalog/catalog-types.js";
 import { catalogSandboxTools } from "../../core/catalog/sandbox-tools.js";
 import type { CallOutcome } from "../../core/ports/run-types.js";
@@ -90,6 +90,18 @@ const catalog = buildCatalog(
           name: "archive",
           description: "Archive a message.",
           inputSchema: { type: "object", required: ["id"], additionalProperties: true },
+        },
+        // A schema too large to go to the sandbox: its `from_=` must still mean "from".
+        {
+          name: "search",
+          description: "Search the mail.",
+          inputSchema: {
+            type: "object",
+            properties: {
+              from: { type: "string" },
+              text: { type: "string", description: "x".repeat(SCHEMA_SHOWN_MAX_BYTES) },
+            },
+          },
         },
       ],
       allow: null,
@@ -222,8 +234,20 @@ print(dir(mail))`,
     ]);
     expect(result.stdout).toBe(
       "mail__tool {} mail__params {} mail__knows {}\nmail____init__ {}\n" +
-        "['__init___', 'archive', 'forward', 'knows', 'params', 'send', 'tag', 'tool']\n",
+        "['__init___', 'archive', 'forward', 'knows', 'params', 'search', 'send', 'tag', 'tool']\n",
     );
+  });
+
+  it('sends `from_=` as "from" for a tool whose schema stays on the host (too large)', async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `print(TOOLS["mail.search"].schema)
+await mail.search(from_="ann", text="hi")`,
+      seen,
+    );
+    expect(result.error).toBeNull();
+    expect(result.stdout).toBe("None\n");
+    expect(seen).toEqual([{ tool: "mail__search", args: { from: "ann", text: "hi" } }]);
   });
 
   it("raises ToolError with .server, .tool and .reason, in one line", async () => {

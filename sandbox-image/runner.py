@@ -1766,6 +1766,9 @@ class _CallChecker:
             elif node.name:  # _NAMED_NODES
                 bound.add(node.name)
         unsure = star or dynamic
+        # In the code's order, as the report lists them: past the mistakes it describes, the
+        # rest are only counted, with no costly look for close names (full).
+        uses.sort(key=lambda node: (node.lineno, node.col_offset))
         for node in uses:
             base, attr = node.value.id, node.attr
             namespace = self.namespaces.get(base)
@@ -1797,7 +1800,14 @@ class _CallChecker:
             text = f"name {base!r} is not defined. Did you mean: {quoted}?"
             self.problems.append(_Problem(call, text))
 
+    def full(self):
+        """Whether the report already has all the mistakes it describes."""
+        return len(self.problems) >= _CHECK_SHOWN_MAX
+
     def unknown_tool(self, node, base, namespace, attr):
+        if self.full():
+            self.problems.append(_Problem(node, ""))
+            return
         methods = dir(namespace)
         deprecated = [fn for fn in methods if _ns_tool(namespace, fn)[3]]
         close = [f"{base}.{fn}" for fn in _closest(attr, methods, deprecated)]
@@ -1871,6 +1881,8 @@ class _CallChecker:
         return [] if problem is None else [problem]
 
     def unexpected(self, params, given_name):
+        if self.full():
+            return ""
         keywords = list(params.keywords) + [
             json.dumps(name) for name in params.props if _keyword_for(name, params.props) is None
         ]

@@ -409,6 +409,29 @@ print(json.dumps(out))`);
     expect(found.slice(quiet.length)).toEqual(loud.map(([, said]) => said));
   });
 
+  it("looks for close names only for the mistakes its report describes", async () => {
+    // Each look is a pass over a namespace's tools: 200 misspelt names must not cost 200 of
+    // them (on a large server's, minutes), when the report describes the first ten mistakes
+    // (seven looks: three of the ten are missing arguments).
+    const result = await run(`import importlib.util, json
+spec = importlib.util.spec_from_file_location("runner_under_test", "/opt/codemode/runner.py")
+r = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(r)
+looks = []
+closest = r._closest
+r._closest = lambda *args: looks.append(args[0]) or closest(*args)
+code = "\\n".join(f"shop.add_iten_{i}(name='a', qty=1)\\nshop.add_item(nme='a', qty={i})" for i in range(100))
+found = r._check_before_run(code, dict(globals()), {"shop": shop}, {"error_max_chars": 100000})
+print(len(looks), found[0].splitlines()[0])
+print(found[0].splitlines()[-1], "|", found[1])`);
+    expect(result.error).toBeNull();
+    expect(result.stdout.split("\n")).toEqual([
+      "7 ToolCheckError: 300 mistakes found before the code ran (nothing ran, no call made):",
+      "... and 290 more | line 1, column 1: shop has no tool 'add_iten_0'. Did you mean: shop.add_item?",
+      "",
+    ]);
+  });
+
   it("takes a forged check report only as the run's first message", async () => {
     // fd 4 is the runner's protocol output (the code shares its process, so it can write there);
     // a write to a pipe may be partial, so the line is written whole. Then the code waits: the

@@ -1831,7 +1831,8 @@ class _CallChecker:
 
     def check_call(self, call, base, attr, tool, params):
         said = []
-        if call.args:
+        # A spread (`*items`) may be empty, and then passes nothing: only a plain one is sure.
+        if any(type(arg) is not ast.Starred for arg in call.args):
             said.append(f"{base}.{attr}() takes keyword arguments only (name=value)")
         given, open_extra = set(), False
         for kw in call.keywords:

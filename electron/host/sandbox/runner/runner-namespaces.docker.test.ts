@@ -368,6 +368,8 @@ print("ran")`,
       'mail.forward(to="a")',
       "mail.archive(id=1)",
       'mail.archive(**{"id": 1})',
+      // An empty spread passes nothing positionally: the call goes through.
+      'shop.add_item(*[], name="a", qty=1)',
     ];
     const loud = [
       ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],
@@ -387,6 +389,7 @@ print("ran")`,
       ["x = shop.list_itemz", "shop has no tool 'list_itemz'. Did you mean: shop.list_items?"],
       ["mail.__init___(x=1)", "unexpected keyword argument 'x'; it takes none"],
       ["mail.archive(note=1)", "missing required argument 'id'"],
+      ['shop.add_item("a", qty=1)', "shop.add_item() takes keyword arguments only (name=value)"],
       [
         "mail.add_item(name='a', qty=1)",
         "mail has no tool 'add_item'. Did you mean: shop.add_item?",

@@ -200,6 +200,7 @@ def _parse_tools(tools):
             _host_bug()
         catalog.append((name, stub, description, schema, deprecated))
         _parse_place(tool, name, catalog.places)
+        _parse_keywords(tool, name, catalog.keywords)
     return catalog
 
 
@@ -1120,6 +1121,7 @@ class _Catalog(list):
     def __init__(self):
         super().__init__()
         self.places = {}
+        self.keywords = {}  # {name: {keyword: parameter}} of the tools sent without a schema
 
 
 def _is_name(value):
@@ -1140,6 +1142,16 @@ def _parse_place(tool, name, places):
     if not (_is_name(ns) and _is_name(fn)):
         _host_bug()
     places[name] = (ns, fn)
+
+
+def _parse_keywords(tool, name, keywords):
+    """The tool's `kw` ({keyword: parameter}, sent when its schema is not), when it has one."""
+    kw = tool.get("kw")
+    if kw is None:
+        return
+    if type(kw) is not dict or not all(_is_name(k) and type(v) is str for k, v in kw.items()):
+        _host_bug()
+    keywords[name] = kw
 
 
 def _parse_held_methods(held):
@@ -1183,13 +1195,14 @@ def _keyword_for(name, declared):
 class _Params:
     """A tool's parameters, read from its input schema (what TOOLS[name].schema holds): the
     keyword of each property, the required ones, and whether names the schema does not list are
-    refused. Without a schema (the host left it out as too large) nothing is known: keywords go
-    out as they are, and the bridge judges them."""
+    refused. Without a schema (the host left it out as too large) nothing is known but the
+    keywords the host sent that stand for other names (`from_`): the rest go out as they are,
+    and the bridge judges them."""
 
     __slots__ = ("known", "props", "keywords", "required", "closed")
 
-    def __init__(self, schema_json):
-        self.known, self.props, self.keywords = False, {}, {}
+    def __init__(self, schema_json, keywords=None):
+        self.known, self.props, self.keywords = False, {}, dict(keywords or {})
         self.required, self.closed = frozenset(), False
         try:
             schema = None if schema_json is None else json.loads(schema_json)
@@ -1197,6 +1210,7 @@ class _Params:
             schema = None
         if type(schema) is not dict:
             return
+        self.keywords = {}
         props = schema.get("properties")
         self.props = props if type(props) is dict else {}
         self.known = True
@@ -1318,13 +1332,15 @@ class _Namespace:
 
     def __getattr__(self, attr):
         name, tools, held, down, host, _ = self.__codemode__
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
         tool = tools.get(attr)
         if tool is not None:
-            method = _make_method(host, tool[0], name, attr, tool[1], self.params(attr))
+            method = _make_method(host, tool[0], name, attr, tool[1], _ns_params(self, attr))
         elif attr in held:
             method = _make_failing_method(name, attr, held[attr], "refused")
+        elif attr.startswith("__") and attr.endswith("__"):
+            # Python's own (copy looks up __deepcopy__, say), never a down server's method. A tool
+            # named so is looked up above: the host makes its method `__init___`, no such name.
+            raise AttributeError(attr)
         elif down is not None:
             message = f"{name}.{attr}(): server {down[0]!r} is not running: {down[1]}"
             method = _make_failing_method(name, attr, message, "server_error")
@@ -1340,21 +1356,29 @@ class _Namespace:
         name, tools = self.__codemode__[0], self.__codemode__[1]
         return f"<{name}: {len(tools)} tools; dir({name}) lists them>"
 
-    def tool(self, fn):
-        """(name, stub, schema, deprecated) of method `fn`, or None."""
-        return self.__codemode__[1].get(fn)
 
-    def knows(self, fn):
-        """Whether `fn` is a method here that is no catalog tool's (held, or its server down)."""
-        return fn in self.__codemode__[2] or self.__codemode__[3] is not None
+# What the runner asks of a namespace, as functions: any method of the object's own (a public
+# name) would win over the tool of that name, which __getattr__ is only asked for after it.
 
-    def params(self, fn):
-        """The _Params of method `fn`, read from its schema once."""
-        cache = self.__codemode__[5]
-        found = cache.get(fn)
-        if found is None:
-            found = cache[fn] = _Params(self.__codemode__[1][fn][2])
-        return found
+
+def _ns_tool(namespace, fn):
+    """(name, stub, schema, deprecated, keywords) of method `fn`, or None."""
+    return namespace.__codemode__[1].get(fn)
+
+
+def _ns_knows(namespace, fn):
+    """Whether `fn` is a method there that is no catalog tool's (held, or its server down)."""
+    return fn in namespace.__codemode__[2] or namespace.__codemode__[3] is not None
+
+
+def _ns_params(namespace, fn):
+    """The _Params of method `fn`, read from its schema once."""
+    cache = namespace.__codemode__[5]
+    found = cache.get(fn)
+    if found is None:
+        tool = namespace.__codemode__[1][fn]
+        found = cache[fn] = _Params(tool[2], tool[4])
+    return found
 
 
 def _add_namespaces(g, host, catalog, held, down):
@@ -1364,7 +1388,8 @@ def _add_namespaces(g, host, catalog, held, down):
     for name, stub, _description, schema, deprecated in catalog:
         place = catalog.places.get(name)
         if place is not None:
-            tools.setdefault(place[0], {})[place[1]] = (name, stub, schema, deprecated)
+            keywords = catalog.keywords.get(name)
+            tools.setdefault(place[0], {})[place[1]] = (name, stub, schema, deprecated, keywords)
     held_by = {}
     for (ns, fn), message in held.items():
         held_by.setdefault(ns, {})[fn] = message
@@ -1625,7 +1650,9 @@ def _literal_problem(label, kind, value, schema):
         return None
     types = schema.get("type")
     types = [types] if type(types) is str else types
-    if type(types) is list and types and all(type(t) is str for t in types):
+    # OpenAPI's `nullable: true`, which the bridge's validator honours, admits None too.
+    nullable = kind == "null" and schema.get("nullable") is True
+    if type(types) is list and types and all(type(t) is str for t in types) and not nullable:
         if not _kind_fits(kind, value, types):
             return f"{label}: expected {' or '.join(types)}, got {_shown(value)}"
     values = schema.get("enum")
@@ -1739,6 +1766,9 @@ class _CallChecker:
             elif node.name:  # _NAMED_NODES
                 bound.add(node.name)
         unsure = star or dynamic
+        # In the code's order, as the report lists them: past the mistakes it describes, the
+        # rest are only counted, with no costly look for close names (full).
+        uses.sort(key=lambda node: (node.lineno, node.col_offset))
         for node in uses:
             base, attr = node.value.id, node.attr
             namespace = self.namespaces.get(base)
@@ -1749,15 +1779,15 @@ class _CallChecker:
                 continue
             if base in bound or (base, attr) in stored:
                 continue
-            if attr.startswith("__") and attr.endswith("__"):
-                continue
-            tool = namespace.tool(attr)
+            tool = _ns_tool(namespace, attr)
             if tool is None:
-                if not namespace.knows(attr):
+                if attr.startswith("__") and attr.endswith("__"):
+                    continue  # the object's own (`shop.__doc__`)
+                if not _ns_knows(namespace, attr):
                     self.unknown_tool(call or node, base, namespace, attr)
                 continue
             if call is not None:
-                self.check_call(call, base, attr, tool, namespace.params(attr))
+                self.check_call(call, base, attr, tool, _ns_params(namespace, attr))
         return self.problems
 
     def unknown_name(self, call, base):
@@ -1770,15 +1800,22 @@ class _CallChecker:
             text = f"name {base!r} is not defined. Did you mean: {quoted}?"
             self.problems.append(_Problem(call, text))
 
+    def full(self):
+        """Whether the report already has all the mistakes it describes."""
+        return len(self.problems) >= _CHECK_SHOWN_MAX
+
     def unknown_tool(self, node, base, namespace, attr):
+        if self.full():
+            self.problems.append(_Problem(node, ""))
+            return
         methods = dir(namespace)
-        deprecated = [fn for fn in methods if namespace.tool(fn)[3]]
+        deprecated = [fn for fn in methods if _ns_tool(namespace, fn)[3]]
         close = [f"{base}.{fn}" for fn in _closest(attr, methods, deprecated)]
         # The same name in another namespace: a tool looked for on the wrong server.
         close += [
             f"{name}.{attr}"
             for name, other in self.namespaces.items()
-            if name != base and other.tool(attr)
+            if name != base and _ns_tool(other, attr)
         ]
         text = f"{base} has no tool {attr!r}."
         if close:
@@ -1788,13 +1825,14 @@ class _CallChecker:
         signature = None
         if close and "." in close[0]:
             ns, _, fn = close[0].partition(".")
-            found = self.namespaces[ns].tool(fn)
+            found = _ns_tool(self.namespaces[ns], fn)
             signature = None if found is None else _signature(found[1])
         self.problems.append(_Problem(node, text, signature))
 
     def check_call(self, call, base, attr, tool, params):
         said = []
-        if call.args:
+        # A spread (`*items`) may be empty, and then passes nothing: only a plain one is sure.
+        if any(type(arg) is not ast.Starred for arg in call.args):
             said.append(f"{base}.{attr}() takes keyword arguments only (name=value)")
         given, open_extra = set(), False
         for kw in call.keywords:
@@ -1827,11 +1865,13 @@ class _CallChecker:
         if not params.known:
             return []
         name = params.name_of(given_name) if direct else given_name
+        # Given, whether or not `properties` lists it: a schema can require a name it declares
+        # only in a branch (allOf, ...) or leaves to additionalProperties.
+        given.add(name)
         if name not in params.props:
             if params.closed:
                 return [self.unexpected(params, given_name)]
             return []
-        given.add(name)
         found = _literal(node)
         if found is None:
             return []
@@ -1842,6 +1882,8 @@ class _CallChecker:
         return [] if problem is None else [problem]
 
     def unexpected(self, params, given_name):
+        if self.full():
+            return ""
         keywords = list(params.keywords) + [
             json.dumps(name) for name in params.props if _keyword_for(name, params.props) is None
         ]

@@ -188,6 +188,28 @@ describe("the form of a result", () => {
     );
   });
 
+  it("measures an image's data as sent, not as decoded: padding cannot carry it past the cap", async () => {
+    const png = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
+    // Characters base64 ignores decode to nothing, yet would all go to the sandbox with the data.
+    const padded = png + "\n".repeat(RESULT_IMAGE_DATA_MAX_BYTES * 2);
+    // Exactly at the cap (its base64 ends in padding): the data still comes.
+    const full = Buffer.alloc(RESULT_IMAGE_DATA_MAX_BYTES).toString("base64");
+    const s = setup({
+      handler: (call) => ({
+        content: [
+          { type: "image", data: call.args.full === true ? full : padded, mimeType: "image/png" },
+        ],
+      }),
+    });
+    const outcome = await s.run().call("web__fetch", {});
+    expect(outcome).toMatchObject({ form: "content", items: [{ kind: "image", bytes: 8 }] });
+    const items = outcome.ok && outcome.form === "content" ? outcome.items : [];
+    expect(items[0]).not.toHaveProperty("data");
+    expect(await s.run().call("web__fetch", { full: true })).toMatchObject({
+      items: [{ kind: "image", bytes: RESULT_IMAGE_DATA_MAX_BYTES, data: full }],
+    });
+  });
+
   it("keeps secrets out of every text of a typed outcome, and an image holding one loses its data", async () => {
     const secret = "sk-secret-123";
     const withSecret = Buffer.from(`\x89PNG....${secret}`).toString("base64");

@@ -30,6 +30,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
+/**
+ * The bytes base64 text stands for at its full length. The text goes to the sandbox as the server
+ * sent it, characters base64 skips included, so the caps hold for this, not for what it decodes to.
+ */
+function sentBytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor(((data.length - padding) * 3) / 4);
+}
+
 /** One content item as a small object; undefined for a text one (the caller keeps its text). */
 function itemOf(part: unknown, room: { left: number }): ResultItem {
   if (!isObject(part)) return { kind: "other", bytes: 0 };
@@ -39,12 +48,13 @@ function itemOf(part: unknown, room: { left: number }): ResultItem {
     case "image": {
       const bytes = base64Bytes(part.data);
       const item: ResultItem = { kind: "image", mime: label(part.mimeType), bytes };
+      const sent = typeof part.data === "string" ? sentBytes(part.data) : 0;
       if (
         typeof part.data === "string" &&
-        bytes <= RESULT_IMAGE_DATA_MAX_BYTES &&
-        bytes <= room.left
+        sent <= RESULT_IMAGE_DATA_MAX_BYTES &&
+        sent <= room.left
       ) {
-        room.left -= bytes;
+        room.left -= sent;
         return { ...item, data: part.data };
       }
       return item;

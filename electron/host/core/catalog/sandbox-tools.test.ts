@@ -21,6 +21,22 @@ describe("sandboxTools", () => {
     expect(sandboxTools([{ ...tool, method: null }])[0]).not.toHaveProperty("method");
   });
 
+  it("sends the keywords that stand for other names for a method whose schema stays behind", () => {
+    const schema = {
+      type: "object",
+      properties: { from: {}, class: {}, class_: {}, to: {}, "a b": {} },
+    };
+    const tool = { ...makeTool({ pyName: "a", schema }), shownSchema: null };
+    // `from_` passes "from"; `class_` is a parameter of its own, so "class" has no keyword.
+    expect(sandboxTools([tool])[0]?.keywords).toEqual({ from_: "from" });
+    expect(toolsJson(sandboxTools([tool]))).toContain('"kw":{"from_":"from"}');
+    // With its schema the runner reads them itself; a tool without a method has no keywords.
+    expect(sandboxTools([makeTool({ pyName: "a", schema })])[0]).not.toHaveProperty("keywords");
+    expect(sandboxTools([{ ...tool, method: null }])[0]).not.toHaveProperty("keywords");
+    const plain = { ...makeTool({ pyName: "b", schema: { properties: { to: {} } } }) };
+    expect(sandboxTools([{ ...plain, shownSchema: null }])[0]).not.toHaveProperty("keywords");
+  });
+
   it("stops sending schemas once they reach schemasShownTotalBytes, in catalog order", () => {
     const schema = JSON.stringify({ type: "object", description: "x".repeat(10_000) });
     const perTool = Buffer.byteLength(schema);

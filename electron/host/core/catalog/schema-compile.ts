@@ -8,6 +8,14 @@ import { withEnumsSummarised } from "./enum-summary.js";
 import { HASHED_ENUM_KEYWORD } from "./hashed-enum.js";
 import { HASHED_UNIQUE_ITEMS_KEYWORD } from "./hashed-unique-items.js";
 import { cutCodePoints, oneLine } from "../../util/text-cut.js";
+import { resolveLocalRef } from "./local-ref.js";
+import { unfoldedSizeOver } from "./unfolded-size.js";
+
+/**
+ * An output schema larger than this once its `$ref`s are unfolded is not checked (its results
+ * come back unchecked, with a warning): checking could take exponential time.
+ */
+export const OUTPUT_SCHEMA_UNFOLDED_MAX = 2_000;
 
 /** A schema nested deeper than this is not compiled: the tool is left out. */
 export const SCHEMA_MAX_DEPTH = 32;
@@ -70,26 +78,6 @@ function describesObject(schema: JsonObject): boolean {
   if (type === undefined) return true;
   if (type === "object") return true;
   return Array.isArray(type) && type.includes("object");
-}
-
-/** Resolves a `#/a/b` pointer inside `root`; undefined for anything else. */
-function resolveLocalRef(root: JsonObject, ref: string): unknown {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split("/")) {
-    let token: string;
-    try {
-      token = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(node))
-      node = /^(0|[1-9][0-9]*)$/.test(token) ? node[Number(token)] : undefined;
-    else if (isJsonObject(node)) node = own(node, token);
-    else return undefined;
-  }
-  return node;
 }
 
 const BRANCH_LISTS = ["allOf", "anyOf", "oneOf"] as const;
@@ -257,6 +245,15 @@ export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
  * schema names, as JSON Schema allows unless the schema says otherwise.
  */
 export function compileOutputSchema(outputSchema: JsonObject): CompiledSchema {
+  // The server sends both this schema and the results checked against it (unfolded-size.ts).
+  if (unfoldedSizeOver(outputSchema, OUTPUT_SCHEMA_UNFOLDED_MAX)) {
+    return {
+      ok: false,
+      reason:
+        `its output schema, its $refs unfolded, holds more than ` +
+        `${OUTPUT_SCHEMA_UNFOLDED_MAX} subschemas or refers to itself`,
+    };
+  }
   return compileToolSchema(outputSchema, "output schema", (schema) => schema);
 }
 

@@ -110,6 +110,11 @@ export interface SandboxTool {
    */
   namespace?: string | undefined;
   method?: string | undefined;
+  /**
+   * For a method whose `schema` is null: each keyword that is not its parameter's name, to that
+   * name (`{"from_": "from"}`), which the runner otherwise reads from the schema.
+   */
+  keywords?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface RunRequest {

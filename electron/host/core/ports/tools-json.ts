@@ -26,6 +26,7 @@ export function toolsJson(tools: readonly SandboxTool[]): string {
       ...(t.namespace !== undefined && t.method !== undefined
         ? { ns: t.namespace, fn: t.method }
         : {}),
+      ...(t.keywords === undefined ? {} : { kw: t.keywords }),
     })),
   );
   if (Object.isFrozen(tools) && tools.every((t) => Object.isFrozen(t))) serialized.set(tools, text);

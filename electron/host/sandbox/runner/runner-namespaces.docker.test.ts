@@ -10,7 +10,7 @@ import {
   leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
-import { buildCatalog } from "../../core/catalog/catalog-builder.js";
+import { buildCatalog, SCHEMA_SHOWN_MAX_BYTES } from "../../core/catalog/catalog-builder.js";
 import type { DiscoveredTool } from "../../core/catalog/catalog-types.js";
 import { catalogSandboxTools } from "../../core/catalog/sandbox-tools.js";
 import type { CallOutcome } from "../../core/ports/run-types.js";
@@ -58,7 +58,52 @@ const catalog = buildCatalog(
     { server: "shop", tools: SHOP, allow: null, private: false },
     {
       server: "mail",
-      tools: [{ name: "send", description: "Send.", inputSchema: { type: "object" } }],
+      tools: [
+        { name: "send", description: "Send.", inputSchema: { type: "object" } },
+        {
+          name: "tag",
+          description: "Tag a message.",
+          // `nullable` (OpenAPI's, which the bridge's validator honours): a required one may be None.
+          inputSchema: {
+            type: "object",
+            properties: { label: { type: "string", nullable: true } },
+            required: ["label"],
+          },
+        },
+        // Named as a namespace object's own helpers could be: each must still be its tool.
+        { name: "tool", description: "A tool named tool.", inputSchema: { type: "object" } },
+        { name: "params", description: "A tool named params.", inputSchema: { type: "object" } },
+        { name: "knows", description: "A tool named knows.", inputSchema: { type: "object" } },
+        // A dunder name: its method (`__init___`, as python-names.ts makes it) is still a tool.
+        { name: "__init__", description: "A dunder.", inputSchema: { type: "object" } },
+        // Required names its top-level `properties` does not list.
+        {
+          name: "forward",
+          description: "Forward a message.",
+          inputSchema: {
+            type: "object",
+            allOf: [{ properties: { to: { type: "string" } } }],
+            required: ["to"],
+          },
+        },
+        {
+          name: "archive",
+          description: "Archive a message.",
+          inputSchema: { type: "object", required: ["id"], additionalProperties: true },
+        },
+        // A schema too large to go to the sandbox: its `from_=` must still mean "from".
+        {
+          name: "search",
+          description: "Search the mail.",
+          inputSchema: {
+            type: "object",
+            properties: {
+              from: { type: "string" },
+              text: { type: "string", description: "x".repeat(SCHEMA_SHOWN_MAX_BYTES) },
+            },
+          },
+        },
+      ],
       allow: null,
       private: false,
     },
@@ -170,6 +215,39 @@ print(TOOLS["shop.find_item"].name, search_tools("item"))`,
       "",
     ]);
     expect(result.images.map((i) => [i.name, i.width, i.height])).toEqual([["label.png", 1, 1]]);
+  });
+
+  it("calls a tool whose name is one a namespace object could use for itself", async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `print(await mail.tool(), await mail.params(), await mail.knows())
+print(await mail.__init___())
+print(dir(mail))`,
+      seen,
+    );
+    expect(result.error).toBeNull();
+    expect(seen.map((s) => s.tool)).toEqual([
+      "mail__tool",
+      "mail__params",
+      "mail__knows",
+      "mail____init__",
+    ]);
+    expect(result.stdout).toBe(
+      "mail__tool {} mail__params {} mail__knows {}\nmail____init__ {}\n" +
+        "['__init___', 'archive', 'forward', 'knows', 'params', 'search', 'send', 'tag', 'tool']\n",
+    );
+  });
+
+  it('sends `from_=` as "from" for a tool whose schema stays on the host (too large)', async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `print(TOOLS["mail.search"].schema)
+await mail.search(from_="ann", text="hi")`,
+      seen,
+    );
+    expect(result.error).toBeNull();
+    expect(result.stdout).toBe("None\n");
+    expect(seen).toEqual([{ tool: "mail__search", args: { from: "ann", text: "hi" } }]);
   });
 
   it("raises ToolError with .server, .tool and .reason, in one line", async () => {
@@ -286,6 +364,12 @@ print("ran")`,
       "from os import *\nshp.list_items()",
       "globals()['shp'] = shop\nshp.list_items()",
       "list_items()",
+      "mail.tag(label=None)",
+      'mail.forward(to="a")',
+      "mail.archive(id=1)",
+      'mail.archive(**{"id": 1})',
+      // An empty spread passes nothing positionally: the call goes through.
+      'shop.add_item(*[], name="a", qty=1)',
     ];
     const loud = [
       ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],
@@ -303,6 +387,9 @@ print("ran")`,
         "unexpected keyword argument 'nope'. Did you mean: 'note'?",
       ],
       ["x = shop.list_itemz", "shop has no tool 'list_itemz'. Did you mean: shop.list_items?"],
+      ["mail.__init___(x=1)", "unexpected keyword argument 'x'; it takes none"],
+      ["mail.archive(note=1)", "missing required argument 'id'"],
+      ['shop.add_item("a", qty=1)', "shop.add_item() takes keyword arguments only (name=value)"],
       [
         "mail.add_item(name='a', qty=1)",
         "mail has no tool 'add_item'. Did you mean: shop.add_item?",
@@ -323,6 +410,29 @@ print(json.dumps(out))`);
     const found = JSON.parse(result.stdout) as (string | null)[];
     expect(found.slice(0, quiet.length)).toEqual(quiet.map(() => null));
     expect(found.slice(quiet.length)).toEqual(loud.map(([, said]) => said));
+  });
+
+  it("looks for close names only for the mistakes its report describes", async () => {
+    // Each look is a pass over a namespace's tools: 200 misspelt names must not cost 200 of
+    // them (on a large server's, minutes), when the report describes the first ten mistakes
+    // (seven looks: three of the ten are missing arguments).
+    const result = await run(`import importlib.util, json
+spec = importlib.util.spec_from_file_location("runner_under_test", "/opt/codemode/runner.py")
+r = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(r)
+looks = []
+closest = r._closest
+r._closest = lambda *args: looks.append(args[0]) or closest(*args)
+code = "\\n".join(f"shop.add_iten_{i}(name='a', qty=1)\\nshop.add_item(nme='a', qty={i})" for i in range(100))
+found = r._check_before_run(code, dict(globals()), {"shop": shop}, {"error_max_chars": 100000})
+print(len(looks), found[0].splitlines()[0])
+print(found[0].splitlines()[-1], "|", found[1])`);
+    expect(result.error).toBeNull();
+    expect(result.stdout.split("\n")).toEqual([
+      "7 ToolCheckError: 300 mistakes found before the code ran (nothing ran, no call made):",
+      "... and 290 more | line 1, column 1: shop has no tool 'add_iten_0'. Did you mean: shop.add_item?",
+      "",
+    ]);
   });
 
   it("takes a forged check report only as the run's first message", async () => {

@@ -17,6 +17,14 @@ import { unfoldedSizeOver } from "./unfolded-size.js";
  */
 export const OUTPUT_SCHEMA_UNFOLDED_MAX = 2_000;
 
+/**
+ * An input schema larger than this once its `$ref`s are unfolded (or one that refers to itself)
+ * is not compiled, and its tool is left out: the code in the sandbox writes the arguments checked
+ * against it, and a value failing deep inside such a schema could hold the host's thread for
+ * hours. Schemas generated from typed models unfold to a few dozen subschemas.
+ */
+export const INPUT_SCHEMA_UNFOLDED_MAX = 2_000;
+
 /** A schema nested deeper than this is not compiled: the tool is left out. */
 export const SCHEMA_MAX_DEPTH = 32;
 
@@ -236,7 +244,18 @@ function oneLineReason(text: string): string {
  * reason for the warning that leaves the tool out.
  */
 export function compileInputSchema(inputSchema: JsonObject): CompiledSchema {
-  return compileToolSchema(inputSchema, "input schema", closeTopLevel);
+  const compiled = compileToolSchema(inputSchema, "input schema", closeTopLevel);
+  // Measured once it compiles, so that a schema ajv refuses is left out for that reason.
+  if (compiled.ok && unfoldedSizeOver(inputSchema, INPUT_SCHEMA_UNFOLDED_MAX)) {
+    return {
+      ok: false,
+      reason:
+        `its input schema, its $refs unfolded, holds more than ` +
+        `${INPUT_SCHEMA_UNFOLDED_MAX} subschemas or refers to itself: its arguments could not ` +
+        "be checked in bounded time",
+    };
+  }
+  return compiled;
 }
 
 /**

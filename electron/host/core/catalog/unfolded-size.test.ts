@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resultForm } from "../bridge/result-form.js";
 import { buildCatalog } from "./catalog-builder.js";
-import { OUTPUT_SCHEMA_UNFOLDED_MAX } from "./schema-compile.js";
+import { INPUT_SCHEMA_UNFOLDED_MAX, OUTPUT_SCHEMA_UNFOLDED_MAX } from "./schema-compile.js";
 import { unfoldedSizeOver } from "./unfolded-size.js";
 
 /** `levels` definitions, each three alternatives that all refer to the next: 3^levels unfolded. */
@@ -79,5 +79,36 @@ describe("a server's output schema that would take exponential time to check", (
     expect(resultForm(tool, { content: [], structuredContent: { x: 1 } })).toEqual({
       form: "structured",
     });
+  });
+});
+
+describe("a server's input schema that would take exponential time to check", () => {
+  it("leaves the tool out, naming why: no call can hold the host's thread", () => {
+    const catalog = buildCatalog(
+      [
+        {
+          server: "evil",
+          tools: [
+            { name: "put", inputSchema: fanOut(20) },
+            { name: "tree", inputSchema: { type: "object", properties: { up: { $ref: "#" } } } },
+            {
+              name: "fine",
+              inputSchema: { type: "object", properties: { a: { type: "string" } } },
+            },
+          ],
+          allow: null,
+          private: false,
+        },
+      ],
+      { prefixWithServer: true },
+    );
+    // Admitted, a call from the code with {"x": 1} (failing at the bottom of every branch)
+    // took the bridge's validator 3^20 steps.
+    expect(catalog.byPyName.has("evil__put")).toBe(false);
+    expect(catalog.byPyName.has("evil__tree")).toBe(false);
+    expect(catalog.byPyName.has("evil__fine")).toBe(true);
+    const reasons = catalog.leftOut.map((t) => `${t.tool}: ${t.reason.text}`).join("\n");
+    expect(reasons).toContain(`holds more than ${INPUT_SCHEMA_UNFOLDED_MAX} subschemas`);
+    expect(reasons).toContain("could not be checked in bounded time");
   });
 });

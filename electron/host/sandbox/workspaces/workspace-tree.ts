@@ -1,6 +1,8 @@
 // Walking a workspace's folder without following anything: what a run left in its slot is the
 // sandbox's, so only plain files and folders are read (lstat, never stat), symlinks and other
-// special files are left out, and the walk stops at a bounded number of entries.
+// special files are left out, and the walk stops at a bounded number of entries. Names are read
+// as bytes: the sandbox can name a file in bytes that are not UTF-8, and such a name read as a
+// string names no file at all (so whatever is under it would go unseen, or fail the walk).
 import { constants } from "node:fs";
 import { chmod, copyFile, lstat, open, readdir } from "node:fs/promises";
 import path from "node:path";
@@ -24,6 +26,12 @@ export interface Tree {
   leftOut: number;
 }
 
+/** `name` as text, or null when its bytes are not UTF-8 (no path string can name it). */
+function textName(name: Buffer): string | null {
+  const text = name.toString("utf8");
+  return Buffer.from(text, "utf8").equals(name) ? text : null;
+}
+
 /** A tree holds more entries than it may. */
 export class TreeTooLarge extends Error {
   override name = "TreeTooLarge";
@@ -31,15 +39,18 @@ export class TreeTooLarge extends Error {
 
 /**
  * Every plain file and folder under `root` (the root itself not included), parents before their
- * children. Throws TreeTooLarge past `maxEntries`.
+ * children; one whose name is not UTF-8 is left out, with all under it. Throws TreeTooLarge
+ * past `maxEntries`.
  */
 export async function scanTree(root: string, maxEntries: number): Promise<Tree> {
   const tree: Tree = { entries: [], count: 0, bytes: 0, leftOut: 0 };
   const stack = [""];
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    const names = (await readdir(path.join(root, rel))).sort();
-    for (const name of names) {
+    const raw = await readdir(path.join(root, rel), { encoding: "buffer" });
+    const names = raw.map(textName).filter((name) => name !== null);
+    tree.leftOut += raw.length - names.length;
+    for (const name of names.sort()) {
       const childRel = rel === "" ? name : `${rel}/${name}`;
       const info = await lstat(path.join(root, childRel));
       const kind = info.isFile() ? "file" : info.isDirectory() ? "dir" : null;
@@ -65,29 +76,37 @@ export async function scanTree(root: string, maxEntries: number): Promise<Tree> 
   return tree;
 }
 
+/** The unit of `stat`'s `blocks`. */
+const BLOCK_BYTES = 512;
+
 /**
  * The bytes of the plain files under `root`, stopping early once past `stopAbove` (the size
- * watch during a run needs only to know that). Entries that go while it walks are skipped.
+ * watch during a run needs only to know that). A file counts its size and any disk space
+ * allocated past its end (fallocate with FALLOC_FL_KEEP_SIZE takes the disk while the size
+ * says 0); the last block's rounding is not counted, so a file counts what the keep step
+ * counts. Entries that go while it walks are skipped.
  */
 export async function treeBytes(root: string, stopAbove: number): Promise<number> {
   let bytes = 0;
-  const stack = [root];
+  const separator = Buffer.from(path.sep);
+  const stack = [Buffer.from(root)];
   while (stack.length > 0) {
     const dir = stack.pop()!;
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await readdir(dir, { encoding: "buffer", withFileTypes: true });
     } catch {
       continue;
     }
     for (const entry of entries) {
-      const full = path.join(dir, entry.name);
+      const full = Buffer.concat([dir, separator, entry.name]);
       if (entry.isDirectory()) stack.push(full);
       else if (entry.isFile()) {
-        bytes += await lstat(full).then(
-          (info) => info.size,
-          () => 0,
-        );
+        const info = await lstat(full).catch(() => null);
+        if (info === null) continue;
+        const block = info.blksize > 0 ? info.blksize : BLOCK_BYTES;
+        const rounded = Math.ceil(info.size / block) * block;
+        bytes += info.size + Math.max(0, info.blocks * BLOCK_BYTES - rounded);
         if (bytes > stopAbove) return bytes;
       }
     }

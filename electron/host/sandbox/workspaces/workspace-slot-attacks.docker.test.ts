@@ -1,0 +1,111 @@
+// What the sandboxed code can leave in its slot to get past the host's walks of it, run for real
+// on each runtime: file names that are not UTF-8 (a string path names no file, so the size
+// watch saw nothing under them and the keep step failed on them) and disk space allocated past
+// a file's end (its size says 0).
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  describeEachRuntime,
+  dockerOnRuntimes,
+  leftoverContainers,
+  testOwner,
+} from "../../../../test-support/docker.js";
+import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import type { RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import { Sandbox } from "../sandbox.js";
+import { SlotRoot } from "./workspace-slots.js";
+import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
+
+const docker = await dockerOnRuntimes();
+const { fx } = docker;
+const MiB = 1024 * 1024;
+
+/** How long the attacking code holds its bytes in the slot if nothing stops it. */
+const HOLD_SECONDS = 40;
+
+afterAll(() => removeTempDirs());
+
+describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let store: WorkspaceStore;
+  const limits: WorkspaceLimits = { maxBytes: 1 * MiB, perClient: 10, keepDays: 7 };
+
+  beforeAll(() => {
+    const root = tempDir("cm-wsattack-");
+    store = new WorkspaceStore(path.join(root, "workspaces"), () => limits);
+    sandbox = new Sandbox({
+      ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 1, runtime },
+      slots: new SlotRoot(path.join(root, "slots")),
+      deadlineSeconds: 120,
+    });
+  });
+
+  afterAll(async () => {
+    await sandbox.close();
+    expect(await leftoverContainers(fx!.docker)).toEqual([]);
+  });
+
+  async function run(name: string, code: string) {
+    const session = await store.open("mallory", name);
+    const workspace: RunWorkspaceRequest = {
+      name: session.name,
+      maxBytes: session.maxBytes,
+      fill: (slot) => session.fill(slot),
+      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
+    };
+    try {
+      return await sandbox.run({ code, workspace });
+    } finally {
+      await session.release();
+    }
+  }
+
+  const hold = `import time\nfor _ in range(${HOLD_SECONDS * 10}):\n    time.sleep(0.1)\nprint('never stopped')`;
+
+  it("a file whose name is not UTF-8 is measured while the run writes it", async () => {
+    await run("named", "open('/workspace/keep.txt','w').write('before')");
+    const result = await run(
+      "named",
+      `import os\nos.mkdir(b'/workspace/d\\xff')\nwith open(b'/workspace/d\\xff/f\\xfe', 'wb') as f:\n    f.write(b'x' * (8 * 1024 * 1024))\n${hold}`,
+    );
+    expect(result.stdout).not.toContain("never stopped");
+    expect(result.stopped).toBe("workspace_limit");
+    expect(result.error).toContain('"named"');
+    const after = await run("named", "import os\nprint(sorted(os.listdir(b'/workspace')))");
+    expect(after.stdout).toBe("[b'keep.txt']\n");
+  }, 120_000);
+
+  it("disk space allocated past a file's end counts toward the limit", async () => {
+    // fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 64 MiB): the blocks are taken, the size stays 0.
+    const result = await run(
+      "allocated",
+      `import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]\nfd = os.open('/workspace/hole', os.O_WRONLY | os.O_CREAT)\nrc = libc.fallocate(fd, 1, 0, 64 * 1024 * 1024)\nprint('allocated' if rc == 0 else 'refused %d' % ctypes.get_errno(), flush=True)\nif rc == 0:\n${hold
+        .split("\n")
+        .map((line) => `    ${line}`)
+        .join("\n")}`,
+    );
+    // gVisor may refuse the mode outright: then there is nothing to measure.
+    if (result.stdout.startsWith("refused")) {
+      expect(result.error).toBeNull();
+      return;
+    }
+    expect(result.stdout).toBe("allocated\n");
+    expect(result.stopped).toBe("workspace_limit");
+  }, 120_000);
+
+  it("a run leaving a file whose name is not UTF-8 keeps its other files", async () => {
+    limits.maxBytes = 64 * MiB;
+    try {
+      const result = await run(
+        "odd",
+        "open('/workspace/a.txt','w').write('kept')\nopen(b'/workspace/b\\xff.txt','w').write('left out')",
+      );
+      expect(result.error).toBeNull();
+      expect(result.workspace).toMatchObject({ name: "odd", kept: true, files: 1 });
+      const after = await run("odd", "print(open('/workspace/a.txt').read())");
+      expect(after.stdout).toBe("kept\n");
+    } finally {
+      limits.maxBytes = 1 * MiB;
+    }
+  }, 120_000);
+});

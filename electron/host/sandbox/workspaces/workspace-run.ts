@@ -1,6 +1,7 @@
 // A run with a workspace, around the run itself (sandbox.ts): the taken container's slot is
 // opened and filled, its size watched while the code runs, and once the container is gone its
 // state kept whole or not at all; the run's result says what became of the workspace.
+import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { SANDBOX_ENDED_ERROR, type RunResult } from "../../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -78,13 +79,27 @@ export async function containerStopped(
   );
 }
 
-/** Watches the slot's size while the code runs; `stop` aborts the run past the limit. */
+/** A run's slot watched: `stop` ends the watch; `tooDeep` says the run was stopped for a path. */
+export interface WorkspaceWatch {
+  stop: () => void;
+  tooDeep: () => boolean;
+}
+
+/**
+ * Watches the slot's size while the code runs; `stop` aborts the run past the limit, or once
+ * it holds a path too deep to measure (such a tree is never kept).
+ */
 export function watchWorkspace(
   slot: WorkspaceSlot,
   workspace: RunWorkspaceRequest,
   stop: AbortController,
-): () => void {
-  return watchSlotSize(slot.workspace, workspace.maxBytes, () => stop.abort("workspace_limit"));
+): WorkspaceWatch {
+  let tooDeep = false;
+  const end = watchSlotSize(slot.workspace, workspace.maxBytes, (bytes) => {
+    tooDeep = bytes === Number.POSITIVE_INFINITY;
+    stop.abort("workspace_limit");
+  });
+  return { stop: end, tooDeep: () => tooDeep };
 }
 
 /** The result with the workspace's outcome: its report, and the reason it failed if it did. */
@@ -92,10 +107,14 @@ export function withWorkspace(
   result: RunResult,
   workspace: RunWorkspaceRequest,
   outcome: Awaited<ReturnType<RunWorkspaceRequest["settle"]>>,
+  tooDeep = false,
 ): RunResult {
   let error = result.error;
   if (result.stopped === "workspace_limit") {
-    error = `the run was stopped: what it wrote in the workspace "${workspace.name}" went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page): nothing this run wrote there was kept, and it holds what it held before the run.`;
+    const over = tooDeep
+      ? `held a path longer than ${WORKSPACE_LIMITS.pathMaxChars} characters`
+      : `went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page)`;
+    error = `the run was stopped: what it wrote in the workspace "${workspace.name}" ${over}: nothing this run wrote there was kept, and it holds what it held before the run.`;
   } else if (outcome.problem !== null) {
     error = error === null ? outcome.problem : `${error}\n${outcome.problem}`;
   }

@@ -2,6 +2,7 @@
 // on each runtime: file names that are not UTF-8 (a string path names no file, so the size
 // watch saw nothing under them and the keep step failed on them) and disk space allocated past
 // a file's end (its size says 0).
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
@@ -11,6 +12,7 @@ import {
   testOwner,
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import { until } from "../../../../test-support/wait.js";
 import type { RunWorkspaceRequest } from "../../core/ports/run-types.js";
 import { Sandbox } from "../sandbox.js";
 import { SlotRoot } from "./workspace-slots.js";
@@ -28,14 +30,16 @@ afterAll(() => removeTempDirs());
 describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
   let sandbox: Sandbox;
   let store: WorkspaceStore;
+  let slotsRoot: string;
   const limits: WorkspaceLimits = { maxBytes: 1 * MiB, perClient: 10, keepDays: 7 };
 
   beforeAll(() => {
     const root = tempDir("cm-wsattack-");
+    slotsRoot = path.join(root, "slots", String(process.pid));
     store = new WorkspaceStore(path.join(root, "workspaces"), () => limits);
     sandbox = new Sandbox({
       ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 1, runtime },
-      slots: new SlotRoot(path.join(root, "slots")),
+      slots: new SlotRoot(path.dirname(slotsRoot)),
       deadlineSeconds: 120,
     });
   });
@@ -91,6 +95,38 @@ describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
     }
     expect(result.stdout).toBe("allocated\n");
     expect(result.stopped).toBe("workspace_limit");
+  }, 120_000);
+
+  /** No slot a run opened is left (the warm container's, never opened, has no `ws`). */
+  const slotsGone = () =>
+    readdirSync(slotsRoot).every((slot) => !existsSync(path.join(slotsRoot, slot, "ws")));
+
+  /** Code making a tree deeper than the host's paths can name (relative, a level at a time). */
+  const deep = (levels: number, then: string) =>
+    `import os\nos.chdir('/workspace')\nfor i in range(${levels}):\n    os.mkdir('d' * 250)\n    os.chdir('d' * 250)\n${then}`;
+
+  it("a tree deeper than the host's paths is measured while the run writes it", async () => {
+    const result = await run(
+      "deep",
+      deep(20, `with open('big', 'wb') as f:\n    f.write(b'x' * (8 * 1024 * 1024))\n${hold}`),
+    );
+    expect(result.stdout).not.toContain("never stopped");
+    expect(result.stopped).toBe("workspace_limit");
+    expect(result.error).toContain('"deep" held a path longer than 1024 characters');
+    await until(slotsGone, "the run's slot removed");
+  }, 120_000);
+
+  it("a run leaving a tree deeper than a workspace path may be is refused, and its slot goes", async () => {
+    limits.maxBytes = 64 * MiB;
+    try {
+      await run("deeper", "open('/workspace/keep.txt','w').write('before')");
+      const result = await run("deeper", deep(20, "open('f', 'w').write('x')"));
+      expect(result.error).toContain('"deeper" would hold a path longer than 1024 characters');
+      expect(result.workspace).toMatchObject({ name: "deeper", kept: false, files: 1 });
+      await until(slotsGone, "the run's slot removed");
+    } finally {
+      limits.maxBytes = 1 * MiB;
+    }
   }, 120_000);
 
   it("a run leaving a file whose name is not UTF-8 keeps its other files", async () => {

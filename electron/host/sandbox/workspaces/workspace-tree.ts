@@ -4,8 +4,11 @@
 // as bytes: the sandbox can name a file in bytes that are not UTF-8, and such a name read as a
 // string names no file at all (so whatever is under it would go unseen, or fail the walk).
 import { constants } from "node:fs";
-import { chmod, copyFile, lstat, open, readdir } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, copyFile, lstat, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
+import { isErrno } from "../../util/errno.js";
 
 /** One plain file or folder of a tree, by its path relative to the tree's root (`/`-separated). */
 export interface TreeEntry {
@@ -32,7 +35,7 @@ function textName(name: Buffer): string | null {
   return Buffer.from(text, "utf8").equals(name) ? text : null;
 }
 
-/** A tree holds more entries than it may. */
+/** A tree holds more entries, or a longer path, than it may: the message says which. */
 export class TreeTooLarge extends Error {
   override name = "TreeTooLarge";
 }
@@ -40,9 +43,14 @@ export class TreeTooLarge extends Error {
 /**
  * Every plain file and folder under `root` (the root itself not included), parents before their
  * children; one whose name is not UTF-8 is left out, with all under it. Throws TreeTooLarge
- * past `maxEntries`.
+ * past `maxEntries`, or at a path inside it longer than `maxPathChars` (the sandbox can make a
+ * tree deeper than any path on the host can name, with relative paths).
  */
-export async function scanTree(root: string, maxEntries: number): Promise<Tree> {
+export async function scanTree(
+  root: string,
+  maxEntries: number,
+  maxPathChars: number = WORKSPACE_LIMITS.pathMaxChars,
+): Promise<Tree> {
   const tree: Tree = { entries: [], count: 0, bytes: 0, leftOut: 0 };
   const stack = [""];
   while (stack.length > 0) {
@@ -52,6 +60,9 @@ export async function scanTree(root: string, maxEntries: number): Promise<Tree> 
     tree.leftOut += raw.length - names.length;
     for (const name of names.sort()) {
       const childRel = rel === "" ? name : `${rel}/${name}`;
+      if (childRel.length > maxPathChars) {
+        throw new TreeTooLarge(`a path longer than ${maxPathChars} characters`);
+      }
       const info = await lstat(path.join(root, childRel));
       const kind = info.isFile() ? "file" : info.isDirectory() ? "dir" : null;
       if (kind === null) {
@@ -59,7 +70,7 @@ export async function scanTree(root: string, maxEntries: number): Promise<Tree> 
         continue;
       }
       if (++tree.count > maxEntries) {
-        throw new TreeTooLarge(`it holds more than ${maxEntries} files and folders`);
+        throw new TreeTooLarge(`more than ${maxEntries} files and folders`);
       }
       const bytes = kind === "file" ? info.size : 0;
       tree.bytes += bytes;
@@ -84,14 +95,22 @@ const BLOCK_BYTES = 512;
  * watch during a run needs only to know that). A file counts its size and any disk space
  * allocated past its end (fallocate with FALLOC_FL_KEEP_SIZE takes the disk while the size
  * says 0); the last block's rounding is not counted, so a file counts what the keep step
- * counts. Entries that go while it walks are skipped.
+ * counts. Entries that go while it walks are skipped. Infinity once a folder's path inside
+ * `root` is longer than `maxPathBytes`: what is deeper cannot be measured by path (and will
+ * not be kept).
  */
-export async function treeBytes(root: string, stopAbove: number): Promise<number> {
+export async function treeBytes(
+  root: string,
+  stopAbove: number,
+  maxPathBytes: number = WORKSPACE_LIMITS.pathMaxChars,
+): Promise<number> {
   let bytes = 0;
   const separator = Buffer.from(path.sep);
-  const stack = [Buffer.from(root)];
+  const top = Buffer.from(root);
+  const stack = [top];
   while (stack.length > 0) {
     const dir = stack.pop()!;
+    if (dir.length - top.length > maxPathBytes) return Number.POSITIVE_INFINITY;
     let entries;
     try {
       entries = await readdir(dir, { encoding: "buffer", withFileTypes: true });
@@ -124,4 +143,38 @@ export async function copyKept(from: string, to: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** A folder whose path is longer than this is moved up before a tree is removed. */
+const FLATTEN_PATH_BYTES = 2048;
+
+/**
+ * Removes `dir` and all in it, also a tree deeper than a path can name (the sandbox can make
+ * one in its slot with relative paths, and a removal by path then fails with ENAMETOOLONG):
+ * its deep folders are moved up to `dir` first, each while its path is still short.
+ */
+export async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true, maxRetries: 2 });
+    return;
+  } catch (error) {
+    if (!isErrno(error, "ENAMETOOLONG")) throw error;
+  }
+  const separator = Buffer.from(path.sep);
+  const stack = [Buffer.from(dir)];
+  while (stack.length > 0) {
+    const parent = stack.pop()!;
+    const entries = await readdir(parent, { encoding: "buffer", withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      let child = Buffer.concat([parent, separator, entry.name]);
+      if (child.length > FLATTEN_PATH_BYTES) {
+        const moved = Buffer.from(path.join(dir, `.flat-${randomBytes(8).toString("hex")}`));
+        await rename(child, moved);
+        child = moved;
+      }
+      stack.push(child);
+    }
+  }
+  await rm(dir, { recursive: true, force: true, maxRetries: 2 });
 }

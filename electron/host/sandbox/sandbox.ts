@@ -246,7 +246,7 @@ export class Sandbox {
       if (workspace === undefined || slot === null) return result;
       const gone = await containerStopped(container);
       const outcome = await workspace.settle(slot, gone && ranToItsEnd(result));
-      return withWorkspace(result, workspace, outcome, watch?.tooDeep());
+      return withWorkspace(result, workspace, outcome, watch?.over());
     } finally {
       watch?.stop();
       hooks.signal?.removeEventListener("abort", onAbort);

@@ -13,6 +13,7 @@ import {
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { until } from "../../../../test-support/wait.js";
+import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import type { RunWorkspaceRequest } from "../../core/ports/run-types.js";
 import { Sandbox } from "../sandbox.js";
 import { SlotRoot } from "./workspace-slots.js";
@@ -128,6 +129,30 @@ describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
       limits.maxBytes = 1 * MiB;
     }
   }, 120_000);
+
+  // gVisor makes folders so slowly that a run's deadline comes first (the attack needs runc).
+  it.skipIf(runtime !== "runc")(
+    "a run making more entries than a workspace may hold is stopped while it makes them",
+    async () => {
+      limits.maxBytes = 64 * MiB;
+      try {
+        const result = await run(
+          "many",
+          `import os\nos.mkdir('/workspace/many')\nfor i in range(${WORKSPACE_LIMITS.maxEntries + 1}):\n    os.mkdir('/workspace/many/%d' % i)\nprint('made', flush=True)\n${hold}`,
+        );
+        expect(result.stdout).not.toContain("never stopped");
+        expect(result.stopped).toBe("workspace_limit");
+        expect(result.error).toContain(
+          `"many" held more than ${WORKSPACE_LIMITS.maxEntries} files and folders`,
+        );
+        // A hundred thousand folders take a while to remove on a loaded machine.
+        await until(slotsGone, "the run's slot removed", 120_000);
+      } finally {
+        limits.maxBytes = 1 * MiB;
+      }
+    },
+    300_000,
+  );
 
   it("a run leaving a file whose name is not UTF-8 keeps its other files", async () => {
     limits.maxBytes = 64 * MiB;

@@ -5,7 +5,7 @@
 // string names no file at all (so whatever is under it would go unseen, or fail the walk).
 import { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { chmod, copyFile, lstat, open, readdir, rename, rm } from "node:fs/promises";
+import { chmod, copyFile, lstat, open, opendir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { isErrno } from "../../util/errno.js";
@@ -35,6 +35,25 @@ function textName(name: Buffer): string | null {
   return Buffer.from(text, "utf8").equals(name) ? text : null;
 }
 
+/**
+ * The names in `dir`, as bytes, read a few at a time: throws TreeTooLarge once there are more
+ * than `room`, the entries left of `maxEntries` (a folder of millions of entries is never held in memory whole).
+ */
+async function readNames(dir: string, room: number, maxEntries: number): Promise<Buffer[]> {
+  const names: Buffer[] = [];
+  // Node reads names as bytes with "buffer" here too; its types only name string encodings.
+  const handle = await opendir(dir, { encoding: "buffer" as BufferEncoding });
+  try {
+    for await (const entry of handle) {
+      names.push(entry.name as unknown as Buffer);
+      if (names.length > room) throw new TreeTooLarge(`more than ${maxEntries} files and folders`);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  return names;
+}
+
 /** A tree holds more entries, or a longer path, than it may: the message says which. */
 export class TreeTooLarge extends Error {
   override name = "TreeTooLarge";
@@ -55,7 +74,7 @@ export async function scanTree(
   const stack = [""];
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    const raw = await readdir(path.join(root, rel), { encoding: "buffer" });
+    const raw = await readNames(path.join(root, rel), maxEntries - tree.count, maxEntries);
     const names = raw.map(textName).filter((name) => name !== null);
     tree.leftOut += raw.length - names.length;
     for (const name of names.sort()) {
@@ -90,47 +109,60 @@ export async function scanTree(
 /** The unit of `stat`'s `blocks`. */
 const BLOCK_BYTES = 512;
 
+/** What a measure of a slot found past its limits, if anything. */
+export type SlotOver = "bytes" | "path" | "entries";
+
 /**
- * The bytes of the plain files under `root`, stopping early once past `stopAbove` (the size
+ * The bytes of the plain files under `root`, stopping early once past `limits.bytes` (the size
  * watch during a run needs only to know that). A file counts its size and any disk space
  * allocated past its end (fallocate with FALLOC_FL_KEEP_SIZE takes the disk while the size
  * says 0); the last block's rounding is not counted, so a file counts what the keep step
- * counts. Entries that go while it walks are skipped. Infinity once a folder's path inside
- * `root` is longer than `maxPathBytes`: what is deeper cannot be measured by path (and will
- * not be kept).
+ * counts. It stops too once the tree holds more than `limits.entries` entries of any kind (each
+ * one an inode of the host's disk), or a folder whose path inside `root` is longer than
+ * `limits.pathBytes` (what is deeper cannot be measured by path). Folders are read a few
+ * entries at a time, so a huge one costs no memory. Entries that go while it walks are skipped.
  */
 export async function treeBytes(
   root: string,
-  stopAbove: number,
-  maxPathBytes: number = WORKSPACE_LIMITS.pathMaxChars,
-): Promise<number> {
+  limits: { bytes: number; entries: number; pathBytes: number },
+): Promise<{ bytes: number; over: SlotOver | null }> {
   let bytes = 0;
+  let entries = 0;
   const separator = Buffer.from(path.sep);
   const top = Buffer.from(root);
   const stack = [top];
   while (stack.length > 0) {
     const dir = stack.pop()!;
-    if (dir.length - top.length > maxPathBytes) return Number.POSITIVE_INFINITY;
-    let entries;
+    if (dir.length - top.length > limits.pathBytes) return { bytes, over: "path" };
+    let handle;
     try {
-      entries = await readdir(dir, { encoding: "buffer", withFileTypes: true });
+      // Node reads names as bytes with "buffer" here too; its types only name string encodings.
+      handle = await opendir(dir, { encoding: "buffer" as BufferEncoding });
     } catch {
       continue;
     }
-    for (const entry of entries) {
-      const full = Buffer.concat([dir, separator, entry.name]);
-      if (entry.isDirectory()) stack.push(full);
-      else if (entry.isFile()) {
-        const info = await lstat(full).catch(() => null);
-        if (info === null) continue;
-        const block = info.blksize > 0 ? info.blksize : BLOCK_BYTES;
-        const rounded = Math.ceil(info.size / block) * block;
-        bytes += info.size + Math.max(0, info.blocks * BLOCK_BYTES - rounded);
-        if (bytes > stopAbove) return bytes;
+    try {
+      for await (const entry of handle) {
+        if (++entries > limits.entries) return { bytes, over: "entries" };
+        const name = entry.name as unknown as Buffer;
+        const full = Buffer.concat([dir, separator, name]);
+        if (entry.isDirectory()) stack.push(full);
+        else if (entry.isFile()) {
+          const info = await lstat(full).catch(() => null);
+          if (info === null) continue;
+          const block = info.blksize > 0 ? info.blksize : BLOCK_BYTES;
+          const rounded = Math.ceil(info.size / block) * block;
+          bytes += info.size + Math.max(0, info.blocks * BLOCK_BYTES - rounded);
+          if (bytes > limits.bytes) return { bytes, over: "bytes" };
+        }
       }
+    } catch {
+      // The folder went while it was read: what is left of it is not there to count.
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
-  return bytes;
+  return { bytes, over: null };
 }
 
 /** Copies a plain file into a kept version: a file of the host's own, read-only, on disk. */

@@ -233,6 +233,13 @@ describe("workspace store", () => {
     for (const bad of ["", ".hidden", "a/b", "a b", "x".repeat(65), "ü"]) {
       expect(() => checkWorkspaceName(bad)).toThrow(/workspace name/);
     }
+    // Windows would make these a device, or the folder of another name.
+    for (const bad of ["con", "NUL", "nul.data", "Com1", "lpt9.x", "aux", "data.", "data.."]) {
+      expect(() => checkWorkspaceName(bad)).toThrow(/workspace name cannot/);
+    }
+    for (const fine of ["console", "com10", "nullable", "data.v2", "lpt"]) {
+      expect(checkWorkspaceName(fine)).toBe(fine);
+    }
     expect(workspacePathParts("/workspace/a/b.csv")).toEqual(["a", "b.csv"]);
     for (const bad of ["", "../x", "a/../b", "a//b", "a\\b"]) {
       expect(() => workspacePathParts(bad)).toThrow();

@@ -139,6 +139,7 @@ const LARGEST: { [C in ApiChannel]: ApiParams<C> } = {
     workspace: "w",
     path: name(WORKSPACE_LIMITS.pathMaxChars),
     offset: Number.MAX_SAFE_INTEGER,
+    fileId: name(64),
   },
   "workspaces.upload": {
     client: name(HOST_LIMITS.clientNameMaxChars),

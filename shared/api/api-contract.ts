@@ -196,11 +196,16 @@ export const API_PARAMS = {
   "audit.verify": none,
   "workspaces.list": none,
   "workspaces.files": z.strictObject(workspaceRef),
-  /** Up to WORKSPACE_LIMITS.transferChunkBytes of a file from `offset`. */
+  /**
+   * Up to WORKSPACE_LIMITS.transferChunkBytes of a file from `offset`. Chunks after the first
+   * pass the `fileId` it answered: refused once the file changed, so a download is never made
+   * of two versions' bytes.
+   */
   "workspaces.read": z.strictObject({
     ...workspaceRef,
     path: workspacePath,
     offset: z.number().int().min(0),
+    fileId: z.string().min(1).max(64).optional(),
   }),
   /**
    * One chunk of a file going into a workspace, in order from offset 0 (the first chunk has no
@@ -278,8 +283,8 @@ export interface ApiResults {
   "audit.verify": AuditVerifyResult;
   "workspaces.list": WorkspaceView[];
   "workspaces.files": WorkspaceFileView[];
-  /** `data`: base64; `total`: the file's whole size. */
-  "workspaces.read": { data: string; offset: number; total: number };
+  /** `data`: base64; `total`: the file's whole size; `fileId`: the same while its bytes are. */
+  "workspaces.read": { data: string; offset: number; total: number; fileId: string };
   "workspaces.upload": { uploadId: string; done: boolean };
   "workspaces.deleteFile": WorkspaceView[];
   "workspaces.delete": WorkspaceView[];

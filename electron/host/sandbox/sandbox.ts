@@ -214,10 +214,8 @@ export class Sandbox {
       }
     }
     const overSize = new AbortController();
-    const stopWatching =
-      workspace !== undefined && slot !== null
-        ? watchWorkspace(slot, workspace, overSize)
-        : () => undefined;
+    const watch =
+      workspace !== undefined && slot !== null ? watchWorkspace(slot, workspace, overSize) : null;
     const limit = hooks.limit ? AbortSignal.any([hooks.limit, overSize.signal]) : overSize.signal;
     const cancel = new AbortController();
     const onAbort = (): void => cancel.abort();
@@ -248,9 +246,9 @@ export class Sandbox {
       if (workspace === undefined || slot === null) return result;
       const gone = await containerStopped(container);
       const outcome = await workspace.settle(slot, gone && ranToItsEnd(result));
-      return withWorkspace(result, workspace, outcome);
+      return withWorkspace(result, workspace, outcome, watch?.over());
     } finally {
-      stopWatching();
+      watch?.stop();
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
       this.track(container.remove().finally(releaseSlot));

@@ -63,9 +63,15 @@ export async function downloadFromWorkspace(
 ): Promise<string | null> {
   const parts: BlobPart[] = [];
   let offset = 0;
+  let fileId: string | undefined;
   for (;;) {
-    const response = await api.request("workspaces.read", { ...target, offset });
+    const response = await api.request("workspaces.read", {
+      ...target,
+      offset,
+      ...(fileId === undefined ? {} : { fileId }),
+    });
     if (!response.ok) return response.error.message;
+    fileId = response.value.fileId;
     const bytes = fromBase64(response.value.data);
     parts.push(bytes);
     offset += bytes.length;

@@ -50,7 +50,7 @@ export function workspaceHandlers(
     "workspaces.list": () => store.list(),
     "workspaces.files": ({ client, workspace }) =>
       refusalsAsData(() => workspaceFiles(store, client, workspace)),
-    "workspaces.read": ({ client, workspace, path, offset }) =>
+    "workspaces.read": ({ client, workspace, path, offset, fileId }) =>
       refusalsAsData(async () => {
         const chunk = await readWorkspaceFile(
           store,
@@ -59,8 +59,10 @@ export function workspaceHandlers(
           path,
           offset,
           WORKSPACE_LIMITS.transferChunkBytes,
+          fileId,
         );
-        return { data: chunk.data.toString("base64"), offset, total: chunk.total };
+        const data = chunk.data.toString("base64");
+        return { data, offset, total: chunk.total, fileId: chunk.fileId };
       }),
     "workspaces.upload": (request) =>
       refusalsAsData(async () => {

@@ -2,7 +2,7 @@
 // over the size limit is refused whole, rm takes a file or the workspace, and the app puts each
 // change into its audit log as the CLI's.
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { auditEntries, startHostWithoutDocker } from "../../../../test-support/daemon.js";
@@ -40,6 +40,18 @@ describe("codemode workspace", () => {
     expect((await cli("list")).out).toBe("no workspaces\n");
   });
 
+  it("get of a file the workspace lacks leaves OUT as it was", async () => {
+    const file = path.join(home, "kept.txt");
+    writeFileSync(file, "the user's own report");
+    await cli("put", "--client", "alice", "g", file);
+    const refused = await cli("get", "--client", "alice", "g", "typo.txt", file);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('the workspace "g" has no file "typo.txt"');
+    expect(readFileSync(file, "utf8")).toBe("the user's own report");
+    expect(readdirSync(home).filter((name) => name.endsWith(".part"))).toEqual([]);
+    expect(await cli("rm", "--client", "alice", "g")).toMatchObject({ code: 0 });
+  });
+
   it("refuses a file past the size limit whole, naming the limit", async () => {
     writeFileSync(path.join(home, "settings.json"), JSON.stringify({ workspaceMaxMiB: 1 }));
     const small = path.join(home, "small.txt");
@@ -63,6 +75,8 @@ describe("codemode workspace", () => {
       expect(edits).toEqual([
         ["file_added", "cli", "data/in.bin"],
         ["file_removed", "cli", "data/in.bin"],
+        ["workspace_removed", "cli", undefined],
+        ["file_added", "cli", "kept.txt"],
         ["workspace_removed", "cli", undefined],
         ["file_added", "cli", "small.txt"],
       ]);

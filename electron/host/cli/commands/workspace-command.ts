@@ -2,9 +2,9 @@
 // as the Sandbox page shows them. Each change is a whole new version (a run holding the
 // workspace is waited for), within the app's size limit, and noted for the audit log: a
 // running app takes the note at once, a stopped one when it starts (workspace-notes.ts).
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
@@ -38,6 +38,14 @@ A workspace belongs to one client (the name its MCP client gives; \`codemode ser
 
 /** Bytes read from a workspace at a time by `get`. */
 const GET_CHUNK_BYTES = 1 * MiB;
+
+/** Where `get` writes OUT until it is whole: beside it, so the rename stays on its disk. */
+function partialPath(out: string): string {
+  return path.join(
+    path.dirname(out),
+    `.${path.basename(out)}.${randomBytes(4).toString("hex")}.part`,
+  );
+}
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -120,26 +128,36 @@ export async function workspaceCommand(argv: string[], io: CliIO): Promise<numbe
       }
       case "get": {
         const [name, inside, out] = args(2, 3, "codemode workspace get --client C NAME PATH [OUT]");
-        const target: Writable = out === undefined ? io.stdout : createWriteStream(out);
-        let offset = 0;
-        for (;;) {
-          const chunk = await readWorkspaceFile(
-            store,
-            client(),
-            name!,
-            inside!,
-            offset,
-            GET_CHUNK_BYTES,
-          );
-          if (chunk.data.length > 0 && !target.write(chunk.data)) {
-            await new Promise((resolve) => target.once("drain", resolve));
+        const owner = client();
+        const read = (offset: number, fileId?: string) =>
+          readWorkspaceFile(store, owner, name!, inside!, offset, GET_CHUNK_BYTES, fileId);
+        // The first chunk is read before OUT is touched: a wrong name leaves a file there as it
+        // was. OUT is written beside itself and renamed over once whole.
+        let chunk = await read(0);
+        const partial = out === undefined ? null : partialPath(out);
+        const target: Writable =
+          partial === null ? io.stdout : createWriteStream(partial, { flags: "wx" });
+        try {
+          let offset = 0;
+          for (;;) {
+            if (chunk.data.length > 0 && !target.write(chunk.data)) {
+              await new Promise((resolve) => target.once("drain", resolve));
+            }
+            offset += chunk.data.length;
+            if (chunk.data.length === 0 || offset >= chunk.total) break;
+            chunk = await read(offset, chunk.fileId);
           }
-          offset += chunk.data.length;
-          if (chunk.data.length === 0 || offset >= chunk.total) break;
-        }
-        if (out !== undefined) {
-          target.end();
-          await finished(target);
+          if (partial !== null) {
+            target.end();
+            await finished(target);
+            await rename(partial, out!);
+          }
+        } catch (error) {
+          if (partial !== null) {
+            target.destroy();
+            await rm(partial, { force: true });
+          }
+          throw error;
         }
         return 0;
       }

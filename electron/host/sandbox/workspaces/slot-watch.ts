@@ -2,7 +2,8 @@
 // so a run could fill the host's disk before its end: the slot is measured on a timer, and a
 // run past its workspace's limit is stopped (what it wrote is then not kept). The timer backs
 // off for a big tree, so measuring never takes more than a fraction of the host's time.
-import { treeBytes } from "./workspace-tree.js";
+import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
+import { treeBytes, type SlotOver } from "./workspace-tree.js";
 
 /** How often a run's workspace is measured at most... */
 export const SLOT_WATCH_MIN_INTERVAL_MS = 250;
@@ -10,23 +11,28 @@ export const SLOT_WATCH_MIN_INTERVAL_MS = 250;
 export const SLOT_WATCH_BACKOFF = 10;
 
 /**
- * Measures `dir` until stopped; calls `onOver` once, with the bytes found, when they pass
- * `maxBytes`. Returns the function that stops it.
+ * Measures `dir` until stopped; calls `onOver` once, with what it found past its limits, when
+ * the bytes pass `maxBytes`, or the entries or a path pass the workspace's own limits (such a
+ * tree is never kept). Returns the function that stops it.
  */
 export function watchSlotSize(
   dir: string,
   maxBytes: number,
-  onOver: (bytes: number) => void,
+  onOver: (over: SlotOver) => void,
 ): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const measure = async (): Promise<void> => {
     const started = performance.now();
-    const bytes = await treeBytes(dir, maxBytes);
+    const { over } = await treeBytes(dir, {
+      bytes: maxBytes,
+      entries: WORKSPACE_LIMITS.maxEntries,
+      pathBytes: WORKSPACE_LIMITS.pathMaxChars,
+    });
     if (stopped) return;
-    if (bytes > maxBytes) {
+    if (over !== null) {
       stopped = true;
-      onOver(bytes);
+      onOver(over);
       return;
     }
     const took = performance.now() - started;

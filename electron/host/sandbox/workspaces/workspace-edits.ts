@@ -49,8 +49,11 @@ export async function workspaceFiles(
 }
 
 /**
- * Up to `length` bytes of a workspace's file from `offset`, and its whole size. The file is
- * opened once the kept version is known, so a run keeping a new one meanwhile cannot cut it.
+ * Up to `length` bytes of a workspace's file from `offset`, its whole size, and its id (which
+ * stays while the file's bytes do: a version keeps an unchanged file as a link to the same one).
+ * The file is opened once the kept version is known, so a run keeping a new one meanwhile cannot
+ * cut a chunk; a reader in chunks passes the id the first chunk gave as `fileId`, and is refused
+ * once the file changed, rather than given a file made of two versions' bytes.
  */
 export async function readWorkspaceFile(
   store: WorkspaceStore,
@@ -59,7 +62,8 @@ export async function readWorkspaceFile(
   relPath: string,
   offset: number,
   length: number,
-): Promise<{ data: Buffer; total: number }> {
+  fileId?: string,
+): Promise<{ data: Buffer; total: number; fileId: string }> {
   const parts = workspacePathParts(relPath);
   const place = store.place(client, name);
   for (let attempt = 0; ; attempt++) {
@@ -72,11 +76,18 @@ export async function readWorkspaceFile(
         throw new WorkspaceRefused(`"${relPath}" is not a file of the workspace "${name}"`);
       const handle = await open(file, "r");
       try {
-        const size = (await handle.stat()).size;
+        const opened = await handle.stat();
+        const id = `${opened.dev}:${opened.ino}`;
+        if (fileId !== undefined && fileId !== id) {
+          throw new WorkspaceRefused(
+            `"${relPath}" in the workspace "${name}" changed while it was being read: read it again`,
+          );
+        }
+        const size = opened.size;
         const want = Math.max(0, Math.min(length, size - offset));
         const data = Buffer.alloc(want);
         const { bytesRead } = await handle.read(data, 0, want, offset);
-        return { data: data.subarray(0, bytesRead), total: size };
+        return { data: data.subarray(0, bytesRead), total: size, fileId: id };
       } finally {
         await handle.close();
       }

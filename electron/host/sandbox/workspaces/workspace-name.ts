@@ -16,6 +16,23 @@ function plainChar(ch: string, first: boolean): boolean {
   return letterOrDigit || (!first && (ch === "." || ch === "_" || ch === "-"));
 }
 
+/**
+ * Names Windows gives to devices, in any case and with any extension: a folder named so is the
+ * device (writes to `nul` vanish), so a workspace may not be named so on any system.
+ */
+const WINDOWS_DEVICES = new Set(["con", "prn", "aux", "nul"]);
+const WINDOWS_NUMBERED_DEVICES = ["com", "lpt"];
+
+function windowsDevice(name: string): boolean {
+  const stem = name.split(".")[0]!.toLowerCase();
+  if (WINDOWS_DEVICES.has(stem)) return true;
+  const prefix = stem.slice(0, 3);
+  const digit = stem.slice(3);
+  return (
+    WINDOWS_NUMBERED_DEVICES.includes(prefix) && digit.length === 1 && digit >= "0" && digit <= "9"
+  );
+}
+
 /** Why `name` cannot name a workspace, or null when it can. */
 export function workspaceNameProblem(name: string): string | null {
   if (name.length === 0) return "a workspace name cannot be empty";
@@ -26,6 +43,11 @@ export function workspaceNameProblem(name: string): string | null {
     if (!plainChar(name.charAt(i), i === 0)) {
       return "a workspace name is ASCII letters, digits, '.', '_' and '-', starting with a letter or digit";
     }
+  }
+  // Windows drops a folder name's last dots: "data." would be the folder of "data".
+  if (name.endsWith(".")) return "a workspace name cannot end with '.'";
+  if (windowsDevice(name)) {
+    return "a workspace name cannot be one Windows keeps for a device (con, prn, aux, nul, com0-9, lpt0-9)";
   }
   return null;
 }

@@ -1,6 +1,7 @@
 // A run with a workspace, around the run itself (sandbox.ts): the taken container's slot is
 // opened and filled, its size watched while the code runs, and once the container is gone its
 // state kept whole or not at all; the run's result says what became of the workspace.
+import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { SANDBOX_ENDED_ERROR, type RunResult } from "../../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -9,6 +10,7 @@ import type { SandboxEngine } from "../container-engine/sandbox-engine.js";
 import type { SandboxContainer } from "../containers/sandbox-container.js";
 import type { StartMessage } from "../runner/runner-messages.js";
 import { watchSlotSize } from "./slot-watch.js";
+import type { SlotOver } from "./workspace-tree.js";
 import { bytesText } from "./workspace-store.js";
 
 /** A run named a workspace where there can be none: the message says why and what to do. */
@@ -78,13 +80,27 @@ export async function containerStopped(
   );
 }
 
-/** Watches the slot's size while the code runs; `stop` aborts the run past the limit. */
+/** A run's slot watched: `stop` ends the watch; `over` says what the run was stopped for. */
+export interface WorkspaceWatch {
+  stop: () => void;
+  over: () => SlotOver | null;
+}
+
+/**
+ * Watches the slot while the code runs; `stop` aborts the run past the size limit, or once it
+ * holds more entries or a deeper path than a workspace may (such a tree is never kept).
+ */
 export function watchWorkspace(
   slot: WorkspaceSlot,
   workspace: RunWorkspaceRequest,
   stop: AbortController,
-): () => void {
-  return watchSlotSize(slot.workspace, workspace.maxBytes, () => stop.abort("workspace_limit"));
+): WorkspaceWatch {
+  let found: SlotOver | null = null;
+  const end = watchSlotSize(slot.workspace, workspace.maxBytes, (over) => {
+    found = over;
+    stop.abort("workspace_limit");
+  });
+  return { stop: end, over: () => found };
 }
 
 /** The result with the workspace's outcome: its report, and the reason it failed if it did. */
@@ -92,10 +108,17 @@ export function withWorkspace(
   result: RunResult,
   workspace: RunWorkspaceRequest,
   outcome: Awaited<ReturnType<RunWorkspaceRequest["settle"]>>,
+  found: SlotOver | null = null,
 ): RunResult {
   let error = result.error;
   if (result.stopped === "workspace_limit") {
-    error = `the run was stopped: what it wrote in the workspace "${workspace.name}" went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page): nothing this run wrote there was kept, and it holds what it held before the run.`;
+    const over =
+      found === "path"
+        ? `held a path longer than ${WORKSPACE_LIMITS.pathMaxChars} characters`
+        : found === "entries"
+          ? `held more than ${WORKSPACE_LIMITS.maxEntries} files and folders`
+          : `went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page)`;
+    error = `the run was stopped: what it wrote in the workspace "${workspace.name}" ${over}: nothing this run wrote there was kept, and it holds what it held before the run.`;
   } else if (outcome.problem !== null) {
     error = error === null ? outcome.problem : `${error}\n${outcome.problem}`;
   }

@@ -4,10 +4,11 @@
 // slot empty and closed to it (owned by the host, not writable by the sandbox's user), so it
 // has no /workspace and can write nothing there.
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readdir, rm } from "node:fs/promises";
+import { chmod, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { WORKSPACE_SLOT_DIR } from "../containers/container-spec.js";
 import { pidAlive } from "../../util/process-place.js";
+import { removeTree } from "./workspace-tree.js";
 
 /** A slot folder and the workspace folder in it. */
 export interface Slot {
@@ -48,7 +49,7 @@ export class SlotRoot {
 
   /** Removes a slot and what a run left in it. */
   async release(slot: Slot): Promise<void> {
-    await rm(slot.dir, { recursive: true, force: true, maxRetries: 2 });
+    await removeTree(slot.dir);
   }
 
   /** Removes the slots of processes that are gone (a crash skips release). */
@@ -57,9 +58,7 @@ export class SlotRoot {
     for (const owner of owners) {
       const pid = Number(owner);
       if (!Number.isSafeInteger(pid) || pid === process.pid || this.isAlive(pid)) continue;
-      await rm(path.join(this.root, owner), { recursive: true, force: true }).catch(
-        () => undefined,
-      );
+      await removeTree(path.join(this.root, owner)).catch(() => undefined);
     }
   }
 }

@@ -211,10 +211,34 @@ describe("workspace store", () => {
     expect(existsSync(env.store.place("c", "w").dir)).toBe(false);
   });
 
+  it("a file read in chunks is refused once it changed, never mixed from two versions", async () => {
+    const env = setup();
+    const from = path.join(tempDir("cm-ws-src-"), "f.txt");
+    writeFileSync(from, "a".repeat(100));
+    await putWorkspaceFile(env.store, "c", "w", "f.txt", from, env.limits.maxBytes);
+    const first = await readWorkspaceFile(env.store, "c", "w", "f.txt", 0, 50);
+    // Another file put in makes a new version: this one is unchanged, the download goes on.
+    await putWorkspaceFile(env.store, "c", "w", "g.txt", from, env.limits.maxBytes);
+    const second = await readWorkspaceFile(env.store, "c", "w", "f.txt", 50, 25, first.fileId);
+    expect(second.data.toString()).toBe("a".repeat(25));
+    writeFileSync(from, "b".repeat(100));
+    await putWorkspaceFile(env.store, "c", "w", "f.txt", from, env.limits.maxBytes);
+    await expect(
+      readWorkspaceFile(env.store, "c", "w", "f.txt", 75, 25, first.fileId),
+    ).rejects.toThrow('"f.txt" in the workspace "w" changed while it was being read');
+  });
+
   it("names and paths: plain only", () => {
     expect(checkWorkspaceName("sales-2026.q1")).toBe("sales-2026.q1");
     for (const bad of ["", ".hidden", "a/b", "a b", "x".repeat(65), "ü"]) {
       expect(() => checkWorkspaceName(bad)).toThrow(/workspace name/);
+    }
+    // Windows would make these a device, or the folder of another name.
+    for (const bad of ["con", "NUL", "nul.data", "Com1", "lpt9.x", "aux", "data.", "data.."]) {
+      expect(() => checkWorkspaceName(bad)).toThrow(/workspace name cannot/);
+    }
+    for (const fine of ["console", "com10", "nullable", "data.v2", "lpt"]) {
+      expect(checkWorkspaceName(fine)).toBe(fine);
     }
     expect(workspacePathParts("/workspace/a/b.csv")).toEqual(["a", "b.csv"]);
     for (const bad of ["", "../x", "a/../b", "a//b", "a\\b"]) {

@@ -196,9 +196,7 @@ export class WorkspaceStore {
       tree = await scanTree(slot.workspace, WORKSPACE_LIMITS.maxEntries);
     } catch (error) {
       if (error instanceof TreeTooLarge)
-        return refuse(
-          `the workspace "${state.name}" would hold more than ${WORKSPACE_LIMITS.maxEntries} files and folders`,
-        );
+        return refuse(`the workspace "${state.name}" would hold ${error.message}`);
       throw error;
     }
     if (tree.bytes > maxBytes) {

@@ -1,9 +1,14 @@
 // Walking a workspace's folder without following anything: what a run left in its slot is the
 // sandbox's, so only plain files and folders are read (lstat, never stat), symlinks and other
-// special files are left out, and the walk stops at a bounded number of entries.
+// special files are left out, and the walk stops at a bounded number of entries. Names are read
+// as bytes: the sandbox can name a file in bytes that are not UTF-8, and such a name read as a
+// string names no file at all (so whatever is under it would go unseen, or fail the walk).
 import { constants } from "node:fs";
-import { chmod, copyFile, lstat, open, readdir } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, copyFile, lstat, open, opendir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
+import { isErrno } from "../../util/errno.js";
 
 /** One plain file or folder of a tree, by its path relative to the tree's root (`/`-separated). */
 export interface TreeEntry {
@@ -24,23 +29,59 @@ export interface Tree {
   leftOut: number;
 }
 
-/** A tree holds more entries than it may. */
+/** `name` as text, or null when its bytes are not UTF-8 (no path string can name it). */
+function textName(name: Buffer): string | null {
+  const text = name.toString("utf8");
+  return Buffer.from(text, "utf8").equals(name) ? text : null;
+}
+
+/**
+ * The names in `dir`, as bytes, read a few at a time: throws TreeTooLarge once there are more
+ * than `room`, the entries left of `maxEntries` (a folder of millions of entries is never held in memory whole).
+ */
+async function readNames(dir: string, room: number, maxEntries: number): Promise<Buffer[]> {
+  const names: Buffer[] = [];
+  // Node reads names as bytes with "buffer" here too; its types only name string encodings.
+  const handle = await opendir(dir, { encoding: "buffer" as BufferEncoding });
+  try {
+    for await (const entry of handle) {
+      names.push(entry.name as unknown as Buffer);
+      if (names.length > room) throw new TreeTooLarge(`more than ${maxEntries} files and folders`);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  return names;
+}
+
+/** A tree holds more entries, or a longer path, than it may: the message says which. */
 export class TreeTooLarge extends Error {
   override name = "TreeTooLarge";
 }
 
 /**
  * Every plain file and folder under `root` (the root itself not included), parents before their
- * children. Throws TreeTooLarge past `maxEntries`.
+ * children; one whose name is not UTF-8 is left out, with all under it. Throws TreeTooLarge
+ * past `maxEntries`, or at a path inside it longer than `maxPathChars` (the sandbox can make a
+ * tree deeper than any path on the host can name, with relative paths).
  */
-export async function scanTree(root: string, maxEntries: number): Promise<Tree> {
+export async function scanTree(
+  root: string,
+  maxEntries: number,
+  maxPathChars: number = WORKSPACE_LIMITS.pathMaxChars,
+): Promise<Tree> {
   const tree: Tree = { entries: [], count: 0, bytes: 0, leftOut: 0 };
   const stack = [""];
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    const names = (await readdir(path.join(root, rel))).sort();
-    for (const name of names) {
+    const raw = await readNames(path.join(root, rel), maxEntries - tree.count, maxEntries);
+    const names = raw.map(textName).filter((name) => name !== null);
+    tree.leftOut += raw.length - names.length;
+    for (const name of names.sort()) {
       const childRel = rel === "" ? name : `${rel}/${name}`;
+      if (childRel.length > maxPathChars) {
+        throw new TreeTooLarge(`a path longer than ${maxPathChars} characters`);
+      }
       const info = await lstat(path.join(root, childRel));
       const kind = info.isFile() ? "file" : info.isDirectory() ? "dir" : null;
       if (kind === null) {
@@ -48,7 +89,7 @@ export async function scanTree(root: string, maxEntries: number): Promise<Tree> 
         continue;
       }
       if (++tree.count > maxEntries) {
-        throw new TreeTooLarge(`it holds more than ${maxEntries} files and folders`);
+        throw new TreeTooLarge(`more than ${maxEntries} files and folders`);
       }
       const bytes = kind === "file" ? info.size : 0;
       tree.bytes += bytes;
@@ -65,34 +106,63 @@ export async function scanTree(root: string, maxEntries: number): Promise<Tree> 
   return tree;
 }
 
+/** The unit of `stat`'s `blocks`. */
+const BLOCK_BYTES = 512;
+
+/** What a measure of a slot found past its limits, if anything. */
+export type SlotOver = "bytes" | "path" | "entries";
+
 /**
- * The bytes of the plain files under `root`, stopping early once past `stopAbove` (the size
- * watch during a run needs only to know that). Entries that go while it walks are skipped.
+ * The bytes of the plain files under `root`, stopping early once past `limits.bytes` (the size
+ * watch during a run needs only to know that). A file counts its size and any disk space
+ * allocated past its end (fallocate with FALLOC_FL_KEEP_SIZE takes the disk while the size
+ * says 0); the last block's rounding is not counted, so a file counts what the keep step
+ * counts. It stops too once the tree holds more than `limits.entries` entries of any kind (each
+ * one an inode of the host's disk), or a folder whose path inside `root` is longer than
+ * `limits.pathBytes` (what is deeper cannot be measured by path). Folders are read a few
+ * entries at a time, so a huge one costs no memory. Entries that go while it walks are skipped.
  */
-export async function treeBytes(root: string, stopAbove: number): Promise<number> {
+export async function treeBytes(
+  root: string,
+  limits: { bytes: number; entries: number; pathBytes: number },
+): Promise<{ bytes: number; over: SlotOver | null }> {
   let bytes = 0;
-  const stack = [root];
+  let entries = 0;
+  const separator = Buffer.from(path.sep);
+  const top = Buffer.from(root);
+  const stack = [top];
   while (stack.length > 0) {
     const dir = stack.pop()!;
-    let entries;
+    if (dir.length - top.length > limits.pathBytes) return { bytes, over: "path" };
+    let handle;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      // Node reads names as bytes with "buffer" here too; its types only name string encodings.
+      handle = await opendir(dir, { encoding: "buffer" as BufferEncoding });
     } catch {
       continue;
     }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) stack.push(full);
-      else if (entry.isFile()) {
-        bytes += await lstat(full).then(
-          (info) => info.size,
-          () => 0,
-        );
-        if (bytes > stopAbove) return bytes;
+    try {
+      for await (const entry of handle) {
+        if (++entries > limits.entries) return { bytes, over: "entries" };
+        const name = entry.name as unknown as Buffer;
+        const full = Buffer.concat([dir, separator, name]);
+        if (entry.isDirectory()) stack.push(full);
+        else if (entry.isFile()) {
+          const info = await lstat(full).catch(() => null);
+          if (info === null) continue;
+          const block = info.blksize > 0 ? info.blksize : BLOCK_BYTES;
+          const rounded = Math.ceil(info.size / block) * block;
+          bytes += info.size + Math.max(0, info.blocks * BLOCK_BYTES - rounded);
+          if (bytes > limits.bytes) return { bytes, over: "bytes" };
+        }
       }
+    } catch {
+      // The folder went while it was read: what is left of it is not there to count.
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
-  return bytes;
+  return { bytes, over: null };
 }
 
 /** Copies a plain file into a kept version: a file of the host's own, read-only, on disk. */
@@ -105,4 +175,38 @@ export async function copyKept(from: string, to: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** A folder whose path is longer than this is moved up before a tree is removed. */
+const FLATTEN_PATH_BYTES = 2048;
+
+/**
+ * Removes `dir` and all in it, also a tree deeper than a path can name (the sandbox can make
+ * one in its slot with relative paths, and a removal by path then fails with ENAMETOOLONG):
+ * its deep folders are moved up to `dir` first, each while its path is still short.
+ */
+export async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true, maxRetries: 2 });
+    return;
+  } catch (error) {
+    if (!isErrno(error, "ENAMETOOLONG")) throw error;
+  }
+  const separator = Buffer.from(path.sep);
+  const stack = [Buffer.from(dir)];
+  while (stack.length > 0) {
+    const parent = stack.pop()!;
+    const entries = await readdir(parent, { encoding: "buffer", withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      let child = Buffer.concat([parent, separator, entry.name]);
+      if (child.length > FLATTEN_PATH_BYTES) {
+        const moved = Buffer.from(path.join(dir, `.flat-${randomBytes(8).toString("hex")}`));
+        await rename(child, moved);
+        child = moved;
+      }
+      stack.push(child);
+    }
+  }
+  await rm(dir, { recursive: true, force: true, maxRetries: 2 });
 }

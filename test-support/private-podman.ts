@@ -148,6 +148,9 @@ export async function startPrivatePodman(): Promise<PrivatePodman> {
         `unix://${socket}`,
       ],
       {
+        // conmon leaves files (an `oom` marker when a container runs out of memory) in its
+        // working directory: the service's own folder, not the checkout the tests run from.
+        cwd: dir,
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, CONTAINERS_CONF: conf(runtime), CONTAINERS_STORAGE_CONF: storage },
       },

@@ -80,7 +80,10 @@ export class SlotRoot {
       const pid = Number(owner);
       if (!Number.isSafeInteger(pid) || pid === process.pid || this.isAlive(pid)) continue;
       const dir = path.join(this.root, owner);
-      await withSlotOpened(dir, open, () => removeTree(dir)).catch(() => left++);
+      // The process's folder of slots is the host's, made under its umask (077 shuts the
+      // sandbox's user out): it is mounted whole, so that user must be let in first.
+      const openAll = open && ((at: string) => chmod(at, 0o755).then(() => open(at)));
+      await withSlotOpened(dir, openAll, () => removeTree(dir)).catch(() => left++);
     }
     return left;
   }

@@ -36,6 +36,21 @@ describe("withSlotOpened", () => {
     expect(opens).toBe(0);
   });
 
+  it("throws the first failure when the opening fails too", async () => {
+    let tries = 0;
+    await expect(
+      withSlotOpened(
+        "/slot",
+        () => Promise.reject(new Error("engine: /host/slot")),
+        () => {
+          tries++;
+          return Promise.reject(denied("EACCES"));
+        },
+      ),
+    ).rejects.toMatchObject({ code: "EACCES" });
+    expect(tries).toBe(1);
+  });
+
   it("tells a permission failure from others", () => {
     expect([denied("EACCES"), denied("EPERM"), denied("ENOENT"), null].map(shutOut)).toEqual([
       true,

@@ -55,7 +55,8 @@ export function slotOpener(
 
 /**
  * Runs `step` on something in a slot; once more after opening `dir` with `open` when the host
- * was shut out of it.
+ * was shut out of it. When the opening fails too, the first failure is the one thrown (the
+ * engine's words could name the host's folders).
  */
 export async function withSlotOpened<T>(
   dir: string,
@@ -66,7 +67,11 @@ export async function withSlotOpened<T>(
     return await step();
   } catch (error) {
     if (!shutOut(error) || open == null) throw error;
+    const opened = await open(dir).then(
+      () => true,
+      () => false,
+    );
+    if (!opened) throw error;
   }
-  await open(dir);
   return step();
 }

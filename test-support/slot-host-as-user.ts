@@ -109,9 +109,10 @@ try {
     Object.assign(seen, { error: result.error, stopped: result.stopped });
     seen.openedSlotsLeft = openedSlots();
   } else if (args.step === "measured") {
-    // More than the workspace's 64 MiB, in a folder tempfile.mkdtemp shuts to others.
+    // More than the workspace's 64 MiB, in a folder tempfile.mkdtemp shuts to others; the
+    // runner is kept from opening it after the code, so only a measure while it runs sees it.
     const result = await run(
-      `import tempfile, time\nd = tempfile.mkdtemp(dir="/workspace")\nwith open(d + "/big", "wb") as f:\n    f.write(b"x" * (80 * 1024 * 1024))\nfor _ in range(400):\n    time.sleep(0.1)\nprint("never stopped")`,
+      `import os, tempfile, time\nd = tempfile.mkdtemp(dir="/workspace")\nwith open(d + "/big", "wb") as f:\n    f.write(b"x" * (80 * 1024 * 1024))\nos.chmod = lambda *a, **k: None\nfor _ in range(400):\n    time.sleep(0.1)\nprint("never stopped")`,
     );
     await sandbox.settle();
     Object.assign(seen, { error: result.error, stopped: result.stopped, stdout: result.stdout });

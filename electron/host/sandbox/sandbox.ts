@@ -11,6 +11,7 @@ import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./containers/sandbox-container.js";
 import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
+import { slotOpener, type SlotOpener } from "./workspaces/slot-opener.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
 import {
   containerStopped,
@@ -87,6 +88,8 @@ export class Sandbox {
   /** When the idle containers were last reviewed for a catalog change (performance.now()). */
   private lastReview = -Infinity;
   private pendingReview: NodeJS.Timeout | null = null;
+  /** Opens slots a run shut the host out of; null where the engine cannot mount them. */
+  private readonly openSlot: SlotOpener | null;
   deadlineSeconds: number;
 
   constructor(private readonly options: SandboxOptions) {
@@ -104,13 +107,21 @@ export class Sandbox {
       leanWindowMs: options.leanWindowMs,
       onPooled: (container) => this.stage(container),
     });
+    this.openSlot = slotOpener(options.engine, this.image, options.owner, () => this.runtime);
+    // Slots a killed run shut the host out of are left by the sweep at start: this engine,
+    // the one that mounted them, can open them.
+    if (options.slots !== undefined && this.openSlot !== null) {
+      this.track(options.slots.sweep(this.openSlot).then(() => undefined));
+    }
     this.pool.fill();
   }
 
   private async startContainer(preload: boolean): Promise<SandboxContainer> {
     const { engine, owner, slots } = this.options;
     // A warm container cannot be given a mount once started: each gets its slot now.
-    const slot = slots !== undefined && engine.mountsHostFolders ? await slots.create() : undefined;
+    const made = slots !== undefined && engine.mountsHostFolders ? await slots.create() : undefined;
+    const open = this.openSlot;
+    const slot = made && { ...made, open: open ? () => open(made.dir) : undefined };
     return SandboxContainer.start(
       engine,
       this.image,

@@ -57,6 +57,8 @@ export interface RunFileData extends Omit<RunFile, "uri"> {
 export interface WorkspaceSlot {
   dir: string;
   workspace: string;
+  /** Gives the host back what a run left there and shut it out of; absent where it cannot. */
+  open?: (() => Promise<void>) | undefined;
 }
 
 /** How a run's workspace ended: what the result reports, and why nothing was kept if so. */

@@ -89,10 +89,10 @@ export class DockerApiEngine implements SandboxEngine {
   }
 
   async createSandbox(spec: SandboxSpec): Promise<EngineContainer> {
-    const { image, nonce, owner, runtime, preload, slot } = spec;
+    const { image, nonce, owner, runtime, preload, slot, openSlot } = spec;
     const create = await engineSpec(
       this.docker,
-      sandboxContainerSpec(image, nonce, owner, runtime, preload, slot),
+      sandboxContainerSpec(image, nonce, owner, runtime, preload, slot, openSlot),
     );
     const handle = await this.docker.createContainer(create).catch((error: unknown) => {
       throw refusedOr(error);

@@ -23,6 +23,8 @@ export interface SandboxSpec {
    * engines that mount host folders (`mountsHostFolders`).
    */
   slot?: string | undefined;
+  /** Runs no runner: opens what a run left in `slot` to the host, then ends (container-spec.ts). */
+  openSlot?: boolean | undefined;
 }
 
 /** How a container ended. */

@@ -2,6 +2,7 @@ import type { ContainerCreateOptions } from "dockerode";
 import { SANDBOX_LIMITS } from "../../../../shared/limits.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import type { ContainerOwner, LabelledOwner } from "./container-owner.js";
+import { openSlotScript } from "./slot-open-script.js";
 
 export type { ContainerOwner } from "./container-owner.js";
 
@@ -69,10 +70,17 @@ export function sandboxContainerSpec(
   preload = false,
   /** A host folder mounted at WORKSPACE_SLOT_PATH (the warm pool's slot); none unless given. */
   slot?: string,
+  /**
+   * Instead of the runner, open what a run left in `slot` to the host (slot-open-script.ts):
+   * the same user and the same limits as a run, so it can do nothing a run could not.
+   */
+  openSlot = false,
 ): ContainerCreateOptions {
   return {
     Image: image,
-    Cmd: ["python3", "-I", RUNNER_PATH, nonce, ...(preload ? [PRELOAD_FLAG] : [])],
+    Cmd: openSlot
+      ? ["python3", "-I", "-c", openSlotScript(WORKSPACE_SLOT_PATH)]
+      : ["python3", "-I", RUNNER_PATH, nonce, ...(preload ? [PRELOAD_FLAG] : [])],
     // Nothing of the host's environment: only what the image itself sets.
     Env: [],
     User: SANDBOX_LIMITS.user,

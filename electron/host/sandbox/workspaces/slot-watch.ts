@@ -11,25 +11,43 @@ export const SLOT_WATCH_MIN_INTERVAL_MS = 250;
 export const SLOT_WATCH_BACKOFF = 10;
 
 /**
+ * How many times one run's slot is opened to the host while it runs (a folder it shut the host
+ * out of, as tempfile.mkdtemp's 0700 does where the host is neither root nor the sandbox's
+ * user); past it, such a folder stops the run, as what cannot be measured cannot be let grow.
+ */
+export const SLOT_WATCH_MAX_OPENS = 4;
+
+/**
  * Measures `dir` until stopped; calls `onOver` once, with what it found past its limits, when
  * the bytes pass `maxBytes`, or the entries or a path pass the workspace's own limits (such a
- * tree is never kept). Returns the function that stops it.
+ * tree is never kept), or a folder stays shut to the host after `open` (or without it).
+ * Returns the function that stops it.
  */
 export function watchSlotSize(
   dir: string,
   maxBytes: number,
   onOver: (over: SlotOver) => void,
+  open?: () => Promise<void>,
 ): () => void {
   let stopped = false;
+  let opens = 0;
   let timer: NodeJS.Timeout | null = null;
+  const limits = {
+    bytes: maxBytes,
+    entries: WORKSPACE_LIMITS.maxEntries,
+    pathBytes: WORKSPACE_LIMITS.pathMaxChars,
+  };
   const measure = async (): Promise<void> => {
     const started = performance.now();
-    const { over } = await treeBytes(dir, {
-      bytes: maxBytes,
-      entries: WORKSPACE_LIMITS.maxEntries,
-      pathBytes: WORKSPACE_LIMITS.pathMaxChars,
-    });
+    let found = await treeBytes(dir, limits);
+    if (found.over === null && found.shut && open !== undefined && opens < SLOT_WATCH_MAX_OPENS) {
+      opens++;
+      await open().catch(() => undefined);
+      if (stopped) return;
+      found = await treeBytes(dir, limits);
+    }
     if (stopped) return;
+    const over = found.over ?? (found.shut ? "unreadable" : null);
     if (over !== null) {
       stopped = true;
       onOver(over);

@@ -96,10 +96,15 @@ export function watchWorkspace(
   stop: AbortController,
 ): WorkspaceWatch {
   let found: SlotOver | null = null;
-  const end = watchSlotSize(slot.workspace, workspace.maxBytes, (over) => {
-    found = over;
-    stop.abort("workspace_limit");
-  });
+  const end = watchSlotSize(
+    slot.workspace,
+    workspace.maxBytes,
+    (over) => {
+      found = over;
+      stop.abort("workspace_limit");
+    },
+    slot.open,
+  );
   return { stop: end, over: () => found };
 }
 
@@ -115,9 +120,11 @@ export function withWorkspace(
     const over =
       found === "path"
         ? `held a path longer than ${WORKSPACE_LIMITS.pathMaxChars} characters`
-        : found === "entries"
-          ? `held more than ${WORKSPACE_LIMITS.maxEntries} files and folders`
-          : `went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page)`;
+        : found === "unreadable"
+          ? "held a folder it shut Code Mode out of (its permissions), so its size could not be measured"
+          : found === "entries"
+            ? `held more than ${WORKSPACE_LIMITS.maxEntries} files and folders`
+            : `went over its limit of ${bytesText(workspace.maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page)`;
     error = `the run was stopped: what it wrote in the workspace "${workspace.name}" ${over}: nothing this run wrote there was kept, and it holds what it held before the run.`;
   } else if (outcome.problem !== null) {
     error = error === null ? outcome.problem : `${error}\n${outcome.problem}`;

@@ -8,6 +8,7 @@ import { chmod, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { WORKSPACE_SLOT_DIR } from "../containers/container-spec.js";
 import { pidAlive } from "../../util/process-place.js";
+import { withSlotOpened, type SlotOpener } from "./slot-opener.js";
 import { removeTree } from "./workspace-tree.js";
 
 /** A slot folder and the workspace folder in it. */
@@ -16,6 +17,11 @@ export interface Slot {
   dir: string;
   /** Where a run's workspace goes: `/workspace` in the container points at it. */
   workspace: string;
+  /**
+   * Gives the host back what a run left in the slot and shut it out of (slot-opener.ts); absent
+   * where the slot's engine cannot open it.
+   */
+  open?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -47,18 +53,38 @@ export class SlotRoot {
     await chmod(slot.workspace, 0o777);
   }
 
-  /** Removes a slot and what a run left in it. */
+  /**
+   * Removes a slot and what a run left in it, opening it first (`slot.open`) when the run shut
+   * the host out of something there (a folder of mode 0700 the host's user does not own).
+   */
   async release(slot: Slot): Promise<void> {
-    await removeTree(slot.dir);
+    await withSlotOpened(slot.dir, slot.open, () => removeTree(slot.dir));
   }
 
-  /** Removes the slots of processes that are gone (a crash skips release). */
-  async sweep(): Promise<void> {
+  /**
+   * Removes the slots of processes that are gone (a crash skips release); with `open`, also
+   * those a killed run shut the host out of. Returns how many could not be removed.
+   */
+  sweep(open?: SlotOpener | null): Promise<number> {
+    const swept = this.sweeping.then(() => this.sweepNow(open));
+    this.sweeping = swept.catch(() => 0);
+    return swept;
+  }
+
+  private sweeping: Promise<number> = Promise.resolve(0);
+
+  private async sweepNow(open?: SlotOpener | null): Promise<number> {
     const owners = await readdir(this.root).catch(() => [] as string[]);
+    let left = 0;
     for (const owner of owners) {
       const pid = Number(owner);
       if (!Number.isSafeInteger(pid) || pid === process.pid || this.isAlive(pid)) continue;
-      await removeTree(path.join(this.root, owner)).catch(() => undefined);
+      const dir = path.join(this.root, owner);
+      // The process's folder of slots is the host's, made under its umask (077 shuts the
+      // sandbox's user out): it is mounted whole, so that user must be let in first.
+      const openAll = open && ((at: string) => chmod(at, 0o755).then(() => open(at)));
+      await withSlotOpened(dir, openAll, () => removeTree(dir)).catch(() => left++);
     }
+    return left;
   }
 }

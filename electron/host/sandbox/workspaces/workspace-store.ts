@@ -8,6 +8,7 @@ import path from "node:path";
 import type { RunWorkspace } from "../../../../shared/run-result.js";
 import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { buildFromSlot, canClone, fillSlot, type FillMode } from "./workspace-commit.js";
+import { shutOut, withSlotOpened } from "./slot-opener.js";
 import { takeWorkspaceLock } from "./workspace-lock.js";
 import { checkWorkspaceName, workspaceNameProblem } from "./workspace-name.js";
 import type { Slot } from "./workspace-slots.js";
@@ -191,12 +192,21 @@ export class WorkspaceStore {
       report: unchanged,
       problem: `${why}: nothing this run wrote there was kept, and it holds what it held before the run.`,
     });
+    // A run can shut the host out of what it made (its permissions): the slot is opened to the
+    // host then, and walked again; the error never names a path of the host's.
+    const shutOutOf = (): WorkspaceSettled =>
+      refuse(
+        `the run left a file in the workspace "${state.name}" that Code Mode cannot read (its permissions were changed)`,
+      );
     let tree;
     try {
-      tree = await scanTree(slot.workspace, WORKSPACE_LIMITS.maxEntries);
+      tree = await withSlotOpened(slot.dir, slot.open, () =>
+        scanTree(slot.workspace, WORKSPACE_LIMITS.maxEntries),
+      );
     } catch (error) {
       if (error instanceof TreeTooLarge)
         return refuse(`the workspace "${state.name}" would hold ${error.message}`);
+      if (shutOut(error)) return shutOutOf();
       throw error;
     }
     if (tree.bytes > maxBytes) {
@@ -206,22 +216,21 @@ export class WorkspaceStore {
     }
     const building = path.join(place.dir, `.building-${randomBytes(6).toString("hex")}`);
     let built;
-    try {
-      built = await buildFromSlot(
+    const build = async () => {
+      await rm(building, { recursive: true, force: true });
+      return buildFromSlot(
         slot.workspace,
         tree,
         versionDir(place, state.version),
         filled,
         building,
       );
+    };
+    try {
+      built = await withSlotOpened(slot.dir, slot.open, build);
     } catch (error) {
       await rm(building, { recursive: true, force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "EACCES" || code === "EPERM") {
-        return refuse(
-          `the run left a file in the workspace "${state.name}" that Code Mode cannot read (its permissions were changed)`,
-        );
-      }
+      if (shutOut(error)) return shutOutOf();
       throw error;
     }
     if (built === null) return { report: { ...unchanged, kept: true }, problem: null };

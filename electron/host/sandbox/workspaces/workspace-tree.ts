@@ -9,6 +9,7 @@ import { chmod, copyFile, lstat, open, opendir, readdir, rename, rm } from "node
 import path from "node:path";
 import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { isErrno } from "../../util/errno.js";
+import { shutOut } from "./slot-opener.js";
 
 /** One plain file or folder of a tree, by its path relative to the tree's root (`/`-separated). */
 export interface TreeEntry {
@@ -109,8 +110,11 @@ export async function scanTree(
 /** The unit of `stat`'s `blocks`. */
 const BLOCK_BYTES = 512;
 
-/** What a measure of a slot found past its limits, if anything. */
-export type SlotOver = "bytes" | "path" | "entries";
+/**
+ * What a measure of a slot found past its limits, if anything; "unreadable": a folder the host
+ * is shut out of (its permissions) and could not open (slot-opener.ts), so it cannot be measured.
+ */
+export type SlotOver = "bytes" | "path" | "entries" | "unreadable";
 
 /**
  * The bytes of the plain files under `root`, stopping early once past `limits.bytes` (the size
@@ -120,30 +124,33 @@ export type SlotOver = "bytes" | "path" | "entries";
  * counts. It stops too once the tree holds more than `limits.entries` entries of any kind (each
  * one an inode of the host's disk), or a folder whose path inside `root` is longer than
  * `limits.pathBytes` (what is deeper cannot be measured by path). Folders are read a few
- * entries at a time, so a huge one costs no memory. Entries that go while it walks are skipped.
+ * entries at a time, so a huge one costs no memory. Entries that go while it walks are skipped;
+ * `shut` says a folder could not be read for its permissions (what is in it went uncounted).
  */
 export async function treeBytes(
   root: string,
   limits: { bytes: number; entries: number; pathBytes: number },
-): Promise<{ bytes: number; over: SlotOver | null }> {
+): Promise<{ bytes: number; over: SlotOver | null; shut: boolean }> {
   let bytes = 0;
   let entries = 0;
+  let shut = false;
   const separator = Buffer.from(path.sep);
   const top = Buffer.from(root);
   const stack = [top];
   while (stack.length > 0) {
     const dir = stack.pop()!;
-    if (dir.length - top.length > limits.pathBytes) return { bytes, over: "path" };
+    if (dir.length - top.length > limits.pathBytes) return { bytes, over: "path", shut };
     let handle;
     try {
       // Node reads names as bytes with "buffer" here too; its types only name string encodings.
       handle = await opendir(dir, { encoding: "buffer" as BufferEncoding });
-    } catch {
+    } catch (error) {
+      if (shutOut(error)) shut = true;
       continue;
     }
     try {
       for await (const entry of handle) {
-        if (++entries > limits.entries) return { bytes, over: "entries" };
+        if (++entries > limits.entries) return { bytes, over: "entries", shut };
         const name = entry.name as unknown as Buffer;
         const full = Buffer.concat([dir, separator, name]);
         if (entry.isDirectory()) stack.push(full);
@@ -153,7 +160,7 @@ export async function treeBytes(
           const block = info.blksize > 0 ? info.blksize : BLOCK_BYTES;
           const rounded = Math.ceil(info.size / block) * block;
           bytes += info.size + Math.max(0, info.blocks * BLOCK_BYTES - rounded);
-          if (bytes > limits.bytes) return { bytes, over: "bytes" };
+          if (bytes > limits.bytes) return { bytes, over: "bytes", shut };
         }
       }
     } catch {
@@ -162,7 +169,7 @@ export async function treeBytes(
       await handle.close().catch(() => undefined);
     }
   }
-  return { bytes, over: null };
+  return { bytes, over: null, shut };
 }
 
 /** Copies a plain file into a kept version: a file of the host's own, read-only, on disk. */

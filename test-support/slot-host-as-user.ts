@@ -4,6 +4,7 @@
 // Prints one JSON line of what it saw. Steps:
 // - killed: a run leaves folders shut to the host and is stopped; its slot must go.
 // - measured: a run writes past the size limit in a folder shut to the host; it is stopped.
+// - listable: the same in a folder the host may list but not search (0744); it is stopped.
 // - kept: a run leaves them shut and keeps its runner from opening them again; they are kept.
 // - sweep: a dead process's slot shut to the host (made by the test) must go at start.
 import { existsSync, readdirSync } from "node:fs";
@@ -40,7 +41,7 @@ made = leave("/workspace")
 `;
 
 interface Args {
-  step: "killed" | "measured" | "kept" | "sweep";
+  step: "killed" | "measured" | "listable" | "kept" | "sweep";
   image: string;
   runtime: SandboxRuntime;
   root: string;
@@ -108,11 +109,13 @@ try {
     await sandbox.settle();
     Object.assign(seen, { error: result.error, stopped: result.stopped });
     seen.openedSlotsLeft = openedSlots();
-  } else if (args.step === "measured") {
-    // More than the workspace's 64 MiB, in a folder tempfile.mkdtemp shuts to others; the
-    // runner is kept from opening it after the code, so only a measure while it runs sees it.
+  } else if (args.step === "measured" || args.step === "listable") {
+    // More than the workspace's 64 MiB, in a folder tempfile.mkdtemp shuts to others (or one
+    // they may list but not search); the runner is kept from opening it after the code, so
+    // only a measure while it runs sees it.
+    const shut = args.step === "measured" ? "" : "\nos.chmod(d, 0o744)";
     const result = await run(
-      `import os, tempfile, time\nd = tempfile.mkdtemp(dir="/workspace")\nwith open(d + "/big", "wb") as f:\n    f.write(b"x" * (80 * 1024 * 1024))\nos.chmod = lambda *a, **k: None\nfor _ in range(400):\n    time.sleep(0.1)\nprint("never stopped")`,
+      `import os, tempfile, time\nd = tempfile.mkdtemp(dir="/workspace")${shut}\nwith open(d + "/big", "wb") as f:\n    f.write(b"x" * (80 * 1024 * 1024))\nos.chmod = lambda *a, **k: None\nfor _ in range(400):\n    time.sleep(0.1)\nprint("never stopped")`,
     );
     await sandbox.settle();
     Object.assign(seen, { error: result.error, stopped: result.stopped, stdout: result.stdout });

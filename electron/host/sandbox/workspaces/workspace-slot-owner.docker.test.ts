@@ -81,14 +81,19 @@ describeEachRuntime(docker, "slots shut to the host's user on %s", (runtime) => 
     expect(String(seen.error)).not.toContain(root);
   }, 180_000);
 
-  it("a run writing past its limit in a folder shut to the host is measured and stopped", async () => {
-    const { root, gid } = userRoot();
-    const seen = await asUser("measured", runtime, root, gid);
-    expect(seen.stopped).toBe("workspace_limit");
-    expect(seen.stdout).not.toContain("never stopped");
-    expect(seen.error).toContain('"shut" went over its limit of 64 MiB');
-    expect(seen.openedSlotsLeft).toBe(0);
-  }, 180_000);
+  // "listable": a folder the host may list but not search (0744), whose files it cannot stat.
+  it.each(["measured", "listable"])(
+    "a run writing past its limit in a folder shut to the host (%s) is measured and stopped",
+    async (step) => {
+      const { root, gid } = userRoot();
+      const seen = await asUser(step, runtime, root, gid);
+      expect(seen.stopped).toBe("workspace_limit");
+      expect(seen.stdout).not.toContain("never stopped");
+      expect(seen.error).toContain('"shut" went over its limit of 64 MiB');
+      expect(seen.openedSlotsLeft).toBe(0);
+    },
+    180_000,
+  );
 
   it("a run that keeps its runner from opening what it shut is kept, naming no host path", async () => {
     const { root, gid } = userRoot();

@@ -125,7 +125,8 @@ export type SlotOver = "bytes" | "path" | "entries" | "unreadable";
  * one an inode of the host's disk), or a folder whose path inside `root` is longer than
  * `limits.pathBytes` (what is deeper cannot be measured by path). Folders are read a few
  * entries at a time, so a huge one costs no memory. Entries that go while it walks are skipped;
- * `shut` says a folder could not be read for its permissions (what is in it went uncounted).
+ * `shut` says a folder could not be read or searched for its permissions (what is in it went
+ * uncounted).
  */
 export async function treeBytes(
   root: string,
@@ -155,7 +156,12 @@ export async function treeBytes(
         const full = Buffer.concat([dir, separator, name]);
         if (entry.isDirectory()) stack.push(full);
         else if (entry.isFile()) {
-          const info = await lstat(full).catch(() => null);
+          const info = await lstat(full).catch((error: unknown) => {
+            // A folder the host may list but not search (read without execute): its files
+            // cannot be measured until it is opened, like a folder that cannot be read.
+            if (shutOut(error)) shut = true;
+            return null;
+          });
           if (info === null) continue;
           const block = info.blksize > 0 ? info.blksize : BLOCK_BYTES;
           const rounded = Math.ceil(info.size / block) * block;

@@ -26,8 +26,12 @@ import { connectWsApi, ticketOf } from "../../../../test-support/ws-api.js";
 
 const OPENED = HOST_LIMITS.httpConnectionsMax + 500;
 
-/** How long the server has to close the flood's connections past its limit. */
-const CLOSE_WITHIN_MS = 10_000;
+/**
+ * How long the server has to close the flood's connections past its limit: a bound, not a wait
+ * (the opener reports as soon as they are closed). A loaded 2-core CI machine, with the Docker
+ * tests running beside this file, once needed more than 10 s.
+ */
+const CLOSE_WITHIN_MS = 30_000;
 
 // Opens `count` connections to the port, sends nothing on them, and once all connected (or were
 // closed) prints how many are still open: as soon as no more than `limit` are, or after
@@ -151,7 +155,7 @@ describe.skipIf(process.platform !== "linux")(
       } finally {
         await host.stop();
       }
-    }, 60_000);
+    }, 120_000);
 
     it("the browser UI's server holds at most its limit too, and lets the page with the token in during the flood", async () => {
       const dir = tempDir("codemode-ui-connections-");
@@ -188,6 +192,6 @@ describe.skipIf(process.platform !== "linux")(
       } finally {
         await server.close();
       }
-    }, 60_000);
+    }, 120_000);
   },
 );

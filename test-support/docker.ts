@@ -1,5 +1,5 @@
 import Dockerode from "dockerode";
-import { afterAll, describe, inject } from "vitest";
+import { afterAll, describe, inject, it } from "vitest";
 import { engineRuntimes } from "../electron/host/sandbox/container-engine/docker-runtimes.js";
 import { DockerApiEngine } from "../electron/host/sandbox/container-engine/docker-api-engine.js";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
@@ -145,6 +145,20 @@ export function describeEachRuntime(
   fn: (runtime: SandboxRuntime) => void,
 ): void {
   describe.skipIf(!on.fx).each(on.runtimes)(title, fn);
+}
+
+/**
+ * `it` for a test that applies on one runtime alone (say why at the test), inside a
+ * describeEachRuntime block: on the others it is not registered, so a Docker run shows no
+ * skipped test.
+ */
+export function itOnlyOn(
+  runtime: SandboxRuntime,
+  only: SandboxRuntime,
+): (name: string, fn: () => Promise<void>, timeout?: number) => void {
+  return (name, fn, timeout) => {
+    if (runtime === only) it(name, fn, timeout);
+  };
 }
 
 /** A describe block of gVisor's own behaviour: run where the engine has runsc (always in CI). */

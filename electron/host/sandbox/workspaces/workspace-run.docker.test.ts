@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeEachRuntime,
   dockerOnRuntimes,
+  itOnlyOn,
   leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
@@ -24,11 +25,7 @@ const MiB = 1024 * 1024;
 afterAll(() => removeTempDirs());
 
 describeEachRuntime(docker, "workspaces on %s", (runtime) => {
-  // A test that applies to runc alone is not registered on runsc (why: at the test), so a
-  // Docker run shows no skipped test.
-  const runcOnly = (name: string, fn: () => Promise<void>, timeout?: number): void => {
-    if (runtime === "runc") it(name, fn, timeout);
-  };
+  const runcOnly = itOnlyOn(runtime, "runc");
   let sandbox: Sandbox;
   let store: WorkspaceStore;
   const limits: WorkspaceLimits = { maxBytes: 300 * MiB, perClient: 10, keepDays: 7 };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeEachRuntime,
   dockerOnRuntimes,
+  itOnlyOn,
   leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
@@ -29,11 +30,7 @@ const HOLD_SECONDS = 40;
 afterAll(() => removeTempDirs());
 
 describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
-  // A test that applies to runc alone is not registered on runsc (why: at the test), so a
-  // Docker run shows no skipped test.
-  const runcOnly = (name: string, fn: () => Promise<void>, timeout?: number): void => {
-    if (runtime === "runc") it(name, fn, timeout);
-  };
+  const runcOnly = itOnlyOn(runtime, "runc");
   let sandbox: Sandbox;
   let store: WorkspaceStore;
   let slotsRoot: string;

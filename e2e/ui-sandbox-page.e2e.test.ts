@@ -60,7 +60,8 @@ describe.skipIf(!fx)("the Sandbox page, for a person", () => {
   it("says what the sandbox blocks, in plain words, and its hints use no jargon", async () => {
     await ui.nav("Sandbox").click();
     const blocks = page().getByRole("list", { name: "What the sandbox blocks" });
-    const text = await waitForText(blocks, /internet/);
+    // The deadline's figure comes with the settings, which may arrive after the card first shows.
+    const text = await waitForText(blocks, /cannot run longer than \d+ seconds/);
     for (const words of [
       /cannot reach the internet or your network/,
       /cannot see your files/,

@@ -21,6 +21,7 @@ serves exactly one run, so whatever state these modules hold cannot reach anothe
 import ast
 import base64
 import builtins
+import errno
 import io
 import itertools
 import json
@@ -1980,9 +1981,10 @@ SAVED_SUFFIX = ".pickle"
 SAVED_NAME_MAX_CHARS = 100
 
 # How the start line's workspace says execution beneath the slot is denied: "landlock" (the
-# runner asks the kernel, runc), "mount" (the engine mounted it noexec, Podman), "none"
-# (neither can: gVisor has no Landlock and Docker's API cannot mark a mount noexec).
-DENY_EXEC_WAYS = ("landlock", "mount", "none")
+# runner asks the kernel, runc), "mount" (the engine mounted it noexec, Podman), "filter" (a
+# seccomp filter the runner installs keeps every file from being made executable: gVisor has
+# no Landlock and Docker's API cannot mark a bind mount noexec).
+DENY_EXEC_WAYS = ("landlock", "mount", "filter")
 
 # Landlock (Linux 5.13+): syscall numbers (the same on every architecture Docker runs) and the
 # one right the ruleset handles.
@@ -1992,6 +1994,8 @@ _LANDLOCK_RESTRICT_SELF = 446
 _LANDLOCK_ACCESS_FS_EXECUTE = 1
 _LANDLOCK_RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
 
 
 class WorkspaceError(Exception):
@@ -2049,6 +2053,107 @@ def _deny_exec_beneath_slot():
         os.close(ruleset)
 
 
+# The no-exec filter, per architecture: the syscalls that give a file a mode (with the
+# argument holding the mode, and for opens the one holding the flags) and those refused
+# outright (extended attributes carry ACLs, which can grant execution; io_uring and openat2
+# pass their arguments where a filter cannot read them).
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_MODE_SETTERS = {
+    # chmod, fchmod, fchmodat, fchmodat2: the mode is argument 1 or 2.
+    "x86_64": {90: 1, 91: 1, 268: 2, 452: 2},
+    "aarch64": {52: 1, 53: 2, 452: 2},
+}
+_CREATORS = {
+    # open, openat: (flags, mode); creat, mknod, mknodat: (None, mode).
+    "x86_64": {2: (1, 2), 257: (2, 3), 85: (None, 1), 133: (None, 1), 259: (None, 2)},
+    "aarch64": {56: (2, 3), 33: (None, 2)},
+}
+_REFUSED = {
+    # setxattr, lsetxattr, fsetxattr, io_uring_setup, openat2.
+    "x86_64": {188: errno.EPERM, 189: errno.EPERM, 190: errno.EPERM, 425: errno.ENOSYS, 437: errno.ENOSYS},
+    "aarch64": {5: errno.EPERM, 6: errno.EPERM, 7: errno.EPERM, 425: errno.ENOSYS, 437: errno.ENOSYS},
+}
+_EXEC_BITS = 0o111
+_CREATE_FLAGS = 0o100 | 0o20000000  # O_CREAT | __O_TMPFILE, the same on both architectures
+_X32_SYSCALL_BIT = 0x40000000
+
+
+def _no_exec_filter_program(machine):
+    """The classic BPF program of the no-exec filter, as (code, jt, jf, k) tuples, or None on
+    an architecture it does not know. A mode with an execute bit is refused at creation
+    (EACCES) and left unapplied by chmod (the call succeeds and changes nothing, so that
+    copying a tree, whose folders carry execute bits, still works); any other syscall of
+    another ABI (32-bit, x32) is refused, as its numbers differ."""
+    arch = _AUDIT_ARCH.get(machine)
+    if arch is None:
+        return None
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, fail = 0x7FFF0000, 0x00050000
+
+    def arg(index):
+        return 16 + 8 * index  # the low word of seccomp_data.args[index], little-endian
+
+    program = [
+        (ld, 0, 0, 4),
+        (jeq, 1, 0, arch),
+        (ret, 0, 0, fail | errno.ENOSYS),
+        (ld, 0, 0, 0),
+        (jge, 0, 1, _X32_SYSCALL_BIT),
+        (ret, 0, 0, fail | errno.ENOSYS),
+    ]
+    blocks = []
+    for number, mode in _MODE_SETTERS[machine].items():
+        blocks.append((number, [
+            (ld, 0, 0, arg(mode)),
+            (jset, 0, 1, _EXEC_BITS),
+            (ret, 0, 0, fail | 0),
+            (ret, 0, 0, allow),
+        ]))
+    for number, (flags, mode) in _CREATORS[machine].items():
+        body = [] if flags is None else [(ld, 0, 0, arg(flags)), (jset, 0, 3, _CREATE_FLAGS)]
+        body += [
+            (ld, 0, 0, arg(mode)),
+            (jset, 0, 1, _EXEC_BITS),
+            (ret, 0, 0, fail | errno.EACCES),
+            (ret, 0, 0, allow),
+        ]
+        blocks.append((number, body))
+    for number, error in _REFUSED[machine].items():
+        blocks.append((number, [(ret, 0, 0, fail | error)]))
+    for number, body in blocks:
+        # Each block ends in a return, so the accumulator still holds the syscall's number
+        # at the next comparison.
+        program.append((jeq, 0, len(body), number))
+        program.extend(body)
+    program.append((ret, 0, 0, allow))
+    return program
+
+
+def _deny_exec_by_filter():
+    """Installs the no-exec filter for this process and its children, for good: no file the
+    code makes or changes can carry an execute bit, and the host keeps none with one, so
+    nothing in /workspace can be run as a program. Returns why it could not, or None."""
+    import ctypes
+    import platform
+    import struct
+
+    program = _no_exec_filter_program(platform.machine())
+    if program is None:
+        return f"Code Mode knows no seccomp filter for the {platform.machine()} architecture"
+
+    class _Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    code = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *op) for op in program))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return "no_new_privs could not be set"
+    prog = _Program(len(program), ctypes.addressof(code))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        return "the kernel refused a seccomp filter"
+    return None
+
+
 def _in_workspace(path):
     """Whether `path` (a str, bytes or path-like; not a descriptor) names something under the
     workspace once symlinks are followed."""
@@ -2100,8 +2205,10 @@ def _own_before_write(path, truncate):
     os.replace(temp, full)
 
 
-def _install_copy_on_write():
-    """open(), io.open and os.open make a kept workspace file the run's own before writing."""
+def _install_copy_on_write(no_exec_bits):
+    """open(), io.open and os.open make a kept workspace file the run's own before writing.
+    Under the no-exec filter, os.open also drops the execute bits of the mode it creates a
+    file with (its default, 0o777, has them, and the filter refuses such a creation)."""
     plain_open = builtins.open
     plain_os_open = os.open
     write_flags = os.O_WRONLY | os.O_RDWR
@@ -2111,10 +2218,12 @@ def _install_copy_on_write():
             _own_before_write(file, "w" in mode)
         return plain_open(file, mode, *args, **kwargs)
 
-    def os_open(path, flags, *args, **kwargs):
+    def os_open(path, flags, mode=0o777, *, dir_fd=None):
         if flags & write_flags:
             _own_before_write(path, bool(flags & os.O_TRUNC))
-        return plain_os_open(path, flags, *args, **kwargs)
+        if no_exec_bits and flags & _CREATE_FLAGS:
+            mode &= ~_EXEC_BITS
+        return plain_os_open(path, flags, mode, dir_fd=dir_fd)
 
     open.__doc__ = plain_open.__doc__
     os_open.__doc__ = plain_os_open.__doc__
@@ -2128,8 +2237,8 @@ def _open_workspace(workspace):
     name, deny = workspace
     if not os.path.isdir(WORKSPACE_DIR):
         return WorkspaceError(f"the workspace {name!r} was not put in place by the host")
-    if deny == "landlock":
-        problem = _deny_exec_beneath_slot()
+    if deny in ("landlock", "filter"):
+        problem = _deny_exec_beneath_slot() if deny == "landlock" else _deny_exec_by_filter()
         if problem is not None:
             return WorkspaceError(
                 f"the workspace {name!r} cannot be opened on this engine: {problem}, which Code"
@@ -2138,7 +2247,7 @@ def _open_workspace(workspace):
     # Files the run makes are readable and writable by the host (which keeps them after the
     # run): nothing here is anyone else's.
     os.umask(0)
-    _install_copy_on_write()
+    _install_copy_on_write(deny == "filter")
     return None
 
 

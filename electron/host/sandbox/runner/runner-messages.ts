@@ -362,9 +362,10 @@ export interface StartMessage {
   };
   /**
    * The run's workspace (absent: none): its name, and how execution beneath it is denied
-   * ("landlock": the runner asks the kernel; "mount": the engine mounted it noexec; "none").
+   * ("landlock": the runner asks the kernel; "mount": the engine mounted it noexec; "filter":
+   * the runner's seccomp filter keeps any file from being made executable).
    */
-  workspace?: { name: string; deny_exec: "landlock" | "mount" | "none" };
+  workspace?: { name: string; deny_exec: "landlock" | "mount" | "filter" };
 }
 
 export type ResultMessage =

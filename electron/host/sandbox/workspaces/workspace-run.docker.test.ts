@@ -8,7 +8,6 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeEachRuntime,
   dockerOnRuntimes,
-  itOnlyOn,
   leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
@@ -25,7 +24,6 @@ const MiB = 1024 * 1024;
 afterAll(() => removeTempDirs());
 
 describeEachRuntime(docker, "workspaces on %s", (runtime) => {
-  const runcOnly = itOnlyOn(runtime, "runc");
   let sandbox: Sandbox;
   let store: WorkspaceStore;
   const limits: WorkspaceLimits = { maxBytes: 300 * MiB, perClient: 10, keepDays: 7 };
@@ -159,22 +157,69 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     expect(files[0]!.mimeType).toBe("application/octet-stream");
   });
 
-  // gVisor has no Landlock and Docker cannot mount the slot noexec (docs/security.md).
-  runcOnly("a program written to /workspace cannot be run", async () => {
+  // runc: Landlock refuses the exec; runsc: the runner's seccomp filter keeps the mode from
+  // ever carrying an execute bit (docs/security.md).
+  it("a program written to /workspace cannot be run, however its mode is set", async () => {
     const { result } = await run(
       "alice",
       "notes",
       [
-        "import os, shutil, subprocess",
-        "shutil.copy('/bin/true', '/workspace/t')",
-        "os.chmod('/workspace/t', 0o755)",
-        "try:",
-        "    subprocess.run(['/workspace/t'], check=True)",
-        "    print('ran')",
-        "except PermissionError:",
-        "    print('refused')",
+        "import os, posix, shutil, subprocess",
+        "program = open('/bin/true', 'rb').read()",
+        "def made(path, how):",
+        "    try:",
+        "        how(path)",
+        "    except OSError as error:",
+        "        return 'not made (%s)' % type(error).__name__",
+        "    try:",
+        "        subprocess.run([path], check=True)",
+        "        return 'ran'",
+        "    except PermissionError:",
+        "        return 'refused'",
+        "def copied(path):",
+        "    shutil.copy('/bin/true', path)",
+        "    os.chmod(path, 0o755)",
+        "def opened(path, open_=os.open):",
+        "    fd = open_(path, os.O_CREAT | os.O_WRONLY, 0o755)",
+        "    os.write(fd, program)",
+        "    os.fchmod(fd, 0o755)",
+        "    os.close(fd)",
+        "def opened_raw(path):",
+        "    opened(path, posix.open)",
+        "def at_dir(path):",
+        "    folder = os.open('/workspace', os.O_RDONLY)",
+        "    fd = posix.open(os.path.basename(path), os.O_CREAT | os.O_WRONLY, 0o700, dir_fd=folder)",
+        "    os.write(fd, program)",
+        "    os.close(fd)",
+        "    os.chmod(os.path.basename(path), 0o700, dir_fd=folder)",
+        "for name, how in [('copied', copied), ('opened', opened), ('raw', opened_raw), ('at', at_dir)]:",
+        "    print(name, made('/workspace/' + name, how))",
       ].join("\n"),
     );
-    expect(result.stdout).toBe("refused\n");
+    expect(result.error).toBeNull();
+    const lines = result.stdout.trim().split("\n");
+    expect(lines.map((line) => line.split(" ")[0])).toEqual(["copied", "opened", "raw", "at"]);
+    for (const line of lines) expect(line).toMatch(/ (refused|not made \(PermissionError\))$/);
+  });
+
+  it("the no-exec guard leaves a data analyst's file work as it was", async () => {
+    const { result } = await run(
+      "alice",
+      "analysis",
+      [
+        "import os, shutil, sqlite3",
+        "os.makedirs('/workspace/data/raw', exist_ok=True)",
+        "fd = os.open('/workspace/data/raw/a.csv', os.O_CREAT | os.O_WRONLY)",
+        "os.write(fd, b'x,y\\n1,2\\n')",
+        "os.close(fd)",
+        "shutil.copytree('/workspace/data', '/workspace/copy')",
+        "db = sqlite3.connect('/workspace/copy/db.sqlite')",
+        "db.execute('create table t (x)')",
+        "db.commit()",
+        "print(sorted(os.listdir('/workspace/copy/raw')), open('/workspace/copy/raw/a.csv').read().split())",
+      ].join("\n"),
+    );
+    expect(result.error).toBeNull();
+    expect(result.stdout).toBe("['a.csv'] ['x,y', '1,2']\n");
   });
 });

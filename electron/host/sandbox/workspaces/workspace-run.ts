@@ -34,14 +34,16 @@ export function workspacesRefusal(
 
 /**
  * How the runner is told execution beneath the slot is denied: Podman mounts it noexec; under
- * runc the runner asks the kernel (Landlock); gVisor has neither (docs/security.md).
+ * runc the runner asks the kernel (Landlock); gVisor has no Landlock and Docker's API cannot
+ * mark a bind mount noexec, so there the runner's seccomp filter keeps every file from being
+ * made executable (docs/security.md).
  */
 export function denyExecWay(
   engine: Pick<SandboxEngine, "product">,
   runtime: SandboxRuntime,
 ): NonNullable<StartMessage["workspace"]>["deny_exec"] {
   if (engine.product === "Podman") return "mount";
-  return runtime === "runc" ? "landlock" : "none";
+  return runtime === "runc" ? "landlock" : "filter";
 }
 
 /** Whether the code ran to its end (it may have raised): only then is what it left kept. */

@@ -477,6 +477,10 @@ def _png_size(data):
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+class _NotAnImage(ValueError):
+    """show() was given the path of a file that is not an image."""
+
+
 class _Images:
     """show(): attaches PNGs to the run's result, within the limits the host sent at start.
 
@@ -493,6 +497,7 @@ class _Images:
         self._chunk = limits["image_chunk_chars"] - limits["image_chunk_chars"] % 4
         self._name_max = limits["image_name_max_chars"]
         self.max_side = limits["image_max_side"]
+        self.attach_file = None  # attach(path, name), once the run's globals have it
         self._count = 0
         self._total = 0
         self._lock = threading.Lock()  # one image on the wire at a time
@@ -505,11 +510,17 @@ class _Images:
         plt.show() does here too). `name` is how the result lists it. Limits: at most
         `per_run` images per run, each at most `max_bytes` (a larger one is downscaled), and
         `total_max` bytes for all of them; an image over them is left out with a note on
-        stderr."""
+        stderr. The path of a file that is not an image is attached as a file, as
+        attach(path, name) does, and its name returned."""
         if obj is None:
             self.show_figures()
             return None
-        png, default = self._to_png(obj)
+        try:
+            png, default = self._to_png(obj)
+        except _NotAnImage:
+            if self.attach_file is None:
+                raise
+            return self.attach_file(obj, name)
         self._attach(png, self._name(name, default))
         return None
 
@@ -568,7 +579,7 @@ class _Images:
                 with Image.open(io.BytesIO(data)) as image:
                     return self._pil_png(image), stem
             except Exception:
-                raise ValueError(f"show(): {path!r} is not an image file") from None
+                raise _NotAnImage(f"show(): {path!r} is not an image file") from None
         raise TypeError(
             "show() takes a matplotlib figure, a PIL image, PNG bytes or an image file's"
             f" path, not {type(obj).__name__}"
@@ -2379,16 +2390,16 @@ class _Attachments:
         return shown
 
 
-def _add_workspace_globals(namespace, workspace, host, limits):
-    """save, load and attach in the code's globals; the workspace's name as WORKSPACE (None
-    without one)."""
+def _add_workspace_globals(namespace, workspace, host, limits, images):
+    """save, load and attach in the code's globals (show() of a file that is no image attaches
+    it too); the workspace's name as WORKSPACE (None without one)."""
     save, load = _make_save_load(workspace)
     # The host's catalog renames a tool that would take one of these names (RUNNER_NAMES).
     if any(name in namespace for name in ("save", "load", "attach", "WorkspaceError", "WORKSPACE")):
         _host_bug()
     namespace["save"] = save
     namespace["load"] = load
-    namespace["attach"] = _Attachments(host, limits).attach
+    namespace["attach"] = images.attach_file = _Attachments(host, limits).attach
     namespace["WorkspaceError"] = WorkspaceError
     namespace["WORKSPACE"] = None if workspace is None else workspace[0]
 
@@ -2631,7 +2642,7 @@ def main():
     names = _ToolNames(catalog, held_tools)
     module = _code_globals(host, catalog, images, limits, names)
     namespaces = _add_namespaces(module.__dict__, host, catalog, held_methods, down_namespaces)
-    _add_workspace_globals(module.__dict__, workspace, host, limits)
+    _add_workspace_globals(module.__dict__, workspace, host, limits, images)
     # Our functions keep this file's globals alive through __globals__, so replacing the
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module

@@ -157,6 +157,19 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     expect(files[0]!.mimeType).toBe("application/octet-stream");
   });
 
+  it("show() of a file that is not an image attaches it as a file", async () => {
+    const { result, files } = await run(
+      "alice",
+      "notes",
+      "open('/workspace/totals.csv','w').write('region,total\\nnorth,3\\n')\nprint(show('/workspace/totals.csv'))",
+    );
+    expect(result.error).toBeNull();
+    expect(result.stdout).toBe("totals.csv\n");
+    expect(files.map((f) => [f.name, f.mimeType, f.data.toString()])).toEqual([
+      ["totals.csv", "text/csv", "region,total\nnorth,3\n"],
+    ]);
+  });
+
   // runc: Landlock refuses the exec; runsc: the runner's seccomp filter keeps the mode from
   // ever carrying an execute bit (docs/security.md).
   it("a program written to /workspace cannot be run, however its mode is set", async () => {

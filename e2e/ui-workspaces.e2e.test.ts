@@ -1,6 +1,6 @@
 // The workspaces on the Sandbox page and attached files on the Audit page, in Chromium against
 // `codemode daemon --ui`: a run's workspace is listed with its files; a file downloads byte for
-// byte; a file added from the page is there for the client's next run; a file and then the
+// byte; files chosen and dropped onto the page are there for the client's next run; a file and then the
 // workspace are deleted; the Audit page downloads the file a run attached.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -33,7 +33,7 @@ describe.skipIf(!fx)("workspaces on the Sandbox page, attached files on the Audi
     return runResultIn(answer)!;
   };
 
-  it("lists a run's workspace with its files, downloads one, takes a dropped-in file", async () => {
+  it("lists a run's workspace with its files, downloads one, takes a chosen and a dropped file", async () => {
     const wrote = await run(
       `open('/workspace/report.csv','w').write(${JSON.stringify(REPORT)})\nattach('/workspace/report.csv')`,
     );
@@ -58,15 +58,33 @@ describe.skipIf(!fx)("workspaces on the Sandbox page, attached files on the Audi
       buffer: Buffer.from("from the page"),
     });
     await row.getByRole("listitem", { name: "extra.txt" }).waitFor();
+    // A file dragged from the desktop arrives as a drop whose DataTransfer holds it.
+    const dragged = await page.evaluateHandle(
+      "(() => { const data = new DataTransfer(); data.items.add(new File(['north,3\\n'], 'dropped.csv', { type: 'text/csv' })); return data; })()",
+    );
+    await row.dispatchEvent("dragenter", { dataTransfer: dragged });
+    await row.dispatchEvent("dragover", { dataTransfer: dragged });
+    await waitUntil(
+      () => row.getAttribute("class"),
+      (names) => (names ?? "").includes("workspace-drop"),
+      "the row to show it takes the drop",
+    );
+    await row.dispatchEvent("drop", { dataTransfer: dragged });
+    await row.getByRole("listitem", { name: "dropped.csv" }).waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "ui-workspaces.png") });
-    const read = await run("print(open('/workspace/extra.txt').read())");
-    expect(read.stdout).toBe("from the page\n");
+    const read = await run(
+      "print(open('/workspace/extra.txt').read())\nprint(open('/workspace/dropped.csv').read(), end='')",
+    );
+    expect(read.stdout).toBe("from the page\nnorth,3\n");
     const added = await waitUntil(
       () => Promise.resolve(auditEntries(ui.home, "workspace_edited", CLIENT)),
-      (entries) => entries.length > 0,
-      "the upload in the log",
+      (entries) => entries.length > 1,
+      "the uploads in the log",
     );
-    expect(added).toMatchObject([{ action: "file_added", by: "ui", path: "extra.txt", bytes: 13 }]);
+    expect(added).toMatchObject([
+      { action: "file_added", by: "ui", path: "extra.txt", bytes: 13 },
+      { action: "file_added", by: "ui", path: "dropped.csv", bytes: 8 },
+    ]);
 
     await page.reload();
     await row.getByRole("button", { name: "notes" }).click();

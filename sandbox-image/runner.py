@@ -2005,8 +2005,9 @@ _LANDLOCK_RESTRICT_SELF = 446
 _LANDLOCK_ACCESS_FS_EXECUTE = 1
 _LANDLOCK_RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
-_PR_SET_SECCOMP = 22
-_SECCOMP_MODE_FILTER = 2
+_SECCOMP_SYSCALL = {"x86_64": 317, "aarch64": 277}
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_TSYNC = 1
 
 
 class WorkspaceError(Exception):
@@ -2026,6 +2027,14 @@ def _workspace_start(entry):
     return name, deny
 
 
+def _other_threads():
+    """Whether this process has a thread besides the one asking (native ones included)."""
+    try:
+        return len(os.listdir("/proc/self/task")) != 1
+    except OSError:
+        return True
+
+
 def _deny_exec_beneath_slot():
     """Asks the kernel (Landlock) to refuse executing any file under the slot, for this process
     and its children, for good: a program the code writes to /workspace cannot be run. Returns
@@ -2033,6 +2042,8 @@ def _deny_exec_beneath_slot():
     import ctypes
     import struct
 
+    if _other_threads():
+        return "another thread was running when execution had to be denied"
     libc = ctypes.CDLL(None, use_errno=True)
     handled = struct.pack("=Q", _LANDLOCK_ACCESS_FS_EXECUTE)
     ruleset = libc.syscall(_LANDLOCK_CREATE_RULESET, ctypes.c_char_p(handled), len(handled), 0)
@@ -2160,8 +2171,10 @@ def _deny_exec_by_filter():
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return "no_new_privs could not be set"
     prog = _Program(len(program), ctypes.addressof(code))
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        return "the kernel refused a seccomp filter"
+    # TSYNC: every thread of the process gets the filter, not only the one asking.
+    number = _SECCOMP_SYSCALL[platform.machine()]
+    if libc.syscall(number, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC, ctypes.byref(prog)) != 0:
+        return "the kernel refused a seccomp filter for all of the runner's threads"
     return None
 
 
@@ -2647,15 +2660,16 @@ def main():
     # module entry loses nothing the runner needs.
     sys.modules["__main__"] = module
 
-    threading.Thread(
-        target=_read_results, args=(reader, host), name="codemode-results", daemon=True
-    ).start()
-
     # Mistakes in the code's direct calls end the run here, before its first statement.
     checked = _check_before_run(source, module.__dict__, namespaces, limits)
     if checked is not None:
         _end_by_check(host, checked)
+    # Before the reader thread starts: Landlock binds only the thread that asks and those it
+    # starts later, and the code can make that thread run a function of its own.
     refused = None if workspace is None else _open_workspace(workspace)
+    threading.Thread(
+        target=_read_results, args=(reader, host), name="codemode-results", daemon=True
+    ).start()
     if refused is None:
         outcome = _run(source, module.__dict__, down_servers, held_tools, names)
     else:

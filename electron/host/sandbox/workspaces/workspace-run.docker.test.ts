@@ -12,7 +12,8 @@ import {
   testOwner,
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
-import type { RunFileData, RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import type { CallOutcome, RunFileData, RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import { freezeTools } from "../../core/ports/tools-json.js";
 import { Sandbox } from "../sandbox.js";
 import { SlotRoot } from "./workspace-slots.js";
 import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
@@ -20,6 +21,9 @@ import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
 const docker = await dockerOnRuntimes();
 const { fx } = docker;
 const MiB = 1024 * 1024;
+const PING = freezeTools([
+  { name: "ping", stub: "async def ping() -> str: ...", description: "pong", schema: null },
+]);
 
 afterAll(() => removeTempDirs());
 
@@ -46,9 +50,11 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
   });
 
   /** One run of `client` with its workspace `name`, as the engine makes it. */
-  async function run(client: string, name: string | null, code: string) {
+  async function run(client: string, name: string | null, code: string, withPing = false) {
     const files: RunFileData[] = [];
-    if (name === null) return { result: await sandbox.run({ code }), files };
+    const tools = withPing ? PING : undefined;
+    const onCall = (): Promise<CallOutcome> => Promise.resolve({ ok: true, value: "pong" });
+    if (name === null) return { result: await sandbox.run({ code, tools }, { onCall }), files };
     const session = await store.open(client, name);
     const workspace: RunWorkspaceRequest = {
       name: session.name,
@@ -57,7 +63,10 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
       settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
     };
     try {
-      const result = await sandbox.run({ code, workspace }, { onFile: (f) => files.push(f) });
+      const result = await sandbox.run(
+        { code, workspace, tools },
+        { onFile: (f) => files.push(f), onCall },
+      );
       return { result, files };
     } finally {
       await session.release();
@@ -213,6 +222,36 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     const lines = result.stdout.trim().split("\n");
     expect(lines.map((line) => line.split(" ")[0])).toEqual(["copied", "opened", "raw", "at"]);
     for (const line of lines) expect(line).toMatch(/ (refused|not made \(PermissionError\))$/);
+  });
+
+  // The runner's reader thread exists before the code runs: the guard must hold in it too,
+  // or code that makes that thread run a function of its own gets around it.
+  it("a program in /workspace cannot be run from the runner's own reader thread", async () => {
+    const { result } = await run(
+      "alice",
+      "notes",
+      [
+        "import os, shutil, subprocess",
+        "runner = show.__func__.__globals__",
+        "plain = runner['_parse_line']",
+        "seen = []",
+        "def hijacked(line):",
+        "    try:",
+        "        shutil.copy('/bin/true', '/workspace/r')",
+        "        os.chmod('/workspace/r', 0o755)",
+        "        subprocess.run(['/workspace/r'], check=True)",
+        "        seen.append('ran')",
+        "    except PermissionError:",
+        "        seen.append('refused')",
+        "    return plain(line)",
+        "runner['_parse_line'] = hijacked",
+        "await ping()",
+        "print(seen)",
+      ].join("\n"),
+      true,
+    );
+    expect(result.error).toBeNull();
+    expect(result.stdout).toBe("['refused']\n");
   });
 
   it("the no-exec guard leaves a data analyst's file work as it was", async () => {

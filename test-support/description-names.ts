@@ -7,7 +7,7 @@
 const LIBRARIES = new Set(["asyncio", "plt"]);
 
 export interface DescriptionNames {
-  /** `shop.add_item`, as awaited (`await shop.add_item(`). */
+  /** `shop.add_item`, as awaited (`await shop.add_item(`), but the libraries'. */
   awaited: string[];
   /** Every `X.Y(` but the libraries', the awaited ones among them. */
   calls: string[];
@@ -20,11 +20,11 @@ export interface DescriptionNames {
 export function descriptionNames(description: string): DescriptionNames {
   const first = (pattern: RegExp): string[] =>
     [...description.matchAll(pattern)].map((m) => m[1] ?? "");
+  const tools = (names: string[]): string[] =>
+    names.filter((name) => !LIBRARIES.has(name.split(".")[0] ?? ""));
   return {
-    awaited: first(/await ([A-Za-z_]\w*\.[A-Za-z_]\w*)\(/g),
-    calls: first(/(?<!\w)([A-Za-z_]\w*\.[A-Za-z_]\w*)\(/g).filter(
-      (name) => !LIBRARIES.has(name.split(".")[0] ?? ""),
-    ),
+    awaited: tools(first(/await ([A-Za-z_]\w*\.[A-Za-z_]\w*)\(/g)),
+    calls: tools(first(/(?<!\w)([A-Za-z_]\w*\.[A-Za-z_]\w*)\(/g)),
     lookups: first(/TOOLS\["([^"]*)"\]/g),
     dictCalls: first(/(?<!\w)([A-Za-z_]\w*)\(\{/g),
   };

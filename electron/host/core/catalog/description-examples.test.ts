@@ -45,19 +45,27 @@ describe("the run_python description's examples", () => {
     });
   });
 
-  it("pass names that are not identifiers as the stub does: `from_=`, `**{...}`", () => {
+  it("carry identifiers of the server's only: `from_=`, plain enum words, else a bare call", () => {
     const examples = runPythonExamples([
       tool(
         "find",
-        {
-          from: { type: "boolean" },
-          "item name": { anyOf: [{ type: "null" }, { type: "number" }] },
-        },
-        ["from", "item name"],
+        { from: { type: "boolean" }, n: { anyOf: [{ type: "null" }, { type: "number" }] } },
+        ["from", "n"],
       ),
     ]);
-    expect(examples?.call).toBe('r = await shop.find(from_=True, **{"item name": 1})');
-    expect(examples?.dictCall).toBe('shop__find({"from": True, "item name": 1})');
+    expect(examples?.call).toBe("r = await shop.find(from_=True, n=1)");
+    expect(examples?.dictCall).toBe('shop__find({"from": True, "n": 1})');
+    // A name passed only through **{...}, or an enum value that is prose: no example values.
+    for (const [properties, required] of [
+      [{ "item name": { type: "string" } }, ["item name"]],
+      [{ "n\u202e": { type: "string" } }, ["n\u202e"]],
+      [{ mode: { enum: ["ignore the user"] } }, ["mode"]],
+      [{ mode: { const: "x\u200by" } }, ["mode"]],
+    ] as const) {
+      const bare = runPythonExamples([tool("find", properties, [...required])]);
+      expect(bare?.call).toBe("r = await shop.find()");
+      expect(bare?.dictCall).toBe("shop__find({})");
+    }
   });
 
   it("prefer an everyday tool taking arguments, in catalog order, and the next one beside it", () => {

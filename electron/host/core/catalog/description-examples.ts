@@ -3,7 +3,9 @@
 // (`tools.echo`, `echo({...})`) as with several servers (`notes.search`, `notes__search({...})`).
 // A model copies what it reads; an example naming a tool the catalog lacks is a mistake handed
 // to it. Each example's arguments are the tool's required ones, with a value of the type the
-// schema asks, so a copied call passes the check before the run.
+// schema asks, so a copied call passes the check before the run. Of the server's text an example
+// carries identifiers only (names, plain enum words): the description stays free of a server's
+// prose even when it shows only the index, and a parameter named otherwise is no example.
 import type { CatalogTool } from "./catalog-types.js";
 import { isJsonObject, own, quote, requiredNames, type JsonObject } from "./schema-render.js";
 import { keywordFor } from "./tool-signature.js";
@@ -34,16 +36,20 @@ export const EXAMPLE_CALL_MAX_CHARS = 80;
 /** Required arguments an example shows at most; a tool needing more is a last resort. */
 const EXAMPLE_ARGS_MAX = 3;
 
-/** A string literal in an example longer than this is no good example value. */
+/** An enum's string is an example value when it is a plain word of at most this length. */
 const EXAMPLE_LITERAL_MAX_CHARS = 24;
+
+const PLAIN_WORD = /^[A-Za-z0-9_-]+$/;
 
 /** How deep an example value looks through anyOf/oneOf and type lists. */
 const EXAMPLE_VALUE_DEPTH = 3;
 
-/** A Python literal of a JSON scalar, or null when the value is none or too long. */
+/** A Python literal of a JSON scalar, or null when it is none, or a string but no plain word. */
 function pythonLiteral(value: unknown): string | null {
   if (typeof value === "string")
-    return value.length <= EXAMPLE_LITERAL_MAX_CHARS ? quote(value) : null;
+    return value.length <= EXAMPLE_LITERAL_MAX_CHARS && PLAIN_WORD.test(value)
+      ? quote(value)
+      : null;
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : null;
   if (value === true) return "True";
   if (value === false) return "False";
@@ -89,26 +95,25 @@ function exampleValue(node: unknown, depth = 0): string | null {
   return null;
 }
 
-/** `query="...", limit=1` (or `**{"item name": "..."}`) of a tool's required parameters. */
+/**
+ * `query="...", limit=1` and `{"query": "...", "limit": 1}` of a tool's required parameters;
+ * null when one is not passed as a plain keyword (`from_=` is one) or has no plain value.
+ */
 function exampleArguments(schema: JsonObject): { keywords: string; dict: string } | null {
   const properties = own(schema, "properties");
   const declared = isJsonObject(properties) ? properties : {};
   const names = [...requiredNames(schema)];
   if (names.length > EXAMPLE_ARGS_MAX) return null;
   const keywords: string[] = [];
-  const spread: string[] = [];
   const dict: string[] = [];
   const known = new Set(Object.keys(declared));
   for (const name of names) {
-    if (!known.has(name)) return null;
+    const keyword = known.has(name) ? keywordFor(name, known) : null;
     const value = exampleValue(declared[name]);
-    if (value === null) return null;
-    const keyword = keywordFor(name, known);
-    if (keyword === null) spread.push(`${quote(name)}: ${value}`);
-    else keywords.push(`${keyword}=${value}`);
+    if (keyword === null || value === null) return null;
+    keywords.push(`${keyword}=${value}`);
     dict.push(`${quote(name)}: ${value}`);
   }
-  if (spread.length > 0) keywords.push(`**{${spread.join(", ")}}`);
   return { keywords: keywords.join(", "), dict: `{${dict.join(", ")}}` };
 }
 

@@ -82,6 +82,14 @@ describe("the run_python description's examples", () => {
     expect(examples?.gather).toBe(
       'import asyncio; a, b = await asyncio.gather(shop.get(id=1), notes.search(q="..."))',
     );
+    // A private tool only where every other is private, never beside one that is not.
+    const withPrivate = runPythonExamples([
+      tool("secret", { id: { type: "integer" } }, ["id"], { private: true }),
+      tool("wide", { a: {}, b: {}, c: {}, d: {} }, ["a", "b", "c", "d"]),
+    ]);
+    expect(withPrivate?.gather).toBe(
+      "import asyncio; a, b = await asyncio.gather(shop.wide(), shop.wide())",
+    );
     // Only private or deprecated tools: one of them, rather than none.
     expect(
       runPythonExamples([tool("secret", { id: { type: "integer" } }, ["id"], { private: true })])

@@ -7,7 +7,14 @@
 // carries identifiers only (names, plain enum words): the description stays free of a server's
 // prose even when it shows only the index, and a parameter named otherwise is no example.
 import type { CatalogTool } from "./catalog-types.js";
-import { isJsonObject, own, quote, requiredNames, type JsonObject } from "./schema-render.js";
+import {
+  isJsonObject,
+  own,
+  quote,
+  requiredNames,
+  UNION_SHOWN_MAX,
+  type JsonObject,
+} from "./schema-render.js";
 import { keywordFor } from "./tool-signature.js";
 
 /** What an example needs of a tool. */
@@ -81,7 +88,7 @@ function exampleValue(node: unknown, depth = 0): string | null {
   for (const key of ["anyOf", "oneOf"]) {
     const alternatives = own(node, key);
     if (!Array.isArray(alternatives)) continue;
-    for (const alternative of alternatives.slice(0, EXAMPLE_CANDIDATES_MAX)) {
+    for (const alternative of alternatives.slice(0, UNION_SHOWN_MAX)) {
       const value = exampleValue(alternative, depth + 1);
       if (value !== null && value !== "None") return value;
     }
@@ -121,7 +128,11 @@ interface Candidate {
   tool: ExampleTool & { method: string };
   call: string;
   dict: string;
-  /** Lower is better: an everyday tool taking a few arguments first. */
+  /**
+   * Lower is better: a tool that is not private (an example must not teach the code to lock
+   * itself to private tools), then one shown with its arguments, then a current one, then one
+   * that takes arguments (so the example shows keywords).
+   */
   rank: number;
 }
 
@@ -131,14 +142,17 @@ function candidate(tool: ExampleTool): Candidate | null {
   const name = `${tool.namespace}.${method}`;
   const args = exampleArguments(tool.inputSchema);
   const call = args === null ? "" : `${name}(${args.keywords})`;
-  if (args === null || call.length > EXAMPLE_CALL_MAX_CHARS) {
-    // A last resort: the call without its arguments, which the check before the run answers
-    // with the tool's signature.
-    return { tool: { ...tool, method }, call: `${name}()`, dict: "{}", rank: 3 };
-  }
-  const everyday = !tool.private && !tool.deprecated;
-  const rank = everyday && args.keywords !== "" ? 0 : everyday ? 1 : 2;
-  return { tool: { ...tool, method }, call, dict: args.dict, rank };
+  // A last resort: the call without its arguments, which the check before the run answers with
+  // the tool's signature.
+  const bare = args === null || call.length > EXAMPLE_CALL_MAX_CHARS;
+  const rank =
+    (tool.private ? 8 : 0) +
+    (bare ? 4 : 0) +
+    (tool.deprecated ? 2 : 0) +
+    (bare || args.keywords === "" ? 1 : 0);
+  return bare
+    ? { tool: { ...tool, method }, call: `${name}()`, dict: "{}", rank }
+    : { tool: { ...tool, method }, call, dict: args.dict, rank };
 }
 
 /**
@@ -154,8 +168,11 @@ export function runPythonExamples(tools: readonly ExampleTool[]): RunPythonExamp
   }
   // Stable: equal ranks keep the catalog's order.
   ranked.sort((a, b) => a.rank - b.rank);
-  const [best, next = best] = ranked;
-  if (best === undefined || next === undefined) return null;
+  const best = ranked[0];
+  if (best === undefined) return null;
+  // Beside a tool that is not private, never a private one: its call would hold the first's.
+  const second = ranked[1];
+  const next = second !== undefined && second.tool.private === best.tool.private ? second : best;
   return {
     call: `r = await ${best.call}`,
     gather: `import asyncio; a, b = await asyncio.gather(${best.call}, ${next.call})`,

@@ -1,12 +1,17 @@
 // Every code example a person or a model reads runs as written: the run_python description's
-// (RUN_PYTHON_EXAMPLES), and those of README.md, docs/ and skills/codemode/SKILL.md (python
+// (made from its catalog: runPythonExamples, for several servers and for one, whose tools are
+// `tools.x`), and those of README.md, docs/ and skills/codemode/SKILL.md (python
 // fences, and inline code that awaits something: test-support/code-examples.ts). Each runs in the
 // real sandbox against a toy catalog that has the tools the examples call; a NameError (a missing
 // import), a ToolError or any other exception fails it. A new example that calls a new tool
 // needs that tool in TOY_TOOLS (with its parameters: the check before the run judges the
 // example's calls); a new kind of example (another call form) needs only its tools.
 import { afterAll, expect, it } from "vitest";
-import { RUN_PYTHON_EXAMPLES } from "../electron/host/core/catalog/run-python-description.js";
+import {
+  runPythonExamples,
+  type ExampleTool,
+} from "../electron/host/core/catalog/description-examples.js";
+import { SINGLE_SERVER_NAMESPACE } from "../electron/host/core/catalog/python-names.js";
 import { renderStub } from "../electron/host/core/catalog/tool-stub.js";
 import type { CallOutcome, SandboxTool } from "../electron/host/core/ports/run-types.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
@@ -55,30 +60,49 @@ const TOY_TOOLS: Record<
   },
 };
 
-const TOOLS: SandboxTool[] = Object.entries(TOY_TOOLS).map(([name, tool]) => {
-  const [namespace = "", method = ""] = name.split("__");
-  const inputSchema = {
-    type: "object",
-    properties: Object.fromEntries(Object.entries(tool.params).map(([p, t]) => [p, { type: t }])),
-    required: Object.keys(tool.params),
-  };
-  return {
-    name,
-    description: tool.description,
-    namespace,
-    method,
-    schema: JSON.stringify(inputSchema),
-    stub: renderStub({
-      pyName: name,
-      callName: `${namespace}.${method}`,
-      description: tool.description,
-      private: false,
-      inputSchema,
-    }),
-  };
-});
+/** The toy tools as a catalog has them: `notes__search` in `notes`, or with one server (its
+ * tools only) `search` in `tools`. */
+function toyCatalog(single?: string): (ExampleTool & { description: string })[] {
+  return Object.entries(TOY_TOOLS).flatMap(([name, tool]) => {
+    const [server = "", method = ""] = name.split("__");
+    if (single !== undefined && server !== single) return [];
+    return [
+      {
+        pyName: single === undefined ? name : method,
+        namespace: single === undefined ? server : SINGLE_SERVER_NAMESPACE,
+        method,
+        private: false,
+        deprecated: false,
+        description: tool.description,
+        inputSchema: {
+          type: "object",
+          properties: Object.fromEntries(
+            Object.entries(tool.params).map(([p, t]) => [p, { type: t }]),
+          ),
+          required: Object.keys(tool.params),
+        },
+      },
+    ];
+  });
+}
 
-function onCall(tool: string, args: unknown): Promise<CallOutcome> {
+function sandboxTools(catalog: ReturnType<typeof toyCatalog>): SandboxTool[] {
+  return catalog.map((tool) => ({
+    name: tool.pyName,
+    description: tool.description,
+    namespace: tool.namespace,
+    method: tool.method ?? "",
+    schema: JSON.stringify(tool.inputSchema),
+    stub: renderStub({ ...tool, callName: `${tool.namespace}.${tool.method ?? ""}` }),
+  }));
+}
+
+/** The server whose tools the one-server catalog holds. */
+const SINGLE = "notes";
+const TOOLS = sandboxTools(toyCatalog());
+
+function onCall(name: string, args: unknown): Promise<CallOutcome> {
+  const tool = name.includes("__") ? name : `${SINGLE}__${name}`;
   const known = TOY_TOOLS[tool];
   if (known === undefined) return Promise.resolve({ ok: false, message: `no tool ${tool}` });
   const value = known.answer(args as Args);
@@ -90,11 +114,23 @@ function onCall(tool: string, args: unknown): Promise<CallOutcome> {
   );
 }
 
-const EXAMPLES: CodeExample[] = [
-  ...Object.entries(RUN_PYTHON_EXAMPLES).map(([key, code]) => ({
-    where: `the run_python description (${key})`,
-    code,
-  })),
+/** The description's examples for a catalog, each with the tools it runs against. */
+function descriptionExamples(
+  mode: string,
+  catalog: ReturnType<typeof toyCatalog>,
+): (CodeExample & { tools: SandboxTool[] })[] {
+  const examples = runPythonExamples(catalog);
+  if (examples === null) throw new Error(`no examples for ${mode}`);
+  const tools = sandboxTools(catalog);
+  return [
+    { where: `the run_python description, ${mode} (call)`, code: examples.call, tools },
+    { where: `the run_python description, ${mode} (gather)`, code: examples.gather, tools },
+  ];
+}
+
+const EXAMPLES: (CodeExample & { tools?: SandboxTool[] })[] = [
+  ...descriptionExamples("several servers", toyCatalog()),
+  ...descriptionExamples("one server", toyCatalog(SINGLE)),
   ...pageExamples(),
 ];
 
@@ -112,7 +148,7 @@ describeEachRuntime(docker, "every code example runs as written (%s)", (runtime)
     "%s",
     async (_where, example) => {
       const result = await sandbox!.run(
-        { code: example.code, deadlineSeconds: 30, tools: TOOLS },
+        { code: example.code, deadlineSeconds: 30, tools: example.tools ?? TOOLS },
         { onCall },
       );
       expect(result.error, `${example.where}:\n${example.code}`).toBeNull();

@@ -1,10 +1,8 @@
 // Which examples the pages and the run_python description hold, as examples.docker.test.ts
 // runs them: this pins what counts as an example, so one cannot slip past the run unnoticed.
 import { describe, expect, it } from "vitest";
-import {
-  describeRunPython,
-  RUN_PYTHON_EXAMPLES,
-} from "../electron/host/core/catalog/run-python-description.js";
+import { describeRunPython } from "../electron/host/core/catalog/run-python-description.js";
+import { runPythonExamples } from "../electron/host/core/catalog/description-examples.js";
 import { buildCatalog } from "../electron/host/core/catalog/catalog-builder.js";
 import { inlineExamples, markdownExamples, pageExamples } from "../test-support/code-examples.js";
 
@@ -28,11 +26,27 @@ describe("code examples", () => {
     ]);
   });
 
-  it("of the run_python description are exactly RUN_PYTHON_EXAMPLES", () => {
-    const description = describeRunPython(buildCatalog([], { prefixWithServer: false }), 3_000);
-    expect(inlineExamples("description", description).map((e) => e.code)).toEqual(
-      Object.values(RUN_PYTHON_EXAMPLES),
-    );
+  it("of the run_python description are exactly runPythonExamples' call and gather", () => {
+    const tools = [
+      {
+        name: "get_item",
+        inputSchema: { type: "object", properties: { id: { type: "integer" } } },
+      },
+    ];
+    for (const prefixWithServer of [true, false]) {
+      const catalog = buildCatalog([{ server: "shop", tools, allow: null, private: false }], {
+        prefixWithServer,
+      });
+      const examples = runPythonExamples(catalog.tools);
+      const description = describeRunPython(catalog, 3_000);
+      expect(inlineExamples("description", description).map((e) => e.code)).toEqual([
+        examples?.call,
+        examples?.gather,
+      ]);
+    }
+    // Without tools, no example: there is nothing to call.
+    const empty = describeRunPython(buildCatalog([], { prefixWithServer: false }), 3_000);
+    expect(inlineExamples("description", empty)).toEqual([]);
   });
 
   it("are found in the skill and the docs", () => {

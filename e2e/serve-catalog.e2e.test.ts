@@ -17,6 +17,7 @@ import {
   TOY_COMMAND,
 } from "../test-support/serve-client.js";
 import { until } from "../test-support/wait.js";
+import { descriptionNames, unresolvedNamesCode } from "../test-support/description-names.js";
 import { removeTempDirs } from "../test-support/temp-dir.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { PARAM_NAME_MAX_CHARS } from "../electron/host/core/catalog/schema-render.js";
@@ -160,6 +161,21 @@ print(json.dumps({"count": count, "stub": stub, "weather": weather, "adding": ad
       expect(log.calls()).toEqual([]);
     });
 
+    it("the description's examples name only tools the code has, by their one-server names", async () => {
+      const description = await serve.description();
+      const names = descriptionNames(description);
+      expect(names.awaited).toContain("tools.add");
+      expect(description).toContain("r = await tools.add(a=1, b=1)");
+      expect(names.dictCalls).toEqual(["add"]);
+      expect(names.lookups).toEqual(["tools.add"]);
+      // The server's own name is no object in the code: no example may use it.
+      expect(names.calls.filter((call) => !call.startsWith("tools."))).toEqual([]);
+      expect(description).not.toContain("server__");
+      const { value, result } = await runJson<string[]>(serve, unresolvedNamesCode(names));
+      expect(value).toEqual([]);
+      expect(result.calls).toBe(0);
+    });
+
     it("a schema too deep to check is left out, not fatal", async () => {
       expect(serve.stderr()).toContain(
         `codemode serve: Left out tool "deep" of server "server": its input schema is nested deeper than ${SCHEMA_MAX_DEPTH} levels.`,
@@ -273,7 +289,10 @@ print(json.dumps({"stub": stub, "bytes": len(stub.encode())}))`,
       expect(tools.length).toBeGreaterThan(0);
       expect(tools.length).toBeLessThanOrEqual(CATALOG_LIMITS.defaultDescriptionBudgetChars);
       expect(description).not.toContain("async def");
-      expect(tools).toContain(`Index, server: tools (${total} on 1 server; `);
+      expect(tools).toContain(
+        `Index, server: tools (${total} on 1 server; called as tools.long_doc(...); `,
+      );
+      expect(description).toContain('r = await tools.tool_00(query="...")');
       expect(tools).toContain(`- "server" as tools (${total} tools): `);
       expect(tools).toContain(`(${total} tools): long_doc, odd_params, `);
       expect(tools).toContain(", tool_00, ");

@@ -34,6 +34,7 @@ import type { McpSession } from "../test-support/mcp-session.js";
 import { callLog, EVERYTHING_BIN } from "../test-support/serve-client.js";
 import { removeTempDirs } from "../test-support/temp-dir.js";
 import { until } from "../test-support/wait.js";
+import { descriptionNames, unresolvedNamesCode } from "../test-support/description-names.js";
 
 const docker = await dockerOnRuntimes();
 const { fx } = docker;
@@ -200,7 +201,14 @@ describe.skipIf(!fx)("the typed API through the shim, and the audit log", () => 
 
   it("teaches the namespaced form and runs it", async () => {
     const description = await shim.description();
-    expect(description).toContain("await shop.get_item(id=1)");
+    // Its examples call real tools: the first that takes arguments, the next beside it.
+    expect(description).toContain('r = await shop.add_item(name="...", qty=1)');
+    expect(description).toContain('shop__add_item({"name": "...", "qty": 1}) works too');
+    const names = descriptionNames(description);
+    expect(names.awaited.length).toBeGreaterThan(0);
+    const resolved = await shim.run(unresolvedNamesCode(names));
+    expect(resolved.stdout).toBe("[]\n");
+    expect(resolved.calls).toBe(0);
     expect(description).toContain("- shop (7 tools): add_item, list_items, find_item, label,");
     const result = await shim.run(WORKING);
     expect(result.error).toBeNull();

@@ -1536,6 +1536,11 @@ def _settle_typed(future, ok, payload):
 # be judged from the text (arguments from a dict, a tool chosen at run time) is left alone: the
 # bridge checks every call as it is made, this check or not. The check only ever says no to
 # what would fail: a schema it cannot read, a name it cannot be sure of, and it stays quiet.
+# So does a name the code probes for: an unknown tool (or namespace) inside a `try` whose
+# handler catches what it raises (AttributeError, NameError, Exception, or a bare except), or
+# one the code asks about first (`if hasattr(shop, "x"): shop.x(...)`, `"x" in dir(shop)`).
+# Such code runs, and the access fails at run time as any other: only argument mistakes in a
+# call of a known tool stay refused wherever they stand, as no handler makes them right.
 
 # Mistakes described in the report; the rest are counted.
 _CHECK_SHOWN_MAX = 10
@@ -1579,6 +1584,95 @@ _BINDING_NODES = _NAMED_NODES | {
     ast.Nonlocal,
     ast.MatchMapping,
 }
+
+
+# Handlers naming these catch AttributeError and NameError too.
+_CATCH_ALL = frozenset(("Exception", "BaseException"))
+
+# What each kind of reference raises at run time when its name is unknown.
+_UNKNOWN_TOOL_ERROR = "AttributeError"
+_UNKNOWN_NAME_ERROR = "NameError"
+
+
+def _catches(handler, error):
+    """Whether an except clause catches `error` (by its name, as the code writes it)."""
+    caught = handler.type
+    if caught is None:
+        return True
+    names = caught.elts if type(caught) is ast.Tuple else (caught,)
+    return any(type(n) is ast.Name and (n.id == error or n.id in _CATCH_ALL) for n in names)
+
+
+def _is_call_of(node, name, nargs):
+    return (
+        type(node) is ast.Call
+        and type(node.func) is ast.Name
+        and node.func.id == name
+        and len(node.args) == nargs
+        and not node.keywords
+    )
+
+
+def _probed(test):
+    """The (namespace, name) pairs a condition asks about: `hasattr(ns, "x")`, `"x" in dir(ns)`."""
+    pairs = set()
+    for node in ast.walk(test):
+        if _is_call_of(node, "hasattr", 2):
+            base, name = node.args
+            if type(base) is ast.Name and type(name) is ast.Constant and type(name.value) is str:
+                pairs.add((base.id, name.value))
+        elif type(node) is ast.Compare and len(node.ops) == 1:
+            name, found = node.left, node.comparators[0]
+            if (
+                type(node.ops[0]) in (ast.In, ast.NotIn)
+                and type(name) is ast.Constant
+                and type(name.value) is str
+                and _is_call_of(found, "dir", 1)
+                and type(found.args[0]) is ast.Name
+            ):
+                pairs.add((found.args[0].id, name.value))
+    return pairs
+
+
+# The statements a `try` runs; a handler's own, its else and its finally are not guarded by it.
+_TRY_NODES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+
+# Conditions that can ask about a name before the code uses it.
+_TEST_NODES = (ast.If, ast.While, ast.IfExp)
+
+
+def _guarded(tree):
+    """The references the code guards, as node ids: {error: ids of nodes in a `try` body whose
+    handlers catch it}, and the ids of `ns.x` nodes under a condition that asks about them. One
+    pass, each node carrying the errors caught around it and the names asked about."""
+    caught = {_UNKNOWN_TOOL_ERROR: set(), _UNKNOWN_NAME_ERROR: set()}
+    probed = set()
+    stack = [(tree, (), frozenset())]
+    while stack:
+        node, errors, pairs = stack.pop()
+        for error in errors:
+            caught[error].add(id(node))
+        t = type(node)
+        if t is ast.Attribute and type(node.value) is ast.Name:
+            if (node.value.id, node.attr) in pairs:
+                probed.add(id(node))
+        if t in _TRY_NODES:
+            more = (e for e in caught if any(_catches(h, e) for h in node.handlers))
+            inner = errors + tuple(e for e in more if e not in errors)
+            stack.extend((statement, inner, pairs) for statement in node.body)
+            for rest in (node.handlers, node.orelse, node.finalbody):
+                stack.extend((statement, errors, pairs) for statement in rest)
+            continue
+        if t in _TEST_NODES:
+            asked = _probed(node.test)
+        elif t is ast.BoolOp:
+            asked = set().union(*(_probed(value) for value in node.values))
+        else:
+            asked = None
+        if asked:
+            pairs = pairs | asked
+        stack.extend((child, errors, pairs) for child in ast.iter_child_nodes(node))
+    return caught, probed
 
 
 def _literal(node):
@@ -1730,8 +1824,20 @@ class _CallChecker:
     def __init__(self, g, namespaces):
         self.g, self.namespaces = g, namespaces
         self.problems = []
+        self.tree, self._guards = None, None
+
+    def guarded(self, node, error):
+        """Whether the code guards this reference against `error` (found on first need: most
+        runs name no unknown tool)."""
+        if self._guards is None:
+            self._guards = _guarded(self.tree)
+        caught, probed = self._guards
+        return id(node) in caught[error] or (
+            error == _UNKNOWN_TOOL_ERROR and id(node) in probed
+        )
 
     def run(self, tree):
+        self.tree = tree
         bound, stored, uses, calls = set(), set(), [], {}
         star = dynamic = False
         # A walk of its own over each node's fields: twice as fast as ast.walk, whose generic
@@ -1787,7 +1893,7 @@ class _CallChecker:
             call = calls.get(id(node))
             if namespace is None:
                 if call is not None and not unsure and base not in bound:
-                    self.unknown_name(call, base)
+                    self.unknown_name(call, node, base)
                 continue
             if base in bound or (base, attr) in stored:
                 continue
@@ -1795,19 +1901,19 @@ class _CallChecker:
             if tool is None:
                 if attr.startswith("__") and attr.endswith("__"):
                     continue  # the object's own (`shop.__doc__`)
-                if not _ns_knows(namespace, attr):
+                if not _ns_knows(namespace, attr) and not self.guarded(node, _UNKNOWN_TOOL_ERROR):
                     self.unknown_tool(call or node, base, namespace, attr)
                 continue
             if call is not None:
                 self.check_call(call, base, attr, tool, _ns_params(namespace, attr))
         return self.problems
 
-    def unknown_name(self, call, base):
+    def unknown_name(self, call, node, base):
         """`shp.add_item(...)` where `shp` is bound nowhere but close to a namespace's name."""
         if base in self.g or hasattr(builtins, base):
             return
         close = _closest(base, self.namespaces)
-        if close:
+        if close and not self.guarded(node, _UNKNOWN_NAME_ERROR):
             quoted = ", ".join(close)
             text = f"name {base!r} is not defined. Did you mean: {quoted}?"
             self.problems.append(_Problem(call, text))

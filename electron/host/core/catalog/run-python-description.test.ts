@@ -11,6 +11,7 @@ import { buildCatalog } from "./catalog-builder.js";
 import type { Catalog, CatalogTool, DiscoveredTool } from "./catalog-types.js";
 import { describeRunPython, FULL_STUBS_MAX_TOOLS } from "./run-python-description.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
+import { descriptionNames } from "../../../../test-support/description-names.js";
 
 function catalogOf(count: number, privateNames: string[] = []): Catalog {
   const tools: DiscoveredTool[] = Array.from({ length: count }, (_, i) => ({
@@ -74,8 +75,8 @@ function manyServers(count: number, servers: number): Catalog {
   return { tools, byPyName: new Map(tools.map((t) => [t.pyName, t])), warnings: [], leftOut: [] };
 }
 
-/** How the index's lead line goes on after its counts. */
-const INDEX_LEAD_TAIL = "call server.tool(...), look it up first):";
+/** How the index's lead line goes on after its counts: the call form of its first tool. */
+const leadTail = (call: string) => `called as ${call}(...); look one up first):`;
 
 /** What "a few KB" means for the whole description at the default budget. */
 const DESCRIPTION_MAX_CHARS = 6_000;
@@ -94,17 +95,17 @@ describe("run_python description", () => {
       CATALOG_LIMITS.defaultDescriptionBudgetChars,
     );
     for (const text of [
-      "async method taking keyword arguments",
+      "async method of its server's object, named as its stub shows, taking keyword arguments",
       "top-level `await`, never asyncio.run",
-      "await shop.get_item(id=1)",
+      'r = await tools.tool_0(query="...")',
       "a structured result as a dict, JSON text parsed",
       "Direct calls are checked before the code runs",
-      'shop__get_item({"id": 1}) works too, returning a string',
-      "import asyncio; items = await asyncio.gather(",
+      'tool_0({"query": "..."}) works too, returning a string',
+      'import asyncio; a, b = await asyncio.gather(tools.tool_0(query="..."), tools.tool_0(query="..."))',
       ".reason: refused, invalid, private, budget, denied, server_error or timeout",
       `comes back (${RUN_LIMITS.stdoutKeptBytes / 1024} KiB)`,
       "ToolError",
-      'print(TOOLS["shop.get_item"]) shows a stub',
+      'print(TOOLS["tools.tool_0"]) shows a stub',
       ".schema: its JSON Schema",
       'search_tools("words")',
       `limit= up to ${CATALOG_LIMITS.searchMaxResults}; detail="stub"`,
@@ -121,6 +122,69 @@ describe("run_python description", () => {
     ]) {
       expect(description).toContain(text);
     }
+  });
+
+  it("names in its examples only namespaces, methods and names the catalog has", () => {
+    const server = (name: string, tools: string[]) => ({
+      server: name,
+      tools: tools.map((tool) => ({
+        name: tool,
+        description: `${tool}. ${"More. ".repeat(60)}`,
+        inputSchema: {
+          type: "object",
+          properties: { query: { type: "string" }, from: { type: "string" } },
+          required: ["query"],
+        },
+      })),
+      allow: null,
+      private: false,
+    });
+    const one = buildCatalog([server("shop", ["get_item", "list_items"])], {
+      prefixWithServer: false,
+    });
+    const two = buildCatalog([server("shop", ["get_item"]), server("mail-box", ["send"])], {
+      prefixWithServer: true,
+    });
+    const many = buildCatalog(
+      [
+        server(
+          "shop",
+          Array.from({ length: 40 }, (_, i) => `t${i}`),
+        ),
+      ],
+      {
+        prefixWithServer: false,
+      },
+    );
+    for (const [label, catalog] of [
+      ["one server", one],
+      ["two servers", two],
+      ["one server, the index", many],
+    ] as const) {
+      const calls = new Set(catalog.tools.map((t) => `${t.namespace}.${t.method ?? ""}`));
+      const names = new Set(catalog.tools.map((t) => t.pyName));
+      for (const budget of [CATALOG_LIMITS.defaultDescriptionBudgetChars, 400]) {
+        const description = describeRunPython(catalog, budget);
+        const found = descriptionNames(description);
+        expect(found.awaited.length, label).toBeGreaterThan(0);
+        expect(found.lookups.length, label).toBeGreaterThan(0);
+        expect(found.dictCalls.length, label).toBeGreaterThan(0);
+        for (const call of found.calls) expect(calls, `${label}: ${call}`).toContain(call);
+        for (const key of found.lookups) expect(calls, `${label}: ${key}`).toContain(key);
+        for (const name of found.dictCalls) expect(names, `${label}: ${name}`).toContain(name);
+      }
+    }
+    // With one server the tools are `tools.x` and `x`: the server's name is no object there.
+    const single = describeRunPython(one, CATALOG_LIMITS.defaultDescriptionBudgetChars);
+    expect(single).not.toContain("shop.");
+    expect(single).not.toContain("shop__");
+    expect(single).toContain('r = await tools.get_item(query="...")');
+    expect(single).toContain('get_item({"query": "..."}) works too');
+    const multi = describeRunPython(two, CATALOG_LIMITS.defaultDescriptionBudgetChars);
+    expect(multi).toContain(
+      'import asyncio; a, b = await asyncio.gather(shop.get_item(query="..."), mail_box.send(query="..."))',
+    );
+    expect(multi).toContain('shop__get_item({"query": "..."}) works too');
   });
 
   it("states a configured call budget and deadline", () => {
@@ -180,13 +244,13 @@ describe("run_python description", () => {
     const index = toolPart(describeRunPython(past, CATALOG_LIMITS.defaultDescriptionBudgetChars));
     expect(index).not.toContain("async def");
     expect(index.split("\n")).toEqual([
-      `Index, server: tools (${FULL_STUBS_MAX_TOOLS + 1} on 1 server; ${INDEX_LEAD_TAIL}`,
+      `Index, server: tools (${FULL_STUBS_MAX_TOOLS + 1} on 1 server; ${leadTail("tools.t0")}`,
       `- "s" as tools (${FULL_STUBS_MAX_TOOLS + 1} tools): ${past.tools.map((t) => t.pyName).join(", ")}`,
     ]);
     // Three stubs of some 600 characters each do not fit 1,000.
     const big = toolPart(describeRunPython(catalogOf(3), 1_000));
     expect(big).toBe(
-      `Index, server: tools (3 on 1 server; ${INDEX_LEAD_TAIL}\n- "s" as tools (3 tools): tool_0, tool_1, tool_2`,
+      `Index, server: tools (3 on 1 server; ${leadTail("tools.tool_0")}\n- "s" as tools (3 tools): tool_0, tool_1, tool_2`,
     );
   });
 

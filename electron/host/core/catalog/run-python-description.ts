@@ -8,6 +8,7 @@ import {
 } from "../../../../shared/limits.js";
 import type { DownServer } from "./down-servers.js";
 import type { Catalog } from "./catalog-types.js";
+import { runPythonExamples, type RunPythonExamples } from "./description-examples.js";
 import { renderToolIndex } from "./tool-index.js";
 import { PRIVATE_MARK } from "./tool-stub.js";
 
@@ -22,15 +23,6 @@ export interface RunPythonDescriptionOptions {
   /** Configured servers that are not running: named with their reason. */
   down?: readonly DownServer[];
 }
-
-/**
- * The description's code examples, for a tool `get_item` of a server `shop`: each runs as
- * written (with `import`s it needs) in the sandbox, which docs/examples.docker.test.ts checks.
- */
-export const RUN_PYTHON_EXAMPLES = {
-  call: "item = await shop.get_item(id=1)",
-  gather: "import asyncio; items = await asyncio.gather(*(shop.get_item(id=i) for i in [1, 2, 3]))",
-} as const;
 
 function kib(bytes: number): string {
   return `${bytes / 1024} KiB`;
@@ -50,6 +42,25 @@ function clientTimeoutNote(deadline: number): string {
   );
 }
 
+/**
+ * How the code calls the tools, with examples that name the catalog's own: no example names a
+ * namespace or method the code does not have (description-examples.ts). None without tools.
+ */
+function callParagraphs(examples: RunPythonExamples | null): string[] {
+  if (examples === null) return [];
+  return [
+    "Each tool is an async method of its server's object, named as its stub shows, taking " +
+      `keyword arguments: \`${examples.call}\`; in parallel: \`${examples.gather}\`. ` +
+      "A call returns a value (a structured result as a dict, JSON text parsed) or the text; " +
+      "images as objects show(x) attaches. Direct calls are checked before the code runs: a " +
+      "mistake (unknown tool or argument, one missing, a literal of the wrong type) ends the " +
+      `run before anything ran. ${examples.dictCall} works too, returning a string.`,
+    'Look tools up first, no call used: search_tools("words") lists matching tools ' +
+      `(limit= up to ${CATALOG_LIMITS.searchMaxResults}; detail="stub"), ` +
+      `print(TOOLS["${examples.lookup}"]) shows a stub (.schema: its JSON Schema).`,
+  ];
+}
+
 function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   const maxCalls = options.maxCallsPerRun ?? BRIDGE_LIMITS.defaultMaxCallsPerRun;
   const deadline = options.deadlineSeconds ?? RUN_LIMITS.defaultDeadlineSeconds;
@@ -58,15 +69,7 @@ function intro(catalog: Catalog, options: RunPythonDescriptionOptions): string {
   const paragraphs = [
     "Runs Python in a fresh, locked-down sandbox (no network; nothing kept but a workspace). Use top-level " +
       "`await`, never asyncio.run.",
-    "Each server is an object, each tool an async method taking keyword arguments as its stub " +
-      `shows: \`${RUN_PYTHON_EXAMPLES.call}\`; in parallel: \`${RUN_PYTHON_EXAMPLES.gather}\`. ` +
-      "A call returns a value (a structured result as a dict, JSON text parsed) or the text; " +
-      "images as objects show(x) attaches. Direct calls are checked before the code runs: a " +
-      "mistake (unknown tool or argument, one missing, a literal of the wrong type) ends the " +
-      'run before anything ran. shop__get_item({"id": 1}) works too, returning a string.',
-    'Look tools up first, no call used: search_tools("words") lists matching tools ' +
-      `(limit= up to ${CATALOG_LIMITS.searchMaxResults}; detail="stub"), ` +
-      'print(TOOLS["shop.get_item"]) shows a stub (.schema: its JSON Schema).',
+    ...callParagraphs(runPythonExamples(catalog.tools)),
     `Only what the code prints comes back (${kib(RUN_LIMITS.stdoutKeptBytes)}): filter and ` +
       "summarise in the code. A failed call raises ToolError (.reason: refused, invalid, " +
       "private, budget, denied, server_error or timeout).",

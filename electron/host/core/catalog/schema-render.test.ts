@@ -86,7 +86,8 @@ describe("schema rendering", () => {
     expect(renderParamList(schema)).toBe(
       "s: str, i: int, n: float, b: bool, z: None, u: str | None, any: any, " +
         "o: dict{x: int}, m: dict[str, float], d: dict, l: list, a: str | int, " +
-        'one: bool | object, r: object, c: 3, e: 1 | True | None | "x"',
+        // None comes last, whatever its place in the schema.
+        'one: bool | object, r: object, c: 3, e: 1 | True | "x" | None',
     );
   });
 

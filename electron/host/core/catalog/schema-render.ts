@@ -73,6 +73,17 @@ export class BoundedWriter {
     if (this.length > this.max) this.full = true;
   }
 
+  /** A point rewind() can take the output back to. */
+  mark(): number {
+    return this.parts.length;
+  }
+
+  /** Takes back what was written since `mark` (nothing once full: the cut shows anyway). */
+  rewind(mark: number): void {
+    if (this.full) return;
+    while (this.parts.length > mark) this.length -= this.parts.pop()?.length ?? 0;
+  }
+
   toString(): string {
     const joined = this.parts.join("");
     if (!this.full) return joined;
@@ -110,6 +121,40 @@ const BASE_TYPES: Readonly<Record<string, string>> = {
  */
 export type EnumStyle = "union" | "literal";
 
+/**
+ * Where a type's null part goes: every form that admits null (`"type": ["string", "null"]`,
+ * `nullable`, a null in an enum, an anyOf alternative) is written once, as a last `| None`, so
+ * `str | None` reads the same whichever form the schema took and a caller can tell from the
+ * text's end whether None is already in (tool-signature.ts).
+ */
+interface NullPart {
+  seen: boolean;
+}
+
+/** A schema that admits null and nothing else: `{"type": "null"}`, `{"const": null}`, ... */
+function isNullOnly(node: unknown): boolean {
+  if (!isJsonObject(node)) return false;
+  if (Object.hasOwn(node, "const")) return own(node, "const") === null;
+  const values = own(node, "enum");
+  if (Array.isArray(values)) return values.length > 0 && values.every((v) => v === null);
+  const type = own(node, "type");
+  return (
+    type === "null" || (Array.isArray(type) && type.length > 0 && type.every((t) => t === "null"))
+  );
+}
+
+/**
+ * Whether the node's `type` lets null through (so a null in its enum is a value it takes):
+ * no `type`, one that names "null", or OpenAPI's `nullable: true`, which the bridge's
+ * validator honours beside a `type`.
+ */
+function typeAdmitsNull(node: JsonObject): boolean {
+  const type = own(node, "type");
+  if (type === undefined) return true;
+  if (own(node, "nullable") === true) return true;
+  return type === "null" || (Array.isArray(type) && type.includes("null"));
+}
+
 export class SchemaRenderer {
   /** The objects being rendered on the current path: meeting one again is a cycle. */
   private readonly path = new Set<object>();
@@ -119,8 +164,19 @@ export class SchemaRenderer {
     private readonly enumStyle: EnumStyle = "union",
   ) {}
 
-  /** `depth` is the level of the type being written; past STUB_TYPE_DEPTH it prints `...`. */
+  /**
+   * `depth` is the level of the type being written; past STUB_TYPE_DEPTH it prints `...`. A
+   * type that admits null ends in `| None` (or is `None`), whatever form the schema gave it.
+   */
   type(node: unknown, depth: number): void {
+    const nulls: NullPart = { seen: false };
+    const start = this.out.mark();
+    this.typeWithout(node, depth, nulls);
+    if (nulls.seen) this.out.write(this.out.mark() === start ? "None" : " | None");
+  }
+
+  /** The type without its null part, which goes to `nulls`. */
+  private typeWithout(node: unknown, depth: number, nulls: NullPart): void {
     const out = this.out;
     if (out.full) return;
     if (depth > STUB_TYPE_DEPTH) return out.write("...");
@@ -130,39 +186,52 @@ export class SchemaRenderer {
     if (this.path.has(node)) return out.write("...");
     this.path.add(node);
     try {
-      this.objectType(node, depth);
+      this.objectType(node, depth, nulls);
     } finally {
       this.path.delete(node);
     }
   }
 
-  private objectType(node: JsonObject, depth: number): void {
+  private objectType(node: JsonObject, depth: number, nulls: NullPart): void {
     const out = this.out;
     if (typeof own(node, "$ref") === "string") return out.write("object");
-    if (Object.hasOwn(node, "const")) return out.write(renderLiteral(own(node, "const")));
+    if (Object.hasOwn(node, "const")) {
+      const value = own(node, "const");
+      if (value === null) nulls.seen = true;
+      else out.write(renderLiteral(value));
+      return;
+    }
     const enumValues = own(node, "enum");
-    if (Array.isArray(enumValues)) return this.literals(enumValues);
+    if (Array.isArray(enumValues)) return this.literals(enumValues, typeAdmitsNull(node), nulls);
     for (const key of ["anyOf", "oneOf"]) {
       const alternatives = own(node, key);
       if (Array.isArray(alternatives) && alternatives.length > 0) {
-        return this.union(alternatives, " | ", depth);
+        return this.alternatives(alternatives, depth, nulls);
       }
     }
     const allOf = own(node, "allOf");
-    if (Array.isArray(allOf) && allOf.length > 0) return this.union(allOf, " & ", depth);
+    if (Array.isArray(allOf) && allOf.length > 0) return this.allOf(allOf, depth);
 
     const type = own(node, "type");
-    if (typeof type === "string") return this.namedType(type, node, depth);
+    if (type !== undefined && own(node, "nullable") === true) nulls.seen = true;
+    if (type === "null") nulls.seen = true;
+    else if (typeof type === "string") return this.namedType(type, node, depth);
     if (Array.isArray(type) && type.length > 0) {
       const shown = type.slice(0, UNION_SHOWN_MAX);
-      shown.forEach((t, i) => {
-        if (i > 0) out.write(" | ");
+      let written = 0;
+      for (const t of shown) {
+        if (t === "null") {
+          nulls.seen = true;
+          continue;
+        }
+        if (written++ > 0) out.write(" | ");
         if (typeof t === "string") this.namedType(t, node, depth);
         else out.write("any");
-      });
+      }
       if (type.length > shown.length) out.write(" | ...");
       return;
     }
+    if (nulls.seen) return;
     if (isJsonObject(own(node, "properties"))) return this.namedType("object", node, depth);
     if (Object.hasOwn(node, "items")) return this.namedType("array", node, depth);
     out.write("any");
@@ -196,29 +265,58 @@ export class SchemaRenderer {
     out.write("any");
   }
 
-  private literals(values: readonly unknown[]): void {
+  /** An enum's values; null among them (when the type lets it through) goes to `nulls`. */
+  private literals(values: readonly unknown[], nullAllowed: boolean, nulls: NullPart): void {
     const out = this.out;
-    if (values.length === 0) return out.write("never");
+    const hasNull = values.includes(null);
+    if (hasNull && nullAllowed) nulls.seen = true;
+    const others = hasNull ? values.filter((v) => v !== null) : values;
+    if (others.length === 0) {
+      if (!nulls.seen) out.write("never");
+      return;
+    }
     const typed = this.enumStyle === "literal";
     const separator = typed ? ", " : " | ";
     if (typed) out.write("Literal[");
-    const shown = Math.min(values.length, ENUM_SHOWN_MAX);
+    const shown = Math.min(others.length, ENUM_SHOWN_MAX);
     for (let i = 0; i < shown && !out.full; i++) {
       if (i > 0) out.write(separator);
-      out.write(renderLiteral(values[i]));
+      out.write(renderLiteral(others[i]));
     }
-    if (values.length > shown) out.write(`${separator}...`);
+    if (others.length > shown) out.write(`${separator}...`);
     if (typed) out.write("]");
   }
 
-  private union(alternatives: readonly unknown[], separator: string, depth: number): void {
+  /** anyOf/oneOf: each alternative's type, their null parts gathered in `nulls`. */
+  private alternatives(alternatives: readonly unknown[], depth: number, nulls: NullPart): void {
     const out = this.out;
     const shown = Math.min(alternatives.length, UNION_SHOWN_MAX);
+    let written = 0;
     for (let i = 0; i < shown && !out.full; i++) {
-      if (i > 0) out.write(separator);
-      this.type(alternatives[i], depth + 1);
+      const alternative = alternatives[i];
+      if (isNullOnly(alternative)) {
+        nulls.seen = true;
+        continue;
+      }
+      const mark = out.mark();
+      if (written > 0) out.write(" | ");
+      const before = out.mark();
+      this.typeWithout(alternative, depth + 1, nulls);
+      // An alternative that was all null part wrote nothing: no separator for it either.
+      if (out.mark() === before) out.rewind(mark);
+      else written++;
     }
-    if (alternatives.length > shown) out.write(`${separator}...`);
+    if (alternatives.length > shown) out.write(" | ...");
+  }
+
+  private allOf(parts: readonly unknown[], depth: number): void {
+    const out = this.out;
+    const shown = Math.min(parts.length, UNION_SHOWN_MAX);
+    for (let i = 0; i < shown && !out.full; i++) {
+      if (i > 0) out.write(" & ");
+      this.type(parts[i], depth + 1);
+    }
+    if (parts.length > shown) out.write(" & ...");
   }
 
   /** `name: type` pairs of one object schema; fields' types are written at `depth`. */

@@ -47,10 +47,17 @@ function serverLabel(server: string, tools: readonly CatalogTool[]): string {
   return namespace === server ? server : `${JSON.stringify(server)} as ${namespace}`;
 }
 
+/**
+ * The index's first line. Its call form names a real method (`tools.echo` with one server,
+ * whose tools are not under the server's name), never a pattern the code could take literally.
+ */
 function leadLine(tools: readonly CatalogTool[], servers: number): string {
+  const example = tools.find((t) => t.method !== null);
+  const call =
+    example === undefined ? "" : `called as ${example.namespace}.${example.method ?? ""}(...); `;
   return (
     `Index, server: tools (${tools.length} on ${servers} server${servers === 1 ? "" : "s"}; ` +
-    "call server.tool(...), look it up first):"
+    `${call}look one up first):`
   );
 }
 

@@ -42,6 +42,75 @@ describe("typed signatures", () => {
     expect(renderSignatureParams(undefined)).toBe("");
   });
 
+  it("shows a parameter that may be null as `T | None`: without a default when required", () => {
+    // Every form a schema can give null in, each with the type the bridge's validator takes.
+    const forms: [string, unknown, string][] = [
+      ["type list", { type: ["string", "null"] }, "str | None"],
+      ["null first", { type: ["null", "integer"] }, "int | None"],
+      ["anyOf", { anyOf: [{ type: "string" }, { type: "null" }] }, "str | None"],
+      ["oneOf, null first", { oneOf: [{ type: "null" }, { type: "number" }] }, "float | None"],
+      ["OpenAPI nullable", { type: "string", nullable: true }, "str | None"],
+      ["enum with null", { enum: ["a", "b", null] }, 'Literal["a", "b"] | None'],
+      [
+        "typed nullable enum",
+        { type: ["string", "null"], enum: ["a", null] },
+        'Literal["a"] | None',
+      ],
+      [
+        "anyOf enum",
+        { anyOf: [{ enum: ["a", "b"] }, { type: "null" }] },
+        'Literal["a", "b"] | None',
+      ],
+      ["array", { type: ["array", "null"], items: { type: "string" } }, "list[str] | None"],
+      [
+        "array anyOf",
+        { anyOf: [{ type: "array", items: { type: "integer" } }, { const: null }] },
+        "list[int] | None",
+      ],
+      [
+        "object",
+        { type: ["object", "null"], additionalProperties: { type: "integer" } },
+        "dict[str, int] | None",
+      ],
+      [
+        "nullable items",
+        { type: "array", items: { type: ["string", "null"] } },
+        "list[str | None]",
+      ],
+      ["null alone", { type: "null" }, "None"],
+      [
+        "nested anyOf",
+        { anyOf: [{ anyOf: [{ type: "null" }] }, { type: "string" }] },
+        "str | None",
+      ],
+      ["two types", { type: ["string", "integer", "null"] }, "str | int | None"],
+    ];
+    for (const [form, node, type] of forms) {
+      const schema = { type: "object", properties: { x: node } };
+      expect(renderSignatureParams({ ...schema, required: ["x"] }), form).toBe(`*, x: ${type}`);
+      // Optional: `| None` once, then the default.
+      const optional = type === "None" || type.endsWith("| None") ? type : `${type} | None`;
+      expect(renderSignatureParams(schema), form).toBe(`*, x: ${optional} = None`);
+    }
+  });
+
+  it("shows null only where the whole schema takes it: an enum without null refuses it", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        // `nullable` widens the type, but the enum still refuses null.
+        a: { type: "string", nullable: true, enum: ["x", "y"] },
+        // The enum names null, but the type refuses it.
+        b: { type: "string", enum: ["x", null] },
+        c: { type: "string", enum: [null] },
+      },
+      required: ["a", "b", "c"],
+    };
+    expect(renderSignatureParams(schema)).toBe(
+      '*, a: Literal["x", "y"], b: Literal["x"], c: never',
+    );
+  });
+
   it("passes names that are not identifiers through **{...}, keywords with a trailing _", () => {
     const schema = {
       type: "object",

@@ -49,7 +49,10 @@ function propertiesOf(schema: unknown): JsonObject | null {
   return isJsonObject(properties) ? properties : null;
 }
 
-/** A type that already admits None needs no `| None` of its own. */
+/**
+ * A type that already admits None needs no `| None` of its own: the renderer writes a type's
+ * null part last, whatever form the schema gave it (schema-render.ts).
+ */
 function admitsNone(type: string): boolean {
   return type === "None" || type === "any" || type.endsWith("| None");
 }

@@ -370,6 +370,22 @@ print("ran")`,
       'mail.archive(**{"id": 1})',
       // An empty spread passes nothing positionally: the call goes through.
       'shop.add_item(*[], name="a", qty=1)',
+      // Probing for a tool: the name as a string, or a reference the code guards.
+      'getattr(shop, "maybe_tool", None)',
+      'hasattr(shop, "maybe_tool")',
+      "try:\n    shop.maybe_tool(q=1)\nexcept AttributeError:\n    pass",
+      "try:\n    shop.maybe_tool()\nexcept Exception:\n    pass",
+      "try:\n    shop.maybe_tool()\nexcept:\n    pass",
+      "try:\n    shop.maybe_tool()\nexcept (ToolError, AttributeError) as e:\n    print(e)",
+      "try:\n    shop.maybe_tool()\nexcept* AttributeError:\n    pass",
+      "try:\n    def f():\n        return shop.maybe_tool()\n    f()\nexcept BaseException:\n    pass",
+      'if hasattr(shop, "maybe_tool"):\n    shop.maybe_tool()',
+      'if not hasattr(shop, "maybe_tool"):\n    pass\nelse:\n    shop.maybe_tool()',
+      'while hasattr(shop, "maybe_tool"):\n    shop.maybe_tool()',
+      'x = shop.maybe_tool() if hasattr(shop, "maybe_tool") else None',
+      'x = hasattr(shop, "maybe_tool") and shop.maybe_tool()',
+      'if "maybe_tool" in dir(shop):\n    shop.maybe_tool()',
+      "try:\n    shp.list_items()\nexcept NameError:\n    pass",
     ];
     const loud = [
       ["shop.add_item(name=True, qty=1)", "name: expected string, got True"],
@@ -394,6 +410,40 @@ print("ran")`,
         "mail.add_item(name='a', qty=1)",
         "mail has no tool 'add_item'. Did you mean: shop.add_item?",
       ],
+      // A guard that does not cover the reference, or its error, leaves it a mistake.
+      [
+        "try:\n    shop.add_iten()\nexcept ToolError:\n    pass",
+        "shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+      ],
+      [
+        "try:\n    pass\nexcept AttributeError:\n    shop.add_iten()",
+        "shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+      ],
+      [
+        "try:\n    pass\nfinally:\n    shop.add_iten()",
+        "shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+      ],
+      [
+        'if hasattr(shop, "other"):\n    shop.add_iten()',
+        "shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+      ],
+      [
+        'if hasattr(mail, "add_iten"):\n    shop.add_iten()',
+        "shop has no tool 'add_iten'. Did you mean: shop.add_item?",
+      ],
+      [
+        "try:\n    shp.list_items()\nexcept AttributeError:\n    pass",
+        "name 'shp' is not defined. Did you mean: shop?",
+      ],
+      // Argument mistakes in a call of a known tool: no handler makes them right.
+      [
+        "try:\n    shop.add_item(nme='a', qty=1)\nexcept Exception:\n    pass",
+        "unexpected keyword argument 'nme'. Did you mean: 'name'?",
+      ],
+      [
+        'if hasattr(shop, "add_item"):\n    shop.add_item(name="a", qty="1")',
+        'qty: expected integer, got "1"',
+      ],
     ];
     const snippets = [...quiet, ...loud.map(([code]) => code!)];
     const result = await run(`import importlib.util, json
@@ -410,6 +460,31 @@ print(json.dumps(out))`);
     const found = JSON.parse(result.stdout) as (string | null)[];
     expect(found.slice(0, quiet.length)).toEqual(quiet.map(() => null));
     expect(found.slice(quiet.length)).toEqual(loud.map(([, said]) => said));
+  });
+
+  it("runs code that probes for a tool; the access fails at run time as it always did", async () => {
+    const seen: Seen[] = [];
+    const result = await run(
+      `try:
+    await shop.add_itme(name="tea", qty=1)
+except AttributeError as e:
+    print("caught:", e)
+print(getattr(shop, "maybe_tool", None), hasattr(shop, "maybe_tool"), hasattr(shop, "label"))
+if hasattr(shop, "maybe_tool"):
+    await shop.maybe_tool()
+await shop.list_items()
+if hasattr(shop, "add_itme") or True:
+    await shop.add_itme(name="tea", qty=1)`,
+      seen,
+    );
+    // The guarded references passed the check: the code ran, up to the unguarded access.
+    expect(result.stopped).toBeNull();
+    expect(seen.map((s) => s.tool)).toEqual(["shop__list_items"]);
+    expect(result.stdout).toBe("caught: shop has no tool 'add_itme'\nNone False True\n");
+    expect(result.exception?.type).toBe("AttributeError");
+    expect(result.error).toContain(
+      "AttributeError: shop has no tool 'add_itme'. Did you mean: 'add_item'?",
+    );
   });
 
   it("looks for close names only for the mistakes its report describes", async () => {

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { RunWorkspaceRequest } from "../electron/host/core/ports/run-types.js";
+import { sandboxWorkspace } from "../electron/host/core/engine/run-workspace.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SlotRoot } from "../electron/host/sandbox/workspaces/workspace-slots.js";
 import { WorkspaceStore } from "../electron/host/sandbox/workspaces/workspace-store.js";
@@ -63,12 +63,7 @@ async function main(): Promise<void> {
       return performance.now() - started;
     }
     const session = await store.open(CLIENT, name);
-    const workspace: RunWorkspaceRequest = {
-      name: session.name,
-      maxBytes: session.maxBytes,
-      fill: (slot) => session.fill(slot),
-      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
-    };
+    const workspace = sandboxWorkspace(session, () => false);
     try {
       const result = await sandbox.run({ code, workspace });
       if (result.error !== null) throw new Error(result.error);

@@ -5,7 +5,12 @@ import { ownedBySelf, ownerGone, type ContainerOwner } from "./containers/contai
 import { labelledOwner } from "./containers/container-spec.js";
 import type { SandboxEngine } from "./container-engine/sandbox-engine.js";
 import { runInContainer, type Clock } from "./runner/run-session.js";
-import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.js";
+import type {
+  RunHooks,
+  RunRequest,
+  SandboxTool,
+  WorkspaceChecked,
+} from "../core/ports/run-types.js";
 import { pidAlive } from "../util/process-place.js";
 import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./containers/sandbox-container.js";
@@ -13,8 +18,8 @@ import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
 import { slotOpener, type SlotOpener } from "./workspaces/slot-opener.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
+import { keepAfterStop } from "./workspaces/keep-after-stop.js";
 import {
-  containerStopped,
   denyExecWay,
   ranToItsEnd,
   watchWorkspace,
@@ -233,6 +238,7 @@ export class Sandbox {
     if (hooks.signal?.aborted || this.closed) cancel.abort();
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
+    let keep: WorkspaceChecked["keep"] = null;
     try {
       const result = await runInContainer(
         container,
@@ -255,14 +261,23 @@ export class Sandbox {
         },
       );
       if (workspace === undefined || slot === null) return result;
-      const gone = await containerStopped(container);
-      const outcome = await workspace.settle(slot, gone && ranToItsEnd(result));
-      return withWorkspace(result, workspace, outcome, watch?.over());
+      // Answered once the code has ended; what it left is kept once the container has stopped.
+      const checked = await workspace.check(slot, ranToItsEnd(result));
+      keep = checked.keep;
+      return withWorkspace(result, workspace, checked.outcome, watch?.over());
     } finally {
-      watch?.stop();
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
-      this.track(container.remove().finally(releaseSlot));
+      const after =
+        slot === null
+          ? container.remove()
+          : keepAfterStop(
+              container,
+              slot,
+              keep,
+              watch && { over: overSize.signal, stop: watch.stop },
+            );
+      this.track(after.finally(releaseSlot));
     }
   }
 
@@ -328,7 +343,7 @@ export class Sandbox {
     return this.pool.started();
   }
 
-  /** Ends every run, removes every container this sandbox started. */
+  /** Ends every run, removes every container this sandbox started, and waits for the keeps of runs answered. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.pendingReview !== null) clearTimeout(this.pendingReview);
@@ -341,7 +356,7 @@ export class Sandbox {
     await Promise.allSettled([...this.removals]);
   }
 
-  /** Waits for removals started after finished runs (tests and shutdown use it). */
+  /** Waits for the keeps and removals started after finished runs (tests and shutdown use it). */
   async settle(): Promise<void> {
     await Promise.allSettled([...this.removals]);
   }

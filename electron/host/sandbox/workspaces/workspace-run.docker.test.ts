@@ -13,7 +13,8 @@ import {
   testOwner,
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
-import type { RunFileData, RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import type { RunFileData } from "../../core/ports/run-types.js";
+import { sandboxWorkspace } from "../../core/engine/run-workspace.js";
 import { Sandbox } from "../sandbox.js";
 import { SlotRoot } from "./workspace-slots.js";
 import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
@@ -52,12 +53,7 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     const files: RunFileData[] = [];
     if (name === null) return { result: await sandbox.run({ code }), files };
     const session = await store.open(client, name);
-    const workspace: RunWorkspaceRequest = {
-      name: session.name,
-      maxBytes: session.maxBytes,
-      fill: (slot) => session.fill(slot),
-      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
-    };
+    const workspace = sandboxWorkspace(session, () => false);
     try {
       const result = await sandbox.run({ code, workspace }, { onFile: (f) => files.push(f) });
       return { result, files };

@@ -10,6 +10,7 @@ import { fillSlot, type FillMode, type Filled } from "./workspace-commit.js";
 import { checkAndKeep, checkSlot, unchangedReport } from "./workspace-keep.js";
 import { markKeeping } from "./workspace-lock.js";
 import {
+  readState,
   versionDir,
   writeState,
   type WorkspacePlace,
@@ -45,7 +46,18 @@ export function workspaceSession(options: {
   let keeping: Promise<void> | null = null;
   let releasing = false;
   let unlocked: Promise<void> | null = null;
-  const unlock = (): Promise<void> => (unlocked ??= options.release());
+  /** The state names when the run opened it (unless a keep wrote a later one), then unlocks. */
+  const giveBack = async (): Promise<void> => {
+    try {
+      const now = await readState(place);
+      if (now !== null && now.usedAt < opened.usedAt) {
+        await writeState(place, { ...now, usedAt: opened.usedAt });
+      }
+    } finally {
+      await options.release();
+    }
+  };
+  const unlock = (): Promise<void> => (unlocked ??= giveBack());
 
   const check = async (
     slot: WorkspaceSlot,

@@ -18,7 +18,6 @@ import {
   readState,
   removeStaleVersions,
   workspacePlace,
-  writeState,
   type WorkspacePlace,
   type WorkspaceState,
 } from "./workspace-state.js";
@@ -105,15 +104,17 @@ export class WorkspaceStore {
    */
   async open(client: string, name: string): Promise<WorkspaceSession> {
     const { place, state, release } = await this.hold(client, name, true);
+    // When it was opened is written before the workspace is given back (the sweep reads it
+    // under the lock), not here: a state write (two fsyncs) would delay the run's start.
     const opened: WorkspaceState = { ...state, usedAt: this.now().toISOString() };
+    const maxBytes = this.limits().maxBytes;
+    let mode;
     try {
-      await writeState(place, opened);
+      mode = await this.mode();
     } catch (error) {
       await release();
       throw error;
     }
-    const maxBytes = this.limits().maxBytes;
-    const mode = await this.mode();
     return workspaceSession({ place, opened, maxBytes, mode, now: this.now, release });
   }
 

@@ -5,7 +5,7 @@
 // next run of the workspace is told. A read of the workspace made right after the answer waits
 // for the keep and reads what it kept.
 import path from "node:path";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeEachRuntime,
@@ -185,6 +185,23 @@ describeEachRuntime(docker, "a workspace kept after the run's answer, on %s", (r
     expect(after.workspace?.notice).toContain("what it held then was kept");
   });
 
+  it("closing the sandbox right after an answer waits for the run's keep", async () => {
+    const own = new Sandbox({
+      ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 0, runtime },
+      slots: new SlotRoot(path.join(tempDir("cm-wskeep-close-"), "slots")),
+      deadlineSeconds: 120,
+    });
+    const session = await store.open(CLIENT, "closing");
+    const workspace = sandboxWorkspace(session, () => false);
+    const result = await own.run({ code: "open('/workspace/a.txt', 'w').write('one')", workspace });
+    expect(result.workspace).toMatchObject({ kept: true, files: 1 });
+    // As the engine does: given back without waiting; then the host shuts down.
+    void session.release();
+    await own.close();
+    expect(existsSync(store.place(CLIENT, "closing").lock)).toBe(false);
+    expect((await workspaceFiles(store, CLIENT, "closing")).map((f) => f.path)).toEqual(["a.txt"]);
+  });
+
   it("a read of the workspace right after the answer waits for the keep, and reads what it kept", async () => {
     await (
       await run("read", "open('/workspace/old.txt', 'w').write('old')")
@@ -199,7 +216,7 @@ describeEachRuntime(docker, "a workspace kept after the run's answer, on %s", (r
       workspaceFiles(store, CLIENT, "read"),
       store.list(CLIENT),
     ]);
-    expect(answer.keepDone()).toBe(true);
+    // Read before the keep was done, they read what it kept (the run before it left old.txt).
     expect(files.map((f) => f.path)).toEqual(["new.txt"]);
     expect(listed.find((w) => w.name === "read")).toMatchObject({ files: 1, bytes: 3 });
     await answer.kept;

@@ -5,12 +5,7 @@ import { ownedBySelf, ownerGone, type ContainerOwner } from "./containers/contai
 import { labelledOwner } from "./containers/container-spec.js";
 import type { SandboxEngine } from "./container-engine/sandbox-engine.js";
 import { runInContainer, type Clock } from "./runner/run-session.js";
-import type {
-  RunHooks,
-  RunRequest,
-  SandboxTool,
-  WorkspaceChecked,
-} from "../core/ports/run-types.js";
+import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.js";
 import { pidAlive } from "../util/process-place.js";
 import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./containers/sandbox-container.js";
@@ -238,7 +233,7 @@ export class Sandbox {
     if (hooks.signal?.aborted || this.closed) cancel.abort();
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
-    let keep: WorkspaceChecked["keep"] = null;
+    let keep: Parameters<typeof keepAfterStop>[2] = null;
     try {
       const result = await runInContainer(
         container,
@@ -268,15 +263,7 @@ export class Sandbox {
     } finally {
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
-      const after =
-        slot === null
-          ? container.remove()
-          : keepAfterStop(
-              container,
-              slot,
-              keep,
-              watch && { over: overSize.signal, stop: watch.stop },
-            );
+      const after = slot ? keepAfterStop(container, slot, keep, watch) : container.remove();
       this.track(after.finally(releaseSlot));
     }
   }
@@ -343,7 +330,10 @@ export class Sandbox {
     return this.pool.started();
   }
 
-  /** Ends every run, removes every container this sandbox started, and waits for the keeps of runs answered. */
+  /**
+   * Ends every run, removes every container this sandbox started, and waits for the keeps of
+   * the runs already answered.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.pendingReview !== null) clearTimeout(this.pendingReview);

@@ -83,7 +83,7 @@ describe("keepAfterStop", () => {
       return Promise.resolve();
     });
     const after = keepAfterStop(fake.container, slot, keep, {
-      over: over.signal,
+      past: over.signal,
       stop: stopWatch,
     });
     over.abort("workspace_limit");

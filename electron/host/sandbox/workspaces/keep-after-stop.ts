@@ -6,6 +6,7 @@
 // this like a removal, so close() waits for it; the workspace stays held until it is done.
 import type { WorkspaceChecked, WorkspaceSlot } from "../../core/ports/run-types.js";
 import type { SandboxContainer } from "../containers/sandbox-container.js";
+import type { WorkspaceWatch } from "./workspace-run.js";
 
 /** How long a run's container is given to stop on its own before it is removed. */
 export const CONTAINER_STOP_WAIT_MS = 2_000;
@@ -43,15 +44,15 @@ export async function keepAfterStop(
   container: Pick<SandboxContainer, "stopped" | "remove">,
   slot: WorkspaceSlot,
   keep: WorkspaceChecked["keep"],
-  watch: { over: AbortSignal; stop: () => void } | null,
+  watch: Pick<WorkspaceWatch, "past" | "stop"> | null,
 ): Promise<void> {
   const removeNow = (): void => void container.remove().catch(() => undefined);
-  if (watch?.over.aborted) removeNow();
-  watch?.over.addEventListener("abort", removeNow, { once: true });
+  if (watch?.past.aborted) removeNow();
+  watch?.past.addEventListener("abort", removeNow, { once: true });
   try {
     if (keep !== null) await keep(slot, await containerStopped(container));
   } finally {
-    watch?.over.removeEventListener("abort", removeNow);
+    watch?.past.removeEventListener("abort", removeNow);
     watch?.stop();
     await container.remove();
   }

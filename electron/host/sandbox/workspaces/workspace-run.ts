@@ -57,15 +57,20 @@ export function ranToItsEnd(result: RunResult): boolean {
   );
 }
 
-/** A run's slot watched: `stop` ends the watch; `over` says what the run was stopped for. */
+/**
+ * A run's slot watched: `stop` ends the watch; `over` says what the run was stopped for; `past`
+ * is aborted once the slot is past its limits (also after the answer: keep-after-stop.ts).
+ */
 export interface WorkspaceWatch {
   stop: () => void;
   over: () => SlotOver | null;
+  past: AbortSignal;
 }
 
 /**
- * Watches the slot while the code runs; `stop` aborts the run past the size limit, or once it
- * holds more entries or a deeper path than a workspace may (such a tree is never kept).
+ * Watches the slot while the code runs, and after, until stopped; `stop` aborts the run past
+ * the size limit, or once it holds more entries or a deeper path than a workspace may (such a
+ * tree is never kept).
  */
 export function watchWorkspace(
   slot: WorkspaceSlot,
@@ -82,7 +87,7 @@ export function watchWorkspace(
     },
     slot.open,
   );
-  return { stop: end, over: () => found };
+  return { stop: end, over: () => found, past: stop.signal };
 }
 
 /** The result with the workspace's outcome: its report, and the reason it failed if it did. */

@@ -49,9 +49,9 @@ export function workspaceSession(options: {
   /** The state names when the run opened it (unless a keep wrote a later one), then unlocks. */
   const giveBack = async (): Promise<void> => {
     try {
-      const now = await readState(place);
-      if (now !== null && now.usedAt < opened.usedAt) {
-        await writeState(place, { ...now, usedAt: opened.usedAt });
+      const onDisk = await readState(place);
+      if (onDisk !== null && onDisk.usedAt < opened.usedAt) {
+        await writeState(place, { ...onDisk, usedAt: opened.usedAt });
       }
     } finally {
       await options.release();

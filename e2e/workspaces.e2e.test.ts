@@ -1,9 +1,10 @@
 // Named workspaces through the app's faces: clients on the shim and on Streamable HTTP keep
 // files and saved values between runs, apart from each other; a file a run attaches is read
 // back by its own client only; a workspace holding private data makes the next run private;
+// what code writes after its run's end is kept only within the limit, and the next run is told;
 // and the audit log, with the workspace's entries, still verifies. `codemode serve` keeps its
 // one client's workspaces in the same data directory.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -32,6 +33,18 @@ import { startServe, tempHome, TOY_COMMAND } from "../test-support/serve-client.
 import { removeTempDirs } from "../test-support/temp-dir.js";
 
 const fx = await dockerOrSkip();
+
+/** The `/workspace` folder (on the host) of the slot in use that holds `file`. */
+function slotHolding(home: string, file: string): string {
+  const slots = path.join(home, "slots");
+  for (const owner of readdirSync(slots)) {
+    for (const slot of readdirSync(path.join(slots, owner))) {
+      const ws = path.join(slots, owner, slot, "ws");
+      if (existsSync(path.join(ws, file))) return ws;
+    }
+  }
+  throw new Error(`no slot holds ${file}`);
+}
 
 /** run_python with a workspace, its RunResult and content. */
 async function run(
@@ -146,6 +159,63 @@ describe.skipIf(!fx)("workspaces through the app", () => {
       expect(plain.result.error).toContain("refused");
     } finally {
       await dora.close();
+    }
+  });
+
+  it("code writing past the limit after its run's end: nothing kept, logged, the next run told", async () => {
+    const erin = await connectShim(home, { name: "erin", version: "1" });
+    await api(host, "settings.save", { workspaceMaxMiB: 1 });
+    try {
+      await run(erin.client, "open('/workspace/keep.txt','w').write('kept')", "late");
+      // The code ends its run as the host sees it (a done line of its own), and a thread it
+      // left writes 3 MiB once the test, having the answer, puts `go` in the slot.
+      const answered = await run(
+        erin.client,
+        [
+          "import os, threading, time",
+          "open('/workspace/late-marker','w').write('m')",
+          "def late():",
+          "    while not os.path.exists('/workspace/go'):",
+          "        time.sleep(0.01)",
+          "    open('/workspace/big.bin','wb').write(b'x' * (3 * 1024 * 1024))",
+          "writer = threading.Thread(target=late)",
+          "writer.start()",
+          "for fd in range(3, 64):",
+          "    try:",
+          '        os.write(fd, b\'{"type": "done", "error": null}\\n\')',
+          "    except OSError:",
+          "        pass",
+          "writer.join()",
+          "os._exit(0)",
+        ].join("\n"),
+        "late",
+      );
+      expect(answered.result.error).toBeNull();
+      expect(answered.result.workspace).toMatchObject({ kept: true, files: 2 });
+      writeFileSync(path.join(slotHolding(home, "late-marker"), "go"), "");
+      const next = await run(
+        erin.client,
+        "import os\nprint(sorted(os.listdir('/workspace')))",
+        "late",
+      );
+      expect(next.result.stdout).toBe("['keep.txt']\n");
+      const text = next.content.find((item) => item.type === "text");
+      expect(text?.type === "text" && text.text).toContain(
+        '[workspace: the previous run\'s code wrote to the workspace "late" after that run ended',
+      );
+      await host.auditDurable();
+      const differed = auditEntries(home, "workspace_keep_differed");
+      expect(differed).toHaveLength(1);
+      expect(differed[0]).toMatchObject({
+        client: "erin",
+        workspace: "late",
+        kept: false,
+        answered: { kept: true, files: 2 },
+        now: { kept: false, files: 1 },
+      });
+    } finally {
+      await api(host, "settings.save", { workspaceMaxMiB: 1024 });
+      await erin.close();
     }
   });
 

@@ -16,6 +16,7 @@ import {
   runFilesField,
   runWorkspaceField,
   workspaceEditedEntrySchema,
+  workspaceKeepDifferedEntrySchema,
 } from "./audit-workspace-entries.js";
 import { ENGINE_LIMITS } from "./limits.js";
 import { STOP_REASONS } from "./run-result.js";
@@ -58,6 +59,7 @@ export const AUDIT_KINDS = [
   "try_started",
   "try_finished",
   "workspace_edited",
+  "workspace_keep_differed",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -492,6 +494,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   tryStartedEntrySchema,
   tryFinishedEntrySchema,
   workspaceEditedEntrySchema,
+  workspaceKeepDifferedEntrySchema,
 ]);
 
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -1,6 +1,8 @@
 // The audit log's word on workspaces and attached files: what a run did to the workspace it
 // opened and the files it attached (fields of run_finished), and what the user did to a
-// workspace from the UI or the CLI (workspace_edited). Shared with the UI, so free of Node imports.
+// workspace from the UI or the CLI (workspace_edited), and what became of a run's workspace when
+// its keep, after the run's answer, found otherwise than the answer said (workspace_keep_differed).
+// Shared with the UI, so free of Node imports.
 import { z } from "zod";
 import { common, count, sha256Hex } from "./audit-entry-fields.js";
 
@@ -15,6 +17,8 @@ export const runWorkspaceField = z.object({
   files: count,
   bytes: count,
   private: z.boolean(),
+  /** What the run was told of the previous run's keep, when it differed from that run's result. */
+  notice: z.string().optional(),
 });
 
 /** run_finished's `files`: each file the code attached, by its link (never its bytes). */
@@ -46,4 +50,27 @@ export const workspaceEditedEntrySchema = z.object({
   /** An added file's size and hash. */
   bytes: count.optional(),
   sha256: sha256Hex.optional(),
+});
+
+/**
+ * A run is answered once its code has ended, and what it left in its workspace is kept once its
+ * container has stopped. When the keep finds otherwise than the answer said (the code, a thread
+ * or a process it left, wrote after the end; the container could not be stopped; the keep
+ * failed), this entry says what became of the workspace, and the next run that opens it is told
+ * (`notice` in its run_finished's `workspace`).
+ */
+export const workspaceKeepDifferedEntrySchema = z.object({
+  ...common,
+  kind: z.literal("workspace_keep_differed"),
+  runId: z.string(),
+  client: z.string(),
+  workspace: z.string(),
+  /** What the slot held once the container stopped was kept whole; false: nothing of the run. */
+  kept: z.boolean(),
+  /** Why, as the next run that opens the workspace is told. */
+  reason: z.string(),
+  /** What the run's result said. */
+  answered: runWorkspaceField,
+  /** What the workspace holds now. */
+  now: runWorkspaceField,
 });

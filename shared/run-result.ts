@@ -61,6 +61,11 @@ export interface RunWorkspace {
   bytes: number;
   /** It holds data a run read from a private tool: every run that opens it is treated so. */
   private: boolean;
+  /**
+   * What became of the previous run's workspace when its keep found otherwise than that run's
+   * result said (its code wrote after its end): this run is the first to be told.
+   */
+  notice?: string;
 }
 
 /**

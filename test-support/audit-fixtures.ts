@@ -182,6 +182,23 @@ export function oneOfEachKind(): AuditEntryInput[] {
       bytes: 5120,
       sha256: "b".repeat(64),
     },
+    {
+      kind: "workspace_keep_differed",
+      runId: "r1",
+      client: "claude",
+      workspace: "sales",
+      kept: false,
+      reason:
+        'the previous run\'s code wrote to the workspace "sales" after that run ended, and the workspace "sales" would hold 2 MiB, over its limit of 1 MiB: nothing of that run was kept, and it holds what it held before that run.',
+      answered: {
+        ...{ name: "sales", kept: true, filesChanged: 1, bytesChanged: 5120 },
+        ...{ files: 2, bytes: 10240, private: false },
+      },
+      now: {
+        ...{ name: "sales", kept: false, filesChanged: 0, bytesChanged: 0 },
+        ...{ files: 1, bytes: 5120, private: false },
+      },
+    },
   ];
 }
 

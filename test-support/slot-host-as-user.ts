@@ -11,7 +11,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { currentOwner } from "../electron/host/sandbox/containers/container-owner.js";
-import type { RunWorkspaceRequest } from "../electron/host/core/ports/run-types.js";
+import { sandboxWorkspace } from "../electron/host/core/engine/run-workspace.js";
 import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { SlotRoot } from "../electron/host/sandbox/workspaces/workspace-slots.js";
 import { WorkspaceStore } from "../electron/host/sandbox/workspaces/workspace-store.js";
@@ -68,12 +68,7 @@ const sandbox = new Sandbox({
 
 async function run(code: string, stop?: AbortSignal) {
   const session = await store.open("alice", "shut");
-  const workspace: RunWorkspaceRequest = {
-    name: session.name,
-    maxBytes: session.maxBytes,
-    fill: (slot) => session.fill(slot),
-    settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
-  };
+  const workspace = sandboxWorkspace(session, () => false);
   try {
     return await sandbox.run({ code, workspace }, { signal: stop });
   } catch (error) {

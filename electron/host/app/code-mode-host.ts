@@ -148,6 +148,7 @@ export class CodeModeHost {
           runImages.addOutput(run.runId, run.result, secrets());
         },
         runImage: ({ runId, image }) => runImages.add(runId, image),
+        workspaceKeepDiffered: (run) => record({ kind: "workspace_keep_differed", ...run }),
       },
       // Names do not change when a server is added: always server__tool in the app.
       prefixWithServer: true,

@@ -102,6 +102,9 @@ export const CSV_COLUMNS = [
   "action",
   "path",
   "sha256",
+  "kept",
+  "answered",
+  "now",
 ] as const;
 
 // Excel reads a UTF-8 file without it as the local code page.

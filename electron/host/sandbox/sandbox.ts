@@ -13,8 +13,8 @@ import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
 import { slotOpener, type SlotOpener } from "./workspaces/slot-opener.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
+import { keepAfterStop } from "./workspaces/keep-after-stop.js";
 import {
-  containerStopped,
   denyExecWay,
   ranToItsEnd,
   watchWorkspace,
@@ -233,6 +233,7 @@ export class Sandbox {
     if (hooks.signal?.aborted || this.closed) cancel.abort();
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
+    let keep: Parameters<typeof keepAfterStop>[2] = null;
     try {
       const result = await runInContainer(
         container,
@@ -255,14 +256,15 @@ export class Sandbox {
         },
       );
       if (workspace === undefined || slot === null) return result;
-      const gone = await containerStopped(container);
-      const outcome = await workspace.settle(slot, gone && ranToItsEnd(result));
-      return withWorkspace(result, workspace, outcome, watch?.over());
+      // Answered once the code has ended; what it left is kept once the container has stopped.
+      const checked = await workspace.check(slot, ranToItsEnd(result));
+      keep = checked.keep;
+      return withWorkspace(result, workspace, checked.outcome, watch?.over());
     } finally {
-      watch?.stop();
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
-      this.track(container.remove().finally(releaseSlot));
+      const after = slot ? keepAfterStop(container, slot, keep, watch) : container.remove();
+      this.track(after.finally(releaseSlot));
     }
   }
 
@@ -328,7 +330,10 @@ export class Sandbox {
     return this.pool.started();
   }
 
-  /** Ends every run, removes every container this sandbox started. */
+  /**
+   * Ends every run, removes every container this sandbox started, and waits for the keeps of
+   * the runs already answered.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.pendingReview !== null) clearTimeout(this.pendingReview);
@@ -341,7 +346,7 @@ export class Sandbox {
     await Promise.allSettled([...this.removals]);
   }
 
-  /** Waits for removals started after finished runs (tests and shutdown use it). */
+  /** Waits for the keeps and removals started after finished runs (tests and shutdown use it). */
   async settle(): Promise<void> {
     await Promise.allSettled([...this.removals]);
   }

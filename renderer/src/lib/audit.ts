@@ -44,6 +44,7 @@ export const KIND_LABELS: Record<AuditKind, string> = {
   try_started: "Server tried",
   try_finished: "Try finished",
   workspace_edited: "Workspace changed",
+  workspace_keep_differed: "Workspace kept otherwise",
 };
 
 export const KINDS = Object.keys(KIND_LABELS) as AuditKind[];
@@ -215,6 +216,8 @@ export function summaryOf(entry: AuditEntry): string {
       return entry.ok
         ? `Started and listed ${entry.toolCount ?? 0} tool${entry.toolCount === 1 ? "" : "s"} in ${formatDuration(entry.durationMs)}, then stopped`
         : `Did not start: ${firstLine(withoutPrefix(entry.error ?? "unknown error", `Server ${JSON.stringify(entry.server)} failed to start: `))}`;
+    case "workspace_keep_differed":
+      return `${entry.client}'s workspace ${entry.workspace}: ${entry.kept ? `what the run left after its end was kept, ${entry.now.files} files (${formatBytes(entry.now.bytes)})` : "nothing of the run was kept"}, not what its result said`;
     case "workspace_edited":
       return `${entry.client}'s workspace ${entry.workspace}: ${WORKSPACE_EDIT_TEXT[entry.action]}${entry.path ? ` ${entry.path}` : ""}${entry.bytes === undefined ? "" : ` (${formatBytes(entry.bytes)})`} ${WORKSPACE_EDITOR_TEXT[entry.by]}`;
     default:

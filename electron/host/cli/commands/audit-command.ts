@@ -117,6 +117,8 @@ function summary(entry: AuditEntry): string {
       return `${entry.server} try ${entry.tryId} by the ${entry.by} ${entry.ok ? `listed ${entry.toolCount ?? 0} tools` : `failed: ${entry.error ?? ""}`} in ${entry.durationMs} ms`;
     case "docker_back":
       return `Docker back at ${entry.endpoint} after ${entry.downMs} ms: ${entry.sweptContainers} leftover containers removed, ${entry.warmContainers} warm started`;
+    case "workspace_keep_differed":
+      return `${entry.client} run ${entry.runId} workspace ${entry.workspace}: ${entry.kept ? `kept as found after the run, ${entry.now.files} files (${entry.now.bytes} bytes)` : "nothing kept"}, not as its result said: ${entry.reason}`;
     case "workspace_edited":
       return `${entry.client} workspace ${entry.workspace}: ${entry.action.replace("_", " ")}${entry.path ? ` ${entry.path}` : ""}${entry.bytes === undefined ? "" : ` (${entry.bytes} bytes)`} by ${entry.by}`;
   }

@@ -19,7 +19,8 @@ import {
 } from "../../sandbox/workspaces/workspace-edits.js";
 import { workspacePathParts } from "../../sandbox/workspaces/workspace-name.js";
 import { noteEdit } from "../../sandbox/workspaces/workspace-notes.js";
-import { bytesText, WorkspaceStore } from "../../sandbox/workspaces/workspace-store.js";
+import { WorkspaceStore } from "../../sandbox/workspaces/workspace-store.js";
+import { bytesText } from "../../util/bytes-text.js";
 import { dataDir } from "../../util/paths.js";
 import { MiB } from "../../util/units.js";
 import { terminalText } from "../../util/terminal-text.js";

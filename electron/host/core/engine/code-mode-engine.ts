@@ -17,7 +17,12 @@ import type {
   WorkspacePort,
   WorkspaceSessionPort,
 } from "../ports/workspace-port.js";
-import { openRunWorkspace, sandboxWorkspace, withAttachedFiles } from "./run-workspace.js";
+import {
+  openRunWorkspace,
+  sandboxWorkspace,
+  withAttachedFiles,
+  type WorkspaceKeepDiffered,
+} from "./run-workspace.js";
 import type { ServerState } from "../ports/server-state.js";
 import type { ToolCaller } from "../ports/tool-caller.js";
 import type { ServersConfig } from "../ports/server-config-types.js";
@@ -96,6 +101,8 @@ export interface RunEvents {
   }): void;
   /** Each image a run attached, with its bytes (the host keeps recent ones for the UI). */
   runImage?(run: { runId: string; image: RunImageData }): void;
+  /** A run's keep, after its answer, found otherwise than the answer said. */
+  workspaceKeepDiffered?(run: { runId: string; client: string } & WorkspaceKeepDiffered): void;
 }
 
 /**
@@ -309,7 +316,16 @@ export class CodeModeEngine {
                 ],
           ),
           workspace: session
-            ? sandboxWorkspace(session, this.deps.taint, context.client)
+            ? sandboxWorkspace(
+                session,
+                () => this.deps.taint.isTainted(context.client),
+                (differed) =>
+                  this.deps.runEvents?.workspaceKeepDiffered?.({
+                    runId,
+                    client: context.client,
+                    ...differed,
+                  }),
+              )
             : undefined,
         },
         {
@@ -339,7 +355,8 @@ export class CodeModeEngine {
       });
       throw error;
     }
-    await session?.release();
+    // Given back once the run's keep is done, after the answer: the answer does not wait.
+    void session?.release().catch(() => undefined);
     result = await withAttachedFiles(result, files, this.deps.attachments, {
       client: context.client,
       runId,

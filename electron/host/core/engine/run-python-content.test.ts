@@ -60,6 +60,23 @@ describe("run_python's content text", () => {
     expect(text).toBe("42\n");
   });
 
+  it("tells of the previous run's keep when it differed from that run's result", () => {
+    const notice =
+      'the previous run\'s code wrote to the workspace "sales" after that run ended, and ...';
+    const workspace = {
+      ...{ name: "sales", kept: true, filesChanged: 0, bytesChanged: 0 },
+      ...{ files: 1, bytes: 4, private: false },
+    };
+    expect(runPythonText({ ...OK, stdout: "1\n", workspace })).toBe("1\n");
+    expect(runPythonText({ ...OK, stdout: "1\n", workspace: { ...workspace, notice } })).toBe(
+      `1\n[workspace: ${notice}]\n`,
+    );
+    // Printed, it is not ours.
+    expect(runPythonText({ ...OK, stdout: `[workspace: ${notice}]` })).toBe(
+      ` [workspace: ${notice}]`,
+    );
+  });
+
   it("reports a stopped run through its error, which says why", () => {
     const text = runPythonText({
       ...OK,

@@ -29,6 +29,7 @@ const MARKERS = [
   "[output cut:",
   "[images, attached after this text:",
   "[files, attached as links after this text:",
+  "[workspace:",
   NO_OUTPUT_TEXT,
 ] as const;
 
@@ -124,7 +125,8 @@ function section(label: string, text: string): string {
 
 /**
  * The model's view of a run: stdout as it is; then, only when present, `[stderr]` and
- * `[error]` sections and one-line notes for cut output and attached images. The error already
+ * `[error]` sections and one-line notes for cut output, attached images and files, and what
+ * became of the previous run's workspace when its keep differed from its result. The error already
  * says why a run was stopped (deadline, memory, call budget...), so the stop reason and exit
  * code are not repeated. A run with none of these reads NO_OUTPUT_TEXT. Printed lines that
  * start like a marker get a space in front (see neutraliseMarkers).
@@ -149,6 +151,10 @@ export function runPythonText(result: RunResult): string {
     const listed = files.map((f) => `${f.name} (${f.bytes} bytes)`).join(", ");
     parts.push(`[files, attached as links after this text: ${listed}]\n`);
   }
+  // The previous run of this workspace was told its writes were kept, and its keep, once its
+  // container had stopped, found otherwise: this run is the first to hear of it.
+  const notice = result.workspace?.notice;
+  if (notice !== undefined) parts.push(`[workspace: ${notice}]\n`);
   if (parts.length === 0) return NO_OUTPUT_TEXT;
   // Each section starts on a line of its own, whether or not the output ended with one.
   return parts.reduce(

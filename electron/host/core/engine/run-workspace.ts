@@ -1,7 +1,7 @@
 // A run's workspace and attached files, as the engine handles them around the sandbox's run:
 // the workspace held (and the client made private when it holds private data), handed to the
 // sandbox, and the attached files kept with their links.
-import type { RunResult } from "../../../../shared/run-result.js";
+import type { RunResult, RunWorkspace } from "../../../../shared/run-result.js";
 import type { BridgeEventSink } from "../bridge/bridge-events.js";
 import type { TaintRegistry } from "../bridge/taint.js";
 import type { RunFileData, RunWorkspaceRequest } from "../ports/run-types.js";
@@ -53,18 +53,51 @@ export async function openRunWorkspace(
   return session;
 }
 
-/** The sandbox's view of the held workspace: kept marked private if the client is private then. */
+/** What became of a run's workspace when its keep differed from its result (for the log). */
+export interface WorkspaceKeepDiffered {
+  workspace: string;
+  kept: boolean;
+  reason: string;
+  /** What the run's result said. */
+  answered: RunWorkspace;
+  /** What the workspace holds now. */
+  now: RunWorkspace;
+}
+
+/**
+ * The sandbox's view of the held workspace. What the run left is marked private if the client
+ * is private as the code ends (`privateData` is read then, not at the keep: the client's state
+ * may be cleared in between); `onDiffered` hears of a keep that found otherwise than the answer.
+ */
 export function sandboxWorkspace(
   session: WorkspaceSessionPort,
-  taint: TaintRegistry,
-  client: string,
+  privateData: () => boolean,
+  onDiffered: (event: WorkspaceKeepDiffered) => void = () => undefined,
 ): RunWorkspaceRequest {
   return {
     name: session.name,
     maxBytes: session.maxBytes,
     fill: (slot) => session.fill(slot),
-    settle: (slot, finished) =>
-      session.settle(slot, { finished, privateData: taint.isTainted(client) }),
+    check: async (slot, finished) => {
+      const checked = await session.check(slot, { finished, privateData: privateData() });
+      const keep = checked.keep;
+      if (keep === null) return checked;
+      return {
+        outcome: checked.outcome,
+        keep: async (after, stopped) => {
+          const late = await keep(after, stopped);
+          if (late === null) return;
+          const { kept, report: now, notice: reason } = late;
+          onDiffered({
+            workspace: session.name,
+            kept,
+            reason,
+            answered: checked.outcome.report,
+            now,
+          });
+        },
+      };
+    },
   };
 }
 

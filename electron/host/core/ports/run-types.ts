@@ -69,16 +69,31 @@ export interface WorkspaceOutcome {
 }
 
 /**
+ * What a run left in its workspace, looked at once its code ended: the outcome its result
+ * reports, and the keep still to do once its container has stopped.
+ */
+export interface WorkspaceChecked {
+  outcome: WorkspaceOutcome;
+  /**
+   * Keeps what the slot holds once nothing in the container can write to it (`stopped`; false:
+   * the container could not be stopped, and nothing of the run is kept), whole or not at all.
+   * Null when there is nothing to keep: the run was stopped, or its changes were refused.
+   */
+  keep: ((slot: WorkspaceSlot, stopped: boolean) => Promise<unknown>) | null;
+}
+
+/**
  * The workspace a run opened (the engine holds it for the run): the sandbox puts its files in
- * the slot of the container it takes, watches the slot's size while the code runs, and hands
- * the slot back once the container is gone, to be kept whole or not at all.
+ * the slot of the container it takes, watches the slot's size while the code runs, looks at
+ * the slot as the code ends (the run is answered with that), and hands the slot back once the
+ * container has stopped, to be kept whole or not at all.
  */
 export interface RunWorkspaceRequest {
   readonly name: string;
   readonly maxBytes: number;
   fill(slot: WorkspaceSlot): Promise<void>;
   /** `finished`: the code ran to its end (raised or not); a stopped run keeps nothing. */
-  settle(slot: WorkspaceSlot, finished: boolean): Promise<WorkspaceOutcome>;
+  check(slot: WorkspaceSlot, finished: boolean): Promise<WorkspaceChecked>;
 }
 
 /** What a tool call from the code comes back as: a value, or a refusal raised as ToolError. */

@@ -8,7 +8,10 @@
 import { constants } from "node:fs";
 import { chmod, copyFile, link, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { copyKept, scanTree, type Tree } from "./workspace-tree.js";
+import { copyKept, scanTree, type Tree, type TreeEntry } from "./workspace-tree.js";
+
+/** How many files a fill links (or clones) at once. */
+export const FILL_AT_ONCE = 16;
 
 /** How a slot is filled: hard links of the kept files, or clones of them. */
 export type FillMode = "link" | "clone";
@@ -54,14 +57,18 @@ export async function fillSlot(
     files: new Set(),
     dirs: new Set(),
   };
+  // Folders first (parents before children, as the tree lists them), then the files a few at
+  // a time: the run waits for its fill.
   for (const entry of tree.entries) {
+    if (entry.kind !== "dir") continue;
     const target = path.join(into, entry.rel);
-    if (entry.kind === "dir") {
-      await mkdir(target, { mode: 0o777 });
-      await chmod(target, 0o777);
-      filled.dirs.add(entry.rel);
-      continue;
-    }
+    await mkdir(target, { mode: 0o777 });
+    await chmod(target, 0o777);
+    filled.dirs.add(entry.rel);
+  }
+  const files = tree.entries.filter((entry) => entry.kind === "file");
+  const put = async (entry: TreeEntry): Promise<void> => {
+    const target = path.join(into, entry.rel);
     filled.files.add(entry.rel);
     if (mode === "link") {
       await link(path.join(from, entry.rel), target);
@@ -72,6 +79,9 @@ export async function fillSlot(
       const info = await stat(target);
       filled.byRel.set(entry.rel, { bytes: info.size, mtimeMs: info.mtimeMs });
     }
+  };
+  for (let at = 0; at < files.length; at += FILL_AT_ONCE) {
+    await Promise.all(files.slice(at, at + FILL_AT_ONCE).map(put));
   }
   return filled;
 }
@@ -98,21 +108,24 @@ function unchangedSource(
   return was !== undefined && was.bytes === bytes && was.mtimeMs === mtimeMs ? rel : null;
 }
 
+/** The version a slot holds (as scanned), as it would be built, and what it changed. */
+export interface SlotPlan extends BuiltVersion {
+  /** The run changed nothing: no version is built then. */
+  unchanged: boolean;
+  dirs: string[];
+  steps: { rel: string; from: string; copy: boolean; bytes: number }[];
+}
+
 /**
- * Builds in `target` the version the run left in `slot` (scanned as `tree`): unchanged files
- * linked from `kept`, the others copied. Null when the run changed nothing (no version is
- * built then).
+ * Plans the version the run left in `slot` (scanned as `tree`): unchanged files to be linked
+ * from `kept`, the others copied. Touches nothing, so the run's result can say what it changed
+ * before the version is built.
  */
-export async function buildFromSlot(
-  slot: string,
-  tree: Tree,
-  kept: string,
-  filled: Filled,
-  target: string,
-): Promise<BuiltVersion | null> {
-  const plan: { rel: string; from: string; copy: boolean; bytes: number }[] = [];
+export function planFromSlot(slot: string, tree: Tree, kept: string, filled: Filled): SlotPlan {
+  const steps: SlotPlan["steps"] = [];
   let filesChanged = 0;
   let bytesChanged = 0;
+  let bytes = 0;
   const present = new Set<string>();
   const dirs: string[] = [];
   for (const entry of tree.entries) {
@@ -121,12 +134,18 @@ export async function buildFromSlot(
       continue;
     }
     present.add(entry.rel);
+    bytes += entry.bytes;
     const source = unchangedSource(filled, entry.rel, entry.inode, entry.bytes, entry.mtimeMs);
     if (source !== null && (source === entry.rel || filled.mode === "link")) {
-      plan.push({ rel: entry.rel, from: path.join(kept, source), copy: false, bytes: entry.bytes });
+      steps.push({
+        rel: entry.rel,
+        from: path.join(kept, source),
+        copy: false,
+        bytes: entry.bytes,
+      });
       if (source !== entry.rel) filesChanged++; // kept content under a new name
     } else {
-      plan.push({
+      steps.push({
         rel: entry.rel,
         from: path.join(slot, entry.rel),
         copy: true,
@@ -138,17 +157,23 @@ export async function buildFromSlot(
   }
   for (const rel of filled.files) if (!present.has(rel)) filesChanged++;
   const sameDirs = dirs.length === filled.dirs.size && dirs.every((rel) => filled.dirs.has(rel));
-  if (filesChanged === 0 && sameDirs) return null;
+  const unchanged = filesChanged === 0 && sameDirs;
+  return { unchanged, dirs, steps, files: steps.length, bytes, filesChanged, bytesChanged };
+}
+
+/** Builds in `target` the version `plan` describes (the slot no longer changing). */
+export async function buildPlanned(plan: SlotPlan, target: string): Promise<BuiltVersion> {
   await mkdir(target, { mode: 0o755 });
-  for (const rel of dirs) await mkdir(path.join(target, rel), { mode: 0o755 });
+  for (const rel of plan.dirs) await mkdir(path.join(target, rel), { mode: 0o755 });
   let bytes = 0;
-  for (const step of plan) {
+  for (const step of plan.steps) {
     const to = path.join(target, step.rel);
     if (step.copy) await copyKept(step.from, to);
     else await link(step.from, to);
     bytes += step.bytes;
   }
-  return { files: plan.length, bytes, filesChanged, bytesChanged };
+  const { files, filesChanged, bytesChanged } = plan;
+  return { files, bytes, filesChanged, bytesChanged };
 }
 
 /**

@@ -1,6 +1,7 @@
 // What the user does to a workspace from the UI or the CLI: list its files, read one, put a
 // file in, take one out. A change is a new version built aside and switched to whole, as a
-// run's is, under the same lock, and within the same size limit.
+// run's is, under the same lock, and within the same size limit. Reads take no lock (a run
+// may hold it for long), but wait for a run's keep under way, to read what it kept.
 import { randomBytes } from "node:crypto";
 import { lstat, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
@@ -9,7 +10,8 @@ import { isErrno } from "../../util/errno.js";
 import { buildEdited } from "./workspace-commit.js";
 import { workspacePathParts } from "./workspace-name.js";
 import { readState, versionDir, writeState } from "./workspace-state.js";
-import { bytesText, WorkspaceRefused, type WorkspaceStore } from "./workspace-store.js";
+import { bytesText } from "../../util/bytes-text.js";
+import { WorkspaceRefused, type WorkspaceStore } from "./workspace-store.js";
 import { scanTree } from "./workspace-tree.js";
 
 /** One file of a workspace as listings show it. */
@@ -28,6 +30,7 @@ export async function workspaceFiles(
   name: string,
 ): Promise<WorkspaceFileInfo[]> {
   const place = store.place(client, name);
+  await store.kept(client, name);
   for (let attempt = 0; ; attempt++) {
     const state = await readState(place);
     if (state === null) throw new WorkspaceRefused(`there is no workspace "${name}"`);
@@ -66,6 +69,7 @@ export async function readWorkspaceFile(
 ): Promise<{ data: Buffer; total: number; fileId: string }> {
   const parts = workspacePathParts(relPath);
   const place = store.place(client, name);
+  await store.kept(client, name);
   for (let attempt = 0; ; attempt++) {
     const state = await readState(place);
     if (state === null) throw new WorkspaceRefused(`there is no workspace "${name}"`);

@@ -1,8 +1,10 @@
-// One holder of a workspace at a time: a run (from its fill to its commit) or an edit (the UI,
+// One holder of a workspace at a time: a run (from its fill to its keep) or an edit (the UI,
 // the CLI). Within a process, holders wait their turn in order; across processes (the app, a
 // `codemode serve`, the CLI on the same data directory) a lock file names the holder, and one
-// whose process is gone is taken over.
-import { open, readFile, rm } from "node:fs/promises";
+// whose process is gone is taken over. A run is answered before its keep: while the keep is
+// under way a second file marks it, and readers (who take no lock) wait for it to go, so what
+// they read is what the run's keep left.
+import { open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isErrno } from "../../util/errno.js";
 import { pidAlive } from "../../util/process-place.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -52,9 +54,74 @@ export async function takeWorkspaceLock(
     throw error;
   }
   return async () => {
-    await rm(file, { force: true });
-    finish();
+    try {
+      await rm(file, { force: true });
+    } finally {
+      finish();
+    }
   };
+}
+
+/** The mark of a keep under way, beside the lock file. */
+export const KEEPING_FILE = "keeping";
+
+/** This process's keeps under way, by mark file: readers here wait on them directly. */
+const keeps = new Map<string, Promise<void>>();
+
+/**
+ * Marks a keep under way at `file` (the holder of the workspace's lock does it); resolves to
+ * the function that ends the mark.
+ */
+export async function markKeeping(file: string): Promise<() => Promise<void>> {
+  let done: () => void = () => undefined;
+  const kept = new Promise<void>((resolve) => (done = resolve));
+  keeps.set(file, kept);
+  const end = async (): Promise<void> => {
+    try {
+      await rm(file, { force: true });
+    } finally {
+      if (keeps.get(file) === kept) keeps.delete(file);
+      done();
+    }
+  };
+  try {
+    // Written aside and renamed: a reader never finds it empty.
+    const aside = `${file}.${process.pid}`;
+    await writeFile(aside, String(process.pid), { mode: 0o600 });
+    await rename(aside, file);
+  } catch (error) {
+    await end();
+    throw error;
+  }
+  return end;
+}
+
+/**
+ * Waits while a keep is marked at `file`: one of this process, or of another process that is
+ * still alive (a mark whose process is gone, or of this process but not in `keeps`, is left by
+ * a crash). Throws WorkspaceBusy when another process keeps it past LOCK_WAIT_MS.
+ */
+export async function waitForKeep(
+  file: string,
+  what: string,
+  isAlive: (pid: number) => boolean = pidAlive,
+): Promise<void> {
+  await keeps.get(file);
+  const giveUpAt = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const text = await readFile(file, "utf8").catch(() => null);
+    if (text === null) return;
+    const holder = Number(text.trim());
+    const live =
+      Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder);
+    if (!live) return;
+    if (Date.now() >= giveUpAt) {
+      throw new WorkspaceBusy(
+        `${what} is being kept by another Code Mode process (pid ${holder}); try again when it is done`,
+      );
+    }
+    await delay(LOCK_RETRY_MS);
+  }
 }
 
 async function takeFile(

@@ -12,8 +12,9 @@ import {
   testOwner,
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
-import type { CallOutcome, RunFileData, RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import type { CallOutcome, RunFileData } from "../../core/ports/run-types.js";
 import { freezeTools } from "../../core/ports/tools-json.js";
+import { sandboxWorkspace } from "../../core/engine/run-workspace.js";
 import { Sandbox } from "../sandbox.js";
 import { SlotRoot } from "./workspace-slots.js";
 import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
@@ -56,12 +57,7 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     const onCall = (): Promise<CallOutcome> => Promise.resolve({ ok: true, value: "pong" });
     if (name === null) return { result: await sandbox.run({ code, tools }, { onCall }), files };
     const session = await store.open(client, name);
-    const workspace: RunWorkspaceRequest = {
-      name: session.name,
-      maxBytes: session.maxBytes,
-      fill: (slot) => session.fill(slot),
-      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
-    };
+    const workspace = sandboxWorkspace(session, () => false);
     try {
       const result = await sandbox.run(
         { code, workspace, tools },

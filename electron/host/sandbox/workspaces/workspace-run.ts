@@ -1,17 +1,21 @@
 // A run with a workspace, around the run itself (sandbox.ts): the taken container's slot is
-// opened and filled, its size watched while the code runs, and once the container is gone its
-// state kept whole or not at all; the run's result says what became of the workspace.
+// opened and filled, its size watched while the code runs, and looked at as the code ends; the
+// run's result says what became of the workspace. What it left is kept once the container has
+// stopped, after the answer (keep-after-stop.ts).
 import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
 import { SANDBOX_ENDED_ERROR, type RunResult } from "../../../../shared/run-result.js";
 import type { SandboxRuntime } from "../../../../shared/settings.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
-import type { RunWorkspaceRequest, WorkspaceSlot } from "../../core/ports/run-types.js";
+import type {
+  RunWorkspaceRequest,
+  WorkspaceOutcome,
+  WorkspaceSlot,
+} from "../../core/ports/run-types.js";
 import type { SandboxEngine } from "../container-engine/sandbox-engine.js";
-import type { SandboxContainer } from "../containers/sandbox-container.js";
 import type { StartMessage } from "../runner/runner-messages.js";
 import { watchSlotSize } from "./slot-watch.js";
 import type { SlotOver } from "./workspace-tree.js";
-import { bytesText } from "./workspace-store.js";
+import { bytesText } from "../../util/bytes-text.js";
 
 /** A run named a workspace where there can be none: the message says why and what to do. */
 export class WorkspaceUnavailable extends RunNotStarted {
@@ -55,42 +59,20 @@ export function ranToItsEnd(result: RunResult): boolean {
   );
 }
 
-/** How long a run's container is given to stop on its own before it is removed. */
-export const CONTAINER_STOP_WAIT_MS = 2_000;
-
 /**
- * Resolves true once nothing in the container can write to the slot any more. The runner ends
- * a finished run by exiting, and as the container's first process its exit takes every other
- * process of the container with it: waiting for that stop is enough, and much quicker than a
- * removal. A container still running after CONTAINER_STOP_WAIT_MS is removed; false when even
- * that failed (the engine away): then nothing the run left may be kept.
+ * A run's slot watched: `stop` ends the watch; `over` says what the run was stopped for; `past`
+ * is aborted once the slot is past its limits (also after the answer: keep-after-stop.ts).
  */
-export async function containerStopped(
-  container: Pick<SandboxContainer, "stopped" | "remove">,
-): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = await Promise.race([
-    container.stopped().catch(() => false),
-    new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), CONTAINER_STOP_WAIT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
-  if (stopped) return true;
-  return container.remove().then(
-    () => true,
-    () => false,
-  );
-}
-
-/** A run's slot watched: `stop` ends the watch; `over` says what the run was stopped for. */
 export interface WorkspaceWatch {
   stop: () => void;
   over: () => SlotOver | null;
+  past: AbortSignal;
 }
 
 /**
- * Watches the slot while the code runs; `stop` aborts the run past the size limit, or once it
- * holds more entries or a deeper path than a workspace may (such a tree is never kept).
+ * Watches the slot while the code runs, and after, until stopped; `stop` aborts the run past
+ * the size limit, or once it holds more entries or a deeper path than a workspace may (such a
+ * tree is never kept).
  */
 export function watchWorkspace(
   slot: WorkspaceSlot,
@@ -107,14 +89,14 @@ export function watchWorkspace(
     },
     slot.open,
   );
-  return { stop: end, over: () => found };
+  return { stop: end, over: () => found, past: stop.signal };
 }
 
 /** The result with the workspace's outcome: its report, and the reason it failed if it did. */
 export function withWorkspace(
   result: RunResult,
   workspace: RunWorkspaceRequest,
-  outcome: Awaited<ReturnType<RunWorkspaceRequest["settle"]>>,
+  outcome: WorkspaceOutcome,
   found: SlotOver | null = null,
 ): RunResult {
   let error = result.error;

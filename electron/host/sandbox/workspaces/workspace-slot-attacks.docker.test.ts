@@ -15,7 +15,7 @@ import {
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { until } from "../../../../test-support/wait.js";
 import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
-import type { RunWorkspaceRequest } from "../../core/ports/run-types.js";
+import { sandboxWorkspace } from "../../core/engine/run-workspace.js";
 import { Sandbox } from "../sandbox.js";
 import { SlotRoot } from "./workspace-slots.js";
 import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
@@ -54,12 +54,7 @@ describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
 
   async function run(name: string, code: string) {
     const session = await store.open("mallory", name);
-    const workspace: RunWorkspaceRequest = {
-      name: session.name,
-      maxBytes: session.maxBytes,
-      fill: (slot) => session.fill(slot),
-      settle: (slot, finished) => session.settle(slot, { finished, privateData: false }),
-    };
+    const workspace = sandboxWorkspace(session, () => false);
     try {
       return await sandbox.run({ code, workspace });
     } finally {

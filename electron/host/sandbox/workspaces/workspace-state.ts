@@ -7,6 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-file.js";
 import { isErrno } from "../../util/errno.js";
+import { KEEPING_FILE, LOCK_FILE } from "./workspace-lock.js";
 import { clientFolder, workspaceFolder } from "./workspace-name.js";
 
 export const STATE_FILE = "state.json";
@@ -24,6 +25,11 @@ const stateSchema = z.object({
   bytes: z.number().int().min(0),
   createdAt: z.string(),
   usedAt: z.string(),
+  /**
+   * What became of the last run's workspace when its keep found otherwise than that run's
+   * result said: told to the next run that opens it, then cleared.
+   */
+  notice: z.string().optional(),
 });
 export type WorkspaceState = z.infer<typeof stateSchema>;
 
@@ -35,12 +41,20 @@ export interface WorkspacePlace {
   dir: string;
   state: string;
   lock: string;
+  /** There while a run's keep is under way (workspace-lock.ts). */
+  keeping: string;
 }
 
 export function workspacePlace(root: string, client: string, name: string): WorkspacePlace {
   const clientDir = path.join(root, CLIENTS_DIR, clientFolder(client));
   const dir = path.join(clientDir, workspaceFolder(name));
-  return { clientDir, dir, state: path.join(dir, STATE_FILE), lock: path.join(dir, "lock") };
+  return {
+    clientDir,
+    dir,
+    state: path.join(dir, STATE_FILE),
+    lock: path.join(dir, LOCK_FILE),
+    keeping: path.join(dir, KEEPING_FILE),
+  };
 }
 
 export function versionDir(place: WorkspacePlace, version: number): string {
@@ -109,11 +123,17 @@ export async function readClient(clientDir: string): Promise<string | null> {
   }
 }
 
-/** Removes the versions the state does not name: left by a crash between build and switch. */
+/**
+ * Removes the versions the state does not name, left by a crash between build and switch, and
+ * a keep's mark left by a crash during the keep (the caller holds the lock, so no keep is on).
+ */
 export async function removeStaleVersions(place: WorkspacePlace, kept: number): Promise<void> {
   const names = await readdir(place.dir).catch(() => [] as string[]);
   for (const name of names) {
-    const stale = (name.startsWith("v") && name !== `v${kept}`) || name.startsWith(".building-");
+    const stale =
+      (name.startsWith("v") && name !== `v${kept}`) ||
+      name.startsWith(".building-") ||
+      name.startsWith(KEEPING_FILE);
     if (stale) await rm(path.join(place.dir, name), { recursive: true, force: true });
   }
 }

@@ -1,30 +1,26 @@
 // A client's named workspaces, kept in the data directory: opened by runs (filled into the
-// run's slot, kept again from it whole or not at all), edited by the user (the UI, the CLI),
-// listed, removed, and swept once unused past the keep time. A workspace belongs to the
-// client that made it: another client naming the same workspace gets its own.
+// run's slot, kept again from it whole or not at all once the run's container has stopped:
+// workspace-session.ts), edited by the user (the UI, the CLI), listed, removed, and swept once
+// unused past the keep time. A workspace belongs to the client that made it: another client
+// naming the same workspace gets its own.
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import type { RunWorkspace } from "../../../../shared/run-result.js";
-import { WORKSPACE_LIMITS } from "../../../../shared/limits.js";
-import { buildFromSlot, canClone, fillSlot, type FillMode } from "./workspace-commit.js";
-import { shutOut, withSlotOpened } from "./slot-opener.js";
-import { takeWorkspaceLock } from "./workspace-lock.js";
+import { canClone, type FillMode } from "./workspace-commit.js";
+import { takeWorkspaceLock, waitForKeep } from "./workspace-lock.js";
 import { checkWorkspaceName, workspaceNameProblem } from "./workspace-name.js";
-import type { Slot } from "./workspace-slots.js";
+import { workspaceSession, type WorkspaceSession } from "./workspace-session.js";
+export type { WorkspaceSession } from "./workspace-session.js";
 import {
   CLIENTS_DIR,
   createWorkspace,
   readClient,
   readState,
   removeStaleVersions,
-  versionDir,
   workspacePlace,
-  writeState,
   type WorkspacePlace,
   type WorkspaceState,
 } from "./workspace-state.js";
-import { scanTree, TreeTooLarge } from "./workspace-tree.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
 
 /** The limits the user sets (Sandbox page), read at each use. */
@@ -48,42 +44,6 @@ export interface WorkspaceInfo {
   private: boolean;
   createdAt: string;
   usedAt: string;
-}
-
-/** How a run's workspace ended: the report for the result, and why nothing was kept if so. */
-export interface WorkspaceSettled {
-  report: RunWorkspace;
-  /** Set when the run's changes were refused (over the limit, unreadable): the run fails with it. */
-  problem: string | null;
-}
-
-/** A workspace held by one run, from its fill to its settle. */
-export interface WorkspaceSession {
-  readonly name: string;
-  /** It held private data when opened. */
-  readonly private: boolean;
-  readonly maxBytes: number;
-  fill(slot: Slot): Promise<void>;
-  settle(
-    slot: Slot,
-    outcome: { finished: boolean; privateData: boolean },
-  ): Promise<WorkspaceSettled>;
-  /** Gives the workspace back (after settle, or when the run never started). */
-  release(): Promise<void>;
-}
-
-/** Bytes as the messages say them: "1 GiB", "12.5 MiB". */
-export function bytesText(bytes: number): string {
-  const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const shown =
-    unit === 0 ? String(value) : value.toFixed(value >= 10 || Number.isInteger(value) ? 0 : 1);
-  return `${shown} ${units[unit]}`;
 }
 
 export class WorkspaceStore {
@@ -138,125 +98,32 @@ export class WorkspaceStore {
     }
   }
 
-  /** Opens `client`'s workspace `name` for one run. */
+  /**
+   * Opens `client`'s workspace `name` for one run; held until the session is released and the
+   * run's keep is done.
+   */
   async open(client: string, name: string): Promise<WorkspaceSession> {
     const { place, state, release } = await this.hold(client, name, true);
+    // When it was opened is written before the workspace is given back (the sweep reads it
+    // under the lock), not here: a state write (two fsyncs) would delay the run's start.
     const opened: WorkspaceState = { ...state, usedAt: this.now().toISOString() };
+    const maxBytes = this.limits().maxBytes;
+    let mode;
     try {
-      await writeState(place, opened);
+      mode = await this.mode();
     } catch (error) {
       await release();
       throw error;
     }
-    const maxBytes = this.limits().maxBytes;
-    const mode = await this.mode();
-    let filled: Awaited<ReturnType<typeof fillSlot>> | null = null;
-    let released = false;
-    const kept = versionDir(place, opened.version);
-    return {
-      name: opened.name,
-      private: opened.private,
-      maxBytes,
-      fill: async (slot) => {
-        const tree = await scanTree(kept, WORKSPACE_LIMITS.maxEntries);
-        filled = await fillSlot(kept, tree, slot.workspace, mode);
-      },
-      settle: (slot, outcome) => this.settle(place, opened, filled, slot, outcome, maxBytes),
-      release: async () => {
-        if (released) return;
-        released = true;
-        await release();
-      },
-    };
+    return workspaceSession({ place, opened, maxBytes, mode, now: this.now, release });
   }
 
-  private async settle(
-    place: WorkspacePlace,
-    state: WorkspaceState,
-    filled: Awaited<ReturnType<typeof fillSlot>> | null,
-    slot: Slot,
-    outcome: { finished: boolean; privateData: boolean },
-    maxBytes: number,
-  ): Promise<WorkspaceSettled> {
-    const unchanged: RunWorkspace = {
-      name: state.name,
-      kept: false,
-      filesChanged: 0,
-      bytesChanged: 0,
-      files: state.files,
-      bytes: state.bytes,
-      private: state.private,
-    };
-    if (!outcome.finished || filled === null) return { report: unchanged, problem: null };
-    const refuse = (why: string): WorkspaceSettled => ({
-      report: unchanged,
-      problem: `${why}: nothing this run wrote there was kept, and it holds what it held before the run.`,
-    });
-    // A run can shut the host out of what it made (its permissions): the slot is opened to the
-    // host then, and walked again; the error never names a path of the host's.
-    const shutOutOf = (): WorkspaceSettled =>
-      refuse(
-        `the run left a file in the workspace "${state.name}" that Code Mode cannot read (its permissions were changed)`,
-      );
-    let tree;
-    try {
-      tree = await withSlotOpened(slot.dir, slot.open, () =>
-        scanTree(slot.workspace, WORKSPACE_LIMITS.maxEntries),
-      );
-    } catch (error) {
-      if (error instanceof TreeTooLarge)
-        return refuse(`the workspace "${state.name}" would hold ${error.message}`);
-      if (shutOut(error)) return shutOutOf();
-      throw error;
-    }
-    if (tree.bytes > maxBytes) {
-      return refuse(
-        `the workspace "${state.name}" would hold ${bytesText(tree.bytes)}, over its limit of ${bytesText(maxBytes)} (the "Workspace size" setting on Code Mode's Sandbox page)`,
-      );
-    }
-    const building = path.join(place.dir, `.building-${randomBytes(6).toString("hex")}`);
-    let built;
-    const build = async () => {
-      await rm(building, { recursive: true, force: true });
-      return buildFromSlot(
-        slot.workspace,
-        tree,
-        versionDir(place, state.version),
-        filled,
-        building,
-      );
-    };
-    try {
-      built = await withSlotOpened(slot.dir, slot.open, build);
-    } catch (error) {
-      await rm(building, { recursive: true, force: true });
-      if (shutOut(error)) return shutOutOf();
-      throw error;
-    }
-    if (built === null) return { report: { ...unchanged, kept: true }, problem: null };
-    const next: WorkspaceState = {
-      ...state,
-      version: state.version + 1,
-      private: state.private || outcome.privateData,
-      files: built.files,
-      bytes: built.bytes,
-      usedAt: this.now().toISOString(),
-    };
-    await rename(building, versionDir(place, next.version));
-    await writeState(place, next);
-    await rm(versionDir(place, state.version), { recursive: true, force: true });
-    return {
-      report: {
-        name: state.name,
-        kept: true,
-        filesChanged: built.filesChanged,
-        bytesChanged: built.bytesChanged,
-        files: built.files,
-        bytes: built.bytes,
-        private: next.private,
-      },
-      problem: null,
-    };
+  /**
+   * Waits while a run's keep of `client`'s workspace `name` is under way, here or in another
+   * process: what is read after it is what the keep left.
+   */
+  async kept(client: string, name: string): Promise<void> {
+    await waitForKeep(this.place(client, name).keeping, `the workspace "${name}"`);
   }
 
   /** The workspaces of `client`, or of every client. */
@@ -274,7 +141,11 @@ export class WorkspaceStore {
       for (const name of await readdir(clientDir).catch(() => [] as string[])) {
         // Folders being removed (renamed aside first) and anything else are not workspaces.
         if (workspaceNameProblem(name) !== null || name.includes(".removing-")) continue;
-        const state = await readState(this.place(owner, name));
+        const place = this.place(owner, name);
+        // A keep under way is waited for; one another process takes too long over is not:
+        // the listing shows what is kept so far rather than fail.
+        await waitForKeep(place.keeping, name).catch(() => undefined);
+        const state = await readState(place);
         if (state === null) continue;
         const { client: who, name: shown, files, bytes, createdAt, usedAt } = state;
         out.push({

@@ -3,7 +3,7 @@
 // special files are left out, and the walk stops at a bounded number of entries. Names are read
 // as bytes: the sandbox can name a file in bytes that are not UTF-8, and such a name read as a
 // string names no file at all (so whatever is under it would go unseen, or fail the walk).
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { chmod, copyFile, lstat, open, opendir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
@@ -78,12 +78,13 @@ export async function scanTree(
     const raw = await readNames(path.join(root, rel), maxEntries - tree.count, maxEntries);
     const names = raw.map(textName).filter((name) => name !== null);
     tree.leftOut += raw.length - names.length;
-    for (const name of names.sort()) {
-      const childRel = rel === "" ? name : `${rel}/${name}`;
-      if (childRel.length > maxPathChars) {
-        throw new TreeTooLarge(`a path longer than ${maxPathChars} characters`);
-      }
-      const info = await lstat(path.join(root, childRel));
+    const rels = names.sort().map((name) => (rel === "" ? name : `${rel}/${name}`));
+    if (rels.some((childRel) => childRel.length > maxPathChars)) {
+      throw new TreeTooLarge(`a path longer than ${maxPathChars} characters`);
+    }
+    const infos = await lstatAll(root, rels);
+    for (const [i, childRel] of rels.entries()) {
+      const info = infos[i]!;
       const kind = info.isFile() ? "file" : info.isDirectory() ? "dir" : null;
       if (kind === null) {
         tree.leftOut++;
@@ -105,6 +106,19 @@ export async function scanTree(
     }
   }
   return tree;
+}
+
+/** How many lstat calls a walk has in flight at once: a run's answer waits for its walk. */
+export const LSTAT_AT_ONCE = 16;
+
+/** lstat of each of `rels` under `root`, in order, a few at a time. */
+async function lstatAll(root: string, rels: readonly string[]): Promise<Stats[]> {
+  const infos: Stats[] = [];
+  for (let at = 0; at < rels.length; at += LSTAT_AT_ONCE) {
+    const batch = rels.slice(at, at + LSTAT_AT_ONCE);
+    infos.push(...(await Promise.all(batch.map((rel) => lstat(path.join(root, rel))))));
+  }
+  return infos;
 }
 
 /** The unit of `stat`'s `blocks`. */

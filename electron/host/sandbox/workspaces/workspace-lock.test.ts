@@ -1,0 +1,63 @@
+// The mark of a keep under way: readers of this process wait on it directly, readers of another
+// process see its file and wait while the process that wrote it is alive; a mark left by a
+// process that is gone (or by this one in an earlier life) is not waited for.
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import {
+  KEEPING_FILE,
+  LOCK_WAIT_MS,
+  markKeeping,
+  waitForKeep,
+  WorkspaceBusy,
+} from "./workspace-lock.js";
+
+afterAll(() => removeTempDirs());
+
+const OTHER_PID = 4_000_000;
+
+describe("a keep's mark", () => {
+  it("a reader in this process waits until the mark ends; the file goes with it", async () => {
+    const file = path.join(tempDir("cm-wslock-"), KEEPING_FILE);
+    const end = await markKeeping(file);
+    expect(existsSync(file)).toBe(true);
+    let waited = false;
+    const reading = waitForKeep(file, "w").then(() => (waited = true));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(waited).toBe(false);
+    await end();
+    await reading;
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("a reader waits for another live process's mark, and not for a dead one's", async () => {
+    const file = path.join(tempDir("cm-wslock-"), KEEPING_FILE);
+    writeFileSync(file, String(OTHER_PID));
+    let alive = true;
+    let waited = false;
+    const reading = waitForKeep(file, "w", () => alive).then(() => (waited = true));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(waited).toBe(false);
+    alive = false;
+    await reading;
+    // A mark naming this process, with no keep of it under way here, is left from a crash.
+    writeFileSync(file, String(process.pid));
+    await waitForKeep(file, "w", () => true);
+  });
+
+  it("gives up on another process's keep past the wait, saying so", async () => {
+    const file = path.join(tempDir("cm-wslock-"), KEEPING_FILE);
+    writeFileSync(file, String(OTHER_PID));
+    // Each look at the clock finds the wait's time gone by.
+    let now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += LOCK_WAIT_MS));
+    try {
+      await expect(waitForKeep(file, 'the workspace "w"', () => true)).rejects.toThrow(
+        WorkspaceBusy,
+      );
+    } finally {
+      clock.mockRestore();
+    }
+  });
+});

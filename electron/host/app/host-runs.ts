@@ -46,13 +46,18 @@ export class HostRuns implements RunPythonService {
       );
     }
     const release = await this.gate.enter(context.signal);
+    let answered = (): void => undefined;
+    const answer = new Promise<void>((resolve) => (answered = resolve));
     try {
-      return await this.engine.run(input, context);
+      return await this.engine.run(input, { ...context, answered: answer });
     } finally {
       release();
       // The client hears of a run (result or refusal) only once its entries are on disk:
       // nothing it was told about can be missing from the log after a crash.
       await this.audit.durable();
+      // The answer is written to the client in this turn of the event loop; the container's
+      // removal waits for the next.
+      setImmediate(answered);
     }
   }
 }

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       median(times.shim),
       base,
       DOCKER_RUN_BASELINE,
-      `median of ${ROUNDS} rounds, each after the pool refilled`,
+      `median of ${ROUNDS} rounds, each after the pool refilled; goal 0.02x`,
     ),
   );
   console.log(

@@ -8,8 +8,10 @@
 // shim is a process of its own, as a client starts it. Each round waits for a rested pool
 // (pool-ready.ts) and is followed by a cold hardened `docker run -i` of the same code, the
 // baseline every sandbox bench uses. The headline figure, with the host in a process of its
-// own as users run it, is shim-round-trip's; this one shows the stages (their medians, which
-// need not add up to the total's median exactly).
+// own as users run it, is shim-round-trip's; this one shows the stages. The stages run from one
+// mark to the next, so in each round they add up to its total exactly; their medians need not
+// add up to the total's median (a round slow in one stage is not slow in the others). Time the
+// host spends in garbage collection during a round is reported too.
 //
 //   npx tsx bench/warm-start-trace.ts        (BENCH_ROUNDS=15 by default)
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
@@ -23,6 +25,7 @@ import { CodeModeEngine } from "../electron/host/core/engine/code-mode-engine.js
 import { WarmPool } from "../electron/host/sandbox/warm-pool.js";
 import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { HostAudit } from "../electron/host/audit/host-audit.js";
+import { AuditLog } from "../electron/host/audit/audit-log.js";
 import {
   cleanUpHosts,
   connectShim,
@@ -35,6 +38,8 @@ import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
 import { poolReady } from "./pool-ready.js";
 import { report } from "./report.js";
 import { median } from "./stats.js";
+import { PerformanceObserver } from "node:perf_hooks";
+import { open } from "node:fs/promises";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CODE = "print(1)";
@@ -51,11 +56,18 @@ type Mark =
   | "takeOut"
   | "startLine"
   | "done"
-  | "durableIn"
+  | "finished"
+  | "writeIn"
+  | "writeOut"
   | "durableOut"
   | "answered"
   | "back";
 let marks: Partial<Record<Mark, number>> | null = null;
+/** Milliseconds of garbage collection during the round in progress. */
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  if (marks !== null) for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ["gc"] });
 function mark(name: Mark): void {
   if (marks !== null) marks[name] ??= performance.now();
 }
@@ -86,7 +98,7 @@ function around(
   };
 }
 
-function traceHost(): void {
+async function traceHost(): Promise<void> {
   around(SocketTransport.prototype, "receive", ([raw]) => {
     if (typeof raw === "string" && raw.includes('"tools/call"')) mark("received");
   });
@@ -115,15 +127,31 @@ function traceHost(): void {
       listener(chunk);
     };
   });
+  around(AuditLog.prototype, "append", ([entry]) => {
+    if ((entry as { kind?: unknown }).kind === "run_finished") mark("finished");
+  });
+  // The audit log's file writes (opened O_DSYNC on Linux: each returns once on disk); the first
+  // after run_finished is the one that carries it.
+  const handle = await open(process.execPath, "r");
+  const fileHandle = Object.getPrototypeOf(handle) as object;
+  await handle.close();
+  around(
+    fileHandle,
+    "write",
+    () => {
+      if (marks?.finished !== undefined) mark("writeIn");
+    },
+    () => {
+      if (marks?.writeIn !== undefined) mark("writeOut");
+    },
+  );
   // The first durable() after the done line is the one the client's answer waits on.
   around(
     HostAudit.prototype,
     "durable",
+    () => undefined,
     () => {
-      if (marks?.done !== undefined) mark("durableIn");
-    },
-    () => {
-      if (marks?.durableIn !== undefined) mark("durableOut");
+      if (marks?.writeOut !== undefined) mark("durableOut");
     },
   );
 }
@@ -146,11 +174,17 @@ const STAGES: { what: string; from: Mark; to: Mark }[] = [
     to: "done",
   },
   {
-    what: "run's end: run_finished recorded, container removal begun",
+    what: "run's end: the result built, run_finished recorded",
     from: "done",
-    to: "durableIn",
+    to: "finished",
   },
-  { what: "audit log: the run's entries made durable", from: "durableIn", to: "durableOut" },
+  {
+    what: "audit log: to the write of the run's entries (hashed, chained)",
+    from: "finished",
+    to: "writeIn",
+  },
+  { what: "audit log: that write, durable (O_DSYNC)", from: "writeIn", to: "writeOut" },
+  { what: "audit log: back to the waiting run", from: "writeOut", to: "durableOut" },
   {
     what: "the answer: content rendered, written to the socket",
     from: "durableOut",
@@ -163,11 +197,12 @@ async function main(): Promise<void> {
   const status = await findDocker();
   if (status.state !== "ready") throw new Error(status.message);
   const image = imageTagFor(readContext(sandboxImageDir()));
-  traceHost();
+  await traceHost();
   const home = makeHome("codemode-bench-trace-");
   writeServers(home, {});
   const rounds: Partial<Record<Mark, number>>[] = [];
   const cold: number[] = [];
+  const gc: number[] = [];
   const { host } = await startHostInProcess(home);
   try {
     const shim = await connectShim(home, { name: "bench-trace", version: "1" });
@@ -175,11 +210,13 @@ async function main(): Promise<void> {
     await shim.run(CODE);
     for (let i = 0; i < ROUNDS; i++) {
       await poolReady(status.docker, home, SETTINGS_BOUNDS.warmPoolSize.default);
+      gcMs = 0;
       marks = {};
       mark("sent");
       const result = await shim.run(CODE);
       mark("back");
       rounds.push(marks);
+      gc.push(gcMs);
       marks = null;
       if (result.stdout !== "1\n") throw new Error(`unexpected result ${JSON.stringify(result)}`);
       cold.push(await dockerRunOnce(image, CODE));
@@ -196,7 +233,7 @@ async function main(): Promise<void> {
     value: total,
     baseline: base,
     baselineWhat: DOCKER_RUN_BASELINE,
-    note: `median of ${ROUNDS} rounds, each after the pool refilled; the stages below`,
+    note: `median of ${ROUNDS} rounds, each after the pool refilled; the stages below; goal 0.02x`,
   });
   for (const stage of STAGES) {
     const spans = rounds.map((m) => (m[stage.to] ?? NaN) - (m[stage.from] ?? NaN));
@@ -208,6 +245,13 @@ async function main(): Promise<void> {
       note: `rounds: ${spans.map((s) => s.toFixed(2)).join(", ")}`,
     });
   }
+  report({
+    what: "of that: garbage collection in the host (overlaps the stages above)",
+    value: median(gc),
+    baseline: total,
+    baselineWhat: "the whole round trip, as above",
+    note: `rounds: ${gc.map((s) => s.toFixed(2)).join(", ")}`,
+  });
 }
 
 await main();

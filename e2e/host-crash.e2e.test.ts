@@ -160,8 +160,8 @@ describe.skipIf(!fx)("a daemon killed with SIGKILL while writing the audit log",
     writeServers(home, { toy: toyServer() });
     const { host } = await startHostInProcess(home);
     const append = host.audit.append.bind(host.audit);
-    host.audit.append = (entry: AuditEntryInput) =>
-      new Promise((resolve) => setTimeout(resolve, 300)).then(() => append(entry));
+    host.audit.append = (entry: AuditEntryInput, lazy?: boolean) =>
+      new Promise((resolve) => setTimeout(resolve, 300)).then(() => append(entry, lazy));
     const shim = await connectShim(home, { name: "slow-disk", version: "1" });
     try {
       await shim.run('print(await toy__add({"a": 1, "b": 1}))');
@@ -171,6 +171,12 @@ describe.skipIf(!fx)("a daemon killed with SIGKILL while writing the audit log",
         onDisk,
         "run_python returned its result before the run_finished entry was written",
       ).toHaveLength(1);
+      // The run's start too, though it is written lazily (with the run's end when the run is
+      // short): the answer waits for every entry of its run.
+      expect(auditEntries(home, "run_started", "slow-disk")).toHaveLength(1);
+      await shim.run("print(2)");
+      expect(auditEntries(home, "run_started", "slow-disk")).toHaveLength(2);
+      expect(auditEntries(home, "run_finished", "slow-disk")).toHaveLength(2);
     } finally {
       await shim.close();
       await stopHostInProcess(host);

@@ -131,9 +131,16 @@ export interface DaemonProcess {
  */
 export async function startDaemon(
   home: string,
-  options: { args?: string[]; env?: Record<string, string>; readyTimeoutMs?: number } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    readyTimeoutMs?: number;
+    /** The `codemode` to start (another checkout's, for a bench's baseline); this one's unless said. */
+    bin?: string;
+  } = {},
 ): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [CODEMODE_BIN, "daemon", ...(options.args ?? [])], {
+  const bin = options.bin ?? CODEMODE_BIN;
+  const child = spawn(process.execPath, [bin, "daemon", ...(options.args ?? [])], {
     cwd: root,
     env: hostEnv(home, options.env),
     stdio: ["ignore", "pipe", "pipe"],

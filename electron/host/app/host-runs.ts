@@ -11,6 +11,14 @@ import type { DockerOutages } from "../audit/flood/docker-outages.js";
 import type { HostAudit } from "../audit/host-audit.js";
 import type { RunGate } from "./run-gate.js";
 
+/**
+ * How long after a run's answer is written to its client the run's container waits to be
+ * removed: the answer still crosses the shim to the client, two process wake-ups that the
+ * engine's work of removing a container (on the same cores) slowed by about a millisecond
+ * (bench/warm-start-trace.ts). The container has exited by then; this only delays its cleanup.
+ */
+export const REMOVAL_DELAY_AFTER_ANSWER_MS = 20;
+
 export class HostRuns implements RunPythonService {
   constructor(
     private readonly engine: CodeModeEngine,
@@ -46,13 +54,18 @@ export class HostRuns implements RunPythonService {
       );
     }
     const release = await this.gate.enter(context.signal);
+    let answered = (): void => undefined;
+    const answer = new Promise<void>((resolve) => (answered = resolve));
     try {
-      return await this.engine.run(input, context);
+      return await this.engine.run(input, { ...context, answered: answer });
     } finally {
       release();
       // The client hears of a run (result or refusal) only once its entries are on disk:
       // nothing it was told about can be missing from the log after a crash.
       await this.audit.durable();
+      // The answer is written to the client in this turn of the event loop; the container's
+      // removal waits until it has reached the client too.
+      setTimeout(answered, REMOVAL_DELAY_AFTER_ANSWER_MS).unref();
     }
   }
 }

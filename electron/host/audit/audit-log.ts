@@ -20,7 +20,12 @@ import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
 import { auditFileName, listAuditFiles } from "./audit-files.js";
 import { AuditIndex } from "./audit-index.js";
-import { AUDIT_SYNC_MIN_INTERVAL_MS, AuditWritePace, takeBatch } from "./audit-write-pace.js";
+import {
+  AUDIT_LAZY_HOLD_MS,
+  AUDIT_SYNC_MIN_INTERVAL_MS,
+  AuditWritePace,
+  takeBatch,
+} from "./audit-write-pace.js";
 import { getAuditRun, queryAudit } from "./audit-query.js";
 import {
   recoverAuditLog,
@@ -95,6 +100,8 @@ export class AuditLog {
   #queue: Pending[] = [];
   #writing = false;
   #draining: Promise<void> = Promise.resolve();
+  /** Starts the write of lazy entries nothing else has written (append's `lazy`). */
+  #lazyTimer: NodeJS.Timeout | null = null;
   readonly #pace: AuditWritePace;
   #closed = false;
   /** Set when a failed write could not be undone: appending more would corrupt the chain. */
@@ -168,8 +175,13 @@ export class AuditLog {
    * Adds an entry; resolves with it once it is on disk (synced). Entries are written in the
    * order append was called. Texts are scrubbed of secrets and cut to their limits here, so
    * a caller cannot write an oversized or secret-bearing line by mistake.
+   *
+   * A `lazy` entry starts no write of its own: it goes out with the next entry's write, at a
+   * flush, or AUDIT_LAZY_HOLD_MS after it came, whichever is first. A run's start is lazy: a
+   * short run's answer waits for its end's entry anyway, and one durable write then covers
+   * both instead of two in a row (bench/warm-start-trace.ts).
    */
-  append(input: AuditEntryInput): Promise<AuditEntry> {
+  append(input: AuditEntryInput, lazy = false): Promise<AuditEntry> {
     if (this.#closed) return Promise.reject(new Error("the audit log is closed"));
     let body: AuditEntryInput;
     try {
@@ -179,15 +191,24 @@ export class AuditLog {
     }
     return new Promise<AuditEntry>((resolve, reject) => {
       this.#queue.push({ body, bodyJson: JSON.stringify(body), resolve, reject });
-      if (!this.#writing) {
-        this.#writing = true;
-        this.#draining = this.#drain();
+      if (!lazy) this.#startDrain();
+      else if (!this.#writing) {
+        this.#lazyTimer ??= setTimeout(() => this.#startDrain(), AUDIT_LAZY_HOLD_MS);
       }
     });
   }
 
+  #startDrain(): void {
+    if (this.#lazyTimer !== null) clearTimeout(this.#lazyTimer);
+    this.#lazyTimer = null;
+    if (this.#writing || this.#queue.length === 0) return;
+    this.#writing = true;
+    this.#draining = this.#drain();
+  }
+
   /** What is queued is written now, not at the sync interval's end: someone waits for it. */
   flush(): void {
+    this.#startDrain();
     if (this.#writing) this.#pace.hurry();
   }
 
@@ -200,7 +221,7 @@ export class AuditLog {
   /** Waits for queued entries, then closes the file. Later appends are refused. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#pace.hurry();
+    this.flush();
     while (this.#writing) await this.#draining;
     const current = this.#current;
     this.#current = null;

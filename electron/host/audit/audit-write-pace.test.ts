@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { callInput } from "../../../test-support/audit-fixtures.js";
+import { allLines, callInput, oneOfEachKind } from "../../../test-support/audit-fixtures.js";
+import { until } from "../../../test-support/wait.js";
+import type { AuditEntryInput } from "../../../shared/audit-entry.js";
 import { useAuditDir } from "../../../test-support/audit-dir.js";
 import { AuditLog } from "./audit-log.js";
-import { AuditWritePace, takeBatch } from "./audit-write-pace.js";
+import { AUDIT_LAZY_HOLD_MS, AuditWritePace, takeBatch } from "./audit-write-pace.js";
 import { HostAudit } from "./host-audit.js";
 
 let dir: string;
@@ -114,5 +116,58 @@ describe("AuditLog write pacing", () => {
       audit.stop();
       await log.close();
     }
+  });
+});
+
+describe("a run's start waits for company (lazy entries)", () => {
+  const kind = (wanted: string): AuditEntryInput =>
+    oneOfEachKind().find((entry) => entry.kind === wanted)!;
+  const kinds = async (): Promise<string[]> =>
+    (await allLines(dir)).map((line) => (JSON.parse(line) as { kind: string }).kind);
+
+  it("a short run's start and end reach the disk in the one durable write its answer waits for", async () => {
+    const log = await AuditLog.open({ dir });
+    const audit = new HostAudit(log, { probeMs: 60_000 });
+    try {
+      audit.record(kind("run_started"));
+      await turns(20);
+      // Not written on its own: nobody waits for it yet.
+      expect(log.stats.writes).toBe(0);
+      audit.record(kind("run_finished"));
+      // What HostRuns does before the client hears of the run: both are on disk then, synced
+      // by one write.
+      await audit.durable();
+      expect(await kinds()).toEqual(["run_started", "run_finished"]);
+      expect(log.stats).toEqual({ entries: 2, writes: 1, syncs: 1 });
+      expect((await log.verify()).ok).toBe(true);
+    } finally {
+      audit.stop();
+      await log.close();
+    }
+  });
+
+  it("a run still going has its start written within AUDIT_LAZY_HOLD_MS, or with the next entry", async () => {
+    expect(AUDIT_LAZY_HOLD_MS).toBe(50);
+    const log = await AuditLog.open({ dir });
+    const audit = new HostAudit(log, { probeMs: 60_000 });
+    try {
+      audit.record(kind("run_started"));
+      await until(async () => (await kinds()).length === 1, "the start written by itself");
+      audit.record(kind("run_started"));
+      // Any other entry (a call's) starts a write that carries the held start along.
+      audit.record(callInput(0, { runId: "r1" }));
+      await until(async () => (await kinds()).length === 3, "the start written with the call");
+      expect(await kinds()).toEqual(["run_started", "run_started", "call"]);
+    } finally {
+      audit.stop();
+      await log.close();
+    }
+  });
+
+  it("close writes a held start", async () => {
+    const log = await AuditLog.open({ dir });
+    const held = log.append(kind("run_started"), true);
+    await log.close();
+    expect((await held).seq).toBe(1);
   });
 });

@@ -13,6 +13,13 @@ import { MiB } from "../util/units.js";
  */
 export const AUDIT_SYNC_MIN_INTERVAL_MS = 5;
 
+/**
+ * The longest a lazy entry (AuditLog.append) waits for another write to carry it: a run's
+ * start, which a run shorter than this has written together with its end, in the one durable
+ * write its answer waits for. Only how soon a run still in progress is on disk depends on it.
+ */
+export const AUDIT_LAZY_HOLD_MS = 50;
+
 /** Entries queued while a sync is in flight are written together, up to this many bytes. */
 export const AUDIT_BATCH_MAX_BYTES = 1 * MiB;
 

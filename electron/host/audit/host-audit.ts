@@ -47,7 +47,9 @@ export class HostAudit {
 
   record(entry: AuditEntryInput): void {
     if (entry.kind === "auth_refused") this.refusals.refused(entry);
-    else this.append(entry);
+    // A run's start waits for company (AuditLog.append's lazy): the run's answer waits for its
+    // entries (durable), and a short run's start and end then share one durable write.
+    else this.append(entry, entry.kind === "run_started");
   }
 
   /**
@@ -58,8 +60,8 @@ export class HostAudit {
     this.refusals.flush();
   }
 
-  private append(entry: AuditEntryInput): void {
-    const pending = this.log.append(entry).catch((error: unknown) => {
+  private append(entry: AuditEntryInput, lazy = false): void {
+    const pending = this.log.append(entry, lazy).catch((error: unknown) => {
       this.options.log?.(`audit append failed: ${String(error)}`);
       this.health.failed(error);
     });

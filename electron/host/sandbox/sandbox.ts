@@ -9,6 +9,7 @@ import type { RunHooks, RunRequest, SandboxTool } from "../core/ports/run-types.
 import { pidAlive } from "../util/process-place.js";
 import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./containers/sandbox-container.js";
+import { RemovalsAfterAnswer } from "./containers/removals-after-answer.js";
 import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
 import { slotOpener, type SlotOpener } from "./workspaces/slot-opener.js";
@@ -80,6 +81,7 @@ export class Sandbox {
   private readonly pool: WarmPool;
   private readonly active = new Map<SandboxContainer, AbortController>();
   private readonly removals = new Set<Promise<void>>();
+  private readonly afterAnswer = new RemovalsAfterAnswer();
   private readonly acquiring = new Set<Promise<unknown>>();
   private readonly image: string;
   private closed = false;
@@ -234,6 +236,8 @@ export class Sandbox {
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
     let keep: Parameters<typeof keepAfterStop>[2] = null;
+    // Set once the runner ended the run itself: its container is on its way out already.
+    let endedItself = false;
     try {
       const result = await runInContainer(
         container,
@@ -255,6 +259,7 @@ export class Sandbox {
           },
         },
       );
+      endedItself = result.stopped === null;
       if (workspace === undefined || slot === null) return result;
       // Answered once the code has ended; what it left is kept once the container has stopped.
       const checked = await workspace.check(slot, ranToItsEnd(result));
@@ -263,8 +268,16 @@ export class Sandbox {
     } finally {
       hooks.signal?.removeEventListener("abort", onAbort);
       this.active.delete(container);
-      const after = slot ? keepAfterStop(container, slot, keep, watch) : container.remove();
-      this.track(after.finally(releaseSlot));
+      // A container whose runner ended the run is removed once the answer is out: removing it
+      // takes the CPU and disk the answer's audit write needs. One the host stopped may still
+      // run code, one with a workspace may still write there: removed at once (after its keep).
+      const remove = (): Promise<void> =>
+        (slot ? keepAfterStop(container, slot, keep, watch) : container.remove()).finally(
+          releaseSlot,
+        );
+      const after =
+        endedItself && workspace === undefined && !this.closed ? hooks.removeAfter : undefined;
+      this.track(after === undefined ? remove() : this.afterAnswer.remove(after, remove));
     }
   }
 
@@ -339,6 +352,7 @@ export class Sandbox {
     if (this.pendingReview !== null) clearTimeout(this.pendingReview);
     this.pendingReview = null;
     for (const cancel of this.active.values()) cancel.abort();
+    this.afterAnswer.now();
     // Runs still claiming a container see `closed` once they have it and stop at once.
     await Promise.allSettled([...this.acquiring]);
     await this.pool.drain();

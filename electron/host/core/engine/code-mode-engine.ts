@@ -68,6 +68,8 @@ export interface RunContext {
   onImage?: ((image: RunImageData) => void) | undefined;
   /** Asks the client about an "ask first" call (MCP elicitation), when it supports that. */
   elicit?: Elicit | undefined;
+  /** Settles once the run's answer has gone out (RunHooks.removeAfter). */
+  answered?: Promise<void> | undefined;
 }
 
 /** What the engine needs of the wrapped servers: the servers layer's ServerSet, or a test's. */
@@ -338,6 +340,7 @@ export class CodeModeEngine {
           signal: context.signal,
           limit: runStop.signal,
           onDeadline: (ms) => (deadlineAt = performance.now() + ms),
+          removeAfter: context.answered,
         },
       );
     } catch (error) {

@@ -173,6 +173,12 @@ export interface RunHooks {
   limit?: AbortSignal | undefined;
   /** Told once the run's deadline starts counting, with its length in milliseconds. */
   onDeadline?: ((ms: number) => void) | undefined;
+  /**
+   * Settles once the run's answer has gone out. The container of a run that ended by itself
+   * (its runner exited after `done`) is removed only then: the engine's work of removing it
+   * would otherwise slow the answer. One the host stopped is killed at once. Absent: at once.
+   */
+  removeAfter?: Promise<void> | undefined;
 }
 
 /** What the engine needs of a sandbox: the Sandbox itself, or the host's supervisor around it. */

@@ -2184,7 +2184,8 @@ def _deny_exec_beneath_slot():
 # The no-exec filter, per architecture: the syscalls that give a file a mode (with the
 # argument holding the mode, and for opens the one holding the flags) and those refused
 # outright (extended attributes carry ACLs, which can grant execution; io_uring and openat2
-# pass their arguments where a filter cannot read them).
+# pass their arguments where a filter cannot read them; gVisor checks a filter before a
+# tracer's syscall-entry stop and not after it, so a tracer could rewrite a call it passed).
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _MODE_SETTERS = {
     # chmod, fchmod, fchmodat, fchmodat2: the mode is argument 1 or 2.
@@ -2197,9 +2198,15 @@ _CREATORS = {
     "aarch64": {56: (2, 3), 33: (None, 2)},
 }
 _REFUSED = {
-    # setxattr, lsetxattr, fsetxattr, io_uring_setup, openat2.
-    "x86_64": {188: errno.EPERM, 189: errno.EPERM, 190: errno.EPERM, 425: errno.ENOSYS, 437: errno.ENOSYS},
-    "aarch64": {5: errno.EPERM, 6: errno.EPERM, 7: errno.EPERM, 425: errno.ENOSYS, 437: errno.ENOSYS},
+    # setxattr, lsetxattr, fsetxattr, io_uring_setup, openat2, ptrace.
+    "x86_64": {
+        188: errno.EPERM, 189: errno.EPERM, 190: errno.EPERM, 425: errno.ENOSYS, 437: errno.ENOSYS,
+        101: errno.EPERM,
+    },
+    "aarch64": {
+        5: errno.EPERM, 6: errno.EPERM, 7: errno.EPERM, 425: errno.ENOSYS, 437: errno.ENOSYS,
+        117: errno.EPERM,
+    },
 }
 _EXEC_BITS = 0o111
 _CREATE_FLAGS = 0o100 | 0o20000000  # O_CREAT | __O_TMPFILE, the same on both architectures

@@ -220,6 +220,53 @@ describeEachRuntime(docker, "workspaces on %s", (runtime) => {
     for (const line of lines) expect(line).toMatch(/ (refused|not made \(PermissionError\))$/);
   });
 
+  // gVisor checks a seccomp filter before a tracer's syscall-entry stop and not again after
+  // it (Linux checks again): a tracer could turn an allowed chmod into one with execute bits,
+  // so under the filter ptrace is refused. The rewrite is written for x86_64's registers.
+  it("a traced child cannot have its chmod changed to set an execute bit", async () => {
+    const regs = "r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs";
+    const { result } = await run(
+      "alice",
+      "notes",
+      [
+        "import ctypes, os, platform, shutil, signal, subprocess",
+        "path = '/workspace/traced'",
+        "shutil.copy('/bin/true', path)",
+        "libc = ctypes.CDLL(None, use_errno=True)",
+        "class Regs(ctypes.Structure):",
+        `    _fields_ = [(n, ctypes.c_ulonglong) for n in '${regs} eflags rsp ss fs_base gs_base ds es fs gs'.split()]`,
+        "x86 = platform.machine() == 'x86_64'",
+        "pid = os.fork()",
+        "if pid == 0:",
+        "    traced = libc.ptrace(0, 0, 0, 0) == 0",
+        "    if traced:",
+        "        os.kill(os.getpid(), signal.SIGSTOP)",
+        "    os.chmod(path, 0o644)",
+        "    os._exit(0 if traced else 1)",
+        "status = os.waitpid(pid, 0)[1]",
+        "while not os.WIFEXITED(status):",
+        "    r = Regs()",
+        "    if x86 and libc.ptrace(12, pid, 0, ctypes.byref(r)) == 0:",
+        "        if r.rax == 2**64 - 38 and r.orig_rax in (90, 268, 452):",
+        "            setattr(r, 'rsi' if r.orig_rax == 90 else 'rdx', 0o755)",
+        "            libc.ptrace(13, pid, 0, ctypes.byref(r))",
+        "    libc.ptrace(24, pid, 0, 0)",
+        "    status = os.waitpid(pid, 0)[1]",
+        "print('traced' if os.WEXITSTATUS(status) == 0 else 'not traced')",
+        "if x86:",
+        "    try:",
+        "        subprocess.run([path], check=True)",
+        "        print('ran')",
+        "    except PermissionError:",
+        "        print('refused')",
+      ].join("\n"),
+    );
+    expect(result.error).toBeNull();
+    const [traced, ran] = result.stdout.trim().split("\n");
+    expect(traced).toBe(runtime === "runsc" ? "not traced" : "traced");
+    if (ran !== undefined) expect(ran).toBe("refused");
+  });
+
   // The runner's reader thread exists before the code runs: the guard must hold in it too,
   // or code that makes that thread run a function of its own gets around it.
   it("a program in /workspace cannot be run from the runner's own reader thread", async () => {

@@ -5,7 +5,6 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import type { AuditEntry, AuditEntryInput } from "../../../shared/audit-entry.js";
 import type {
-  AuditVerifyProgress,
   AuditFilter,
   AuditPage,
   AuditQueryResult,
@@ -13,8 +12,7 @@ import type {
   AuditVerifyResult,
 } from "../../../shared/audit-query-types.js";
 import { chainLine, type ChainedLine } from "./audit-chain-line.js";
-import type { CheckpointSigner, CheckpointWriter } from "./audit-checkpoint.js";
-import type { CheckpointExpectations } from "./audit-checkpoint-open.js";
+import type { CheckpointWriter } from "./audit-checkpoint.js";
 import { openForAppend, syncDirectory, writeAll } from "./audit-durable-write.js";
 import { prepareEntry } from "./audit-entry-prepare.js";
 import { exportAudit, type ExportFormat } from "./audit-export.js";
@@ -37,41 +35,21 @@ import {
 import { DAY_MS, auditLimits, pruneOldFiles, type AuditLimits } from "./audit-retention.js";
 import { pruneToSize, type SizePruned } from "./audit-size-cap.js";
 import { verifyAudit } from "./audit-verify.js";
+import type {
+  AuditListener,
+  AuditLogOptions,
+  AuditLogStats,
+  VerifyProgressListener,
+} from "./audit-log-options.js";
 import type { VerifyHeadOptions } from "./audit-verify-head.js";
 
 export type { AuditRecovery } from "./audit-recovery.js";
-
-export interface AuditLogOptions {
-  dir: string;
-  now?: () => Date;
-  /** Default AUDIT_LIMITS.defaultMaxFileBytes. */
-  maxFileBytes?: number;
-  /** Default AUDIT_LIMITS.defaultRetentionDays. */
-  retentionDays?: number;
-  /** Default AUDIT_LIMITS.defaultMaxTotalBytes: past it the oldest files are removed. */
-  maxTotalBytes?: number;
-  /** Sync each write before acknowledging it. Default true; false only for tests and benches. */
-  fsync?: boolean;
-  /** How often durable writes may start while entries keep coming (AUDIT_SYNC_MIN_INTERVAL_MS unless said). */
-  syncMinIntervalMs?: number;
-  /** The secrets of the moment; every text of every entry is scrubbed of them. */
-  secrets?: () => readonly string[];
-  /** Where failures that must not stop the log go: a throwing listener, a failed cleanup. */
-  onError?: (error: unknown) => void;
-  /** Keeps the head outside the log (audit-checkpoint.ts); absent: no checkpoint. */
-  checkpoint?: { file: string; signer?: CheckpointSigner | null } & CheckpointExpectations;
-}
-
-export type AuditListener = (entry: AuditEntry) => void;
-export type VerifyProgressListener = (progress: AuditVerifyProgress) => void;
-
-export interface AuditLogStats {
-  /** Entries made durable since open. */
-  entries: number;
-  writes: number;
-  /** Writes made durable: each followed by fdatasync, or written to a file opened O_DSYNC. */
-  syncs: number;
-}
+export type {
+  AuditListener,
+  AuditLogOptions,
+  AuditLogStats,
+  VerifyProgressListener,
+} from "./audit-log-options.js";
 
 interface Pending {
   body: AuditEntryInput;

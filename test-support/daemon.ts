@@ -131,10 +131,17 @@ export interface DaemonProcess {
  */
 export async function startDaemon(
   home: string,
-  options: { args?: string[]; env?: Record<string, string>; readyTimeoutMs?: number } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    readyTimeoutMs?: number;
+    /** Another built checkout whose `codemode` to run (a bench's "before" side); this one unless said. */
+    checkout?: string;
+  } = {},
 ): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [CODEMODE_BIN, "daemon", ...(options.args ?? [])], {
-    cwd: root,
+  const bin = options.checkout ? path.join(options.checkout, "bin", "codemode.js") : CODEMODE_BIN;
+  const child = spawn(process.execPath, [bin, "daemon", ...(options.args ?? [])], {
+    cwd: options.checkout ?? root,
     env: hostEnv(home, options.env),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -251,10 +258,15 @@ export function runCli(
 export async function connectShim(
   home: string,
   clientInfo: { name: string; version: string } = { name: "codemode-e2e", version: "1.0.0" },
-  options: { env?: Record<string, string>; capabilities?: ClientCapabilities } = {},
+  options: {
+    env?: Record<string, string>;
+    capabilities?: ClientCapabilities;
+    checkout?: string;
+  } = {},
 ): Promise<McpSession> {
   const session = await startMcpSession({
     args: ["shim"],
+    checkout: options.checkout,
     home,
     env: hostEnv(home, options.env),
     clientInfo,

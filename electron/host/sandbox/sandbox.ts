@@ -11,6 +11,7 @@ import type { PoolGrowth } from "./pool-target.js";
 import { SandboxContainer } from "./containers/sandbox-container.js";
 import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
+import { containerNeed } from "./container-need.js";
 import { slotOpener, type SlotOpener } from "./workspaces/slot-opener.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
 import {
@@ -274,8 +275,9 @@ export class Sandbox {
    */
   private async claim(request: RunRequest): Promise<SandboxContainer> {
     let tools: string | null = null;
+    const need = containerNeed(request.code);
     for (;;) {
-      const taking = this.pool.take();
+      const taking = this.pool.take(need);
       const guarded = taking.catch(() => undefined);
       this.acquiring.add(guarded);
       let container: SandboxContainer;

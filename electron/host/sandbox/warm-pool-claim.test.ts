@@ -1,0 +1,231 @@
+import { describe, expect, it } from "vitest";
+import type { SandboxContainer } from "./containers/sandbox-container.js";
+import { WarmPool } from "./warm-pool.js";
+import { POOL_CLAIM_WAIT_MS } from "./pool-waiters.js";
+import { POOL_BURST_WINDOW_MS } from "./pool-target.js";
+
+interface Made {
+  warm: boolean;
+  preload: boolean;
+  removed: boolean;
+  /** Says ready (true) or ends before it (false). */
+  say: (ready: boolean) => void;
+}
+
+/** A clock whose timers fire only when the test moves time on. */
+function fakeClock() {
+  const timers: { at: number; run: () => void }[] = [];
+  const clock = {
+    t: 0,
+    now: () => clock.t,
+    setTimeout(run: () => void, ms: number) {
+      const timer = { at: clock.t + ms, run };
+      timers.push(timer);
+      return () => {
+        const index = timers.indexOf(timer);
+        if (index !== -1) timers.splice(index, 1);
+      };
+    },
+    advance(ms: number) {
+      clock.t += ms;
+      for (const timer of timers.filter((x) => x.at <= clock.t)) {
+        timers.splice(timers.indexOf(timer), 1);
+        timer.run();
+      }
+    },
+  };
+  return clock;
+}
+
+/** A pool of fake containers, each ready when the test says so. */
+function gatedPool(size: number, options: { preload?: boolean; maxSize?: number } = {}) {
+  const clock = fakeClock();
+  const made: Made[] = [];
+  const pool = new WarmPool({
+    startContainer: (warm, preload) => {
+      let say: (ready: boolean) => void = () => undefined;
+      const ready = new Promise<boolean>((resolve) => (say = resolve));
+      const fake: Made & { ready: Promise<boolean> } = {
+        ...{ warm, preload, removed: false, say, ready },
+      };
+      const container = Object.assign(fake, {
+        ended: new Promise<void>(() => undefined),
+        remove: () => {
+          fake.removed = true;
+          return Promise.resolve();
+        },
+      });
+      made.push(container);
+      return Promise.resolve(container as unknown as SandboxContainer);
+    },
+    size,
+    growth: { maxSize: options.maxSize ?? size, idleMs: 60_000 },
+    clock,
+    preload: options.preload ?? true,
+  });
+  const asMade = (c: SandboxContainer) => c as unknown as Made;
+  /** Lets every container started so far say ready, and waits until the pool took them in. */
+  const allReady = async () => {
+    for (const m of made) m.say(true);
+    await pool.settled();
+  };
+  return { pool, made, clock, asMade, allReady };
+}
+
+/** Lets pending promise callbacks run (a take's wait registering, a ready line handled). */
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("WarmPool claims by what the code needs", () => {
+  it("a light run takes the lean spare, a heavy run the preloading container", async () => {
+    const { pool, made, asMade, allReady } = gatedPool(2);
+    pool.fill();
+    await allReady();
+    expect(made.map((m) => m.preload)).toEqual([true, false]);
+    expect(await pool.take("lean")).toBe(made[1]);
+    expect(await pool.take("preloaded")).toBe(made[0]);
+    await allReady();
+    // Without a need (the code unknown) the preloading one goes first.
+    expect(asMade(await pool.take()).preload).toBe(true);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("a burst of light runs waits for lean refills and leaves the preloading container to the heavy run after it", async () => {
+    const { pool, made, asMade, allReady, clock } = gatedPool(2, { maxSize: 4 });
+    pool.fill();
+    await allReady();
+    const preloading = made[0]!;
+    clock.advance(POOL_BURST_WINDOW_MS + 1);
+    expect(asMade(await pool.take("lean"))).toBe(made[1]); // the spare
+    // The next light run finds only the preloading container idle, and a lean refill under way.
+    let second: Made | undefined;
+    void pool.take("lean").then((c) => (second = asMade(c)));
+    await flush();
+    expect(second).toBeUndefined(); // waiting, not given the preloading one
+    const refill = made.find((m) => m.warm && !m.preload && m !== made[1])!;
+    refill.say(true);
+    await flush();
+    expect(second).toBe(refill); // the refill under way, not a cold container
+    expect(made.some((m) => !m.warm)).toBe(false);
+    // The heavy run right after the burst gets the preloading container at once.
+    expect(await pool.take("preloaded")).toBe(preloading);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("a run that finds none ready waits for a refill under way; one that fails sends it to a cold start", async () => {
+    const { pool, made, asMade, allReady } = gatedPool(1, { preload: false });
+    pool.fill();
+    await flush();
+    let got: Made | undefined;
+    void pool.take("lean").then((c) => (got = asMade(c)));
+    await flush();
+    expect(got).toBeUndefined();
+    expect(made).toHaveLength(1); // no cold start: the refill under way is the run's
+    made[0]!.say(true);
+    await flush();
+    expect(got).toBe(made[0]);
+    // Its replacement starts; the next run waits for it, which fails: it starts a cold one.
+    expect(made).toHaveLength(2);
+    got = undefined;
+    void pool.take("lean").then((c) => (got = asMade(c)));
+    await flush();
+    made[1]!.say(false);
+    await pool.settled();
+    await flush();
+    expect((got as Made | undefined)?.warm).toBe(false);
+    expect(made[1]!.removed).toBe(true);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("a waiting run starts a cold container after POOL_CLAIM_WAIT_MS; the slow refill is pooled", async () => {
+    const { pool, made, asMade, clock, allReady } = gatedPool(1, { preload: false });
+    pool.fill();
+    await flush();
+    let got: Made | undefined;
+    void pool.take("lean").then((c) => (got = asMade(c)));
+    await flush();
+    clock.advance(POOL_CLAIM_WAIT_MS - 1);
+    await flush();
+    expect(got).toBeUndefined();
+    clock.advance(1);
+    await flush();
+    expect(got?.warm).toBe(false);
+    made[0]!.say(true);
+    await pool.settled();
+    expect(pool.idle).toBe(1);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("a heavy run waits for a preloading container still importing rather than take a lean one", async () => {
+    const { pool, made, asMade, allReady } = gatedPool(2, { maxSize: 2 });
+    pool.fill();
+    await allReady();
+    expect(await pool.take("preloaded")).toBe(made[0]); // its refill preloads
+    await flush();
+    const importing = made[2]!;
+    expect(importing.preload).toBe(true);
+    let got: Made | undefined;
+    void pool.take("preloaded").then((c) => (got = asMade(c)));
+    await flush();
+    expect(got).toBeUndefined(); // the lean spare stays idle
+    expect(pool.idle).toBe(1);
+    importing.say(true);
+    await flush();
+    expect(got).toBe(importing);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("after a heavy run, a refill under pressure still preloads while none is idle or starting", async () => {
+    const { pool, made, allReady, clock } = gatedPool(2, { maxSize: 4 });
+    pool.fill();
+    await allReady();
+    clock.advance(POOL_BURST_WINDOW_MS + 1);
+    await pool.take("lean"); // the spare
+    await pool.take("preloaded"); // the pool is short now: pressure; the preloading one goes
+    await flush();
+    // Of the refills started under pressure, one preloads (the next heavy run's), the rest not.
+    const refills = made.slice(2);
+    expect(refills.filter((m) => m.preload)).toHaveLength(1);
+    expect(refills.length).toBeGreaterThan(2);
+    await allReady();
+    // Light runs only: refills under pressure stay lean.
+    const light = gatedPool(2, { maxSize: 4 });
+    light.pool.fill();
+    await light.allReady();
+    light.clock.advance(POOL_BURST_WINDOW_MS + 1);
+    await light.pool.take("lean");
+    void light.pool.take("lean");
+    await flush();
+    expect(light.made.slice(2).every((m) => !m.preload)).toBe(true);
+    await light.allReady();
+    await Promise.all([pool.drain(), light.pool.drain()]);
+  });
+
+  it("drain sends waiting runs to a cold start; restock never hands them a container made the old way", async () => {
+    const { pool, made, asMade } = gatedPool(1, { preload: false });
+    pool.fill();
+    await flush();
+    let got: Made | undefined;
+    void pool.take("lean").then((c) => (got = asMade(c)));
+    await flush();
+    pool.restock();
+    made[0]!.say(true); // made before restock: removed, never handed over
+    await flush();
+    expect(made[0]!.removed).toBe(true);
+    expect(got).toBeUndefined(); // waiting for the new refill
+    made[1]!.say(true);
+    await flush();
+    expect(got).toBe(made[1]);
+    got = undefined;
+    void pool.take("lean").then((c) => (got = asMade(c)));
+    await flush();
+    await pool.drain();
+    await flush();
+    expect((got as Made | undefined)?.warm).toBe(false);
+    for (const m of made) m.say(true);
+  });
+});

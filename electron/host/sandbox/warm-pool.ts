@@ -103,8 +103,12 @@ export class WarmPool {
     if (warm) return warm;
     const kind =
       need === undefined || this.closed ? null : this.waiters.kindFor(need, this.claimView());
-    const refill = kind === null ? null : await this.waiters.wait(kind);
-    return refill ?? this.startContainer(false, false);
+    if (kind === null) return this.startContainer(false, false);
+    const waiting = this.waiters.wait(kind);
+    // One more refill starts for it, as many containers under way as with a cold start: the run
+    // gets whichever fitting one is ready first, the other joins the pool.
+    this.fill();
+    return (await waiting) ?? this.startContainer(false, false);
   }
 
   /** Takes the idle container a run gets now (PoolWaiters.pick), if any. */
@@ -152,7 +156,8 @@ export class WarmPool {
 
   fill(): void {
     if (this.closed) return;
-    while (this.ready.length + this.starting < this.target.size) {
+    // A waiting run counts too: the start a cold one would have been (see take).
+    while (this.ready.length + this.starting < this.target.size + this.waiters.size) {
       this.starting++;
       const generation = this.generation;
       const abandon = this.abandon.signal;

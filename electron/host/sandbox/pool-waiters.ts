@@ -87,7 +87,7 @@ export class PoolWaiters {
 
   /** Whether a run waiting for `kind` now would have a refill under way of its own. */
   backed(kind: RefillKind, inFlight: InFlight): boolean {
-    return this.unbacked({ ...inFlight }, [...this.queue, { kind } as Waiter]).length === 0;
+    return this.unbacked({ ...inFlight }, [...this.queue, { kind }]).length === 0;
   }
 
   wait(kind: RefillKind): Promise<SandboxContainer | null> {
@@ -119,8 +119,8 @@ export class PoolWaiters {
   }
 
   /** The waiters, in order, that the refills under way do not cover (each taken by one). */
-  private unbacked(left: InFlight, waiters: Waiter[]): Waiter[] {
-    const out: Waiter[] = [];
+  private unbacked<W extends { kind: RefillKind }>(left: InFlight, waiters: W[]): W[] {
+    const out: W[] = [];
     for (const waiter of waiters) {
       if (waiter.kind !== "preloaded" && left.lean > 0) left.lean--;
       else if (waiter.kind !== "lean" && left.preloaded > 0) left.preloaded--;

@@ -147,15 +147,16 @@ describe("WarmPool claims by what the code needs", () => {
     const { pool, made, asMade, clock, allReady } = gatedPool(1, { preload: false });
     pool.fill();
     await flush();
-    let got: Made | undefined;
-    void pool.take("lean").then((c) => (got = asMade(c)));
+    const got: { container?: Made } = {};
+    void pool.take("lean").then((c) => (got.container = asMade(c)));
     await flush();
     clock.advance(POOL_CLAIM_WAIT_MS - 1);
     await flush();
-    expect(got).toBeUndefined();
+    expect(got.container).toBeUndefined();
     clock.advance(1);
     await flush();
-    expect((got as Made | undefined)?.warm).toBe(false);
+    expect(got.container?.warm).toBe(false);
+    expect(made.filter((m) => m.warm)).toHaveLength(2); // the refill and the one more for it
     await allReady();
     expect(pool.idle).toBe(1); // one refill pooled, the other past the target removed
     await pool.drain();

@@ -37,6 +37,8 @@ export interface ClaimView {
   leanAt: number;
   /** Preloading refills started and importing. */
   importing: number;
+  /** A run that needed a preloading container came lately (POOL_HEAVY_WINDOW_MS): light runs leave it. */
+  keepPreloaded: boolean;
   inFlight: InFlight;
 }
 
@@ -62,9 +64,9 @@ export class PoolWaiters {
    * Where in the idle list the container a run gets now is; -1: none (it waits, or starts a
    * cold one). Code naming a preloaded library gets a preloading one, else waits for one
    * importing (what it has left to import is less than all of it in a lean one), else a lean
-   * one; other code a lean one, else waits for a lean refill, else a preloading one: so a burst
-   * of light runs leaves the preloading container to a heavy run that may follow it. Without a
-   * need (the code unknown): a preloading one first, else any.
+   * one; other code a lean one, else (while heavy runs come, keepPreloaded) waits for a lean
+   * refill, else a preloading one: so a burst of light runs leaves the preloading container to a
+   * heavy run that may follow it. Without a need (the code unknown): a preloading one first.
    */
   pick(need: ContainerNeed | undefined, view: ClaimView): number {
     const { preloadedAt, leanAt } = view;
@@ -74,7 +76,7 @@ export class PoolWaiters {
       return view.importing > 0 && this.backed("preloaded", view.inFlight) ? -1 : leanAt;
     }
     if (leanAt !== -1) return leanAt;
-    return this.backed("lean", view.inFlight) ? -1 : preloadedAt;
+    return view.keepPreloaded && this.backed("lean", view.inFlight) ? -1 : preloadedAt;
   }
 
   /** Which refill under way a run that got no idle container waits for; null: none is left. */

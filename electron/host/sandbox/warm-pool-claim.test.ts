@@ -3,6 +3,7 @@ import type { SandboxContainer } from "./containers/sandbox-container.js";
 import { WarmPool } from "./warm-pool.js";
 import { POOL_CLAIM_WAIT_MS } from "./pool-waiters.js";
 import { POOL_BURST_WINDOW_MS } from "./pool-target.js";
+import { POOL_HEAVY_WINDOW_MS } from "./warm-pool-options.js";
 
 interface Made {
   warm: boolean;
@@ -90,12 +91,15 @@ describe("WarmPool claims by what the code needs", () => {
     await pool.drain();
   });
 
-  it("a burst of light runs waits for lean refills and leaves the preloading container to the heavy run after it", async () => {
+  it("while heavy runs come, a burst of light runs waits for lean refills and leaves the preloading container to the heavy run after it", async () => {
     const { pool, made, asMade, allReady, clock } = gatedPool(2, { maxSize: 4 });
     pool.fill();
     await allReady();
-    const preloading = made[0]!;
-    clock.advance(POOL_BURST_WINDOW_MS + 1);
+    expect(await pool.take("preloaded")).toBe(made[0]); // a heavy run; its refill preloads
+    await allReady();
+    const preloading = made[2]!;
+    expect(preloading.preload).toBe(true);
+    clock.advance(POOL_HEAVY_WINDOW_MS - POOL_BURST_WINDOW_MS);
     expect(asMade(await pool.take("lean"))).toBe(made[1]); // the spare
     // The next light run finds only the preloading container idle, and a lean refill under way.
     let second: Made | undefined;
@@ -109,6 +113,19 @@ describe("WarmPool claims by what the code needs", () => {
     expect(made.some((m) => !m.warm)).toBe(false);
     // The heavy run right after the burst gets the preloading container at once.
     expect(await pool.take("preloaded")).toBe(preloading);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("with no heavy run lately, a light run takes the preloading container rather than wait", async () => {
+    const { pool, made, allReady, clock } = gatedPool(2, { maxSize: 4 });
+    pool.fill();
+    await allReady();
+    expect(await pool.take("preloaded")).toBe(made[0]);
+    await allReady();
+    clock.advance(POOL_HEAVY_WINDOW_MS);
+    expect(await pool.take("lean")).toBe(made[1]); // the spare
+    expect(await pool.take("lean")).toBe(made[2]); // the preloading one, at once
     await allReady();
     await pool.drain();
   });

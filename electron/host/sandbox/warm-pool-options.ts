@@ -30,6 +30,14 @@ export const POOL_LEAN_WINDOW_MS = 10_000;
  */
 export const POOL_LEAN_SPARES = 1;
 
+/**
+ * For this long after a run whose code names a preloaded library, light runs leave the
+ * preloading container idle (they wait for a lean refill instead) so that the next such run,
+ * in or right after a burst, finds it (bench/pool-after-burst.ts). A client that runs no such
+ * code keeps the whole pool for its bursts (bench/pool-burst.ts, the first burst).
+ */
+export const POOL_HEAVY_WINDOW_MS = 10 * 60_000;
+
 /** The clock and timer the pool shrinks by (tests give fake ones). */
 export interface PoolClock {
   now(): number;

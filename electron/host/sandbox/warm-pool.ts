@@ -9,6 +9,7 @@ import {
   type WarmPoolOptions,
   POOL_READY_TIMEOUT_MS,
   POOL_LEAN_WINDOW_MS,
+  POOL_HEAVY_WINDOW_MS,
   readinessError,
 } from "./warm-pool-options.js";
 
@@ -55,8 +56,7 @@ export class WarmPool {
   /** When a take last found the pool short of its target: refills skip preloading a while. */
   private lastPressureAt = -Infinity;
   private lastTakeAt = -Infinity;
-  /** When a run whose code names a preloaded library last took a container. */
-  private lastHeavyAt = -Infinity;
+  private lastHeavyAt = -Infinity; // a run whose code names a preloaded library
   /** Containers started without preloading while preloading was on: replaced once the pool rests. */
   private readonly lean = new Set<SandboxContainer>();
   private cancelRest: (() => void) | null = null;
@@ -122,6 +122,7 @@ export class WarmPool {
       preloadedAt: this.preload ? this.ready.findIndex((c) => !this.lean.has(c)) : -1,
       leanAt: this.ready.findIndex((c) => !this.preload || this.lean.has(c)),
       importing: this.importing,
+      keepPreloaded: this.clock.now() - this.lastHeavyAt < POOL_HEAVY_WINDOW_MS,
       inFlight: this.inFlight(),
     };
   }
@@ -149,7 +150,7 @@ export class WarmPool {
     this.preload = preload;
   }
 
-  /** How many idle containers the pool aims for now (grown under demand). */
+  /** How many idle containers the pool aims for now. */
   get targetSize(): number {
     return this.target.size;
   }
@@ -194,10 +195,9 @@ export class WarmPool {
             this.fill(); // its replacement
             return;
           }
-          // A container started for a target that has shrunk since is not kept either.
+          // Not kept either: one started for a target that has shrunk since (no run waits).
           if (!fresh || this.full()) {
-            // A run waiting for it starts a cold one instead.
-            this.waiters.release(this.inFlight());
+            this.waiters.release(this.inFlight()); // a run waiting for it starts a cold one
             // Awaited through `inflight`, so drain() returns only once it is gone.
             await container.remove().catch(() => undefined);
             // A slow one is replaced; one that failed is not (a broken image would spin):

@@ -64,8 +64,7 @@ export class PoolWaiters {
    * Where in the idle list the container a run gets now is; -1: none (it waits, or starts a
    * cold one). Code naming a preloaded library gets a preloading one, else waits for one
    * importing (what it has left to import is less than all of it in a lean one), else a lean
-   * one; other code a lean one, else (while heavy runs come, keepPreloaded) waits for a lean
-   * refill, else a preloading one: so a burst of light runs leaves the preloading container to a
+   * one; other code a lean one, else (unless heavy runs come, keepPreloaded) a preloading one: so a burst of light runs leaves the preloading container to a
    * heavy run that may follow it. Without a need (the code unknown): a preloading one first.
    */
   pick(need: ContainerNeed | undefined, view: ClaimView): number {
@@ -75,14 +74,15 @@ export class PoolWaiters {
       if (preloadedAt !== -1) return preloadedAt;
       return view.importing > 0 && this.backed("preloaded", view.inFlight) ? -1 : leanAt;
     }
-    if (leanAt !== -1) return leanAt;
-    return view.keepPreloaded && this.backed("lean", view.inFlight) ? -1 : preloadedAt;
+    return leanAt !== -1 || view.keepPreloaded ? leanAt : preloadedAt;
   }
 
   /** Which refill under way a run that got no idle container waits for; null: none is left. */
   kindFor(need: ContainerNeed, view: ClaimView): RefillKind | null {
     const { inFlight } = view;
-    if (need === "lean") return this.backed("lean", inFlight) ? "lean" : null;
+    // A light run starts a cold one: waiting for a refill under way spreads the burst's wait over
+    // more of its runs (bench/pool-burst-trace.ts BENCH_CLAIMS).
+    if (need === "lean") return null;
     if (view.importing > 0 && this.backed("preloaded", inFlight)) return "preloaded";
     return this.backed("any", inFlight) ? "any" : null;
   }

@@ -91,7 +91,7 @@ describe("WarmPool claims by what the code needs", () => {
     await pool.drain();
   });
 
-  it("while heavy runs come, a burst of light runs waits for lean refills and leaves the preloading container to the heavy run after it", async () => {
+  it("while heavy runs come, a burst of light runs leaves the preloading container to the heavy run after it", async () => {
     const { pool, made, asMade, allReady, clock } = gatedPool(2, { maxSize: 4 });
     pool.fill();
     await allReady();
@@ -101,16 +101,8 @@ describe("WarmPool claims by what the code needs", () => {
     expect(preloading.preload).toBe(true);
     clock.advance(POOL_HEAVY_WINDOW_MS - POOL_BURST_WINDOW_MS);
     expect(asMade(await pool.take("lean"))).toBe(made[1]); // the spare
-    // The next light run finds only the preloading container idle, and a lean refill under way.
-    let second: Made | undefined;
-    void pool.take("lean").then((c) => (second = asMade(c)));
-    await flush();
-    expect(second).toBeUndefined(); // waiting, not given the preloading one
-    const refill = made.find((m) => m.warm && !m.preload && m !== made[1])!;
-    refill.say(true);
-    await flush();
-    expect(second).toBe(refill); // the refill under way, not a cold container
-    expect(made.some((m) => !m.warm)).toBe(false);
+    // The next light run finds only the preloading container idle: it starts a cold one.
+    expect(asMade(await pool.take("lean")).warm).toBe(false);
     // The heavy run right after the burst gets the preloading container at once.
     expect(await pool.take("preloaded")).toBe(preloading);
     await allReady();
@@ -130,12 +122,12 @@ describe("WarmPool claims by what the code needs", () => {
     await pool.drain();
   });
 
-  it("a run that finds none ready waits for a refill under way; one that fails sends it to a cold start", async () => {
+  it("a heavy run that finds none ready waits for a refill under way; one that fails sends it to a cold start", async () => {
     const { pool, made, asMade, allReady } = gatedPool(1, { preload: false });
     pool.fill();
     await flush();
     let got: Made | undefined;
-    void pool.take("lean").then((c) => (got = asMade(c)));
+    void pool.take("preloaded").then((c) => (got = asMade(c)));
     await flush();
     expect(got).toBeUndefined();
     // No cold start: one more refill starts in its place, and the run gets the first ready.
@@ -146,7 +138,7 @@ describe("WarmPool claims by what the code needs", () => {
     expect(made).toHaveLength(2); // the other one is the pool's refill
     // The next run waits for it (and one more); both fail: it starts a cold one.
     got = undefined;
-    void pool.take("lean").then((c) => (got = asMade(c)));
+    void pool.take("preloaded").then((c) => (got = asMade(c)));
     await flush();
     expect(made).toHaveLength(3);
     made[1]!.say(false);
@@ -160,12 +152,12 @@ describe("WarmPool claims by what the code needs", () => {
     await pool.drain();
   });
 
-  it("a waiting run starts a cold container after POOL_CLAIM_WAIT_MS; the slow refill is pooled", async () => {
+  it("a waiting heavy run starts a cold container after POOL_CLAIM_WAIT_MS; the slow refill is pooled", async () => {
     const { pool, made, asMade, clock, allReady } = gatedPool(1, { preload: false });
     pool.fill();
     await flush();
     const got: { container?: Made } = {};
-    void pool.take("lean").then((c) => (got.container = asMade(c)));
+    void pool.take("preloaded").then((c) => (got.container = asMade(c)));
     await flush();
     clock.advance(POOL_CLAIM_WAIT_MS - 1);
     await flush();
@@ -230,7 +222,7 @@ describe("WarmPool claims by what the code needs", () => {
     pool.fill();
     await flush();
     let got: Made | undefined;
-    void pool.take("lean").then((c) => (got = asMade(c)));
+    void pool.take("preloaded").then((c) => (got = asMade(c)));
     await flush();
     pool.restock();
     made[0]!.say(true); // made before restock: removed, never handed over
@@ -242,7 +234,7 @@ describe("WarmPool claims by what the code needs", () => {
     await flush();
     expect(got).toBe(made[2]);
     got = undefined;
-    void pool.take("lean").then((c) => (got = asMade(c)));
+    void pool.take("preloaded").then((c) => (got = asMade(c)));
     await flush();
     await pool.drain();
     await flush();

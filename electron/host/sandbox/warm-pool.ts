@@ -78,8 +78,8 @@ export class WarmPool {
   }
 
   /**
-   * A warm container if one fitting `need` is ready, else the first fitting refill under way to
-   * become ready (it started earlier than a cold start would), else a cold one started now.
+   * A warm container if one fitting `need` is ready, else (a heavy run) the first fitting refill
+   * under way to become ready (it started before a cold one would), else a cold one started now.
    * Without `need` (the run's code unknown): any ready one, a preloading one first, else cold.
    */
   async take(need?: ContainerNeed): Promise<SandboxContainer> {

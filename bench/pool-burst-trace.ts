@@ -4,11 +4,17 @@
 // (when, lean or preloading, when it was ready), rounds of it side by side with a cold hardened
 // `docker run -i` measured between them. No shim or daemon: the pool's own dynamics, at a
 // fraction of pool-burst's time. BENCH_ROUNDS sets the rounds, BENCH_TRACE=0 hides the trace.
+// BENCH_CLAIMS=any,light,heavy compares, round after round, how runs claim containers: "any" as
+// a caller that does not say what the code needs (a preloading container first, a miss starts a
+// cold one: the pool before runs chose by their code), "light" as the Sandbox does for print(1)
+// (lean first), "heavy" the same after a run whose code names pandas (the run before the rest),
+// so the burst leaves the preloading container idle.
 import os from "node:os";
 import { poolGrowthFor } from "../electron/host/sandbox/pool-target.js";
 import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";
 import { SandboxContainer } from "../electron/host/sandbox/containers/sandbox-container.js";
 import { WarmPool } from "../electron/host/sandbox/warm-pool.js";
+import { containerNeed } from "../electron/host/sandbox/container-need.js";
 import { RUN_LIMITS, SETTINGS_BOUNDS } from "../shared/limits.js";
 import { DOCKER_RUN_BASELINE, dockerRunOnce } from "./docker-run-baseline.js";
 import { benchEngine } from "./bench-engine.js";
@@ -22,6 +28,7 @@ const TRACE = process.env.BENCH_TRACE !== "0";
 const FLOORS = (process.env.BENCH_FLOORS ?? String(SETTINGS_BOUNDS.warmPoolSize.default))
   .split(",")
   .map(Number);
+const CLAIMS = (process.env.BENCH_CLAIMS ?? "light").split(",") as ("any" | "light" | "heavy")[];
 /** A rested pool: no take for longer than the lean window, and every container ready. */
 const REST_MS = 11_000;
 
@@ -62,6 +69,7 @@ async function main(): Promise<void> {
   const removals: Promise<void>[] = [];
   const bursts: number[][] = [];
   const floors: number[] = [];
+  const claims: string[] = [];
   const plain: number[] = [];
   const loadBefore = os.loadavg()[0] ?? 0;
   try {
@@ -71,10 +79,13 @@ async function main(): Promise<void> {
       // window, refills and lean swaps done): what pool-burst's first burst meets.
       const floor = FLOORS[round % FLOORS.length]!;
       floors.push(floor);
+      const claim = CLAIMS[Math.floor(round / FLOORS.length) % CLAIMS.length]!;
+      claims.push(claim);
+      const need = claim === "any" ? undefined : containerNeed(CODE);
       pool = newPool(floor);
       pool.fill();
       await pool.settled();
-      const first = await pool.take();
+      const first = await pool.take(claim === "heavy" ? "preloaded" : need);
       await runInContainer(
         first,
         { code: CODE },
@@ -91,12 +102,12 @@ async function main(): Promise<void> {
       t0 = performance.now();
       if (TRACE)
         console.log(
-          `round ${round + 1}, floor ${floor}: pool idle ${pool.idle}, target ${pool.targetSize}`,
+          `round ${round + 1}, floor ${floor}, claims ${claim}: pool idle ${pool.idle}, target ${pool.targetSize}`,
         );
       const times: number[] = [];
       for (let i = 0; i < BURST; i++) {
         const t = performance.now();
-        const container = await pool.take();
+        const container = await pool.take(need);
         const result = await runInContainer(
           container,
           { code: CODE },
@@ -127,17 +138,20 @@ async function main(): Promise<void> {
   );
   console.log(`${DOCKER_RUN_BASELINE}: median ${base.toFixed(0)} ms of ${plain.length}`);
   for (const floor of new Set(floors)) {
-    const all = bursts.filter((_, i) => floors[i] === floor);
-    const medians = all.map(median);
-    console.log(
-      `floor ${floor}: median of the rounds' medians ${median(medians).toFixed(0)} ms = ${(median(medians) / base).toFixed(2)}x (${all.length} rounds)`,
-    );
+    for (const claim of new Set(claims)) {
+      const all = bursts.filter((_, i) => floors[i] === floor && claims[i] === claim);
+      if (all.length === 0) continue;
+      const medians = all.map(median);
+      console.log(
+        `floor ${floor}, claims ${claim}: median of the rounds' medians ${median(medians).toFixed(0)} ms = ${(median(medians) / base).toFixed(2)}x (${all.length} rounds)`,
+      );
+    }
   }
   for (const [i, times] of bursts.entries()) {
     const m = median(times);
     const warm = times.filter((t) => t < base / 2).length;
     console.log(
-      `round ${i + 1}, floor ${floors[i]}: median ${m.toFixed(0)} ms = ${(m / base).toFixed(2)}x, ${warm}/${BURST} under half the baseline; each ${times.map((t) => t.toFixed(0)).join(" ")}`,
+      `round ${i + 1}, floor ${floors[i]}, claims ${claims[i]}: median ${m.toFixed(0)} ms = ${(m / base).toFixed(2)}x, ${warm}/${BURST} under half the baseline; each ${times.map((t) => t.toFixed(0)).join(" ")}`,
     );
   }
 }

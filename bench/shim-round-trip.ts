@@ -6,7 +6,6 @@
 // this one (a home each), rounds interleaved, and the ratio between the two is printed too.
 //
 //   CODEMODE_BEFORE_CHECKOUT=/path/to/old/checkout npx tsx bench/shim-round-trip.ts
-import path from "node:path";
 import { findDocker } from "../electron/host/sandbox/container-engine/docker-status.js";
 import { SETTINGS_BOUNDS } from "../shared/limits.js";
 import { sandboxImageDir } from "../electron/host/util/paths.js";
@@ -38,10 +37,10 @@ interface Side {
   times: number[];
 }
 
-async function side(prefix: string, bin?: string): Promise<Side> {
+async function side(prefix: string, checkout?: string): Promise<Side> {
   const home = makeHome(prefix);
   writeServers(home, {});
-  const daemon = await startDaemon(home, bin === undefined ? {} : { bin });
+  const daemon = await startDaemon(home, checkout === undefined ? {} : { checkout });
   const t = performance.now();
   const shim = await connectShim(home, { name: "bench", version: "1" });
   return { home, daemon, shim, connectMs: performance.now() - t, times: [] };
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
     connect.push(now.connectMs);
     sides.push(now);
     if (beforeDir !== undefined) {
-      sides.push(await side("codemode-bench-b-", path.join(beforeDir, "bin", "codemode.js")));
+      sides.push(await side("codemode-bench-b-", beforeDir));
     }
     await dockerRunOnce(image, CODE); // warm the engine's caches for every path alike
     for (const s of sides) await s.shim.run(CODE);

@@ -135,13 +135,13 @@ export async function startDaemon(
     args?: string[];
     env?: Record<string, string>;
     readyTimeoutMs?: number;
-    /** The `codemode` to start (another checkout's, for a bench's baseline); this one's unless said. */
-    bin?: string;
+    /** Another built checkout whose `codemode` to run (a bench's "before" side); this one unless said. */
+    checkout?: string;
   } = {},
 ): Promise<DaemonProcess> {
-  const bin = options.bin ?? CODEMODE_BIN;
+  const bin = options.checkout ? path.join(options.checkout, "bin", "codemode.js") : CODEMODE_BIN;
   const child = spawn(process.execPath, [bin, "daemon", ...(options.args ?? [])], {
-    cwd: root,
+    cwd: options.checkout ?? root,
     env: hostEnv(home, options.env),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -258,10 +258,15 @@ export function runCli(
 export async function connectShim(
   home: string,
   clientInfo: { name: string; version: string } = { name: "codemode-e2e", version: "1.0.0" },
-  options: { env?: Record<string, string>; capabilities?: ClientCapabilities } = {},
+  options: {
+    env?: Record<string, string>;
+    capabilities?: ClientCapabilities;
+    checkout?: string;
+  } = {},
 ): Promise<McpSession> {
   const session = await startMcpSession({
     args: ["shim"],
+    checkout: options.checkout,
     home,
     env: hostEnv(home, options.env),
     clientInfo,

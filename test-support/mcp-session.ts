@@ -3,6 +3,7 @@
 // listening, calling and ending live once.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ChildProcess } from "node:child_process";
+import path from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   ToolListChangedNotificationSchema,
@@ -70,12 +71,15 @@ export async function startMcpSession(options: {
   what: string;
   /** What the client declares at initialize (elicitation, say); none by default. */
   capabilities?: ClientCapabilities;
+  /** Another built checkout whose `codemode` to run; this one unless said. */
+  checkout?: string | undefined;
 }): Promise<McpSession> {
+  const bin = options.checkout ? path.join(options.checkout, "bin", "codemode.js") : CODEMODE_BIN;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CODEMODE_BIN, ...options.args],
+    args: [bin, ...options.args],
     env: options.env,
-    cwd: repoRoot,
+    cwd: options.checkout ?? repoRoot,
     stderr: "pipe",
   });
   let stderr = "";

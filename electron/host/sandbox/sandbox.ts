@@ -12,6 +12,7 @@ import { SandboxContainer } from "./containers/sandbox-container.js";
 import { RemovalsAfterAnswer } from "./containers/removals-after-answer.js";
 import { toolsJson } from "../core/ports/tools-json.js";
 import { WarmPool } from "./warm-pool.js";
+import { containerNeed } from "./container-need.js";
 import { slotOpener, type SlotOpener } from "./workspaces/slot-opener.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
 import { keepAfterStop } from "./workspaces/keep-after-stop.js";
@@ -236,8 +237,7 @@ export class Sandbox {
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(container, cancel);
     let keep: Parameters<typeof keepAfterStop>[2] = null;
-    // Set once the runner ended the run itself: its container is on its way out already.
-    let endedItself = false;
+    let endedItself = false; // the runner ended the run: its container is on its way out
     try {
       const result = await runInContainer(
         container,
@@ -290,7 +290,7 @@ export class Sandbox {
   private async claim(request: RunRequest): Promise<SandboxContainer> {
     let tools: string | null = null;
     for (;;) {
-      const taking = this.pool.take();
+      const taking = this.pool.take(containerNeed(request.code));
       const guarded = taking.catch(() => undefined);
       this.acquiring.add(guarded);
       let container: SandboxContainer;

@@ -11,12 +11,32 @@ import type { SandboxContainer } from "./containers/sandbox-container.js";
 export const POOL_READY_TIMEOUT_MS = 120_000;
 
 /**
- * With preloading on, refills started within this long after a take found the pool short of
- * its target (none ready, or earlier refills still under way) skip the preload imports (~0.4 s of CPU each, paid while runs wait for containers); a pool
- * with no take for this long replaces the idle containers started that way with preloading
- * ones. bench/pool-flood-profile.ts and bench/pool-burst.ts measure it.
+ * Under pressure (within this long of a take that found the pool short of its target: none
+ * ready, or the refills of earlier takes still under way), refills skip the preload imports
+ * even when preloading is on (but one, while none preloads: the next heavy run's): each would
+ * cost ~0.4 s of CPU while runs are already waiting for containers (bench/pool-flood-profile.ts),
+ * or about to: a burst that starts on a full pool makes its second take find the first one's
+ * refill still importing, and the refills it and the next takes start would otherwise all
+ * import too (bench/pool-burst.ts, the second burst). Once no take came for this long, the pool
+ * rests: the idle containers started that way are replaced by preloading ones, so a rested pool
+ * still preloads.
  */
 export const POOL_LEAN_WINDOW_MS = 10_000;
+
+/**
+ * Of the idle containers kept while quiet, this many stay lean (no preload imports: ~6 MiB
+ * idle instead of ~62 MiB) when the floor is above 1; one preloads whatever the floor. The
+ * second run of a burst takes such a spare instead of a cold start.
+ */
+export const POOL_LEAN_SPARES = 1;
+
+/**
+ * For this long after a run whose code names a preloaded library, light runs leave the
+ * preloading container idle (they wait for a lean refill instead) so that the next such run,
+ * in or right after a burst, finds it (bench/pool-after-burst.ts). A client that runs no such
+ * code keeps the whole pool for its bursts (bench/pool-burst.ts, the first burst).
+ */
+export const POOL_HEAVY_WINDOW_MS = 10 * 60_000;
 
 /** The clock and timer the pool shrinks by (tests give fake ones). */
 export interface PoolClock {
@@ -54,6 +74,8 @@ export interface WarmPoolOptions {
   preload?: boolean;
   /** How long pressure keeps refills lean and how long without a take rests the pool (POOL_LEAN_WINDOW_MS unless said). */
   leanWindowMs?: number;
+  /** How long a run waits for a refill under way before it starts a cold one (POOL_CLAIM_WAIT_MS unless said). */
+  claimWaitMs?: number;
   /**
    * Called for each container as it joins the pool, ready: the Sandbox sends it the catalog
    * then (SandboxContainer.stage), off any run's path. A throw is ignored.
@@ -63,6 +85,17 @@ export interface WarmPoolOptions {
 
 /** How a started warm container's wait for its ready line ended. */
 export type Readiness = "ready" | "failed" | "timeout" | "abandoned";
+
+/** What a warm container's wait for its ready line leaves as the pool's last error. */
+export function readinessError(
+  ended: Exclude<Readiness, "abandoned">,
+  timeoutMs: number,
+): Error | null {
+  if (ended === "failed") return new Error("a warm container ended before its runner was ready");
+  if (ended === "timeout")
+    return new Error(`a warm container did not say ready within ${timeoutMs} ms`);
+  return null;
+}
 
 /** Waits for the container's ready line, at most `timeoutMs`, or until abandoned. */
 export async function readiness(

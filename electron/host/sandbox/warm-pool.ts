@@ -1,5 +1,7 @@
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
+import { preloadFloor, restStep } from "./lean-rest.js";
+import { PoolWaiters, type ClaimView, type ContainerNeed, type InFlight } from "./pool-waiters.js";
 import {
   readiness,
   realClock,
@@ -7,14 +9,11 @@ import {
   type WarmPoolOptions,
   POOL_READY_TIMEOUT_MS,
   POOL_LEAN_WINDOW_MS,
+  POOL_HEAVY_WINDOW_MS,
+  readinessError,
 } from "./warm-pool-options.js";
 
-/**
- * Of the idle containers kept while quiet, this many stay lean (no preload imports: ~6 MiB
- * idle instead of ~62 MiB) when the floor is above 1; one preloads whatever the floor. The
- * second run of a burst takes such a spare instead of a cold start.
- */
-export const POOL_LEAN_SPARES = 1;
+export { POOL_LEAN_SPARES } from "./warm-pool-options.js";
 
 /**
  * Started, idle containers waiting for their start line, so a run skips container
@@ -22,32 +21,21 @@ export const POOL_LEAN_SPARES = 1;
  * parallel in the background. The number kept grows with demand (PoolTarget) and shrinks
  * back when runs stop. A container that dies while idle is dropped.
  *
- * A container is pooled only once its runner said ready (its preload imports are done): a run
- * that finds none ready takes a cold container at once rather than wait for the imports of
- * one still starting (bench/sandbox-preload.ts measures both ways).
- *
- * Under pressure (within POOL_LEAN_WINDOW_MS of a take that found the pool short of its target:
- * none ready, or the refills of earlier takes still under way), refills skip the preload imports
- * even when preloading is on: each would cost ~0.4 s of CPU while runs are already waiting for
- * containers (bench/pool-flood-profile.ts), or about to: a burst that starts on a full pool makes
- * its second take find the first one's refill still importing, and the refills it and the next
- * takes start would otherwise all import too (bench/pool-burst.ts, the second burst). Once no take
- * came for that long, the pool rests: the idle containers started that way are replaced by
- * preloading ones, so a rested pool still preloads.
+ * A container is pooled, or handed to a run waiting for it (PoolWaiters), only once its runner
+ * said ready (its preload imports are done). Under pressure refills skip the preload imports,
+ * and a rested pool swaps them for preloading ones (POOL_LEAN_WINDOW_MS).
  */
 export class WarmPool {
   private ready: SandboxContainer[] = [];
   private starting = 0;
-  /** Of `starting`, those that preload. */
+  /** Of `starting`, those that preload, and of these those started and importing. */
   private startingPreloaded = 0;
+  private importing = 0;
   private closed = false;
   /** Bumped by restock(): a container started before it is removed once ready, not pooled. */
   private generation = 0;
   private readonly inflight = new Set<Promise<void>>();
-  /**
-   * The starts under way when the target last grew: until they are all done, only a miss grows
-   * it again (PoolTarget.taken's `settling`).
-   */
+  /** The starts under way when the target last grew (PoolTarget.taken's `settling`). */
   private readonly growthWave = new Set<Promise<void>>();
   /** The container starts under way (their ready lines not included), for started(). */
   private readonly launches = new Set<Promise<unknown>>();
@@ -65,18 +53,18 @@ export class WarmPool {
   private preload: boolean;
   private readonly leanWindowMs: number;
   private readonly onPooled: ((container: SandboxContainer) => void) | undefined;
-  /**
-   * When a take last found the pool short of its target (none ready, or refills of earlier
-   * takes still under way): refills skip preloading for a while.
-   */
+  /** When a take last found the pool short of its target: refills skip preloading a while. */
   private lastPressureAt = -Infinity;
   private lastTakeAt = -Infinity;
+  private lastHeavyAt = -Infinity; // a run whose code names a preloaded library
   /** Containers started without preloading while preloading was on: replaced once the pool rests. */
   private readonly lean = new Set<SandboxContainer>();
   private cancelRest: (() => void) | null = null;
 
   private readonly startContainer: WarmPoolOptions["startContainer"];
   private readonly clock: PoolClock;
+  /** Runs that found no fitting container ready, waiting for a refill under way. */
+  private readonly waiters: PoolWaiters;
 
   constructor(options: WarmPoolOptions) {
     this.startContainer = options.startContainer;
@@ -86,17 +74,23 @@ export class WarmPool {
     this.preload = options.preload === true;
     this.leanWindowMs = options.leanWindowMs ?? POOL_LEAN_WINDOW_MS;
     this.onPooled = options.onPooled;
+    this.waiters = new PoolWaiters(clock, options.claimWaitMs);
   }
 
-  /** A warm container if one is ready, else a cold one started now. */
-  async take(): Promise<SandboxContainer> {
+  /**
+   * A warm container if one fitting `need` is ready, else (a heavy run) the first fitting refill
+   * under way to become ready (it started before a cold one would), else a cold one started now.
+   * Without `need` (the run's code unknown): any ready one, a preloading one first, else cold.
+   */
+  async take(need?: ContainerNeed): Promise<SandboxContainer> {
     // Refills of earlier takes still under way: runs come faster than the pool refills.
     const short = this.ready.length < this.target.size;
-    const warm = this.takeReady();
+    const warm = this.takeReady(need);
     const target = this.target.size;
     if (!this.closed) {
       this.target.taken(this.ready.length, warm === undefined, short, this.growthWave.size > 0);
       this.lastTakeAt = this.clock.now();
+      if (need === "preloaded") this.lastHeavyAt = this.lastTakeAt;
       if (short || warm === undefined) this.lastPressureAt = this.lastTakeAt;
       this.armShrink();
     }
@@ -107,25 +101,38 @@ export class WarmPool {
       for (const job of this.inflight) this.growthWave.add(job);
     }
     if (warm) return warm;
-    return this.startContainer(false, false);
+    const kind =
+      need === undefined || this.closed ? null : this.waiters.kindFor(need, this.claimView());
+    if (kind === null) return this.startContainer(false, false);
+    const waiting = this.waiters.wait(kind);
+    // One more refill starts for it, as many containers under way as with a cold start: the run
+    // gets whichever fitting one is ready first, the other joins the pool.
+    this.fill();
+    return (await waiting) ?? this.startContainer(false, false);
   }
 
-  /**
-   * The next idle container: a preloading one first (the run may import pandas), the lean ones
-   * (a floor's lean spare, a burst's refills) after.
-   */
-  private takeReady(): SandboxContainer | undefined {
-    const at = this.ready.findIndex((c) => !this.lean.has(c));
-    return this.ready.splice(at === -1 ? 0 : at, 1)[0];
+  /** Takes the idle container a run gets now (PoolWaiters.pick), if any. */
+  private takeReady(need?: ContainerNeed): SandboxContainer | undefined {
+    const at = this.waiters.pick(need, this.claimView());
+    return at === -1 ? undefined : this.ready.splice(at, 1)[0];
   }
 
-  /**
-   * How many idle containers preload (with preloading on, and no pressure): the floor's, but
-   * for its lean spares (POOL_LEAN_SPARES), and at least one of a floor that has any.
-   */
+  private claimView(): ClaimView {
+    return {
+      preloadedAt: this.preload ? this.ready.findIndex((c) => !this.lean.has(c)) : -1,
+      leanAt: this.ready.findIndex((c) => !this.preload || this.lean.has(c)),
+      importing: this.importing,
+      keepPreloaded: this.clock.now() - this.lastHeavyAt < POOL_HEAVY_WINDOW_MS,
+      inFlight: this.inFlight(),
+    };
+  }
+
+  private inFlight(): InFlight {
+    return { lean: this.starting - this.startingPreloaded, preloaded: this.startingPreloaded };
+  }
+
   private get preloadFloor(): number {
-    const floor = this.target.floorSize;
-    return Math.max(Math.min(floor, 1), floor - POOL_LEAN_SPARES);
+    return preloadFloor(this.target.floorSize);
   }
 
   /** Idle or starting containers that preload. */
@@ -143,44 +150,54 @@ export class WarmPool {
     this.preload = preload;
   }
 
-  /** How many idle containers the pool aims for now (grown under demand). */
+  /** How many idle containers the pool aims for now. */
   get targetSize(): number {
     return this.target.size;
   }
 
   fill(): void {
     if (this.closed) return;
-    while (this.ready.length + this.starting < this.target.size) {
+    // A waiting run counts too: the start a cold one would have been (see take).
+    while (this.ready.length + this.starting < this.target.size + this.waiters.size) {
       this.starting++;
       const generation = this.generation;
       const abandon = this.abandon.signal;
       // Only the preloading floor's worth: the floor's lean spares and a grown pool's extra
       // containers stay lean (~6 MiB idle instead of ~62 MiB, and no ~0.4 s of import CPU).
-      const preload = this.preloadingNow && this.preloaded < this.preloadFloor;
+      // Under pressure too, after a heavy run, one preloads while none is idle or starting: the
+      // next heavy run gets it, or waits for what it has left to import.
+      const heavy = this.clock.now() - this.lastHeavyAt < this.leanWindowMs && this.preloaded === 0;
+      const preload =
+        this.preload && this.preloaded < this.preloadFloor && (this.preloadingNow || heavy);
       if (preload) this.startingPreloaded++;
       const launch = this.startContainer(true, preload);
       this.launches.add(launch);
       const launched = (): void => void this.launches.delete(launch);
       launch.then(launched, launched);
+      // restock() already stopped counting the containers of an older generation.
+      const uncount = (importing: number): void => {
+        if (generation !== this.generation) return;
+        this.starting--;
+        if (preload) this.startingPreloaded--;
+        this.importing -= importing;
+      };
       const job = launch.then(
         async (container) => {
           this.awaitingReady++;
+          const importing = preload && generation === this.generation ? 1 : 0;
+          this.importing += importing;
           const ended = await readiness(container, this.readyTimeoutMs, abandon);
           this.awaitingReady--;
-          // restock() already stopped counting the containers of an older generation.
-          if (generation === this.generation) {
-            this.starting--;
-            if (preload) this.startingPreloaded--;
+          uncount(importing);
+          if (ended !== "abandoned") this.lastError = readinessError(ended, this.readyTimeoutMs);
+          const fresh = !this.closed && generation === this.generation && ended === "ready";
+          if (fresh && this.waiters.offer(container, preload)) {
+            this.fill(); // its replacement
+            return;
           }
-          if (ended === "failed") {
-            this.lastError = new Error("a warm container ended before its runner was ready");
-          } else if (ended === "timeout") {
-            this.lastError = new Error(
-              `a warm container did not say ready within ${this.readyTimeoutMs} ms`,
-            );
-          } else if (ended === "ready") this.lastError = null;
-          // A container started for a target that has shrunk since is not kept either.
-          if (this.closed || generation !== this.generation || ended !== "ready" || this.full()) {
+          // Not kept either: one started for a target that has shrunk since (no run waits).
+          if (!fresh || this.full()) {
+            this.waiters.release(this.inFlight()); // a run waiting for it starts a cold one
             // Awaited through `inflight`, so drain() returns only once it is gone.
             await container.remove().catch(() => undefined);
             // A slow one is replaced; one that failed is not (a broken image would spin):
@@ -202,11 +219,9 @@ export class WarmPool {
         },
         (error: unknown) => {
           // Not retried in a loop: a broken engine or a missing image would spin.
-          if (generation === this.generation) {
-            this.starting--;
-            if (preload) this.startingPreloaded--;
-          }
+          uncount(0);
           this.lastError = error;
+          this.waiters.release(this.inFlight());
         },
       );
       this.inflight.add(job);
@@ -220,14 +235,16 @@ export class WarmPool {
   /** A new floor (idle containers kept when quiet). */
   resize(size: number): void {
     this.target.setFloor(size);
-    this.trim();
-    this.fill();
-    this.armShrink();
+    this.retarget();
   }
 
   /** A new growth ceiling and idle time. */
   setGrowth(growth: PoolGrowth): void {
     this.target.setGrowth(growth);
+    this.retarget();
+  }
+
+  private retarget(): void {
     this.trim();
     this.fill();
     this.armShrink();
@@ -239,7 +256,7 @@ export class WarmPool {
 
   private trim(): void {
     while (this.ready.length > this.target.size) {
-      // A lean one goes first: the preloading ones are the floor's (see armRest); but a
+      // A lean one goes first: the preloading ones are the floor's (see restStep); but a
       // preloading one past the floor's worth (a floor lowered to 2 or more keeps its lean
       // spare) goes before the spare, ~56 MiB more idle. With preloading off none is lean: the
       // last goes.
@@ -266,38 +283,27 @@ export class WarmPool {
     }, this.target.msUntilShrink());
   }
 
-  /**
-   * Once no take came for POOL_LEAN_WINDOW_MS, replaces the idle containers started without
-   * preloading (under pressure) by preloading ones, one at a time: the next goes only once the last
-   * replacement is ready, so a burst that comes back meanwhile still finds all but one idle
-   * container ready (replacing them all at once left the pool empty for the seconds the imports
-   * take, and such a burst then ran on cold containers). Armed only while there are such
-   * containers.
-   */
+  /** While there are lean idle containers, a timer swaps them once the pool rests (restStep). */
   private armRest(): void {
     if (this.cancelRest || this.closed) return;
     const due = Math.max(0, this.lastTakeAt + this.leanWindowMs - this.clock.now());
     this.cancelRest = this.clock.setTimeout(() => {
       this.cancelRest = null;
       if (this.closed || this.lean.size === 0) return;
-      if (this.clock.now() - this.lastTakeAt < this.leanWindowMs) {
-        this.armRest();
-        return;
-      }
       const next = this.ready.find((c) => this.lean.has(c));
-      if (!this.preload || next === undefined) {
-        this.lean.clear();
-        return;
+      const step = restStep({
+        ...{ quietMs: this.clock.now() - this.lastTakeAt, windowMs: this.leanWindowMs },
+        ...{ preload: this.preload, leanIdle: next !== undefined, preloaded: this.preloaded },
+        preloadFloor: this.preloadFloor,
+      });
+      if (step === "rearm") this.armRest();
+      else if (step === "forget") this.lean.clear();
+      else if (step === "swap" && next !== undefined) {
+        this.lean.delete(next);
+        this.ready = this.ready.filter((c) => c !== next);
+        this.discard(next);
+        this.fill();
       }
-      // Only the floor's worth preloads, but its lean spare (preloadFloor): a grown pool's extra
-      // containers are kept for bursts alone, and go when it shrinks. Preloading them would cost
-      // each ~0.4 s of CPU (spent just as a returning burst needs it) and ~56 MiB more while it
-      // waits to shrink.
-      if (this.preloaded >= this.preloadFloor) return;
-      this.lean.delete(next);
-      this.ready = this.ready.filter((c) => c !== next);
-      this.discard(next);
-      this.fill();
     }, due);
   }
 
@@ -311,11 +317,14 @@ export class WarmPool {
     this.abandon = new AbortController();
     this.starting = 0;
     this.startingPreloaded = 0;
+    this.importing = 0;
     const old = this.ready;
     this.ready = [];
     this.lean.clear();
     for (const container of old) this.discard(container);
     this.fill();
+    // Runs waiting for a refill made the old way wait for a new one, or start cold.
+    this.waiters.release(this.inFlight());
   }
 
   /**
@@ -349,10 +358,7 @@ export class WarmPool {
     await Promise.allSettled([...this.inflight]);
   }
 
-  /**
-   * Resolves once every container being started now is up (ready or still importing): how
-   * many there are then. Unlike settled(), it does not wait for imports.
-   */
+  /** Once every container being started now is up (ready or importing): how many there are. */
   async started(): Promise<number> {
     await Promise.allSettled([...this.launches]);
     return this.ready.length + this.awaitingReady;
@@ -361,6 +367,7 @@ export class WarmPool {
   /** Removes every idle container, including ones still starting. */
   async drain(): Promise<void> {
     this.closed = true;
+    this.waiters.releaseAll();
     this.abandon.abort();
     this.cancelShrink?.();
     this.cancelShrink = null;

@@ -53,6 +53,8 @@ describeOnRunsc(docker, "the Sandbox page's isolation choice", () => {
     const select = isolation(ui.page);
     await select.waitFor();
     expect(await select.inputValue()).toBe("runc");
+    // The engine's runtimes arrive after the form: strong is offered once they say runsc.
+    await ui.page.getByText("Strong puts one more wall").waitFor();
     const options = select.locator("option");
     expect(await options.allInnerTexts()).toEqual(["Standard (runc)", "Strong (gVisor)"]);
     expect(await options.nth(1).isDisabled()).toBe(false);

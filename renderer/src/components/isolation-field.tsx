@@ -51,7 +51,8 @@ export function IsolationField(props: {
             data you do not trust at all, a little slower to start. Ready sandboxes are replaced
             when it changes.
           </>
-        ) : runtimes.data?.available === null ? (
+        ) : !runtimes.data || runtimes.data.available === null ? (
+          // Until the engine has answered, nothing is known: claiming it lacks gVisor would be wrong.
           <>Strong isolation (gVisor) is offered once the container engine answers and has runsc.</>
         ) : (
           <span data-testid="gvisor-missing">

@@ -6,7 +6,7 @@
 // import), a ToolError or any other exception fails it. A new example that calls a new tool
 // needs that tool in TOY_TOOLS (with its parameters: the check before the run judges the
 // example's calls); a new kind of example (another call form) needs only its tools.
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   runPythonExamples,
   type ExampleTool,
@@ -14,14 +14,9 @@ import {
 import { SINGLE_SERVER_NAMESPACE } from "../electron/host/core/catalog/python-names.js";
 import { renderStub } from "../electron/host/core/catalog/tool-stub.js";
 import type { CallOutcome, SandboxTool } from "../electron/host/core/ports/run-types.js";
-import { Sandbox } from "../electron/host/sandbox/sandbox.js";
 import { pageExamples, type CodeExample } from "../test-support/code-examples.js";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../test-support/docker.js";
+import { coldSandbox } from "../test-support/cold-sandbox.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../test-support/docker.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.
 const docker = await dockerOnRuntimes();
@@ -135,19 +130,12 @@ const EXAMPLES: (CodeExample & { tools?: SandboxTool[] })[] = [
 ];
 
 describeEachRuntime(docker, "every code example runs as written (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   it.each(EXAMPLES.map((example) => [example.where, example] as const))(
     "%s",
     async (_where, example) => {
-      const result = await sandbox!.run(
+      const result = await sandbox.run(
         { code: example.code, deadlineSeconds: 30, tools: example.tools ?? TOOLS },
         { onCall },
       );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fakeClock } from "../../../test-support/fake-clock.js";
 import {
   FIXED_POOL,
   poolGrowthFor,
@@ -6,11 +7,6 @@ import {
   POOL_BURST_WINDOW_MS,
   POOL_GROWTH_FACTOR,
 } from "./pool-target.js";
-
-function fakeClock() {
-  const clock = { t: 0, now: () => clock.t };
-  return clock;
-}
 
 describe("PoolTarget", () => {
   it("doubles when a take finds the pool empty, up to its ceiling; once grown, also when a take leaves it under half full", () => {

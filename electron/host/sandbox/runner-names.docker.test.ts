@@ -2,18 +2,13 @@
 // its server, a misspelt one (pointed to the current tool, not the deprecated one its server
 // keeps), and TOOLS[...] of a name that is no tool's or of a tool held for the user's review.
 // The catalog is built as the app builds it, from a toy copy of the filesystem server's tools.
-import { afterAll, expect, it } from "vitest";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../../../test-support/docker.js";
+import { expect, it } from "vitest";
+import { coldSandbox } from "../../../test-support/cold-sandbox.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../../../test-support/docker.js";
 import { buildCatalog } from "../core/catalog/catalog-builder.js";
 import type { DiscoveredTool } from "../core/catalog/catalog-types.js";
 import { catalogSandboxTools } from "../core/catalog/sandbox-tools.js";
 import { heldNamedIn } from "../core/engine/held-names.js";
-import { Sandbox } from "./sandbox.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.
 const docker = await dockerOnRuntimes();
@@ -58,18 +53,11 @@ const CATALOG = buildCatalog(
 );
 
 describeEachRuntime(docker, "names the code gets wrong, in the sandbox (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   /** The last line of the error of `code`, run against the catalog as the engine sends it. */
   async function lastErrorLine(code: string): Promise<string> {
-    const result = await sandbox!.run({
+    const result = await sandbox.run({
       code,
       deadlineSeconds: 20,
       tools: catalogSandboxTools(CATALOG),
@@ -127,7 +115,7 @@ describeEachRuntime(docker, "names the code gets wrong, in the sandbox (%s)", (r
       /^KeyError: filesystem__write_file: .* is held .* until the user reviews it in Code Mode\.$/,
     );
     // Still a KeyError keyed by the name, for code that catches it.
-    const result = await sandbox!.run({
+    const result = await sandbox.run({
       code: 'try:\n    TOOLS["zebra"]\nexcept KeyError as e:\n    print(e.args[0])',
       tools: catalogSandboxTools(CATALOG),
     });

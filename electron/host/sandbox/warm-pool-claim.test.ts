@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
+import { fakeClock } from "../../../test-support/fake-clock.js";
 import { WarmPool } from "./warm-pool.js";
 import { POOL_CLAIM_WAIT_MS } from "./pool-waiters.js";
 import { POOL_BURST_WINDOW_MS } from "./pool-target.js";
@@ -11,31 +12,6 @@ interface Made {
   removed: boolean;
   /** Says ready (true) or ends before it (false). */
   say: (ready: boolean) => void;
-}
-
-/** A clock whose timers fire only when the test moves time on. */
-function fakeClock() {
-  const timers: { at: number; run: () => void }[] = [];
-  const clock = {
-    t: 0,
-    now: () => clock.t,
-    setTimeout(run: () => void, ms: number) {
-      const timer = { at: clock.t + ms, run };
-      timers.push(timer);
-      return () => {
-        const index = timers.indexOf(timer);
-        if (index !== -1) timers.splice(index, 1);
-      };
-    },
-    advance(ms: number) {
-      clock.t += ms;
-      for (const timer of timers.filter((x) => x.at <= clock.t)) {
-        timers.splice(timers.indexOf(timer), 1);
-        timer.run();
-      }
-    },
-  };
-  return clock;
 }
 
 /** A pool of fake containers, each ready when the test says so. */

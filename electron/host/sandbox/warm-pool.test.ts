@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
+import { fakeClock } from "../../../test-support/fake-clock.js";
 import { until } from "../../../test-support/wait.js";
 import { WarmPool, POOL_LEAN_SPARES } from "./warm-pool.js";
 import { FIXED_POOL, POOL_BURST_WINDOW_MS } from "./pool-target.js";
@@ -122,32 +123,6 @@ describe("WarmPool warm flag", () => {
     await pool.drain();
   });
 });
-
-/** A clock whose timers fire only when the test moves time on. */
-function fakeClock() {
-  const timers: { at: number; run: () => void }[] = [];
-  const clock = {
-    t: 0,
-    now: () => clock.t,
-    setTimeout(run: () => void, ms: number) {
-      const timer = { at: clock.t + ms, run };
-      timers.push(timer);
-      return () => {
-        const index = timers.indexOf(timer);
-        if (index !== -1) timers.splice(index, 1);
-      };
-    },
-    pending: () => timers.length,
-    advance(ms: number) {
-      clock.t += ms;
-      for (const timer of timers.filter((x) => x.at <= clock.t)) {
-        timers.splice(timers.indexOf(timer), 1);
-        timer.run();
-      }
-    },
-  };
-  return clock;
-}
 
 describe("WarmPool growth", () => {
   it("a burst of takes grows the pool, refilled in parallel; idle halves it back, removing the extras", async () => {

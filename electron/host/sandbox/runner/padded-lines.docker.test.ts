@@ -2,15 +2,10 @@
 // to the line cap) straight to the protocol pipe. Each costs the host a parse of 128 KiB while
 // counting as one message, so before the fix 100,000 of them fitted under the message cap and
 // kept the host's thread ~33 % busy until the run's deadline.
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { PROTOCOL_LIMITS } from "../../../../shared/limits.js";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../../../../test-support/docker.js";
-import { Sandbox } from "../sandbox.js";
+import { coldSandbox } from "../../../../test-support/cold-sandbox.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../../../../test-support/docker.js";
 
 const docker = await dockerOnRuntimes();
 const { fx } = docker;
@@ -32,20 +27,13 @@ const FILLERS = {
 };
 
 describeEachRuntime(docker, "output lines padded with what JSON leaves out (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   for (const [what, filler] of Object.entries(FILLERS)) {
     it(`${what}: the first such line ends the run`, async () => {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      const result = await sandbox!.run({ code: padded(filler), deadlineSeconds: 6 }, {});
+      const result = await sandbox.run({ code: padded(filler), deadlineSeconds: 6 }, {});
       const wall = performance.now() - started;
       const used = process.cpuUsage(cpu);
       console.log(

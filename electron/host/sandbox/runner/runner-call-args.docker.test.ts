@@ -2,16 +2,11 @@
 // arguments' bytes measured are the bytes sent): what the host parses is what the code gave,
 // keys in order and non-ASCII text whole; the argument limit holds at exactly its bytes; what
 // JSON cannot carry fails in the code with the same ToolError, and the run goes on.
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { BRIDGE_LIMITS } from "../../../../shared/limits.js";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../../../../test-support/docker.js";
+import { coldSandbox } from "../../../../test-support/cold-sandbox.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../../../../test-support/docker.js";
 import type { CallOutcome } from "../../core/ports/run-types.js";
-import { Sandbox } from "../sandbox.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.
 const docker = await dockerOnRuntimes();
@@ -25,17 +20,10 @@ function onCall(_tool: string, args: unknown): Promise<CallOutcome> {
 }
 
 describeEachRuntime(docker, "a tool call's arguments on the wire (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   const run = (code: string) =>
-    sandbox!.run({ code, deadlineSeconds: 20, tools: TOOLS }, { onCall });
+    sandbox.run({ code, deadlineSeconds: 20, tools: TOOLS }, { onCall });
 
   it("reach the host as the code gave them; the limit is the bytes sent; bad ones fail in the code", async () => {
     const limit = BRIDGE_LIMITS.argsMaxBytes;

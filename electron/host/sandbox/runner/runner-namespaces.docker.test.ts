@@ -3,18 +3,13 @@
 // the result as a value, and raises ToolError with .server, .tool and .reason. The check before
 // the run ends code with a mistake in a direct call before its first statement: no call, no
 // output. A catalog built by the host's own builder, so the runner reads what the host sends.
-import { afterAll, expect, it } from "vitest";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../../../../test-support/docker.js";
+import { expect, it } from "vitest";
+import { coldSandbox } from "../../../../test-support/cold-sandbox.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../../../../test-support/docker.js";
 import { buildCatalog, SCHEMA_SHOWN_MAX_BYTES } from "../../core/catalog/catalog-builder.js";
 import type { DiscoveredTool } from "../../core/catalog/catalog-types.js";
 import { catalogSandboxTools } from "../../core/catalog/sandbox-tools.js";
 import type { CallOutcome } from "../../core/ports/run-types.js";
-import { Sandbox } from "../sandbox.js";
 
 // Fails under CI=true when there is no engine, or it lacks runsc.
 const docker = await dockerOnRuntimes();
@@ -153,17 +148,10 @@ function answerer(seen: Seen[]) {
 }
 
 describeEachRuntime(docker, "the namespaced form in the runner (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   const run = (code: string, seen: Seen[] = []) =>
-    sandbox!.run(
+    sandbox.run(
       {
         code,
         deadlineSeconds: 30,

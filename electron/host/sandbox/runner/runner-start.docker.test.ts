@@ -4,6 +4,7 @@
 // tools still works without the code importing asyncio itself. The compiled runner, the frames it
 // hides from the code's traceback and awaiting tools are pinned on each runtime the engine has.
 import { afterAll, describe, expect, it } from "vitest";
+import { coldSandbox } from "../../../../test-support/cold-sandbox.js";
 import {
   describeEachRuntime,
   dockerOnRuntimes,
@@ -18,19 +19,12 @@ const docker = await dockerOnRuntimes();
 const { fx } = docker;
 
 describeEachRuntime(docker, "the runner's start-up (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   it("runs the runner compiled when the image was built, and still hides its frames from a traceback", async () => {
     // A failed tool call raises inside the runner's stub, under the code's frame: the frames
     // of the runner are what the traceback must leave out.
-    const result = await sandbox!.run(
+    const result = await sandbox.run(
       {
         code: "print(open('/proc/self/cmdline', 'rb').read().split(b'\\0')[2].decode())\ndef f():\n    return echo()\nawait f()",
         tools: [{ name: "echo", stub: "async def echo() -> str: ..." }],
@@ -45,7 +39,7 @@ describeEachRuntime(docker, "the runner's start-up (%s)", (runtime) => {
   });
 
   it("top-level await of tools, gathered, works without the code importing asyncio", async () => {
-    const result = await sandbox!.run(
+    const result = await sandbox.run(
       {
         code: "a, b = await __import__('asyncio').gather(echo({'x': 1}), echo({'x': 2}))\nprint(a, b)\nprint(await echo())",
         tools: [{ name: "echo", stub: "async def echo(params: dict | None = None) -> str: ..." }],
@@ -53,7 +47,7 @@ describeEachRuntime(docker, "the runner's start-up (%s)", (runtime) => {
       { onCall: (_tool, args) => Promise.resolve({ ok: true, value: JSON.stringify(args) }) },
     );
     expect(result).toMatchObject({ stdout: '{"x":1} {"x":2}\n{}\n', error: null });
-    const plain = await sandbox!.run(
+    const plain = await sandbox.run(
       { code: "print(await echo({'y': 3}))", tools: [{ name: "echo", stub: "" }] },
       { onCall: (_tool, args) => Promise.resolve({ ok: true, value: JSON.stringify(args) }) },
     );

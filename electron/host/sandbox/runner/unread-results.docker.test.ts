@@ -1,15 +1,10 @@
 // Attack: the code stops the runner reading its results, then forges
 // calls whose results are big. The host writes every result into the container's stdin; with
 // no one reading, Docker's pipes fill and the rest waits in the host's memory.
-import { afterAll, expect, it } from "vitest";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../../../../test-support/docker.js";
+import { expect, it } from "vitest";
+import { coldSandbox } from "../../../../test-support/cold-sandbox.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../../../../test-support/docker.js";
 import type { CallOutcome } from "../../core/ports/run-types.js";
-import { Sandbox } from "../sandbox.js";
 
 const docker = await dockerOnRuntimes();
 const { fx } = docker;
@@ -43,14 +38,7 @@ time.sleep(60)
 import { RESULTS_UNREAD_MAX_BYTES } from "./run-session.js";
 
 describeEachRuntime(docker, "results the code leaves unread (%s)", (runtime) => {
-  const sandbox = fx
-    ? new Sandbox({ engine: fx.engine, image: fx.image, owner: testOwner(), poolSize: 0, runtime })
-    : null;
-
-  afterAll(async () => {
-    await sandbox?.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  const sandbox = coldSandbox(fx!, runtime);
 
   it("a run that stops reading its results is stopped, not buffered for", async () => {
     answered = 0;
@@ -59,7 +47,7 @@ describeEachRuntime(docker, "results the code leaves unread (%s)", (runtime) => 
     const meter = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 50);
-    const result = await sandbox!.run(
+    const result = await sandbox.run(
       { code: ATTACK, deadlineSeconds: 8, tools: [{ name: "echo", stub: "" }] },
       { onCall },
     );

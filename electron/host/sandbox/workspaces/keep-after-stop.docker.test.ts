@@ -10,10 +10,10 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeEachRuntime,
   dockerOnRuntimes,
-  leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import { workspaceSandbox } from "../../../../test-support/workspace-sandbox.js";
 import { runPythonText } from "../../core/engine/run-python-content.js";
 import { sandboxWorkspace, type WorkspaceKeepDiffered } from "../../core/engine/run-workspace.js";
 import type { WorkspaceSlot } from "../../core/ports/run-types.js";
@@ -59,23 +59,14 @@ function writesAfterItsEnd(late: string): string {
 describeEachRuntime(docker, "a workspace kept after the run's answer, on %s", (runtime) => {
   let sandbox: Sandbox;
   let store: WorkspaceStore;
+  let close = (): Promise<void> => Promise.resolve();
   const limits: WorkspaceLimits = { maxBytes: 64 * MiB, perClient: 10, keepDays: 7 };
 
   beforeAll(async () => {
-    const root = tempDir("cm-wskeep-");
-    store = new WorkspaceStore(path.join(root, "workspaces"), () => limits);
-    sandbox = new Sandbox({
-      ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 1, runtime },
-      slots: new SlotRoot(path.join(root, "slots")),
-      deadlineSeconds: 120,
-    });
-    expect(await sandbox.poolFilled()).toBe(1);
+    ({ sandbox, store, close } = await workspaceSandbox(fx!, runtime, limits, "cm-wskeep-"));
   });
 
-  afterAll(async () => {
-    await sandbox.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  afterAll(() => close());
 
   /**
    * One run of workspace `name`, as the engine makes it: answered, then the workspace released

@@ -3,21 +3,15 @@
 // never for another client's; a run over the size limit loses nothing; a run without one has
 // no /workspace; a file a run attaches comes back byte for byte.
 import { createHash } from "node:crypto";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  describeEachRuntime,
-  dockerOnRuntimes,
-  leftoverContainers,
-  testOwner,
-} from "../../../../test-support/docker.js";
-import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
+import { describeEachRuntime, dockerOnRuntimes } from "../../../../test-support/docker.js";
+import { removeTempDirs } from "../../../../test-support/temp-dir.js";
+import { workspaceSandbox } from "../../../../test-support/workspace-sandbox.js";
 import type { CallOutcome, RunFileData } from "../../core/ports/run-types.js";
 import { freezeTools } from "../../core/ports/tools-json.js";
 import { sandboxWorkspace } from "../../core/engine/run-workspace.js";
-import { Sandbox } from "../sandbox.js";
-import { SlotRoot } from "./workspace-slots.js";
-import { WorkspaceStore, type WorkspaceLimits } from "./workspace-store.js";
+import type { Sandbox } from "../sandbox.js";
+import type { WorkspaceLimits, WorkspaceStore } from "./workspace-store.js";
 
 const docker = await dockerOnRuntimes();
 const { fx } = docker;
@@ -31,24 +25,14 @@ afterAll(() => removeTempDirs());
 describeEachRuntime(docker, "workspaces on %s", (runtime) => {
   let sandbox: Sandbox;
   let store: WorkspaceStore;
+  let close = (): Promise<void> => Promise.resolve();
   const limits: WorkspaceLimits = { maxBytes: 300 * MiB, perClient: 10, keepDays: 7 };
 
   beforeAll(async () => {
-    const root = tempDir("cm-wsrun-");
-    store = new WorkspaceStore(path.join(root, "workspaces"), () => limits);
-    sandbox = new Sandbox({
-      ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 1, runtime },
-      slots: new SlotRoot(path.join(root, "slots")),
-      deadlineSeconds: 120,
-    });
-    // The runs below take warm containers: a workspace reaches one made before it was named.
-    expect(await sandbox.poolFilled()).toBe(1);
+    ({ sandbox, store, close } = await workspaceSandbox(fx!, runtime, limits, "cm-wsrun-"));
   });
 
-  afterAll(async () => {
-    await sandbox.close();
-    expect(await leftoverContainers(fx!.docker)).toEqual([]);
-  });
+  afterAll(() => close());
 
   /** One run of `client` with its workspace `name`, as the engine makes it. */
   async function run(client: string, name: string | null, code: string, withPing = false) {

@@ -12,7 +12,9 @@ send as hostile and counts every limit itself. This runner therefore only tries 
 correct and convenient for honest code; it never tries to enforce a limit (deadline,
 output totals, call budget) that the code could simply undo.
 
-Standard library only. Nothing heavy is imported before the code asks for it, except in a
+Standard library only. Nothing heavy is imported before the code asks for it, except ctypes
+(closing /workspace to execution calls the kernel through it: imported here, before the ready
+line, a warm container has paid for it before its run), and in a
 warm-pool container (started with PRELOAD_FLAG): it imports PRELOAD_MODULES while it waits
 for its start line, so a run that uses them does not pay for the import. Each container
 serves exactly one run, so whatever state these modules hold cannot reach another run.
@@ -21,6 +23,7 @@ serves exactly one run, so whatever state these modules hold cannot reach anothe
 import ast
 import base64
 import builtins
+import ctypes
 import errno
 import io
 import itertools
@@ -29,6 +32,7 @@ import keyword
 import linecache
 import os
 import re
+import struct
 import sys
 import threading
 import traceback
@@ -2145,9 +2149,6 @@ def _deny_exec_beneath_slot():
     """Asks the kernel (Landlock) to refuse executing any file under the slot, for this process
     and its children, for good: a program the code writes to /workspace cannot be run. Returns
     why it could not, or None."""
-    import ctypes
-    import struct
-
     if _other_threads():
         return "another thread was running when execution had to be denied"
     libc = ctypes.CDLL(None, use_errno=True)
@@ -2268,13 +2269,11 @@ def _deny_exec_by_filter():
     """Installs the no-exec filter for this process and its children, for good: no file the
     code makes or changes can carry an execute bit, and the host keeps none with one, so
     nothing in /workspace can be run as a program. Returns why it could not, or None."""
-    import ctypes
-    import platform
-    import struct
-
-    program = _no_exec_filter_program(platform.machine())
+    # os.uname, not the platform module: importing that costs a run some milliseconds.
+    machine = os.uname().machine
+    program = _no_exec_filter_program(machine)
     if program is None:
-        return f"Code Mode knows no seccomp filter for the {platform.machine()} architecture"
+        return f"Code Mode knows no seccomp filter for the {machine} architecture"
 
     class _Program(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
@@ -2285,7 +2284,7 @@ def _deny_exec_by_filter():
         return "no_new_privs could not be set"
     prog = _Program(len(program), ctypes.addressof(code))
     # TSYNC: every thread of the process gets the filter, not only the one asking.
-    number = _SECCOMP_SYSCALL[platform.machine()]
+    number = _SECCOMP_SYSCALL[machine]
     if libc.syscall(number, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC, ctypes.byref(prog)) != 0:
         return "the kernel refused a seccomp filter for all of the runner's threads"
     return None

@@ -220,8 +220,7 @@ export class Sandbox {
     if (workspace !== undefined) {
       try {
         if (slot === null) throw new Error("the container has no workspace slot");
-        await this.options.slots!.open(slot);
-        await workspace.fill(slot);
+        await workspace.fill(slot, this.options.slots!.open(slot));
       } catch (error) {
         this.track(container.remove().finally(releaseSlot));
         throw error;

@@ -30,6 +30,13 @@ export interface WorkspaceSession extends WorkspaceSessionPort {
   ): Promise<{ report: RunWorkspace; problem: string | null }>;
 }
 
+/** Ends a keep's mark that turned out not to be needed (or whose writing failed). */
+async function endMarking(marking: Promise<() => Promise<void>> | null): Promise<void> {
+  if (marking === null) return;
+  const end = await marking.catch(() => null);
+  await end?.().catch(() => undefined);
+}
+
 /** The session of a run that opened the workspace at `place` (its lock taken, `release`). */
 export function workspaceSession(options: {
   place: WorkspacePlace;
@@ -71,17 +78,28 @@ export function workspaceSession(options: {
       state = rest;
       await writeState(place, state);
     }
-    const checked: SessionChecked =
-      filled === null
-        ? { outcome: { report: unchangedReport(state), problem: null }, keep: null }
-        : await checkSlot({ place, state, filled, maxBytes, now }, slot, outcome);
-    const told =
-      notice === undefined
-        ? checked.outcome
-        : { ...checked.outcome, report: { ...checked.outcome.report, notice } };
+    const withNotice = (told: SessionChecked["outcome"]): SessionChecked["outcome"] =>
+      notice === undefined ? told : { ...told, report: { ...told.report, notice } };
+    if (filled === null) {
+      return { outcome: withNotice({ report: unchangedReport(state), problem: null }), keep: null };
+    }
+    // A run that ended by itself will most likely keep: the mark is written while the slot is
+    // scanned rather than after, as it must be on disk before the answer.
+    const marking = outcome.finished ? markKeeping(place.keeping) : null;
+    let checked: SessionChecked;
+    try {
+      checked = await checkSlot({ place, state, filled, maxBytes, now }, slot, outcome);
+    } catch (error) {
+      await endMarking(marking);
+      throw error;
+    }
+    const told = withNotice(checked.outcome);
     const keep = checked.keep;
-    if (keep === null) return { outcome: told, keep: null };
-    const endMark = await markKeeping(place.keeping);
+    if (keep === null || marking === null) {
+      await endMarking(marking);
+      return { outcome: told, keep: null };
+    }
+    const endMark = await marking;
     let done: () => void = () => undefined;
     keeping = new Promise<void>((resolve) => (done = resolve));
     return {
@@ -104,8 +122,16 @@ export function workspaceSession(options: {
     name: opened.name,
     private: opened.private,
     maxBytes,
-    fill: async (slot) => {
-      const tree = await scanTree(kept, WORKSPACE_LIMITS.maxEntries);
+    fill: async (slot, opened) => {
+      // Both settled before either's failure is thrown: the slot is not released while its
+      // folder is still being made.
+      const [scanned, ready] = await Promise.allSettled([
+        scanTree(kept, WORKSPACE_LIMITS.maxEntries),
+        opened,
+      ]);
+      if (ready.status === "rejected") throw ready.reason;
+      if (scanned.status === "rejected") throw scanned.reason;
+      const tree = scanned.value;
       filled = await fillSlot(kept, tree, slot.workspace, mode);
     },
     check,

@@ -186,6 +186,33 @@ describe("workspace store", () => {
     await (await opening).release();
   });
 
+  it("a folder left without its state is no workspace to edit, and is made anew by a run, within the count", async () => {
+    const env = setup({ perClient: 1 });
+    const place = env.store.place("c", "half");
+    mkdirSync(place.dir, { recursive: true });
+    await expect(env.store.remove("c", "half")).rejects.toThrow(/there is no workspace "half"/);
+    expect(existsSync(place.lock)).toBe(false);
+    const { report } = await run(env, "c", "half", (dir) =>
+      writeFileSync(path.join(dir, "a"), "x"),
+    );
+    expect(report).toMatchObject({ name: "half", kept: true, files: 1 });
+    // The count holds for such a folder too.
+    mkdirSync(env.store.place("c", "other").dir, { recursive: true });
+    await expect(env.store.open("c", "other")).rejects.toThrow(/this client has 1 workspaces/);
+  });
+
+  it("an open waiting while the workspace is removed says it is gone, rather than making it again", async () => {
+    const env = setup();
+    await run(env, "c", "w", () => undefined);
+    const held = await env.store.open("c", "w");
+    const removing = env.store.remove("c", "w");
+    const waiting = env.store.remove("c", "w");
+    await held.release();
+    expect((await removing)?.name).toBe("w");
+    await expect(waiting).rejects.toThrow(/there is no workspace "w"/);
+    expect(await env.store.list("c")).toEqual([]);
+  });
+
   it("the user puts, reads and deletes files; the size limit holds there too", async () => {
     const env = setup({ maxBytes: 10 });
     const from = path.join(tempDir("cm-ws-src-"), "f.txt");

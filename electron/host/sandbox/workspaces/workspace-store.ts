@@ -9,6 +9,7 @@ import path from "node:path";
 import { canClone, type FillMode } from "./workspace-commit.js";
 import { takeWorkspaceLock, waitForKeep } from "./workspace-lock.js";
 import { checkWorkspaceName, workspaceNameProblem } from "./workspace-name.js";
+import { isErrno } from "../../util/errno.js";
 import { workspaceSession, type WorkspaceSession } from "./workspace-session.js";
 export type { WorkspaceSession } from "./workspace-session.js";
 import {
@@ -73,13 +74,27 @@ export class WorkspaceStore {
   ): Promise<{ place: WorkspacePlace; state: WorkspaceState; release: () => Promise<void> }> {
     checkWorkspaceName(name);
     const place = this.place(client, name);
-    let state = await readState(place);
-    if (state === null && !create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
-    if (state === null) await this.checkRoom(client, name);
-    await mkdir(place.dir, { recursive: true, mode: 0o700 });
-    const release = await takeWorkspaceLock(place.lock, `the workspace "${name}"`);
+    const what = `the workspace "${name}"`;
+    // A workspace that exists (the usual case) is locked straight away; only a lock file with
+    // no folder to go in leads to the checks of a new one, before its folder is made.
+    let release = await takeWorkspaceLock(place.lock, what).catch((error: unknown) => {
+      if (isErrno(error, "ENOENT")) return null;
+      throw error;
+    });
+    if (release === null) {
+      if (!create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
+      await this.checkRoom(client, name);
+      await mkdir(place.dir, { recursive: true, mode: 0o700 });
+      release = await takeWorkspaceLock(place.lock, what);
+    }
     try {
-      state = (await readState(place)) ?? (await createWorkspace(place, client, name, this.now()));
+      let state = await readState(place);
+      if (state === null) {
+        // A folder with no state yet: made by a process that stopped before writing it.
+        if (!create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
+        await this.checkRoom(client, name);
+        state = await createWorkspace(place, client, name, this.now());
+      }
       await removeStaleVersions(place, state.version);
       return { place, state, release };
     } catch (error) {

@@ -46,6 +46,23 @@ describe("a keep's mark", () => {
     await waitForKeep(file, "w", () => true);
   });
 
+  it("gives up on this process's keep past the wait, saying so; the keep goes on", async () => {
+    const file = path.join(tempDir("cm-wslock-"), KEEPING_FILE);
+    const end = await markKeeping(file);
+    vi.useFakeTimers();
+    try {
+      const reading = waitForKeep(file, 'the workspace "w"');
+      const refused = expect(reading).rejects.toThrow(/"w" is still being kept/);
+      await vi.advanceTimersByTimeAsync(LOCK_WAIT_MS);
+      await refused;
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(existsSync(file)).toBe(true);
+    await end();
+    await waitForKeep(file, "w");
+  });
+
   it("gives up on another process's keep past the wait, saying so", async () => {
     const file = path.join(tempDir("cm-wslock-"), KEEPING_FILE);
     writeFileSync(file, String(OTHER_PID));

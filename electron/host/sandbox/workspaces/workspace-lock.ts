@@ -99,14 +99,16 @@ export async function markKeeping(file: string): Promise<() => Promise<void>> {
 /**
  * Waits while a keep is marked at `file`: one of this process, or of another process that is
  * still alive (a mark whose process is gone, or of this process but not in `keeps`, is left by
- * a crash). Throws WorkspaceBusy when another process keeps it past LOCK_WAIT_MS.
+ * a crash). Throws WorkspaceBusy when a keep, here or in another process, lasts past
+ * LOCK_WAIT_MS (a container the engine is slow to stop holds its keep back).
  */
 export async function waitForKeep(
   file: string,
   what: string,
   isAlive: (pid: number) => boolean = pidAlive,
 ): Promise<void> {
-  await keeps.get(file);
+  const mine = keeps.get(file);
+  if (mine !== undefined) await keptWithin(mine, what);
   const giveUpAt = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     const text = await readFile(file, "utf8").catch(() => null);
@@ -121,6 +123,27 @@ export async function waitForKeep(
       );
     }
     await delay(LOCK_RETRY_MS);
+  }
+}
+
+/** Waits for this process's keep, for at most LOCK_WAIT_MS. */
+async function keptWithin(kept: Promise<void>, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new WorkspaceBusy(
+            `${what} is still being kept: the container of the run that used it has not stopped yet; try again in a moment`,
+          ),
+        ),
+      LOCK_WAIT_MS,
+    );
+  });
+  try {
+    await Promise.race([kept, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -11,7 +11,7 @@ import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APPROVAL_LIMITS } from "../shared/limits.js";
 import { auditEntries, connectShim, toyServer, writeServers } from "../test-support/daemon.js";
-import { waitForText, waitUntil } from "../test-support/browser.js";
+import { waitForText, waitForTexts, waitUntil } from "../test-support/browser.js";
 import { dockerOrSkip } from "../test-support/docker.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { useUiPage } from "../test-support/ui-page.js";
@@ -252,13 +252,16 @@ describe.skipIf(fx === null)("ask first (browser UI, real runs)", () => {
       .click();
     await ui.page.getByLabel("Kind").selectOption({ label: "Your answer" });
     const list = ui.page.getByRole("listbox", { name: "Audit entries" });
+    // The filter applies a moment after the choice: until then the list shows every kind, and
+    // the answers waited for below may be among its rows. Only answers, once it applies.
+    await waitForTexts(
+      list.getByRole("option"),
+      (rows) => rows.length >= 6 && rows.every((row) => row.includes("Your answer")),
+      "only answers listed",
+    );
     await waitForText(list, /Allowed once in the browser/, "the browser's allow");
     await waitForText(list, /Denied: nobody answered in time/, "the timeout");
     await waitForText(list, /Allowed once in the client/, "the client's allow");
-    // Only answers are listed.
-    const rows = await list.getByRole("option").allInnerTexts();
-    expect(rows.length).toBeGreaterThanOrEqual(6);
-    for (const row of rows) expect(row).toContain("Your answer");
   });
   it("the Servers page sets ask first per tool and for the whole server", async () => {
     const saved = (): unknown =>

@@ -5,6 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator } from "playwright-core";
+import { waitForText, waitUntil } from "../test-support/browser.js";
+import { holdAnswers } from "../test-support/held-answers.js";
 import { until } from "../test-support/wait.js";
 import { auditEntries, connectShim, homeContainers } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
@@ -65,6 +68,13 @@ describe.skipIf(!fx || !podmanInstalled())("the Sandbox page's container engine 
     return stdout ?? "";
   };
   const urlField = () => card().getByLabel("Or an engine URL (unix://, tcp:// with TLS, ssh://)");
+  /** The text of the option a select shows. */
+  const shownOption = (select: Locator): Promise<string | null> =>
+    select.evaluate(
+      (el) =>
+        (el as unknown as { selectedOptions: { textContent: string | null }[] }).selectedOptions[0]
+          ?.textContent ?? null,
+    );
 
   it("lists where it looked and marks the engine in use", async () => {
     const table = card().getByRole("table", { name: "Engines looked for" });
@@ -95,6 +105,36 @@ describe.skipIf(!fx || !podmanInstalled())("the Sandbox page's container engine 
     expect(await homeContainers(podman.runc.docker, ui.home)).not.toEqual([]);
     expect(auditEntries(ui.home, "run_started").at(-1)?.engine).toBe(podman.runc.url);
     expect(auditEntries(ui.home, "run_finished").at(-1)?.engine).toBe(podman.runc.url);
+  });
+
+  it("names no engine choice before the settings say which it is", async () => {
+    // A window whose settings answer is slow: "Find one" there would be untrue (one is chosen).
+    const other = await ui.context.newPage();
+    try {
+      const answers = await holdAnswers(other, ["settings.get"]);
+      await other.goto(await ui.daemon.newLink());
+      await ui.nav("Sandbox", other).click();
+      await until(() => answers.held() > 0, "the settings asked for");
+      const otherCard = other.locator("section", {
+        has: other.getByRole("heading", { name: "Container engine" }),
+      });
+      const said = await waitForText(otherCard.locator("p.card-text"), /\S/, "the card's sentence");
+      expect(said).not.toMatch(/DOCKER_HOST|first engine that answers/);
+      expect(said).toMatch(/Reading your choice of engine/);
+      const use = otherCard.getByLabel("Use", { exact: true });
+      expect(await shownOption(use)).toBe("Reading your choice…");
+      answers.release();
+      await otherCard
+        .getByText(`Code Mode uses the engine you chose: ${podman.runc.url}.`)
+        .waitFor();
+      await waitUntil(
+        () => shownOption(use),
+        (text) => text === podman.runc.url,
+        "the chosen engine in Use",
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   it("Find one goes back to looking, and runs go to the machine's Docker again", async () => {

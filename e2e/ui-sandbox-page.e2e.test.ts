@@ -3,7 +3,8 @@
 // under the fold beside a focused Save), edits not saved kept when one leaves the page (and a
 // warning before the window closes on them), the sandboxes counted live while a real run goes
 // through the shim, a plain list of what the sandbox blocks, and the audit log naming changed
-// settings by their labels. Also the server form's warning for a secret too short to mask.
+// settings by their labels, and no figure of the user's limits before the settings arrive.
+// Also the server form's warning for a secret too short to mask.
 import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
@@ -17,8 +18,10 @@ import {
 } from "../test-support/browser.js";
 import { connectShim, toyServer, writeServers } from "../test-support/daemon.js";
 import { dockerOrSkip } from "../test-support/docker.js";
+import { holdAnswers } from "../test-support/held-answers.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { useUiPage } from "../test-support/ui-page.js";
+import { until } from "../test-support/wait.js";
 
 const fx = await dockerOrSkip();
 
@@ -72,6 +75,9 @@ describe.skipIf(!fx)("the Sandbox page, for a person", () => {
     }
     const hint = await descriptionOf(field("Sandboxes kept ready"));
     expect(hint).toMatch(/so the next run begins at once/);
+    // The sandboxes card has its words once its own request is answered (the limits form, read
+    // above, has its own too): the whole page is read after both.
+    await page().getByTestId("pool-counts").waitFor();
     expect(await page().locator(".page").innerText()).not.toMatch(
       /skips once there are two or more|warm pool/i,
     );
@@ -159,6 +165,32 @@ describe.skipIf(!fx)("the Sandbox page, for a person", () => {
     await page().getByText("Saved. New runs use these limits.").waitFor();
     expect(saved().maxCallsPerRun).toBe(150);
     expect(await page().getByText("Your changes from before are still here").count()).toBe(0);
+  });
+
+  it("says nothing untrue while its answers are on their way", async () => {
+    // A window whose answers are slow: until they come, the page claims no figure and no state
+    // (a default there would be untrue: the user saved 150 calls above, and Docker runs).
+    const other = await ui.context.newPage();
+    try {
+      const answers = await holdAnswers(other, ["settings.get", "docker.status", "image.status"]);
+      await other.goto(await ui.daemon.newLink());
+      await ui.nav("Sandbox", other).click();
+      await until(() => answers.held() >= 3, "the settings, Docker and the image asked for");
+      const blocks = other.getByRole("list", { name: "What the sandbox blocks" });
+      const before = await waitForText(blocks, /cannot run longer than its time limit/);
+      expect(before).toMatch(/or make more tool calls than its limit/);
+      expect(before).not.toMatch(/\d tool calls/);
+      const image = other.getByRole("region", { name: "Sandbox image" });
+      const imageText = await waitForText(image, /Checking the sandbox image/);
+      expect(imageText).not.toMatch(/Start Docker first|Takes a few minutes/);
+      answers.release();
+      await waitForText(
+        blocks,
+        /cannot run longer than \d+ seconds or make more than 150 tool calls/,
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   it("asks before the window closes on edits not saved", async () => {

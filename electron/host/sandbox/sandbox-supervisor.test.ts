@@ -201,3 +201,39 @@ describe("SandboxSupervisor outages", () => {
     expect(made).toHaveLength(1);
   });
 });
+
+describe("SandboxSupervisor engine choice", () => {
+  it("uses the engine chosen while a look for the one before is on its way", async () => {
+    const engine = fakeEngine();
+    let answerOld = (): void => undefined;
+    const oldAnswered = new Promise<void>((resolve) => (answerOld = resolve));
+    const supervisor = new SandboxSupervisor({
+      // The look for the old choice answers only when the test says (a slow probe, a check
+      // from the page); the new choice answers at once.
+      findDocker: async (preference = "") => {
+        if (preference === "old") await oldAnswered;
+        return {
+          state: "ready",
+          docker: engine.docker,
+          engine: new DockerApiEngine({ docker: engine.docker, endpoint: preference }),
+          endpoint: preference,
+          version: "1",
+        };
+      },
+      files: [],
+      owner: { install: "test-install", pid: process.pid } as never,
+      poolSize: 0,
+      deadlineSeconds: 5,
+      engine: "old",
+    });
+    open.push(supervisor);
+    const check = supervisor.refresh();
+    const switched = supervisor.setEngine("new");
+    answerOld();
+    await check;
+    expect((await switched).endpoint).toBe("new");
+    expect(supervisor.dockerView().endpoint).toBe("new");
+    // One sandbox, on the new engine: the old one's was never made, or was given up.
+    expect(made.filter((sandbox) => !sandbox.closed)).toHaveLength(1);
+  });
+});

@@ -14,6 +14,8 @@ import {
 } from "./container-engine/docker-watch.js";
 import { SandboxUnavailable, type SandboxSupervisorOptions } from "./sandbox-supervisor-options.js";
 import {
+  cannotRunYet,
+  cutOffResult,
   dockerUnreachableMessage,
   supervisorDockerView,
   type DockerOutageEvent,
@@ -124,36 +126,49 @@ export class SandboxSupervisor {
       : view;
   }
 
-  private refreshing: Promise<DockerStatusView> | null = null;
+  /** The look on its way, and the engine choice it looks for. */
+  private refreshing: { engine: string; view: Promise<DockerStatusView> } | null = null;
   /** Whether the current tag was on the engine when last looked at (no Docker call). */
   imagePresent = false;
 
   /**
-   * Looks for Docker again and starts the sandbox if the image is there. One look at a time:
-   * while Docker is starting, polls and clicks would otherwise pile up and each make a
-   * sandbox (and its warm containers) of its own.
+   * Looks for Docker again and starts the sandbox if the image is there. One look at a time per
+   * engine choice: while Docker is starting, polls and clicks would otherwise pile up and each
+   * make a sandbox (and its warm containers) of its own.
    */
   refresh(): Promise<DockerStatusView> {
-    this.refreshing ??= this.look().finally(() => {
-      this.refreshing = null;
+    const engine = this.engine;
+    // A look for the engine chosen before is not joined: its answer is about that one.
+    if (this.refreshing?.engine === engine) return this.refreshing.view;
+    const view: Promise<DockerStatusView> = this.look(engine).finally(() => {
+      if (this.refreshing?.view === view) this.refreshing = null;
     });
-    return this.refreshing;
+    this.refreshing = { engine, view };
+    return view;
   }
 
-  private async look(): Promise<DockerStatusView> {
+  private async look(engine: string): Promise<DockerStatusView> {
     const before = JSON.stringify(this.dockerView());
     const wasReady = this.docker?.state === "ready" ? this.docker.endpoint : null;
-    const status = await this.options.findDocker(this.engine);
-    if (this.closed) return this.dockerView();
+    const status = await this.options.findDocker(engine);
+    // Another engine chosen meanwhile (setEngine looks for it): this answer is dropped.
+    const dropped = (): boolean => {
+      if (!this.closed && engine === this.engine) return false;
+      if (status.state === "ready") status.engine.close();
+      return true;
+    };
+    if (dropped()) return this.dockerView();
     if (status.state === "ready") {
       // First sight of a ready engine, or back after an outage: it may lack the saved runtime.
       if (wasReady === null || this.outage) await this.checkEngineRuntime(status.engine);
+      if (dropped()) return this.dockerView();
       this.docker = status;
       if (this.outage) await this.comeBack(status);
       else {
         await sweepOrphanContainers(status.engine, this.options.owner).catch(() => 0);
         await this.ensureSandbox();
-        this.watchEngine(status);
+        // setEngine may have given this engine up meanwhile: it is not watched then.
+        if (this.docker === status) this.watchEngine(status);
       }
     } else if (wasReady !== null && !this.outage) {
       // A check (the UI's, a poll) found the engine gone before the watch did.
@@ -219,17 +234,14 @@ export class SandboxSupervisor {
   private async comeBack(status: Extract<DockerStatus, { state: "ready" }>): Promise<void> {
     const outage = this.outage;
     if (!outage) return;
-    const swept = await sweepOrphanContainers(
-      status.engine,
-      this.options.owner,
-      undefined,
-      true,
-    ).catch(() => 0);
+    const { owner } = this.options;
+    const swept = await sweepOrphanContainers(status.engine, owner, undefined, true).catch(() => 0);
     await this.ensureSandbox(true);
     // Up, not ready: runs stay refused until this returns, and a run meanwhile would go cold
     // rather than wait for a warm container's imports anyway.
     const warm = this.sandbox ? await this.sandbox.poolStarted() : 0;
-    if (this.closed) return;
+    // Quitting, or another engine chosen meanwhile (setEngine ended the outage): not back.
+    if (this.closed || this.docker !== status) return;
     this.outage = null;
     this.watchEngine(status);
     this.options.onOutage?.({
@@ -248,15 +260,17 @@ export class SandboxSupervisor {
    */
   private async ensureSandbox(comingBack = false): Promise<void> {
     if (!this.maySandbox(comingBack)) return;
-    if (this.sandbox || this.docker?.state !== "ready") return;
-    const engine = this.docker.engine;
+    const docker = this.docker;
+    if (this.sandbox || docker?.state !== "ready") return;
+    const engine = docker.engine;
     if (!(await engine.imagePresent(this.tag))) {
       this.imagePresent = false;
       return;
     }
     this.imagePresent = true;
-    // Another caller may have made it, or the app quit, while this one waited for Docker.
-    if (this.sandbox || !this.maySandbox(comingBack)) return;
+    // Another caller may have made it, another engine been chosen, or the app quit, while this
+    // one waited for Docker.
+    if (this.sandbox || this.docker !== docker || !this.maySandbox(comingBack)) return;
     const { owner, stagedTools, slots } = this.options;
     this.sandbox = new Sandbox({
       ...{ engine, image: this.tag, owner, poolSize: this.poolSize, poolGrowth: this.poolGrowth },
@@ -305,17 +319,7 @@ export class SandboxSupervisor {
     if (this.runtimeMissing !== null) throw new SandboxUnavailable(this.runtimeMissing);
     const sandbox = this.sandbox;
     const docker = this.docker;
-    if (!sandbox || docker?.state !== "ready") {
-      if (docker === null) {
-        throw new SandboxUnavailable("Code Mode cannot run code: Docker has not been found yet.");
-      }
-      if (docker.state !== "ready") {
-        throw new SandboxUnavailable(`Code Mode cannot run code: ${docker.message}`);
-      }
-      throw new SandboxUnavailable(
-        "Code Mode cannot run code yet: its sandbox image is not built. Open Code Mode and build it (Sandbox page), or run `codemode image build`.",
-      );
-    }
+    if (!sandbox || docker?.state !== "ready") throw new SandboxUnavailable(cannotRunYet(docker));
     let result: RunResult;
     try {
       result = await sandbox.run(request, hooks);
@@ -330,14 +334,9 @@ export class SandboxSupervisor {
       this.lost(docker.endpoint, "a run and a ping could not reach Docker");
       throw new SandboxUnavailable(dockerUnreachableMessage(docker.endpoint));
     }
-    if (this.sandbox !== sandbox && this.outage && result.error !== null) {
-      // The engine went away under this run: say that, not just that its container ended.
-      result = {
-        ...result,
-        error: `${dockerUnreachableMessage(docker.endpoint)} This run was cut off: ${result.error}`,
-      };
-    }
-    return result;
+    // The engine went away under this run: say that, not just that its container ended.
+    const cutOff = this.sandbox !== sandbox && this.outage !== null;
+    return cutOff ? cutOffResult(result, docker.endpoint) : result;
   }
 
   setPoolSize(size: number): void {

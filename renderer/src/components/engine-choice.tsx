@@ -10,6 +10,8 @@ import { useAppState } from "../state/app-state.js";
 import { Badge } from "./badge.js";
 
 const AUTO = "";
+/** The select's value while the saved choice is not known yet. */
+const READING = "__reading";
 
 function engineState(engine: EngineView): string {
   if (engine.answered)
@@ -50,9 +52,14 @@ export function EngineChoiceCard() {
         ) : null}
       </div>
       <p className="card-text">
-        {chosen === AUTO
-          ? "Code Mode uses DOCKER_HOST or your Docker context when set, else the first engine that answers."
-          : `Code Mode uses the engine you chose: ${chosen}.`}
+        {/* Until the settings arrive the choice is not known: "looks for one" may be untrue. */}
+        {!settings.data
+          ? settings.error
+            ? `Your choice of engine could not be read: ${settings.error.message}`
+            : "Reading your choice of engine…"
+          : chosen === AUTO
+            ? "Code Mode uses DOCKER_HOST or your Docker context when set, else the first engine that answers."
+            : `Code Mode uses the engine you chose: ${chosen}.`}
         {data?.remote ? " It is on another machine: each run's start waits on the network." : ""}
       </p>
       {engines.length > 0 ? (
@@ -93,12 +100,19 @@ export function EngineChoiceCard() {
         <label htmlFor="engine-select">Use</label>
         <select
           id="engine-select"
-          value={answering.some((e) => e.name === chosen) || chosen === AUTO ? chosen : "__custom"}
+          value={
+            !settings.data
+              ? READING
+              : answering.some((e) => e.name === chosen) || chosen === AUTO
+                ? chosen
+                : "__custom"
+          }
           disabled={save.busy || !settings.data}
           onChange={(event) => {
             if (event.target.value !== "__custom") void choose(event.target.value);
           }}
         >
+          {!settings.data ? <option value={READING}>Reading your choice…</option> : null}
           <option value={AUTO}>
             Find one (DOCKER_HOST, Docker context, then the first that answers)
           </option>

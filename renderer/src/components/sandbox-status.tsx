@@ -120,6 +120,8 @@ export function ImageBadge() {
 export function ImageBuildControls() {
   const { image, docker, build, startBuild } = useAppState();
   const dockerReady = docker.data?.state === "ready";
+  // Until Docker's state arrives it is not known to be down: no "Start Docker first" then.
+  const dockerDown = docker.data !== undefined && !dockerReady;
   const present = image.data?.present ?? false;
   const percent =
     build.step !== null && build.total ? Math.round((build.step / build.total) * 100) : null;
@@ -131,16 +133,16 @@ export function ImageBuildControls() {
           type="button"
           className={present ? "button" : "button button-primary"}
           disabled={!dockerReady || build.running}
-          aria-describedby={!dockerReady ? "build-needs-docker" : undefined}
+          aria-describedby={dockerDown ? "build-needs-docker" : undefined}
           onClick={() => void startBuild()}
         >
           {build.running ? "Building…" : present ? "Rebuild image" : "Build image"}
         </button>
-        {!dockerReady ? (
+        {dockerDown ? (
           <span id="build-needs-docker" className="muted small">
             Start Docker first.
           </span>
-        ) : !build.running && !present ? (
+        ) : dockerReady && image.data !== undefined && !build.running && !present ? (
           <span className="muted small">Takes a few minutes the first time.</span>
         ) : null}
       </div>

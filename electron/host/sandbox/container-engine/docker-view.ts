@@ -1,9 +1,24 @@
 import type { DockerStatusView } from "../../../../shared/api/api-views.js";
+import type { RunResult } from "../../../../shared/run-result.js";
 import type { DockerStatus } from "./docker-status.js";
 
 /** What a client is told while the engine it was using cannot be reached. */
 export function dockerUnreachableMessage(endpoint: string): string {
   return `Docker is not reachable at ${endpoint}; runs resume when it is back.`;
+}
+
+/** Why a run is refused while there is no sandbox to run it in. */
+export function cannotRunYet(docker: DockerStatus | null): string {
+  if (docker === null) return "Code Mode cannot run code: Docker has not been found yet.";
+  if (docker.state !== "ready") return `Code Mode cannot run code: ${docker.message}`;
+  return "Code Mode cannot run code yet: its sandbox image is not built. Open Code Mode and build it (Sandbox page), or run `codemode image build`.";
+}
+
+/** A run's result when the engine went away under it: its error says so, when it has one. */
+export function cutOffResult(result: RunResult, endpoint: string): RunResult {
+  if (result.error === null) return result;
+  const error = `${dockerUnreachableMessage(endpoint)} This run was cut off: ${result.error}`;
+  return { ...result, error };
 }
 
 /** Docker went away, or came back after going away. */

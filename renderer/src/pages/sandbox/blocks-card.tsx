@@ -1,6 +1,6 @@
 // What the sandbox keeps the code from doing, in plain words, with the figures the host
 // enforces (shared/limits.ts) and the user's own time limit.
-import { BRIDGE_LIMITS, SANDBOX_LIMITS } from "../../../../shared/limits.js";
+import { SANDBOX_LIMITS } from "../../../../shared/limits.js";
 
 const MiB = 1024 * 1024;
 
@@ -8,9 +8,14 @@ export function BlocksCard(props: {
   deadlineSeconds: number | undefined;
   maxCalls: number | undefined;
 }) {
+  // Until the settings arrive the user's own figures are not known: the card names the limits
+  // without a figure rather than show a default the user may have changed.
   const deadline =
     props.deadlineSeconds === undefined ? "its time limit" : `${props.deadlineSeconds} seconds`;
-  const calls = props.maxCalls ?? BRIDGE_LIMITS.defaultMaxCallsPerRun;
+  const calls =
+    props.maxCalls === undefined
+      ? "more tool calls than its limit"
+      : `more than ${props.maxCalls} tool calls`;
   return (
     <section className="card" aria-labelledby="blocks-heading">
       <div className="card-header">
@@ -46,8 +51,7 @@ export function BlocksCard(props: {
           one processor, or {SANDBOX_LIMITS.pids} processes at once.
         </li>
         <li>
-          <strong>cannot run longer than {deadline}</strong> or make more than {calls} tool calls
-          (see the limits below).
+          <strong>cannot run longer than {deadline}</strong> or make {calls} (see the limits below).
         </li>
       </ul>
     </section>

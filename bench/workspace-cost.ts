@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     const session = await store.open(CLIENT, name);
     const slot = await slots.create();
     try {
-      await session.fill(slot, slots.open(slot));
+      slots.open(slot);
+      await session.fill(slot);
       mkdirSync(slot.workspace, { recursive: true });
       for (let i = 0; i < count; i++) {
         const file = path.join(slot.workspace, `f${String(i).padStart(3, "0")}.bin`);

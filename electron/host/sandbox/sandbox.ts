@@ -220,7 +220,8 @@ export class Sandbox {
     if (workspace !== undefined) {
       try {
         if (slot === null) throw new Error("the container has no workspace slot");
-        await workspace.fill(slot, this.options.slots!.open(slot));
+        this.options.slots!.open(slot);
+        await workspace.fill(slot);
       } catch (error) {
         this.track(container.remove().finally(releaseSlot));
         throw error;

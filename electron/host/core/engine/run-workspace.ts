@@ -77,7 +77,7 @@ export function sandboxWorkspace(
   return {
     name: session.name,
     maxBytes: session.maxBytes,
-    fill: (slot, opened) => session.fill(slot, opened),
+    fill: (slot) => session.fill(slot),
     check: async (slot, finished) => {
       const checked = await session.check(slot, { finished, privateData: privateData() });
       const keep = checked.keep;

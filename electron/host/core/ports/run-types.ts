@@ -91,11 +91,7 @@ export interface WorkspaceChecked {
 export interface RunWorkspaceRequest {
   readonly name: string;
   readonly maxBytes: number;
-  /**
-   * Puts the kept files in the slot; with `opened`, once it settles (the slot's folder made the
-   * run's), the kept version being read meanwhile.
-   */
-  fill(slot: WorkspaceSlot, opened?: Promise<void>): Promise<void>;
+  fill(slot: WorkspaceSlot): Promise<void>;
   /** `finished`: the code ran to its end (raised or not); a stopped run keeps nothing. */
   check(slot: WorkspaceSlot, finished: boolean): Promise<WorkspaceChecked>;
 }

@@ -36,7 +36,7 @@ export interface WorkspaceSessionPort {
   /** It holds data a run read from a private tool: the run is treated as having read it too. */
   readonly private: boolean;
   readonly maxBytes: number;
-  fill(slot: WorkspaceSlot, opened?: Promise<void>): Promise<void>;
+  fill(slot: WorkspaceSlot): Promise<void>;
   /**
    * Looks at the slot as the run's code ended. `privateData` is the client's state at this
    * moment, and is what marks the workspace when the keep comes later.

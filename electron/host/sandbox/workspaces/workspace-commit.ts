@@ -5,12 +5,12 @@
 // the code writes to it). Where the file system can clone (btrfs, XFS, APFS) a clone is used
 // instead: a file of its own for the run at the same cost. Keeping costs a copy only of what
 // the run added or changed: an unchanged file is linked into the new version from the old.
-import { constants } from "node:fs";
+import { chmodSync, constants, linkSync, mkdirSync } from "node:fs";
 import { chmod, copyFile, link, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { copyKept, scanTree, type Tree, type TreeEntry } from "./workspace-tree.js";
+import { copyKept, scanTree, walkPace, type Tree, type TreeEntry } from "./workspace-tree.js";
 
-/** How many files a fill links (or clones) at once. */
+/** How many files a fill clones at once. */
 export const FILL_AT_ONCE = 16;
 
 /** How a slot is filled: hard links of the kept files, or clones of them. */
@@ -57,31 +57,38 @@ export async function fillSlot(
     files: new Set(),
     dirs: new Set(),
   };
-  // Folders first (parents before children, as the tree lists them), then the files a few at
-  // a time: the run waits for its fill.
+  // The run waits for its fill: folders and links are made directly, paced as a walk is
+  // (workspace-tree.ts); folders first, parents before children, as the tree lists them.
+  const pace = walkPace();
   for (const entry of tree.entries) {
     if (entry.kind !== "dir") continue;
+    await pace();
     const target = path.join(into, entry.rel);
-    await mkdir(target, { mode: 0o777 });
-    await chmod(target, 0o777);
+    mkdirSync(target, { mode: 0o777 });
+    chmodSync(target, 0o777);
     filled.dirs.add(entry.rel);
   }
   const files = tree.entries.filter((entry) => entry.kind === "file");
-  const put = async (entry: TreeEntry): Promise<void> => {
+  if (mode === "link") {
+    for (const entry of files) {
+      await pace();
+      linkSync(path.join(from, entry.rel), path.join(into, entry.rel));
+      filled.files.add(entry.rel);
+      filled.byInode.set(entry.inode, entry.rel);
+    }
+    return filled;
+  }
+  // A clone's cost grows with the file's extents: a few at a time, through the thread pool.
+  const clone = async (entry: TreeEntry): Promise<void> => {
     const target = path.join(into, entry.rel);
     filled.files.add(entry.rel);
-    if (mode === "link") {
-      await link(path.join(from, entry.rel), target);
-      filled.byInode.set(entry.inode, entry.rel);
-    } else {
-      await copyFile(path.join(from, entry.rel), target, constants.COPYFILE_FICLONE_FORCE);
-      await chmod(target, 0o666);
-      const info = await stat(target);
-      filled.byRel.set(entry.rel, { bytes: info.size, mtimeMs: info.mtimeMs });
-    }
+    await copyFile(path.join(from, entry.rel), target, constants.COPYFILE_FICLONE_FORCE);
+    await chmod(target, 0o666);
+    const info = await stat(target);
+    filled.byRel.set(entry.rel, { bytes: info.size, mtimeMs: info.mtimeMs });
   };
   for (let at = 0; at < files.length; at += FILL_AT_ONCE) {
-    await Promise.all(files.slice(at, at + FILL_AT_ONCE).map(put));
+    await Promise.all(files.slice(at, at + FILL_AT_ONCE).map(clone));
   }
   return filled;
 }

@@ -32,7 +32,7 @@ export async function workspaceFiles(
   const place = store.place(client, name);
   await store.kept(client, name);
   for (let attempt = 0; ; attempt++) {
-    const state = await readState(place);
+    const state = readState(place);
     if (state === null) throw new WorkspaceRefused(`there is no workspace "${name}"`);
     try {
       const tree = await scanTree(versionDir(place, state.version), WORKSPACE_LIMITS.maxEntries);
@@ -71,7 +71,7 @@ export async function readWorkspaceFile(
   const place = store.place(client, name);
   await store.kept(client, name);
   for (let attempt = 0; ; attempt++) {
-    const state = await readState(place);
+    const state = readState(place);
     if (state === null) throw new WorkspaceRefused(`there is no workspace "${name}"`);
     const file = path.join(versionDir(place, state.version), ...parts);
     try {
@@ -97,7 +97,7 @@ export async function readWorkspaceFile(
       }
     } catch (error) {
       if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) {
-        if (attempt < 2 && (await readState(place))?.version !== state.version) continue;
+        if (attempt < 2 && readState(place)?.version !== state.version) continue;
         throw new WorkspaceRefused(`the workspace "${name}" has no file "${relPath}"`);
       }
       throw error;

@@ -29,7 +29,7 @@ type Env = ReturnType<typeof setup>;
 async function answered(env: Env, name: string, write: (dir: string) => void, privateData = false) {
   const session = await env.store.open("c", name);
   const slot = await env.slots.create();
-  await env.slots.open(slot);
+  env.slots.open(slot);
   await session.fill(slot);
   write(slot.workspace);
   const checked = await session.check(slot, { finished: true, privateData });

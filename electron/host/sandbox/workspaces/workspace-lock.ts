@@ -4,7 +4,8 @@
 // whose process is gone is taken over. A run is answered before its keep: while the keep is
 // under way a second file marks it, and readers (who take no lock) wait for it to go, so what
 // they read is what the run's keep left.
-import { open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { renameSync, writeFileSync } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
 import { isErrno } from "../../util/errno.js";
 import { pidAlive } from "../../util/process-place.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -85,10 +86,11 @@ export async function markKeeping(file: string): Promise<() => Promise<void>> {
     }
   };
   try {
-    // Written aside and renamed: a reader never finds it empty.
+    // Written aside and renamed: a reader never finds it empty. Made directly: the run's answer
+    // waits for it, and each call through the thread pool is a round trip.
     const aside = `${file}.${process.pid}`;
-    await writeFile(aside, String(process.pid), { mode: 0o600 });
-    await rename(aside, file);
+    writeFileSync(aside, String(process.pid), { mode: 0o600 });
+    renameSync(aside, file);
   } catch (error) {
     await end();
     throw error;
@@ -155,9 +157,8 @@ async function takeFile(
   const giveUpAt = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      const handle = await open(file, "wx", 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
+      // Made directly, as the keep's mark is: a run waits for its lock.
+      writeFileSync(file, String(process.pid), { flag: "wx", mode: 0o600 });
       return;
     } catch (error) {
       if (!isErrno(error, "EEXIST")) throw error;

@@ -56,7 +56,7 @@ export function workspaceSession(options: {
   /** The state names when the run opened it (unless a keep wrote a later one), then unlocks. */
   const giveBack = async (): Promise<void> => {
     try {
-      const onDisk = await readState(place);
+      const onDisk = readState(place);
       if (onDisk !== null && onDisk.usedAt < opened.usedAt) {
         await writeState(place, { ...onDisk, usedAt: opened.usedAt });
       }
@@ -122,16 +122,8 @@ export function workspaceSession(options: {
     name: opened.name,
     private: opened.private,
     maxBytes,
-    fill: async (slot, opened) => {
-      // Both settled before either's failure is thrown: the slot is not released while its
-      // folder is still being made.
-      const [scanned, ready] = await Promise.allSettled([
-        scanTree(kept, WORKSPACE_LIMITS.maxEntries),
-        opened,
-      ]);
-      if (ready.status === "rejected") throw ready.reason;
-      if (scanned.status === "rejected") throw scanned.reason;
-      const tree = scanned.value;
+    fill: async (slot) => {
+      const tree = await scanTree(kept, WORKSPACE_LIMITS.maxEntries);
       filled = await fillSlot(kept, tree, slot.workspace, mode);
     },
     check,

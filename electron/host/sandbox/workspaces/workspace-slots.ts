@@ -4,6 +4,7 @@
 // slot empty and closed to it (owned by the host, not writable by the sandbox's user), so it
 // has no /workspace and can write nothing there.
 import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync } from "node:fs";
 import { chmod, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { WORKSPACE_SLOT_DIR } from "../containers/container-spec.js";
@@ -47,10 +48,13 @@ export class SlotRoot {
     return { dir, workspace: path.join(dir, WORKSPACE_SLOT_DIR) };
   }
 
-  /** The slot's `ws` folder, made writable by the sandbox's user: the run's /workspace. */
-  async open(slot: Slot): Promise<void> {
-    await mkdir(slot.workspace, { mode: 0o777 });
-    await chmod(slot.workspace, 0o777);
+  /**
+   * The slot's `ws` folder, made writable by the sandbox's user: the run's /workspace. Made
+   * directly, as a walk's calls are (workspace-tree.ts): it is on the run's way.
+   */
+  open(slot: Slot): void {
+    mkdirSync(slot.workspace, { mode: 0o777 });
+    chmodSync(slot.workspace, 0o777);
   }
 
   /**

@@ -2,7 +2,8 @@
 // private data, when a run last opened it) and its versions. A version is a folder of
 // read-only files the host owns; a new one is built aside and becomes the kept one when the
 // state file names it (written atomically), so a crash leaves the old or the new, never a mix.
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../util/atomic-file.js";
@@ -62,10 +63,11 @@ export function versionDir(place: WorkspacePlace, version: number): string {
 }
 
 /** The state, or null when there is no such workspace (or its state cannot be read). */
-export async function readState(place: WorkspacePlace): Promise<WorkspaceState | null> {
+export function readState(place: WorkspacePlace): WorkspaceState | null {
   let text: string;
   try {
-    text = await readFile(place.state, "utf8");
+    // Read directly: a small file, and a run waits for it (a thread pool round trip costs more).
+    text = readFileSync(place.state, "utf8");
   } catch (error) {
     if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return null;
     throw error;
@@ -128,7 +130,12 @@ export async function readClient(clientDir: string): Promise<string | null> {
  * a keep's mark left by a crash during the keep (the caller holds the lock, so no keep is on).
  */
 export async function removeStaleVersions(place: WorkspacePlace, kept: number): Promise<void> {
-  const names = await readdir(place.dir).catch(() => [] as string[]);
+  let names: string[];
+  try {
+    names = readdirSync(place.dir);
+  } catch {
+    names = [];
+  }
   for (const name of names) {
     const stale =
       (name.startsWith("v") && name !== `v${kept}`) ||

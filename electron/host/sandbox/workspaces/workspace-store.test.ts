@@ -42,7 +42,7 @@ async function run(
   const session = await env.store.open(client, name);
   const slot = await env.slots.create();
   try {
-    await env.slots.open(slot);
+    env.slots.open(slot);
     await session.fill(slot);
     write(slot.workspace);
     return { session, ...(await session.settle(slot, outcome)) };

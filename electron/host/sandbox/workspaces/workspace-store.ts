@@ -88,7 +88,7 @@ export class WorkspaceStore {
       release = await takeWorkspaceLock(place.lock, what);
     }
     try {
-      let state = await readState(place);
+      let state = readState(place);
       if (state === null) {
         // A folder with no state yet: made by a process that stopped before writing it.
         if (!create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
@@ -160,7 +160,7 @@ export class WorkspaceStore {
         // A keep under way is waited for; one another process takes too long over is not:
         // the listing shows what is kept so far rather than fail.
         await waitForKeep(place.keeping, name).catch(() => undefined);
-        const state = await readState(place);
+        const state = readState(place);
         if (state === null) continue;
         const { client: who, name: shown, files, bytes, createdAt, usedAt } = state;
         out.push({

@@ -4,7 +4,7 @@
 // whose process is gone is taken over. A run is answered before its keep: while the keep is
 // under way a second file marks it, and readers (who take no lock) wait for it to go, so what
 // they read is what the run's keep left.
-import { open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { isErrno } from "../../util/errno.js";
 import { pidAlive } from "../../util/process-place.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -21,6 +21,11 @@ export class WorkspaceBusy extends RunNotStarted {
 export const LOCK_RETRY_MS = 100;
 /** ...for at most this long, then the waiter gives up with WorkspaceBusy. */
 export const LOCK_WAIT_MS = 10_000;
+/**
+ * A lock file naming no holder is being written (its taker made it, and writes its pid next)
+ * until it is this old; past that, its taker died in between.
+ */
+export const LOCK_UNNAMED_GRACE_MS = 2_000;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -162,23 +167,43 @@ async function takeFile(
     } catch (error) {
       if (!isErrno(error, "EEXIST")) throw error;
     }
-    const holder = Number((await readFile(file, "utf8").catch(() => "")).trim());
-    if (
-      !Number.isSafeInteger(holder) ||
-      holder <= 0 ||
-      !isAlive(holder) ||
-      holder === process.pid
-    ) {
-      // A holder that died (or a file left half written, or ours from before a crash of this
-      // process's earlier life under the same pid) no longer holds it.
+    const found = await lockHolder(file, isAlive);
+    // Gone since: tried again at once (removing what is there now could remove the lock of
+    // the taker that was quicker).
+    if (found === "free" && Date.now() < giveUpAt) continue;
+    if (found === "stale") {
       await rm(file, { force: true });
       continue;
     }
     if (Date.now() >= giveUpAt) {
+      const by = typeof found === "object" && found.pid !== null ? ` (pid ${found.pid})` : "";
       throw new WorkspaceBusy(
-        `${what} is in use by another Code Mode process (pid ${holder}); try again when it is done`,
+        `${what} is in use by another Code Mode process${by}; try again when it is done`,
       );
     }
     await delay(LOCK_RETRY_MS);
   }
+}
+
+/**
+ * Who holds the lock at `file`: no one any more (the file went), no one alive (`stale`), or a
+ * live holder, its pid when the file names it yet.
+ */
+async function lockHolder(
+  file: string,
+  isAlive: (pid: number) => boolean,
+): Promise<"free" | "stale" | { pid: number | null }> {
+  const text = await readFile(file, "utf8").catch((error: unknown) =>
+    isErrno(error, "ENOENT") ? null : "",
+  );
+  if (text === null) return "free";
+  const pid = Number(text.trim());
+  if (Number.isSafeInteger(pid) && pid > 0) {
+    // Ours is from before a crash of this process's earlier life under the same pid.
+    return !isAlive(pid) || pid === process.pid ? "stale" : { pid };
+  }
+  // Naming no one: a live taker's, about to write its pid, unless it died in between.
+  const info = await stat(file).catch(() => null);
+  if (info === null) return "free";
+  return Date.now() - info.mtimeMs > LOCK_UNNAMED_GRACE_MS ? "stale" : { pid: null };
 }

@@ -1,7 +1,14 @@
 // The mark of a keep under way: readers of this process wait on it directly, readers of another
 // process see its file and wait while the process that wrote it is alive; a mark left by a
 // process that is gone (or by this one in an earlier life) is not waited for.
-import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
@@ -93,5 +100,21 @@ describe("a workspace lock naming no holder", () => {
     const release = await takeWorkspaceLock(file, "w", () => true);
     expect(readFileSync(file, "utf8")).toBe(String(process.pid));
     await release();
+  });
+});
+
+describe("a workspace lock given back", () => {
+  it("leaves a lock another process took where the workspace was, once moved away", async () => {
+    const dir = path.join(tempDir("cm-wslock-"), "w");
+    mkdirSync(dir);
+    const file = path.join(dir, LOCK_FILE);
+    const release = await takeWorkspaceLock(file, "w");
+    // As a removal does while it holds the lock; another process then makes the workspace
+    // anew and takes its lock.
+    renameSync(dir, `${dir}.removing`);
+    mkdirSync(dir);
+    writeFileSync(file, String(OTHER_PID));
+    await release();
+    expect(readFileSync(file, "utf8")).toBe(String(OTHER_PID));
   });
 });

@@ -60,7 +60,11 @@ export async function takeWorkspaceLock(
   }
   return async () => {
     try {
-      await rm(file, { force: true });
+      // Only while it names this process: a workspace removed while held took its lock file
+      // along, and the lock there now is another process's, which made the workspace anew.
+      // (No one else removes or rewrites a lock naming a live process.)
+      const text = await readFile(file, "utf8").catch(() => null);
+      if (text?.trim() === String(process.pid)) await rm(file, { force: true });
     } finally {
       finish();
     }

@@ -179,8 +179,9 @@ export class WorkspaceStore {
         // Folders being removed (renamed aside first) and anything else are not workspaces.
         if (workspaceNameProblem(name) !== null || name.includes(".removing-")) continue;
         const place = this.place(owner, name);
-        // A keep under way is waited for; one another process takes too long over is not:
-        // the listing shows what is kept so far rather than fail.
+        // A keep under way is waited for; one that takes too long (a container slow to stop,
+        // here or in another process) is not: the listing shows what is kept so far rather
+        // than fail.
         await waitForKeep(place.keeping, name).catch(() => undefined);
         const state = await readState(place);
         if (state === null) continue;

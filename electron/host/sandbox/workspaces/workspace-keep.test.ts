@@ -2,7 +2,7 @@
 // process writing into the slot: what is written after the check (as a thread or a process the
 // code left would) is kept whole when within the limits, else nothing of the run is; either way
 // the next run is told. The workspace stays held, and readers wait, until the keep is done.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
@@ -146,5 +146,25 @@ describe("a run answered before its keep", () => {
     expect((await read).data.toString()).toBe("one");
     await (await opening).release();
     await env.slots.release(run.slot);
+  });
+
+  it("a keep's mark that cannot be written fails the check, the slot's scan still under way", async () => {
+    const env = setup();
+    const place = env.store.place("c", "w");
+    await keepAndRelease(env, await answered(env, "w", () => undefined));
+    const session = await env.store.open("c", "w");
+    // The mark is written aside first: a folder there makes its writing fail at once, while
+    // the scan of a slot of many files goes on.
+    mkdirSync(`${place.keeping}.${process.pid}`);
+    const slot = await env.slots.create();
+    env.slots.open(slot);
+    await session.fill(slot);
+    for (let i = 0; i < 300; i++) write(slot, `f${i}.txt`, "x");
+    await expect(session.check(slot, { finished: true, privateData: false })).rejects.toThrow(
+      /EISDIR/,
+    );
+    expect(existsSync(place.keeping)).toBe(false);
+    await session.release();
+    await env.slots.release(slot);
   });
 });

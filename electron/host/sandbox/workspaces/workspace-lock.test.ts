@@ -1,14 +1,24 @@
 // The mark of a keep under way: readers of this process wait on it directly, readers of another
 // process see its file and wait while the process that wrote it is alive; a mark left by a
 // process that is gone (or by this one in an earlier life) is not waited for.
-import { existsSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import {
   KEEPING_FILE,
+  LOCK_FILE,
+  LOCK_UNNAMED_GRACE_MS,
   LOCK_WAIT_MS,
   markKeeping,
+  takeWorkspaceLock,
   waitForKeep,
   WorkspaceBusy,
 } from "./workspace-lock.js";
@@ -76,5 +86,35 @@ describe("a keep's mark", () => {
     } finally {
       clock.mockRestore();
     }
+  });
+});
+
+describe("a workspace lock naming no holder", () => {
+  // A fresh one is a live taker's between making it and writing its pid: waited for, not taken
+  // (workspace-lock.int.test.ts races real processes for it).
+  it("is taken over once older than a taker needs to name itself: its taker died", async () => {
+    const file = path.join(tempDir("cm-wslock-"), LOCK_FILE);
+    writeFileSync(file, "");
+    const then = (Date.now() - LOCK_UNNAMED_GRACE_MS - 1_000) / 1000;
+    utimesSync(file, then, then);
+    const release = await takeWorkspaceLock(file, "w", () => true);
+    expect(readFileSync(file, "utf8")).toBe(String(process.pid));
+    await release();
+  });
+});
+
+describe("a workspace lock given back", () => {
+  it("leaves a lock another process took where the workspace was, once moved away", async () => {
+    const dir = path.join(tempDir("cm-wslock-"), "w");
+    mkdirSync(dir);
+    const file = path.join(dir, LOCK_FILE);
+    const release = await takeWorkspaceLock(file, "w");
+    // As a removal does while it holds the lock; another process then makes the workspace
+    // anew and takes its lock.
+    renameSync(dir, `${dir}.removing`);
+    mkdirSync(dir);
+    writeFileSync(file, String(OTHER_PID));
+    await release();
+    expect(readFileSync(file, "utf8")).toBe(String(OTHER_PID));
   });
 });

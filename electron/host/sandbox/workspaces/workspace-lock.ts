@@ -5,7 +5,7 @@
 // under way a second file marks it, and readers (who take no lock) wait for it to go, so what
 // they read is what the run's keep left.
 import { renameSync, writeFileSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, stat } from "node:fs/promises";
 import { isErrno } from "../../util/errno.js";
 import { pidAlive } from "../../util/process-place.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
@@ -22,6 +22,11 @@ export class WorkspaceBusy extends RunNotStarted {
 export const LOCK_RETRY_MS = 100;
 /** ...for at most this long, then the waiter gives up with WorkspaceBusy. */
 export const LOCK_WAIT_MS = 10_000;
+/**
+ * A lock file naming no holder is being written (its taker made it, and writes its pid next)
+ * until it is this old; past that, its taker died in between.
+ */
+export const LOCK_UNNAMED_GRACE_MS = 2_000;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +61,11 @@ export async function takeWorkspaceLock(
   }
   return async () => {
     try {
-      await rm(file, { force: true });
+      // Only while it names this process: a workspace removed while held took its lock file
+      // along, and the lock there now is another process's, which made the workspace anew.
+      // (No one else removes or rewrites a lock naming a live process.)
+      const text = await readFile(file, "utf8").catch(() => null);
+      if (text?.trim() === String(process.pid)) await rm(file, { force: true });
     } finally {
       finish();
     }
@@ -163,23 +172,43 @@ async function takeFile(
     } catch (error) {
       if (!isErrno(error, "EEXIST")) throw error;
     }
-    const holder = Number((await readFile(file, "utf8").catch(() => "")).trim());
-    if (
-      !Number.isSafeInteger(holder) ||
-      holder <= 0 ||
-      !isAlive(holder) ||
-      holder === process.pid
-    ) {
-      // A holder that died (or a file left half written, or ours from before a crash of this
-      // process's earlier life under the same pid) no longer holds it.
+    const found = await lockHolder(file, isAlive);
+    // Gone since: tried again at once (removing what is there now could remove the lock of
+    // the taker that was quicker).
+    if (found === "free" && Date.now() < giveUpAt) continue;
+    if (found === "stale") {
       await rm(file, { force: true });
       continue;
     }
     if (Date.now() >= giveUpAt) {
+      const by = typeof found === "object" && found.pid !== null ? ` (pid ${found.pid})` : "";
       throw new WorkspaceBusy(
-        `${what} is in use by another Code Mode process (pid ${holder}); try again when it is done`,
+        `${what} is in use by another Code Mode process${by}; try again when it is done`,
       );
     }
     await delay(LOCK_RETRY_MS);
   }
+}
+
+/**
+ * Who holds the lock at `file`: no one any more (the file went), no one alive (`stale`), or a
+ * live holder, its pid when the file names it yet.
+ */
+async function lockHolder(
+  file: string,
+  isAlive: (pid: number) => boolean,
+): Promise<"free" | "stale" | { pid: number | null }> {
+  const text = await readFile(file, "utf8").catch((error: unknown) =>
+    isErrno(error, "ENOENT") ? null : "",
+  );
+  if (text === null) return "free";
+  const pid = Number(text.trim());
+  if (Number.isSafeInteger(pid) && pid > 0) {
+    // Ours is from before a crash of this process's earlier life under the same pid.
+    return !isAlive(pid) || pid === process.pid ? "stale" : { pid };
+  }
+  // Naming no one: a live taker's, about to write its pid, unless it died in between.
+  const info = await stat(file).catch(() => null);
+  if (info === null) return "free";
+  return Date.now() - info.mtimeMs > LOCK_UNNAMED_GRACE_MS ? "stale" : { pid: null };
 }

@@ -86,6 +86,9 @@ export function workspaceSession(options: {
     // A run that ended by itself will most likely keep: the mark is written while the slot is
     // scanned rather than after, as it must be on disk before the answer.
     const marking = outcome.finished ? markKeeping(place.keeping) : null;
+    // Its failure is thrown once the scan is done: until then it must not go unhandled (Node
+    // ends the process on an unhandled rejection).
+    marking?.catch(() => undefined);
     let checked: SessionChecked;
     try {
       checked = await checkSlot({ place, state, filled, maxBytes, now }, slot, outcome);

@@ -201,6 +201,14 @@ describe("workspace store", () => {
     await expect(env.store.open("c", "other")).rejects.toThrow(/this client has 1 workspaces/);
   });
 
+  it("runs naming new workspaces at once make no more than the count", async () => {
+    const env = setup({ perClient: 1 });
+    const opens = await Promise.allSettled(["a", "b", "c"].map((n) => env.store.open("c", n)));
+    for (const open of opens) if (open.status === "fulfilled") await open.value.release();
+    expect(opens.filter((open) => open.status === "fulfilled")).toHaveLength(1);
+    expect(await env.store.list("c")).toHaveLength(1);
+  });
+
   it("an open waiting while the workspace is removed says it is gone, rather than making it again", async () => {
     const env = setup();
     await run(env, "c", "w", () => undefined);

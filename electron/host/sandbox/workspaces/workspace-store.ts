@@ -24,6 +24,9 @@ import {
 } from "./workspace-state.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
 
+/** The lock, in a client's folder, of making one of its workspaces (no workspace's name). */
+const CREATING_LOCK = ".creating";
+
 /** The limits the user sets (Sandbox page), read at each use. */
 export interface WorkspaceLimits {
   maxBytes: number;
@@ -92,14 +95,33 @@ export class WorkspaceStore {
       if (state === null) {
         // A folder with no state yet: made by a process that stopped before writing it.
         if (!create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
-        await this.checkRoom(client, name);
-        state = await createWorkspace(place, client, name, this.now());
+        state = await this.createCounted(place, client, name);
       }
       await removeStaleVersions(place, state.version);
       return { place, state, release };
     } catch (error) {
       await release();
       throw error;
+    }
+  }
+
+  /**
+   * Makes a workspace within the per-client count: a client's new workspaces are counted and
+   * made one at a time (in this process and across processes), so runs naming new ones at
+   * once cannot each find room for one more.
+   */
+  private async createCounted(
+    place: WorkspacePlace,
+    client: string,
+    name: string,
+  ): Promise<WorkspaceState> {
+    const lock = path.join(place.clientDir, CREATING_LOCK);
+    const release = await takeWorkspaceLock(lock, `the workspaces of this client`);
+    try {
+      await this.checkRoom(client, name);
+      return await createWorkspace(place, client, name, this.now());
+    } finally {
+      await release();
     }
   }
 
@@ -157,8 +179,9 @@ export class WorkspaceStore {
         // Folders being removed (renamed aside first) and anything else are not workspaces.
         if (workspaceNameProblem(name) !== null || name.includes(".removing-")) continue;
         const place = this.place(owner, name);
-        // A keep under way is waited for; one another process takes too long over is not:
-        // the listing shows what is kept so far rather than fail.
+        // A keep under way is waited for; one that takes too long (a container slow to stop,
+        // here or in another process) is not: the listing shows what is kept so far rather
+        // than fail.
         await waitForKeep(place.keeping, name).catch(() => undefined);
         const state = readState(place);
         if (state === null) continue;

@@ -7,6 +7,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import { isErrno } from "../../util/errno.js";
+import { removeIfUnchanged } from "../../util/remove-if-unchanged.js";
 import { pidAlive } from "../../util/process-place.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
 
@@ -176,12 +177,17 @@ async function takeFile(
     // Gone since: tried again at once (removing what is there now could remove the lock of
     // the taker that was quicker).
     if (found === "free" && Date.now() < giveUpAt) continue;
-    if (found === "stale") {
-      await rm(file, { force: true });
-      continue;
+    if (typeof found === "object" && "stale" in found) {
+      // Removed only if it still holds what was judged stale: two takers may judge it so at
+      // once, and the slower must not remove the lock the quicker took meanwhile.
+      await removeIfUnchanged(file, found.stale);
+      if (Date.now() < giveUpAt) continue;
     }
     if (Date.now() >= giveUpAt) {
-      const by = typeof found === "object" && found.pid !== null ? ` (pid ${found.pid})` : "";
+      const by =
+        typeof found === "object" && "pid" in found && found.pid !== null
+          ? ` (pid ${found.pid})`
+          : "";
       throw new WorkspaceBusy(
         `${what} is in use by another Code Mode process${by}; try again when it is done`,
       );
@@ -191,13 +197,13 @@ async function takeFile(
 }
 
 /**
- * Who holds the lock at `file`: no one any more (the file went), no one alive (`stale`), or a
- * live holder, its pid when the file names it yet.
+ * Who holds the lock at `file`: no one any more (the file went), no one alive (`stale`: what
+ * the file holds), or a live holder, its pid when the file names it yet.
  */
 async function lockHolder(
   file: string,
   isAlive: (pid: number) => boolean,
-): Promise<"free" | "stale" | { pid: number | null }> {
+): Promise<"free" | { stale: string } | { pid: number | null }> {
   const text = await readFile(file, "utf8").catch((error: unknown) =>
     isErrno(error, "ENOENT") ? null : "",
   );
@@ -205,10 +211,10 @@ async function lockHolder(
   const pid = Number(text.trim());
   if (Number.isSafeInteger(pid) && pid > 0) {
     // Ours is from before a crash of this process's earlier life under the same pid.
-    return !isAlive(pid) || pid === process.pid ? "stale" : { pid };
+    return !isAlive(pid) || pid === process.pid ? { stale: text } : { pid };
   }
   // Naming no one: a live taker's, about to write its pid, unless it died in between.
   const info = await stat(file).catch(() => null);
   if (info === null) return "free";
-  return Date.now() - info.mtimeMs > LOCK_UNNAMED_GRACE_MS ? "stale" : { pid: null };
+  return Date.now() - info.mtimeMs > LOCK_UNNAMED_GRACE_MS ? { stale: text } : { pid: null };
 }

@@ -209,7 +209,7 @@ describe("workspace store", () => {
     expect(await env.store.list("c")).toHaveLength(1);
   });
 
-  it("an open waiting while the workspace is removed says it is gone, rather than making it again", async () => {
+  it("a removal waiting while the workspace is removed says it is gone, rather than making it again", async () => {
     const env = setup();
     await run(env, "c", "w", () => undefined);
     const held = await env.store.open("c", "w");

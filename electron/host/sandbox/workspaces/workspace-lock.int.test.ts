@@ -4,47 +4,32 @@
 // written by a crash, removed it, and both held the workspace. A lock left by a process that
 // died is taken over by one of them only: two that judged it stale at once both removed what
 // was there, the slower one the quicker one's new lock.
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { repoRoot } from "../../../../test-support/processes.js";
+import { startRacing, type RacingProcess } from "../../../../test-support/racing-process.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { LOCK_FILE } from "./workspace-lock.js";
 
 afterAll(() => removeTempDirs());
 
-const taker = path.join(repoRoot, "test-support", "workspace-lock-taker.ts");
-
-function start(dir: string, times: number) {
-  const child = spawn(process.execPath, ["--import", "tsx", taker, dir, String(times)], {
-    stdio: ["pipe", "pipe", "pipe"],
-    cwd: repoRoot,
-  });
-  let stdout = "";
-  let stderr = "";
-  let readied: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (readied = resolve));
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-    if (stdout.startsWith("ready\n")) readied();
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("exit", (code) => resolve({ code, stdout, stderr })),
+/**
+ * Starts `count` takers of the lock in `dir`, each to take it `times` times, lets them go at
+ * once, and says how often each found another holder inside with it.
+ */
+async function race(dir: string, count: number, times: number): Promise<number[]> {
+  const takers: RacingProcess[] = Array.from({ length: count }, () =>
+    startRacing("workspace-lock-taker.ts", [dir, String(times)]),
   );
-  void exited.then(() => readied());
-  return { ready, go: () => child.stdin.end("go\n"), exited };
+  await Promise.all(takers.map((t) => t.ready));
+  for (const t of takers) t.end("go");
+  const results = await Promise.all(takers.map((t) => t.exited));
+  for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+  return results.map((r) => Number(r.stdout.split("\n")[1]));
 }
 
 it("is held by one process at a time, however many take it at once", async () => {
-  const dir = tempDir("cm-wslock-race-");
-  const takers = Array.from({ length: 8 }, () => start(dir, 150));
-  await Promise.all(takers.map((t) => t.ready));
-  for (const t of takers) t.go();
-  const results = await Promise.all(takers.map((t) => t.exited));
-  for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
-  expect(results.map((r) => Number(r.stdout.split("\n")[1]))).toEqual(Array(8).fill(0));
+  expect(await race(tempDir("cm-wslock-race-"), 8, 150)).toEqual(Array(8).fill(0));
 }, 120_000);
 
 it("left by a process that died, is taken over by one of many takers at once", async () => {
@@ -53,11 +38,6 @@ it("left by a process that died, is taken over by one of many takers at once", a
   for (let round = 0; round < 4; round++) {
     const dir = tempDir("cm-wslock-stale-");
     writeFileSync(path.join(dir, LOCK_FILE), String(dead));
-    const takers = Array.from({ length: 6 }, () => start(dir, 3));
-    await Promise.all(takers.map((t) => t.ready));
-    for (const t of takers) t.go();
-    const results = await Promise.all(takers.map((t) => t.exited));
-    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
-    expect(results.map((r) => Number(r.stdout.split("\n")[1]))).toEqual(Array(6).fill(0));
+    expect(await race(dir, 6, 3)).toEqual(Array(6).fill(0));
   }
 }, 120_000);

@@ -2,43 +2,16 @@
 // after each of many listings, and several `codemode servers accept` at once. Each reads the
 // file, changes it and writes it whole; before the pin file's lock, a later writer put back
 // what it had read, and accepts (or the host's new pins) were lost.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { pinFileBeside, pinFileSchema, type PinFile } from "./pin-file.js";
 import { pinnedForm } from "./tool-hash.js";
-import { repoRoot } from "../../../../test-support/processes.js";
+import { startRacing, type RacingProcess } from "../../../../test-support/racing-process.js";
 
-const root = repoRoot;
-const writer = path.join(root, "test-support", "pin-writer.ts");
-
-interface Writer {
-  ready: Promise<void>;
-  say: (line: string) => void;
-  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-function start(args: string[]): Writer {
-  const child = spawn(process.execPath, ["--import", "tsx", writer, ...args], {
-    stdio: ["pipe", "pipe", "pipe"],
-    cwd: root,
-  });
-  let stdout = "";
-  let stderr = "";
-  let readied: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (readied = resolve));
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-    if (stdout.startsWith("ready\n")) readied();
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("exit", (code) => resolve({ code, stdout, stderr })),
-  );
-  void exited.then(() => readied());
-  return { ready, say: (line) => child.stdin.write(`${line}\n`), exited };
+function start(args: string[]): RacingProcess {
+  return startRacing("pin-writer.ts", args);
 }
 
 describe("pin file writers racing", () => {

@@ -140,6 +140,9 @@ describe.skipIf(!fx || !podmanInstalled())("the Sandbox page's container engine 
   it("Find one goes back to looking, and runs go to the machine's Docker again", async () => {
     await card().getByLabel("Use", { exact: true }).selectOption("");
     await until(() => !saved().sandboxEngine, "the choice to be dropped", 60_000);
+    // The file is in place before the save is applied (its folder is synced in between): the
+    // page says what is chosen once the host has switched, and runs go to the new choice then.
+    await card().getByText("else the first engine that answers.", { exact: false }).waitFor();
     expect(await runWhenReady("print(1)")).toBe("1\n");
     expect(auditEntries(ui.home, "run_finished").at(-1)?.engine).toContain("docker");
   });

@@ -8,6 +8,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import { isErrno } from "../../util/errno.js";
 import { removeIfUnchanged } from "../../util/remove-if-unchanged.js";
+import { waitAtMost } from "../../util/wait-at-most.js";
 import { pidAlive } from "../../util/process-place.js";
 import { RunNotStarted } from "../../core/engine/run-not-started.js";
 
@@ -120,7 +121,11 @@ export async function waitForKeep(
   isAlive: (pid: number) => boolean = pidAlive,
 ): Promise<void> {
   const mine = keeps.get(file);
-  if (mine !== undefined) await keptWithin(mine, what);
+  if (mine !== undefined && !(await waitAtMost(mine, LOCK_WAIT_MS))) {
+    throw new WorkspaceBusy(
+      `${what} is still being kept: the container of the run that used it has not stopped yet; try again in a moment`,
+    );
+  }
   const giveUpAt = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     const text = await readFile(file, "utf8").catch(() => null);
@@ -135,27 +140,6 @@ export async function waitForKeep(
       );
     }
     await delay(LOCK_RETRY_MS);
-  }
-}
-
-/** Waits for this process's keep, for at most LOCK_WAIT_MS. */
-async function keptWithin(kept: Promise<void>, what: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new WorkspaceBusy(
-            `${what} is still being kept: the container of the run that used it has not stopped yet; try again in a moment`,
-          ),
-        ),
-      LOCK_WAIT_MS,
-    );
-  });
-  try {
-    await Promise.race([kept, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

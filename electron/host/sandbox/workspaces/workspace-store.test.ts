@@ -156,6 +156,8 @@ describe("workspace store", () => {
     await expect(env.store.open("c", "two")).rejects.toThrow(
       /this client has 1 workspaces, the most it may have \(the "Workspaces per client" setting/,
     );
+    // No folder of the refused one is left behind.
+    expect(existsSync(env.store.place("c", "two").dir)).toBe(false);
     // Another client has its own count; the same name is the same workspace.
     await run(env, "d", "one", () => undefined);
     const again = await env.store.open("c", "ONE");

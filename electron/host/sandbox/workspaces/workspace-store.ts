@@ -78,15 +78,14 @@ export class WorkspaceStore {
     checkWorkspaceName(name);
     const place = this.place(client, name);
     const what = `the workspace "${name}"`;
-    // A workspace that exists (the usual case) is locked straight away; only a lock file with
-    // no folder to go in leads to the checks of a new one, before its folder is made.
+    // A workspace that exists (the usual case) is locked straight away; a lock file with no
+    // folder to go in means a new one: its folder is made, and it is counted under the lock.
     let release = await takeWorkspaceLock(place.lock, what).catch((error: unknown) => {
       if (isErrno(error, "ENOENT")) return null;
       throw error;
     });
     if (release === null) {
       if (!create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
-      await this.checkRoom(client, name);
       await mkdir(place.dir, { recursive: true, mode: 0o700 });
       release = await takeWorkspaceLock(place.lock, what);
     }
@@ -95,7 +94,11 @@ export class WorkspaceStore {
       if (state === null) {
         // A folder with no state yet: made by a process that stopped before writing it.
         if (!create) throw new WorkspaceRefused(`there is no workspace "${name}"`);
-        state = await this.createCounted(place, client, name);
+        state = await this.createCounted(place, client, name).catch(async (error: unknown) => {
+          // The folder of one the count refused is not left behind, unlisted and uncounted.
+          await rm(place.dir, { recursive: true, force: true });
+          throw error;
+        });
       }
       await removeStaleVersions(place, state.version);
       return { place, state, release };

@@ -162,10 +162,17 @@ describe("a link to the browser UI, as another user of the machine sees it", () 
     start.stdout?.resume();
     const child = start;
     startExit = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+    // The stand-in notes its call before it becomes the browser (`exec`), so the wait is for
+    // the browser process itself, not for the note.
     await until(
-      () =>
-        opener.calls().length === 1 &&
-        processTexts(child.pid!).some((t) => t.cmdline.includes(TOY_SERVER_JS)),
+      () => {
+        const running = processTexts(child.pid!);
+        return (
+          opener.calls().length === 1 &&
+          running.some((t) => t.cmdline.includes("fake-browser")) &&
+          running.some((t) => t.cmdline.includes(TOY_SERVER_JS))
+        );
+      },
       "npm start to open the browser and start the wrapped server",
       60_000,
     );

@@ -49,7 +49,8 @@ function codemode(
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     child.stdin.end(code);
-    child.once("exit", (exitCode) => resolve({ code: exitCode, stdout, stderr }));
+    // "close", not "exit": at its exit what it wrote last may still be in the pipes.
+    child.once("close", (exitCode) => resolve({ code: exitCode, stdout, stderr }));
   });
 }
 

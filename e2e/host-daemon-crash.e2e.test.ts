@@ -64,11 +64,7 @@ describe.skipIf(!fx)("the app dies mid-run", () => {
     // The exit can be seen before the last of stderr has been read: wait for it.
     const why =
       /codemode shim: Code Mode stopped: .*answered 2 request\(s\) in flight with an error\n/;
-    await until(
-      () => why.test(shim.stderr()),
-      `the shim's stderr to say why:\n${shim.stderr()}`,
-      5_000,
-    );
+    await until(() => why.test(shim.stderr()), `the shim's stderr to say why:\n${shim.stderr()}`);
     await shim.close();
     expect(await shim.exitCode).toBe(1);
     // The SIGKILLed daemon left its run containers behind; afterAll removes them.

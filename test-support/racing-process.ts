@@ -30,8 +30,9 @@ export function startRacing(script: string, args: readonly string[]): RacingProc
     if (stdout.startsWith("ready\n")) readied();
   });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  // "close", not "exit": at its exit the last lines it printed may still be in the pipe.
   const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("exit", (code) => resolve({ code, stdout, stderr })),
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
   );
   void exited.then(() => readied());
   return {

@@ -32,7 +32,7 @@ function pidFileFor(name: string): string {
 /** Waits until none of `pids` runs; every pid of a test is killed after it either way. */
 async function untilGone(pids: number[], what: string): Promise<void> {
   left.push(...pids);
-  await until(() => pids.every((pid) => !processRunning(pid)), what, 5_000);
+  await until(() => pids.every((pid) => !processRunning(pid)), what);
 }
 
 beforeAll(() => {

@@ -110,7 +110,7 @@ describe("ServerSet", () => {
     );
 
     expect(goodPid).not.toBeNull();
-    await until(() => !pidAlive(goodPid!), "the good server's process to exit", 2_000);
+    await until(() => !pidAlive(goodPid!), "the good server's process to exit");
     expect(set.get("good")?.status).toBe("stopped");
     await expect(set.replace(config({}))).rejects.toThrow(/closed/);
   });
@@ -289,7 +289,7 @@ describe("ServerSet", () => {
     await set.open();
     const pids = [pidOf(set, "a"), pidOf(set, "b")];
     await set.close();
-    await until(() => pids.every((pid) => !pidAlive(pid)), "both children to exit", 2_000);
+    await until(() => pids.every((pid) => !pidAlive(pid)), "both children to exit");
     expect([...set.servers.values()].map((s) => s.status)).toEqual(["stopped", "stopped"]);
     const refused = await set
       .callTool("a", "echo", { text: "x" }, callOpts())

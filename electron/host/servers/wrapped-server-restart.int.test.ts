@@ -184,7 +184,7 @@ describe("WrappedServer restarts after a crash", () => {
     expect(server.info).toMatchObject({ status: "ready", restartCount: 0, restarting: false });
     expect(server.pid).not.toBe(secondPid);
     expect(pidAlive(firstPid)).toBe(false);
-    await until(() => !pidAlive(secondPid), "the replaced child to exit", 5_000);
+    await until(() => !pidAlive(secondPid), "the replaced child to exit");
     expect(textOf(await server.callTool("echo", { text: "new" }, callOpts()))).toBe("new");
   });
 });

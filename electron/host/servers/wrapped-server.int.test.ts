@@ -180,7 +180,7 @@ describe("WrappedServer with the toy server", () => {
     const pid = server.pid!;
     await expect(starting).rejects.toThrow(/failed to start: .*timed out/i);
     // The toy server ignores stdin while it delays: this is the SIGTERM path of close.
-    await until(() => !pidAlive(pid), "the child to be killed", 5_000);
+    await until(() => !pidAlive(pid), "the child to be killed");
   });
 
   it("close during a start rejects that start as closed and kills the child", async () => {
@@ -191,7 +191,7 @@ describe("WrappedServer with the toy server", () => {
     await server.close();
     await expectCode(starting, "closed");
     expect(server.status).toBe("stopped");
-    await until(() => !pidAlive(pid), "the child to be killed", 5_000);
+    await until(() => !pidAlive(pid), "the child to be killed");
   });
 
   it("close kills the child, refuses calls, and no restart follows", async () => {
@@ -209,7 +209,7 @@ describe("WrappedServer with the toy server", () => {
     const t0 = Date.now();
     await server.close();
     expect(Date.now() - t0).toBeLessThan(1_500);
-    await until(() => !pidAlive(pid), "the child to exit", 2_000);
+    await until(() => !pidAlive(pid), "the child to exit");
     await inFlight;
     expect(server.status).toBe("stopped");
     expect(server.pid).toBeNull();

@@ -174,7 +174,7 @@ describe("a try when the app stops", () => {
       const result = await trying;
       expect(result.ok).toBe(false);
       expect(!result.ok && result.error).toContain("Code Mode stopped during the try");
-      await until(() => tried.every((pid) => !processRunning(pid)), "the tried tree to end", 5_000);
+      await until(() => tried.every((pid) => !processRunning(pid)), "the tried tree to end");
       expect(auditEntries(home, "try_finished")).toEqual([
         expect.objectContaining({ server: "mute", ok: false }),
       ]);

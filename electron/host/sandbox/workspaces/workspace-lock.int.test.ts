@@ -25,6 +25,8 @@ async function race(dir: string, count: number, times: number): Promise<number[]
   for (const t of takers) t.end("go");
   const results = await Promise.all(takers.map((t) => t.exited));
   for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+  // A count missing from the output must not read as 0, the count the tests expect.
+  for (const result of results) expect(result.stdout).toMatch(/^ready\n\d+\n$/);
   return results.map((r) => Number(r.stdout.split("\n")[1]));
 }
 

@@ -64,7 +64,8 @@ async function asUser(
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  // "close", not "exit": at its exit the line it printed last may still be in the pipe.
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   if (code !== 0) throw new Error(`the host's side failed (${code}): ${stderr}`);
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
 }

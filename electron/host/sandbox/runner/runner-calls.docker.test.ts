@@ -20,12 +20,23 @@ const { fx } = docker;
 
 const TOOLS = [{ name: "echo", stub: "" }];
 
-/** Answers with the call's `text`; the text "slow" after 300 ms, any other at once. */
+/** Answers "held" once the call "release" comes (and before answering that one). */
+let releaseHeld: (() => void) | undefined;
+
+/**
+ * Answers with the call's `text`: "slow" after 300 ms, "held" as above, any other at once.
+ */
 function onCall(_tool: string, args: unknown): Promise<CallOutcome> {
   const text = String((args as { text?: unknown }).text);
   const answer: CallOutcome = { ok: true, value: text };
-  if (text !== "slow") return Promise.resolve(answer);
-  return new Promise((resolve) => setTimeout(() => resolve(answer), 300));
+  if (text === "slow") return new Promise((resolve) => setTimeout(() => resolve(answer), 300));
+  if (text === "held") return new Promise((resolve) => (releaseHeld = () => resolve(answer)));
+  if (text === "release") {
+    releaseHeld?.();
+    // The held answer goes out first, so the runner has it in hand before release's.
+    return new Promise((resolve) => setImmediate(() => resolve(answer)));
+  }
+  return Promise.resolve(answer);
 }
 
 describeEachRuntime(docker, "the runner's tool calls, from any event loop (%s)", (runtime) => {
@@ -83,12 +94,16 @@ print(sorted(got), many == [str(i) for i in range(40)])`);
   it("a call the code stopped waiting for does not stop later calls", async () => {
     const result = await run(`import asyncio
 try:
-    await asyncio.wait_for(echo({"text": "slow"}), 0.05)
+    await asyncio.wait_for(echo({"text": "held"}), 0.05)
 except TimeoutError:
     print("gave up")
 print(await echo({"text": "later"}))
-await asyncio.sleep(0.4)  # the slow result comes in now, for a future cancelled already
+# The held result comes in now, for a future cancelled already, just before this answer.
+print(await echo({"text": "release"}))
 print(await echo({"text": "last"}))`);
-    expect(result).toMatchObject({ stdout: "gave up\nlater\nlast\n", error: null });
+    expect(result).toMatchObject({
+      stdout: "gave up\nlater\nrelease\nlast\n",
+      error: null,
+    });
   });
 });

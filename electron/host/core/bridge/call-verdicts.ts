@@ -170,29 +170,5 @@ export function fault(shown: string, error: unknown): Verdict {
   };
 }
 
+/** How a call that went out settled: with its value, or with why not (never a rejection). */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-/**
- * Settles with `promise`, or as soon as `signal` aborts, whichever comes first. It never
- * rejects, so the original exception (whatever it is) survives untouched for its type name.
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<Settled<T>> {
-  return new Promise<Settled<T>>((resolve) => {
-    const onAbort = (): void => resolve({ ok: false, error: signal.reason });
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve({ ok: true, value });
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve({ ok: false, error });
-      },
-    );
-  });
-}

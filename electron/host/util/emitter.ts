@@ -29,7 +29,10 @@ export class Emitter<Events extends { [K in keyof Events]: (...args: never[]) =>
   }
 
   emit<K extends keyof Events>(event: K, ...args: Parameters<Events[K]>): void {
-    for (const listener of [...(this.#listeners.get(event) ?? [])]) {
+    const listeners = this.#listeners.get(event);
+    // Some events come with every tool call (each audit entry) and often nobody follows them.
+    if (listeners === undefined || listeners.size === 0) return;
+    for (const listener of [...listeners]) {
       try {
         listener(...args);
       } catch (error) {

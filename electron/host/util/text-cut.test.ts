@@ -31,6 +31,24 @@ describe("cutting text", () => {
     }
   });
 
+  it("keeps a text that fits by a hair whole, lone surrogates counted as U+FFFD", () => {
+    // Longer than a third of the limit in units: measured, not taken as fitting at once.
+    const lone = "\ud800";
+    for (const text of [
+      "é".repeat(1024),
+      `${"a".repeat(2045)}${lone}`,
+      `${"€".repeat(681)}${lone}`,
+      `${"😀".repeat(511)}abcd`,
+    ]) {
+      expect(bytes(toWellFormed(text))).toBeLessThanOrEqual(2048);
+      expect(cutUtf8(text, 2048)).toBe(toWellFormed(text));
+    }
+    // One byte more, and it is cut, mark included.
+    const over = `${"a".repeat(2046)}${lone}`;
+    expect(bytes(toWellFormed(over))).toBe(2049);
+    expect(cutUtf8(over, 2048)).toBe(`${"a".repeat(2045)}${CUT_MARK}`);
+  });
+
   it("costs the same for a huge text as for a short one", () => {
     const huge = "x".repeat(20_000_000);
     const started = performance.now();

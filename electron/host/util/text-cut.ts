@@ -27,6 +27,13 @@ export function cutUtf8(text: string, maxBytes: number): string {
   // No UTF-16 unit takes more than 3 bytes (a pair takes 4 for 2 units): a text this short
   // fits whole, and the walk below is skipped (every audit entry's texts go through here).
   if (text.length * 3 <= maxBytes) return toWellFormed(text);
+  // One that may fit is measured natively rather than walked below, one character at a time
+  // (a call's logged arguments, up to their cap, come here with each of its entries); past
+  // `maxBytes` units it cannot fit, and stays unmeasured. Node counts a lone surrogate as the
+  // three bytes of U+FFFD, as the walk does.
+  if (text.length <= maxBytes && Buffer.byteLength(text, "utf8") <= maxBytes) {
+    return toWellFormed(text);
+  }
   const markBytes = utf8Length(CUT_MARK.codePointAt(0) ?? 0);
   let bytes = 0;
   let fitsWithMark = 0;

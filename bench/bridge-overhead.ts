@@ -244,7 +244,9 @@ async function main(): Promise<void> {
     }
     console.log(
       `${label.padEnd(48)} wall ${value.toFixed(3).padStart(6)} ms ${(value / base).toFixed(2)}x` +
-        (side === "direct" ? "" : ` (${(value / floor).toFixed(2)}x the structural floor)`) +
+        (side === "direct" || !(floor > 0)
+          ? ""
+          : ` (${(value / floor).toFixed(2)}x the structural floor)`) +
         `   fastest round ${Math.min(...sides[side]).toFixed(3)} ms ` +
         `${(Math.min(...sides[side]) / fastestBase).toFixed(2)}x` +
         `   host CPU ${host.toFixed(3)} ms ${(host / cpuBase).toFixed(2)}x` +
@@ -253,7 +255,8 @@ async function main(): Promise<void> {
   };
   /** A daemon side against the structural floor of the same rounds: the goal's own ratio. */
   const showAgainstFloor = (label: string, side: Side): void => {
-    if (sides[side].length === 0) return;
+    // Without the floors' side (BENCH_SIDES) there is no floor to set it against.
+    if (sides[side].length === 0 || sides.structuralFloor.length === 0) return;
     const perRound = sides[side].map((v, i) => v / (sides.structuralFloor[i] ?? NaN));
     report({
       what: `one sequential call of a fast tool (toy echo), ${label}, wall time`,

@@ -45,9 +45,9 @@ export class CallSender {
 
     // One controller carries both reasons to stop, so the caller sees a single signal. The
     // call ends with the first of its answer, the run's stop and its timeout: the stops settle
-    // it themselves, at once, whether or not the caller heeds the signal, without a listener of
-    // their own on it (one fewer per call: bench/bridge-overhead.ts). It never rejects, so the
-    // caller's exception, whatever it is, keeps its type name.
+    // it themselves, at once, whether or not the caller heeds the signal, so they need no
+    // listener of their own on it. It never rejects, so the caller's exception, whatever it is,
+    // keeps its type name.
     const controller = new AbortController();
     let settle!: (settled: Settled<CallToolResult>) => void;
     const settledCall = new Promise<Settled<CallToolResult>>((resolve) => (settle = resolve));

@@ -12,6 +12,8 @@ import { Badge } from "./badge.js";
 const AUTO = "";
 /** The select's value while the saved choice is not known yet. */
 const READING = "__reading";
+/** The select's value for a chosen engine that is not among those answering. */
+const CUSTOM = "__custom";
 
 function engineState(engine: EngineView): string {
   if (engine.answered)
@@ -105,11 +107,11 @@ export function EngineChoiceCard() {
               ? READING
               : answering.some((e) => e.name === chosen) || chosen === AUTO
                 ? chosen
-                : "__custom"
+                : CUSTOM
           }
           disabled={save.busy || !settings.data}
           onChange={(event) => {
-            if (event.target.value !== "__custom") void choose(event.target.value);
+            if (event.target.value !== CUSTOM) void choose(event.target.value);
           }}
         >
           {!settings.data ? <option value={READING}>Reading your choice…</option> : null}
@@ -122,7 +124,7 @@ export function EngineChoiceCard() {
             </option>
           ))}
           {chosen !== AUTO && !answering.some((e) => e.name === chosen) ? (
-            <option value="__custom">{chosen}</option>
+            <option value={CUSTOM}>{chosen}</option>
           ) : null}
         </select>
       </div>

@@ -4,7 +4,7 @@ import { fakeClock } from "../../../test-support/fake-clock.js";
 import { WarmPool } from "./warm-pool.js";
 import { POOL_CLAIM_WAIT_MS } from "./pool-waiters.js";
 import { POOL_BURST_WINDOW_MS } from "./pool-target.js";
-import { POOL_HEAVY_WINDOW_MS } from "./warm-pool-options.js";
+import { POOL_HEAVY_WINDOW_MS, POOL_REFILL_DELAY_MS } from "./warm-pool-options.js";
 
 interface Made {
   warm: boolean;
@@ -43,6 +43,7 @@ function gatedPool(size: number, options: { preload?: boolean; maxSize?: number 
   const asMade = (c: SandboxContainer) => c as unknown as Made;
   /** Lets every container started so far say ready, and waits until the pool took them in. */
   const allReady = async () => {
+    await pool.started(); // refills put off for a moment too
     for (const m of made) m.say(true);
     await pool.settled();
   };
@@ -148,10 +149,11 @@ describe("WarmPool claims by what the code needs", () => {
   });
 
   it("a heavy run waits for a preloading container still importing rather than take a lean one", async () => {
-    const { pool, made, asMade, allReady } = gatedPool(2, { maxSize: 2 });
+    const { pool, made, asMade, allReady, clock } = gatedPool(2, { maxSize: 2 });
     pool.fill();
     await allReady();
     expect(await pool.take("preloaded")).toBe(made[0]); // its refill preloads
+    clock.advance(POOL_REFILL_DELAY_MS);
     await flush();
     const importing = made[2]!;
     expect(importing.preload).toBe(true);

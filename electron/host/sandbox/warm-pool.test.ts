@@ -4,7 +4,7 @@ import { fakeClock } from "../../../test-support/fake-clock.js";
 import { until } from "../../../test-support/wait.js";
 import { WarmPool, POOL_LEAN_SPARES } from "./warm-pool.js";
 import { FIXED_POOL, POOL_BURST_WINDOW_MS } from "./pool-target.js";
-import { POOL_LEAN_WINDOW_MS } from "./warm-pool-options.js";
+import { POOL_LEAN_WINDOW_MS, POOL_REFILL_DELAY_MS } from "./warm-pool-options.js";
 
 /**
  * A stand-in container: a label (the runtime it was made under), whether it was removed, and
@@ -104,6 +104,7 @@ describe("WarmPool.drain", () => {
 
 describe("WarmPool warm flag", () => {
   it("starts pooled containers as warm and a container taken from an empty pool as cold", async () => {
+    const clock = fakeClock();
     const asked: boolean[] = [];
     const pool = new WarmPool({
       startContainer: (warm) => {
@@ -111,11 +112,14 @@ describe("WarmPool warm flag", () => {
         return Promise.resolve(fakeContainer("runc") as unknown as SandboxContainer);
       },
       size: 1,
+      clock,
     });
     pool.fill();
     expect(asked).toEqual([true]);
     await pool.settled();
-    await pool.take(); // the warm one; a warm replacement starts
+    await pool.take(); // the warm one; a warm replacement starts, off the run's way
+    expect(asked).toEqual([true]);
+    clock.advance(POOL_REFILL_DELAY_MS);
     expect(asked).toEqual([true, true]);
     pool.resize(0);
     await pool.take(); // nothing pooled: a cold one, and no replacement
@@ -152,6 +156,8 @@ describe("WarmPool growth", () => {
     const taken: Fake[] = [];
     taken.push((await pool.take()) as unknown as Fake); // found one: no growth, one refill
     expect(pool.targetSize).toBe(1);
+    expect(gates).toHaveLength(0); // the refill starts a moment later
+    clock.advance(POOL_REFILL_DELAY_MS);
     expect(gates).toHaveLength(1);
     const cold = [pool.take(), pool.take()]; // back to back: both find the pool empty
     expect(pool.targetSize).toBe(4);
@@ -275,16 +281,91 @@ describe("WarmPool growth", () => {
       await openDue();
       const targets: number[] = [];
       for (let run = 0; run < 20; run++) {
-        clock.advance(2_000);
+        clock.advance(2_000 - POOL_REFILL_DELAY_MS);
         await openDue();
         void pool.take();
         targets.push(pool.targetSize);
+        clock.advance(POOL_REFILL_DELAY_MS); // its refill, if put off
       }
       // Growing once covers the containers under way (it was 16, and 36 starts, before).
       expect(Math.max(...targets), `floor ${floor}: ${targets.join(",")}`).toBeLessThanOrEqual(4);
       expect(started).toBeLessThanOrEqual(20 + 4);
       for (const start of starts.splice(0)) start.open();
       await pool.drain();
+    }
+  });
+});
+
+describe("WarmPool refill after a take", () => {
+  /** A pool of fake containers, ready at once, on a fake clock. */
+  function quickPool(size: number) {
+    const clock = fakeClock();
+    const made: { preload: boolean; container: Fake }[] = [];
+    const pool = new WarmPool({
+      startContainer: (_warm, preload) => {
+        const container = fakeContainer("runc");
+        made.push({ preload, container });
+        return Promise.resolve(container as unknown as SandboxContainer);
+      },
+      size,
+      clock,
+      preload: true,
+    });
+    return { pool, made, clock };
+  }
+
+  it("a take from a rested pool starts the replacement POOL_REFILL_DELAY_MS later, made as decided at the take", async () => {
+    const { pool, made, clock } = quickPool(1);
+    pool.fill();
+    await pool.settled();
+    await pool.take();
+    clock.advance(POOL_REFILL_DELAY_MS - 1);
+    expect(made).toHaveLength(1);
+    clock.advance(1);
+    expect(made.map((m) => m.preload)).toEqual([true, true]);
+    await pool.settled();
+    expect(pool.idle).toBe(1);
+    expect(pool.lastError).toBeNull();
+    await pool.drain();
+  });
+
+  it("the next take, or one waiting for the pool, starts it at once", async () => {
+    const { pool, made, clock } = quickPool(2);
+    pool.fill();
+    await pool.settled();
+    await pool.take();
+    expect(made).toHaveLength(2);
+    await pool.take(); // the pool is short now: both refills start
+    expect(made).toHaveLength(4);
+    clock.advance(POOL_REFILL_DELAY_MS);
+    expect(made).toHaveLength(4); // the one put off is not started twice
+    await pool.settled();
+    expect(pool.idle).toBe(2);
+    await pool.take();
+    expect(made).toHaveLength(4);
+    await pool.settled(); // waiting for the pool starts it now
+    expect(made).toHaveLength(5);
+    expect(pool.idle).toBe(2);
+    await pool.drain();
+  });
+
+  it("drain and restock start none put off before them, and note no error", async () => {
+    for (const end of ["drain", "restock"] as const) {
+      const { pool, made } = quickPool(1);
+      pool.fill();
+      await pool.settled();
+      await pool.take();
+      if (end === "drain") {
+        await pool.drain();
+        expect(made).toHaveLength(1);
+      } else {
+        pool.restock();
+        expect(made).toHaveLength(2); // the new generation's one, not the old one put off
+        await pool.settled();
+        expect(pool.idle).toBe(1);
+        await pool.drain();
+      }
+      expect(pool.lastError, end).toBeNull();
     }
   });
 });
@@ -401,6 +482,7 @@ describe("WarmPool preload under pressure", () => {
     // A rested pool preloads.
     expect(made.map((m) => m.preload)).toEqual([true]);
     await pool.take(); // the preloaded one: no miss, its refill preloads too
+    clock.advance(POOL_REFILL_DELAY_MS);
     expect(made.map((m) => [m.warm, m.preload])).toEqual([
       [true, true],
       [true, true],
@@ -412,12 +494,13 @@ describe("WarmPool preload under pressure", () => {
     // The refill after that miss (and any within POOL_LEAN_WINDOW_MS) skips preloading.
     clock.advance(POOL_LEAN_WINDOW_MS - 1);
     await pool.take();
+    clock.advance(POOL_REFILL_DELAY_MS); // the refill, decided at the take, starts
     expect(made.at(-1)).toMatchObject({ warm: true, preload: false });
     await pool.settled();
     expect(pool.idle).toBe(1);
     const lean = made.at(-1)!.container;
     // No take for POOL_LEAN_WINDOW_MS: the lean idle one is replaced by a preloading one.
-    clock.advance(POOL_LEAN_WINDOW_MS - 1);
+    clock.advance(POOL_LEAN_WINDOW_MS - POOL_REFILL_DELAY_MS - 1);
     expect(lean.removed).toBe(false);
     clock.advance(1);
     expect(lean.removed).toBe(true);
@@ -427,6 +510,7 @@ describe("WarmPool preload under pressure", () => {
     expect(clock.pending()).toBe(0); // nothing lean left: no timer
     // The miss is long past: refills preload again.
     await pool.take();
+    clock.advance(POOL_REFILL_DELAY_MS);
     expect(made.at(-1)).toMatchObject({ warm: true, preload: true });
     await pool.drain();
   });
@@ -488,6 +572,7 @@ describe("WarmPool preload under pressure", () => {
     const made: { preload: boolean; container: Fake }[] = [];
     const gates: (() => void)[] = [];
     const open = async () => {
+      await pool.started(); // refills put off too
       for (const gate of gates.splice(0)) gate();
       await pool.settled();
     };
@@ -524,6 +609,7 @@ describe("WarmPool preload under pressure", () => {
     clock.advance(1_000);
     await open();
     await pool.take();
+    clock.advance(POOL_REFILL_DELAY_MS);
     expect(made.slice(5).map((m) => m.preload)).toEqual([true, false, false]);
     await open();
     await pool.drain();

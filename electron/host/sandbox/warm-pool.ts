@@ -1,6 +1,7 @@
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
 import { preloadFloor, restStep } from "./lean-rest.js";
+import { NOT_NEEDED, PoolLaunches } from "./pool-launches.js";
 import { PoolWaiters, type ClaimView, type ContainerNeed, type InFlight } from "./pool-waiters.js";
 import {
   readiness,
@@ -37,8 +38,6 @@ export class WarmPool {
   private readonly inflight = new Set<Promise<void>>();
   /** The starts under way when the target last grew (PoolTarget.taken's `settling`). */
   private readonly growthWave = new Set<Promise<void>>();
-  /** The container starts under way (their ready lines not included), for started(). */
-  private readonly launches = new Set<Promise<unknown>>();
   /** Containers started and waiting for their ready line. */
   private awaitingReady = 0;
   /** Removals of idle containers (resize, restock, a dead one): drain() waits for them too. */
@@ -60,7 +59,7 @@ export class WarmPool {
   /** Containers started without preloading while preloading was on: replaced once the pool rests. */
   private readonly lean = new Set<SandboxContainer>();
   private cancelRest: (() => void) | null = null;
-
+  private readonly launches: PoolLaunches;
   private readonly startContainer: WarmPoolOptions["startContainer"];
   private readonly clock: PoolClock;
   /** Runs that found no fitting container ready, waiting for a refill under way. */
@@ -75,6 +74,7 @@ export class WarmPool {
     this.leanWindowMs = options.leanWindowMs ?? POOL_LEAN_WINDOW_MS;
     this.onPooled = options.onPooled;
     this.waiters = new PoolWaiters(clock, options.claimWaitMs);
+    this.launches = new PoolLaunches(options.startContainer, clock);
   }
 
   /**
@@ -95,7 +95,7 @@ export class WarmPool {
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);
-    this.fill();
+    this.fill(warm !== undefined && !short && this.target.size === target);
     if (this.target.size > target) {
       this.growthWave.clear();
       for (const job of this.inflight) this.growthWave.add(job);
@@ -155,7 +155,9 @@ export class WarmPool {
     return this.target.size;
   }
 
-  fill(): void {
+  /** Starts what the pool is short of; `later`: off the way of the run that just took one. */
+  fill(later = false): void {
+    if (!later) this.launches.now();
     if (this.closed) return;
     // A waiting run counts too: the start a cold one would have been (see take).
     while (this.ready.length + this.starting < this.target.size + this.waiters.size) {
@@ -170,10 +172,8 @@ export class WarmPool {
       const preload =
         this.preload && this.preloaded < this.preloadFloor && (this.preloadingNow || heavy);
       if (preload) this.startingPreloaded++;
-      const launch = this.startContainer(true, preload);
-      this.launches.add(launch);
-      const launched = (): void => void this.launches.delete(launch);
-      launch.then(launched, launched);
+      const needed = (): boolean => !this.closed && generation === this.generation;
+      const launch = this.launches.start(preload, later ? needed : undefined);
       // restock() already stopped counting the containers of an older generation.
       const uncount = (importing: number): void => {
         if (generation !== this.generation) return;
@@ -220,7 +220,7 @@ export class WarmPool {
         (error: unknown) => {
           // Not retried in a loop: a broken engine or a missing image would spin.
           uncount(0);
-          this.lastError = error;
+          if (error !== NOT_NEEDED) this.lastError = error;
           this.waiters.release(this.inFlight());
         },
       );
@@ -355,12 +355,13 @@ export class WarmPool {
 
   /** Resolves once every container being started now is ready or has failed. */
   async settled(): Promise<void> {
+    this.launches.now(); // one who waits for the pool wants it now
     await Promise.allSettled([...this.inflight]);
   }
 
   /** Once every container being started now is up (ready or importing): how many there are. */
   async started(): Promise<number> {
-    await Promise.allSettled([...this.launches]);
+    await this.launches.started();
     return this.ready.length + this.awaitingReady;
   }
 
@@ -373,6 +374,7 @@ export class WarmPool {
     this.cancelShrink = null;
     this.cancelRest?.();
     this.cancelRest = null;
+    this.launches.now(); // each is told it is not needed
     await Promise.allSettled([...this.inflight]);
     const idle = this.ready;
     this.ready = [];
@@ -393,7 +395,6 @@ export class WarmPool {
     this.ready.splice(index, 1);
     this.lean.delete(container);
     this.discard(container);
-    // No refill here: a container that dies at once would make this spin; the next
-    // take() refills.
+    // No refill here: one that dies at once would spin; the next take() refills.
   }
 }

@@ -27,8 +27,13 @@ export class PoolLaunches {
         ? this.startContainer(true, preload)
         : new Promise<SandboxContainer>((resolve, reject) => {
             this.delayed.push(() => {
-              if (stillNeeded()) this.startContainer(true, preload).then(resolve, reject);
-              else reject(NOT_NEEDED);
+              if (!stillNeeded()) return reject(NOT_NEEDED);
+              // A start that throws at once must not keep the others put off from starting.
+              try {
+                this.startContainer(true, preload).then(resolve, reject);
+              } catch (error) {
+                reject(error instanceof Error ? error : new Error(String(error)));
+              }
             });
             this.cancel ??= this.clock.setTimeout(() => this.now(), POOL_REFILL_DELAY_MS);
           });

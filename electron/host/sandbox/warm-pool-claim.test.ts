@@ -169,6 +169,31 @@ describe("WarmPool claims by what the code needs", () => {
     await pool.drain();
   });
 
+  it("while a heavy run waits for a refill, a take from a pool at its target refills at once", async () => {
+    const { pool, made, asMade, allReady, clock } = gatedPool(2, { maxSize: 2 });
+    pool.fill();
+    await allReady();
+    expect(await pool.take("preloaded")).toBe(made[0]);
+    clock.advance(POOL_REFILL_DELAY_MS); // its refill starts: it preloads
+    await flush();
+    expect(made[2]!.preload).toBe(true);
+    let got: Made | undefined;
+    void pool.take("preloaded").then((c) => (got = asMade(c)));
+    await flush();
+    expect(got).toBeUndefined(); // it waits for the one still importing...
+    expect(made).toHaveLength(4); // ...and a lean one starts beside it
+    made[3]!.say(true);
+    await flush();
+    expect(pool.idle).toBe(2); // the spare and that lean one: the pool is at its target
+    await pool.take("lean");
+    expect(made).toHaveLength(5); // its refill is not put off: a run is waiting
+    made[2]!.say(true);
+    await flush();
+    expect(got).toBe(made[2]);
+    await allReady();
+    await pool.drain();
+  });
+
   it("after a heavy run, a refill under pressure still preloads while none is idle or starting", async () => {
     const { pool, made, allReady, clock } = gatedPool(2, { maxSize: 4 });
     pool.fill();

@@ -39,11 +39,11 @@ export const POOL_LEAN_SPARES = 1;
 export const POOL_HEAVY_WINDOW_MS = 10 * 60_000;
 
 /**
- * A run that takes a container from a pool that was not short starts its replacement this much
- * later: starting a container costs dockerd, containerd and runc some 100 ms of CPU, which on a
- * machine of few cores slows the short run it was taken for (a warm `print(1)` spent twice as
- * long in the container with a start beside it: bench/warm-start-trace.ts). The next take, or
- * one waiting for the pool, starts it at once.
+ * A run that takes a container from a pool at its target, with no run waiting for a refill,
+ * starts its replacement this much later: starting a container costs dockerd, containerd and
+ * runc some 100 ms of CPU, which on a machine of few cores slows the short run it was taken for
+ * (bench/shim-round-trip.ts, side by side with the pool that refilled at once). The next take,
+ * and whoever waits for the pool, start it at once.
  */
 export const POOL_REFILL_DELAY_MS = 50;
 

@@ -349,23 +349,30 @@ describe("WarmPool refill after a take", () => {
     await pool.drain();
   });
 
-  it("drain and restock start none put off before them, and note no error", async () => {
-    for (const end of ["drain", "restock"] as const) {
-      const { pool, made } = quickPool(1);
+  it("drain, restock and a lower floor start none put off before them, and note no error", async () => {
+    for (const end of ["drain", "restock", "resize"] as const) {
+      const { pool, made, clock } = quickPool(1);
       pool.fill();
       await pool.settled();
-      await pool.take();
+      const taken = (await pool.take()) as unknown as Fake;
       if (end === "drain") {
         await pool.drain();
         expect(made).toHaveLength(1);
+        expect(clock.pending()).toBe(0);
       } else {
-        pool.restock();
-        expect(made).toHaveLength(2); // the new generation's one, not the old one put off
+        if (end === "restock") pool.restock();
+        else pool.resize(0);
+        // Restocked: the new generation's one, not the old one put off; resized: none.
+        expect(made).toHaveLength(end === "restock" ? 2 : 1);
+        clock.advance(POOL_REFILL_DELAY_MS);
+        expect(made).toHaveLength(end === "restock" ? 2 : 1);
         await pool.settled();
-        expect(pool.idle).toBe(1);
+        expect(pool.idle).toBe(end === "restock" ? 1 : 0);
         await pool.drain();
       }
       expect(pool.lastError, end).toBeNull();
+      // Every container the pool kept is gone; the run removes its own.
+      expect(made.every((m) => m.container.removed !== (m.container === taken))).toBe(true);
     }
   });
 });

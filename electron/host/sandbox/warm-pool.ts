@@ -1,6 +1,6 @@
 import { FIXED_POOL, PoolTarget, type PoolGrowth } from "./pool-target.js";
 import type { SandboxContainer } from "./containers/sandbox-container.js";
-import { preloadFloor, restStep } from "./lean-rest.js";
+import { preloadFloor, refillPreloads, restStep } from "./lean-rest.js";
 import { NOT_NEEDED, PoolLaunches } from "./pool-launches.js";
 import { PoolWaiters, type ClaimView, type ContainerNeed, type InFlight } from "./pool-waiters.js";
 import {
@@ -17,10 +17,10 @@ import {
 export { POOL_LEAN_SPARES } from "./warm-pool-options.js";
 
 /**
- * Started, idle containers waiting for their start line, so a run skips container
- * start-up. Each is taken once and never returned; taking one starts its replacements in
- * parallel in the background. The number kept grows with demand (PoolTarget) and shrinks
- * back when runs stop. A container that dies while idle is dropped.
+ * Started, idle containers waiting for their start line, so a run skips container start-up.
+ * Each is taken once and never returned; taking one starts its replacements in parallel in the
+ * background (from a rested pool, a moment later: POOL_REFILL_DELAY_MS). The number kept grows
+ * with demand (PoolTarget) and shrinks back when runs stop. A container that dies idle is dropped.
  *
  * A container is pooled, or handed to a run waiting for it (PoolWaiters), only once its runner
  * said ready (its preload imports are done). Under pressure refills skip the preload imports,
@@ -95,7 +95,9 @@ export class WarmPool {
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);
-    this.fill(warm !== undefined && !short && this.target.size === target);
+    // Put off only while no run waits for a refill: a waiting run's must not wait longer.
+    const offTheWay = warm !== undefined && !short && this.target.size === target;
+    this.fill(offTheWay && this.waiters.size === 0);
     if (this.target.size > target) {
       this.growthWave.clear();
       for (const job of this.inflight) this.growthWave.add(job);
@@ -140,11 +142,6 @@ export class WarmPool {
     return this.ready.filter((c) => !this.lean.has(c)).length + this.startingPreloaded;
   }
 
-  /** Whether refills started now preload: preloading is on and no take found the pool short lately. */
-  get preloadingNow(): boolean {
-    return this.preload && this.clock.now() - this.lastPressureAt >= this.leanWindowMs;
-  }
-
   /** Later warm containers preload (or not); restock() replaces those made the other way. */
   setPreload(preload: boolean): void {
     this.preload = preload;
@@ -164,15 +161,17 @@ export class WarmPool {
       this.starting++;
       const generation = this.generation;
       const abandon = this.abandon.signal;
-      // Only the preloading floor's worth: the floor's lean spares and a grown pool's extra
-      // containers stay lean (~6 MiB idle instead of ~62 MiB, and no ~0.4 s of import CPU).
-      // Under pressure too, after a heavy run, one preloads while none is idle or starting: the
-      // next heavy run gets it, or waits for what it has left to import.
-      const heavy = this.clock.now() - this.lastHeavyAt < this.leanWindowMs && this.preloaded === 0;
-      const preload =
-        this.preload && this.preloaded < this.preloadFloor && (this.preloadingNow || heavy);
+      const preload = refillPreloads({
+        ...{ preload: this.preload, preloaded: this.preloaded, preloadFloor: this.preloadFloor },
+        rested: this.clock.now() - this.lastPressureAt >= this.leanWindowMs,
+        heavyLately: this.clock.now() - this.lastHeavyAt < this.leanWindowMs,
+      });
       if (preload) this.startingPreloaded++;
-      const needed = (): boolean => !this.closed && generation === this.generation;
+      // By then the pool may have closed, restocked, or shrunk (counting this one as starting).
+      const needed = (): boolean =>
+        !this.closed &&
+        generation === this.generation &&
+        this.ready.length + this.starting <= this.target.size + this.waiters.size;
       const launch = this.launches.start(preload, later ? needed : undefined);
       // restock() already stopped counting the containers of an older generation.
       const uncount = (importing: number): void => {

@@ -3,7 +3,7 @@
 import type { SandboxContainer } from "./containers/sandbox-container.js";
 import { POOL_REFILL_DELAY_MS, type WarmPoolOptions, type PoolClock } from "./warm-pool-options.js";
 
-/** Why a start put off was not made: the pool closed or restocked meanwhile. */
+/** Why a start put off was not made: the pool closed, restocked or shrank meanwhile. */
 export const NOT_NEEDED = new Error("the pool no longer needs this container");
 
 export class PoolLaunches {

@@ -314,7 +314,7 @@ describe("WarmPool refill after a take", () => {
     return { pool, made, clock };
   }
 
-  it("a take from a rested pool starts the replacement POOL_REFILL_DELAY_MS later, made as decided at the take", async () => {
+  it("a take from a pool at its target starts the replacement POOL_REFILL_DELAY_MS later, made as decided at the take", async () => {
     const { pool, made, clock } = quickPool(1);
     pool.fill();
     await pool.settled();

@@ -19,8 +19,8 @@ export { POOL_LEAN_SPARES } from "./warm-pool-options.js";
 /**
  * Started, idle containers waiting for their start line, so a run skips container start-up.
  * Each is taken once and never returned; taking one starts its replacements in parallel in the
- * background (from a rested pool, a moment later: POOL_REFILL_DELAY_MS). The number kept grows
- * with demand (PoolTarget) and shrinks back when runs stop. A container that dies idle is dropped.
+ * background (from a pool at its target, a moment later: POOL_REFILL_DELAY_MS). The number kept
+ * grows with demand (PoolTarget) and shrinks when runs stop. A container that dies idle is dropped.
  *
  * A container is pooled, or handed to a run waiting for it (PoolWaiters), only once its runner
  * said ready (its preload imports are done). Under pressure refills skip the preload imports,

@@ -45,6 +45,11 @@ function resultText(result: CallToolResult): string {
 
 interface Side {
   toolsList: number;
+  /**
+   * Of the tool list, the bytes of run_python's guidance (its description before the tool
+   * part), as the list carries them (JSON-escaped); 0 on the classic side.
+   */
+  guidance: number;
   /** The lookup run (Code Mode only): its call and the stubs it printed. */
   stubs: number;
   /** The calls and their results, or the run that does the task. */
@@ -97,7 +102,7 @@ async function classicSide(task: Task, filesRoot: string): Promise<Side> {
       clients.set(server, client);
       toolsList += bytes(JSON.stringify(await client.listTools()));
     }
-    const side = { toolsList, stubs: 0, work: 0, errors: 0, calls: 0, answer: "" };
+    const side = { toolsList, guidance: 0, stubs: 0, work: 0, errors: 0, calls: 0, answer: "" };
     const clientOf = (server: ServerName): Client => {
       const client = clients.get(server);
       if (client === undefined) throw new Error(`no client for ${server}`);
@@ -137,7 +142,9 @@ async function codeModeSide(task: Task, filesRoot: string): Promise<Side> {
   );
   const serve = await startServe({ args: ["--config", config] });
   try {
-    const toolsList = bytes(JSON.stringify(await serve.client.listTools()));
+    const list = await serve.client.listTools();
+    const toolsList = bytes(JSON.stringify(list));
+    const guidance = guidanceBytes(list.tools.find((tool) => tool.name === "run_python"));
     const run = async (code: string) => {
       const result = await serve.callTool("run_python", { code });
       const read =
@@ -161,10 +168,21 @@ async function codeModeSide(task: Task, filesRoot: string): Promise<Side> {
       throw new Error(`${task.name}: run failed: ${resultText(work.result)}`);
     // Counted is the content the model reads; the answer comes from the result in _meta.
     const answer = (runResultIn(work.result)?.stdout ?? "").trim();
-    return { toolsList, stubs: stubs.read, work: work.read, errors, calls: 0, answer };
+    return { toolsList, guidance, stubs: stubs.read, work: work.read, errors, calls: 0, answer };
   } finally {
     await serve.close();
   }
+}
+
+/** Where run_python's description turns from guidance to the tools (run-python-description.ts). */
+const TOOL_PART_MARK = "\n\nTools:\n\n";
+
+function guidanceBytes(tool: { description?: string } | undefined): number {
+  const description = tool?.description ?? "";
+  const at = description.indexOf(TOOL_PART_MARK);
+  if (at < 0) throw new Error("run_python's description has no tool part");
+  // Counted as the tool list carries it: JSON-escaped, without the quotes.
+  return bytes(JSON.stringify(description.slice(0, at))) - 2;
 }
 
 function kb(n: number): string {
@@ -230,7 +248,23 @@ async function main(): Promise<void> {
     unit: "B",
     baseline: classicTotal,
     baselineWhat: "classic tool calling: the servers' tools/list, then each call and result",
-    note: "goal: >= 97 % fewer (ratio <= 0.03x)",
+    note: `${percentFewer(codeModeTotal, classicTotal)} fewer; goal: >= 97 % fewer`,
+  });
+  // How much of the tool list is guidance, and what the tasks would cost without it: the index
+  // of the tools and run_python's input schema are sent in every task all the same.
+  const guidance = rows.reduce((sum, row) => sum + row.codeMode.guidance, 0);
+  const toolsLists = rows.reduce((sum, row) => sum + row.codeMode.toolsList, 0);
+  const rest = codeModeTotal - toolsLists;
+  report({
+    what: `the same with no guidance in run_python's description (the tool index and input schema kept, ${Math.round((toolsLists - guidance) / rows.length)} B a task)`,
+    value: codeModeTotal - guidance,
+    unit: "B",
+    baseline: classicTotal,
+    baselineWhat: "classic tool calling, as above",
+    note:
+      `${percentFewer(codeModeTotal - guidance, classicTotal)} fewer; ` +
+      `guidance ${Math.round(guidance / rows.length)} B a task; ` +
+      `stubs, runs and errors alone ${rest} B (${percentFewer(rest, classicTotal)} fewer)`,
   });
 }
 

@@ -33,6 +33,7 @@ import {
 import { report } from "./report.js";
 import { runResultIn } from "../shared/run-result.js";
 import { commandOf, SERVERS, type ServerName } from "./economy-servers.js";
+import { TOOL_PART_MARK } from "../electron/host/core/catalog/run-python-description.js";
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
@@ -173,9 +174,6 @@ async function codeModeSide(task: Task, filesRoot: string): Promise<Side> {
     await serve.close();
   }
 }
-
-/** Where run_python's description turns from guidance to the tools (run-python-description.ts). */
-const TOOL_PART_MARK = "\n\nTools:\n\n";
 
 function guidanceBytes(tool: { description?: string } | undefined): number {
   const description = tool?.description ?? "";

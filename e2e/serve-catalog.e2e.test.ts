@@ -21,6 +21,7 @@ import { descriptionNames, unresolvedNamesCode } from "../test-support/descripti
 import { removeTempDirs } from "../test-support/temp-dir.js";
 import type { McpSession } from "../test-support/mcp-session.js";
 import { PARAM_NAME_MAX_CHARS } from "../electron/host/core/catalog/schema-render.js";
+import { TOOL_PART_MARK } from "../electron/host/core/catalog/run-python-description.js";
 import { SCHEMA_MAX_DEPTH } from "../electron/host/core/catalog/schema-compile.js";
 import { DESCRIPTION_MAX_BYTES } from "../electron/host/core/catalog/catalog-builder.js";
 
@@ -285,7 +286,7 @@ print(json.dumps({"stub": stub, "bytes": len(stub.encode())}))`,
 
     it("the description falls back to the index of tool names", async () => {
       const description = await serve.description();
-      const tools = description.split("\nTools:\n\n")[1] ?? "";
+      const tools = description.split(TOOL_PART_MARK)[1] ?? "";
       expect(tools.length).toBeGreaterThan(0);
       expect(tools.length).toBeLessThanOrEqual(CATALOG_LIMITS.defaultDescriptionBudgetChars);
       expect(description).not.toContain("async def");

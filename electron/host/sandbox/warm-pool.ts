@@ -162,7 +162,9 @@ export class WarmPool {
       const generation = this.generation;
       const abandon = this.abandon.signal;
       const preload = refillPreloads({
-        ...{ preload: this.preload, preloaded: this.preloaded, preloadFloor: this.preloadFloor },
+        preload: this.preload,
+        preloaded: this.preloaded,
+        preloadFloor: this.preloadFloor,
         rested: this.clock.now() - this.lastPressureAt >= this.leanWindowMs,
         heavyLately: this.clock.now() - this.lastHeavyAt < this.leanWindowMs,
       });

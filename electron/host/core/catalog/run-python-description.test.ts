@@ -9,7 +9,11 @@ import {
 } from "../../../../shared/limits.js";
 import { buildCatalog } from "./catalog-builder.js";
 import type { Catalog, CatalogTool, DiscoveredTool } from "./catalog-types.js";
-import { describeRunPython, FULL_STUBS_MAX_TOOLS } from "./run-python-description.js";
+import {
+  describeRunPython,
+  FULL_STUBS_MAX_TOOLS,
+  TOOL_PART_MARK,
+} from "./run-python-description.js";
 import { renderStub, renderSummary } from "./tool-stub.js";
 import { descriptionNames } from "../../../../test-support/description-names.js";
 
@@ -83,9 +87,8 @@ const DESCRIPTION_MAX_CHARS = 6_000;
 
 /** The part of the description the budget covers: everything after the intro. */
 function toolPart(description: string): string {
-  const marker = "\n\nTools:\n\n";
-  const at = description.indexOf(marker);
-  return at === -1 ? "" : description.slice(at + marker.length);
+  const at = description.indexOf(TOOL_PART_MARK);
+  return at === -1 ? "" : description.slice(at + TOOL_PART_MARK.length);
 }
 
 describe("run_python description", () => {

@@ -12,6 +12,9 @@ import { runPythonExamples, type RunPythonExamples } from "./description-example
 import { renderToolIndex } from "./tool-index.js";
 import { PRIVATE_MARK } from "./tool-stub.js";
 
+/** Between the description's guidance and its tool part; readers of the description split on it. */
+export const TOOL_PART_MARK = "\n\nTools:\n\n";
+
 /** Full stubs in the description only up to this many tools; past it, the compact index. */
 export const FULL_STUBS_MAX_TOOLS = 10;
 
@@ -156,5 +159,5 @@ export function describeRunPython(
         : "No tools are configured";
     return `${head}\n\n${none}: the code can compute, but has no tool to call.${down}`;
   }
-  return `${head}\n\nTools:\n\n${toolPart(catalog, budgetChars)}${down}`;
+  return `${head}${TOOL_PART_MARK}${toolPart(catalog, budgetChars)}${down}`;
 }

@@ -279,6 +279,54 @@ def _settle(future, ok, payload):
         future.set_exception(ToolError(payload))
 
 
+class _ResultsThread:
+    """The thread that reads the host's results, started while the container waits for its
+    run, since a thread's start costs a short run a large part of the runner's own work. It
+    reads nothing until the run hands it the protocol's reader. A run whose workspace
+    Landlock guards has it bind itself first, since Landlock binds only the thread that asks
+    (and those it starts later), and the code can make this thread run a function of its own."""
+
+    def __init__(self):
+        self._job = None
+        self._answer = None
+        self._given = threading.Lock()
+        self._given.acquire()
+        self._answered = threading.Lock()
+        self._answered.acquire()
+        self._thread = threading.Thread(target=self._body, name="codemode-results", daemon=True)
+        self._thread.start()
+
+    @property
+    def native_id(self):
+        return self._thread.native_id
+
+    def bind(self, ruleset):
+        """This thread restricts itself with the Landlock `ruleset`; returns why it could not,
+        or None. The caller waits: no code may run before the restriction holds here."""
+        self._job = ("bind", ruleset)
+        self._given.release()
+        self._answered.acquire()
+        return self._answer
+
+    def read(self, reader, host):
+        """From now on, every `result` the host sends goes to the call waiting for it."""
+        self._job = ("read", reader, host)
+        self._given.release()
+
+    def _body(self):
+        while True:
+            self._given.acquire()
+            job, self._job = self._job, None
+            if job[0] == "read":
+                _read_results(job[1], job[2])
+                return
+            try:
+                self._answer = _restrict_self(job[1])
+            except BaseException as exc:
+                self._answer = f"Landlock could not be applied ({type(exc).__name__})"
+            self._answered.release()
+
+
 def _read_results(reader, host):
     """Body of the reader thread: hand each `result` to the future waiting for it.
 
@@ -2137,19 +2185,34 @@ def _workspace_start(entry):
     return name, deny
 
 
-def _other_threads():
-    """Whether this process has a thread besides the one asking (native ones included)."""
+def _other_threads(known):
+    """Whether this process has a thread besides the one asking and the one whose native id is
+    `known` (native ones included); True when that cannot be told."""
+    me = threading.get_native_id()
     try:
-        return len(os.listdir("/proc/self/task")) != 1
-    except OSError:
+        tasks = {int(task) for task in os.listdir("/proc/self/task")}
+    except (OSError, ValueError):
         return True
+    return me not in tasks or not tasks <= {me, known}
 
 
-def _deny_exec_beneath_slot():
+def _restrict_self(ruleset):
+    """Restricts the calling thread, and the threads it starts later, with Landlock's `ruleset`;
+    returns why it could not, or None."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return "no_new_privs could not be set"
+    if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+        return "Landlock could not be applied"
+    return None
+
+
+def _deny_exec_beneath_slot(results):
     """Asks the kernel (Landlock) to refuse executing any file under the slot, for this process
-    and its children, for good: a program the code writes to /workspace cannot be run. Returns
-    why it could not, or None."""
-    if _other_threads():
+    and its children, for good: a program the code writes to /workspace cannot be run. The
+    results thread (`results`) restricts itself too, before this one does. Returns why it could
+    not, or None."""
+    if _other_threads(results.native_id):
         return "another thread was running when execution had to be denied"
     libc = ctypes.CDLL(None, use_errno=True)
     handled = struct.pack("=Q", _LANDLOCK_ACCESS_FS_EXECUTE)
@@ -2173,11 +2236,10 @@ def _deny_exec_beneath_slot():
                     return "Landlock refused a rule"
             finally:
                 os.close(fd)
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return "no_new_privs could not be set"
-        if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
-            return "Landlock could not be applied"
-        return None
+        problem = results.bind(ruleset)
+        if problem is not None:
+            return f"{problem} in the results thread"
+        return _restrict_self(ruleset)
     finally:
         os.close(ruleset)
 
@@ -2367,14 +2429,14 @@ def _install_copy_on_write(no_exec_bits):
     os.open = os_open
 
 
-def _open_workspace(workspace):
+def _open_workspace(workspace, results):
     """Readies /workspace for the code: None when it is ready, else the error the run ends with
-    (its code never runs then)."""
+    (its code never runs then). `results` is the results thread, not yet reading."""
     name, deny = workspace
     if not os.path.isdir(WORKSPACE_DIR):
         return WorkspaceError(f"the workspace {name!r} was not put in place by the host")
     if deny in ("landlock", "filter"):
-        problem = _deny_exec_beneath_slot() if deny == "landlock" else _deny_exec_by_filter()
+        problem = _deny_exec_beneath_slot(results) if deny == "landlock" else _deny_exec_by_filter()
         if problem is not None:
             return WorkspaceError(
                 f"the workspace {name!r} cannot be opened on this engine: {problem}, which Code"
@@ -2661,6 +2723,7 @@ def main():
     marker = args[0].encode("utf-8") + b"\n"
     if len(args) == 2:
         _preload()
+    results = _ResultsThread()
     _say_ready(proto_out)
 
     # A warm container waits here. If its host goes away first, it just ends, quietly.
@@ -2776,12 +2839,9 @@ def main():
     checked = _check_before_run(source, module.__dict__, namespaces, limits)
     if checked is not None:
         _end_by_check(host, checked)
-    # Before the reader thread starts: Landlock binds only the thread that asks and those it
-    # starts later, and the code can make that thread run a function of its own.
-    refused = None if workspace is None else _open_workspace(workspace)
-    threading.Thread(
-        target=_read_results, args=(reader, host), name="codemode-results", daemon=True
-    ).start()
+    # Once reading, the results thread takes no other job: the workspace binds it first.
+    refused = None if workspace is None else _open_workspace(workspace, results)
+    results.read(reader, host)
     if refused is None:
         outcome = _run(source, module.__dict__, down_servers, held_tools, names)
     else:

@@ -119,7 +119,9 @@ describeEachRuntime(docker, "slot attacks on %s", (runtime) => {
     try {
       await run("deeper", "open('/workspace/keep.txt','w').write('before')");
       const result = await run("deeper", deep(20, "open('f', 'w').write('x')"));
-      expect(result.error).toContain('"deeper" would hold a path longer than 1024 characters');
+      // Refused either by the keep step or, when a slow machine keeps the run going until the
+      // size watch walks the slot, by the watch: both name the limit and keep nothing.
+      expect(result.error).toMatch(/"deeper" (would hold|held) a path longer than 1024 characters/);
       expect(result.workspace).toMatchObject({ name: "deeper", kept: false, files: 1 });
       await until(slotsGone, "the run's slot removed");
     } finally {

@@ -1,8 +1,19 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { processRunning } from "../../../test-support/processes.js";
+import { until } from "../../../test-support/wait.js";
 import {
+  LOGIN_SHELL_TERM_GRACE_MS,
   loginShellPath,
   mergePath,
   parseMarkedOutput,
@@ -106,6 +117,39 @@ describe("loginShellPath", () => {
     expect(result.ok).toBe(false);
     expect(!result.ok && result.reason).toContain("within 300 ms");
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("ends a profile that overruns with SIGTERM first, so what it runs can release its lock", async () => {
+    // pyenv's rehash, run by many profiles, holds a lock file that its exit trap removes. A
+    // SIGKILL at the timeout left the lock behind, and every later shell of the user (the
+    // app's next start, each terminal) waited 60 s on it. Real bash, as a login shell.
+    const home = path.join(scratch, "locking-home");
+    mkdirSync(home);
+    const lock = path.join(home, "rehash.lock");
+    const shellPid = path.join(home, "shell.pid");
+    writeFileSync(
+      path.join(home, "rehash.sh"),
+      [
+        `set -o noclobber; : > "${lock}"; set +o noclobber`,
+        `trap 'rm -f "${lock}"' EXIT`,
+        `echo $PPID > "${shellPid}"`,
+        "sleep 60",
+      ].join("\n"),
+    );
+    // The interactive shell ignores SIGTERM and goes on with its profile: the sleep after it
+    // holds the shell until the SIGKILL that follows the grace.
+    writeFileSync(path.join(home, ".bash_profile"), `bash "${home}/rehash.sh"\nsleep 60\n`);
+    const result = await loginShellPath("/bin/bash", { HOME: home, PATH: "/usr/bin:/bin" }, 3_000);
+    expect(result.ok).toBe(false);
+    // Taken before the timeout, or the test shows nothing.
+    expect(existsSync(shellPid)).toBe(true);
+    await until(() => !existsSync(lock), "the profile's lock to be released", 10_000);
+    const pid = Number(readFileSync(shellPid, "utf8"));
+    await until(
+      () => !processRunning(pid),
+      "the login shell to be ended",
+      LOGIN_SHELL_TERM_GRACE_MS + 10_000,
+    );
   });
 
   it("answers as soon as PATH is out, even when the profile left something holding the pipe", async () => {

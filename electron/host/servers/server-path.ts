@@ -20,6 +20,13 @@ import { KiB } from "../util/units.js";
  */
 export const LOGIN_SHELL_TIMEOUT_MS = 5_000;
 
+/**
+ * A login shell past its timeout gets SIGTERM and this long before SIGKILL. What a profile
+ * runs may hold a lock that its exit trap removes (pyenv's rehash does): a SIGKILL left the
+ * lock behind, and every later shell of the user waited on it.
+ */
+export const LOGIN_SHELL_TERM_GRACE_MS = 1_000;
+
 /** What is kept of the login shell's output: a profile that prints without end is cut. */
 export const LOGIN_SHELL_OUTPUT_MAX_CHARS = 256 * KiB;
 
@@ -81,15 +88,10 @@ export function loginShellPath(
       resolve({ ok: false, reason: `${shell} could not start: ${String(error)}` });
       return;
     }
-    const kill = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    };
     const timer = setTimeout(() => {
-      kill();
+      // Sent now, not on a later tick: a CLI command may exit as soon as it has its answer.
+      signalGroup(child.pid, "SIGTERM");
+      setTimeout(() => signalGroup(child.pid, "SIGKILL"), LOGIN_SHELL_TERM_GRACE_MS);
       finish({ ok: false, reason: `${shell} -ilc gave no PATH within ${timeoutMs} ms` });
     }, timeoutMs);
     child.stdout?.setEncoding("utf8");
@@ -115,6 +117,15 @@ export function loginShellPath(
       }
     });
   });
+}
+
+/** Signals the process group `pid` leads (the login shell's, spawned detached). */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  try {
+    if (pid !== undefined) process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
 }
 
 /** The usual install locations of npx, uvx, docker and friends, for a home directory. */

@@ -47,7 +47,8 @@ import { SandboxSupervisor } from "../sandbox/sandbox-supervisor.js";
 import { serverViews, taintViews } from "../api/server-views.js";
 import { hostSettingsApplier, sandboxSettings } from "./host-settings.js";
 import { engineSettings, type SettingsApplier } from "./settings-applier.js";
-import { DOCKER_POLL_MS, AUDIT_PROBE_MS, SERVER_STARTUP_WAIT_MS } from "./host-options.js";
+import { DOCKER_POLL_MS, AUDIT_PROBE_MS, startupWaitLeft } from "./host-options.js";
+import { waitAtMost } from "../util/wait-at-most.js";
 
 /**
  * The process every face of Code Mode shares: the Electron main process, `codemode daemon`
@@ -250,11 +251,12 @@ export class CodeModeHost {
   }
 
   static async start(options: HostOptions): Promise<CodeModeHost> {
+    const startedAt = performance.now();
     const opened = await openHost(options);
     let host: CodeModeHost | null = null;
     try {
       host = new CodeModeHost(options, opened);
-      await host.begin(opened.state.config, opened.state.settings);
+      await host.begin(opened.state.config, opened.state.settings, startedAt);
       return host;
     } catch (error) {
       if (host) await host.stop();
@@ -264,16 +266,19 @@ export class CodeModeHost {
   }
 
   /** Puts the built services to work: Docker looked for, servers started, socket and HTTP up. */
-  private async begin(config: ServersConfig, settings: Settings): Promise<void> {
+  private async begin(config: ServersConfig, settings: Settings, startedAt: number): Promise<void> {
     const log = this.options.log ?? (() => undefined);
-    // Clients are taken once every server is up, or after SERVER_STARTUP_WAIT_MS (a late one joins
-    // the catalog when ready). Docker is looked for meanwhile, not first: a shim that starts the
-    // app waits SHIM_START_WAIT_MS in all, and a mute engine takes DOCKER_VERSION_TIMEOUT_MS.
+    // Docker's look and the servers side by side, for what the login shell left of the start's
+    // wait: a late server joins the catalog when ready, a run before Docker answered waits.
+    const left = startupWaitLeft(startedAt);
+    const dockerLook = this.sandbox
+      .refresh()
+      .catch((error: unknown) => log(`docker: ${String(error)}`));
     await Promise.all([
-      this.sandbox.refresh().catch((error: unknown) => log(`docker: ${String(error)}`)),
+      waitAtMost(dockerLook, left),
       this.servers.replace(config, {
         onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
-        startWaitMs: SERVER_STARTUP_WAIT_MS,
+        startWaitMs: left,
       }),
     ]);
     const { dataDir, env, uiLink } = this.options;

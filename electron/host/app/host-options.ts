@@ -14,12 +14,19 @@ import { CHECKPOINT_KEY_FILE } from "../audit/checkpoint-key.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 /**
- * At the app's start, how long the host waits for its servers before it takes clients: those
- * up by then are in the first `tools/list`, the others join when ready (list_changed). A shim
- * that starts the app waits SHIM_START_WAIT_MS (10 s, shim.ts) for it: waiting for
- * every server (a first `npx` download, one that never answers) made the client fail.
+ * At the app's start, how long after it began the host takes clients at the latest. Until then
+ * it waits for the login shell's PATH, Docker's first look and its servers: those up by then
+ * are in the first `tools/list`, the others join when ready (list_changed). A shim that starts
+ * the app waits SHIM_START_WAIT_MS (10 s, shim.ts) for it: waiting for every server (a first
+ * `npx` download, one that never answers), or each wait after the one before (a slow profile,
+ * then a mute engine), made the client fail.
  */
 export const SERVER_STARTUP_WAIT_MS = 5_000;
+
+/** What is left of SERVER_STARTUP_WAIT_MS for a start that began at `startedAt`. */
+export function startupWaitLeft(startedAt: number, now: number = performance.now()): number {
+  return Math.max(0, SERVER_STARTUP_WAIT_MS - (now - startedAt));
+}
 
 /** While Docker is not ready, the host looks for it again this often. */
 export const DOCKER_POLL_MS = 10_000;

@@ -202,6 +202,54 @@ describe("SandboxSupervisor outages", () => {
   });
 });
 
+describe("SandboxSupervisor at the app's start", () => {
+  it("has a run that comes while Docker is still looked for wait for that look", async () => {
+    // The app takes clients before a slow engine has answered: such a run was refused with
+    // "Docker has not been found yet" although the engine was about to answer.
+    const engine = fakeEngine();
+    let answer = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const supervisor = new SandboxSupervisor({
+      findDocker: async () => {
+        await answered;
+        return {
+          state: "ready",
+          docker: engine.docker,
+          engine: new DockerApiEngine({ docker: engine.docker, endpoint: "slow" }),
+          endpoint: "slow",
+          version: "1",
+        };
+      },
+      files: [],
+      owner: { install: "test-install", pid: process.pid } as never,
+      poolSize: 0,
+      deadlineSeconds: 5,
+    });
+    open.push(supervisor);
+    void supervisor.refresh();
+    fake.state.runError = new Error("the sandbox ran it");
+    const run = supervisor.run(request, {});
+    answer();
+    await expect(run).rejects.toThrow("the sandbox ran it");
+  });
+
+  it("refuses a run with what the look found when it finds no engine", async () => {
+    const supervisor = new SandboxSupervisor({
+      findDocker: () =>
+        Promise.resolve({ state: "not-running", tried: ["stand-in"], message: "no engine" }),
+      files: [],
+      owner: { install: "test-install", pid: process.pid } as never,
+      poolSize: 0,
+      deadlineSeconds: 5,
+    });
+    open.push(supervisor);
+    void supervisor.refresh();
+    const run = supervisor.run(request, {});
+    await expect(run).rejects.toThrow(SandboxUnavailable);
+    await expect(run).rejects.toThrow("Code Mode cannot run code: no engine");
+  });
+});
+
 describe("SandboxSupervisor engine choice", () => {
   it("uses the engine chosen while a look for the one before is on its way", async () => {
     const engine = fakeEngine();

@@ -315,6 +315,9 @@ export class SandboxSupervisor {
   }
 
   async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
+    // Clients are taken before a slow engine answers the first look: a run then waits for it.
+    const looking = this.refreshing?.view;
+    if (looking && !this.outage && !this.sandbox) await looking.catch(() => undefined);
     if (this.outage) throw new SandboxUnavailable(dockerUnreachableMessage(this.outage.endpoint));
     if (this.runtimeMissing !== null) throw new SandboxUnavailable(this.runtimeMissing);
     const sandbox = this.sandbox;

@@ -24,4 +24,11 @@ describe("restart backoff", () => {
     policy.markExited();
     expect(policy.nextDelay().delayMs).toBe(100);
   });
+
+  it("waits at least the minimum asked for, and still counts the failure", () => {
+    const clock: Clock = { now: () => 0, setTimer: () => () => undefined };
+    const policy = new RestartPolicy(clock, { initialMs: 100, maxMs: 1_000, resetAfterMs: 5_000 });
+    expect(policy.nextDelay(10_000).delayMs).toBe(10_000);
+    expect(policy.nextDelay().delayMs).toBe(200);
+  });
 });

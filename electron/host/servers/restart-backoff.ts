@@ -79,9 +79,12 @@ export class RestartPolicy {
     if (uptime >= this.backoff.resetAfterMs) this.failures = 0;
   }
 
-  /** Counts one more failure and gives the delay before the next attempt and its clock time. */
-  nextDelay(): { delayMs: number; at: number } {
-    const delayMs = restartDelayMs(this.failures, this.backoff);
+  /**
+   * Counts one more failure and gives the delay before the next attempt (at least `minMs`) and
+   * its clock time.
+   */
+  nextDelay(minMs = 0): { delayMs: number; at: number } {
+    const delayMs = Math.max(minMs, restartDelayMs(this.failures, this.backoff));
     this.failures++;
     return { delayMs, at: this.clock.now() + delayMs };
   }

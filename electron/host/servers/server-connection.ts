@@ -35,6 +35,13 @@ export const RELIST_PACE_FACTOR = 10;
  */
 export const INPUT_UNREAD_MAX_BYTES = 16 * MiB;
 
+/**
+ * A server the host stopped (a flood, unread input) starts again no sooner than this, the
+ * window the byte bounds count over: each start opened new windows, so a server writing
+ * OUTPUT_BYTES_PER_WINDOW_MAX per start had the host read that four times a window.
+ */
+export const STOPPED_RESTART_MIN_MS = OUTPUT_BYTES_WINDOW_MS;
+
 /** Why a server that read too little of what the host sent it was stopped. */
 export const UNREAD_INPUT_REASON = `it left more than ${INPUT_UNREAD_MAX_BYTES / (1024 * 1024)} MiB of the host's messages unread`;
 

@@ -21,6 +21,7 @@ import {
   defaultTransportFactory,
   followToolChanges,
   spawnConnection,
+  STOPPED_RESTART_MIN_MS,
   type Connection,
 } from "./server-connection.js";
 import { StderrTail, settle, withStderr } from "./stderr-tail.js";
@@ -314,7 +315,7 @@ export class WrappedServer {
     const message = withStderr(`Server "${this.name}" failed to start: ${why}`, tail);
     if (this.closed) throw closedError(this.name);
     if (mode === "auto") {
-      this.scheduleRestart(message);
+      this.scheduleRestart(message, connection?.stoppedBecause);
     } else {
       this.setState({
         status: "failed",
@@ -342,20 +343,16 @@ export class WrappedServer {
       // close(), restart() or start() took over meanwhile: they own what happens next.
       if (this.closed || this.generation !== current) return;
       const stopped = connection?.stoppedBecause;
-      this.scheduleRestart(
-        withStderr(
-          stopped
-            ? `Server "${this.name}" was stopped: ${stopped}`
-            : `Server "${this.name}" exited unexpectedly`,
-          tail,
-        ),
-      );
+      const why = stopped ? `was stopped: ${stopped}` : "exited unexpectedly";
+      this.scheduleRestart(withStderr(`Server "${this.name}" ${why}`, tail), stopped);
     })();
   }
 
-  private scheduleRestart(lastError: string): void {
+  /** `stoppedBecause`: the host stopped it, and it waits STOPPED_RESTART_MIN_MS at least. */
+  private scheduleRestart(lastError: string, stoppedBecause?: string | null): void {
     if (this.closed) return;
-    const { delayMs, at: nextRestartAt } = this.restarts.nextDelay();
+    const min = stoppedBecause ? STOPPED_RESTART_MIN_MS : 0;
+    const { delayMs, at: nextRestartAt } = this.restarts.nextDelay(min);
     this.setState({ status: "failed", lastError, restarting: true, nextRestartAt });
     this.restarts.arm(delayMs, () => {
       this.state = { ...this.state, restartCount: this.state.restartCount + 1 };

@@ -23,9 +23,15 @@ import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
  */
 export const SERVER_STARTUP_WAIT_MS = 5_000;
 
-/** What is left of SERVER_STARTUP_WAIT_MS for a start that began at `startedAt`. */
+/**
+ * However long the login shell took (up to LOGIN_SHELL_TIMEOUT_MS, 5 s), Docker's look and the
+ * servers get this long at least, so that a fast server is still in the first `tools/list`.
+ */
+export const STARTUP_MIN_WAIT_MS = 1_000;
+
+/** How long Docker's look and the servers are waited for, in a start that began at `startedAt`. */
 export function startupWaitLeft(startedAt: number, now: number = performance.now()): number {
-  return Math.max(0, SERVER_STARTUP_WAIT_MS - (now - startedAt));
+  return Math.max(STARTUP_MIN_WAIT_MS, SERVER_STARTUP_WAIT_MS - (now - startedAt));
 }
 
 /** While Docker is not ready, the host looks for it again this often. */

@@ -57,7 +57,7 @@ describe("the app's start", () => {
     });
     const took = Date.now() - startedAt;
     // Before, each wait began when the login shell was done: 4 s, then Docker's 6 s beside the
-    // servers' 5 s, 10 s in all. Once, Docker came first too: 4 + 6 + 5 s.
+    // servers' 5 s, 10 s in all.
     expect(PROFILE_SLOW_S * 1000 + DOCKER_SLOW_MS).toBeGreaterThanOrEqual(SHIM_START_WAIT_MS);
     expect(took).toBeLessThan(SERVER_STARTUP_WAIT_MS + 3_000);
     expect(host.servers.get("slow")?.status).toBe("starting");

@@ -203,29 +203,34 @@ describe("SandboxSupervisor outages", () => {
 });
 
 describe("SandboxSupervisor at the app's start", () => {
-  it("has a run that comes while Docker is still looked for wait for that look", async () => {
-    // The app takes clients before a slow engine has answered: such a run was refused with
-    // "Docker has not been found yet" although the engine was about to answer.
+  /** A supervisor whose looks answer only when the test says, with what it says. */
+  function gatedSupervisor() {
     const engine = fakeEngine();
-    let answer = (): void => undefined;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const ready: DockerStatus = {
+      state: "ready",
+      docker: engine.docker,
+      engine: new DockerApiEngine({ docker: engine.docker, endpoint: "slow" }),
+      endpoint: "slow",
+      version: "1",
+    };
+    const answers: ((status: DockerStatus) => void)[] = [];
     const supervisor = new SandboxSupervisor({
-      findDocker: async () => {
-        await answered;
-        return {
-          state: "ready",
-          docker: engine.docker,
-          engine: new DockerApiEngine({ docker: engine.docker, endpoint: "slow" }),
-          endpoint: "slow",
-          version: "1",
-        };
-      },
+      findDocker: () => new Promise((resolve) => answers.push(resolve)),
       files: [],
       owner: { install: "test-install", pid: process.pid } as never,
       poolSize: 0,
       deadlineSeconds: 5,
     });
     open.push(supervisor);
+    const answer = (status: DockerStatus = ready): void => answers.shift()?.(status);
+    return { supervisor, engine, answer };
+  }
+  const notRunning: DockerStatus = { state: "not-running", tried: ["x"], message: "no engine" };
+
+  it("has a run that comes while Docker is first looked for wait for that look", async () => {
+    // The app takes clients before a slow engine has answered: such a run was refused with
+    // "Docker has not been found yet" although the engine was about to answer.
+    const { supervisor, answer } = gatedSupervisor();
     void supervisor.refresh();
     fake.state.runError = new Error("the sandbox ran it");
     const run = supervisor.run(request, {});
@@ -233,20 +238,47 @@ describe("SandboxSupervisor at the app's start", () => {
     await expect(run).rejects.toThrow("the sandbox ran it");
   });
 
-  it("refuses a run with what the look found when it finds no engine", async () => {
-    const supervisor = new SandboxSupervisor({
-      findDocker: () =>
-        Promise.resolve({ state: "not-running", tried: ["stand-in"], message: "no engine" }),
-      files: [],
-      owner: { install: "test-install", pid: process.pid } as never,
-      poolSize: 0,
-      deadlineSeconds: 5,
-    });
-    open.push(supervisor);
+  it("stops the wait when the run is cancelled", async () => {
+    const { supervisor } = gatedSupervisor();
     void supervisor.refresh();
-    const run = supervisor.run(request, {});
-    await expect(run).rejects.toThrow(SandboxUnavailable);
-    await expect(run).rejects.toThrow("Code Mode cannot run code: no engine");
+    const cancel = new AbortController();
+    const run = supervisor.run(request, { signal: cancel.signal });
+    cancel.abort();
+    await expect(run).rejects.toThrow("Docker has not been found yet");
+  });
+
+  it("does not wait for a later look once one has answered", async () => {
+    const { supervisor, answer } = gatedSupervisor();
+    const first = supervisor.refresh();
+    answer(notRunning);
+    await first;
+    // A poll's look that never answers (a mute socket): runs are refused at once meanwhile.
+    void supervisor.refresh();
+    await expect(supervisor.run(request, {})).rejects.toThrow(SandboxUnavailable);
+    await expect(supervisor.run(request, {})).rejects.toThrow(
+      "Code Mode cannot run code: no engine",
+    );
+  });
+
+  it("watches no engine that a look finds after the app quit", async () => {
+    // The first look runs on after the app takes clients, so a quit can come during it; a
+    // watch started then held an event stream open on an engine nobody would close.
+    const { supervisor, engine, answer } = gatedSupervisor();
+    let sweepDone = (): void => undefined;
+    fake.state.sweepGate = new Promise((resolve) => (sweepDone = resolve));
+    let watched = 0;
+    const getEvents = engine.docker.getEvents.bind(engine.docker);
+    engine.docker.getEvents = ((...args: never[]) => {
+      watched++;
+      return getEvents(...args);
+    }) as typeof engine.docker.getEvents;
+    const look = supervisor.refresh();
+    answer();
+    await until(() => sweeps.length === 1, "the look to reach its sweep");
+    await supervisor.close();
+    sweepDone();
+    await look;
+    expect(watched).toBe(0);
   });
 });
 

@@ -12,7 +12,12 @@ import {
   isDockerUnreachable,
   reconnectDelayMs,
 } from "./container-engine/docker-watch.js";
-import { SandboxUnavailable, type SandboxSupervisorOptions } from "./sandbox-supervisor-options.js";
+import {
+  FIRST_LOOK_RUN_WAIT_MS,
+  SandboxUnavailable,
+  type SandboxSupervisorOptions,
+} from "./sandbox-supervisor-options.js";
+import { waitAtMost } from "../util/wait-at-most.js";
 import {
   cannotRunYet,
   cutOffResult,
@@ -56,9 +61,8 @@ export class SandboxSupervisor {
   private outageCount = 0;
   private closed = false;
   /**
-   * Why runs are refused while the engine lacks the saved runtime (settings.json may name
-   * runsc on an engine without gVisor); checked when a ready engine is first seen and when it
-   * is back, since the settings check runs only when the setting changes.
+   * Why runs are refused while the engine lacks the saved runtime (settings.json may name runsc
+   * on an engine without gVisor): checked when an engine is first seen and when it is back.
    */
   private runtimeMissing: string | null = null;
 
@@ -167,8 +171,8 @@ export class SandboxSupervisor {
       else {
         await sweepOrphanContainers(status.engine, this.options.owner).catch(() => 0);
         await this.ensureSandbox();
-        // setEngine may have given this engine up meanwhile: it is not watched then.
-        if (this.docker === status) this.watchEngine(status);
+        // setEngine or close() may have given this engine up meanwhile: it is not watched then.
+        if (this.docker === status && !this.closed) this.watchEngine(status);
       }
     } else if (wasReady !== null && !this.outage) {
       // A check (the UI's, a poll) found the engine gone before the watch did.
@@ -315,9 +319,8 @@ export class SandboxSupervisor {
   }
 
   async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
-    // Clients are taken before a slow engine answers the first look: a run then waits for it.
-    const looking = this.refreshing?.view;
-    if (looking && !this.outage && !this.sandbox) await looking.catch(() => undefined);
+    const firstLook = this.docker === null && !this.outage ? this.refreshing?.view : undefined;
+    if (firstLook) await waitAtMost(firstLook, FIRST_LOOK_RUN_WAIT_MS, hooks.signal);
     if (this.outage) throw new SandboxUnavailable(dockerUnreachableMessage(this.outage.endpoint));
     if (this.runtimeMissing !== null) throw new SandboxUnavailable(this.runtimeMissing);
     const sandbox = this.sandbox;

@@ -97,7 +97,11 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     log(
       `ready: data in ${home}, MCP clients connect with \`codemode shim\` (socket ${host.socketPath})`,
     );
-    log(`docker: ${host.sandbox.dockerView().state}`);
+    // The host takes clients before a slow engine answers: this waits for that look (or looks).
+    void host.sandbox
+      .refresh()
+      .then((view) => log(`docker: ${view.state}`))
+      .catch((error: unknown) => log(`docker: ${String(error)}`));
     if (values.ui) {
       ui = await UiServer.start({
         host,

@@ -37,8 +37,9 @@ export const INPUT_UNREAD_MAX_BYTES = 16 * MiB;
 
 /**
  * A server the host stopped (a flood, unread input) starts again no sooner than this, the
- * window the byte bounds count over: each start opened new windows, so a server writing
- * OUTPUT_BYTES_PER_WINDOW_MAX per start had the host read that four times a window.
+ * window the byte bounds count over. Each start opens new windows: restarted after its backoff
+ * alone (0.5 s, 1 s, 2 s), a server writing OUTPUT_BYTES_PER_WINDOW_MAX per start would have the
+ * host read that several times a window.
  */
 export const STOPPED_RESTART_MIN_MS = OUTPUT_BYTES_WINDOW_MS;
 

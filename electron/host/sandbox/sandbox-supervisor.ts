@@ -318,9 +318,14 @@ export class SandboxSupervisor {
     return true;
   }
 
-  async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
+  /** Waits for the first look for the engine while it is on its way (FIRST_LOOK_RUN_WAIT_MS). */
+  async settled(signal?: AbortSignal): Promise<void> {
     const firstLook = this.docker === null && !this.outage ? this.refreshing?.view : undefined;
-    if (firstLook) await waitAtMost(firstLook, FIRST_LOOK_RUN_WAIT_MS, hooks.signal);
+    if (firstLook) await waitAtMost(firstLook, FIRST_LOOK_RUN_WAIT_MS, signal);
+  }
+
+  async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
+    await this.settled(hooks.signal);
     if (this.outage) throw new SandboxUnavailable(dockerUnreachableMessage(this.outage.endpoint));
     if (this.runtimeMissing !== null) throw new SandboxUnavailable(this.runtimeMissing);
     const sandbox = this.sandbox;

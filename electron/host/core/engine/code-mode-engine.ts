@@ -258,6 +258,8 @@ export class CodeModeEngine {
   }
 
   async run(input: RunPythonInput, context: RunContext): Promise<RunResult> {
+    // Its start names the engine it goes to: one the app is still looking for is waited for.
+    await this.deps.sandbox.settled?.(context.signal);
     const runId = randomUUID();
     // Aborted as the run ends: calls still in flight are given up. Each call in flight listens
     // on its signal; asyncio.gather can have many at once.

@@ -187,4 +187,6 @@ export interface SandboxRunner {
   readonly deadlineSeconds: number;
   /** The container runtime runs get (the audit log names it); runc when not said. */
   readonly runtime?: SandboxRuntime;
+  /** Resolves once it knows where runs go: a run waits for that before its start is recorded. */
+  settled?(signal?: AbortSignal): Promise<void>;
 }

@@ -49,7 +49,7 @@ describe.skipIf(!fx || !podmanInstalled())("the Sandbox page's container engine 
       ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>)
       : {};
   };
-  /** A run's stdout once the host runs code again (while it switches engines it says it cannot). */
+  /** A run's stdout once the new engine runs code (one refused while it is readied is tried again). */
   const runWhenReady = async (code: string): Promise<string> => {
     let stdout: string | null = null;
     await until(
@@ -100,7 +100,8 @@ describe.skipIf(!fx || !podmanInstalled())("the Sandbox page's container engine 
     await card().getByRole("button", { name: "Use this engine" }).click();
     await until(() => saved().sandboxEngine === podman.runc.url, "the saved engine", 60_000);
     await card().getByText(`Code Mode uses the engine you chose: ${podman.runc.url}.`).waitFor();
-    // The engine is switched in the background: a run before it answers is told so.
+    // The engine is switched in the background: a run meanwhile waits for its look, and its
+    // start is recorded once the look has said which engine it goes to.
     expect(await runWhenReady("print('where am I')")).toBe("where am I\n");
     expect(await homeContainers(podman.runc.docker, ui.home)).not.toEqual([]);
     expect(auditEntries(ui.home, "run_started").at(-1)?.engine).toBe(podman.runc.url);

@@ -318,7 +318,7 @@ export class SandboxSupervisor {
     return true;
   }
 
-  /** Waits for the first look for the engine while it is on its way (FIRST_LOOK_RUN_WAIT_MS). */
+  /** Waits for the first look for the chosen engine while it is on its way (FIRST_LOOK_RUN_WAIT_MS). */
   async settled(signal?: AbortSignal): Promise<void> {
     const firstLook = this.docker === null && !this.outage ? this.refreshing?.view : undefined;
     if (firstLook) await waitAtMost(firstLook, FIRST_LOOK_RUN_WAIT_MS, signal);

@@ -223,9 +223,9 @@ async function start(): Promise<void> {
     }),
   );
   refreshTray();
-  // The host takes clients before a slow engine answers: this waits for that look (or looks).
-  const docker = await sandbox.refresh().catch(() => sandbox.dockerView());
-  const first = docker.state !== "ready" || !(await sandbox.imageStatus()).present;
+  // The host takes clients before a slow engine answers: the window waits for its answer.
+  await sandbox.settled();
+  const first = sandbox.dockerView().state !== "ready" || !(await sandbox.imageStatus()).present;
   // Started at login: stay in the tray unless something needs the user.
   if (!app.getLoginItemSettings().wasOpenedAtLogin || first)
     openWindow(first ? "#/first-run" : "#/servers");

@@ -14,12 +14,13 @@ import { CHECKPOINT_KEY_FILE } from "../audit/checkpoint-key.js";
 import { SETTINGS_FILE } from "../servers/settings/settings-file.js";
 
 /**
- * At the app's start, how long after it began the host takes clients at the latest. Until then
- * it waits for the login shell's PATH, Docker's first look and its servers: those up by then
- * are in the first `tools/list`, the others join when ready (list_changed). A shim that starts
- * the app waits SHIM_START_WAIT_MS (10 s, shim.ts) for it: waiting for every server (a first
- * `npx` download, one that never answers), or each wait after the one before (a slow profile,
- * then a mute engine), made the client fail.
+ * At the app's start, how long after it began the host takes clients at the latest (or
+ * STARTUP_MIN_WAIT_MS after the login shell answered, when that is later). Until then it waits
+ * for the login shell's PATH, Docker's first look and its servers: those up by then are in the
+ * first `tools/list`, the others join when ready (list_changed). A shim that starts the app waits
+ * SHIM_START_WAIT_MS (10 s, shim.ts) for it: waiting for every server (a first `npx` download,
+ * one that never answers), or each wait after the one before (a slow profile, then a mute
+ * engine), made the client fail.
  */
 export const SERVER_STARTUP_WAIT_MS = 5_000;
 

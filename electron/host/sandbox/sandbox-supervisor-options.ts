@@ -11,13 +11,6 @@ import type { PoolGrowth } from "./pool-target.js";
 import type { SandboxTool } from "../core/ports/run-types.js";
 import type { SlotRoot } from "./workspaces/workspace-slots.js";
 
-/**
- * The app takes clients before a slow engine answers its first look, and looks for a newly chosen
- * engine in the background: a run that comes meanwhile waits for that look at most this long (a
- * mute socket takes DOCKER_VERSION_TIMEOUT_MS, 5 s).
- */
-export const FIRST_LOOK_RUN_WAIT_MS = 10_000;
-
 /** A run could not start because the sandbox is not there: the message says what to do. */
 export class SandboxUnavailable extends RunNotStarted {
   override name = "SandboxUnavailable";

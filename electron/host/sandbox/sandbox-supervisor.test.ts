@@ -222,7 +222,10 @@ describe("SandboxSupervisor at the app's start", () => {
       deadlineSeconds: 5,
     });
     open.push(supervisor);
-    const answer = (status: DockerStatus = ready): void => answers.shift()?.(status);
+    const answer = Object.assign(
+      (status: DockerStatus = ready): void => answers.shift()?.(status),
+      { pending: () => answers.length },
+    );
     return { supervisor, engine, answer };
   }
   const notRunning: DockerStatus = { state: "not-running", tried: ["x"], message: "no engine" };
@@ -235,6 +238,35 @@ describe("SandboxSupervisor at the app's start", () => {
     fake.state.runError = new Error("the sandbox ran it");
     const run = supervisor.run(request, {});
     answer();
+    await expect(run).rejects.toThrow("the sandbox ran it");
+  });
+
+  it("has a run wait while the look, the engine found, still sweeps and checks the image", async () => {
+    // The engine is known before the sandbox is made: a run then was refused with "its sandbox
+    // image is not built" though the image was there.
+    const { supervisor, answer } = gatedSupervisor();
+    let sweepDone = (): void => undefined;
+    fake.state.sweepGate = new Promise((resolve) => (sweepDone = resolve));
+    void supervisor.refresh();
+    answer();
+    await until(() => sweeps.length === 1, "the look to reach its sweep");
+    fake.state.runError = new Error("the sandbox ran it");
+    const run = supervisor.run(request, {});
+    sweepDone();
+    await expect(run).rejects.toThrow("the sandbox ran it");
+  });
+
+  it("has a run right after another engine is chosen wait for that engine's look", async () => {
+    const { supervisor, answer } = gatedSupervisor();
+    const first = supervisor.refresh();
+    answer();
+    await first;
+    const switched = supervisor.setEngine("other");
+    fake.state.runError = new Error("the sandbox ran it");
+    const run = supervisor.run(request, {});
+    await until(() => answer.pending() === 1, "the look for the new engine");
+    answer();
+    await switched;
     await expect(run).rejects.toThrow("the sandbox ran it");
   });
 

@@ -12,12 +12,8 @@ import {
   isDockerUnreachable,
   reconnectDelayMs,
 } from "./container-engine/docker-watch.js";
-import {
-  FIRST_LOOK_RUN_WAIT_MS,
-  SandboxUnavailable,
-  type SandboxSupervisorOptions,
-} from "./sandbox-supervisor-options.js";
-import { waitAtMost } from "../util/wait-at-most.js";
+import { SandboxUnavailable, type SandboxSupervisorOptions } from "./sandbox-supervisor-options.js";
+import { EngineLooks } from "./engine-looks.js";
 import {
   cannotRunYet,
   cutOffResult,
@@ -130,25 +126,16 @@ export class SandboxSupervisor {
       : view;
   }
 
-  /** The look on its way, and the engine choice it looks for. */
-  private refreshing: { engine: string; view: Promise<DockerStatusView> } | null = null;
+  private readonly looks = new EngineLooks(() => this.engine);
   /** Whether the current tag was on the engine when last looked at (no Docker call). */
   imagePresent = false;
 
   /**
-   * Looks for Docker again and starts the sandbox if the image is there. One look at a time per
-   * engine choice: while Docker is starting, polls and clicks would otherwise pile up and each
-   * make a sandbox (and its warm containers) of its own.
+   * Looks for Docker again and starts the sandbox if the image is there; one look at a time per
+   * engine choice (EngineLooks), or each would make a sandbox and warm containers of its own.
    */
   refresh(): Promise<DockerStatusView> {
-    const engine = this.engine;
-    // A look for the engine chosen before is not joined: its answer is about that one.
-    if (this.refreshing?.engine === engine) return this.refreshing.view;
-    const view: Promise<DockerStatusView> = this.look(engine).finally(() => {
-      if (this.refreshing?.view === view) this.refreshing = null;
-    });
-    this.refreshing = { engine, view };
-    return view;
+    return this.looks.join(this.engine, (engine) => this.look(engine));
   }
 
   private async look(engine: string): Promise<DockerStatusView> {
@@ -318,10 +305,9 @@ export class SandboxSupervisor {
     return true;
   }
 
-  /** Waits for the first look for the chosen engine while it is on its way (FIRST_LOOK_RUN_WAIT_MS). */
+  /** Waits for the chosen engine's first look (EngineLooks); not during an outage. */
   async settled(signal?: AbortSignal): Promise<void> {
-    const firstLook = this.docker === null && !this.outage ? this.refreshing?.view : undefined;
-    if (firstLook) await waitAtMost(firstLook, FIRST_LOOK_RUN_WAIT_MS, signal);
+    if (!this.outage) await this.looks.settled(signal);
   }
 
   async run(request: RunRequest, hooks: RunHooks): Promise<RunResult> {
@@ -390,6 +376,7 @@ export class SandboxSupervisor {
     const [old, status] = [this.sandbox, this.docker];
     this.watch?.();
     this.engine = engine;
+    this.looks.choose();
     this.watch = this.docker = this.outage = this.sandbox = null;
     // Its containers are removed through its connection, so that goes last.
     await old?.close().catch(() => undefined);
@@ -399,6 +386,7 @@ export class SandboxSupervisor {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.looks.close();
     this.watch?.();
     this.watch = null;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);

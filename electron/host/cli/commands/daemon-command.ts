@@ -93,15 +93,15 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
   }
   // Started by a shim, our output is the app log: keep it to its size cap while we run.
   const stopLogCap = capAppLogWhileRunning(home);
+  let up = true;
   try {
     log(
       `ready: data in ${home}, MCP clients connect with \`codemode shim\` (socket ${host.socketPath})`,
     );
-    // The host takes clients before a slow engine answers: this waits for that look (or looks).
-    void host.sandbox
-      .refresh()
-      .then((view) => log(`docker: ${view.state}`))
-      .catch((error: unknown) => log(`docker: ${String(error)}`));
+    // The host takes clients before a slow engine answers: its state is told once it has.
+    void host.sandbox.settled(io.signal).then(() => {
+      if (up && !io.signal.aborted) log(`docker: ${host.sandbox.dockerView().state}`);
+    });
     if (values.ui) {
       ui = await UiServer.start({
         host,
@@ -120,6 +120,7 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     log("shutting down");
     return 0;
   } finally {
+    up = false;
     // Read only to see it end: it would hold the daemon's event loop open.
     if (values["stop-on-stdin-end"]) io.stdin.destroy();
     stopLogCap();

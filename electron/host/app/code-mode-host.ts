@@ -271,11 +271,9 @@ export class CodeModeHost {
     // Docker's look and the servers side by side, for what the login shell left of the start's
     // wait: a late server joins the catalog when ready, a run before Docker answered waits.
     const left = startupWaitLeft(startedAt);
-    const dockerLook = this.sandbox
-      .refresh()
-      .catch((error: unknown) => log(`docker: ${String(error)}`));
+    const look = this.sandbox.refresh().catch((e: unknown) => log(`docker: ${String(e)}`));
     await Promise.all([
-      waitAtMost(dockerLook, left),
+      waitAtMost(look, left),
       this.servers.replace(config, {
         onStartFailed: (failure) => log(`server ${failure.server} did not start: ${failure.error}`),
         startWaitMs: left,

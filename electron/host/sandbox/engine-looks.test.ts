@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DockerStatusView } from "../../../shared/api/api-views.js";
 import { EngineLooks, FIRST_LOOK_RUN_WAIT_MS } from "./engine-looks.js";
 
@@ -11,6 +11,10 @@ async function settledYet(promise: Promise<unknown>): Promise<boolean> {
   await new Promise((resolve) => setImmediate(resolve));
   return done;
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("EngineLooks", () => {
   it("has runs wait 10 s at most for the first look, as docs/faults.md says", () => {
@@ -50,6 +54,20 @@ describe("EngineLooks", () => {
     expect(await settledYet(waiting)).toBe(false);
     looks.close();
     expect(await settledYet(waiting)).toBe(true);
+  });
+
+  it("bounds the wait from the look's start, not from each caller's", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const looks = new EngineLooks(() => "a");
+    void looks.join("a", () => new Promise<DockerStatusView>(() => undefined));
+    const first = looks.settled();
+    await vi.advanceTimersByTimeAsync(FIRST_LOOK_RUN_WAIT_MS - 1);
+    // A second caller (the supervisor after the engine) gets only what is left.
+    const second = looks.settled();
+    expect(await settledYet(first)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settledYet(first)).toBe(true);
+    expect(await settledYet(second)).toBe(true);
   });
 
   it("stops a run's wait when its signal aborts", async () => {

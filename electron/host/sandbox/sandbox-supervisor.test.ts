@@ -82,16 +82,21 @@ function fakeEngine() {
   return engine;
 }
 
+/** The fake engine found ready at `endpoint`. */
+function readyStatus(engine: ReturnType<typeof fakeEngine>, endpoint: string): DockerStatus {
+  return {
+    state: "ready",
+    docker: engine.docker,
+    engine: new DockerApiEngine({ docker: engine.docker, endpoint }),
+    endpoint,
+    version: "1",
+  };
+}
+
 function makeSupervisor(engine: ReturnType<typeof fakeEngine>) {
   const outages: DockerOutageEvent[] = [];
   let looks = 0;
-  const ready: DockerStatus = {
-    state: "ready",
-    docker: engine.docker,
-    engine: new DockerApiEngine({ docker: engine.docker, endpoint: "fake" }),
-    endpoint: "fake",
-    version: "1",
-  };
+  const ready = readyStatus(engine, "fake");
   const supervisor = new SandboxSupervisor({
     findDocker: () => {
       looks++;
@@ -206,13 +211,7 @@ describe("SandboxSupervisor at the app's start", () => {
   /** A supervisor whose looks answer only when the test says, with what it says. */
   function gatedSupervisor() {
     const engine = fakeEngine();
-    const ready: DockerStatus = {
-      state: "ready",
-      docker: engine.docker,
-      engine: new DockerApiEngine({ docker: engine.docker, endpoint: "slow" }),
-      endpoint: "slow",
-      version: "1",
-    };
+    const ready = readyStatus(engine, "slow");
     const answers: ((status: DockerStatus) => void)[] = [];
     const supervisor = new SandboxSupervisor({
       findDocker: () => new Promise((resolve) => answers.push(resolve)),
@@ -229,16 +228,21 @@ describe("SandboxSupervisor at the app's start", () => {
     return { supervisor, engine, answer };
   }
   const notRunning: DockerStatus = { state: "not-running", tried: ["x"], message: "no engine" };
+  /** A run whose rejection says it reached the (fake) sandbox, rather than being refused. */
+  const RAN = "the sandbox ran it";
+  function runToSandbox(supervisor: SandboxSupervisor): Promise<unknown> {
+    fake.state.runError = new Error(RAN);
+    return supervisor.run(request, {});
+  }
 
   it("has a run that comes while Docker is first looked for wait for that look", async () => {
     // The app takes clients before a slow engine has answered: such a run was refused with
     // "Docker has not been found yet" although the engine was about to answer.
     const { supervisor, answer } = gatedSupervisor();
     void supervisor.refresh();
-    fake.state.runError = new Error("the sandbox ran it");
-    const run = supervisor.run(request, {});
+    const run = runToSandbox(supervisor);
     answer();
-    await expect(run).rejects.toThrow("the sandbox ran it");
+    await expect(run).rejects.toThrow(RAN);
   });
 
   it("has a run wait while the look, the engine found, still sweeps and checks the image", async () => {
@@ -250,10 +254,9 @@ describe("SandboxSupervisor at the app's start", () => {
     void supervisor.refresh();
     answer();
     await until(() => sweeps.length === 1, "the look to reach its sweep");
-    fake.state.runError = new Error("the sandbox ran it");
-    const run = supervisor.run(request, {});
+    const run = runToSandbox(supervisor);
     sweepDone();
-    await expect(run).rejects.toThrow("the sandbox ran it");
+    await expect(run).rejects.toThrow(RAN);
   });
 
   it("has a run right after another engine is chosen wait for that engine's look", async () => {
@@ -262,12 +265,11 @@ describe("SandboxSupervisor at the app's start", () => {
     answer();
     await first;
     const switched = supervisor.setEngine("other");
-    fake.state.runError = new Error("the sandbox ran it");
-    const run = supervisor.run(request, {});
+    const run = runToSandbox(supervisor);
     await until(() => answer.pending() === 1, "the look for the new engine");
     answer();
     await switched;
-    await expect(run).rejects.toThrow("the sandbox ran it");
+    await expect(run).rejects.toThrow(RAN);
   });
 
   it("stops the wait when the run is cancelled", async () => {
@@ -324,13 +326,7 @@ describe("SandboxSupervisor engine choice", () => {
       // from the page); the new choice answers at once.
       findDocker: async (preference = "") => {
         if (preference === "old") await oldAnswered;
-        return {
-          state: "ready",
-          docker: engine.docker,
-          engine: new DockerApiEngine({ docker: engine.docker, endpoint: preference }),
-          endpoint: preference,
-          version: "1",
-        };
+        return readyStatus(engine, preference);
       },
       files: [],
       owner: { install: "test-install", pid: process.pid } as never,

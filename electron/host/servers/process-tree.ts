@@ -72,7 +72,8 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+/** Signals every member of the group `pgid` leads; one gone or out of reach is no error. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {

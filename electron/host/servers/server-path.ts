@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AppInfoView } from "../../../shared/api/api-views.js";
 import { KiB } from "../util/units.js";
+import { signalGroup } from "./process-tree.js";
 
 /**
  * The login shell (`$SHELL -ilc`) must print its PATH within this; a slow profile (nvm,
@@ -89,9 +90,12 @@ export function loginShellPath(
       return;
     }
     const timer = setTimeout(() => {
-      // Sent now, not on a later tick: a CLI command may exit as soon as it has its answer.
-      signalGroup(child.pid, "SIGTERM");
-      setTimeout(() => signalGroup(child.pid, "SIGKILL"), LOGIN_SHELL_TERM_GRACE_MS);
+      const group = child.pid;
+      if (group !== undefined) {
+        // Sent now, not on a later tick: a CLI command may exit as soon as it has its answer.
+        signalGroup(group, "SIGTERM");
+        setTimeout(() => signalGroup(group, "SIGKILL"), LOGIN_SHELL_TERM_GRACE_MS);
+      }
       finish({ ok: false, reason: `${shell} -ilc gave no PATH within ${timeoutMs} ms` });
     }, timeoutMs);
     child.stdout?.setEncoding("utf8");
@@ -117,15 +121,6 @@ export function loginShellPath(
       }
     });
   });
-}
-
-/** Signals the process group `pid` leads (the login shell's, spawned detached). */
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  try {
-    if (pid !== undefined) process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }
 
 /** The usual install locations of npx, uvx, docker and friends, for a home directory. */

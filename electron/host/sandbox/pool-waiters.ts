@@ -37,7 +37,13 @@ export interface ClaimView {
   leanAt: number;
   /** Preloading refills started and importing. */
   importing: number;
-  /** A run that needed a preloading container came lately (POOL_HEAVY_WINDOW_MS): light runs leave it. */
+  /**
+   * Light runs leave the preloading container idle: a run that needed one came lately
+   * (POOL_HEAVY_WINDOW_MS) and runs come faster than the pool refills (the take finds it short
+   * of its target, or one did within POOL_LEAN_WINDOW_MS). At rest a light run takes it: its
+   * replacement preloads and is ready within seconds, and a pool with no lean spare (a floor of
+   * 1) would otherwise send every light run to a cold start.
+   */
   keepPreloaded: boolean;
   inFlight: InFlight;
 }
@@ -64,8 +70,9 @@ export class PoolWaiters {
    * Where in the idle list the container a run gets now is; -1: none (it waits, or starts a
    * cold one). Code naming a preloaded library gets a preloading one, else waits for one
    * importing (what it has left to import is less than all of it in a lean one), else a lean
-   * one; other code a lean one, else (unless heavy runs come, keepPreloaded) a preloading one: so a burst of light runs leaves the preloading container to a
-   * heavy run that may follow it. Without a need (the code unknown): a preloading one first.
+   * one; other code a lean one, else (unless keepPreloaded) a preloading one: so a burst of
+   * light runs leaves the preloading container to a heavy run that may follow it. Without a need
+   * (the code unknown): a preloading one first.
    */
   pick(need: ContainerNeed | undefined, view: ClaimView): number {
     const { preloadedAt, leanAt } = view;

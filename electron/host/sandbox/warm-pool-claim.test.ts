@@ -4,7 +4,11 @@ import { fakeClock } from "../../../test-support/fake-clock.js";
 import { WarmPool } from "./warm-pool.js";
 import { POOL_CLAIM_WAIT_MS } from "./pool-waiters.js";
 import { POOL_BURST_WINDOW_MS } from "./pool-target.js";
-import { POOL_HEAVY_WINDOW_MS, POOL_REFILL_DELAY_MS } from "./warm-pool-options.js";
+import {
+  POOL_HEAVY_WINDOW_MS,
+  POOL_LEAN_WINDOW_MS,
+  POOL_REFILL_DELAY_MS,
+} from "./warm-pool-options.js";
 
 interface Made {
   warm: boolean;
@@ -82,6 +86,48 @@ describe("WarmPool claims by what the code needs", () => {
     expect(asMade(await pool.take("lean")).warm).toBe(false);
     // The heavy run right after the burst gets the preloading container at once.
     expect(await pool.take("preloaded")).toBe(preloading);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("at rest, a pool with no lean spare hands its preloading container to a light run right after a heavy one", async () => {
+    const { pool, made, allReady, clock } = gatedPool(1);
+    pool.fill();
+    await allReady();
+    expect(await pool.take("preloaded")).toBe(made[0]); // a heavy run; its refill preloads
+    await allReady();
+    const preloading = made[1]!;
+    expect(preloading.preload).toBe(true);
+    clock.advance(1_000);
+    // The pool is at its target and no take found it short: the light run gets it at once.
+    expect(await pool.take("lean")).toBe(preloading);
+    // Its replacement preloads, and a heavy run that comes while it imports waits for it.
+    await pool.started();
+    const replacement = made[2]!;
+    expect(replacement.preload).toBe(true);
+    const heavy = pool.take("preloaded");
+    await flush();
+    replacement.say(true);
+    expect(await heavy).toBe(replacement);
+    expect(made.every((m) => m.warm)).toBe(true);
+    await allReady();
+    await pool.drain();
+  });
+
+  it("in a pool with no lean spare, light runs leave the preloading container while runs come fast", async () => {
+    const { pool, made, asMade, allReady, clock } = gatedPool(1);
+    pool.fill();
+    await allReady();
+    expect(await pool.take("preloaded")).toBe(made[0]);
+    // Before its refill is ready: this take finds the pool short of its target.
+    expect(asMade(await pool.take("lean")).warm).toBe(false);
+    await allReady();
+    const preloading = made.find((m) => m.warm && m !== made[0])!;
+    expect(preloading.preload).toBe(true);
+    clock.advance(POOL_LEAN_WINDOW_MS - 1);
+    expect(asMade(await pool.take("lean")).warm).toBe(false);
+    clock.advance(1);
+    expect(await pool.take("lean")).toBe(preloading);
     await allReady();
     await pool.drain();
   });

@@ -85,13 +85,14 @@ export class WarmPool {
   async take(need?: ContainerNeed): Promise<SandboxContainer> {
     // Refills of earlier takes still under way: runs come faster than the pool refills.
     const short = this.ready.length < this.target.size;
-    const warm = this.takeReady(need);
+    const warm = this.takeReady(need, short);
     const target = this.target.size;
     if (!this.closed) {
       this.target.taken(this.ready.length, warm === undefined, short, this.growthWave.size > 0);
       this.lastTakeAt = this.clock.now();
       if (need === "preloaded") this.lastHeavyAt = this.lastTakeAt;
-      if (short || warm === undefined) this.lastPressureAt = this.lastTakeAt;
+      // A container left idle for a heavy run (keepPreloaded) is no sign of runs outpacing refills.
+      if (short || (!warm && this.ready.length === 0)) this.lastPressureAt = this.lastTakeAt;
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);
@@ -113,18 +114,20 @@ export class WarmPool {
     return (await waiting) ?? this.startContainer(false, false);
   }
 
-  /** Takes the idle container a run gets now (PoolWaiters.pick), if any. */
-  private takeReady(need?: ContainerNeed): SandboxContainer | undefined {
-    const at = this.waiters.pick(need, this.claimView());
+  /** Takes the idle container a run gets now (PoolWaiters.pick), if any; `short`: see take. */
+  private takeReady(need: ContainerNeed | undefined, short: boolean): SandboxContainer | undefined {
+    const at = this.waiters.pick(need, this.claimView(short));
     return at === -1 ? undefined : this.ready.splice(at, 1)[0];
   }
 
-  private claimView(): ClaimView {
+  private claimView(short = false): ClaimView {
+    const now = this.clock.now();
+    const burst = short || now - this.lastPressureAt < this.leanWindowMs;
     return {
       preloadedAt: this.preload ? this.ready.findIndex((c) => !this.lean.has(c)) : -1,
       leanAt: this.ready.findIndex((c) => !this.preload || this.lean.has(c)),
       importing: this.importing,
-      keepPreloaded: this.clock.now() - this.lastHeavyAt < POOL_HEAVY_WINDOW_MS,
+      keepPreloaded: burst && now - this.lastHeavyAt < POOL_HEAVY_WINDOW_MS,
       inFlight: this.inFlight(),
     };
   }

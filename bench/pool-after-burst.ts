@@ -3,8 +3,9 @@
 // sends a burst of back-to-back `print(1)` runs, then at once a run importing the libraries
 // warm containers preload, timed from the client; for context the same heavy run on a rested
 // pool, and the baseline: a cold hardened `docker run -i` of the same imports. While runs naming
-// numpy, pandas or matplotlib come, light runs take lean containers (or a cold one) and leave
-// the preloading one to them; a heavy run that finds none ready waits for one still importing.
+// numpy, pandas or matplotlib come, light runs in a burst take lean containers (or a cold one)
+// and leave the preloading one to them; a heavy run that finds none ready waits for one still
+// importing.
 //
 // With CODEMODE_BEFORE_CHECKOUT set to another built checkout (e.g. a `git worktree add` of an
 // older main, built), the same rounds also run through that checkout's daemon and shim, side by

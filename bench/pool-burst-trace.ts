@@ -8,7 +8,7 @@
 // a caller that does not say what the code needs (a preloading container first, a miss starts a
 // cold one: the pool before runs chose by their code), "light" as the Sandbox does for print(1)
 // (lean first), "heavy" the same after a run whose code names pandas (the run before the rest),
-// so the burst leaves the preloading container idle.
+// so the burst, once it finds the pool short, leaves the preloading container idle.
 import os from "node:os";
 import { poolGrowthFor } from "../electron/host/sandbox/pool-target.js";
 import { runInContainer } from "../electron/host/sandbox/runner/run-session.js";

@@ -91,14 +91,13 @@ describe("WarmPool claims by what the code needs", () => {
   });
 
   it("at rest, a pool with no lean spare hands its preloading container to a light run right after a heavy one", async () => {
-    const { pool, made, allReady, clock } = gatedPool(1);
+    const { pool, made, allReady } = gatedPool(1);
     pool.fill();
     await allReady();
     expect(await pool.take("preloaded")).toBe(made[0]); // a heavy run; its refill preloads
     await allReady();
     const preloading = made[1]!;
     expect(preloading.preload).toBe(true);
-    clock.advance(1_000);
     // The pool is at its target and no take found it short: the light run gets it at once.
     expect(await pool.take("lean")).toBe(preloading);
     // Its replacement preloads, and a heavy run that comes while it imports waits for it.

@@ -12,7 +12,8 @@ export const POOL_READY_TIMEOUT_MS = 120_000;
 
 /**
  * Under pressure (within this long of a take that found the pool short of its target: none
- * ready, or the refills of earlier takes still under way), refills skip the preload imports
+ * ready, or the refills of earlier takes still under way), light runs leave the preloading
+ * container to heavy ones (POOL_HEAVY_WINDOW_MS), and refills skip the preload imports
  * even when preloading is on (but one, while none preloads: the next heavy run's): each would
  * cost ~0.4 s of CPU while runs are already waiting for containers (bench/pool-flood-profile.ts),
  * or about to: a burst that starts on a full pool makes its second take find the first one's
@@ -31,10 +32,12 @@ export const POOL_LEAN_WINDOW_MS = 10_000;
 export const POOL_LEAN_SPARES = 1;
 
 /**
- * For this long after a run whose code names a preloaded library, light runs leave the
- * preloading container idle (they wait for a lean refill instead) so that the next such run,
- * in or right after a burst, finds it (bench/pool-after-burst.ts). A client that runs no such
- * code keeps the whole pool for its bursts (bench/pool-burst.ts, the first burst).
+ * For this long after a run whose code names a preloaded library, light runs under pressure
+ * (POOL_LEAN_WINDOW_MS) leave the preloading container idle and start a cold one, so that the
+ * next such run right after a burst finds it (bench/pool-after-burst.ts). At rest they take it:
+ * its replacement preloads, and a pool with no lean spare would otherwise start every light run
+ * cold. A client that runs no such code keeps the whole pool for its bursts (bench/pool-burst.ts,
+ * the first burst).
  */
 export const POOL_HEAVY_WINDOW_MS = 10 * 60_000;
 

@@ -52,7 +52,7 @@ export class WarmPool {
   private preload: boolean;
   private readonly leanWindowMs: number;
   private readonly onPooled: ((container: SandboxContainer) => void) | undefined;
-  /** When a take last found the pool short of its target: refills skip preloading a while. */
+  /** When a take last found the pool short of its target (POOL_LEAN_WINDOW_MS, claimView). */
   private lastPressureAt = -Infinity;
   private lastTakeAt = -Infinity;
   private lastHeavyAt = -Infinity; // a run whose code names a preloaded library
@@ -91,8 +91,8 @@ export class WarmPool {
       this.target.taken(this.ready.length, warm === undefined, short, this.growthWave.size > 0);
       this.lastTakeAt = this.clock.now();
       if (need === "preloaded") this.lastHeavyAt = this.lastTakeAt;
-      // A container left idle for a heavy run (keepPreloaded) is no sign of runs outpacing refills.
-      if (short || (!warm && this.ready.length === 0)) this.lastPressureAt = this.lastTakeAt;
+      // Not any miss: light runs that left the preloading container would keep each other cold.
+      if (short) this.lastPressureAt = this.lastTakeAt;
       this.armShrink();
     }
     if (warm) this.lean.delete(warm);
@@ -105,7 +105,7 @@ export class WarmPool {
     }
     if (warm) return warm;
     const kind =
-      need === undefined || this.closed ? null : this.waiters.kindFor(need, this.claimView());
+      need === undefined || this.closed ? null : this.waiters.kindFor(need, this.claimView(short));
     if (kind === null) return this.startContainer(false, false);
     const waiting = this.waiters.wait(kind);
     // One more refill starts for it, as many containers under way as with a cold start: the run
@@ -120,7 +120,7 @@ export class WarmPool {
     return at === -1 ? undefined : this.ready.splice(at, 1)[0];
   }
 
-  private claimView(short = false): ClaimView {
+  private claimView(short: boolean): ClaimView {
     const now = this.clock.now();
     const burst = short || now - this.lastPressureAt < this.leanWindowMs;
     return {

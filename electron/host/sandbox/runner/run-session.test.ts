@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { runnerLimits, startLine, RESULTS_UNREAD_MAX_BYTES } from "./run-session.js";
+import {
+  runInContainer,
+  runnerLimits,
+  startLine,
+  RESULTS_UNREAD_MAX_BYTES,
+  type Clock,
+} from "./run-session.js";
 import { freezeTools, toolsJson } from "../../core/ports/tools-json.js";
+import type { SandboxContainer } from "../containers/sandbox-container.js";
+import type { RunResult } from "../../../../shared/run-result.js";
 
 const TOOLS = freezeTools([
   { name: "a", stub: "async def a() -> str: ...", description: "Does a.", schema: "{}" },
@@ -46,6 +54,65 @@ describe("startLine", () => {
   it("sends an empty list, never the staged catalog, for a run without tools", () => {
     const line = startLine({ code: "x" }, toolsJson(TOOLS));
     expect(JSON.parse(line)).toMatchObject({ tools: [] });
+  });
+});
+
+/** A container that takes the start line and says nothing: the run lasts until the host stops it. */
+function silentContainer(): SandboxContainer {
+  const fake = {
+    staged: null,
+    unreadBytes: 0,
+    ended: new Promise<void>(() => undefined),
+    onStdout: () => undefined,
+    sendStart: () => undefined,
+    write: () => undefined,
+    exit: () => Promise.resolve({ exitCode: null, oomKilled: false }),
+  };
+  return fake as unknown as SandboxContainer;
+}
+
+/** A clock whose timers fire only when the test says, at whatever time it has set. */
+function steppedClock() {
+  let now = 0;
+  const timers: { fn: () => void; ms: number; cancelled: boolean }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const timer = { fn, ms, cancelled: false };
+      timers.push(timer);
+      return { cancel: () => (timer.cancelled = true) };
+    },
+  };
+  const fireAt = (time: number) => {
+    now = time;
+    const live = timers.filter((t) => !t.cancelled);
+    timers.length = 0;
+    for (const t of live) t.fn();
+    return live.length;
+  };
+  return { clock, timers, fireAt };
+}
+
+describe("the run's deadline", () => {
+  it("never stops a run before its time, though a timer fires early", async () => {
+    const { clock, timers, fireAt } = steppedClock();
+    let result: RunResult | undefined;
+    void runInContainer(
+      silentContainer(),
+      { code: "while True:\n    pass", deadlineSeconds: 2 },
+      {},
+      { deadlineCeilingSeconds: 50, clock },
+    ).then((r) => (result = r));
+    expect(timers.map((t) => t.ms)).toEqual([2_000]);
+    // Node's timer fires on the loop's cached time: here 0.6 ms before the run's own clock says.
+    expect(fireAt(1_999.4)).toBe(1);
+    await Promise.resolve();
+    expect(result).toBeUndefined();
+    expect(timers).toHaveLength(1);
+    expect(timers[0]!.ms).toBeCloseTo(0.6);
+    fireAt(2_000.2);
+    await Promise.resolve();
+    expect(result).toMatchObject({ stopped: "deadline", timed_out: true, duration_ms: 2_000 });
   });
 });
 

@@ -94,8 +94,17 @@ export function runInContainer(
       request.deadlineSeconds,
       options.deadlineCeilingSeconds,
     );
-    const timer = clock.setTimeout(() => stop("deadline"), deadlineSeconds * 1000);
-    hooks.onDeadline?.(deadlineSeconds * 1000);
+    const deadlineMs = deadlineSeconds * 1000;
+    // Node's timers run on the event loop's cached time, which can lag the clock the duration is
+    // measured by: one may fire a millisecond early. Re-armed for the rest, the deadline never
+    // stops a run that has had less than its time.
+    const onTime = (): void => {
+      const left = deadlineMs - (clock.now() - started);
+      if (left > 0) timer = clock.setTimeout(onTime, left);
+      else stop("deadline");
+    };
+    let timer = clock.setTimeout(onTime, deadlineMs);
+    hooks.onDeadline?.(deadlineMs);
     const onAbort = (): void => stop("cancelled");
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
     const onLimit = (): void => stop(limitReason(hooks.limit?.reason));

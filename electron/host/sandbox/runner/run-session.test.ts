@@ -104,7 +104,7 @@ describe("the run's deadline", () => {
       { deadlineCeilingSeconds: 50, clock },
     ).then((r) => (result = r));
     expect(timers.map((t) => t.ms)).toEqual([2_000]);
-    // Node's timer fires on the loop's cached time: here 0.6 ms before the run's own clock says.
+    // Node's timer may fire up to a millisecond before the run's own clock says: here 0.6 ms.
     expect(fireAt(1_999.4)).toBe(1);
     await Promise.resolve();
     expect(result).toBeUndefined();
@@ -113,6 +113,22 @@ describe("the run's deadline", () => {
     fireAt(2_000.2);
     await Promise.resolve();
     expect(result).toMatchObject({ stopped: "deadline", timed_out: true, duration_ms: 2_000 });
+  });
+
+  it("once re-armed, gives way to a cancel that comes in the rest of its time", async () => {
+    const { clock, timers, fireAt } = steppedClock();
+    const cancel = new AbortController();
+    const run = runInContainer(
+      silentContainer(),
+      { code: "while True:\n    pass", deadlineSeconds: 2 },
+      { signal: cancel.signal },
+      { deadlineCeilingSeconds: 50, clock },
+    );
+    fireAt(1_999.4);
+    const rearmed = timers[0]!;
+    cancel.abort();
+    expect(await run).toMatchObject({ stopped: "cancelled", timed_out: false });
+    expect(rearmed.cancelled).toBe(true);
   });
 });
 

@@ -95,8 +95,9 @@ export function runInContainer(
       options.deadlineCeilingSeconds,
     );
     const deadlineMs = deadlineSeconds * 1000;
-    // Node's timers run on the event loop's cached time, which can lag the clock the duration is
-    // measured by: one may fire a millisecond early. Re-armed for the rest, the deadline never
+    // Node counts a timer in whole milliseconds of its loop clock, its start rounded down, so it
+    // can fire up to a millisecond before performance.now(), which the duration is measured by,
+    // says the time is up. Re-armed for the rest (Node waits at least 1 ms), the deadline never
     // stops a run that has had less than its time.
     const onTime = (): void => {
       const left = deadlineMs - (clock.now() - started);

@@ -17,21 +17,30 @@ export function isInstallId(text: string): boolean {
 
 /**
  * The install's id, or null when it has none yet. An id made of anything else is treated
- * as damage, never trusted: it decides which containers are ours to remove.
+ * as damage, never trusted: it decides which containers are ours to remove. An empty file is
+ * what a concurrent first start looks like between its create and its write, so it is read
+ * again for a moment before it counts as damage.
  */
 export async function readInstallId(dataDir: string): Promise<string | null> {
-  let text: string;
-  try {
-    text = (await readFile(path.join(dataDir, INSTALL_ID_FILE), "utf8")).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
+  const file = path.join(dataDir, INSTALL_ID_FILE);
+  const deadline = Date.now() + LOCAL_ACCESS_LIMITS.emptyFileSettleMs;
+  for (;;) {
+    let text: string;
+    try {
+      text = (await readFile(file, "utf8")).trim();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    if (isInstallId(text)) return text;
+    if (text !== "" || Date.now() >= deadline) {
+      throw new Error(
+        `${file} is damaged; delete it and Code Mode makes a new one ` +
+          `(containers left by a crash before then are not removed automatically).`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.emptyFileRetryMs));
   }
-  if (isInstallId(text)) return text;
-  throw new Error(
-    `${path.join(dataDir, INSTALL_ID_FILE)} is damaged; delete it and Code Mode makes a new one ` +
-      `(containers left by a crash before then are not removed automatically).`,
-  );
 }
 
 /**
@@ -50,7 +59,9 @@ export async function ensureInstallId(dataDir: string): Promise<string> {
     handle = await open(path.join(dataDir, INSTALL_ID_FILE), "wx", LOCAL_ACCESS_MODES.tokenFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return settledId(dataDir);
+    const theirs = await readInstallId(dataDir);
+    if (theirs === null) throw new Error(`the install id in ${dataDir} vanished as it was made`);
+    return theirs;
   }
   try {
     await handle.writeFile(id + "\n");
@@ -59,19 +70,4 @@ export async function ensureInstallId(dataDir: string): Promise<string> {
     await handle.close();
   }
   return id;
-}
-
-/** The other starter is between its create and its write: wait briefly for the id. */
-async function settledId(dataDir: string): Promise<string> {
-  const deadline = Date.now() + LOCAL_ACCESS_LIMITS.emptyFileSettleMs;
-  for (;;) {
-    try {
-      const id = await readInstallId(dataDir);
-      if (id !== null) return id;
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-    }
-    if (Date.now() >= deadline) throw new Error(`no install id appeared in ${dataDir}`);
-    await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.emptyFileRetryMs));
-  }
 }

@@ -98,6 +98,18 @@ describe("approval service", () => {
     await expect(next).resolves.toMatchObject({ answer: "timeout" });
   });
 
+  it("says a question that timed out waited its whole time, though the timer fired early", async () => {
+    vi.useFakeTimers();
+    // The clock reads 1 ms short when the timer fires, as Node's rounding can make it.
+    let clock = 1_000;
+    const { approvals, entries } = service({ timeoutSeconds: 60, now: () => clock });
+    const asked = approvals.ask(request());
+    clock += 59_999;
+    await vi.advanceTimersByTimeAsync(60_000);
+    await expect(asked).resolves.toMatchObject({ answer: "timeout", waitedMs: 60_000 });
+    expect(entries.at(-1)).toMatchObject({ answer: "timeout", waitedMs: 60_000 });
+  });
+
   it("never waits past the run's deadline: the question ends with it, saying so", async () => {
     vi.useFakeTimers();
     const { approvals, entries } = service({ timeoutSeconds: 60 });

@@ -205,7 +205,7 @@ export class ApprovalService implements ApprovalGate {
           ...base,
           answer: outcome.answer,
           by: outcome.by,
-          waitedMs: Math.max(0, this.#now() - askedAt),
+          waitedMs: outcome.waitedMs ?? Math.max(0, this.#now() - askedAt),
         });
         this.#changed();
         resolve(outcome);
@@ -215,7 +215,9 @@ export class ApprovalService implements ApprovalGate {
           settle({
             answer: "timeout",
             by: null,
-            waitedMs: Math.max(0, this.#now() - askedAt),
+            // Node may fire a timer up to a millisecond early by the clock: a question that
+            // timed out waited its whole time, and the audit log says so.
+            waitedMs: Math.max(waitMs, this.#now() - askedAt),
             ...(runDeadline ? { runDeadline } : {}),
           }),
         waitMs,

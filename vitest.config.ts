@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Four projects, so a reader (and `npm run test:unit`) can tell what a test needs:
@@ -14,21 +17,34 @@ import { defineConfig } from "vitest/config";
 // `npm test` runs all four, one group after another.
 const DOCKER = "**/*.docker.test.ts";
 const INTEGRATION = "**/*.int.test.ts";
-// Files that replace a module with `vi.mock`: in a shared worker the real module may already be
-// loaded by another file, so they get a fresh module graph each. A new test using `vi.mock`
-// goes here.
-const MOCKS = [
-  "electron/host/sandbox/sandbox-supervisor.test.ts",
-  "electron/host/api/handlers/try-count.test.ts",
-];
-const SOURCES = [
-  "electron/**/*.test.ts",
-  "shared/**/*.test.ts",
-  "test-servers/**/*.test.ts",
-  "skills/**/*.test.ts",
-  "bench/**/*.test.ts",
-  "docs/**/*.test.ts",
-];
+const SOURCE_DIRS = ["electron", "shared", "test-servers", "skills", "bench", "docs"];
+const SOURCES = SOURCE_DIRS.map((dir) => `${dir}/**/*.test.ts`);
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Unit test files that replace a module with `vi.mock`: in a shared worker the real module may
+ * already be loaded by another file, and the mock would then not apply, so they get a fresh
+ * module graph each. Found by reading the files rather than listed, so a new one cannot be left
+ * in the shared workers by mistake.
+ */
+function filesThatMock(): string[] {
+  const found: string[] = [];
+  for (const dir of SOURCE_DIRS) {
+    for (const entry of readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })) {
+      const file = path.join(dir, entry);
+      const unit =
+        file.endsWith(".test.ts") &&
+        !file.endsWith(".int.test.ts") &&
+        !file.endsWith(".docker.test.ts") &&
+        !file.split(path.sep).includes("node_modules");
+      if (unit && readFileSync(path.join(root, file), "utf8").includes("vi.mock(")) {
+        found.push(file.split(path.sep).join("/"));
+      }
+    }
+  }
+  return found;
+}
+const MOCKS = filesThatMock();
 
 export default defineConfig({
   test: {

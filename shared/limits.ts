@@ -287,8 +287,8 @@ export const LOCAL_ACCESS_LIMITS = {
   /** A client that has not finished its handshake line by then is refused. */
   handshakeTimeoutMs: 5_000,
   /**
-   * A token or lock file found empty is re-read for this long before it is judged damaged or
-   * stale: a concurrent starter may be between its O_EXCL create and its write.
+   * A token, lock or install-id file found empty is re-read for this long before it is judged
+   * damaged or stale: a concurrent starter may be between its O_EXCL create and its write.
    */
   emptyFileSettleMs: 1_000,
   /** Pause between those re-reads: short, since the other starter's write is imminent. */

@@ -1,10 +1,15 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { ensureInstallId, INSTALL_ID_FILE, isInstallId, readInstallId } from "./install-id.js";
 
 const reads = vi.hoisted(() => ({ afterFirst: null as (() => Promise<void>) | null }));
+type Open = typeof import("node:fs/promises").open;
+/** Runs the next open in its place: what another start did around it, or a failing handle. */
+const opens = vi.hoisted(() => ({
+  next: null as ((real: () => ReturnType<Open>) => ReturnType<Open>) | null,
+}));
 
 // The other starter's write lands right after this process has read the file it created
 // empty: the moment a concurrent first start can catch.
@@ -19,11 +24,17 @@ vi.mock("node:fs/promises", async (importOriginal) => {
       if (hook !== null) await hook();
       return text;
     },
+    open: (...args: Parameters<Open>) => {
+      const hook = opens.next;
+      opens.next = null;
+      return hook !== null ? hook(() => actual.open(...args)) : actual.open(...args);
+    },
   };
 });
 
 afterEach(() => {
   reads.afterFirst = null;
+  opens.next = null;
   removeTempDirs();
 });
 
@@ -57,6 +68,37 @@ describe("install id", () => {
     reads.afterFirst = () => writeFile(idFile(dataDir), theirs + "\n");
     expect(await ensureInstallId(dataDir)).toBe(theirs);
     expect(reads.afterFirst).toBeNull();
+  });
+
+  it("makes the id itself when the start that made the file first failed and removed it", async () => {
+    const dataDir = tempDir("cm-id-");
+    opens.next = async (real) => {
+      await writeFile(idFile(dataDir), "");
+      try {
+        return await real();
+      } finally {
+        await rm(idFile(dataDir));
+      }
+    };
+    const id = await ensureInstallId(dataDir);
+    expect(opens.next).toBeNull();
+    expect((await readFile(idFile(dataDir), "utf8")).trim()).toBe(id);
+  });
+
+  it("leaves no empty file behind when its write fails", async () => {
+    const dataDir = tempDir("cm-id-");
+    const full = Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+    opens.next = async (real) => {
+      const handle = await real();
+      return Object.assign(Object.create(handle) as typeof handle, {
+        writeFile: () => Promise.reject(full),
+        close: () => handle.close(),
+      });
+    };
+    await expect(ensureInstallId(dataDir)).rejects.toThrow("no space left on device");
+    await expect(stat(idFile(dataDir))).rejects.toMatchObject({ code: "ENOENT" });
+    // The next start makes it.
+    expect(isInstallId(await ensureInstallId(dataDir))).toBe(true);
   });
 
   it("calls a file that stays empty damaged, naming it", async () => {

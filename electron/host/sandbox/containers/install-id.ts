@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile } from "node:fs/promises";
+import { mkdir, open, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
 
@@ -8,6 +8,9 @@ export const INSTALL_ID_BYTES = 16;
 
 /** The file in the data directory that holds the install's id. */
 export const INSTALL_ID_FILE = "install-id";
+
+/** Tries to make the id file when another start's attempt keeps making and removing it. */
+const INSTALL_ID_CREATE_ATTEMPTS = 5;
 
 const INSTALL_ID_PATTERN = new RegExp(`^[0-9a-f]{${INSTALL_ID_BYTES * 2}}$`);
 
@@ -49,25 +52,34 @@ export async function readInstallId(dataDir: string): Promise<string | null> {
  * Docker engine must not take each other's containers for their own.
  */
 export async function ensureInstallId(dataDir: string): Promise<string> {
-  const existing = await readInstallId(dataDir);
-  if (existing !== null) return existing;
-  await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
-  const id = randomBytes(INSTALL_ID_BYTES).toString("hex");
-  let handle;
-  try {
-    // O_EXCL: of two first starts, one writes the id and the other reads it.
-    handle = await open(path.join(dataDir, INSTALL_ID_FILE), "wx", LOCAL_ACCESS_MODES.tokenFile);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const theirs = await readInstallId(dataDir);
-    if (theirs === null) throw new Error(`the install id in ${dataDir} vanished as it was made`);
-    return theirs;
-  }
-  try {
-    await handle.writeFile(id + "\n");
-    await handle.sync();
-  } finally {
+  const file = path.join(dataDir, INSTALL_ID_FILE);
+  for (let attempt = 0; ; attempt++) {
+    const existing = await readInstallId(dataDir);
+    if (existing !== null) return existing;
+    if (attempt === INSTALL_ID_CREATE_ATTEMPTS) {
+      throw new Error(`could not make ${file}: other processes keep changing it`);
+    }
+    await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
+    let handle;
+    try {
+      // O_EXCL: of two first starts, one writes the id and the other reads it.
+      handle = await open(file, "wx", LOCAL_ACCESS_MODES.tokenFile);
+    } catch (error) {
+      // Made by another start: read at the loop's top, or made again if it failed and went.
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw error;
+    }
+    const id = randomBytes(INSTALL_ID_BYTES).toString("hex");
+    try {
+      await handle.writeFile(id + "\n");
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      // An id file left empty would read as damaged at every later start; leave none.
+      await rm(file, { force: true });
+      throw error;
+    }
     await handle.close();
+    return id;
   }
-  return id;
 }

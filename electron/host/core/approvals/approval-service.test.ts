@@ -108,6 +108,13 @@ describe("approval service", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     await expect(asked).resolves.toMatchObject({ answer: "timeout", waitedMs: 60_000 });
     expect(entries.at(-1)).toMatchObject({ answer: "timeout", waitedMs: 60_000 });
+    // Ended by the run's deadline, whose time left is fractional: whole milliseconds still.
+    const start = clock;
+    const bounded = approvals.ask(request({ maxWaitMs: 8_000.75 }));
+    clock = start + 7_999;
+    await vi.advanceTimersByTimeAsync(8_001);
+    await expect(bounded).resolves.toMatchObject({ answer: "timeout", waitedMs: 8_000 });
+    expect(entries.at(-1)).toMatchObject({ answer: "timeout", waitedMs: 8_000 });
   });
 
   it("never waits past the run's deadline: the question ends with it, saying so", async () => {

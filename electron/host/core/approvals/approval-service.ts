@@ -149,7 +149,8 @@ export class ApprovalService implements ApprovalGate {
       return Promise.resolve({ answer, by: null });
     }
     const runDeadline = request.maxWaitMs !== undefined && request.maxWaitMs < this.#timeoutMs;
-    const waitMs = runDeadline ? Math.max(0, request.maxWaitMs ?? 0) : this.#timeoutMs;
+    // Whole milliseconds, as the audit log counts them; rounded down, to end within the run.
+    const waitMs = runDeadline ? Math.max(0, Math.floor(request.maxWaitMs ?? 0)) : this.#timeoutMs;
     // Too little of the run left to ask anyone: a question that vanishes as it appears helps
     // nobody. Unanswered, on record, as if it had timed out at once.
     if (waitMs < APPROVAL_LIMITS.minWaitMs) {

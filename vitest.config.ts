@@ -19,7 +19,23 @@ const DOCKER = "**/*.docker.test.ts";
 const INTEGRATION = "**/*.int.test.ts";
 const SOURCE_DIRS = ["electron", "shared", "test-servers", "skills", "bench", "docs"];
 const SOURCES = SOURCE_DIRS.map((dir) => `${dir}/**/*.test.ts`);
+const RENDERER_TESTS = "renderer/src/**/*.test.mjs";
 const root = path.dirname(fileURLToPath(import.meta.url));
+
+/** `vi.mock(...)` or `vi.doMock(...)`, however spaced. */
+const MOCK_CALL = /\bvi\s*\.\s*(?:mock|doMock)\s*[(<]/;
+
+/** Every file under `dir` (repo-relative, with "/"), node_modules left out. */
+function filesUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    if (entry.name === "node_modules") continue;
+    const file = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...filesUnder(file));
+    else if (entry.isFile()) found.push(file);
+  }
+  return found;
+}
 
 /**
  * Unit test files that replace a module with `vi.mock`: in a shared worker the real module may
@@ -28,21 +44,18 @@ const root = path.dirname(fileURLToPath(import.meta.url));
  * in the shared workers by mistake.
  */
 function filesThatMock(): string[] {
-  const found: string[] = [];
-  for (const dir of SOURCE_DIRS) {
-    for (const entry of readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })) {
-      const file = path.join(dir, entry);
-      const unit =
+  const unitTests = [
+    ...SOURCE_DIRS.flatMap(filesUnder).filter(
+      (file) =>
         file.endsWith(".test.ts") &&
         !file.endsWith(".int.test.ts") &&
-        !file.endsWith(".docker.test.ts") &&
-        !file.split(path.sep).includes("node_modules");
-      if (unit && readFileSync(path.join(root, file), "utf8").includes("vi.mock(")) {
-        found.push(file.split(path.sep).join("/"));
-      }
-    }
-  }
-  return found;
+        !file.endsWith(".docker.test.ts"),
+    ),
+    ...filesUnder("renderer/src").filter((file) => file.endsWith(".test.mjs")),
+  ];
+  // None at all means the walk looked in the wrong place, and every mock would go unisolated.
+  if (unitTests.length === 0) throw new Error(`vitest.config.ts found no unit tests under ${root}`);
+  return unitTests.filter((file) => MOCK_CALL.test(readFileSync(path.join(root, file), "utf8")));
 }
 const MOCKS = filesThatMock();
 
@@ -55,7 +68,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: [...SOURCES, "renderer/src/**/*.test.mjs"],
+          include: [...SOURCES, RENDERER_TESTS],
           exclude: [DOCKER, INTEGRATION, ...MOCKS, "**/node_modules/**"],
           // Worker threads start faster than forked processes, and nothing here needs a
           // process of its own (no chdir, no signals to itself).

@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { lstat, mkdir, open, readFile, rm } from "node:fs/promises";
+import { lstat, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
 import { LOCAL_ACCESS_NAMES } from "./local-access-constants.js";
 import { octal } from "./socket-path.js";
+import { createOnce } from "../../util/create-once.js";
 
 /** Random bytes in the install's token (written as hex). */
 export const TOKEN_BYTES = 32;
@@ -87,26 +88,10 @@ async function checkTokenFile(file: string, platform: NodeJS.Platform): Promise<
 export async function ensureToken(dataDir: string): Promise<string> {
   await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
   const file = tokenPath(dataDir);
-  let handle;
-  try {
-    // O_EXCL: of two first starts, exactly one creates the file; the other reads it.
-    handle = await open(file, "wx", LOCAL_ACCESS_MODES.tokenFile);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return readToken(dataDir);
-    throw error;
-  }
   const token = randomBytes(TOKEN_BYTES).toString("hex");
-  try {
-    await handle.writeFile(token + "\n");
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    // A half-made token file would look damaged forever; leave nothing instead.
-    await rm(file, { force: true });
-    throw error;
-  }
-  await handle.close();
-  return token;
+  // O_EXCL: of two first starts, exactly one creates the file; the other reads it.
+  if (await createOnce(file, token + "\n", LOCAL_ACCESS_MODES.tokenFile)) return token;
+  return readToken(dataDir);
 }
 
 /** Compares a presented token with the real one in time independent of where they differ. */

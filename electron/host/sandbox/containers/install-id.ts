@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { LOCAL_ACCESS_LIMITS, LOCAL_ACCESS_MODES } from "../../../../shared/limits.js";
+import { createOnce } from "../../util/create-once.js";
 
 /** Random bytes in the install's id (written as hex), which labels its sandbox containers. */
 export const INSTALL_ID_BYTES = 16;
@@ -60,26 +61,9 @@ export async function ensureInstallId(dataDir: string): Promise<string> {
       throw new Error(`could not make ${file}: other processes keep changing it`);
     }
     await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
-    let handle;
-    try {
-      // O_EXCL: of two first starts, one writes the id and the other reads it.
-      handle = await open(file, "wx", LOCAL_ACCESS_MODES.tokenFile);
-    } catch (error) {
-      // Made by another start: read at the loop's top, or made again if it failed and went.
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
-      throw error;
-    }
     const id = randomBytes(INSTALL_ID_BYTES).toString("hex");
-    try {
-      await handle.writeFile(id + "\n");
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      // An id file left empty would read as damaged at every later start; leave none.
-      await rm(file, { force: true });
-      throw error;
-    }
-    await handle.close();
-    return id;
+    // O_EXCL: of two first starts, one writes the id and the other reads it at the loop's top
+    // (or makes it after all, if the first failed and removed its file).
+    if (await createOnce(file, id + "\n", LOCAL_ACCESS_MODES.tokenFile)) return id;
   }
 }

@@ -102,6 +102,8 @@ describe("shim start-up weight", () => {
       "electron/host/shim/shim-session.ts",
       "electron/host/shim/shim.ts",
       "electron/host/shim/start-app.ts",
+      "electron/host/util/create-once.ts",
+      "electron/host/util/errno.ts",
       "electron/host/util/line-framer.ts",
       "electron/host/util/paths.ts",
       "electron/host/util/sha256-hex.ts",

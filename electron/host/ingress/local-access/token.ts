@@ -9,6 +9,9 @@ import { createOnce } from "../../util/create-once.js";
 /** Random bytes in the install's token (written as hex). */
 export const TOKEN_BYTES = 32;
 
+/** Tries to make the token file when another start's attempt keeps making and removing it. */
+const TOKEN_CREATE_ATTEMPTS = 5;
+
 const TOKEN_PATTERN = new RegExp(`^[0-9a-f]{${TOKEN_BYTES * 2}}$`);
 
 /** The token file is missing, unsafe or damaged; the message says how to fix it. */
@@ -88,10 +91,18 @@ async function checkTokenFile(file: string, platform: NodeJS.Platform): Promise<
 export async function ensureToken(dataDir: string): Promise<string> {
   await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
   const file = tokenPath(dataDir);
-  const token = randomBytes(TOKEN_BYTES).toString("hex");
-  // O_EXCL: of two first starts, exactly one creates the file; the other reads it.
-  if (await createOnce(file, token + "\n", LOCAL_ACCESS_MODES.tokenFile)) return token;
-  return readToken(dataDir);
+  for (let attempt = 0; ; attempt++) {
+    const token = randomBytes(TOKEN_BYTES).toString("hex");
+    // O_EXCL: of two first starts, exactly one creates the file; the other reads it.
+    if (await createOnce(file, token + "\n", LOCAL_ACCESS_MODES.tokenFile)) return token;
+    try {
+      return await readToken(dataDir);
+    } catch (error) {
+      // Gone again: the start that made it failed to write it and removed it. Made here then.
+      const gone = error instanceof TokenError && error.code === "missing";
+      if (!gone || attempt === TOKEN_CREATE_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /** Compares a presented token with the real one in time independent of where they differ. */

@@ -3,7 +3,7 @@ import { isErrno } from "./errno.js";
 
 /**
  * Creates `file` holding `content` unless it exists (O_EXCL): true when this call made it,
- * false when another process had. The content is synced before it returns. A write that fails
+ * false when it was there already. The content is synced before it returns. A write that fails
  * removes the file again: a file left empty would read as damaged at every later start.
  */
 export async function createOnce(file: string, content: string, mode: number): Promise<boolean> {
@@ -18,8 +18,11 @@ export async function createOnce(file: string, content: string, mode: number): P
     await handle.writeFile(content);
     await handle.sync();
   } catch (error) {
-    await handle.close();
-    await rm(file, { force: true });
+    try {
+      await handle.close();
+    } finally {
+      await rm(file, { force: true });
+    }
     throw error;
   }
   await handle.close();

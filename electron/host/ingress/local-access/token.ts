@@ -91,7 +91,7 @@ async function checkTokenFile(file: string, platform: NodeJS.Platform): Promise<
 export async function ensureToken(dataDir: string): Promise<string> {
   await mkdir(dataDir, { recursive: true, mode: LOCAL_ACCESS_MODES.dataDir });
   const file = tokenPath(dataDir);
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0; attempt < TOKEN_CREATE_ATTEMPTS; attempt++) {
     const token = randomBytes(TOKEN_BYTES).toString("hex");
     // O_EXCL: of two first starts, exactly one creates the file; the other reads it.
     if (await createOnce(file, token + "\n", LOCAL_ACCESS_MODES.tokenFile)) return token;
@@ -99,10 +99,10 @@ export async function ensureToken(dataDir: string): Promise<string> {
       return await readToken(dataDir);
     } catch (error) {
       // Gone again: the start that made it failed to write it and removed it. Made here then.
-      const gone = error instanceof TokenError && error.code === "missing";
-      if (!gone || attempt === TOKEN_CREATE_ATTEMPTS) throw error;
+      if (!(error instanceof TokenError && error.code === "missing")) throw error;
     }
   }
+  throw new Error(`could not make ${file}: other processes keep changing it`);
 }
 
 /** Compares a presented token with the real one in time independent of where they differ. */

@@ -2,25 +2,17 @@
 // vi.mock of node:fs/promises (this file therefore runs isolated, as project unit-mocks).
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { OpenHook } from "../../../../test-support/open-hook.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { ensureToken, isToken, tokenPath } from "./token.js";
 
-type Open = typeof import("node:fs/promises").open;
-/** Runs the next open in its place: what another start did around it. */
-const opens = vi.hoisted(() => ({
-  next: null as ((real: () => ReturnType<Open>) => ReturnType<Open>) | null,
-}));
+/** What another start does around this one's next open. */
+const opens = vi.hoisted((): OpenHook => ({ next: null }));
 
+// Imported in the factory: it runs before this file's own imports are bound.
 vi.mock("node:fs/promises", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:fs/promises")>();
-  return {
-    ...actual,
-    open: (...args: Parameters<Open>) => {
-      const hook = opens.next;
-      opens.next = null;
-      return hook !== null ? hook(() => actual.open(...args)) : actual.open(...args);
-    },
-  };
+  const { withOpenHook } = await import("../../../../test-support/open-hook.js");
+  return withOpenHook(await importOriginal<typeof import("node:fs/promises")>(), opens);
 });
 
 afterEach(() => {

@@ -1,33 +1,28 @@
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { OpenHook } from "../../../../test-support/open-hook.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
 import { ensureInstallId, INSTALL_ID_FILE, isInstallId, readInstallId } from "./install-id.js";
 
 const reads = vi.hoisted(() => ({ afterFirst: null as (() => Promise<void>) | null }));
-type Open = typeof import("node:fs/promises").open;
-/** Runs the next open in its place: what another start did around it, or a failing handle. */
-const opens = vi.hoisted(() => ({
-  next: null as ((real: () => ReturnType<Open>) => ReturnType<Open>) | null,
-}));
+/** What another start does around this one's next open, or a handle whose write fails. */
+const opens = vi.hoisted((): OpenHook => ({ next: null }));
 
 // The other starter's write lands right after this process has read the file it created
 // empty: the moment a concurrent first start can catch.
+// open-hook.js is imported in the factory: it runs before this file's own imports are bound.
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
+  const { withOpenHook } = await import("../../../../test-support/open-hook.js");
   return {
-    ...actual,
+    ...withOpenHook(actual, opens),
     readFile: async (...args: Parameters<typeof actual.readFile>) => {
       const text = await actual.readFile(...args);
       const hook = reads.afterFirst;
       reads.afterFirst = null;
       if (hook !== null) await hook();
       return text;
-    },
-    open: (...args: Parameters<Open>) => {
-      const hook = opens.next;
-      opens.next = null;
-      return hook !== null ? hook(() => actual.open(...args)) : actual.open(...args);
     },
   };
 });

@@ -37,11 +37,15 @@ export async function readInstallId(dataDir: string): Promise<string | null> {
       throw error;
     }
     if (isInstallId(text)) return text;
-    if (text !== "" || Date.now() >= deadline) {
+    if (text !== "") {
       throw new Error(
         `${file} is damaged; delete it and Code Mode makes a new one ` +
           `(containers left by a crash before then are not removed automatically).`,
       );
+    }
+    // An id is synced before any container is labelled with it: an empty file labels none.
+    if (Date.now() >= deadline) {
+      throw new Error(`${file} is empty; delete it and Code Mode makes a new one.`);
     }
     await new Promise((resolve) => setTimeout(resolve, LOCAL_ACCESS_LIMITS.emptyFileRetryMs));
   }

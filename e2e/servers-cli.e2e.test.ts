@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_LIMITS } from "../shared/limits.js";
 import { SERVER_CATALOG } from "../shared/server-catalog/server-catalog.js";
 import {
   assertHostBuilt,
@@ -134,6 +135,15 @@ describe("codemode servers (CLI)", () => {
     const taken = await runCli(home, ["servers", "add", "t", "--from-catalog", "time"]);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain('a server named "t" already exists');
+
+    // A name the app could not reach again (to edit, restart or remove it) is never saved.
+    const long = "n".repeat(API_LIMITS.serverNameMaxChars + 1);
+    const tooLong = await runCli(home, ["servers", "add", long, "--from-catalog", "time"]);
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toContain(
+      `server name: Use a shorter name: at most ${API_LIMITS.serverNameMaxChars} characters`,
+    );
+    expect(Object.keys(saved(home))).toEqual(["t"]);
   });
 
   it("says so when the app is running instead of writing behind its back", async () => {

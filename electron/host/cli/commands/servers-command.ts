@@ -15,7 +15,7 @@ import {
   AlreadyRunningError,
 } from "../../ingress/local-access/instance-lock.js";
 import { dataDir } from "../../util/paths.js";
-import { SERVERS_FILE } from "../../servers/config/config-store.js";
+import { newNameProblem, SERVERS_FILE } from "../../servers/config/config-store.js";
 import {
   bundleView,
   discardBundle,
@@ -280,6 +280,9 @@ async function addToServersFile<T extends BuiltEntry | { entry: BuiltEntry; dir:
     // The name meets the same check as the file before anything is unpacked.
     const nameCheck = validateServersConfig({ mcpServers: { [name]: { command: "x" } } });
     if (!nameCheck.ok) throw new UserError(formatConfigIssues(nameCheck.errors, file));
+    // And the app's own for a new name: one it could not reach again would stay for good.
+    const nameProblem = newNameProblem(name);
+    if (nameProblem !== null) throw new UserError(`server name: ${nameProblem}`);
     const made = typeof make === "function" ? await make() : make;
     const entry = "dir" in made ? made.entry : made;
     if ("dir" in made) installedDir = made.dir;

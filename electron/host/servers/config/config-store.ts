@@ -123,14 +123,19 @@ function notFound(name: string): ApiFailure {
  * restarted or removed. Names already saved are left alone, so an older file still loads.
  */
 function checkNewName(name: string, path: string[]): void {
+  const problem = newNameProblem(name);
+  if (problem === null) return;
   const max = API_LIMITS.serverNameMaxChars;
-  if (name.length <= max) return;
   throw new ApiFailure("invalid", `server name is ${name.length} characters long: at most ${max}`, [
-    {
-      path,
-      message: `Use a shorter name: at most ${max} characters (this one has ${name.length}).`,
-    },
+    { path, message: problem },
   ]);
+}
+
+/** What is wrong with a name a server is given now (see checkNewName), or null. */
+export function newNameProblem(name: string): string | null {
+  const max = API_LIMITS.serverNameMaxChars;
+  if (name.length <= max) return null;
+  return `Use a shorter name: at most ${max} characters (this one has ${name.length}).`;
 }
 
 /** A name already in use, as every add form (by hand, gallery, bundle) shows it. */

@@ -68,6 +68,7 @@ export interface SeenCall {
   args: Record<string, unknown>;
   signal: AbortSignal;
   timeoutMs: number;
+  stillGoes?: () => boolean;
 }
 
 export type Handler = (call: SeenCall) => Promise<CallToolResult> | CallToolResult;
@@ -85,7 +86,7 @@ export class FakeCaller implements ToolCaller {
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    opts: { signal: AbortSignal; timeoutMs: number },
+    opts: { signal: AbortSignal; timeoutMs: number; stillGoes?: () => boolean },
   ): Promise<CallToolResult> {
     const call = { server, tool, args, ...opts };
     this.calls.push(call);
@@ -130,6 +131,8 @@ export interface Setup {
   taint: TaintRegistry;
   events: BridgeEvent[];
   callEvents: () => BridgeCallEvent[];
+  /** Swaps the catalog the bridge reads, as a rebuild does (new objects for every tool). */
+  setTools: (specs: ToolSpec[]) => void;
   run: (opts?: {
     client?: string;
     maxCalls?: number;
@@ -179,7 +182,7 @@ export function setup(
     Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency" | "approvals" | "now">
   > = {},
 ): Setup {
-  const catalog = makeCatalog(opts.tools ?? DEFAULT_TOOLS);
+  let catalog = makeCatalog(opts.tools ?? DEFAULT_TOOLS);
   const caller = new FakeCaller(opts.handler);
   const taint = new TaintRegistry();
   const events: BridgeEvent[] = [];
@@ -203,6 +206,9 @@ export function setup(
     taint,
     events,
     callEvents: () => events.filter((e): e is BridgeCallEvent => e.kind === "call"),
+    setTools: (specs) => {
+      catalog = makeCatalog(specs);
+    },
     run: (o = {}) =>
       bridge.startRun({
         runId: `run-${++runs}`,

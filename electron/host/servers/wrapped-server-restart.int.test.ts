@@ -59,6 +59,37 @@ describe("WrappedServer restarts after a crash", () => {
     expect(pidAlive(firstPid!)).toBe(false);
   });
 
+  it("a call that waited for a restart is not sent once its tool changed with the restart", async () => {
+    const log = join(workDir, `restart-changed-${Date.now()}.jsonl`);
+    const server = toy({ TOY_CALL_LOG: log });
+    await server.start();
+    await expectCode(server.callTool("crash", {}, callOpts()), "connection-closed");
+    await stateWhere(server, (s) => s.status === "failed");
+    // The caller (the bridge) finds the tool held for review or redefined once it is back.
+    let asked = 0;
+    const changed = server.callTool(
+      "echo",
+      { text: "x" },
+      {
+        ...callOpts(),
+        stillGoes: () => {
+          asked += 1;
+          return false;
+        },
+      },
+    );
+    await expectCode(changed, "tool-changed");
+    expect(asked).toBe(1);
+    expect(readCallLog(log).map((c) => c.tool)).toEqual(["crash"]);
+    // Unchanged, the next call goes out as before.
+    const echoed = await server.callTool(
+      "echo",
+      { text: "y" },
+      { ...callOpts(), stillGoes: () => true },
+    );
+    expect(textOf(echoed)).toBe("y");
+  });
+
   it("a call to a server that stays down fails at its timeout, with the server's last error", async () => {
     const down = join(workDir, `stays-down-${Date.now()}`);
     const server = toy({ TOY_FAIL_START_IF: down }, { backoff: { initialMs: 50, maxMs: 200 } });

@@ -33,6 +33,7 @@ import {
   ServerStartError,
   abortedError,
   closedError,
+  toolChangedError,
   notReadyError,
   startFailureText,
   supersededError,
@@ -193,7 +194,12 @@ export class WrappedServer {
     // A crash a moment ago is not the caller's problem: the call waits for the restart, within
     // its own timeout, and the time waited counts against that timeout.
     const startedAt = Date.now();
-    if (this.isRestarting()) await waitForRestart(this.restartView(), tool, options);
+    if (this.isRestarting()) {
+      await waitForRestart(this.restartView(), tool, options);
+      // The restarted server listed its tools before it was ready, and the catalog was rebuilt
+      // from that listing: a definition now held for review or changed stops the call here.
+      if (options.stillGoes?.() === false) throw toolChangedError(this.name, tool);
+    }
     const timeoutMs = Math.max(1, options.timeoutMs - (Date.now() - startedAt));
     const connection = this.connection;
     if (this.closed) throw closedError(this.name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { APPROVAL_LIMITS } from "../../../../shared/limits.js";
-import { refused, setup, value } from "../../../../test-support/bridge-fixture.js";
+import { DEFAULT_TOOLS, refused, setup, value } from "../../../../test-support/bridge-fixture.js";
 import type { ApprovalGate, ApprovalOutcome, ApprovalRequest } from "./approval-gate.js";
 
 /** A gate that asks before the named server tools and lets the test answer each question. */
@@ -93,6 +93,49 @@ describe("ask first", () => {
     questions[0]!.answer({ answer: "allow_once", by: "app" });
     expect(refused(await waiting)).toContain("only private tools");
     expect(s.caller.calls.map((c) => c.tool)).toEqual(["read"]);
+  });
+
+  it("a tool marked private while its call waited is not sent, and taints nothing", async () => {
+    const { approvals, questions } = gate(["web.fetch"]);
+    const s = setup({ approvals });
+    const run = s.run();
+    const waiting = run.call("web__fetch", { url: "x" });
+    await tick();
+    // The user marks web private and saves while the question is open, then allows the call.
+    s.setTools(DEFAULT_TOOLS.map((t) => (t.server === "web" ? { ...t, private: true } : t)));
+    questions[0]!.answer({ answer: "allow_once", by: "app" });
+    expect(refused(await waiting)).toContain("the tool changed while this call waited");
+    expect(s.caller.calls).toHaveLength(0);
+    expect(s.taint.isTainted("client-a")).toBe(false);
+  });
+
+  it("a tool left out or redefined while its call waited is not sent", async () => {
+    const { approvals, questions } = gate(["web.fetch"]);
+    const s = setup({ approvals });
+    const run = s.run();
+    const removed = run.call("web__fetch", {});
+    await tick();
+    s.setTools(DEFAULT_TOOLS.filter((t) => t.server !== "web"));
+    questions[0]!.answer({ answer: "allow_once", by: "app" });
+    expect(refused(await removed)).toContain("the tool changed while this call waited");
+
+    s.setTools(DEFAULT_TOOLS);
+    const redefined = run.call("web__fetch", {});
+    await tick();
+    const strict = { type: "object", required: ["url"] };
+    s.setTools(DEFAULT_TOOLS.map((t) => (t.server === "web" ? { ...t, schema: strict } : t)));
+    questions[1]!.answer({ answer: "allow_once", by: "app" });
+    expect(refused(await redefined)).toContain("the tool changed while this call waited");
+    expect(s.caller.calls).toHaveLength(0);
+
+    // A rebuild that changed nothing about the tool lets the waiting call go.
+    s.setTools(DEFAULT_TOOLS);
+    const unchanged = run.call("web__fetch", {});
+    await tick();
+    s.setTools(DEFAULT_TOOLS);
+    questions[2]!.answer({ answer: "allow_once", by: "app" });
+    value(await unchanged);
+    expect(s.caller.calls).toHaveLength(1);
   });
 
   it("a run that ends while a call waits sends nothing", async () => {

@@ -215,6 +215,35 @@ describe("calling the server", () => {
     expect(s.caller.maxInFlightBy.get("web")).toBe(3);
   });
 
+  it("a call queued for a slot is not sent once its tool was marked private meanwhile", async () => {
+    let answer!: (result: CallToolResult) => void;
+    const first = new Promise<CallToolResult>((resolve) => (answer = resolve));
+    const s = setup({ serverConcurrency: 1, handler: () => first });
+    const run = s.run();
+    const inFlight = run.call("web__fetch", { n: 1 });
+    const queued = run.call("web__fetch", { n: 2 });
+    await flush();
+    expect(s.caller.calls).toHaveLength(1);
+    s.setTools(DEFAULT_TOOLS.map((t) => (t.server === "web" ? { ...t, private: true } : t)));
+    answer(text("ok"));
+    value(await inFlight);
+    expect(refused(await queued)).toContain("the tool changed while this call waited");
+    expect(s.caller.calls).toHaveLength(1);
+    expect(s.taint.isTainted("client-a")).toBe(false);
+  });
+
+  it("the server side is asked whether the call still goes after a wait of its own", async () => {
+    const s = setup();
+    value(await s.run().call("web__fetch", {}));
+    const stillGoes = s.caller.calls[0]?.stillGoes;
+    expect(stillGoes?.()).toBe(true);
+    // A restart that relisted the tool as it was changes nothing; one that changed it does.
+    s.setTools(DEFAULT_TOOLS);
+    expect(stillGoes?.()).toBe(true);
+    s.setTools(DEFAULT_TOOLS.filter((t) => t.server !== "web"));
+    expect(stillGoes?.()).toBe(false);
+  });
+
   it("aborting the run rejects queued and in-flight calls", async () => {
     const controller = new AbortController();
     const s = setup({ serverConcurrency: 1, handler: () => never() });

@@ -306,6 +306,7 @@ export class Bridge {
       // synchronous stretch as the taint set below.
       const later = taintRefusal(this.#taint, run.client, tool, shown);
       if (later !== undefined) return refuse(later, "private");
+      if (!this.#stillTheSame(tool)) return refuse(changedWhileWaiting(shown), "refused");
     }
 
     // The call is now committed to go out: taint before it does, so no non-private call
@@ -331,8 +332,12 @@ export class Bridge {
       }
     }
 
-    const sent = await this.#sender.send(run.signal, tool, sendArgs);
+    const sent = await this.#sender.send(run.signal, tool, sendArgs, () =>
+      this.#stillTheSame(tool),
+    );
     switch (sent.kind) {
+      case "changed":
+        return refuse(changedWhileWaiting(shown), "refused");
       case "timeout": {
         const after = `timed out after ${formatSeconds(this.#callTimeoutMs)}`;
         return finish(
@@ -349,6 +354,26 @@ export class Bridge {
       case "result":
         return finish(judgeResult(shown, sent.result, tool));
     }
+  }
+
+  /**
+   * Whether the catalog's tool is still the one the call was checked against, on every term
+   * the checks used: the same server tool, private or not as it was, with the same input
+   * schema. A call that waited (for the user, for a slot) must not go out after the tool was
+   * marked private, left out, held for review or redefined meanwhile. A rebuild makes new
+   * objects for unchanged tools, so identity alone would refuse calls for nothing.
+   */
+  #stillTheSame(tool: CatalogTool): boolean {
+    const now = this.#catalog().byPyName.get(tool.pyName);
+    if (now === tool) return true;
+    if (now === undefined) return false;
+    return (
+      now.server === tool.server &&
+      now.tool === tool.tool &&
+      now.private === tool.private &&
+      (now.inputSchema === tool.inputSchema ||
+        JSON.stringify(now.inputSchema) === JSON.stringify(tool.inputSchema))
+    );
   }
 
   /**
@@ -388,4 +413,11 @@ export class Bridge {
 /** A message that starts with the tool's quoted name, without it: what the detail says. */
 function afterName(message: string, shown: string): string {
   return message.startsWith(`${shown} `) ? message.slice(shown.length + 1) : message;
+}
+
+function changedWhileWaiting(shown: string): string {
+  return (
+    `${shown} refused: the tool changed while this call waited (its settings or its ` +
+    "definition), so it was not sent. Call it again to use the tool as it is now."
+  );
 }

@@ -9,7 +9,9 @@ export type SendResult =
   | { kind: "result"; result: CallToolResult }
   | { kind: "timeout" }
   | { kind: "aborted"; error: unknown }
-  | { kind: "fault"; error: unknown };
+  | { kind: "fault"; error: unknown }
+  /** Not sent: the tool changed while the call waited for a slot (see `send`'s stillGoes). */
+  | { kind: "changed" };
 
 /**
  * Sends the calls the bridge let through: each under its server's concurrency cap (slots
@@ -32,6 +34,7 @@ export class CallSender {
     signal: AbortSignal,
     tool: CatalogTool,
     args: Record<string, unknown>,
+    stillGoes: () => boolean = () => true,
   ): Promise<SendResult> {
     const { callTimeoutMs, now } = this.options;
     let done: SlotDone;
@@ -39,6 +42,11 @@ export class CallSender {
       done = await this.#serverSlots(tool.server).acquire(signal, tool.tool);
     } catch (error) {
       return { kind: "aborted", error };
+    }
+    // The wait for a slot can be long, and the catalog may have changed under it.
+    if (!stillGoes()) {
+      done();
+      return { kind: "changed" };
     }
     const sentAt = now();
     const release = (): void => done();
@@ -68,6 +76,7 @@ export class CallSender {
       this.caller.callTool(tool.server, tool.tool, args, {
         signal: controller.signal,
         timeoutMs: callTimeoutMs,
+        stillGoes,
       }))();
     // The slot is held until the server has really finished with the request, so the cap
     // counts what the server is doing, not what the code still waits for. How long an answer

@@ -9,6 +9,6 @@ export interface ToolCaller {
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    opts: { signal: AbortSignal; timeoutMs: number },
+    opts: { signal: AbortSignal; timeoutMs: number; stillGoes?: () => boolean },
   ): Promise<CallToolResult>;
 }

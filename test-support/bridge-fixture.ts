@@ -178,6 +178,8 @@ export function setup(
     handler?: Handler;
     /** The event sink's room in the log (BridgeEventSink.reserve); absent: it keeps no log. */
     reserve?: BridgeEventSink["reserve"];
+    /** Why the log cannot be written now (BridgeEventSink.unwritable); absent: it can. */
+    unwritable?: BridgeEventSink["unwritable"];
   } & Partial<
     Pick<BridgeOptions, "callTimeoutMs" | "serverConcurrency" | "approvals" | "now">
   > = {},
@@ -193,6 +195,7 @@ export function setup(
     events: {
       emit: (e) => events.push(e),
       ...(opts.reserve === undefined ? {} : { reserve: opts.reserve }),
+      ...(opts.unwritable === undefined ? {} : { unwritable: opts.unwritable }),
     },
     callTimeoutMs: opts.callTimeoutMs,
     serverConcurrency: opts.serverConcurrency,

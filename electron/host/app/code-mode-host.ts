@@ -133,7 +133,10 @@ export class CodeModeHost {
     const secrets = () => configSecrets(configStore.current);
     const hides = (server: string, tool: string) =>
       configHidesArgs(configStore.current, server, tool);
-    const recorder = new AuditRecorder(record, secrets, { hidesArgs: hides });
+    const recorder = new AuditRecorder(record, secrets, {
+      hidesArgs: hides,
+      logFailure: () => hostAudit.failure,
+    });
     const runImages = new RunImageCache();
     const gate = (this.gate = new RunGate(settings.maxConcurrentRuns));
     const { engine, approvals } = engineBuilder.build({

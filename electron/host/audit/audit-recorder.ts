@@ -77,6 +77,8 @@ export interface AuditRecorderOptions {
    * server's own tool name); none do unless said.
    */
   hidesArgs?: (server: string, tool: string) => boolean;
+  /** Why the log cannot be written now (HostAudit.failure), or null; absent: never failing. */
+  logFailure?: () => string | null;
 }
 
 /**
@@ -101,6 +103,7 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   private readonly overCap = new Emitter<{ overCap: (runId: string) => void }>();
   private readonly auditBytesPerRun: number;
   private readonly hidesArgs: AuditRecorderOptions["hidesArgs"];
+  private readonly logFailure: AuditRecorderOptions["logFailure"];
 
   constructor(
     private readonly append: (entry: AuditEntryInput) => void,
@@ -109,6 +112,11 @@ export class AuditRecorder implements BridgeEventSink, RunEvents {
   ) {
     this.auditBytesPerRun = options.auditBytesPerRun ?? RUN_COST_LIMITS.auditBytesPerRun;
     this.hidesArgs = options.hidesArgs;
+    this.logFailure = options.logFailure;
+  }
+
+  unwritable(): string | null {
+    return this.logFailure?.() ?? null;
   }
 
   /** Told of a run whose entries reached the per-run cap (at most once per run): stop it. */

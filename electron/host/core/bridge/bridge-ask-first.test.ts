@@ -138,6 +138,25 @@ describe("ask first", () => {
     expect(s.caller.calls).toHaveLength(1);
   });
 
+  it("a call is not let out while the audit log cannot be written, nor after a wait for the user", async () => {
+    const { approvals, questions } = gate(["web.fetch"]);
+    let failure: string | null = null;
+    const s = setup({ approvals, unwritable: () => failure });
+    const run = s.run();
+    const waiting = run.call("web__fetch", {});
+    await tick();
+    failure = "EFBIG: file too large";
+    questions[0]!.answer({ answer: "allow_once", by: "app" });
+    expect(refused(await waiting)).toBe(
+      `"web__fetch" refused: Code Mode's audit log cannot be written (EFBIG: file too large), so no call ` +
+        "goes out until it can.",
+    );
+    refused(await run.call("tracker__echo", {}));
+    expect(s.caller.calls).toHaveLength(0);
+    failure = null;
+    value(await run.call("tracker__echo", {}));
+  });
+
   it("a run that ends while a call waits sends nothing", async () => {
     const { approvals } = gate(["web.fetch"]);
     const s = setup({ approvals });

@@ -95,6 +95,12 @@ export interface BridgeEventSink {
    * is refused, never sent. Absent: the sink keeps no log, every call goes out.
    */
   reserve?(call: BridgeCallAdmission): number | null;
+  /**
+   * Why the log cannot take entries now (a write failed, as on a full disk), or null. Asked
+   * before a call is let out and again after the user's answer: while it says why, no call
+   * goes out, as no run starts. Absent: the sink keeps no log.
+   */
+  unwritable?(): string | null;
 }
 
 /** For `serve` and tests that do not look at events. */

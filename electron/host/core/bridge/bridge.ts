@@ -18,8 +18,17 @@ import {
   type Verdict,
   type Why,
 } from "./call-verdicts.js";
-import { closeNames, eventName, formatSeconds, pythonTypeName, quoteName } from "./messages.js";
+import {
+  changedWhileWaiting,
+  closeNames,
+  eventName,
+  formatSeconds,
+  logDownMessage,
+  pythonTypeName,
+  quoteName,
+} from "./messages.js";
 import { maskOutcome } from "./outcome-mask.js";
+import { sameTerms } from "./same-terms.js";
 import { taintRefusal, type TaintRegistry } from "./taint.js";
 
 export type { CallOutcome };
@@ -40,10 +49,10 @@ interface Held {
  * The one place every tool call from the sandbox is checked. Per call, in this order:
  * (1) the run has calls left (first, so a spent budget costs nothing), (2) the name is a tool
  * in the catalog (which holds only allowed tools), (3) the arguments are a JSON object within
- * the size limit, (4) they satisfy the tool's schema, (5) the taint rule, (6) the audit log has
- * room for the call's entry, (7) the user's "ask first" approval where set. Only then does the
- * call reach the server, and its result is refused when too large. Every call yields exactly
- * one event.
+ * the size limit, (4) they satisfy the tool's schema, (5) the taint rule, (6) the audit log can
+ * be written and has room for the call's entry, (7) the user's "ask first" approval where set.
+ * Only then does the call reach the server, and its result is refused when too large. Every
+ * call yields exactly one event.
  */
 export class Bridge {
   readonly #catalog: () => Catalog;
@@ -280,7 +289,11 @@ export class Bridge {
     // A stopped run sends nothing more, and so taints nothing more.
     if (run.signal.aborted) return finish(cancelled(shown));
 
-    // (6) Room in the log, set aside until the call's event: refusals that fill the run's
+    // (6) A log that is failing takes no call's entry: no call goes out unlogged.
+    const unlogged = this.#logDown(shown);
+    if (unlogged !== undefined) return refuse(unlogged, "refused");
+
+    // Room in the log, set aside until the call's event: refusals that fill the run's
     // allowance while the call is out (or waits for the user) cannot push its entry out. A
     // call with no room left is refused, never sent unlogged. A sink that throws here is a
     // host fault (#unmasked): the call is not sent either.
@@ -307,6 +320,8 @@ export class Bridge {
       const later = taintRefusal(this.#taint, run.client, tool, shown);
       if (later !== undefined) return refuse(later, "private");
       if (!this.#stillTheSame(tool)) return refuse(changedWhileWaiting(shown), "refused");
+      const downSince = this.#logDown(shown);
+      if (downSince !== undefined) return refuse(downSince, "refused");
     }
 
     // The call is now committed to go out: taint before it does, so no non-private call
@@ -356,24 +371,15 @@ export class Bridge {
     }
   }
 
-  /**
-   * Whether the catalog's tool is still the one the call was checked against, on every term
-   * the checks used: the same server tool, private or not as it was, with the same input
-   * schema. A call that waited (for the user, for a slot) must not go out after the tool was
-   * marked private, left out, held for review or redefined meanwhile. A rebuild makes new
-   * objects for unchanged tools, so identity alone would refuse calls for nothing.
-   */
+  /** Whether the catalog's tool is still the one the call was checked against (same-terms.ts). */
   #stillTheSame(tool: CatalogTool): boolean {
-    const now = this.#catalog().byPyName.get(tool.pyName);
-    if (now === tool) return true;
-    if (now === undefined) return false;
-    return (
-      now.server === tool.server &&
-      now.tool === tool.tool &&
-      now.private === tool.private &&
-      (now.inputSchema === tool.inputSchema ||
-        JSON.stringify(now.inputSchema) === JSON.stringify(tool.inputSchema))
-    );
+    return sameTerms(tool, this.#catalog().byPyName.get(tool.pyName));
+  }
+
+  /** The refusal of a call while the audit log cannot be written, or undefined. */
+  #logDown(shown: string): string | undefined {
+    const why = this.#events.unwritable?.() ?? null;
+    return why === null ? undefined : logDownMessage(shown, why);
   }
 
   /**
@@ -413,11 +419,4 @@ export class Bridge {
 /** A message that starts with the tool's quoted name, without it: what the detail says. */
 function afterName(message: string, shown: string): string {
   return message.startsWith(`${shown} `) ? message.slice(shown.length + 1) : message;
-}
-
-function changedWhileWaiting(shown: string): string {
-  return (
-    `${shown} refused: the tool changed while this call waited (its settings or its ` +
-    "definition), so it was not sent. Call it again to use the tool as it is now."
-  );
 }

@@ -153,3 +153,19 @@ export function errorTypeName(error: unknown): string {
 export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
+
+/** A call that waited (for the user, a slot, a restart) while its tool changed: not sent. */
+export function changedWhileWaiting(shown: string): string {
+  return (
+    `${shown} refused: the tool changed while this call waited (its settings or its ` +
+    "definition), so it was not sent. Call it again to use the tool as it is now."
+  );
+}
+
+/** A call while the audit log cannot be written: not sent, as no call goes out unlogged. */
+export function logDownMessage(shown: string, why: string): string {
+  return (
+    `${shown} refused: Code Mode's audit log cannot be written (${why}), so no call goes ` +
+    "out until it can."
+  );
+}

@@ -222,3 +222,51 @@ describe.skipIf(!fx)("serve --config: pinned tool definitions", () => {
     expect(Object.values(called)).toEqual(Array(4).fill("not callable"));
   });
 });
+
+describe.skipIf(!fx)(
+  "serve --config: a server's tools that cannot be used do not freeze the pins",
+  () => {
+    const { home } = tempHome();
+    const dir = tempDir("codemode-pins-freeze-");
+    const aFile = path.join(dir, "a.json");
+    const bFile = path.join(dir, "b.json");
+    let serve: McpSession | null = null;
+
+    afterAll(async () => {
+      await serve?.close();
+      if (fx) expect(await sandboxContainers(fx.docker, home)).toEqual([]);
+    });
+
+    it("a definition changed while another server's tools cannot be used is held, not callable", async () => {
+      assertToyServerBuilt();
+      assertServeBuilt();
+      writeTools(aFile, [echo, gone]);
+      writeTools(bFile, [echo, keep]);
+      const config = writeConfig({
+        a: toyEntry({ TOY_TOOLS_FILE: aFile }, { allow: ["echo", "gone"] }),
+        b: toyEntry({ TOY_TOOLS_FILE: bFile }),
+      });
+      serve = await startServe({ home, args: ["--config", config] });
+      const session = serve;
+      await until(
+        async () =>
+          Object.values(await callEach(session, ["a__echo", "b__echo"])).every((v) =>
+            v.includes('"tool"'),
+          ),
+        "both servers' tools callable",
+        20_000,
+      );
+      // a drops a tool its allow list names: its tools cannot be used, and the catalog cannot
+      // be rebuilt until the config or the server changes again.
+      writeTools(aFile, [echo]);
+      await until(() => session.stderr().includes("cannot be used"), "the catalog error", 20_000);
+      // Meanwhile b changes a definition: held, so it must not stay callable.
+      writeTools(bFile, [{ ...echo, description: "Echo v2: and mail it to someone." }, keep]);
+      await until(() => session.stderr().includes("  echo: changed ("), "held message", 20_000);
+      const called = await callEach(session, ["a__echo", "b__echo", "b__keep"]);
+      expect(called.b__echo).toBe("not callable");
+      expect(called.b__keep).toContain('"tool":"keep"');
+      expect(called.a__echo).toContain('"tool":"echo"');
+    });
+  },
+);

@@ -43,7 +43,7 @@ export function forwardHostEvents(sources: HostEventSources): void {
   });
   engine.onCatalogError((message) => {
     log?.(
-      `the tools of a server changed but cannot be used: ${message}; keeping the previous tools`,
+      `the tools of a server changed but cannot be used: ${message}; keeping the previous tools that did not change`,
     );
     status.changed();
   });

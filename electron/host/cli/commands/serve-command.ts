@@ -138,7 +138,7 @@ async function serveOn(ctx: DockerContext, options: ServeOptions, io: CliIO): Pr
     live.onCatalogError((message) =>
       writeLine(
         io.stderr,
-        `codemode serve: the tools of a server changed but cannot be used: ${message}; keeping the previous tools`,
+        `codemode serve: the tools of a server changed but cannot be used: ${message}; keeping the previous tools that did not change`,
       ),
     );
 

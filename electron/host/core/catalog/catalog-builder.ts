@@ -230,6 +230,7 @@ function catalogTool(
     stub: renderStub(shown),
     shownSchema: schemaText(shown.inputSchema),
     summary: renderSummary(shown),
+    ...(discovered.hash === undefined ? {} : { hash: discovered.hash }),
   };
 }
 

@@ -77,6 +77,8 @@ export interface CatalogTool {
   shownSchema: string | null;
   /** One line: `name(a, b) [private]: first sentence`. */
   summary: string;
+  /** The hash of the definition it was built from (DiscoveredTool.hash), where hashed. */
+  hash?: string;
 }
 
 /** A tool a server lists that the catalog could not keep, and why (as data, for the UI). */

@@ -9,6 +9,7 @@ import type { BridgeEventSink } from "../bridge/bridge-events.js";
 import type { TaintRegistry } from "../bridge/taint.js";
 import { buildCatalog } from "../catalog/catalog-builder.js";
 import type { Catalog, ServerTools } from "../catalog/catalog-types.js";
+import { keepUnchanged } from "../catalog/keep-unchanged.js";
 import { describeRunPython } from "../catalog/run-python-description.js";
 import { catalogSandboxTools } from "../catalog/sandbox-tools.js";
 import type { RunFileData, RunImageData, SandboxRunner, SandboxTool } from "../ports/run-types.js";
@@ -191,8 +192,12 @@ export class CodeModeEngine {
     this.events.emit("change");
   }
 
-  private build(): Catalog {
-    return buildCatalog((this.deps.serverTools ?? (() => this.deps.servers.serverTools()))(), {
+  private input(): ServerTools[] {
+    return (this.deps.serverTools ?? (() => this.deps.servers.serverTools()))();
+  }
+
+  private build(input: ServerTools[] = this.input()): Catalog {
+    return buildCatalog(input, {
       prefixWithServer: this.deps.prefixWithServer,
       // A server restarts (and lists its tools again) whenever its env changes: the catalog is
       // rebuilt then, with the new secrets.
@@ -200,14 +205,23 @@ export class CodeModeEngine {
     });
   }
 
-  /** Rebuilds the catalog after a server's tools changed; keeps the old one if it fails. */
+  /**
+   * Rebuilds the catalog after a server's tools changed. If that fails, the old one stays for
+   * the tools that did not change (keep-unchanged.ts), and the error is told.
+   */
   rebuild(): void {
+    let input: ServerTools[] | undefined;
     try {
-      this.current = this.build();
+      input = this.input();
+      this.current = this.build(input);
       this.lastCatalogError = null;
     } catch (error) {
       this.lastCatalogError = error instanceof Error ? error.message : String(error);
+      const kept = input === undefined ? this.current : keepUnchanged(this.current, input);
+      const changed = kept !== this.current;
+      this.current = kept;
       this.events.emit("error", this.lastCatalogError);
+      if (changed) this.events.emit("change");
       return;
     }
     this.events.emit("change");

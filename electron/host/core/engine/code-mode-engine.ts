@@ -360,7 +360,8 @@ export class CodeModeEngine {
         },
       );
     } catch (error) {
-      await session?.release();
+      // The run is recorded as finished whatever giving its workspace back does.
+      await session?.release().catch(() => undefined);
       this.runStops.delete(runId);
       callsEnd.abort();
       await bridgeRun.settled();
@@ -376,19 +377,21 @@ export class CodeModeEngine {
     }
     // Given back once the run's keep is done, after the answer: the answer does not wait.
     void session?.release().catch(() => undefined);
-    result = await withAttachedFiles(result, files, this.deps.attachments, {
-      client: context.client,
-      runId,
-    });
     // A run that ended while calls waited for the user says so: the model would otherwise read
     // only why the run stopped, with no word of the question left unanswered.
     result = withUnanswered(result, bridgeRun.waitingForUser());
     // Calls still in flight when the run ended are given up at once (a question waiting for
-    // the user is withdrawn, and leaves the app's panel); their entries land before the run's
-    // end, so the log reads in order.
+    // the user is withdrawn, and leaves the app's panel), before anything else is awaited: no
+    // call goes out once the run has ended. Their entries land before the run's end, so the
+    // log reads in order.
     this.runStops.delete(runId);
     callsEnd.abort();
     await bridgeRun.settled();
+    // A file that cannot be kept is left out, saying why: it never costs the run its answer.
+    result = await withAttachedFiles(result, files, this.deps.attachments, {
+      client: context.client,
+      runId,
+    });
     this.deps.runEvents?.runFinished?.({ runId, client: context.client, result, runtime });
     return result;
   }

@@ -110,6 +110,16 @@ export async function withAttachedFiles(
 ): Promise<RunResult> {
   if (files.length === 0 || keeper === undefined) return result;
   const kept = [];
-  for (const file of files) kept.push(await keeper.keep(owner, file));
-  return { ...result, files: kept };
+  let stderr = result.stderr;
+  for (const file of files) {
+    try {
+      kept.push(await keeper.keep(owner, file));
+    } catch (error) {
+      // Its code (ENOSPC), not its message: that names the host's own paths.
+      const code = (error as { code?: unknown } | null)?.code;
+      const why = typeof code === "string" ? code : "it could not be stored";
+      stderr += `attach: ${file.name} was not kept (${why}), so it is not attached.\n`;
+    }
+  }
+  return { ...result, stderr, files: kept };
 }

@@ -217,12 +217,16 @@ export class Sandbox {
     const slot = container.slot;
     // A run with a workspace keeps the slot past the container, to keep what it left there.
     const releaseSlot = workspace !== undefined ? container.holdSlot() : () => Promise.resolve();
+    // Active from here: close() stops and removes it even while its workspace is being filled.
+    const cancel = new AbortController();
+    this.active.set(container, cancel);
     if (workspace !== undefined) {
       try {
         if (slot === null) throw new Error("the container has no workspace slot");
         this.options.slots!.open(slot);
         await workspace.fill(slot);
       } catch (error) {
+        this.active.delete(container);
         this.track(container.remove().finally(releaseSlot));
         throw error;
       }
@@ -231,11 +235,9 @@ export class Sandbox {
     const watch =
       workspace !== undefined && slot !== null ? watchWorkspace(slot, workspace, overSize) : null;
     const limit = hooks.limit ? AbortSignal.any([hooks.limit, overSize.signal]) : overSize.signal;
-    const cancel = new AbortController();
     const onAbort = (): void => cancel.abort();
     if (hooks.signal?.aborted || this.closed) cancel.abort();
     hooks.signal?.addEventListener("abort", onAbort, { once: true });
-    this.active.set(container, cancel);
     let keep: Parameters<typeof keepAfterStop>[2] = null;
     let endedItself = false; // the runner ended the run: its container is on its way out
     try {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeEachRuntime,
   dockerOnRuntimes,
+  leftoverContainers,
   testOwner,
 } from "../../../../test-support/docker.js";
 import { removeTempDirs, tempDir } from "../../../../test-support/temp-dir.js";
@@ -191,6 +192,40 @@ describeEachRuntime(docker, "a workspace kept after the run's answer, on %s", (r
     await own.close();
     expect(existsSync(store.place(CLIENT, "closing").lock)).toBe(false);
     expect((await workspaceFiles(store, CLIENT, "closing")).map((f) => f.path)).toEqual(["a.txt"]);
+  });
+
+  it("closing the sandbox while a run's workspace is being filled removes its container first", async () => {
+    const own = new Sandbox({
+      ...{ engine: fx!.engine, image: fx!.image, owner: testOwner(), poolSize: 0, runtime },
+      slots: new SlotRoot(path.join(tempDir("cm-wsfill-close-"), "slots")),
+      deadlineSeconds: 120,
+    });
+    const before = await leftoverContainers(fx!.docker);
+    const session = await store.open(CLIENT, "filling");
+    const inner = sandboxWorkspace(session, () => false);
+    let filling!: () => void;
+    const fillBegan = new Promise<void>((resolve) => (filling = resolve));
+    let letFill!: () => void;
+    const fillGate = new Promise<void>((resolve) => (letFill = resolve));
+    const workspace = {
+      ...inner,
+      fill: async (slot: WorkspaceSlot) => {
+        filling();
+        await fillGate;
+        await inner.fill(slot);
+      },
+    };
+    const running = own.run({ code: "print(1)", workspace }).catch((error: unknown) => error);
+    await fillBegan;
+    await own.close();
+    // The run's container went with the sandbox, not after it.
+    expect(await leftoverContainers(fx!.docker)).toEqual(before);
+    letFill();
+    const result = await running;
+    expect(
+      result instanceof Error || (result as { stopped: unknown }).stopped === "cancelled",
+    ).toBe(true);
+    await session.release();
   });
 
   it("a read of the workspace right after the answer waits for the keep, and reads what it kept", async () => {

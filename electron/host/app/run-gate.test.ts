@@ -29,6 +29,17 @@ describe("RunGate", () => {
     release();
   });
 
+  it("refuses a run cancelled before it reached the gate, with or without room", async () => {
+    const gate = new RunGate(1, 60_000);
+    const cancelled = AbortSignal.abort();
+    await expect(gate.enter(cancelled)).rejects.toThrow("the run was cancelled while it waited");
+    const release = await gate.enter();
+    await expect(gate.enter(cancelled)).rejects.toThrow("the run was cancelled while it waited");
+    expect(gate.queued).toBe(0);
+    release();
+    expect(gate.active).toBe(0);
+  });
+
   it("refuses new runs while paused", async () => {
     const gate = new RunGate(2);
     gate.paused = true;

@@ -41,6 +41,9 @@ export class RunGate {
         "Code Mode is paused: the user stopped new runs. Ask them to resume it.",
       );
     }
+    // Cancelled before it got here (while the log's health was probed, say): not admitted, not
+    // queued, whether or not there is room.
+    if (signal?.aborted === true) throw new RunRefused("the run was cancelled while it waited");
     if (this.running < this.cap && this.waiting.length === 0) {
       this.running++;
       return this.releaser();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -55,6 +55,29 @@ function applier(httpFails = false, engineRuntimes = ["runc", "runsc"]) {
 describe("SettingsApplier", () => {
   it("knows a subsystem for every setting", () => {
     expect([...SETTINGS_WITH_REACTIONS].sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+  });
+
+  it("keeps an engine chosen with the CLI while the app runs when the app saves a setting", async () => {
+    const { made, file } = applier();
+    await made.save({ maxCallsPerRun: 50 });
+    // As `codemode engine use colima-work` writes it (saveEngineChoice), behind the app's back.
+    const saved = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...saved, sandboxEngine: "colima-work" }));
+    await made.save({ maxCallsPerRun: 100 });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      maxCallsPerRun: 100,
+      sandboxEngine: "colima-work",
+    });
+    // It applies from the next start, not to the running app.
+    expect(made.current.sandboxEngine).toBe(DEFAULT_SETTINGS.sandboxEngine);
+    // Taken back the same way ("" is the default), it stays taken back.
+    const { sandboxEngine: _dropped, ...rest } = JSON.parse(readFileSync(file, "utf8")) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(file, JSON.stringify(rest));
+    await made.save({ maxCallsPerRun: 60 });
+    expect(JSON.parse(readFileSync(file, "utf8"))).not.toHaveProperty("sandboxEngine");
   });
 
   it("caps the pool's growth by the concurrent-runs limit, whichever changed", async () => {

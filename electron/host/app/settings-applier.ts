@@ -1,11 +1,13 @@
 // The one place that knows which subsystem reacts to which setting. A save is checked, the
 // change that can fail (MCP over HTTP on a port) is tried first so a refused port saves
 // nothing, the file is written, then every subsystem whose settings changed is told.
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ApiFailure } from "../../../shared/api/api-failure.js";
 import { poolGrowthFor, type PoolGrowth } from "../sandbox/pool-target.js";
 import type { SettingsPatch } from "../../../shared/settings.js";
 import {
+  parseSettingsFile,
   SETTINGS_FILE,
   settingsFileText,
   type SavedSettings,
@@ -163,6 +165,18 @@ export class SettingsApplier {
     return this.settings;
   }
 
+  /**
+   * The choices saved in the file now: another writer (`codemode engine use` while the app
+   * runs) may have saved one since, which applies from the next start and must not be lost
+   * when this save writes the file. What this app last knew when the file is gone or unusable.
+   */
+  private async chosenInFile(file: string): Promise<SettingsPatch> {
+    const text = await readFile(file, "utf8").catch(() => null);
+    if (text === null) return this.chosen;
+    const parsed = parseSettingsFile(text);
+    return parsed.ok ? parsed.value.chosen : this.chosen;
+  }
+
   /** One save at a time, each reading the settings the previous one left. */
   save(patch: Record<string, unknown>): Promise<Settings> {
     return this.queue.run(async () => {
@@ -203,14 +217,12 @@ export class SettingsApplier {
         });
       }
       // Every key of the patch is the user's choice, kept even if it equals today's default.
-      const chosen: SettingsPatch = { ...this.chosen };
+      const file = path.join(this.options.dataDir, SETTINGS_FILE);
+      const chosen: SettingsPatch = { ...(await this.chosenInFile(file)) };
       for (const [key, value] of Object.entries(patch)) {
         if (value !== undefined) Object.assign(chosen, { [key]: value });
       }
-      await writeFileAtomic(
-        path.join(this.options.dataDir, SETTINGS_FILE),
-        settingsFileText(chosen),
-      );
+      await writeFileAtomic(file, settingsFileText(chosen));
       this.settings = next;
       this.chosen = chosen;
       for (const reaction of REACTIONS)

@@ -45,6 +45,35 @@ describe("the host's config edits", () => {
     expect(privateInCatalog.sort()).toEqual(["echo", "read_secret"]);
   });
 
+  it("a pasted or saved config that names a server twice is refused, naming it", async () => {
+    const before = host.config;
+    const twice = '{"mcpServers": {"a": {"command": "one"}, "a": {"command": "two"}}}';
+    for (const [method, params] of [
+      ["config.parseSnippet", { text: twice }],
+      ["config.save", { json: twice }],
+    ] as const) {
+      const refused = await dispatchApi(host.api, method, params as never);
+      expect(refused).toMatchObject({
+        ok: false,
+        error: { code: "invalid", message: 'server name "a" is used more than once' },
+      });
+    }
+    // Pasted bare (the mcpServers object alone), the name is the top-level key.
+    const bare = await dispatchApi(host.api, "config.parseSnippet", {
+      text: '{"a": {"command": "one"},\n "a": {"command": "two"}}',
+    });
+    expect(bare).toMatchObject({ ok: false, error: { code: "invalid" } });
+    expect(bare.ok ? "" : bare.error.message).toContain('"a" appears more than once');
+    const broken = await dispatchApi(host.api, "config.parseSnippet", {
+      text: '{"a": {"command": "sk-secret-value"',
+    });
+    expect(broken.ok ? "" : broken.error.message).toMatch(
+      /^The pasted text is not valid JSON at line 1, column \d+: /,
+    );
+    expect(JSON.stringify(broken)).not.toContain("sk-secret-value");
+    expect(host.config).toBe(before);
+  });
+
   it("a bundle added under a name in use is refused on its Name field, as the other add forms are", async () => {
     const before = host.config;
     const refused = await dispatchApi(host.api, "servers.addBundle", {

@@ -11,21 +11,32 @@ import { importedWithEnvSecret } from "../../servers/config/imported-secrets.js"
 import type { ServerSet } from "../../servers/server-set.js";
 import type { Catalog } from "../../core/catalog/catalog-types.js";
 import type { ServerView } from "../../../../shared/api/api-views.js";
-import { validateServersConfig } from "../../servers/config/server-config.js";
+import { lineAndColumn, scanJson } from "../../servers/config/json-scan.js";
+import { duplicateIssue, validateServersConfig } from "../../servers/config/server-config.js";
 import { entryToFile } from "../../servers/config/server-entry.js";
 import type { ServersConfig } from "../../core/ports/server-config-types.js";
 import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { serverPage } from "./list-page.js";
 import { toolPage } from "./tool-page.js";
 
+/**
+ * The value of a config text the UI sent, read as the config file is: a server named twice is
+ * refused, naming it (JSON.parse keeps the last without a word), a syntax error gets its line
+ * and column in our words (V8's quote the text around it, which may hold a secret).
+ */
 function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ApiFailure("invalid", `${what} is not valid JSON: ${(error as Error).message}`, [
-      { path: [], message: "not valid JSON" },
-    ]);
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const scan = scanJson(body, "mcpServers");
+  if (!scan.ok) {
+    const { line, column } = lineAndColumn(body, scan.position);
+    throw new ApiFailure(
+      "invalid",
+      `${what} is not valid JSON at line ${line}, column ${column}: ${scan.message}`,
+      [{ path: [], message: "not valid JSON" }],
+    );
   }
+  if (scan.duplicates.length > 0) throw invalidConfig(scan.duplicates.map(duplicateIssue));
+  return JSON.parse(body);
 }
 
 function fileEntries(config: ServersConfig) {

@@ -177,7 +177,8 @@ function orderedKeys(servers: Obj, fileOrder: string[] | null): string[] {
   return ordered.length === keys.length ? ordered : keys;
 }
 
-function duplicateIssue(path: string[]): ConfigIssue {
+/** What a key that appears twice is called, by where it is. */
+export function duplicateIssue(path: string[]): ConfigIssue {
   const key = path[path.length - 1] ?? "";
   if (path.length === 1) {
     return { path, message: `${quote(key)} appears more than once; JSON keeps only the last one` };

@@ -1,4 +1,14 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -97,6 +107,24 @@ describe("Claude Desktop config", () => {
       [path.basename(file), path.basename(first.backup!), path.basename(second.backup!)].sort(),
     );
     expect(readFileSync(first.backup!, "utf8")).toBe(original);
+  });
+
+  it("writes a config kept behind a link where it lives, keeping the link and the mode", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-claude-link-"));
+    const dotfiles = path.join(dir, "dotfiles");
+    mkdirSync(dotfiles);
+    const real = path.join(dotfiles, "claude_desktop_config.json");
+    writeFileSync(real, '{"mcpServers": {}}\n', { mode: 0o644 });
+    chmodSync(real, 0o644);
+    const file = path.join(dir, "claude_desktop_config.json");
+    symlinkSync(real, file);
+    const preview = await previewClaudeDesktop(file, launch);
+    await applyClaudeDesktop(file, launch, preview.before);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, "utf8"))).toMatchObject({
+      mcpServers: { codemode: { command: launch.command } },
+    });
+    expect(statSync(real).mode & 0o777).toBe(0o644);
   });
 
   it("never touches a file that is not JSON", async () => {

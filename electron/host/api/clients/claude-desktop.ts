@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { ClaudeDesktopPreview } from "../../../../shared/api/api-views.js";
@@ -140,8 +140,15 @@ export async function applyClaudeDesktop(
     backup = `${file}.codemode-backup-${now().toISOString().replace(/[:.]/g, "-")}`;
     await writeFileAtomic(backup, before, undefined, { keepBak: false });
   }
+  // A config kept elsewhere (a link into a dotfiles folder) is written where it lives, with the
+  // mode it has: a rename over the link would turn it into a copy, and the two would drift.
+  const target = await realpath(file).catch(() => file);
+  const mode = await stat(target).then(
+    (found) => found.mode & 0o777,
+    () => 0o600,
+  );
   // The dated backup above is the one backup of this write: no `.bak` beside it as well.
-  await writeFileAtomic(file, after, undefined, { keepBak: false });
+  await writeFileAtomic(target, after, mode, { keepBak: false });
   const check = JSON.parse((await readText(file)) ?? "{}") as {
     mcpServers?: Record<string, unknown>;
   };

@@ -127,6 +127,23 @@ describe("Claude Desktop config", () => {
     expect(statSync(real).mode & 0o777).toBe(0o644);
   });
 
+  it("imports from a file with a byte order mark, and names the file and the fault otherwise", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-claude-import-"));
+    const file = path.join(dir, "claude_desktop_config.json");
+    writeFileSync(file, '\uFEFF{"mcpServers": {"notes": {"command": "notes-mcp"}}}');
+    expect(await claudeDesktopServers(file)).toEqual({ notes: { command: "notes-mcp" } });
+    for (const [text, said] of [
+      ["null", "does not hold a JSON object"],
+      ['{"mcpServers": []}', 'has an "mcpServers" that is not an object'],
+      ["{", "is not valid JSON"],
+    ]) {
+      writeFileSync(file, text!);
+      await expect(claudeDesktopServers(file)).rejects.toThrow(`${file} ${said}`);
+    }
+    writeFileSync(file, "");
+    expect(await claudeDesktopServers(file)).toEqual({});
+  });
+
   it("never touches a file that is not JSON", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "codemode-claude-"));
     const file = path.join(dir, "claude_desktop_config.json");

@@ -64,24 +64,31 @@ async function readText(file: string): Promise<string | null> {
   }
 }
 
-function merged(before: string | null, launch: ShimLaunch, file: string): string {
-  let config: Record<string, unknown> = {};
-  if (before !== null && before.trim() !== "") {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(before);
-    } catch {
-      throw new ClaudeConfigError(
-        `${file} is not valid JSON, so Code Mode will not touch it. Fix or remove it, then try again.`,
-      );
-    }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      throw new ClaudeConfigError(
-        `${file} does not hold a JSON object, so Code Mode will not touch it.`,
-      );
-    }
-    config = parsed as Record<string, unknown>;
+/**
+ * The config's object and its mcpServers (undefined when it has none), or a ClaudeConfigError
+ * naming the file and what is wrong with it. An empty file is an empty config; a leading byte
+ * order mark (Windows editors) is not an error.
+ */
+function parsedConfig(
+  text: string | null,
+  file: string,
+): { config: Record<string, unknown>; servers: Record<string, unknown> | undefined } {
+  const body = text?.startsWith("\uFEFF") === true ? text.slice(1) : (text ?? "");
+  if (body.trim() === "") return { config: {}, servers: undefined };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new ClaudeConfigError(
+      `${file} is not valid JSON, so Code Mode will not touch it. Fix or remove it, then try again.`,
+    );
   }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ClaudeConfigError(
+      `${file} does not hold a JSON object, so Code Mode will not touch it.`,
+    );
+  }
+  const config = parsed as Record<string, unknown>;
   const servers = config.mcpServers;
   if (
     servers !== undefined &&
@@ -91,11 +98,16 @@ function merged(before: string | null, launch: ShimLaunch, file: string): string
       `${file} has an "mcpServers" that is not an object; Code Mode will not touch it.`,
     );
   }
+  return { config, servers: servers as Record<string, unknown> | undefined };
+}
+
+function merged(before: string | null, launch: ShimLaunch, file: string): string {
+  const { config, servers } = parsedConfig(before, file);
   // Every other key and server stays as it was: only our own entry is added or replaced.
   const next = {
     ...config,
     mcpServers: {
-      ...(servers as Record<string, unknown> | undefined),
+      ...servers,
       [MCP_ENTRY_NAME]: mcpServersEntry(launch),
     },
   };
@@ -162,18 +174,9 @@ export async function applyClaudeDesktop(
 
 /** Servers already configured in Claude Desktop, to import into Code Mode. */
 export async function claudeDesktopServers(file: string): Promise<Record<string, unknown>> {
-  const text = await readText(file);
-  if (text === null) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ClaudeConfigError(`${file} is not valid JSON.`);
-  }
-  const servers = (parsed as { mcpServers?: unknown }).mcpServers;
-  if (typeof servers !== "object" || servers === null || Array.isArray(servers)) return {};
+  const { servers } = parsedConfig(await readText(file), file);
   const result: Record<string, unknown> = {};
-  for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+  for (const [name, entry] of Object.entries(servers ?? {})) {
     // Code Mode's own entry would wrap Code Mode in itself.
     if (name !== MCP_ENTRY_NAME) result[name] = entry;
   }

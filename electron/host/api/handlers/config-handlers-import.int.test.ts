@@ -6,6 +6,7 @@ import { CodeModeHost } from "../../../../electron/host/app/code-mode-host.js";
 import type { SecretCodec } from "../../servers/config/secret-codec.js";
 import { TOY_SERVER_UNIT_JS } from "../../../../test-support/toy-build.js";
 import { api } from "../../../../test-support/daemon.js";
+import { dispatchApi } from "../api-dispatcher.js";
 import { until } from "../../../../test-support/wait.js";
 
 // Servers imported from Claude Desktop or pasted as JSON bring their env (API
@@ -121,5 +122,22 @@ describe("imported env values are secret", () => {
     });
     const view = (await api(host, "servers.list", {})).items.find((s) => s.name === "pasted");
     expect(view?.env).toEqual([{ name: "API_KEY", value: SECRET, secret: false }]);
+  });
+
+  it("a Claude Desktop config the import cannot read is the user's to fix, named as such", async () => {
+    const before = readFileSync(claudeConfig, "utf8");
+    try {
+      writeFileSync(claudeConfig, "null");
+      const refused = await dispatchApi(host.api, "config.claudeDesktopServers", {});
+      expect(refused).toMatchObject({
+        ok: false,
+        error: {
+          code: "invalid",
+          message: `${claudeConfig} does not hold a JSON object, so Code Mode will not touch it.`,
+        },
+      });
+    } finally {
+      writeFileSync(claudeConfig, before);
+    }
   });
 });

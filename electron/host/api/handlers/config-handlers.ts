@@ -1,5 +1,6 @@
 import type { ApiHandlers } from "../../../../shared/api/api-contract.js";
 import {
+  ClaudeConfigError,
   claudeDesktopConfigPath,
   claudeDesktopServers,
   platformFacts,
@@ -117,7 +118,12 @@ export function configHandlers(
     },
     "config.claudeDesktopServers": async () => {
       const file = claudeConfigPath();
-      const servers = importedWithEnvSecret(await claudeDesktopServers(file));
+      // What is wrong with the user's file is theirs to fix, named as such: not a host fault.
+      const found = await claudeDesktopServers(file).catch((error: unknown) => {
+        if (error instanceof ClaudeConfigError) throw new ApiFailure("invalid", error.message);
+        throw error;
+      });
+      const servers = importedWithEnvSecret(found);
       return { path: file, servers: servers as never };
     },
     "servers.list": (params) => serverPage(host.serverViews(), params),

@@ -19,6 +19,8 @@ export interface HostState {
   /** What the user chose of `settings` (the rest are defaults). */
   chosenSettings: SavedSettings["chosen"];
   config: ServersConfig;
+  /** Why the servers file must not be written (LoadedConfig.locked), or null. */
+  configLocked: string | null;
   /** Why a saved file could not be used, in words for the user. */
   problems: string[];
 }
@@ -40,7 +42,13 @@ export async function loadHostState(
   }
   const loaded = await loadServersConfig(path.join(dataDir, SERVERS_FILE), secretCodec, now);
   if (loaded.problem !== null) problems.push(loaded.problem);
-  return { settings, chosenSettings, config: loaded.config, problems };
+  return {
+    settings,
+    chosenSettings,
+    config: loaded.config,
+    configLocked: loaded.locked,
+    problems,
+  };
 }
 
 /**

@@ -68,6 +68,7 @@ export async function openHost(options: HostOptions): Promise<OpenedDataDir> {
       secretCodec: options.secretCodec,
       catalogInput: (next) => catalogInput(servers, next),
       listedTools: (server) => (servers.get(server)?.tools ?? []).map((t) => t.name),
+      locked: state.configLocked,
     });
     // Read live: a value marked secret a moment ago is scrubbed from the next entry.
     const audit = await openHostAudit(options, state, () => configSecrets(configStore.current));

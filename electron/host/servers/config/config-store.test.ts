@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -46,10 +46,15 @@ describe("ConfigStore", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  function store(config: ServersConfig = { servers: new Map() }, codec?: SecretCodec) {
+  function store(
+    config: ServersConfig = { servers: new Map() },
+    codec?: SecretCodec,
+    locked: string | null = null,
+  ) {
     const made = new ConfigStore(config, {
       file,
       secretCodec: codec,
+      locked,
       listedTools: (server) => LISTED[server] ?? [],
       catalogInput: (next): ServerTools[] =>
         [...next.servers].map(([server, e]) => ({
@@ -309,10 +314,33 @@ describe("ConfigStore", () => {
     expect(loaded.config.servers.get("notes")?.env).toEqual({ KEY: "sk-secret" });
   });
 
+  it("leaves a file with secrets it cannot read as it is, and refuses to change it", async () => {
+    const codec: SecretCodec = {
+      encrypt: (plain) => Buffer.from(plain).toString("base64"),
+      decrypt: (stored) => Buffer.from(stored, "base64").toString(),
+    };
+    // The app saved a secret; then a process without its keychain (the daemon) opens the file.
+    const app = store(undefined, codec);
+    await app.upsert("notes", entry({ env: { KEY: "sk-secret" }, secretEnv: ["KEY"] }));
+    await app.upsert("tracker", entry());
+    const before = readFileSync(file, "utf8");
+    const loaded = await loadServersConfig(file, undefined);
+    expect(loaded.config.servers.size).toBe(0);
+    expect(loaded.locked).toContain("holds secrets that only the Code Mode app can read");
+    expect(loaded.problem).toBe(loaded.locked);
+    expect(readdirSync(dir).filter((name) => name.includes(".invalid-"))).toEqual([]);
+    const daemon = store(loaded.config, undefined, loaded.locked);
+    const refused = await failure(daemon.upsert("time", entry()));
+    expect(refused.code).toBe("unavailable");
+    expect(refused.message).toContain("saving would drop them");
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
   it("loads a missing file as no servers, and keeps a broken one aside with a problem", async () => {
     expect(await loadServersConfig(file, undefined)).toEqual({
       config: { servers: new Map() },
       problem: null,
+      locked: null,
     });
     writeFileSync(file, "{ not json");
     const loaded = await loadServersConfig(file, undefined);

@@ -9,7 +9,12 @@ import { ApiFailure } from "../../../../shared/api/api-failure.js";
 import { buildCatalog, CatalogError } from "../../core/catalog/catalog-builder.js";
 import type { ServerTools } from "../../core/catalog/catalog-types.js";
 import { loadFile } from "../../util/atomic-file.js";
-import { decryptSecrets, encryptSecrets, type SecretCodec } from "./secret-codec.js";
+import {
+  decryptSecrets,
+  encryptSecrets,
+  NoSecretCodecError,
+  type SecretCodec,
+} from "./secret-codec.js";
 import { writeFileAtomic } from "../../util/atomic-file.js";
 import { SerialQueue } from "../../util/serial-queue.js";
 import {
@@ -58,6 +63,11 @@ export interface ConfigStoreOptions {
   catalogInput: (config: ServersConfig) => ServerTools[];
   /** The tools a server lists right now (its own names); a policy names only those. */
   listedTools: (server: string) => string[];
+  /**
+   * Why the saved file must not be written (LoadedConfig.locked): every change is refused,
+   * saying so, since saving would drop the servers it could not read. Absent: not locked.
+   */
+  locked?: string | null;
 }
 
 /**
@@ -74,6 +84,11 @@ export interface LoadedConfig {
   config: ServersConfig;
   /** Why the saved file could not be used (it was kept aside), or null. */
   problem: string | null;
+  /**
+   * Why the file, sound but unreadable here, must not be written (secrets only the app can
+   * read, in a process without its keychain), or null: it is left as it is.
+   */
+  locked: string | null;
 }
 
 /** Reads the servers file; a file that does not parse is kept aside and reported, never lost. */
@@ -82,30 +97,43 @@ export async function loadServersConfig(
   secretCodec: SecretCodec | undefined,
   now?: () => Date,
 ): Promise<LoadedConfig> {
-  const loaded = await loadFile(
-    file,
-    (text) => {
-      const parsed = parseServersConfig(text);
-      if (parsed.ok) {
-        try {
-          return { ok: true, value: decryptSecrets(parsed.config, secretCodec) };
-        } catch (error) {
-          return { ok: false, problem: `${SERVERS_FILE}: ${(error as Error).message}` };
-        }
-      }
-      return {
-        ok: false,
-        problem: `${SERVERS_FILE}: ${parsed.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
-      };
-    },
-    now,
-  );
-  if (loaded.state === "ok") return { config: loaded.value, problem: null };
   const empty: ServersConfig = { servers: new Map() };
-  if (loaded.state === "missing") return { config: empty, problem: null };
+  let loaded: Awaited<ReturnType<typeof loadFile<ServersConfig>>>;
+  try {
+    loaded = await loadFile(
+      file,
+      (text) => {
+        const parsed = parseServersConfig(text);
+        if (parsed.ok) {
+          try {
+            return { ok: true, value: decryptSecrets(parsed.config, secretCodec) };
+          } catch (error) {
+            // Not damage: the file is sound, and must stay as it is (below).
+            if (error instanceof NoSecretCodecError) throw error;
+            return { ok: false, problem: `${SERVERS_FILE}: ${(error as Error).message}` };
+          }
+        }
+        return {
+          ok: false,
+          problem: `${SERVERS_FILE}: ${parsed.errors.map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`,
+        };
+      },
+      now,
+    );
+  } catch (error) {
+    if (!(error instanceof NoSecretCodecError)) throw error;
+    const locked =
+      `${file} holds secrets that only the Code Mode app can read (its keychain is not ` +
+      "available here): no servers run here, and they cannot be changed here, since saving " +
+      "would drop them. Open the Code Mode app to run or change them.";
+    return { config: empty, problem: locked, locked };
+  }
+  if (loaded.state === "ok") return { config: loaded.value, problem: null, locked: null };
+  if (loaded.state === "missing") return { config: empty, problem: null, locked: null };
   return {
     config: empty,
     problem: `${loaded.problem}. It was kept as ${loaded.keptAs}; no servers are running until you fix or re-add them.`,
+    locked: null,
   };
 }
 
@@ -292,6 +320,8 @@ export class ConfigStore {
     renamed: (before: ServersConfig, after: ServersConfig) => Map<string, string> = () => new Map(),
   ): Promise<void> {
     return this.#queue.run(async () => {
+      const locked = this.options.locked ?? null;
+      if (locked !== null) throw new ApiFailure("unavailable", locked);
       const config: ServersConfig = { servers: next(this.#config) };
       // Typed entries can still break rules across fields (a private label not in "allow", a
       // secret naming no env key): the file's own validation names them.

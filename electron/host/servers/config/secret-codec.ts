@@ -33,6 +33,14 @@ export function encryptSecrets(
   return mapSecrets(config, (value) => ENCRYPTED_PREFIX + codec.encrypt(value));
 }
 
+/** Secrets encrypted by the app, met where no codec can read them (the daemon, no keyring). */
+export class NoSecretCodecError extends Error {
+  override name = "NoSecretCodecError";
+  constructor() {
+    super("servers.json holds encrypted secrets that only the Code Mode app can read");
+  }
+}
+
 /** Throws when a value is encrypted and no codec can read it: never run a server with ciphertext. */
 export function decryptSecrets(
   config: ServersConfig,
@@ -40,9 +48,7 @@ export function decryptSecrets(
 ): ServersConfig {
   return mapSecrets(config, (value) => {
     if (!value.startsWith(ENCRYPTED_PREFIX)) return value;
-    if (!codec) {
-      throw new Error("servers.json holds encrypted secrets that only the Code Mode app can read");
-    }
+    if (!codec) throw new NoSecretCodecError();
     return codec.decrypt(value.slice(ENCRYPTED_PREFIX.length));
   });
 }

@@ -36,7 +36,11 @@ describeOnRunsc(docker, "a sandbox's runtime, switched", () => {
     expect(await sandbox.poolFilled()).toBe(1);
     expect((await sandbox.run({ code: KERNEL })).stdout).toBe("4.4.0\n");
     sandbox.setRuntime("runc");
-    expect((await sandbox.run({ code: KERNEL })).stdout).toBe(`${os.release()}\n`);
+    // The run says which runtime its container was made with (the audit names it).
+    const told: string[] = [];
+    const onContainer = ({ runtime }: { runtime: string }) => told.push(runtime);
+    expect((await sandbox.run({ code: KERNEL }, { onContainer })).stdout).toBe(`${os.release()}\n`);
+    expect(told).toEqual(["runc"]);
     await sandbox.settle();
   });
 });

@@ -214,6 +214,7 @@ export class Sandbox {
     }
     // A cold start takes a while: close() waits for it, so no container outlives shutdown.
     const container = await this.claim(request);
+    hooks.onContainer?.({ runtime: container.runtime });
     const slot = container.slot;
     // A run with a workspace keeps the slot past the container, to keep what it left there.
     const releaseSlot = workspace !== undefined ? container.holdSlot() : () => Promise.resolve();

@@ -137,4 +137,29 @@ describe("CodeModeEngine: a run's end", () => {
     await running;
     expect(sent).toEqual([]);
   });
+
+  it("the run's end names the runtime of the container it ran in, not the setting's", async () => {
+    const runtimes: string[] = [];
+    const engine = new CodeModeEngine({
+      servers,
+      sandbox: {
+        deadlineSeconds: 50,
+        // The setting moved to runsc while this run waited; its container was made with runc.
+        runtime: "runsc",
+        run: (_request: RunRequest, hooks: RunHooks) => {
+          hooks.onContainer?.({ runtime: "runc" });
+          return Promise.resolve(finished());
+        },
+      },
+      taint: new TaintRegistry(),
+      events: { emit: () => undefined },
+      runEvents: {
+        runStarted: (run) => runtimes.push(`started ${run.runtime}`),
+        runFinished: (run) => runtimes.push(`finished ${run.runtime}`),
+      },
+      prefixWithServer: true,
+    });
+    await engine.run({ code: "print(1)" }, { client: "c" });
+    expect(runtimes).toEqual(["started runsc", "finished runc"]);
+  });
 });

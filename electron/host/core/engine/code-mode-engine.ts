@@ -295,8 +295,9 @@ export class CodeModeEngine {
       elicit: context.elicit,
       timeLeftMs: () => (deadlineAt === undefined ? undefined : deadlineAt - performance.now()),
     });
-    // Read once: the run's start and end name the same runtime even if the setting changes.
+    // The setting when the run starts; its end names the runtime of the container it ran in.
     const runtime = this.deps.sandbox.runtime ?? "runc";
+    let ranOn = runtime;
     this.deps.runEvents?.runStarted?.({
       runId,
       client: context.client,
@@ -356,6 +357,7 @@ export class CodeModeEngine {
           signal: context.signal,
           limit: runStop.signal,
           onDeadline: (ms) => (deadlineAt = performance.now() + ms),
+          onContainer: (container) => (ranOn = container.runtime),
           removeAfter: context.answered,
         },
       );
@@ -371,7 +373,7 @@ export class CodeModeEngine {
         runId,
         client: context.client,
         result: notRun(message),
-        runtime,
+        runtime: ranOn,
       });
       throw error;
     }
@@ -392,7 +394,7 @@ export class CodeModeEngine {
       client: context.client,
       runId,
     });
-    this.deps.runEvents?.runFinished?.({ runId, client: context.client, result, runtime });
+    this.deps.runEvents?.runFinished?.({ runId, client: context.client, result, runtime: ranOn });
     return result;
   }
 

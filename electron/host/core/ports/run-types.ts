@@ -171,6 +171,11 @@ export interface RunHooks {
    * sandbox (the call budget, the run's audit bytes) says the run must stop.
    */
   limit?: AbortSignal | undefined;
+  /**
+   * Told of the container the run got, once it has it: the runtime it was made with, which the
+   * audit names for the run (a switch of the setting while the run waited for one may differ).
+   */
+  onContainer?: ((container: { runtime: SandboxRuntime }) => void) | undefined;
   /** Told once the run's deadline starts counting, with its length in milliseconds. */
   onDeadline?: ((ms: number) => void) | undefined;
   /**

@@ -21,6 +21,7 @@ import {
 } from "../../../test-support/wrapped-server-fixtures.js";
 import { RESTART_BACKOFF_INITIAL_MS } from "./restart-backoff.js";
 import { RESTART_WAIT_RESERVE_MS } from "./restart-wait.js";
+import { ToolChangedError } from "../core/ports/tool-caller.js";
 
 let workDir: string;
 
@@ -78,7 +79,7 @@ describe("WrappedServer restarts after a crash", () => {
         },
       },
     );
-    await expectCode(changed, "tool-changed");
+    await expect(changed).rejects.toBeInstanceOf(ToolChangedError);
     expect(asked).toBe(1);
     expect(readCallLog(log).map((c) => c.tool)).toEqual(["crash"]);
     // Unchanged, the next call goes out as before.

@@ -77,9 +77,7 @@ export type WrappedServerErrorCode =
   /** The connection closed while the call was out (the server died mid-call). */
   | "connection-closed"
   /** ServerSet only: no server of that name. */
-  | "unknown-server"
-  /** Not sent: the tool changed while the call waited for the restart (CallOptions.stillGoes). */
-  | "tool-changed";
+  | "unknown-server";
 
 /** A failure of the host side of a call or start, as opposed to an error the server answered with. */
 export class WrappedServerError extends Error {
@@ -134,15 +132,6 @@ export function startFailureText(error: unknown): string {
     return STOPPED_BEFORE_ANSWERING;
   }
   return errorText(error);
-}
-
-export function toolChangedError(server: string, tool: string): WrappedServerError {
-  return new WrappedServerError(
-    "tool-changed",
-    server,
-    `Server "${server}" restarted while the call to ${JSON.stringify(tool)} waited, and the ` +
-      "tool changed with it (its settings or its definition), so the call was not sent",
-  );
 }
 
 export function notReadyError(server: string, status: ServerStatus): WrappedServerError {

@@ -13,6 +13,7 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerEntry } from "../core/ports/server-config-types.js";
+import { ToolChangedError } from "../core/ports/tool-caller.js";
 import { Emitter } from "../util/emitter.js";
 import { packageVersion } from "../util/package-version.js";
 import { backoffWithDefaults, RestartPolicy, systemClock } from "./restart-backoff.js";
@@ -33,7 +34,6 @@ import {
   ServerStartError,
   abortedError,
   closedError,
-  toolChangedError,
   notReadyError,
   startFailureText,
   supersededError,
@@ -198,7 +198,12 @@ export class WrappedServer {
       await waitForRestart(this.restartView(), tool, options);
       // The restarted server listed its tools before it was ready, and the catalog was rebuilt
       // from that listing: a definition now held for review or changed stops the call here.
-      if (options.stillGoes?.() === false) throw toolChangedError(this.name, tool);
+      if (options.stillGoes?.() === false) {
+        throw new ToolChangedError(
+          `Server "${this.name}" restarted while the call to ${JSON.stringify(tool)} waited, ` +
+            "and the tool changed with it, so the call was not sent",
+        );
+      }
     }
     const timeoutMs = Math.max(1, options.timeoutMs - (Date.now() - startedAt));
     const connection = this.connection;

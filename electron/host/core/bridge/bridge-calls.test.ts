@@ -16,7 +16,7 @@ import {
 } from "../../../../test-support/bridge-fixture.js";
 import { Bridge } from "./bridge.js";
 import { type BridgeEvent } from "./bridge-events.js";
-import type { ToolCaller } from "../ports/tool-caller.js";
+import { ToolChangedError, type ToolCaller } from "../ports/tool-caller.js";
 import { TaintRegistry } from "./taint.js";
 
 describe("calling the server", () => {
@@ -242,6 +242,18 @@ describe("calling the server", () => {
     expect(stillGoes?.()).toBe(true);
     s.setTools(DEFAULT_TOOLS.filter((t) => t.server !== "web"));
     expect(stillGoes?.()).toBe(false);
+  });
+
+  it("a call the server side did not send, its tool changed over a restart, is refused as changed", async () => {
+    const s = setup({
+      handler: () => {
+        throw new ToolChangedError("the tool changed with the restart");
+      },
+    });
+    expect(refused(await s.run().call("web__fetch", {}))).toContain(
+      "the tool changed while this call waited",
+    );
+    expect(s.callEvents().map((e) => e.decision)).toEqual(["refused"]);
   });
 
   it("aborting the run rejects queued and in-flight calls", async () => {

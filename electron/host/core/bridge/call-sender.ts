@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogTool } from "../catalog/catalog-types.js";
 import type { Settled } from "./call-verdicts.js";
 import { ServerSlots, type SlotDone } from "./server-slots.js";
-import type { ToolCaller } from "../ports/tool-caller.js";
+import { ToolChangedError, type ToolCaller } from "../ports/tool-caller.js";
 
 /** How a call that went out ended, before its result is judged. */
 export type SendResult =
@@ -10,7 +10,7 @@ export type SendResult =
   | { kind: "timeout" }
   | { kind: "aborted"; error: unknown }
   | { kind: "fault"; error: unknown }
-  /** Not sent: the tool changed while the call waited for a slot (see `send`'s stillGoes). */
+  /** Not sent: the tool changed while the call waited for a slot or a restart (stillGoes). */
   | { kind: "changed" };
 
 /**
@@ -95,6 +95,7 @@ export class CallSender {
     try {
       const settled = await settledCall;
       if (settled.ok) return { kind: "result", result: settled.value };
+      if (settled.error instanceof ToolChangedError) return { kind: "changed" };
       if (timedOut && !signal.aborted) return { kind: "timeout" };
       if (signal.aborted) return { kind: "aborted", error: settled.error };
       return { kind: "fault", error: settled.error };

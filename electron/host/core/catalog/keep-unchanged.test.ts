@@ -47,6 +47,17 @@ describe("keepUnchanged: what a failed live rebuild keeps", () => {
     expect(keepUnchanged(last, [now[0]!]).tools.map((t) => t.pyName)).toEqual(["a__gone"]);
   });
 
+  it("takes out a tool now marked private, or off its server's allow list", () => {
+    const now = [
+      server("a", [tool("stay", "s1")], { allow: ["gone", "stay"] }),
+      server("b", [tool("echo", "e1"), tool("keep", "k1")], {
+        private: ["echo"],
+        allow: ["echo"],
+      }),
+    ];
+    expect(keepUnchanged(last, now).tools.map((t) => t.pyName)).toEqual(["a__stay"]);
+  });
+
   it("is the last catalog itself when nothing changed", () => {
     expect(keepUnchanged(last, first)).toBe(last);
   });

@@ -5,7 +5,7 @@ import type { Catalog, CatalogTool, ServerTools } from "./catalog-types.js";
  * What stays of the last good catalog when a live rebuild from `input` fails (a clash, an
  * allow entry or private label naming a tool the server no longer lists): only the tools
  * their server still lists as they were (the same definition, by its hash), not held for
- * review and still admitted by the pins. The rest are out until the catalog builds again, held
+ * review, still admitted by the pins and by the allow list, and private or not as before. The rest are out until the catalog builds again, held
  * ones with the held message: a failed rebuild must not keep callable a definition the pins
  * now hold, nor a tool its server dropped. The last catalog itself when nothing is taken out.
  */
@@ -33,6 +33,10 @@ export function keepUnchanged(last: Catalog, input: readonly ServerTools[]): Cat
     }
     const byName = listing(entry);
     if (!byName.has(tool.tool) || byName.get(tool.tool) !== tool.hash) return false;
+    if (entry.allow !== null && !entry.allow.includes(tool.tool)) return false;
+    const isPrivate =
+      typeof entry.private === "boolean" ? entry.private : entry.private.includes(tool.tool);
+    if (isPrivate !== tool.private) return false;
     return entry.pinned === undefined || entry.pinned.get(tool.tool) === tool.hash;
   };
   const tools = last.tools.filter(stays);

@@ -5,6 +5,7 @@ import type {
   RunContext,
   RunPythonInput,
 } from "../core/engine/code-mode-engine.js";
+import { failureCode } from "../core/bridge/messages.js";
 import { RunNotStarted } from "../core/engine/run-not-started.js";
 import type { RunPythonService } from "../ingress/mcp/run-python-server.js";
 import type { DockerOutages } from "../audit/flood/docker-outages.js";
@@ -50,7 +51,7 @@ export class HostRuns implements RunPythonService {
     if (failure !== null) {
       // Every run must be on the record; without a log, no run.
       throw new RunNotStarted(
-        `Code Mode is not running code: its audit log cannot be written (${failure}). Open Code Mode to see why.`,
+        `Code Mode is not running code: its audit log cannot be written${runRefusalCode(failure)}. Open Code Mode to see why.`,
       );
     }
     const release = await this.gate.enter(context.signal);
@@ -68,4 +69,10 @@ export class HostRuns implements RunPythonService {
       setTimeout(answered, REMOVAL_DELAY_AFTER_ANSWER_MS).unref();
     }
   }
+}
+
+/** The failure's code for the client (it reaches the model), never its text: that names paths. */
+function runRefusalCode(failure: string): string {
+  const code = failureCode(failure);
+  return code === null ? "" : ` (${code})`;
 }

@@ -145,11 +145,11 @@ describe("ask first", () => {
     const run = s.run();
     const waiting = run.call("web__fetch", {});
     await tick();
-    failure = "EFBIG: file too large";
+    failure = "EFBIG: file too large, write '/home/u/.config/codemode/audit/x.jsonl'";
     questions[0]!.answer({ answer: "allow_once", by: "app" });
     expect(refused(await waiting)).toBe(
-      `"web__fetch" refused: Code Mode's audit log cannot be written (EFBIG: file too large), so no call ` +
-        "goes out until it can.",
+      `"web__fetch" refused: Code Mode's audit log cannot be written (EFBIG), so no call goes ` +
+        "out until it can.",
     );
     refused(await run.call("tracker__echo", {}));
     expect(s.caller.calls).toHaveLength(0);

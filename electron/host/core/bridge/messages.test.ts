@@ -4,6 +4,7 @@ import {
   bounded,
   closeNames,
   errorTypeName,
+  failureCode,
   formatSeconds,
   quoteName,
   SUGGEST_MAX_NAME_CHARS,
@@ -49,5 +50,14 @@ describe("messages", () => {
     expect(formatSeconds(30_000)).toBe("30 s");
     expect(formatSeconds(50)).toBe("0.05 s");
     expect(formatSeconds(1500)).toBe("1.5 s");
+  });
+});
+
+describe("failureCode", () => {
+  it("gives a host failure's errno code, never its text with the host's paths", () => {
+    expect(failureCode("EACCES: permission denied, open '/home/u/audit/a.jsonl'")).toBe("EACCES");
+    expect(failureCode("Error: ENOSPC: no space left on device, write")).toBe("ENOSPC");
+    expect(failureCode("the disk went away at /home/u")).toBeNull();
+    expect(failureCode(`E${"A".repeat(100_000)}x`)).toBeNull();
   });
 });

@@ -162,10 +162,22 @@ export function changedWhileWaiting(shown: string): string {
   );
 }
 
+/** An errno-style code (EFBIG) at the start of an error's text, or null. Anchored: linear. */
+const ERRNO_CODE = /^(?:[A-Za-z]*Error: )?(E[A-Z]{2,})\b/;
+
+/**
+ * What the model is told of a host failure: its code (EFBIG, ENOSPC), never its message, which
+ * names the host's own paths; null when it has no such code.
+ */
+export function failureCode(text: string): string | null {
+  return ERRNO_CODE.exec(text)?.[1] ?? null;
+}
+
 /** A call while the audit log cannot be written: not sent, as no call goes out unlogged. */
 export function logDownMessage(shown: string, why: string): string {
+  const code = failureCode(why);
   return (
-    `${shown} refused: Code Mode's audit log cannot be written (${why}), so no call goes ` +
-    "out until it can."
+    `${shown} refused: Code Mode's audit log cannot be written` +
+    `${code === null ? "" : ` (${code})`}, so no call goes out until it can.`
   );
 }

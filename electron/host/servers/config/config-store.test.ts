@@ -326,7 +326,7 @@ describe("ConfigStore", () => {
     const before = readFileSync(file, "utf8");
     const loaded = await loadServersConfig(file, undefined);
     expect(loaded.config.servers.size).toBe(0);
-    expect(loaded.locked).toContain("holds secrets that only the Code Mode app can read");
+    expect(loaded.locked).toContain("holds secrets encrypted with the system keychain");
     expect(loaded.problem).toBe(loaded.locked);
     expect(readdirSync(dir).filter((name) => name.includes(".invalid-"))).toEqual([]);
     const daemon = store(loaded.config, undefined, loaded.locked);

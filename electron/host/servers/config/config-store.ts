@@ -123,9 +123,10 @@ export async function loadServersConfig(
   } catch (error) {
     if (!(error instanceof NoSecretCodecError)) throw error;
     const locked =
-      `${file} holds secrets that only the Code Mode app can read (its keychain is not ` +
-      "available here): no servers run here, and they cannot be changed here, since saving " +
-      "would drop them. Open the Code Mode app to run or change them.";
+      `${file} holds secrets encrypted with the system keychain of the Code Mode app, and no ` +
+      "keychain can read them here: no servers run, and none can be changed, since saving " +
+      "would drop them. Start the Code Mode app where its keychain is available (on Linux, " +
+      "with the keyring unlocked), or move the file away to start with no servers.";
     return { config: empty, problem: locked, locked };
   }
   if (loaded.state === "ok") return { config: loaded.value, problem: null, locked: null };

@@ -236,7 +236,10 @@ export interface AppInfoView {
   paused: boolean;
   /** Config or settings that could not be loaded at start (kept aside, not overwritten). */
   startupProblems: string[];
-  /** Why the tools of a server that changed are not in use (the previous tools stay), or null. */
+  /**
+   * Why the tools of a server that changed are not in use (the previous tools that did not
+   * change stay), or null.
+   */
   catalogError: string | null;
   /** The command an MCP client runs to reach this install. */
   shimCommand: { command: string; args: string[]; env: Record<string, string> };

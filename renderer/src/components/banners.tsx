@@ -74,7 +74,7 @@ export function StartupProblemsBanner() {
         <div className="banner banner-warn" role="alert">
           <div className="banner-text">
             <strong>The tools of a server changed, but Code Mode cannot use them.</strong> The
-            previous tools stay in use until this is fixed.
+            previous tools that did not change stay in use until this is fixed.
             <ul className="banner-list">
               <li>{catalogError}</li>
             </ul>

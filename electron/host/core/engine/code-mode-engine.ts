@@ -121,7 +121,7 @@ export class CodeModeEngine {
     error: (message: string) => void;
   }>();
   private readonly unsubscribe: () => void;
-  /** Problems of the last live catalog rebuild that was refused (the old one stays). */
+  /** Problems of the last live catalog rebuild that was refused (keep-unchanged.ts). */
   lastCatalogError: string | null = null;
   /** Runs in progress, by id: what stops one when a host-side bound says so. */
   private readonly runStops = new Map<string, AbortController>();
@@ -244,7 +244,7 @@ export class CodeModeEngine {
     return this.events.on("change", listener);
   }
 
-  /** Called when a live rebuild was refused (a clash, a label naming no tool): the old catalog stays. */
+  /** Called when a live rebuild was refused (a clash, a label naming no tool): see rebuild(). */
   onCatalogError(listener: (message: string) => void): () => void {
     return this.events.on("error", listener);
   }

@@ -125,6 +125,16 @@ describe("Claude Desktop config", () => {
       mcpServers: { codemode: { command: launch.command } },
     });
     expect(statSync(real).mode & 0o777).toBe(0o644);
+
+    // A link whose file does not exist yet: the file is made where it points.
+    const later = path.join(dotfiles, "later.json");
+    const dangling = path.join(dir, "dangling.json");
+    symlinkSync(later, dangling);
+    await applyClaudeDesktop(dangling, launch, "");
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(later, "utf8"))).toMatchObject({
+      mcpServers: { codemode: { command: launch.command } },
+    });
   });
 
   it("imports from a file with a byte order mark, and names the file and the fault otherwise", async () => {
@@ -136,12 +146,25 @@ describe("Claude Desktop config", () => {
       ["null", "does not hold a JSON object"],
       ['{"mcpServers": []}', 'has an "mcpServers" that is not an object'],
       ["{", "is not valid JSON"],
+      [
+        '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}',
+        'names "mcpServers.a" more',
+      ],
     ]) {
       writeFileSync(file, text!);
       await expect(claudeDesktopServers(file)).rejects.toThrow(`${file} ${said}`);
     }
     writeFileSync(file, "");
     expect(await claudeDesktopServers(file)).toEqual({});
+    // Imported from, a key named twice outside mcpServers is the client's own; applied to, the
+    // file would be written back whole, so it is not touched.
+    const twiceElsewhere = '{"theme": "a", "theme": "b", "mcpServers": {"n": {"command": "x"}}}';
+    writeFileSync(file, twiceElsewhere);
+    expect(await claudeDesktopServers(file)).toEqual({ n: { command: "x" } });
+    await expect(applyClaudeDesktop(file, launch, twiceElsewhere)).rejects.toThrow(
+      'names "theme" more than once',
+    );
+    expect(readFileSync(file, "utf8")).toBe(twiceElsewhere);
   });
 
   it("never touches a file that is not JSON", async () => {

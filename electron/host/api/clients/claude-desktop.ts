@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, readFile, realpath, stat } from "node:fs/promises";
+import { mkdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { ClaudeDesktopPreview } from "../../../../shared/api/api-views.js";
+import { scanJson } from "../../servers/config/json-scan.js";
 import { writeFileAtomic } from "../../util/atomic-file.js";
 import { MCP_ENTRY_NAME, mcpServersEntry, type ShimLaunch } from "./client-snippets.js";
 import { lineDiff } from "./line-diff.js";
@@ -72,17 +73,25 @@ async function readText(file: string): Promise<string | null> {
 function parsedConfig(
   text: string | null,
   file: string,
+  /** Which keys named twice stop it: anywhere (a write would drop one), or in mcpServers. */
+  twice: "anywhere" | "servers",
 ): { config: Record<string, unknown>; servers: Record<string, unknown> | undefined } {
   const body = text?.startsWith("\uFEFF") === true ? text.slice(1) : (text ?? "");
   if (body.trim() === "") return { config: {}, servers: undefined };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
+  const scan = scanJson(body, "mcpServers");
+  if (!scan.ok) {
     throw new ClaudeConfigError(
       `${file} is not valid JSON, so Code Mode will not touch it. Fix or remove it, then try again.`,
     );
   }
+  const named = scan.duplicates.find((at) => twice === "anywhere" || at[0] === "mcpServers");
+  if (named !== undefined) {
+    throw new ClaudeConfigError(
+      `${file} names ${JSON.stringify(named.join("."))} more than once, so Code Mode will not ` +
+        "touch it. Fix it, then try again.",
+    );
+  }
+  const parsed: unknown = JSON.parse(body);
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ClaudeConfigError(
       `${file} does not hold a JSON object, so Code Mode will not touch it.`,
@@ -102,7 +111,8 @@ function parsedConfig(
 }
 
 function merged(before: string | null, launch: ShimLaunch, file: string): string {
-  const { config, servers } = parsedConfig(before, file);
+  // Written back whole: a key named twice anywhere would lose one of its values.
+  const { config, servers } = parsedConfig(before, file, "anywhere");
   // Every other key and server stays as it was: only our own entry is added or replaced.
   const next = {
     ...config,
@@ -154,7 +164,7 @@ export async function applyClaudeDesktop(
   }
   // A config kept elsewhere (a link into a dotfiles folder) is written where it lives, with the
   // mode it has: a rename over the link would turn it into a copy, and the two would drift.
-  const target = await realpath(file).catch(() => file);
+  const target = await writtenPath(file);
   const mode = await stat(target).then(
     (found) => found.mode & 0o777,
     () => 0o600,
@@ -172,9 +182,22 @@ export async function applyClaudeDesktop(
   return { path: file, backup };
 }
 
+/**
+ * Where a write to `file` lands: the file a link leads to (one whose target does not exist yet
+ * too, made where the link points), else `file` itself.
+ */
+async function writtenPath(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch {
+    const link = await readlink(file).catch(() => null);
+    return link === null ? file : path.resolve(path.dirname(file), link);
+  }
+}
+
 /** Servers already configured in Claude Desktop, to import into Code Mode. */
 export async function claudeDesktopServers(file: string): Promise<Record<string, unknown>> {
-  const { servers } = parsedConfig(await readText(file), file);
+  const { servers } = parsedConfig(await readText(file), file, "servers");
   const result: Record<string, unknown> = {};
   for (const [name, entry] of Object.entries(servers ?? {})) {
     // Code Mode's own entry would wrap Code Mode in itself.

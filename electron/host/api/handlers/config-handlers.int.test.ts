@@ -71,6 +71,11 @@ describe("the host's config edits", () => {
       /^The pasted text is not valid JSON at line 1, column \d+: /,
     );
     expect(JSON.stringify(broken)).not.toContain("sk-secret-value");
+    // A client's whole config: what it names twice outside mcpServers is its own business.
+    const whole = await dispatchApi(host.api, "config.parseSnippet", {
+      text: '{"preferences": {"x": 1, "x": 2}, "mcpServers": {"b": {"command": "one"}}}',
+    });
+    expect(whole.ok).toBe(true);
     expect(host.config).toBe(before);
   });
 

@@ -23,9 +23,11 @@ import { toolPage } from "./tool-page.js";
 /**
  * The value of a config text the UI sent, read as the config file is: a server named twice is
  * refused, naming it (JSON.parse keeps the last without a word), a syntax error gets its line
- * and column in our words (V8's quote the text around it, which may hold a secret).
+ * and column in our words (V8's quote the text around it, which may hold a secret). With
+ * `mcpServersOnly`, a text holding an mcpServers key (a client's whole config) is refused only
+ * for keys named twice inside it: the rest is the client's own.
  */
-function parseJson(text: string, what: string): unknown {
+function parseJson(text: string, what: string, mcpServersOnly = false): unknown {
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const scan = scanJson(body, "mcpServers");
   if (!scan.ok) {
@@ -36,8 +38,14 @@ function parseJson(text: string, what: string): unknown {
       [{ path: [], message: "not valid JSON" }],
     );
   }
-  if (scan.duplicates.length > 0) throw invalidConfig(scan.duplicates.map(duplicateIssue));
-  return JSON.parse(body);
+  const value: unknown = JSON.parse(body);
+  const wrapped = typeof value === "object" && value !== null && "mcpServers" in value;
+  const duplicates =
+    mcpServersOnly && wrapped
+      ? scan.duplicates.filter((path) => path[0] === "mcpServers")
+      : scan.duplicates;
+  if (duplicates.length > 0) throw invalidConfig(duplicates.map(duplicateIssue));
+  return value;
 }
 
 function fileEntries(config: ServersConfig) {
@@ -103,7 +111,7 @@ export function configHandlers(
       return views();
     },
     "config.parseSnippet": ({ text }) => {
-      const value = parseJson(text, "The pasted text");
+      const value = parseJson(text, "The pasted text", true);
       // People paste either a whole client config or just its mcpServers object. A whole
       // config (Claude Desktop's has globalShortcut, preferences, ...) is read for its
       // mcpServers alone: the rest is the client's own and no concern of ours.

@@ -3,6 +3,7 @@ import type { RunResult } from "../../../../shared/run-result.js";
 import type { ApprovalOutcome } from "../bridge/approval-gate.js";
 import { TaintRegistry } from "../bridge/taint.js";
 import type { RunFileData, RunHooks, RunRequest } from "../ports/run-types.js";
+import { runResult } from "../../../../test-support/run-result.js";
 import { CodeModeEngine, type EngineServers } from "./code-mode-engine.js";
 
 const servers: EngineServers = {
@@ -13,21 +14,8 @@ const servers: EngineServers = {
   callTool: () => Promise.reject(new Error("no tools here")),
 };
 
-function finished(extra: Partial<RunResult> = {}): RunResult {
-  return {
-    stdout: "done\n",
-    stderr: "",
-    error: null,
-    exit_code: 0,
-    truncated: false,
-    timed_out: false,
-    stopped: null,
-    duration_ms: 5,
-    calls: 0,
-    images: [],
-    ...extra,
-  };
-}
+const finished = (extra: Partial<RunResult> = {}): RunResult =>
+  runResult({ stdout: "done\n", ...extra });
 
 const file = (name: string): RunFileData => ({
   name,

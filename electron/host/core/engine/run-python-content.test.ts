@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RUN_LIMITS } from "../../../../shared/limits.js";
 import type { RunResult } from "../../../../shared/run-result.js";
+import { runResult } from "../../../../test-support/run-result.js";
 import {
   NO_OUTPUT_TEXT,
   runPythonContent,
@@ -9,18 +10,7 @@ import {
   runPythonText,
 } from "./run-python-content.js";
 
-const OK: RunResult = {
-  stdout: "",
-  stderr: "",
-  error: null,
-  exit_code: 0,
-  truncated: false,
-  timed_out: false,
-  stopped: null,
-  duration_ms: 1234,
-  calls: 7,
-  images: [],
-};
+const OK: RunResult = runResult({ duration_ms: 1234, calls: 7 });
 
 describe("run_python's content text", () => {
   it("is the printed output as it is when nothing else happened: no keys, no escaping", () => {

@@ -1,22 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../../../shared/run-result.js";
+import { runResult } from "../../../../test-support/run-result.js";
 import { withUnanswered } from "./unanswered-calls.js";
 
-function result(fields: Partial<RunResult>): RunResult {
-  return {
-    stdout: "",
-    stderr: "",
-    error: null,
-    exit_code: 0,
-    truncated: false,
-    timed_out: false,
-    stopped: null,
-    duration_ms: 1,
-    calls: 1,
-    images: [],
-    ...fields,
-  };
-}
+const result = (fields: Partial<RunResult>): RunResult => runResult({ calls: 1, ...fields });
 
 describe("a run that ended while calls waited for the user", () => {
   it("says which calls waited and that they were not answered, after why it stopped", () => {
